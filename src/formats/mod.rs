@@ -1,0 +1,1 @@
+//! One adapter per agent format.

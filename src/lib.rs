@@ -1,0 +1,15 @@
+//! session-doctor: read a coding agent's session, find what a provider rejects in it,
+//! and get the user going again without ever modifying the original history.
+//!
+//! The pipeline is `reader` (stream lines) → `formats` (one adapter per agent, into
+//! `model`) → `media` (validate bytes) / `classify` (provider errors) → `report`.
+
+pub mod classify;
+pub mod cli;
+pub mod exit;
+pub mod formats;
+pub mod json;
+pub mod media;
+pub mod model;
+pub mod reader;
+pub mod report;

@@ -1,0 +1,1 @@
+//! The canonical session model every adapter maps into.

@@ -1,0 +1,1 @@
+//! Streaming line reader.
