@@ -1,1 +1,247 @@
-//! A borrowed JSON value.
+//! A JSON value that borrows its strings from the line it was parsed from.
+//!
+//! Sessions are mostly base64 inside a few huge strings. `serde_json::Value` would
+//! copy each of them (doubling peak memory per line) and forget where they were;
+//! this value borrows them, so a payload costs nothing until it is decoded and
+//! its byte offset inside the line is known — which is what a rewrite needs to
+//! find the bytes again. Strings with JSON escapes are the only ones copied.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+
+/// One parsed JSON value. Objects keep their key order; lookups are linear,
+/// which is faster than hashing for the handful of keys a record has.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value<'a> {
+    Null,
+    Bool(bool),
+    Number(f64),
+    Str(Cow<'a, str>),
+    Array(Vec<Value<'a>>),
+    Object(Vec<(Cow<'a, str>, Value<'a>)>),
+}
+
+static NULL: Value<'static> = Value::Null;
+
+impl<'a> Value<'a> {
+    /// Parses one JSON document; serde_json's nesting limit (128) turns hostile
+    /// depth into an error instead of a stack overflow.
+    pub fn parse(bytes: &'a [u8]) -> Result<Value<'a>, serde_json::Error> {
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        let v = Value::deserialize(&mut de)?;
+        de.end()?;
+        Ok(v)
+    }
+
+    /// The member `key` of an object, or `Null`.
+    pub fn get(&self, key: &str) -> &Value<'a> {
+        match self {
+            Value::Object(m) => m.iter().find(|(k, _)| k == key).map_or(&NULL, |(_, v)| v),
+            _ => &NULL,
+        }
+    }
+
+    /// Follows a chain of object keys.
+    pub fn at(&self, keys: &[&str]) -> &Value<'a> {
+        keys.iter().fold(self, |v, k| v.get(k))
+    }
+
+    pub fn has(&self, key: &str) -> bool {
+        matches!(self, Value::Object(m) if m.iter().any(|(k, _)| k == key))
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The string, borrowed from the source line when it had no escapes.
+    pub fn as_cow(&self) -> Option<&Cow<'a, str>> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Number(n) => Some(*n),
+            _ => None,
+        }
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// The elements of an array; empty for anything else.
+    pub fn items(&self) -> &[Value<'a>] {
+        match self {
+            Value::Array(a) => a,
+            _ => &[],
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    pub fn is_object(&self) -> bool {
+        matches!(self, Value::Object(_))
+    }
+
+    pub fn is_array(&self) -> bool {
+        matches!(self, Value::Array(_))
+    }
+
+    /// The object's keys, in order.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        let m: &[(Cow<'a, str>, Value<'a>)] = match self {
+            Value::Object(m) => m,
+            _ => &[],
+        };
+        m.iter().map(|(k, _)| k.as_ref())
+    }
+
+    /// A short string for an id or a name: strings as they are, numbers printed.
+    pub fn to_text(&self) -> Option<String> {
+        match self {
+            Value::Str(s) => Some(s.to_string()),
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        }
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Value<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ValueVisitor(std::marker::PhantomData))
+    }
+}
+
+struct ValueVisitor<'a>(std::marker::PhantomData<&'a ()>);
+
+/// Wraps a key so `visit_borrowed_str` keeps it borrowed.
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Key<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match d.deserialize_str(ValueVisitor(std::marker::PhantomData))? {
+            Value::Str(s) => Ok(Key(s)),
+            _ => Err(de::Error::custom("object key is not a string")),
+        }
+    }
+}
+
+impl<'de: 'a, 'a> Visitor<'de> for ValueVisitor<'a> {
+    type Value = Value<'a>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Value<'a>, E> {
+        Ok(Value::Null)
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Value<'a>, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Value<'a>, E> {
+        Ok(Value::Number(v as f64))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value<'a>, E> {
+        Ok(Value::Number(v as f64))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value<'a>, E> {
+        Ok(Value::Number(v))
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Value<'a>, E> {
+        Ok(Value::Str(Cow::Borrowed(v)))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Value<'a>, E> {
+        Ok(Value::Str(Cow::Owned(v.to_owned())))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Value<'a>, E> {
+        Ok(Value::Str(Cow::Owned(v)))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value<'a>, A::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+        while let Some(v) = seq.next_element()? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value<'a>, A::Error> {
+        let mut out = Vec::new();
+        while let Some((Key(k), v)) = map.next_entry::<Key<'a>, Value<'a>>()? {
+            out.push((k, v));
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+impl serde::Serialize for Value<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self {
+            Value::Null => s.serialize_unit(),
+            Value::Bool(b) => s.serialize_bool(*b),
+            Value::Number(n) if n.fract() == 0.0 && n.abs() < 9e15 => s.serialize_i64(*n as i64),
+            Value::Number(n) => s.serialize_f64(*n),
+            Value::Str(v) => s.serialize_str(v),
+            Value::Array(a) => {
+                let mut seq = s.serialize_seq(Some(a.len()))?;
+                for v in a {
+                    seq.serialize_element(v)?;
+                }
+                seq.end()
+            }
+            Value::Object(m) => {
+                let mut map = s.serialize_map(Some(m.len()))?;
+                for (k, v) in m {
+                    map.serialize_entry(k.as_ref(), v)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+impl fmt::Display for Value<'_> {
+    /// Compact JSON, as the value would be written back.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Str(s) => f.write_str(s),
+            v => f.write_str(&serde_json::to_string(v).map_err(|_| fmt::Error)?),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn borrows_unescaped_strings() {
+        let line = br#"{"a":{"data":"iVBORw0KGgo="},"t":"x\ny"}"#;
+        let v = Value::parse(line).unwrap();
+        let data = v.at(&["a", "data"]).as_cow().unwrap();
+        assert!(matches!(data, Cow::Borrowed(_)));
+        let off = data.as_ptr() as usize - line.as_ptr() as usize;
+        assert_eq!(&line[off..off + data.len()], b"iVBORw0KGgo=");
+        assert!(matches!(v.get("t").as_cow().unwrap(), Cow::Owned(_)));
+        assert_eq!(v.get("missing"), &Value::Null);
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let deep = "[".repeat(100_000);
+        assert!(Value::parse(deep.as_bytes()).is_err());
+    }
+}

@@ -2,6 +2,7 @@
 
 mod classify;
 mod scan;
+mod session_args;
 
 use clap::{Parser, Subcommand};
 

@@ -1,16 +1,66 @@
-//! `session-doctor scan`.
+//! `session-doctor scan`: every attachment of the provider-visible history.
+
+use std::io::Write as _;
 
 use clap::Args;
 
 use crate::exit::Exit;
+use crate::media::Verdict;
+use crate::report::{self, ScanReport};
 
+use super::session_args::{Files, ReadArgs};
+
+/// List every attachment in the provider-visible history of one or more sessions:
+/// its ref, line, origin, name, declared and sniffed type, size, dimensions or
+/// pages, sha256 and verdict.
+///
+/// Exit status: 0 when every attachment is fine, 1 when one is invalid or the
+/// history breaks a provider limit, 2 when a file cannot be read.
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  session-doctor scan ~/.claude/projects/-home-me-app/1f0e….jsonl\n  session-doctor scan --provider openai --json session.jsonl\n  session-doctor scan --deep samples/*.jsonl")]
 pub struct ScanArgs {
-    /// Session files.
-    #[arg(required = true)]
-    pub files: Vec<std::path::PathBuf>,
+    #[command(flatten)]
+    pub files: Files,
+    #[command(flatten)]
+    pub read: ReadArgs,
+    /// Print JSON: one document per file, an array for several files.
+    #[arg(long = "json")]
+    pub json: bool,
 }
 
-pub fn run(_args: &ScanArgs) -> anyhow::Result<Exit> {
-    Ok(Exit::Healthy)
+pub fn run(args: &ScanArgs) -> anyhow::Result<Exit> {
+    let opts = args.read.options();
+    let mut reports = Vec::new();
+    let mut failed = false;
+    for path in &args.files.files {
+        match report::progress::read(path, &opts) {
+            Ok((session, plan)) => reports.push(ScanReport::new(session, &plan)),
+            Err(e) => {
+                failed = true;
+                eprintln!("session-doctor: {}", report::sanitize(&format!("{e:#}")));
+            }
+        }
+    }
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        if reports.len() == 1 && args.files.files.len() == 1 {
+            serde_json::to_writer_pretty(&mut out, &reports[0])?;
+        } else {
+            serde_json::to_writer_pretty(&mut out, &reports)?;
+        }
+        writeln!(out)?;
+    } else {
+        for r in &reports {
+            report::scan::write(&mut out, r)?;
+        }
+    }
+    out.flush()?;
+    let problems = reports.iter().any(|r| r.attachments.iter().any(|a| a.verdict == Verdict::Invalid) || !r.limits.is_empty());
+    Ok(if failed {
+        Exit::Failed
+    } else if problems {
+        Exit::Problems
+    } else {
+        Exit::Healthy
+    })
 }

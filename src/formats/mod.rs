@@ -1,1 +1,288 @@
-//! One adapter per agent format.
+//! One adapter per agent or provider format, each mapping native records into
+//! the canonical model. This module is the only place that knows native names.
+//!
+//! An adapter sees one parsed line at a time (workers read the file in parallel)
+//! and describes it as a [`LineOut`]: its entries, media, tool calls, reasoning,
+//! and how the line joins the history ([`Unit`]). The cross-line work — which
+//! lines the provider still sees, which call a result answers — happens once,
+//! afterwards, in [`assemble`](crate::formats::assemble).
+
+pub mod assemble;
+mod blocks;
+mod claude_code;
+mod ai_sdk;
+mod codex;
+mod gemini_cli;
+mod mux;
+mod opencode;
+mod pi;
+mod raw;
+
+use std::borrow::Cow;
+
+use crate::json::Value;
+use crate::model::{ErrorRecord, Origin, ReasoningKind, Role};
+
+/// The session formats session-doctor reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    ClaudeCode,
+    Codex,
+    Pi,
+    GeminiCli,
+    Mux,
+    Opencode,
+    OpenaiChat,
+    OpenaiResponses,
+    Anthropic,
+    Gemini,
+}
+
+impl Format {
+    pub const ALL: [Format; 10] = [
+        Format::ClaudeCode,
+        Format::Codex,
+        Format::Pi,
+        Format::GeminiCli,
+        Format::Mux,
+        Format::Opencode,
+        Format::OpenaiChat,
+        Format::OpenaiResponses,
+        Format::Anthropic,
+        Format::Gemini,
+    ];
+
+    /// The name users type after `--format` and scripts read in `--json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::ClaudeCode => "claude-code",
+            Format::Codex => "codex",
+            Format::Pi => "pi",
+            Format::GeminiCli => "gemini-cli",
+            Format::Mux => "mux",
+            Format::Opencode => "opencode",
+            Format::OpenaiChat => "openai-chat",
+            Format::OpenaiResponses => "openai-responses",
+            Format::Anthropic => "anthropic",
+            Format::Gemini => "gemini",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// The provider a format talks to when the file does not say.
+    pub fn default_provider(self) -> Option<&'static str> {
+        match self {
+            Format::ClaudeCode | Format::Anthropic => Some("anthropic"),
+            Format::Codex | Format::OpenaiChat | Format::OpenaiResponses => Some("openai"),
+            Format::GeminiCli | Format::Gemini => Some("gemini"),
+            Format::Pi | Format::Mux | Format::Opencode => None,
+        }
+    }
+
+    pub fn adapter(self) -> &'static dyn Adapter {
+        match self {
+            Format::ClaudeCode => &claude_code::ClaudeCode,
+            Format::Codex => &codex::Codex,
+            Format::Pi => &pi::Pi,
+            Format::GeminiCli => &gemini_cli::GeminiCli,
+            Format::Mux => &mux::Mux,
+            Format::Opencode => &opencode::Opencode,
+            Format::OpenaiChat => &raw::OpenaiChat,
+            Format::OpenaiResponses => &raw::OpenaiResponses,
+            Format::Anthropic => &raw::Anthropic,
+            Format::Gemini => &raw::Gemini,
+        }
+    }
+}
+
+/// Reads one format.
+pub trait Adapter: Sync {
+    /// How strongly one parsed line looks like this format: 0 not at all.
+    /// Detection sums this over the first lines of a file.
+    fn sniff(&self, line: &Value<'_>) -> u32;
+
+    /// Describes one parsed line.
+    fn read<'a>(&self, line: &'a Value<'a>, out: &mut LineOut<'a>);
+}
+
+/// How a line joins the provider-visible history.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Unit {
+    /// Appended in file order.
+    #[default]
+    Plain,
+    /// Not part of what the provider sees (metadata, UI mirrors).
+    Hidden,
+    /// A node of a tree: the history is the path from the last node to its root.
+    Node {
+        id: String,
+        parent: Option<String>,
+        /// On a side branch (a subagent): never the leaf.
+        sidechain: bool,
+        /// A compaction: the path before this id is replaced by this line.
+        keep_from: Option<String>,
+    },
+    /// A record re-written in full each time it changes: the last copy wins,
+    /// at the place of the first.
+    Keyed(String),
+    /// Drops the keyed record with this id and everything after it.
+    RewindTo(String),
+    /// A compaction or checkpoint: everything before is replaced by this line.
+    Reset,
+    /// A whole logged request: it replaces everything before it.
+    Request,
+}
+
+/// The bytes of a media payload as they are spelled in the line.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RawPayload<'a> {
+    Base64(&'a Cow<'a, str>),
+    /// A whole `data:` URL.
+    DataUrl(&'a Cow<'a, str>),
+    /// A URL, file URI or provider file id.
+    Reference(String),
+}
+
+/// One media payload found in a line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawMedia<'a> {
+    /// Index into [`LineOut::entries`].
+    pub entry: usize,
+    pub origin: Origin,
+    pub call_id: Option<String>,
+    pub tool: Option<String>,
+    pub name: Option<String>,
+    pub mime: Option<String>,
+    pub payload: RawPayload<'a>,
+    /// JSON pointer of the block inside the line.
+    pub pointer: String,
+    /// A second copy of bytes the line holds elsewhere (Claude Code's `toolUseResult`):
+    /// counted once, its place kept for rewrites.
+    pub mirror: bool,
+}
+
+/// One entry as an adapter sees it, before it has a place in the history.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawEntry {
+    pub role: Role,
+    pub model: Option<String>,
+    pub provider: Option<String>,
+    pub accepted: bool,
+    pub error: Option<ErrorRecord>,
+}
+
+impl RawEntry {
+    pub fn new(role: Role) -> RawEntry {
+        RawEntry { role, model: None, provider: None, accepted: false, error: None }
+    }
+}
+
+/// A tool call as an adapter sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawCall {
+    pub call_id: String,
+    pub name: Option<String>,
+    pub path: Option<String>,
+}
+
+/// Everything an adapter says about one line.
+#[derive(Debug, Default)]
+pub struct LineOut<'a> {
+    pub unit: Unit,
+    pub entries: Vec<RawEntry>,
+    pub media: Vec<RawMedia<'a>>,
+    pub calls: Vec<RawCall>,
+    pub reasoning: Vec<(ReasoningKind, Option<String>)>,
+    /// Model in force for later entries that do not name one (Codex `turn_context`, pi `model_change`).
+    pub context_model: Option<String>,
+    /// Provider in force for later entries (session metadata).
+    pub context_provider: Option<String>,
+    /// Problems with the line's shape, as messages.
+    pub notes: Vec<String>,
+}
+
+impl<'a> LineOut<'a> {
+    /// Starts an entry and returns its index.
+    pub fn entry(&mut self, e: RawEntry) -> usize {
+        self.entries.push(e);
+        self.entries.len() - 1
+    }
+
+    /// The index of the current (last) entry, starting one if there is none.
+    pub fn current(&mut self, role: Role) -> usize {
+        if self.entries.is_empty() {
+            self.entries.push(RawEntry::new(role));
+        }
+        self.entries.len() - 1
+    }
+}
+
+/// Where a media block sits and what it belongs to, passed down a walk.
+#[derive(Clone, Debug)]
+pub struct Site {
+    pub entry: usize,
+    pub origin: Origin,
+    pub call_id: Option<String>,
+    pub tool: Option<String>,
+    pub name: Option<String>,
+}
+
+impl Site {
+    pub fn new(entry: usize, origin: Origin) -> Site {
+        Site { entry, origin, call_id: None, tool: None, name: None }
+    }
+
+    pub fn tool_result(entry: usize, call_id: Option<String>) -> Site {
+        Site { call_id, ..Site::new(entry, Origin::ToolResult) }
+    }
+
+    pub fn media<'a>(&self, payload: RawPayload<'a>, mime: Option<&str>, pointer: String) -> RawMedia<'a> {
+        RawMedia {
+            entry: self.entry,
+            origin: self.origin,
+            call_id: self.call_id.clone(),
+            tool: self.tool.clone(),
+            name: self.name.clone(),
+            mime: mime.map(str::to_string),
+            payload,
+            pointer,
+            mirror: false,
+        }
+    }
+}
+
+/// Picks the `path`/`file_path`-like argument of a tool call's input.
+pub fn path_argument(input: &Value<'_>) -> Option<String> {
+    ["file_path", "path", "filePath", "absolute_path", "filename", "file", "image_path", "pdf_path", "url"]
+        .iter()
+        .find_map(|k| input.get(k).as_str().map(str::to_string))
+}
+
+/// Tool call arguments are often a JSON string: parse it (owned) and look for a path.
+pub fn path_in_arguments(args: &Value<'_>) -> Option<String> {
+    match args {
+        Value::Str(s) => Value::parse(s.as_bytes()).ok().and_then(|v| path_argument(&v)),
+        v => path_argument(v),
+    }
+}
+
+/// Scores every format on the parsed first lines and returns the best, if any matched.
+pub fn detect(lines: &[Value<'_>]) -> Option<Format> {
+    let mut best: Option<(u32, Format)> = None;
+    for f in Format::ALL {
+        let a = f.adapter();
+        let score: u32 = lines.iter().map(|l| a.sniff(l)).sum();
+        if score > 0 && best.is_none_or(|(s, _)| score > s) {
+            best = Some((score, f));
+        }
+    }
+    best.map(|(_, f)| f)
+}
+
+/// A JSON pointer segment appended to a path.
+pub fn ptr(base: &str, seg: impl std::fmt::Display) -> String {
+    format!("{base}/{seg}")
+}

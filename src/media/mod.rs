@@ -67,19 +67,44 @@ pub fn decode_base64(text: &str, out: &mut Vec<u8>) -> Result<(), Problem> {
         })
 }
 
-/// Judges decoded bytes. `declared` is the mime type the session claims.
-pub fn inspect(bytes: &[u8], declared: Option<&str>, _depth: Depth, _rules: &rules::Rules) -> Inspection {
+/// One decoded payload and what the session says about it.
+pub struct Payload<'a> {
+    pub bytes: &'a [u8],
+    pub declared_mime: Option<&'a str>,
+    pub encoded_len: Option<usize>,
+    pub name: Option<&'a str>,
+}
+
+/// Judges decoded bytes against a provider's rules.
+pub fn inspect(p: &Payload<'_>, _depth: Depth, _rules: &rules::Rules) -> Inspection {
     let mut ins = Inspection {
-        mime_detected: infer::get(bytes).map(|t| t.mime_type().to_string()),
+        mime_detected: infer::get(p.bytes).map(|t| t.mime_type().to_string()),
         ..Inspection::default()
     };
-    if bytes.is_empty() {
+    if p.bytes.is_empty() {
         ins.problems.push(Problem {
             severity: Verdict::Invalid,
             code: "payload.empty",
             message: "the attachment is empty".into(),
         });
     }
-    let _ = declared;
     ins
+}
+
+/// The parts of a `data:` URL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DataUrl<'a> {
+    pub mime: Option<&'a str>,
+    pub base64: bool,
+    pub payload: &'a str,
+}
+
+/// Parses `data:[<mime>][;param=value]*[;base64],<payload>`; `None` when it is not one.
+pub fn parse_data_url(url: &str) -> Option<DataUrl<'_>> {
+    let rest = url.strip_prefix("data:")?;
+    let (head, payload) = rest.split_once(',')?;
+    let mut params = head.split(';');
+    let mime = params.next().filter(|m| !m.is_empty());
+    let base64 = params.any(|p| p.eq_ignore_ascii_case("base64"));
+    Some(DataUrl { mime, base64, payload })
 }

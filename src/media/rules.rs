@@ -19,4 +19,16 @@ impl Rules {
         let _ = provider;
         None
     }
+
+    /// The provider that serves a model id.
+    pub fn provider_for_model(model: &str) -> Option<&'static str> {
+        let _ = model;
+        None
+    }
+}
+
+/// Problems of a whole history sent as one request (image counts, PDF pages…).
+pub fn history_problems(attachments: &[crate::model::Attachment], rules: &Rules) -> Vec<super::Problem> {
+    let _ = (attachments, rules);
+    Vec::new()
 }

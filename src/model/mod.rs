@@ -1,1 +1,195 @@
-//! The canonical session model every adapter maps into.
+//! The canonical session model that every adapter maps into.
+//!
+//! Nothing outside `formats/` knows a native field name: `diagnose`, `exclude`,
+//! `preview` and `check` work on these types only.
+
+mod reference;
+
+use serde::Serialize;
+
+pub use reference::{Ref, RefError};
+
+use crate::media::{Inspection, Verdict};
+
+/// Who put an attachment into the history.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    User,
+    ToolResult,
+    Assistant,
+}
+
+/// The speaker of an entry, as the provider sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    User,
+    Assistant,
+    Tool,
+    System,
+}
+
+/// A failed request as the agent recorded it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ErrorRecord {
+    /// The provider's error as recorded (a body, or the agent's wrapper text).
+    pub text: String,
+    /// HTTP status when the record carries it outside the text.
+    pub status: Option<u16>,
+}
+
+/// One message-like record of the provider-visible history.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Entry {
+    pub line: u64,
+    pub role: Role,
+    /// The model that produced an assistant entry, or that the user turn was sent to.
+    pub model: Option<String>,
+    pub provider: Option<String>,
+    /// An assistant entry with output or usage: the model accepted the request before it.
+    pub accepted: bool,
+    pub error: Option<ErrorRecord>,
+}
+
+/// A tool invocation, linked to its result by `call_id`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ToolCall {
+    pub line: u64,
+    pub call_id: String,
+    pub name: Option<String>,
+    /// The call's `path` / `file_path` argument, when it had one.
+    pub path: Option<String>,
+}
+
+/// How the attachment's bytes are spelled in the session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Encoding {
+    /// Raw base64 next to a mime field.
+    Base64,
+    /// `data:<mime>;base64,<payload>`.
+    DataUrl,
+    /// A URL, file URI or provider file id: the bytes are not in the session.
+    Reference,
+}
+
+/// Where an attachment's encoded text sits in the file, so a rewrite can find it again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Span {
+    /// Byte offset of the first payload character in the file.
+    pub offset: u64,
+    /// Length of the encoded payload text in bytes.
+    pub len: u64,
+}
+
+/// One media payload in the provider-visible history.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Attachment {
+    #[serde(rename = "ref")]
+    pub reference: String,
+    pub line: u64,
+    pub origin: Origin,
+    pub call_id: Option<String>,
+    /// The tool that produced it, for tool results.
+    pub tool: Option<String>,
+    /// File name or the tool's path argument.
+    pub name: Option<String>,
+    pub mime_declared: Option<String>,
+    pub mime_detected: Option<String>,
+    /// Decoded size in bytes.
+    pub bytes: Option<u64>,
+    /// sha256 of the decoded bytes, hex.
+    pub sha256: Option<String>,
+    pub width: Option<u32>,
+    pub height: Option<u32>,
+    pub pages: Option<u32>,
+    pub verdict: Verdict,
+    pub problems: Vec<crate::media::Problem>,
+    pub encoding: Encoding,
+    /// For references: the URL, file URI or file id.
+    pub url: Option<String>,
+    /// JSON pointer of the media block inside its line.
+    pub pointer: String,
+    pub span: Option<Span>,
+    /// Other places in the file holding the same bytes (Claude Code's `toolUseResult`).
+    pub mirrors: Vec<Span>,
+    /// Index into [`Session::entries`] of the entry that holds it.
+    #[serde(skip)]
+    pub entry: usize,
+}
+
+impl Attachment {
+    /// Fills the validation fields from an inspection.
+    pub fn apply(&mut self, ins: Inspection) {
+        self.verdict = ins.verdict();
+        self.mime_detected = ins.mime_detected;
+        self.width = ins.width;
+        self.height = ins.height;
+        self.pages = ins.pages;
+        self.problems = ins.problems;
+    }
+
+    /// Is this an image (by sniffed type, else declared type)?
+    pub fn is_image(&self) -> bool {
+        self.mime_detected
+            .as_deref()
+            .or(self.mime_declared.as_deref())
+            .is_some_and(|m| m.starts_with("image/"))
+    }
+}
+
+/// A replayed reasoning item, which a provider may refuse later.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Reasoning {
+    pub line: u64,
+    pub kind: ReasoningKind,
+    /// The OpenAI `rs_…` id when the format keeps it.
+    pub id: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReasoningKind {
+    /// OpenAI Responses reasoning with `encrypted_content`.
+    OpenaiEncrypted,
+    /// OpenAI reasoning referenced by id only.
+    OpenaiId,
+    /// Anthropic `thinking.signature`.
+    AnthropicSignature,
+    /// Anthropic `redacted_thinking.data`.
+    AnthropicRedacted,
+    /// Gemini `thoughtSignature`.
+    GeminiSignature,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+/// Something about the file itself (not one attachment) worth telling.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Finding {
+    pub line: u64,
+    pub severity: Severity,
+    pub message: String,
+}
+
+/// A session read into the canonical model: only what the provider sees.
+#[derive(Clone, Debug, Serialize)]
+pub struct Session {
+    pub file: String,
+    pub format: &'static str,
+    pub lines: u64,
+    pub entries: Vec<Entry>,
+    pub attachments: Vec<Attachment>,
+    pub tool_calls: Vec<ToolCall>,
+    pub reasoning: Vec<Reasoning>,
+    pub findings: Vec<Finding>,
+    /// The provider the session talks to, where the format records it.
+    pub provider: Option<String>,
+}

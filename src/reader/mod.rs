@@ -1,1 +1,217 @@
-//! Streaming line reader.
+//! The streaming reader: a session file in, the canonical [`Session`] out.
+//!
+//! Sessions reach gigabytes of base64, so the file is never held whole: it is
+//! split into newline-aligned byte ranges, one per core, and each worker
+//! streams its range line by line through its own buffer (memory stays at one
+//! line per worker). Each line is parsed, described by the format's adapter and
+//! its media judged; only small records survive the line. Records are then
+//! merged in file order, and the history is assembled.
+
+mod detect;
+mod line;
+mod media;
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::Path;
+
+use anyhow::{Context as _, bail};
+
+use crate::formats::Format;
+use crate::formats::assemble::{LineRecord, assemble, assign_refs};
+use crate::media::Depth;
+use crate::media::rules::Rules;
+use crate::model::{Finding, Session, Severity};
+
+pub use media::hex;
+
+/// How to read a session.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Skip detection and read as this format.
+    pub format: Option<Format>,
+    pub depth: Depth,
+    /// Judge media by this provider's rules instead of the session's own.
+    pub provider: Option<String>,
+    /// Worker threads; 0 means one per core.
+    pub threads: usize,
+}
+
+/// What the reader decided before reading.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub format: Format,
+    pub detected: bool,
+    pub rules: Rules,
+    /// The file is one JSON document spanning many lines.
+    pub single_document: bool,
+}
+
+pub use detect::plan;
+
+/// Reads a session into the canonical model; the file is opened read-only.
+pub fn read_session(path: &Path, opts: &Options) -> anyhow::Result<Session> {
+    let plan = plan(path, opts)?;
+    read_with_plan(path, opts, &plan, None)
+}
+
+/// Reads with a plan already made; `progress` receives consumed byte counts.
+pub fn read_with_plan(
+    path: &Path,
+    opts: &Options,
+    plan: &Plan,
+    progress: Option<&(dyn Fn(u64) + Sync)>,
+) -> anyhow::Result<Session> {
+    let size = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?.len();
+    let (mut records, mut findings, lines) = if plan.single_document {
+        single_document(path, opts, plan)?
+    } else {
+        let threads = match opts.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        let n = if size < 4 << 20 { 1 } else { threads.clamp(1, 16) };
+        let ranges: Vec<(u64, u64)> = (0..n as u64).map(|i| (size * i / n as u64, size * (i + 1) / n as u64)).collect();
+        let chunks: Vec<anyhow::Result<Chunk>> = std::thread::scope(|s| {
+            let handles: Vec<_> = ranges
+                .iter()
+                .map(|&(start, end)| s.spawn(move || read_range(path, opts, plan, start, end, progress)))
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap_or_else(|_| bail!("a reader thread panicked"))).collect()
+        });
+        merge(chunks)?
+    };
+    findings.sort_by_key(|f| f.line);
+    assign_refs(&mut records);
+    let h = assemble(records);
+    Ok(Session {
+        file: path.display().to_string(),
+        format: plan.format.name(),
+        lines,
+        entries: h.entries,
+        attachments: h.attachments,
+        tool_calls: h.tool_calls,
+        reasoning: h.reasoning,
+        findings,
+        provider: h.provider.or_else(|| Some(plan.rules.provider.clone())),
+    })
+}
+
+/// What one worker read from its byte range; line numbers are relative to it.
+struct Chunk {
+    records: Vec<LineRecord>,
+    findings: Vec<Finding>,
+    lines: u64,
+}
+
+/// Puts chunk-relative line numbers back in file order.
+fn merge(chunks: Vec<anyhow::Result<Chunk>>) -> anyhow::Result<(Vec<LineRecord>, Vec<Finding>, u64)> {
+    let mut records = Vec::new();
+    let mut findings = Vec::new();
+    let mut base = 0;
+    for c in chunks {
+        let c = c?;
+        for mut r in c.records {
+            r.line += base;
+            for a in &mut r.attachments {
+                a.line += base;
+            }
+            records.push(r);
+        }
+        for mut f in c.findings {
+            f.line += base;
+            f.message = renumber(&f.message, f.line);
+            findings.push(f);
+        }
+        base += c.lines;
+    }
+    Ok((records, findings, base))
+}
+
+/// Findings read "line N …"; a chunk wrote its relative N.
+fn renumber(message: &str, line: u64) -> String {
+    match message.strip_prefix("line ").and_then(|m| m.split_once(' ')) {
+        Some((_, rest)) => format!("line {line} {rest}"),
+        None => message.to_string(),
+    }
+}
+
+/// Streams the lines that start inside `[start, end)`.
+fn read_range(
+    path: &Path,
+    opts: &Options,
+    plan: &Plan,
+    start: u64,
+    end: u64,
+    progress: Option<&(dyn Fn(u64) + Sync)>,
+) -> anyhow::Result<Chunk> {
+    let mut file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let mut pos = start;
+    if start > 0 {
+        // The line that straddles `start` belongs to the previous range.
+        file.seek(SeekFrom::Start(start - 1))?;
+        pos = start - 1;
+    }
+    let mut r = BufReader::with_capacity(1 << 20, file);
+    if start > 0 {
+        let mut skip = Vec::new();
+        pos += r.read_until(b'\n', &mut skip)? as u64;
+    }
+    let adapter = plan.format.adapter();
+    let mut judge = media::Judge { depth: opts.depth, rules: &plan.rules, buf: Vec::new() };
+    let mut chunk = Chunk { records: Vec::new(), findings: Vec::new(), lines: 0 };
+    let mut buf = Vec::new();
+    let mut crlf = false;
+    while pos < end {
+        buf.clear();
+        let n = r.read_until(b'\n', &mut buf).with_context(|| format!("reading {}", path.display()))?;
+        if n == 0 {
+            break;
+        }
+        let offset = pos;
+        pos += n as u64;
+        chunk.lines += 1;
+        if let Some(p) = progress {
+            p(n as u64);
+        }
+        let terminated = buf.last() == Some(&b'\n');
+        let mut raw: &[u8] = if terminated { &buf[..buf.len() - 1] } else { &buf };
+        let mut body_offset = offset;
+        if let Some(stripped) = raw.strip_suffix(b"\r") {
+            raw = stripped;
+            if !crlf {
+                crlf = true;
+                chunk.findings.push(line::finding(chunk.lines, Severity::Info, "ends with CRLF (Windows line endings); read as plain newlines".into()));
+            }
+        }
+        if offset == 0 {
+            if let Some(stripped) = raw.strip_prefix(b"\xEF\xBB\xBF") {
+                raw = stripped;
+                body_offset += 3;
+                chunk.findings.push(line::finding(1, Severity::Info, "starts with a UTF-8 byte-order mark; it is ignored".into()));
+            }
+        }
+        if let Some(rec) = line::read_line(adapter, &mut judge, raw, chunk.lines, body_offset, terminated, &mut chunk.findings)
+            .filter(|r| !r.is_empty())
+        {
+            chunk.records.push(rec);
+        }
+    }
+    Ok(chunk)
+}
+
+/// A file that is one JSON document (a pretty-printed body, a legacy Gemini CLI
+/// `.json`): read whole, judged as one record whose payloads keep their own lines.
+fn single_document(path: &Path, opts: &Options, plan: &Plan) -> anyhow::Result<(Vec<LineRecord>, Vec<Finding>, u64)> {
+    let mut bytes = Vec::new();
+    File::open(path)
+        .and_then(|mut f| f.read_to_end(&mut bytes))
+        .with_context(|| format!("reading {}", path.display()))?;
+    let lines = memchr::memchr_iter(b'\n', &bytes).count() as u64 + u64::from(!bytes.ends_with(b"\n"));
+    let mut judge = media::Judge { depth: opts.depth, rules: &plan.rules, buf: Vec::new() };
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    let offset = (bytes.len() - body.len()) as u64;
+    let v = crate::json::Value::parse(body).with_context(|| format!("{} is not a JSON document", path.display()))?;
+    let rec = line::record(plan.format.adapter(), &mut judge, &v, body, 1, offset, true);
+    Ok((vec![rec], Vec::new(), lines))
+}

@@ -1,5 +1,48 @@
 //! Everything that turns results into bytes for a person or a machine.
 
+pub mod progress;
 mod sanitize;
+pub mod scan;
+pub mod table;
+
+use serde::Serialize;
+
+use crate::media::Problem;
+use crate::model::{Attachment, Finding, Session};
+use crate::reader::Plan;
 
 pub use sanitize::sanitize;
+
+/// `scan --json`: the stable schema of DESIGN.md, plus a few added fields.
+#[derive(Debug, Serialize)]
+pub struct ScanReport {
+    pub file: String,
+    pub format: &'static str,
+    /// Was the format detected (true) or given with `--format` (false)?
+    pub format_detected: bool,
+    /// Whose rules judged the media.
+    pub provider: String,
+    pub lines: u64,
+    pub entries: usize,
+    pub attachments: Vec<Attachment>,
+    pub findings: Vec<Finding>,
+    /// Problems of the history as one request (too many images, too many PDF pages…).
+    pub limits: Vec<Problem>,
+}
+
+impl ScanReport {
+    pub fn new(session: Session, plan: &Plan) -> ScanReport {
+        let limits = crate::media::rules::history_problems(&session.attachments, &plan.rules);
+        ScanReport {
+            file: session.file,
+            format: session.format,
+            format_detected: plan.detected,
+            provider: plan.rules.provider.clone(),
+            lines: session.lines,
+            entries: session.entries.len(),
+            attachments: session.attachments,
+            findings: session.findings,
+            limits,
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! Claude Code: `~/.claude/projects/<cwd>/<session>.jsonl`.
+//!
+//! One record per line, chained by `uuid`/`parentUuid`; the history is the path
+//! from the last line back to the root (rewinds leave dead branches behind).
+//! One API response is split over several assistant lines sharing `message.id`.
+//! Failed requests are synthetic assistant lines with `isApiErrorMessage`.
+//! Tool media sits in `tool_result.content` and again in `toolUseResult`.
+
+use crate::json::Value;
+use crate::model::{ErrorRecord, Origin, Role};
+
+use super::blocks::anthropic_content;
+use super::{Adapter, LineOut, RawEntry, RawPayload, Site, Unit};
+
+pub struct ClaudeCode;
+
+const TYPES: &[&str] = &[
+    "user",
+    "assistant",
+    "system",
+    "summary",
+    "file-history-snapshot",
+    "queue-operation",
+    "progress",
+    "attachment",
+    "custom-title",
+];
+
+impl Adapter for ClaudeCode {
+    fn sniff(&self, v: &Value<'_>) -> u32 {
+        let known = v.get("type").as_str().is_some_and(|t| TYPES.contains(&t));
+        let ids = ["uuid", "parentUuid", "sessionId", "leafUuid", "messageId"].iter().filter(|k| v.has(k)).count();
+        if known && ids > 0 { 2 + ids as u32 } else { 0 }
+    }
+
+    fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
+        let Some(uuid) = v.get("uuid").to_text() else {
+            out.unit = Unit::Hidden;
+            return;
+        };
+        out.unit = Unit::Node {
+            id: uuid,
+            parent: v.get("parentUuid").to_text(),
+            sidechain: v.get("isSidechain").as_bool().unwrap_or(false),
+            keep_from: None,
+        };
+        let msg = v.get("message");
+        match v.get("type").as_str().unwrap_or("") {
+            "user" => {
+                let e = out.entry(RawEntry::new(Role::User));
+                anthropic_content(msg.get("content"), &Site::new(e, Origin::User), "/message/content", out);
+                tool_use_result(v, e, out);
+            }
+            "assistant" => {
+                let model = msg.get("model").to_text();
+                let synthetic = model.as_deref() == Some("<synthetic>");
+                let mut entry = RawEntry::new(Role::Assistant);
+                entry.accepted = !synthetic && msg.get("usage").is_object();
+                entry.model = model.filter(|_| !synthetic);
+                if v.get("isApiErrorMessage").as_bool() == Some(true) {
+                    entry.accepted = false;
+                    entry.error = Some(ErrorRecord {
+                        text: content_text(msg.get("content")).unwrap_or_else(|| v.get("error").to_string()),
+                        status: v.get("apiErrorStatus").as_f64().map(|s| s as u16),
+                    });
+                }
+                let e = out.entry(entry);
+                anthropic_content(msg.get("content"), &Site::new(e, Origin::Assistant), "/message/content", out);
+            }
+            "system" if is_error(v) => {
+                let mut entry = RawEntry::new(Role::System);
+                let text = v.get("content").as_str().map(str::to_string).unwrap_or_else(|| v.get("error").to_string());
+                entry.error = Some(ErrorRecord { text, status: v.get("apiErrorStatus").as_f64().map(|s| s as u16) });
+                out.entry(entry);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn is_error(v: &Value<'_>) -> bool {
+    v.get("level").as_str() == Some("error") && (v.has("error") || v.get("subtype").as_str().is_some_and(|s| s.contains("error")))
+}
+
+/// The text blocks of a message, joined.
+fn content_text(content: &Value<'_>) -> Option<String> {
+    if let Some(s) = content.as_str() {
+        return Some(s.to_string());
+    }
+    let texts: Vec<&str> = content.items().iter().filter_map(|b| b.get("text").as_str()).collect();
+    (!texts.is_empty()).then(|| texts.join("\n"))
+}
+
+/// `toolUseResult` repeats the media of the line's tool result for the UI; it is
+/// not sent, but a rewrite must change it too.
+fn tool_use_result<'a>(v: &'a Value<'a>, entry: usize, out: &mut LineOut<'a>) {
+    let r = v.get("toolUseResult");
+    if r.is_null() {
+        return;
+    }
+    let call_id = v
+        .at(&["message", "content"])
+        .items()
+        .iter()
+        .find_map(|b| b.get("tool_use_id").to_text())
+        .or_else(|| v.get("sourceToolUseID").to_text());
+    let site = Site::tool_result(entry, call_id);
+    let first = out.media.len();
+    if r.is_array() {
+        anthropic_content(r, &site, "/toolUseResult", out);
+    } else if r.is_object() {
+        anthropic_content(r.get("content"), &site, "/toolUseResult/content", out);
+        let file = r.get("file");
+        if let Some(data) = file.get("base64").as_cow() {
+            let mime = file.get("type").as_str().filter(|t| t.contains('/')).map(str::to_string).or_else(|| {
+                (r.get("type").as_str() == Some("pdf")).then(|| "application/pdf".to_string())
+            });
+            let mut m = site.media(RawPayload::Base64(data), mime.as_deref(), "/toolUseResult/file/base64".into());
+            m.name = file.get("filePath").to_text();
+            out.media.push(m);
+        }
+    }
+    for m in &mut out.media[first..] {
+        m.mirror = true;
+    }
+}

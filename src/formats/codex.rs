@@ -1,0 +1,81 @@
+//! OpenAI Codex CLI rollouts: `~/.codex/sessions/YYYY/MM/DD/rollout-…-<uuid>.jsonl`.
+//!
+//! Every line is `{timestamp, type, payload}`. `response_item` payloads are the
+//! Responses API items Codex re-sends; they are written only after a successful
+//! stream, so model output in them was accepted. `turn_context` names the model
+//! for the items after it. `compacted.replacement_history` replaces everything
+//! before it. Errors are `event_msg` lines (only in newer builds).
+
+use crate::json::Value;
+use crate::model::{ErrorRecord, Role};
+
+use super::blocks::responses_item;
+use super::{Adapter, LineOut, RawEntry, Unit, ptr};
+
+pub struct Codex;
+
+const TYPES: &[&str] = &["session_meta", "turn_context", "response_item", "event_msg", "compacted"];
+
+impl Adapter for Codex {
+    fn sniff(&self, v: &Value<'_>) -> u32 {
+        let t = v.get("type").as_str().unwrap_or("");
+        if v.has("payload") && v.has("timestamp") && TYPES.contains(&t) { 5 } else { 0 }
+    }
+
+    fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
+        let p = v.get("payload");
+        match v.get("type").as_str().unwrap_or("") {
+            "session_meta" => {
+                out.unit = Unit::Hidden;
+                out.context_provider = p.get("model_provider").to_text();
+            }
+            "turn_context" => {
+                out.unit = Unit::Hidden;
+                out.context_model = p.get("model").to_text();
+            }
+            "response_item" => {
+                let e = out.entry(item_entry(p));
+                responses_item(p, e, "/payload", out);
+            }
+            "compacted" => {
+                out.unit = Unit::Reset;
+                for (i, item) in p.get("replacement_history").items().iter().enumerate() {
+                    let e = out.entry(item_entry(item));
+                    responses_item(item, e, &ptr("/payload/replacement_history", i), out);
+                }
+            }
+            "event_msg" => event(p, out),
+            _ => out.unit = Unit::Hidden,
+        }
+    }
+}
+
+/// The entry a Responses item stands for.
+fn item_entry(item: &Value<'_>) -> RawEntry {
+    let role = match (item.get("type").as_str().unwrap_or("message"), item.get("role").as_str()) {
+        ("message", Some("assistant")) => Role::Assistant,
+        ("message", Some("developer" | "system")) => Role::System,
+        ("message", _) => Role::User,
+        (t, _) if t.ends_with("_output") => Role::Tool,
+        _ => Role::Assistant,
+    };
+    let mut e = RawEntry::new(role);
+    e.accepted = role == Role::Assistant;
+    e
+}
+
+/// Event lines: errors and aborts become entries; the rest are UI mirrors.
+fn event(p: &Value<'_>, out: &mut LineOut<'_>) {
+    let text = match p.get("type").as_str().unwrap_or("") {
+        "error" | "stream_error" => p.get("message").to_text().unwrap_or_else(|| p.to_string()),
+        "turn_aborted" => format!("turn aborted: {}", p.get("reason").to_text().unwrap_or_default()),
+        _ => {
+            out.unit = Unit::Hidden;
+            return;
+        }
+    };
+    let mut e = RawEntry::new(Role::System);
+    let status = p.at(&["codex_error_info", "http_status_code"]).as_f64().or_else(|| p.get("http_status_code").as_f64());
+    e.error = Some(ErrorRecord { text, status: status.map(|s| s as u16) });
+    out.entry(e);
+}

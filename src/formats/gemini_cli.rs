@@ -1,0 +1,106 @@
+//! Gemini CLI: `~/.gemini/tmp/<project>/chats/session-<ts>-<id>.jsonl`.
+//!
+//! A metadata line, then message records. A record is re-appended in full each
+//! time it changes (the last copy wins); `$rewindTo` drops a record and all
+//! after it; `$set` updates metadata or checkpoints the whole message list.
+//! Tool calls and their results live in the same `gemini` record. The legacy
+//! `.json` form (one `ConversationRecord` document) is read too.
+
+use crate::json::Value;
+use crate::model::{ErrorRecord, Origin, Role};
+
+use super::blocks::{gemini_part, gemini_parts};
+use super::{Adapter, LineOut, RawCall, RawEntry, Site, Unit, path_argument, ptr};
+
+pub struct GeminiCli;
+
+impl Adapter for GeminiCli {
+    fn sniff(&self, v: &Value<'_>) -> u32 {
+        if v.has("sessionId") && v.has("projectHash") {
+            return 10;
+        }
+        if v.has("$rewindTo") || v.has("$set") {
+            return 5;
+        }
+        let t = v.get("type").as_str().unwrap_or("");
+        if v.has("id") && v.has("content") && matches!(t, "user" | "gemini" | "info" | "error" | "warning") {
+            return 3;
+        }
+        0
+    }
+
+    fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
+        if let Some(id) = v.get("$rewindTo").to_text() {
+            out.unit = Unit::RewindTo(id);
+        } else if v.has("$set") {
+            let msgs = v.at(&["$set", "messages"]);
+            if msgs.is_array() {
+                out.unit = Unit::Reset;
+                records(msgs, "/$set/messages", out);
+            } else {
+                out.unit = Unit::Hidden;
+            }
+        } else if v.has("projectHash") {
+            // The metadata line, or a whole legacy ConversationRecord.
+            out.unit = Unit::Plain;
+            records(v.get("messages"), "/messages", out);
+        } else if let Some(id) = v.get("id").to_text() {
+            out.unit = Unit::Keyed(id);
+            record(v, "", out);
+        } else {
+            out.unit = Unit::Hidden;
+        }
+    }
+}
+
+fn records<'a>(list: &'a Value<'a>, base: &str, out: &mut LineOut<'a>) {
+    for (i, r) in list.items().iter().enumerate() {
+        record(r, &ptr(base, i), out);
+    }
+}
+
+/// `content` is a PartListUnion: a string, one part, or a list of strings and parts.
+fn content<'a>(c: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOut<'a>) {
+    if c.is_array() {
+        gemini_parts(c, site, at, out);
+    } else if c.is_object() {
+        gemini_part(c, site, at, out);
+    }
+}
+
+fn record<'a>(r: &'a Value<'a>, at: &str, out: &mut LineOut<'a>) {
+    match r.get("type").as_str().unwrap_or("") {
+        "user" => {
+            let e = out.entry(RawEntry::new(Role::User));
+            content(r.get("content"), &Site::new(e, Origin::User), &ptr(at, "content"), out);
+        }
+        "gemini" => {
+            let mut entry = RawEntry::new(Role::Assistant);
+            entry.model = r.get("model").to_text();
+            entry.accepted = r.get("tokens").is_object();
+            let e = out.entry(entry);
+            content(r.get("content"), &Site::new(e, Origin::Assistant), &ptr(at, "content"), out);
+            for (i, call) in r.get("toolCalls").items().iter().enumerate() {
+                let id = call.get("id").to_text();
+                let path = path_argument(call.get("args"));
+                if let Some(id) = &id {
+                    out.calls.push(RawCall { call_id: id.clone(), name: call.get("name").to_text(), path: path.clone() });
+                }
+                let mut site = Site::tool_result(e, id);
+                site.tool = call.get("name").to_text();
+                site.name = path;
+                gemini_parts(call.get("result"), &site, &ptr(&ptr(&ptr(at, "toolCalls"), i), "result"), out);
+            }
+        }
+        "error" => {
+            let mut entry = RawEntry::new(Role::System);
+            let text = match r.get("content") {
+                Value::Str(s) => s.to_string(),
+                c => c.to_string(),
+            };
+            entry.error = Some(ErrorRecord { text, status: None });
+            out.entry(entry);
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,92 @@
+//! mux (coder/mux, now "xum"): `~/.mux/sessions/<workspace>/chat.jsonl`.
+//!
+//! One AI-SDK `UIMessage` per line: `{id, role, parts, metadata}`. Attachments
+//! are `file` parts with data URLs; tool media sits in a tool part's
+//! `output.value[]` as `{type:"media", data, mediaType}`. A failed stream is an
+//! assistant message with `metadata.error` and no usage.
+
+use crate::json::Value;
+use crate::model::{ErrorRecord, Origin, Role};
+
+use super::blocks::url_payload;
+use super::{Adapter, LineOut, RawCall, RawEntry, RawPayload, Site, path_argument, ptr};
+use super::ai_sdk::{provider_reasoning, split_model};
+
+pub struct Mux;
+
+impl Adapter for Mux {
+    fn sniff(&self, v: &Value<'_>) -> u32 {
+        let shaped = v.has("id") && v.get("role").as_str().is_some() && v.get("parts").is_array();
+        if !shaped {
+            return 0;
+        }
+        if v.at(&["metadata", "historySequence"]).as_f64().is_some() || v.has("workspaceId") { 6 } else { 2 }
+    }
+
+    fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
+        let meta = v.get("metadata");
+        let (role, origin) = match v.get("role").as_str().unwrap_or("") {
+            "assistant" => (Role::Assistant, Origin::Assistant),
+            "system" => (Role::System, Origin::User),
+            _ => (Role::User, Origin::User),
+        };
+        let mut entry = RawEntry::new(role);
+        if let Some(m) = meta.get("model").as_str() {
+            let (provider, model) = split_model(m);
+            entry.provider = provider;
+            entry.model = Some(model);
+        }
+        let error = meta.get("error").to_text();
+        entry.accepted = role == Role::Assistant
+            && meta.get("usage").is_object()
+            && error.is_none()
+            && meta.get("partial").as_bool() != Some(true);
+        if let Some(text) = error {
+            let kind = meta.get("errorType").to_text().map(|t| format!(" [{t}]")).unwrap_or_default();
+            entry.error = Some(ErrorRecord { text: format!("{text}{kind}"), status: None });
+        }
+        let e = out.entry(entry);
+        for (i, p) in v.get("parts").items().iter().enumerate() {
+            let at = ptr("/parts", i);
+            let ty = p.get("type").as_str().unwrap_or("");
+            if ty == "file" {
+                if let Some(pl) = url_payload(p.get("url")) {
+                    let mut m = Site::new(e, origin).media(pl, p.get("mediaType").as_str(), at);
+                    m.name = p.get("filename").to_text();
+                    out.media.push(m);
+                }
+            } else if ty == "reasoning" {
+                provider_reasoning(p.get("providerOptions"), out);
+                provider_reasoning(p.get("providerMetadata"), out);
+            } else if let Some(id) = p.get("toolCallId").to_text() {
+                let name = p.get("toolName").to_text().or_else(|| ty.strip_prefix("tool-").map(str::to_string));
+                let path = path_argument(p.get("input"));
+                out.calls.push(RawCall { call_id: id.clone(), name: name.clone(), path: path.clone() });
+                let mut site = Site::tool_result(e, Some(id));
+                site.tool = name;
+                site.name = path;
+                tool_output(p.get("output"), &site, &ptr(&at, "output"), out);
+            }
+        }
+    }
+}
+
+/// `{"type":"content","value":[{type:"media", data, mediaType, filename?}, …]}`.
+fn tool_output<'a>(o: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOut<'a>) {
+    for (i, item) in o.get("value").items().iter().enumerate() {
+        let at = ptr(&ptr(at, "value"), i);
+        let mime = item.get("mediaType").as_str();
+        let payload = match item.get("type").as_str().unwrap_or("") {
+            "media" | "image-data" | "file-data" => item.get("data").as_cow().map(RawPayload::Base64),
+            "image-url" | "file-url" => url_payload(item.get("url")),
+            _ => None,
+        };
+        if let Some(pl) = payload {
+            let mut m = site.media(pl, mime, at);
+            if let Some(n) = item.get("filename").to_text() {
+                m.name = Some(n);
+            }
+            out.media.push(m);
+        }
+    }
+}

@@ -1,0 +1,216 @@
+//! Logged provider bodies, one JSON body per line (or one document): requests,
+//! responses and errors, told apart by their keys. Each request carries the
+//! whole history, so the last request is what the provider saw.
+//!
+//! A line may also wrap its body as `{"request": …}`, `{"body": …}` or
+//! `{"response": …}`, as logging proxies do.
+
+use crate::json::Value;
+use crate::model::{ErrorRecord, Origin, Role};
+
+use super::blocks::{anthropic_content, gemini_parts, openai_content, responses_item};
+use super::{Adapter, LineOut, RawCall, RawEntry, Site, Unit, path_in_arguments, ptr};
+
+pub struct OpenaiChat;
+pub struct OpenaiResponses;
+pub struct Anthropic;
+pub struct Gemini;
+
+/// The body of a line and the pointer prefix to it.
+fn body<'v, 'a>(v: &'v Value<'a>) -> (&'v Value<'a>, &'static str) {
+    for key in ["request", "body", "response"] {
+        if v.get(key).is_object() {
+            return (v.get(key), ["/request", "/body", "/response"][["request", "body", "response"].iter().position(|k| *k == key).unwrap_or(0)]);
+        }
+    }
+    (v, "")
+}
+
+/// An error body (`{"error": …}`, `{"type":"error"}`, a failed Responses event):
+/// one system entry carrying the whole body as text for the classifier.
+fn error_line(v: &Value<'_>, out: &mut LineOut<'_>) -> bool {
+    let err = v.get("error");
+    let failed = v.get("type").as_str().is_some_and(|t| t == "error" || t == "response.failed")
+        || (!err.is_null() && !v.has("messages") && !v.has("input") && !v.has("contents"));
+    if !failed {
+        return false;
+    }
+    let mut e = RawEntry::new(Role::System);
+    let status = err.get("code").as_f64().or_else(|| v.get("status").as_f64()).or_else(|| v.get("status_code").as_f64());
+    e.error = Some(ErrorRecord { text: v.to_string(), status: status.map(|s| s as u16) });
+    out.entry(e);
+    true
+}
+
+fn response_entry(model: Option<String>, out: &mut LineOut<'_>) {
+    let mut e = RawEntry::new(Role::Assistant);
+    e.model = model;
+    e.accepted = true;
+    out.entry(e);
+}
+
+fn role_of(r: Option<&str>) -> (Role, Origin) {
+    match r {
+        Some("assistant" | "model") => (Role::Assistant, Origin::Assistant),
+        Some("system" | "developer") => (Role::System, Origin::User),
+        Some("tool" | "function") => (Role::Tool, Origin::ToolResult),
+        _ => (Role::User, Origin::User),
+    }
+}
+
+impl Adapter for OpenaiChat {
+    fn sniff(&self, v: &Value<'_>) -> u32 {
+        let (b, _) = body(v);
+        let msgs = b.get("messages").items();
+        let openai_msg = msgs.iter().any(|m| {
+            matches!(m.get("role").as_str(), Some("system" | "developer" | "tool"))
+                || m.has("tool_calls")
+                || m.get("content").items().iter().any(|p| p.get("type").as_str() == Some("image_url"))
+        });
+        if openai_msg || (b.has("choices") && b.get("object").as_str() != Some("response")) {
+            4
+        } else if !msgs.is_empty() && !b.has("max_tokens") {
+            1
+        } else {
+            u32::from(b.get("error").has("param"))
+        }
+    }
+
+    fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
+        let (b, base) = body(v);
+        if b.get("messages").is_array() {
+            out.unit = Unit::Request;
+            out.context_model = b.get("model").to_text();
+            for (i, m) in b.get("messages").items().iter().enumerate() {
+                let at = ptr(&ptr(base, "messages"), i);
+                let (role, origin) = role_of(m.get("role").as_str());
+                let mut entry = RawEntry::new(role);
+                entry.accepted = role == Role::Assistant;
+                let e = out.entry(entry);
+                let site = if role == Role::Tool {
+                    Site::tool_result(e, m.get("tool_call_id").to_text())
+                } else {
+                    Site::new(e, origin)
+                };
+                openai_content(m.get("content"), &site, &ptr(&at, "content"), out);
+                for c in m.get("tool_calls").items() {
+                    if let Some(id) = c.get("id").to_text() {
+                        let f = c.get("function");
+                        out.calls.push(RawCall { call_id: id, name: f.get("name").to_text(), path: path_in_arguments(f.get("arguments")) });
+                    }
+                }
+            }
+        } else if !error_line(b, out) && b.has("choices") {
+            response_entry(b.get("model").to_text(), out);
+        }
+    }
+}
+
+impl Adapter for OpenaiResponses {
+    fn sniff(&self, v: &Value<'_>) -> u32 {
+        let (b, _) = body(v);
+        let t = b.get("type").as_str().unwrap_or("");
+        if (b.has("input") && (b.has("model") || b.get("input").is_array()))
+            || b.get("object").as_str() == Some("response")
+            || t.starts_with("response.")
+        {
+            4
+        } else {
+            u32::from(b.get("error").has("param"))
+        }
+    }
+
+    fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
+        let (b, base) = body(v);
+        if b.has("input") {
+            out.unit = Unit::Request;
+            out.context_model = b.get("model").to_text();
+            for (i, item) in b.get("input").items().iter().enumerate() {
+                let ty = item.get("type").as_str().unwrap_or("message");
+                let (mut role, _) = role_of(item.get("role").as_str());
+                if ty.ends_with("_output") {
+                    role = Role::Tool;
+                } else if ty != "message" {
+                    role = Role::Assistant;
+                }
+                let mut entry = RawEntry::new(role);
+                entry.accepted = role == Role::Assistant;
+                let e = out.entry(entry);
+                responses_item(item, e, &ptr(&ptr(base, "input"), i), out);
+            }
+            return;
+        }
+        let r = if b.get("response").is_object() { b.get("response") } else { b };
+        let failed = r.get("status").as_str() == Some("failed") || r.get("error").is_object();
+        if failed || !r.has("output") {
+            let _ = error_line(b, out) || (r.get("error").is_object() && error_line(r, out));
+            if out.entries.is_empty() && !r.has("output") {
+                out.unit = Unit::Hidden;
+            }
+        } else {
+            response_entry(r.get("model").to_text(), out);
+        }
+    }
+}
+
+impl Adapter for Anthropic {
+    fn sniff(&self, v: &Value<'_>) -> u32 {
+        let (b, _) = body(v);
+        let anthropic_block = |m: &Value<'_>| {
+            m.get("content").items().iter().any(|p| {
+                matches!(p.get("type").as_str(), Some("tool_use" | "tool_result" | "thinking" | "document"))
+                    || p.get("source").is_object()
+            })
+        };
+        if b.get("messages").items().iter().any(anthropic_block)
+            || (b.has("messages") && b.has("max_tokens"))
+            || (b.get("type").as_str() == Some("message") && b.has("stop_reason"))
+            || (b.get("type").as_str() == Some("error") && b.get("error").is_object())
+        {
+            4
+        } else {
+            0
+        }
+    }
+
+    fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
+        let (b, base) = body(v);
+        if b.get("messages").is_array() {
+            out.unit = Unit::Request;
+            out.context_model = b.get("model").to_text();
+            for (i, m) in b.get("messages").items().iter().enumerate() {
+                let (role, origin) = role_of(m.get("role").as_str());
+                let mut entry = RawEntry::new(role);
+                entry.accepted = role == Role::Assistant;
+                let e = out.entry(entry);
+                anthropic_content(m.get("content"), &Site::new(e, origin), &ptr(&ptr(&ptr(base, "messages"), i), "content"), out);
+            }
+        } else if !error_line(b, out) && b.get("type").as_str() == Some("message") {
+            response_entry(b.get("model").to_text(), out);
+        }
+    }
+}
+
+impl Adapter for Gemini {
+    fn sniff(&self, v: &Value<'_>) -> u32 {
+        let (b, _) = body(v);
+        let status = b.at(&["error", "status"]).as_str().is_some_and(|s| s.bytes().all(|c| c.is_ascii_uppercase() || c == b'_'));
+        if b.get("contents").is_array() || b.has("candidates") || b.has("usageMetadata") || status { 4 } else { 0 }
+    }
+
+    fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
+        let (b, base) = body(v);
+        if b.get("contents").is_array() {
+            out.unit = Unit::Request;
+            for (i, c) in b.get("contents").items().iter().enumerate() {
+                let (role, origin) = role_of(c.get("role").as_str());
+                let mut entry = RawEntry::new(role);
+                entry.accepted = role == Role::Assistant;
+                let e = out.entry(entry);
+                gemini_parts(c.get("parts"), &Site::new(e, origin), &ptr(&ptr(&ptr(base, "contents"), i), "parts"), out);
+            }
+        } else if !error_line(b, out) && b.has("candidates") {
+            response_entry(b.get("modelVersion").to_text(), out);
+        }
+    }
+}

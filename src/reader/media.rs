@@ -1,0 +1,183 @@
+//! Turns the media an adapter found in a line into judged attachments:
+//! decode, hash, validate, and remember where the bytes sit.
+
+use std::borrow::Cow;
+
+use sha2::{Digest, Sha256};
+
+use crate::formats::{RawMedia, RawPayload};
+use crate::media::{self, Depth, Payload, Problem, Verdict, rules::Rules};
+use crate::model::{Attachment, Encoding, Span};
+
+/// What a worker needs to judge media.
+pub struct Judge<'r> {
+    pub depth: Depth,
+    pub rules: &'r Rules,
+    /// Decode buffer reused across lines.
+    pub buf: Vec<u8>,
+}
+
+impl Judge<'_> {
+    /// Builds the attachments of one line. `line` is the raw line the media
+    /// borrow from, `offset` its position in the file.
+    pub fn attachments(&mut self, media: &[RawMedia<'_>], line: &[u8], offset: u64) -> Vec<Attachment> {
+        let mut out: Vec<Attachment> = Vec::with_capacity(media.len());
+        let mut texts: Vec<Option<&str>> = Vec::with_capacity(media.len());
+        let (own, mirrors): (Vec<&RawMedia>, Vec<&RawMedia>) = media.iter().partition(|m| !m.mirror);
+        for m in own {
+            texts.push(payload_text(&m.payload));
+            out.push(self.judge(m, line, offset));
+        }
+        for m in mirrors {
+            let text = payload_text(&m.payload);
+            let same = text.and_then(|t| texts.iter().position(|o| *o == Some(t)));
+            match (same, span_of(text, line, offset)) {
+                (Some(i), Some(span)) => {
+                    out[i].mirrors.push(span);
+                    if out[i].name.is_none() {
+                        out[i].name.clone_from(&m.name);
+                    }
+                }
+                (Some(_), None) => {}
+                (None, _) => {
+                    texts.push(text);
+                    out.push(self.judge(m, line, offset));
+                }
+            }
+        }
+        out
+    }
+
+    fn judge(&mut self, m: &RawMedia<'_>, line: &[u8], offset: u64) -> Attachment {
+        let mut a = Attachment {
+            reference: String::new(),
+            line: 0,
+            origin: m.origin,
+            call_id: m.call_id.clone(),
+            tool: m.tool.clone(),
+            name: m.name.clone(),
+            mime_declared: m.mime.clone(),
+            mime_detected: None,
+            bytes: None,
+            sha256: None,
+            width: None,
+            height: None,
+            pages: None,
+            verdict: Verdict::Ok,
+            problems: Vec::new(),
+            encoding: Encoding::Base64,
+            url: None,
+            pointer: m.pointer.clone(),
+            span: None,
+            mirrors: Vec::new(),
+            entry: m.entry,
+        };
+        let text: &str = match &m.payload {
+            RawPayload::Reference(url) => {
+                a.encoding = Encoding::Reference;
+                a.url = Some(url.clone());
+                return a;
+            }
+            RawPayload::Base64(t) => t,
+            RawPayload::DataUrl(url) => {
+                a.encoding = Encoding::DataUrl;
+                match media::parse_data_url(url) {
+                    Some(d) => {
+                        if a.mime_declared.is_none() {
+                            a.mime_declared = d.mime.map(str::to_string);
+                        }
+                        if !d.base64 {
+                            return self.finish(a, Cow::Owned(percent_decode(d.payload)), None);
+                        }
+                        d.payload
+                    }
+                    None => {
+                        a.verdict = Verdict::Invalid;
+                        a.problems.push(Problem {
+                            severity: Verdict::Invalid,
+                            code: "data_url.invalid",
+                            message: "the data URL has no `,` before its payload".into(),
+                        });
+                        return a;
+                    }
+                }
+            }
+        };
+        a.span = span_of(Some(text), line, offset);
+        let mut buf = std::mem::take(&mut self.buf);
+        let result = match media::decode_base64(text, &mut buf) {
+            Ok(()) => self.finish(a, Cow::Borrowed(&buf), Some(text.len())),
+            Err(p) => {
+                a.verdict = Verdict::Invalid;
+                a.problems.push(p);
+                a
+            }
+        };
+        self.buf = buf;
+        result
+    }
+
+    fn finish(&self, mut a: Attachment, bytes: Cow<'_, [u8]>, encoded_len: Option<usize>) -> Attachment {
+        a.bytes = Some(bytes.len() as u64);
+        a.sha256 = Some(hex(&Sha256::digest(&bytes)));
+        let p = Payload { bytes: &bytes, declared_mime: a.mime_declared.as_deref(), encoded_len, name: a.name.as_deref() };
+        let ins = media::inspect(&p, self.depth, self.rules);
+        a.apply(ins);
+        a
+    }
+}
+
+fn payload_text<'p>(p: &'p RawPayload<'_>) -> Option<&'p str> {
+    match p {
+        RawPayload::Base64(t) | RawPayload::DataUrl(t) => Some(t.as_ref()),
+        RawPayload::Reference(_) => None,
+    }
+}
+
+/// Where a borrowed string sits in the file; `None` for strings that had to be
+/// unescaped (they are not a slice of the line).
+fn span_of(text: Option<&str>, line: &[u8], offset: u64) -> Option<Span> {
+    let t = text?;
+    let start = (t.as_ptr() as usize).checked_sub(line.as_ptr() as usize)?;
+    (start + t.len() <= line.len()).then_some(Span { offset: offset + start as u64, len: t.len() as u64 })
+}
+
+/// `%XX` escapes of a non-base64 data URL.
+fn percent_decode(s: &str) -> Vec<u8> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hexval = |c: u8| (c as char).to_digit(16);
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let (Some(h), Some(l)) = (hexval(b[i + 1]), hexval(b[i + 2])) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    out
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percent_decoding() {
+        assert_eq!(percent_decode("a%20b%3C"), b"a b<");
+        assert_eq!(percent_decode("100%"), b"100%");
+        assert_eq!(percent_decode("%2"), b"%2");
+    }
+}

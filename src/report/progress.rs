@@ -1,0 +1,32 @@
+//! A progress bar for long reads: on stderr, only on a terminal, only for big files.
+
+use std::io::IsTerminal as _;
+use std::path::Path;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::model::Session;
+use crate::reader::{self, Options, Plan};
+
+/// Files smaller than this read too fast for a bar to help.
+const MIN_BYTES: u64 = 64 << 20;
+
+/// Reads a session, showing a bar when it is worth it.
+pub fn read(path: &Path, opts: &Options) -> anyhow::Result<(Session, Plan)> {
+    let plan = reader::plan(path, opts)?;
+    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    if size < MIN_BYTES || !std::io::stderr().is_terminal() {
+        return Ok((reader::read_with_plan(path, opts, &plan, None)?, plan));
+    }
+    let bar = ProgressBar::new(size);
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar.set_message(crate::report::sanitize(&path.display().to_string()));
+    let tick = |n: u64| bar.inc(n);
+    let session = reader::read_with_plan(path, opts, &plan, Some(&tick));
+    bar.finish_and_clear();
+    Ok((session?, plan))
+}
