@@ -17,7 +17,9 @@ use super::session_args::{Files, ReadArgs};
 /// Exit status: 0 when every attachment is fine, 1 when one is invalid or the
 /// history breaks a provider limit, 2 when a file cannot be read.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  session-doctor scan ~/.claude/projects/-home-me-app/1f0e….jsonl\n  session-doctor scan --provider openai --json session.jsonl\n  session-doctor scan --deep samples/*.jsonl")]
+#[command(
+    after_help = "Examples:\n  session-doctor scan ~/.claude/projects/-home-me-app/1f0e….jsonl\n  session-doctor scan --provider openai --json session.jsonl\n  session-doctor scan --deep samples/*.jsonl"
+)]
 pub struct ScanArgs {
     #[command(flatten)]
     pub files: Files,
@@ -55,7 +57,9 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<Exit> {
         }
     }
     out.flush()?;
-    let problems = reports.iter().any(|r| r.attachments.iter().any(|a| a.verdict == Verdict::Invalid) || !r.limits.is_empty());
+    let problems = reports.iter().any(|r| {
+        r.attachments.iter().any(|a| a.verdict == Verdict::Invalid) || !r.limits.is_empty()
+    });
     Ok(if failed {
         Exit::Failed
     } else if problems {

@@ -8,7 +8,9 @@ use super::LineOut;
 /// `"anthropic:claude-sonnet-4-5"` or `"openrouter/anthropic/claude…"` → (provider, model).
 pub fn split_model(m: &str) -> (Option<String>, String) {
     match m.split_once(':').or_else(|| m.split_once('/')) {
-        Some((p, rest)) if !p.is_empty() && !rest.is_empty() => (Some(p.to_string()), rest.to_string()),
+        Some((p, rest)) if !p.is_empty() && !rest.is_empty() => {
+            (Some(p.to_string()), rest.to_string())
+        }
         _ => (None, m.to_string()),
     }
 }
@@ -16,7 +18,9 @@ pub fn split_model(m: &str) -> (Option<String>, String) {
 /// Provider metadata on a part: `{"openai":{"itemId":"rs_…","reasoningEncryptedContent":…}}`,
 /// `{"anthropic":{"signature":…}}`, `{"google":{"thoughtSignature":…}}`.
 pub fn provider_reasoning(meta: &Value<'_>, out: &mut LineOut<'_>) {
-    let Value::Object(providers) = meta else { return };
+    let Value::Object(providers) = meta else {
+        return;
+    };
     for (_, m) in providers {
         let id = m.get("itemId").to_text().filter(|i| i.starts_with("rs_"));
         if m.get("reasoningEncryptedContent").as_str().is_some() {
@@ -24,7 +28,8 @@ pub fn provider_reasoning(meta: &Value<'_>, out: &mut LineOut<'_>) {
         } else if id.is_some() {
             out.reasoning.push((ReasoningKind::OpenaiId, id));
         } else if m.has("signature") {
-            out.reasoning.push((ReasoningKind::AnthropicSignature, None));
+            out.reasoning
+                .push((ReasoningKind::AnthropicSignature, None));
         } else if m.has("redactedData") {
             out.reasoning.push((ReasoningKind::AnthropicRedacted, None));
         } else if m.has("thoughtSignature") {

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crate::model::{Attachment, Entry, Reasoning, Ref, ReasoningKind, ToolCall};
+use crate::model::{Attachment, Entry, Reasoning, ReasoningKind, Ref, ToolCall};
 
 use super::{RawCall, RawEntry, Unit};
 
@@ -74,8 +74,11 @@ pub fn assemble(records: Vec<LineRecord>) -> History {
         }
         ctx.push((model.clone(), provider.clone()));
     }
-    let calls: HashMap<&str, &RawCall> =
-        records.iter().flat_map(|r| r.calls.iter()).map(|c| (c.call_id.as_str(), c)).collect();
+    let calls: HashMap<&str, &RawCall> = records
+        .iter()
+        .flat_map(|r| r.calls.iter())
+        .map(|c| (c.call_id.as_str(), c))
+        .collect();
 
     let mut h = History::default();
     for &i in &order {
@@ -93,7 +96,7 @@ pub fn assemble(records: Vec<LineRecord>) -> History {
         }
         for a in &r.attachments {
             let mut a = a.clone();
-            a.entry = base + a.entry;
+            a.entry += base;
             if let Some(call) = a.call_id.as_deref().and_then(|id| calls.get(id)) {
                 if a.tool.is_none() {
                     a.tool.clone_from(&call.name);
@@ -105,10 +108,18 @@ pub fn assemble(records: Vec<LineRecord>) -> History {
             h.attachments.push(a);
         }
         for (kind, id) in &r.reasoning {
-            h.reasoning.push(Reasoning { line: r.line, kind: *kind, id: id.clone() });
+            h.reasoning.push(Reasoning {
+                line: r.line,
+                kind: *kind,
+                id: id.clone(),
+            });
         }
         if h.provider.is_none() {
-            h.provider = r.entries.iter().find_map(|e| e.provider.clone()).or_else(|| ctx[i].1.clone());
+            h.provider = r
+                .entries
+                .iter()
+                .find_map(|e| e.provider.clone())
+                .or_else(|| ctx[i].1.clone());
         }
     }
     h.tool_calls = records
@@ -163,11 +174,15 @@ fn visible(records: &[LineRecord]) -> Vec<usize> {
 /// with compactions applied.
 fn tree_path(records: &[LineRecord]) -> Vec<usize> {
     let mut by_id: HashMap<&str, usize> = HashMap::new();
+    let mut previous: HashMap<usize, usize> = HashMap::new();
     let mut leaf = None;
     let mut last_any = None;
     for (i, r) in records.iter().enumerate() {
         if let Unit::Node { id, sidechain, .. } = &r.unit {
             by_id.insert(id, i);
+            if let Some(p) = last_any {
+                previous.insert(i, p);
+            }
             last_any = Some(i);
             if !sidechain {
                 leaf = Some(i);
@@ -182,15 +197,35 @@ fn tree_path(records: &[LineRecord]) -> Vec<usize> {
         }
         path.push(i);
         cur = match &records[i].unit {
-            Unit::Node { parent: Some(p), .. } => by_id.get(p.as_str()).copied(),
+            // A parent that is nowhere in the file was on a damaged line: bridge
+            // the gap to the node written just before, so the rest is still read.
+            Unit::Node {
+                parent: Some(p), ..
+            } => by_id
+                .get(p.as_str())
+                .copied()
+                .or_else(|| previous.get(&i).copied()),
             _ => None,
         };
     }
     path.reverse();
     // The latest compaction on the path replaces what came before its kept range.
-    let compaction = path.iter().rposition(|&i| matches!(&records[i].unit, Unit::Node { keep_from: Some(_), .. }));
+    let compaction = path.iter().rposition(|&i| {
+        matches!(
+            &records[i].unit,
+            Unit::Node {
+                keep_from: Some(_),
+                ..
+            }
+        )
+    });
     if let Some(c) = compaction {
-        let Unit::Node { keep_from: Some(k), .. } = &records[path[c]].unit else { return path };
+        let Unit::Node {
+            keep_from: Some(k), ..
+        } = &records[path[c]].unit
+        else {
+            return path;
+        };
         let kept_start = path[..c]
             .iter()
             .position(|&i| matches!(&records[i].unit, Unit::Node { id, .. } if id == k))

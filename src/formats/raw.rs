@@ -20,7 +20,13 @@ pub struct Gemini;
 fn body<'v, 'a>(v: &'v Value<'a>) -> (&'v Value<'a>, &'static str) {
     for key in ["request", "body", "response"] {
         if v.get(key).is_object() {
-            return (v.get(key), ["/request", "/body", "/response"][["request", "body", "response"].iter().position(|k| *k == key).unwrap_or(0)]);
+            return (
+                v.get(key),
+                ["/request", "/body", "/response"][["request", "body", "response"]
+                    .iter()
+                    .position(|k| *k == key)
+                    .unwrap_or(0)],
+            );
         }
     }
     (v, "")
@@ -30,14 +36,24 @@ fn body<'v, 'a>(v: &'v Value<'a>) -> (&'v Value<'a>, &'static str) {
 /// one system entry carrying the whole body as text for the classifier.
 fn error_line(v: &Value<'_>, out: &mut LineOut<'_>) -> bool {
     let err = v.get("error");
-    let failed = v.get("type").as_str().is_some_and(|t| t == "error" || t == "response.failed")
+    let failed = v
+        .get("type")
+        .as_str()
+        .is_some_and(|t| t == "error" || t == "response.failed")
         || (!err.is_null() && !v.has("messages") && !v.has("input") && !v.has("contents"));
     if !failed {
         return false;
     }
     let mut e = RawEntry::new(Role::System);
-    let status = err.get("code").as_f64().or_else(|| v.get("status").as_f64()).or_else(|| v.get("status_code").as_f64());
-    e.error = Some(ErrorRecord { text: v.to_string(), status: status.map(|s| s as u16) });
+    let status = err
+        .get("code")
+        .as_f64()
+        .or_else(|| v.get("status").as_f64())
+        .or_else(|| v.get("status_code").as_f64());
+    e.error = Some(ErrorRecord {
+        text: v.to_string(),
+        status: status.map(|s| s as u16),
+    });
     out.entry(e);
     true
 }
@@ -63,9 +79,14 @@ impl Adapter for OpenaiChat {
         let (b, _) = body(v);
         let msgs = b.get("messages").items();
         let openai_msg = msgs.iter().any(|m| {
-            matches!(m.get("role").as_str(), Some("system" | "developer" | "tool"))
-                || m.has("tool_calls")
-                || m.get("content").items().iter().any(|p| p.get("type").as_str() == Some("image_url"))
+            matches!(
+                m.get("role").as_str(),
+                Some("system" | "developer" | "tool")
+            ) || m.has("tool_calls")
+                || m.get("content")
+                    .items()
+                    .iter()
+                    .any(|p| p.get("type").as_str() == Some("image_url"))
         });
         if openai_msg || (b.has("choices") && b.get("object").as_str() != Some("response")) {
             4
@@ -96,7 +117,11 @@ impl Adapter for OpenaiChat {
                 for c in m.get("tool_calls").items() {
                     if let Some(id) = c.get("id").to_text() {
                         let f = c.get("function");
-                        out.calls.push(RawCall { call_id: id, name: f.get("name").to_text(), path: path_in_arguments(f.get("arguments")) });
+                        out.calls.push(RawCall {
+                            call_id: id,
+                            name: f.get("name").to_text(),
+                            path: path_in_arguments(f.get("arguments")),
+                        });
                     }
                 }
             }
@@ -140,7 +165,11 @@ impl Adapter for OpenaiResponses {
             }
             return;
         }
-        let r = if b.get("response").is_object() { b.get("response") } else { b };
+        let r = if b.get("response").is_object() {
+            b.get("response")
+        } else {
+            b
+        };
         let failed = r.get("status").as_str() == Some("failed") || r.get("error").is_object();
         if failed || !r.has("output") {
             let _ = error_line(b, out) || (r.get("error").is_object() && error_line(r, out));
@@ -158,8 +187,10 @@ impl Adapter for Anthropic {
         let (b, _) = body(v);
         let anthropic_block = |m: &Value<'_>| {
             m.get("content").items().iter().any(|p| {
-                matches!(p.get("type").as_str(), Some("tool_use" | "tool_result" | "thinking" | "document"))
-                    || p.get("source").is_object()
+                matches!(
+                    p.get("type").as_str(),
+                    Some("tool_use" | "tool_result" | "thinking" | "document")
+                ) || p.get("source").is_object()
             })
         };
         if b.get("messages").items().iter().any(anthropic_block)
@@ -183,7 +214,12 @@ impl Adapter for Anthropic {
                 let mut entry = RawEntry::new(role);
                 entry.accepted = role == Role::Assistant;
                 let e = out.entry(entry);
-                anthropic_content(m.get("content"), &Site::new(e, origin), &ptr(&ptr(&ptr(base, "messages"), i), "content"), out);
+                anthropic_content(
+                    m.get("content"),
+                    &Site::new(e, origin),
+                    &ptr(&ptr(&ptr(base, "messages"), i), "content"),
+                    out,
+                );
             }
         } else if !error_line(b, out) && b.get("type").as_str() == Some("message") {
             response_entry(b.get("model").to_text(), out);
@@ -194,8 +230,15 @@ impl Adapter for Anthropic {
 impl Adapter for Gemini {
     fn sniff(&self, v: &Value<'_>) -> u32 {
         let (b, _) = body(v);
-        let status = b.at(&["error", "status"]).as_str().is_some_and(|s| s.bytes().all(|c| c.is_ascii_uppercase() || c == b'_'));
-        if b.get("contents").is_array() || b.has("candidates") || b.has("usageMetadata") || status { 4 } else { 0 }
+        let status = b
+            .at(&["error", "status"])
+            .as_str()
+            .is_some_and(|s| s.bytes().all(|c| c.is_ascii_uppercase() || c == b'_'));
+        if b.get("contents").is_array() || b.has("candidates") || b.has("usageMetadata") || status {
+            4
+        } else {
+            0
+        }
     }
 
     fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
@@ -207,7 +250,12 @@ impl Adapter for Gemini {
                 let mut entry = RawEntry::new(role);
                 entry.accepted = role == Role::Assistant;
                 let e = out.entry(entry);
-                gemini_parts(c.get("parts"), &Site::new(e, origin), &ptr(&ptr(&ptr(base, "contents"), i), "parts"), out);
+                gemini_parts(
+                    c.get("parts"),
+                    &Site::new(e, origin),
+                    &ptr(&ptr(&ptr(base, "contents"), i), "parts"),
+                    out,
+                );
             }
         } else if !error_line(b, out) && b.has("candidates") {
             response_entry(b.get("modelVersion").to_text(), out);

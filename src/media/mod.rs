@@ -41,7 +41,11 @@ pub struct Inspection {
 impl Inspection {
     /// The worst severity among the problems.
     pub fn verdict(&self) -> Verdict {
-        self.problems.iter().map(|p| p.severity).max().unwrap_or(Verdict::Ok)
+        self.problems
+            .iter()
+            .map(|p| p.severity)
+            .max()
+            .unwrap_or(Verdict::Ok)
     }
 }
 
@@ -106,5 +110,9 @@ pub fn parse_data_url(url: &str) -> Option<DataUrl<'_>> {
     let mut params = head.split(';');
     let mime = params.next().filter(|m| !m.is_empty());
     let base64 = params.any(|p| p.eq_ignore_ascii_case("base64"));
-    Some(DataUrl { mime, base64, payload })
+    Some(DataUrl {
+        mime,
+        base64,
+        payload,
+    })
 }

@@ -30,7 +30,11 @@ pub fn read_line(
                 // Read what we can: invalid bytes become U+FFFD, payload offsets are lost.
                 let lossy = String::from_utf8_lossy(raw).into_owned();
                 if let Ok(v) = Value::parse(lossy.as_bytes()) {
-                    findings.push(finding(lineno, Severity::Warning, "holds bytes that are not valid UTF-8; read with them replaced".into()));
+                    findings.push(finding(
+                        lineno,
+                        Severity::Warning,
+                        "holds bytes that are not valid UTF-8; read with them replaced".into(),
+                    ));
                     let mut r = record(adapter, judge, &v, lossy.as_bytes(), lineno, offset, false);
                     for a in &mut r.attachments {
                         a.span = None;
@@ -39,7 +43,10 @@ pub fn read_line(
                 }
             }
             let message = if !terminated && e.is_eof() {
-                format!("is cut short after {} bytes (the agent stopped mid-write); the record is skipped", raw.len())
+                format!(
+                    "is cut short after {} bytes (the agent stopped mid-write); the record is skipped",
+                    raw.len()
+                )
             } else if !utf8 {
                 "is not valid UTF-8 JSON; the record is skipped".to_string()
             } else {
@@ -85,5 +92,9 @@ pub fn record(
 }
 
 pub fn finding(line: u64, severity: Severity, what: String) -> Finding {
-    Finding { line, severity, message: format!("line {line} {what}") }
+    Finding {
+        line,
+        severity,
+        message: format!("line {line} {what}"),
+    }
 }

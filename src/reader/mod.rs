@@ -62,7 +62,9 @@ pub fn read_with_plan(
     plan: &Plan,
     progress: Option<&(dyn Fn(u64) + Sync)>,
 ) -> anyhow::Result<Session> {
-    let size = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?.len();
+    let size = std::fs::metadata(path)
+        .with_context(|| format!("reading {}", path.display()))?
+        .len();
     let (mut records, mut findings, lines) = if plan.single_document {
         single_document(path, opts, plan)?
     } else {
@@ -70,14 +72,28 @@ pub fn read_with_plan(
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
         };
-        let n = if size < 4 << 20 { 1 } else { threads.clamp(1, 16) };
-        let ranges: Vec<(u64, u64)> = (0..n as u64).map(|i| (size * i / n as u64, size * (i + 1) / n as u64)).collect();
+        let n = if size < 4 << 20 {
+            1
+        } else {
+            threads.clamp(1, 16)
+        };
+        let ranges: Vec<(u64, u64)> = (0..n as u64)
+            .map(|i| (size * i / n as u64, size * (i + 1) / n as u64))
+            .collect();
         let chunks: Vec<anyhow::Result<Chunk>> = std::thread::scope(|s| {
             let handles: Vec<_> = ranges
                 .iter()
-                .map(|&(start, end)| s.spawn(move || read_range(path, opts, plan, start, end, progress)))
+                .map(|&(start, end)| {
+                    s.spawn(move || read_range(path, opts, plan, start, end, progress))
+                })
                 .collect();
-            handles.into_iter().map(|h| h.join().unwrap_or_else(|_| bail!("a reader thread panicked"))).collect()
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| bail!("a reader thread panicked"))
+                })
+                .collect()
         });
         merge(chunks)?
     };
@@ -105,7 +121,9 @@ struct Chunk {
 }
 
 /// Puts chunk-relative line numbers back in file order.
-fn merge(chunks: Vec<anyhow::Result<Chunk>>) -> anyhow::Result<(Vec<LineRecord>, Vec<Finding>, u64)> {
+fn merge(
+    chunks: Vec<anyhow::Result<Chunk>>,
+) -> anyhow::Result<(Vec<LineRecord>, Vec<Finding>, u64)> {
     let mut records = Vec::new();
     let mut findings = Vec::new();
     let mut base = 0;
@@ -130,7 +148,10 @@ fn merge(chunks: Vec<anyhow::Result<Chunk>>) -> anyhow::Result<(Vec<LineRecord>,
 
 /// Findings read "line N …"; a chunk wrote its relative N.
 fn renumber(message: &str, line: u64) -> String {
-    match message.strip_prefix("line ").and_then(|m| m.split_once(' ')) {
+    match message
+        .strip_prefix("line ")
+        .and_then(|m| m.split_once(' '))
+    {
         Some((_, rest)) => format!("line {line} {rest}"),
         None => message.to_string(),
     }
@@ -158,13 +179,23 @@ fn read_range(
         pos += r.read_until(b'\n', &mut skip)? as u64;
     }
     let adapter = plan.format.adapter();
-    let mut judge = media::Judge { depth: opts.depth, rules: &plan.rules, buf: Vec::new() };
-    let mut chunk = Chunk { records: Vec::new(), findings: Vec::new(), lines: 0 };
+    let mut judge = media::Judge {
+        depth: opts.depth,
+        rules: &plan.rules,
+        buf: Vec::new(),
+    };
+    let mut chunk = Chunk {
+        records: Vec::new(),
+        findings: Vec::new(),
+        lines: 0,
+    };
     let mut buf = Vec::new();
     let mut crlf = false;
     while pos < end {
         buf.clear();
-        let n = r.read_until(b'\n', &mut buf).with_context(|| format!("reading {}", path.display()))?;
+        let n = r
+            .read_until(b'\n', &mut buf)
+            .with_context(|| format!("reading {}", path.display()))?;
         if n == 0 {
             break;
         }
@@ -175,24 +206,44 @@ fn read_range(
             p(n as u64);
         }
         let terminated = buf.last() == Some(&b'\n');
-        let mut raw: &[u8] = if terminated { &buf[..buf.len() - 1] } else { &buf };
+        let mut raw: &[u8] = if terminated {
+            &buf[..buf.len() - 1]
+        } else {
+            &buf
+        };
         let mut body_offset = offset;
         if let Some(stripped) = raw.strip_suffix(b"\r") {
             raw = stripped;
             if !crlf {
                 crlf = true;
-                chunk.findings.push(line::finding(chunk.lines, Severity::Info, "ends with CRLF (Windows line endings); read as plain newlines".into()));
+                chunk.findings.push(line::finding(
+                    chunk.lines,
+                    Severity::Info,
+                    "ends with CRLF (Windows line endings); read as plain newlines".into(),
+                ));
             }
         }
-        if offset == 0 {
-            if let Some(stripped) = raw.strip_prefix(b"\xEF\xBB\xBF") {
-                raw = stripped;
-                body_offset += 3;
-                chunk.findings.push(line::finding(1, Severity::Info, "starts with a UTF-8 byte-order mark; it is ignored".into()));
-            }
+        if offset == 0
+            && let Some(stripped) = raw.strip_prefix(b"\xEF\xBB\xBF")
+        {
+            raw = stripped;
+            body_offset += 3;
+            chunk.findings.push(line::finding(
+                1,
+                Severity::Info,
+                "starts with a UTF-8 byte-order mark; it is ignored".into(),
+            ));
         }
-        if let Some(rec) = line::read_line(adapter, &mut judge, raw, chunk.lines, body_offset, terminated, &mut chunk.findings)
-            .filter(|r| !r.is_empty())
+        if let Some(rec) = line::read_line(
+            adapter,
+            &mut judge,
+            raw,
+            chunk.lines,
+            body_offset,
+            terminated,
+            &mut chunk.findings,
+        )
+        .filter(|r| !r.is_empty())
         {
             chunk.records.push(rec);
         }
@@ -202,16 +253,26 @@ fn read_range(
 
 /// A file that is one JSON document (a pretty-printed body, a legacy Gemini CLI
 /// `.json`): read whole, judged as one record whose payloads keep their own lines.
-fn single_document(path: &Path, opts: &Options, plan: &Plan) -> anyhow::Result<(Vec<LineRecord>, Vec<Finding>, u64)> {
+fn single_document(
+    path: &Path,
+    opts: &Options,
+    plan: &Plan,
+) -> anyhow::Result<(Vec<LineRecord>, Vec<Finding>, u64)> {
     let mut bytes = Vec::new();
     File::open(path)
         .and_then(|mut f| f.read_to_end(&mut bytes))
         .with_context(|| format!("reading {}", path.display()))?;
-    let lines = memchr::memchr_iter(b'\n', &bytes).count() as u64 + u64::from(!bytes.ends_with(b"\n"));
-    let mut judge = media::Judge { depth: opts.depth, rules: &plan.rules, buf: Vec::new() };
+    let lines =
+        memchr::memchr_iter(b'\n', &bytes).count() as u64 + u64::from(!bytes.ends_with(b"\n"));
+    let mut judge = media::Judge {
+        depth: opts.depth,
+        rules: &plan.rules,
+        buf: Vec::new(),
+    };
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
     let offset = (bytes.len() - body.len()) as u64;
-    let v = crate::json::Value::parse(body).with_context(|| format!("{} is not a JSON document", path.display()))?;
+    let v = crate::json::Value::parse(body)
+        .with_context(|| format!("{} is not a JSON document", path.display()))?;
     let rec = line::record(plan.format.adapter(), &mut judge, &v, body, 1, offset, true);
     Ok((vec![rec], Vec::new(), lines))
 }
