@@ -27,11 +27,7 @@ fn every_sample_yields_exactly_its_attachments() {
         let before = sha256_file(&path);
         let (doc, _) = scan_json(&path, &[]);
         assert_eq!(sha256_file(&path), before, "{file} was modified");
-        assert_eq!(
-            doc["format"],
-            file.trim_end_matches(".jsonl"),
-            "{file}: detected format"
-        );
+        assert_eq!(doc["format"], file.trim_end_matches(".jsonl"), "{file}: detected format");
         assert_eq!(doc["format_detected"], true);
         let got = attachments(&doc);
         let want = want.as_array().expect("array");
@@ -44,19 +40,8 @@ fn every_sample_yields_exactly_its_attachments() {
             assert_eq!(g["sha256"], w["sha256"], "{file} line {}", w["line"]);
             assert_eq!(g["bytes"], w["bytes"], "{file} line {}", w["line"]);
             let r = g["ref"].as_str().expect("ref");
-            assert!(
-                r.starts_with(&format!("L{}.", w["line"])),
-                "{file}: ref {r}"
-            );
-            for key in [
-                "call_id",
-                "mime_detected",
-                "width",
-                "height",
-                "pages",
-                "verdict",
-                "problems",
-            ] {
+            assert!(r.starts_with(&format!("L{}.", w["line"])), "{file}: ref {r}");
+            for key in ["call_id", "mime_detected", "width", "height", "pages", "verdict", "problems"] {
                 assert!(g.get(key).is_some(), "{file}: field {key} missing");
             }
         }
@@ -89,14 +74,9 @@ fn spans_point_at_the_payload_bytes() {
         let len = a["span"]["len"].as_u64().expect("len") as usize;
         let text = std::str::from_utf8(&bytes[off..off + len]).expect("utf-8");
         use base64::Engine as _;
-        let decoded = base64::engine::general_purpose::STANDARD
-            .decode(text)
-            .expect("the span is the base64 payload");
+        let decoded = base64::engine::general_purpose::STANDARD.decode(text).expect("the span is the base64 payload");
         use sha2::Digest as _;
-        assert_eq!(
-            format!("{:x}", sha2::Sha256::digest(&decoded)),
-            a["sha256"].as_str().expect("sha")
-        );
+        assert_eq!(format!("{:x}", sha2::Sha256::digest(&decoded)), a["sha256"].as_str().expect("sha"));
     }
 }
 
@@ -128,28 +108,13 @@ fn damaged_file_still_yields_every_undamaged_attachment() {
     let got = attachments(&doc);
     // The tree is broken at line 3, so the provider-visible path is rebuilt from
     // what survives; every undamaged media line is still read.
-    let lines_seen: Vec<u64> = got
-        .iter()
-        .map(|a| a["line"].as_u64().expect("line"))
-        .collect();
-    assert!(
-        lines_seen.contains(&5) && lines_seen.contains(&7),
-        "{doc:#}"
-    );
+    let lines_seen: Vec<u64> = got.iter().map(|a| a["line"].as_u64().expect("line")).collect();
+    assert!(lines_seen.contains(&5) && lines_seen.contains(&7), "{doc:#}");
     let findings = doc["findings"].as_array().expect("findings");
-    let messages: Vec<&str> = findings
-        .iter()
-        .filter_map(|f| f["message"].as_str())
-        .collect();
+    let messages: Vec<&str> = findings.iter().filter_map(|f| f["message"].as_str()).collect();
+    assert!(findings.iter().any(|f| f["line"] == 3), "junk line named: {messages:?}");
     assert!(
-        findings.iter().any(|f| f["line"] == 3),
-        "junk line named: {messages:?}"
-    );
-    assert!(
-        findings.iter().any(|f| f["line"] == 11
-            && f["message"]
-                .as_str()
-                .is_some_and(|m| m.contains("cut short"))),
+        findings.iter().any(|f| f["line"] == 11 && f["message"].as_str().is_some_and(|m| m.contains("cut short"))),
         "{messages:?}"
     );
 }
@@ -162,8 +127,7 @@ fn bad_base64_is_an_invalid_attachment_not_a_crash() {
         "{{\"role\":\"user\",\"content\":[{{\"type\":\"image\",\"source\":{{\"type\":\"base64\",\"media_type\":\"image/png\",\"data\":\"{}\"}}}},{{\"type\":\"image\",\"source\":{{\"type\":\"base64\",\"media_type\":\"image/png\",\"data\":\"not*base64!\"}}}}]}}",
         b64(b"\x89PNG\r\n\x1a\n")
     );
-    let body =
-        format!("{{\"model\":\"claude-sonnet-4-5\",\"max_tokens\":10,\"messages\":[{line}]}}\n");
+    let body = format!("{{\"model\":\"claude-sonnet-4-5\",\"max_tokens\":10,\"messages\":[{line}]}}\n");
     let (_dir, path) = temp_with("req.jsonl", body.as_bytes());
     let (doc, code) = scan_json(&path, &[]);
     assert_eq!(doc["format"], "anthropic");
@@ -185,17 +149,11 @@ fn bom_crlf_and_invalid_utf8_are_findings() {
     assert_eq!(doc["format"], "pi");
     assert_eq!(attachments(&doc).len(), 2);
     let msgs = doc["findings"].to_string();
-    assert!(
-        msgs.contains("CRLF") && msgs.contains("byte-order mark"),
-        "{msgs}"
-    );
+    assert!(msgs.contains("CRLF") && msgs.contains("byte-order mark"), "{msgs}");
 
     let mut lines: Vec<Vec<u8>> = text.lines().map(|l| l.as_bytes().to_vec()).collect();
     // An invalid UTF-8 byte inside a text field of the user message (line 3).
-    let pos = lines[2]
-        .windows(8)
-        .position(|w| w == b"checkout")
-        .expect("text");
+    let pos = lines[2].windows(8).position(|w| w == b"checkout").expect("text");
     lines[2][pos] = 0xFF;
     let content = lines.join(&b'\n');
     let (_dir2, path) = temp_with("utf8.jsonl", &content);
@@ -225,19 +183,10 @@ fn refs_survive_appends() {
         "{{\"parentUuid\":\"{last_uuid}\",\"isSidechain\":false,\"type\":\"user\",\"uuid\":\"00000000-0000-4000-8000-00000000000a\",\"sessionId\":\"x\",\"message\":{{\"role\":\"user\",\"content\":[{{\"type\":\"image\",\"source\":{{\"type\":\"base64\",\"media_type\":\"image/png\",\"data\":\"{}\"}}}}]}}}}\n",
         b64(b"\x89PNG\r\n\x1a\nmore")
     );
-    std::fs::OpenOptions::new()
-        .append(true)
-        .open(&path)
-        .expect("open")
-        .write_all(more.as_bytes())
-        .expect("append");
+    std::fs::OpenOptions::new().append(true).open(&path).expect("open").write_all(more.as_bytes()).expect("append");
     let (after, _) = scan_json(&path, &[]);
-    let refs = |d: &Value| {
-        attachments(d)
-            .iter()
-            .map(|a| a["ref"].as_str().unwrap_or("").to_string())
-            .collect::<Vec<_>>()
-    };
+    let refs =
+        |d: &Value| attachments(d).iter().map(|a| a["ref"].as_str().unwrap_or("").to_string()).collect::<Vec<_>>();
     let (b, a) = (refs(&before), refs(&after));
     assert_eq!(&a[..b.len()], &b[..]);
     assert_eq!(a.last().map(String::as_str), Some("L11.1"));
@@ -252,19 +201,11 @@ fn dead_branches_and_side_chains_are_not_in_the_history() {
             "{{\"parentUuid\":{parent},\"isSidechain\":{side},\"type\":\"user\",\"uuid\":\"{uuid}\",\"sessionId\":\"s\",\"message\":{{\"role\":\"user\",\"content\":[{{\"type\":\"image\",\"source\":{{\"type\":\"base64\",\"media_type\":\"image/png\",\"data\":\"{img}\"}}}}]}}}}\n"
         )
     };
-    let content = [
-        rec("a", "null", false),
-        rec("b", "\"a\"", false),
-        rec("c", "\"a\"", false),
-        rec("d", "\"c\"", true),
-    ]
-    .concat();
+    let content =
+        [rec("a", "null", false), rec("b", "\"a\"", false), rec("c", "\"a\"", false), rec("d", "\"c\"", true)].concat();
     let (_dir, path) = temp_with("branch.jsonl", content.as_bytes());
     let (doc, _) = scan_json(&path, &[]);
-    let lines: Vec<u64> = attachments(&doc)
-        .iter()
-        .map(|a| a["line"].as_u64().unwrap_or(0))
-        .collect();
+    let lines: Vec<u64> = attachments(&doc).iter().map(|a| a["line"].as_u64().unwrap_or(0)).collect();
     assert_eq!(lines, vec![1, 3]);
 }
 
@@ -273,7 +214,8 @@ fn gemini_cli_rewinds_and_last_copy_wins() {
     let img = b64(b"\x89PNG\r\n\x1a\nX");
     let part = format!("{{\"inlineData\":{{\"mimeType\":\"image/png\",\"data\":\"{img}\"}}}}");
     let content = [
-        "{\"sessionId\":\"s\",\"projectHash\":\"h\",\"startTime\":\"t\",\"lastUpdated\":\"t\",\"kind\":\"main\"}".to_string(),
+        "{\"sessionId\":\"s\",\"projectHash\":\"h\",\"startTime\":\"t\",\"lastUpdated\":\"t\",\"kind\":\"main\"}"
+            .to_string(),
         format!("{{\"id\":\"u1\",\"timestamp\":\"t\",\"type\":\"user\",\"content\":[{part}]}}"),
         format!("{{\"id\":\"u2\",\"timestamp\":\"t\",\"type\":\"user\",\"content\":[{part}]}}"),
         format!("{{\"id\":\"u1\",\"timestamp\":\"t\",\"type\":\"user\",\"content\":[{{\"text\":\"edited\"}},{part}]}}"),
@@ -283,15 +225,8 @@ fn gemini_cli_rewinds_and_last_copy_wins() {
     let (_dir, path) = temp_with("g.jsonl", content.as_bytes());
     let (doc, _) = scan_json(&path, &[]);
     assert_eq!(doc["format"], "gemini-cli");
-    let lines: Vec<u64> = attachments(&doc)
-        .iter()
-        .map(|a| a["line"].as_u64().unwrap_or(0))
-        .collect();
-    assert_eq!(
-        lines,
-        vec![4],
-        "u1's last copy survives; u2 was rewound away"
-    );
+    let lines: Vec<u64> = attachments(&doc).iter().map(|a| a["line"].as_u64().unwrap_or(0)).collect();
+    assert_eq!(lines, vec![4], "u1's last copy survives; u2 was rewound away");
 }
 
 #[test]
@@ -309,10 +244,7 @@ fn codex_compaction_replaces_history() {
     .join("\n");
     let (_dir, path) = temp_with("c.jsonl", content.as_bytes());
     let (doc, _) = scan_json(&path, &[]);
-    let lines: Vec<u64> = attachments(&doc)
-        .iter()
-        .map(|a| a["line"].as_u64().unwrap_or(0))
-        .collect();
+    let lines: Vec<u64> = attachments(&doc).iter().map(|a| a["line"].as_u64().unwrap_or(0)).collect();
     assert_eq!(lines, vec![3, 4]);
 }
 
@@ -332,15 +264,8 @@ fn one_pretty_printed_document_keeps_payload_lines() {
     assert_eq!(doc["format"], "anthropic");
     let got = attachments(&doc);
     assert_eq!(got.len(), 2);
-    let line_of = |needle: &str| {
-        text.lines()
-            .position(|l| l.contains(needle))
-            .map(|i| i as u64 + 1)
-    };
-    assert_eq!(
-        got[0]["line"].as_u64(),
-        line_of(&b64(b"\x89PNG\r\n\x1a\nA"))
-    );
+    let line_of = |needle: &str| text.lines().position(|l| l.contains(needle)).map(|i| i as u64 + 1);
+    assert_eq!(got[0]["line"].as_u64(), line_of(&b64(b"\x89PNG\r\n\x1a\nA")));
     assert_eq!(
         got[1]["ref"].as_str().map(str::to_string),
         line_of(&b64(b"\x89PNG\r\n\x1a\nB")).map(|l| format!("L{l}.1"))
@@ -356,16 +281,8 @@ fn unreadable_or_unknown_input_exits_2_naming_the_file() {
     let out = run(&["scan", path.to_str().unwrap_or_default()]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("other.jsonl") && err.contains("--format"),
-        "{err}"
-    );
-    let out = run(&[
-        "scan",
-        "--format",
-        "nope",
-        path.to_str().unwrap_or_default(),
-    ]);
+    assert!(err.contains("other.jsonl") && err.contains("--format"), "{err}");
+    let out = run(&["scan", "--format", "nope", path.to_str().unwrap_or_default()]);
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -373,12 +290,7 @@ fn unreadable_or_unknown_input_exits_2_naming_the_file() {
 fn several_files_give_a_json_array() {
     let a = sample("pi.jsonl");
     let b = sample("mux.jsonl");
-    let out = run(&[
-        "scan",
-        "--json",
-        a.to_str().unwrap_or_default(),
-        b.to_str().unwrap_or_default(),
-    ]);
+    let out = run(&["scan", "--json", a.to_str().unwrap_or_default(), b.to_str().unwrap_or_default()]);
     let v: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(v.as_array().map(Vec::len), Some(2));
 }
@@ -393,19 +305,12 @@ fn split_reading_matches_single_threaded_reading() {
     }
     let (_dir, path) = temp_with("big.jsonl", content.as_bytes());
     let read = |threads| {
-        let opts = session_doctor::reader::Options {
-            threads,
-            ..Default::default()
-        };
+        let opts = session_doctor::reader::Options { threads, ..Default::default() };
         session_doctor::reader::read_session(Path::new(&path), &opts).expect("reads")
     };
     let (one, two) = (read(1), read(2));
     assert_eq!(one.lines, two.lines);
     assert_eq!(one.attachments, two.attachments);
     assert_eq!(one.entries, two.entries);
-    assert_eq!(
-        one.attachments.len(),
-        3,
-        "the last request holds the history"
-    );
+    assert_eq!(one.attachments.len(), 3, "the last request holds the history");
 }

@@ -57,9 +57,8 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<Exit> {
         }
     }
     out.flush()?;
-    let problems = reports.iter().any(|r| {
-        r.attachments.iter().any(|a| a.verdict == Verdict::Invalid) || !r.limits.is_empty()
-    });
+    let problems =
+        reports.iter().any(|r| r.attachments.iter().any(|a| a.verdict == Verdict::Invalid) || !r.limits.is_empty());
     Ok(if failed {
         Exit::Failed
     } else if problems {

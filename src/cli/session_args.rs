@@ -16,14 +16,9 @@ fn parse_format(s: &str) -> Result<FormatChoice, String> {
     if s == "auto" {
         return Ok(FormatChoice(None));
     }
-    Format::from_name(s)
-        .map(|f| FormatChoice(Some(f)))
-        .ok_or_else(|| {
-            format!(
-                "unknown format `{s}`; expected auto or one of: {}",
-                Format::ALL.map(Format::name).join(", ")
-            )
-        })
+    Format::from_name(s).map(|f| FormatChoice(Some(f))).ok_or_else(|| {
+        format!("unknown format `{s}`; expected auto or one of: {}", Format::ALL.map(Format::name).join(", "))
+    })
 }
 
 #[derive(Debug, Args, Clone)]
@@ -48,11 +43,7 @@ impl ReadArgs {
     pub fn options(&self) -> Options {
         Options {
             format: self.format.0,
-            depth: if self.deep {
-                Depth::Deep
-            } else {
-                Depth::Structural
-            },
+            depth: if self.deep { Depth::Deep } else { Depth::Structural },
             provider: self.provider.clone(),
             threads: 0,
         }

@@ -8,9 +8,7 @@ use super::LineOut;
 /// `"anthropic:claude-sonnet-4-5"` or `"openrouter/anthropic/claude…"` → (provider, model).
 pub fn split_model(m: &str) -> (Option<String>, String) {
     match m.split_once(':').or_else(|| m.split_once('/')) {
-        Some((p, rest)) if !p.is_empty() && !rest.is_empty() => {
-            (Some(p.to_string()), rest.to_string())
-        }
+        Some((p, rest)) if !p.is_empty() && !rest.is_empty() => (Some(p.to_string()), rest.to_string()),
         _ => (None, m.to_string()),
     }
 }
@@ -28,8 +26,7 @@ pub fn provider_reasoning(meta: &Value<'_>, out: &mut LineOut<'_>) {
         } else if id.is_some() {
             out.reasoning.push((ReasoningKind::OpenaiId, id));
         } else if m.has("signature") {
-            out.reasoning
-                .push((ReasoningKind::AnthropicSignature, None));
+            out.reasoning.push((ReasoningKind::AnthropicSignature, None));
         } else if m.has("redactedData") {
             out.reasoning.push((ReasoningKind::AnthropicRedacted, None));
         } else if m.has("thoughtSignature") {

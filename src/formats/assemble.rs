@@ -74,11 +74,8 @@ pub fn assemble(records: Vec<LineRecord>) -> History {
         }
         ctx.push((model.clone(), provider.clone()));
     }
-    let calls: HashMap<&str, &RawCall> = records
-        .iter()
-        .flat_map(|r| r.calls.iter())
-        .map(|c| (c.call_id.as_str(), c))
-        .collect();
+    let calls: HashMap<&str, &RawCall> =
+        records.iter().flat_map(|r| r.calls.iter()).map(|c| (c.call_id.as_str(), c)).collect();
 
     let mut h = History::default();
     for &i in &order {
@@ -108,18 +105,10 @@ pub fn assemble(records: Vec<LineRecord>) -> History {
             h.attachments.push(a);
         }
         for (kind, id) in &r.reasoning {
-            h.reasoning.push(Reasoning {
-                line: r.line,
-                kind: *kind,
-                id: id.clone(),
-            });
+            h.reasoning.push(Reasoning { line: r.line, kind: *kind, id: id.clone() });
         }
         if h.provider.is_none() {
-            h.provider = r
-                .entries
-                .iter()
-                .find_map(|e| e.provider.clone())
-                .or_else(|| ctx[i].1.clone());
+            h.provider = r.entries.iter().find_map(|e| e.provider.clone()).or_else(|| ctx[i].1.clone());
         }
     }
     h.tool_calls = records
@@ -199,37 +188,19 @@ fn tree_path(records: &[LineRecord]) -> Vec<usize> {
         cur = match &records[i].unit {
             // A parent that is nowhere in the file was on a damaged line: bridge
             // the gap to the node written just before, so the rest is still read.
-            Unit::Node {
-                parent: Some(p), ..
-            } => by_id
-                .get(p.as_str())
-                .copied()
-                .or_else(|| previous.get(&i).copied()),
+            Unit::Node { parent: Some(p), .. } => by_id.get(p.as_str()).copied().or_else(|| previous.get(&i).copied()),
             _ => None,
         };
     }
     path.reverse();
     // The latest compaction on the path replaces what came before its kept range.
-    let compaction = path.iter().rposition(|&i| {
-        matches!(
-            &records[i].unit,
-            Unit::Node {
-                keep_from: Some(_),
-                ..
-            }
-        )
-    });
+    let compaction = path.iter().rposition(|&i| matches!(&records[i].unit, Unit::Node { keep_from: Some(_), .. }));
     if let Some(c) = compaction {
-        let Unit::Node {
-            keep_from: Some(k), ..
-        } = &records[path[c]].unit
-        else {
+        let Unit::Node { keep_from: Some(k), .. } = &records[path[c]].unit else {
             return path;
         };
-        let kept_start = path[..c]
-            .iter()
-            .position(|&i| matches!(&records[i].unit, Unit::Node { id, .. } if id == k))
-            .unwrap_or(c);
+        let kept_start =
+            path[..c].iter().position(|&i| matches!(&records[i].unit, Unit::Node { id, .. } if id == k)).unwrap_or(c);
         let mut out = vec![path[c]];
         out.extend_from_slice(&path[kept_start..c]);
         out.extend_from_slice(&path[c + 1..]);

@@ -10,20 +10,11 @@ use super::{LineOut, RawCall, RawPayload, Site, path_argument, path_in_arguments
 /// A `data:` URL or another reference, as a payload.
 pub fn url_payload<'a>(url: &'a Value<'a>) -> Option<RawPayload<'a>> {
     let s = url.as_cow()?;
-    if s.starts_with("data:") {
-        Some(RawPayload::DataUrl(s))
-    } else {
-        Some(RawPayload::Reference(s.to_string()))
-    }
+    if s.starts_with("data:") { Some(RawPayload::DataUrl(s)) } else { Some(RawPayload::Reference(s.to_string())) }
 }
 
 /// Anthropic content: a string or an array of blocks.
-pub fn anthropic_content<'a>(
-    content: &'a Value<'a>,
-    site: &Site,
-    base: &str,
-    out: &mut LineOut<'a>,
-) {
+pub fn anthropic_content<'a>(content: &'a Value<'a>, site: &Site, base: &str, out: &mut LineOut<'a>) {
     for (i, b) in content.items().iter().enumerate() {
         anthropic_block(b, site, &ptr(base, i), out);
     }
@@ -62,9 +53,7 @@ fn anthropic_block<'a>(b: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOu
             let inner = Site::tool_result(site.entry, b.get("tool_use_id").to_text());
             anthropic_content(b.get("content"), &inner, &ptr(at, "content"), out);
         }
-        "thinking" if b.has("signature") => out
-            .reasoning
-            .push((ReasoningKind::AnthropicSignature, None)),
+        "thinking" if b.has("signature") => out.reasoning.push((ReasoningKind::AnthropicSignature, None)),
         "redacted_thinking" => out.reasoning.push((ReasoningKind::AnthropicRedacted, None)),
         t if t.ends_with("_tool_result") => {
             // web_fetch / code execution results may nest documents and images.
@@ -95,11 +84,7 @@ fn image_tag_name(text: &str) -> Option<String> {
     let tag = text.trim().strip_prefix("<image")?;
     let attr = |key: &str| -> Option<String> {
         let rest = &tag[tag.find(key)? + key.len()..];
-        let (open, close) = if rest.starts_with('"') {
-            ('"', '"')
-        } else {
-            ('[', ']')
-        };
+        let (open, close) = if rest.starts_with('"') { ('"', '"') } else { ('[', ']') };
         let rest = rest.strip_prefix(open)?;
         Some(rest[..rest.find(close)?].to_string())
     };
@@ -117,18 +102,13 @@ fn openai_part<'a>(p: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOut<'a
             }
         }
         "input_image" | "output_image" => {
-            let pl = url_payload(p.get("image_url"))
-                .or_else(|| p.get("file_id").to_text().map(RawPayload::Reference));
+            let pl = url_payload(p.get("image_url")).or_else(|| p.get("file_id").to_text().map(RawPayload::Reference));
             if let Some(pl) = pl {
                 out.media.push(site.media(pl, None, at.to_string()));
             }
         }
         "file" | "input_file" => {
-            let f = if p.get("file").is_object() {
-                p.get("file")
-            } else {
-                p
-            };
+            let f = if p.get("file").is_object() { p.get("file") } else { p };
             let pl = url_payload(f.get("file_data"))
                 .or_else(|| url_payload(f.get("file_url")))
                 .or_else(|| f.get("file_id").to_text().map(RawPayload::Reference));
@@ -144,11 +124,7 @@ fn openai_part<'a>(p: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOut<'a
             let a = p.get("input_audio");
             if let Some(data) = a.get("data").as_cow() {
                 let mime = a.get("format").as_str().map(|f| format!("audio/{f}"));
-                out.media.push(site.media(
-                    RawPayload::Base64(data),
-                    mime.as_deref(),
-                    at.to_string(),
-                ));
+                out.media.push(site.media(RawPayload::Base64(data), mime.as_deref(), at.to_string()));
             }
         }
         _ => {}
@@ -160,22 +136,10 @@ fn openai_part<'a>(p: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOut<'a
 pub fn responses_item<'a>(item: &'a Value<'a>, entry: usize, at: &str, out: &mut LineOut<'a>) {
     match item.get("type").as_str().unwrap_or("message") {
         "message" => {
-            let origin = if item.get("role").as_str() == Some("assistant") {
-                Origin::Assistant
-            } else {
-                Origin::User
-            };
-            openai_content(
-                item.get("content"),
-                &Site::new(entry, origin),
-                &ptr(at, "content"),
-                out,
-            );
+            let origin = if item.get("role").as_str() == Some("assistant") { Origin::Assistant } else { Origin::User };
+            openai_content(item.get("content"), &Site::new(entry, origin), &ptr(at, "content"), out);
         }
-        "function_call_output"
-        | "custom_tool_call_output"
-        | "tool_search_output"
-        | "computer_call_output" => {
+        "function_call_output" | "custom_tool_call_output" | "tool_search_output" | "computer_call_output" => {
             let site = Site::tool_result(entry, item.get("call_id").to_text());
             let o = item.get("output");
             if o.is_array() {
@@ -189,11 +153,7 @@ pub fn responses_item<'a>(item: &'a Value<'a>, entry: usize, at: &str, out: &mut
         }
         "function_call" | "custom_tool_call" | "local_shell_call" | "computer_call" => {
             if let Some(id) = item.get("call_id").to_text() {
-                let args = if item.has("arguments") {
-                    item.get("arguments")
-                } else {
-                    item.get("input")
-                };
+                let args = if item.has("arguments") { item.get("arguments") } else { item.get("input") };
                 out.calls.push(RawCall {
                     call_id: id,
                     name: item.get("name").to_text(),
@@ -234,16 +194,8 @@ fn either<'v, 'a>(v: &'v Value<'a>, camel: &str, snake: &str) -> &'v Value<'a> {
 }
 
 /// Gemini accepts both spellings of every field; returns the one present.
-fn either_key<'v, 'a, 'k>(
-    v: &'v Value<'a>,
-    camel: &'k str,
-    snake: &'k str,
-) -> (&'k str, &'v Value<'a>) {
-    if v.has(camel) {
-        (camel, v.get(camel))
-    } else {
-        (snake, v.get(snake))
-    }
+fn either_key<'v, 'a, 'k>(v: &'v Value<'a>, camel: &'k str, snake: &'k str) -> (&'k str, &'v Value<'a>) {
+    if v.has(camel) { (camel, v.get(camel)) } else { (snake, v.get(snake)) }
 }
 
 pub fn gemini_part<'a>(p: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOut<'a>) {
@@ -259,15 +211,11 @@ pub fn gemini_part<'a>(p: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOu
     let file = either(p, "fileData", "file_data");
     if let Some(uri) = either(file, "fileUri", "file_uri").to_text() {
         let mime = either(file, "mimeType", "mime_type").as_str();
-        out.media
-            .push(site.media(RawPayload::Reference(uri), mime, at.to_string()));
+        out.media.push(site.media(RawPayload::Reference(uri), mime, at.to_string()));
     }
     let call = either(p, "functionCall", "function_call");
     if call.is_object() {
-        let id = call
-            .get("id")
-            .to_text()
-            .or_else(|| call.get("name").to_text());
+        let id = call.get("id").to_text().or_else(|| call.get("name").to_text());
         if let Some(id) = id {
             out.calls.push(RawCall {
                 call_id: id,
@@ -278,19 +226,11 @@ pub fn gemini_part<'a>(p: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOu
     }
     let (rk, resp) = either_key(p, "functionResponse", "function_response");
     if resp.is_object() {
-        let mut inner = Site::tool_result(
-            site.entry,
-            resp.get("id")
-                .to_text()
-                .or_else(|| resp.get("name").to_text()),
-        );
+        let mut inner = Site::tool_result(site.entry, resp.get("id").to_text().or_else(|| resp.get("name").to_text()));
         inner.tool = resp.get("name").to_text();
         gemini_parts(resp.get("parts"), &inner, &ptr(&ptr(at, rk), "parts"), out);
     }
-    if either(p, "thoughtSignature", "thought_signature")
-        .as_str()
-        .is_some()
-    {
+    if either(p, "thoughtSignature", "thought_signature").as_str().is_some() {
         out.reasoning.push((ReasoningKind::GeminiSignature, None));
     }
 }

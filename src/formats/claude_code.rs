@@ -29,10 +29,7 @@ const TYPES: &[&str] = &[
 impl Adapter for ClaudeCode {
     fn sniff(&self, v: &Value<'_>) -> u32 {
         let known = v.get("type").as_str().is_some_and(|t| TYPES.contains(&t));
-        let ids = ["uuid", "parentUuid", "sessionId", "leafUuid", "messageId"]
-            .iter()
-            .filter(|k| v.has(k))
-            .count();
+        let ids = ["uuid", "parentUuid", "sessionId", "leafUuid", "messageId"].iter().filter(|k| v.has(k)).count();
         if known && ids > 0 { 2 + ids as u32 } else { 0 }
     }
 
@@ -51,12 +48,7 @@ impl Adapter for ClaudeCode {
         match v.get("type").as_str().unwrap_or("") {
             "user" => {
                 let e = out.entry(RawEntry::new(Role::User));
-                anthropic_content(
-                    msg.get("content"),
-                    &Site::new(e, Origin::User),
-                    "/message/content",
-                    out,
-                );
+                anthropic_content(msg.get("content"), &Site::new(e, Origin::User), "/message/content", out);
                 tool_use_result(v, e, out);
             }
             "assistant" => {
@@ -68,30 +60,17 @@ impl Adapter for ClaudeCode {
                 if v.get("isApiErrorMessage").as_bool() == Some(true) {
                     entry.accepted = false;
                     entry.error = Some(ErrorRecord {
-                        text: content_text(msg.get("content"))
-                            .unwrap_or_else(|| v.get("error").to_string()),
+                        text: content_text(msg.get("content")).unwrap_or_else(|| v.get("error").to_string()),
                         status: v.get("apiErrorStatus").as_f64().map(|s| s as u16),
                     });
                 }
                 let e = out.entry(entry);
-                anthropic_content(
-                    msg.get("content"),
-                    &Site::new(e, Origin::Assistant),
-                    "/message/content",
-                    out,
-                );
+                anthropic_content(msg.get("content"), &Site::new(e, Origin::Assistant), "/message/content", out);
             }
             "system" if is_error(v) => {
                 let mut entry = RawEntry::new(Role::System);
-                let text = v
-                    .get("content")
-                    .as_str()
-                    .map(str::to_string)
-                    .unwrap_or_else(|| v.get("error").to_string());
-                entry.error = Some(ErrorRecord {
-                    text,
-                    status: v.get("apiErrorStatus").as_f64().map(|s| s as u16),
-                });
+                let text = v.get("content").as_str().map(str::to_string).unwrap_or_else(|| v.get("error").to_string());
+                entry.error = Some(ErrorRecord { text, status: v.get("apiErrorStatus").as_f64().map(|s| s as u16) });
                 out.entry(entry);
             }
             _ => {}
@@ -101,10 +80,7 @@ impl Adapter for ClaudeCode {
 
 fn is_error(v: &Value<'_>) -> bool {
     v.get("level").as_str() == Some("error")
-        && (v.has("error")
-            || v.get("subtype")
-                .as_str()
-                .is_some_and(|s| s.contains("error")))
+        && (v.has("error") || v.get("subtype").as_str().is_some_and(|s| s.contains("error")))
 }
 
 /// The text blocks of a message, joined.
@@ -112,11 +88,7 @@ fn content_text(content: &Value<'_>) -> Option<String> {
     if let Some(s) = content.as_str() {
         return Some(s.to_string());
     }
-    let texts: Vec<&str> = content
-        .items()
-        .iter()
-        .filter_map(|b| b.get("text").as_str())
-        .collect();
+    let texts: Vec<&str> = content.items().iter().filter_map(|b| b.get("text").as_str()).collect();
     (!texts.is_empty()).then(|| texts.join("\n"))
 }
 
@@ -146,14 +118,8 @@ fn tool_use_result<'a>(v: &'a Value<'a>, entry: usize, out: &mut LineOut<'a>) {
                 .as_str()
                 .filter(|t| t.contains('/'))
                 .map(str::to_string)
-                .or_else(|| {
-                    (r.get("type").as_str() == Some("pdf")).then(|| "application/pdf".to_string())
-                });
-            let mut m = site.media(
-                RawPayload::Base64(data),
-                mime.as_deref(),
-                "/toolUseResult/file/base64".into(),
-            );
+                .or_else(|| (r.get("type").as_str() == Some("pdf")).then(|| "application/pdf".to_string()));
+            let mut m = site.media(RawPayload::Base64(data), mime.as_deref(), "/toolUseResult/file/base64".into());
             m.name = file.get("filePath").to_text();
             out.media.push(m);
         }

@@ -14,22 +14,12 @@ use super::{Adapter, LineOut, RawEntry, Unit, ptr};
 
 pub struct Codex;
 
-const TYPES: &[&str] = &[
-    "session_meta",
-    "turn_context",
-    "response_item",
-    "event_msg",
-    "compacted",
-];
+const TYPES: &[&str] = &["session_meta", "turn_context", "response_item", "event_msg", "compacted"];
 
 impl Adapter for Codex {
     fn sniff(&self, v: &Value<'_>) -> u32 {
         let t = v.get("type").as_str().unwrap_or("");
-        if v.has("payload") && v.has("timestamp") && TYPES.contains(&t) {
-            5
-        } else {
-            0
-        }
+        if v.has("payload") && v.has("timestamp") && TYPES.contains(&t) { 5 } else { 0 }
     }
 
     fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
@@ -62,10 +52,7 @@ impl Adapter for Codex {
 
 /// The entry a Responses item stands for.
 fn item_entry(item: &Value<'_>) -> RawEntry {
-    let role = match (
-        item.get("type").as_str().unwrap_or("message"),
-        item.get("role").as_str(),
-    ) {
+    let role = match (item.get("type").as_str().unwrap_or("message"), item.get("role").as_str()) {
         ("message", Some("assistant")) => Role::Assistant,
         ("message", Some("developer" | "system")) => Role::System,
         ("message", _) => Role::User,
@@ -81,23 +68,15 @@ fn item_entry(item: &Value<'_>) -> RawEntry {
 fn event(p: &Value<'_>, out: &mut LineOut<'_>) {
     let text = match p.get("type").as_str().unwrap_or("") {
         "error" | "stream_error" => p.get("message").to_text().unwrap_or_else(|| p.to_string()),
-        "turn_aborted" => format!(
-            "turn aborted: {}",
-            p.get("reason").to_text().unwrap_or_default()
-        ),
+        "turn_aborted" => format!("turn aborted: {}", p.get("reason").to_text().unwrap_or_default()),
         _ => {
             out.unit = Unit::Hidden;
             return;
         }
     };
     let mut e = RawEntry::new(Role::System);
-    let status = p
-        .at(&["codex_error_info", "http_status_code"])
-        .as_f64()
-        .or_else(|| p.get("http_status_code").as_f64());
-    e.error = Some(ErrorRecord {
-        text,
-        status: status.map(|s| s as u16),
-    });
+    let status =
+        p.at(&["codex_error_info", "http_status_code"]).as_f64().or_else(|| p.get("http_status_code").as_f64());
+    e.error = Some(ErrorRecord { text, status: status.map(|s| s as u16) });
     out.entry(e);
 }

@@ -23,10 +23,7 @@ impl Adapter for GeminiCli {
             return 5;
         }
         let t = v.get("type").as_str().unwrap_or("");
-        if v.has("id")
-            && v.has("content")
-            && matches!(t, "user" | "gemini" | "info" | "error" | "warning")
-        {
+        if v.has("id") && v.has("content") && matches!(t, "user" | "gemini" | "info" | "error" | "warning") {
             return 3;
         }
         0
@@ -75,24 +72,14 @@ fn record<'a>(r: &'a Value<'a>, at: &str, out: &mut LineOut<'a>) {
     match r.get("type").as_str().unwrap_or("") {
         "user" => {
             let e = out.entry(RawEntry::new(Role::User));
-            content(
-                r.get("content"),
-                &Site::new(e, Origin::User),
-                &ptr(at, "content"),
-                out,
-            );
+            content(r.get("content"), &Site::new(e, Origin::User), &ptr(at, "content"), out);
         }
         "gemini" => {
             let mut entry = RawEntry::new(Role::Assistant);
             entry.model = r.get("model").to_text();
             entry.accepted = r.get("tokens").is_object();
             let e = out.entry(entry);
-            content(
-                r.get("content"),
-                &Site::new(e, Origin::Assistant),
-                &ptr(at, "content"),
-                out,
-            );
+            content(r.get("content"), &Site::new(e, Origin::Assistant), &ptr(at, "content"), out);
             for (i, call) in r.get("toolCalls").items().iter().enumerate() {
                 let id = call.get("id").to_text();
                 let path = path_argument(call.get("args"));
@@ -106,12 +93,7 @@ fn record<'a>(r: &'a Value<'a>, at: &str, out: &mut LineOut<'a>) {
                 let mut site = Site::tool_result(e, id);
                 site.tool = call.get("name").to_text();
                 site.name = path;
-                gemini_parts(
-                    call.get("result"),
-                    &site,
-                    &ptr(&ptr(&ptr(at, "toolCalls"), i), "result"),
-                    out,
-                );
+                gemini_parts(call.get("result"), &site, &ptr(&ptr(&ptr(at, "toolCalls"), i), "result"), out);
             }
         }
         "error" => {

@@ -176,13 +176,7 @@ pub struct RawEntry {
 
 impl RawEntry {
     pub fn new(role: Role) -> RawEntry {
-        RawEntry {
-            role,
-            model: None,
-            provider: None,
-            accepted: false,
-            error: None,
-        }
+        RawEntry { role, model: None, provider: None, accepted: false, error: None }
     }
 }
 
@@ -238,28 +232,14 @@ pub struct Site {
 
 impl Site {
     pub fn new(entry: usize, origin: Origin) -> Site {
-        Site {
-            entry,
-            origin,
-            call_id: None,
-            tool: None,
-            name: None,
-        }
+        Site { entry, origin, call_id: None, tool: None, name: None }
     }
 
     pub fn tool_result(entry: usize, call_id: Option<String>) -> Site {
-        Site {
-            call_id,
-            ..Site::new(entry, Origin::ToolResult)
-        }
+        Site { call_id, ..Site::new(entry, Origin::ToolResult) }
     }
 
-    pub fn media<'a>(
-        &self,
-        payload: RawPayload<'a>,
-        mime: Option<&str>,
-        pointer: String,
-    ) -> RawMedia<'a> {
+    pub fn media<'a>(&self, payload: RawPayload<'a>, mime: Option<&str>, pointer: String) -> RawMedia<'a> {
         RawMedia {
             entry: self.entry,
             origin: self.origin,
@@ -276,27 +256,15 @@ impl Site {
 
 /// Picks the `path`/`file_path`-like argument of a tool call's input.
 pub fn path_argument(input: &Value<'_>) -> Option<String> {
-    [
-        "file_path",
-        "path",
-        "filePath",
-        "absolute_path",
-        "filename",
-        "file",
-        "image_path",
-        "pdf_path",
-        "url",
-    ]
-    .iter()
-    .find_map(|k| input.get(k).as_str().map(str::to_string))
+    ["file_path", "path", "filePath", "absolute_path", "filename", "file", "image_path", "pdf_path", "url"]
+        .iter()
+        .find_map(|k| input.get(k).as_str().map(str::to_string))
 }
 
 /// Tool call arguments are often a JSON string: parse it (owned) and look for a path.
 pub fn path_in_arguments(args: &Value<'_>) -> Option<String> {
     match args {
-        Value::Str(s) => Value::parse(s.as_bytes())
-            .ok()
-            .and_then(|v| path_argument(&v)),
+        Value::Str(s) => Value::parse(s.as_bytes()).ok().and_then(|v| path_argument(&v)),
         v => path_argument(v),
     }
 }

@@ -20,11 +20,7 @@ impl Adapter for Mux {
         if !shaped {
             return 0;
         }
-        if v.at(&["metadata", "historySequence"]).as_f64().is_some() || v.has("workspaceId") {
-            6
-        } else {
-            2
-        }
+        if v.at(&["metadata", "historySequence"]).as_f64().is_some() || v.has("workspaceId") { 6 } else { 2 }
     }
 
     fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
@@ -46,15 +42,8 @@ impl Adapter for Mux {
             && error.is_none()
             && meta.get("partial").as_bool() != Some(true);
         if let Some(text) = error {
-            let kind = meta
-                .get("errorType")
-                .to_text()
-                .map(|t| format!(" [{t}]"))
-                .unwrap_or_default();
-            entry.error = Some(ErrorRecord {
-                text: format!("{text}{kind}"),
-                status: None,
-            });
+            let kind = meta.get("errorType").to_text().map(|t| format!(" [{t}]")).unwrap_or_default();
+            entry.error = Some(ErrorRecord { text: format!("{text}{kind}"), status: None });
         }
         let e = out.entry(entry);
         for (i, p) in v.get("parts").items().iter().enumerate() {
@@ -70,16 +59,9 @@ impl Adapter for Mux {
                 provider_reasoning(p.get("providerOptions"), out);
                 provider_reasoning(p.get("providerMetadata"), out);
             } else if let Some(id) = p.get("toolCallId").to_text() {
-                let name = p
-                    .get("toolName")
-                    .to_text()
-                    .or_else(|| ty.strip_prefix("tool-").map(str::to_string));
+                let name = p.get("toolName").to_text().or_else(|| ty.strip_prefix("tool-").map(str::to_string));
                 let path = path_argument(p.get("input"));
-                out.calls.push(RawCall {
-                    call_id: id.clone(),
-                    name: name.clone(),
-                    path: path.clone(),
-                });
+                out.calls.push(RawCall { call_id: id.clone(), name: name.clone(), path: path.clone() });
                 let mut site = Site::tool_result(e, Some(id));
                 site.tool = name;
                 site.name = path;
@@ -95,9 +77,7 @@ fn tool_output<'a>(o: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOut<'a
         let at = ptr(&ptr(at, "value"), i);
         let mime = item.get("mediaType").as_str();
         let payload = match item.get("type").as_str().unwrap_or("") {
-            "media" | "image-data" | "file-data" => {
-                item.get("data").as_cow().map(RawPayload::Base64)
-            }
+            "media" | "image-data" | "file-data" => item.get("data").as_cow().map(RawPayload::Base64),
             "image-url" | "file-url" => url_payload(item.get("url")),
             _ => None,
         };

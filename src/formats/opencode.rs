@@ -17,45 +17,25 @@ pub struct Opencode;
 impl Adapter for Opencode {
     fn sniff(&self, v: &Value<'_>) -> u32 {
         let info = v.get("info");
-        if info.has("sessionID") && info.get("role").as_str().is_some() && v.get("parts").is_array()
-        {
-            8
-        } else {
-            0
-        }
+        if info.has("sessionID") && info.get("role").as_str().is_some() && v.get("parts").is_array() { 8 } else { 0 }
     }
 
     fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
         let info = v.get("info");
         let assistant = info.get("role").as_str() == Some("assistant");
-        let mut entry = RawEntry::new(if assistant {
-            Role::Assistant
-        } else {
-            Role::User
-        });
-        entry.model = info
-            .get("modelID")
-            .to_text()
-            .or_else(|| info.at(&["model", "modelID"]).to_text());
-        entry.provider = info
-            .get("providerID")
-            .to_text()
-            .or_else(|| info.at(&["model", "providerID"]).to_text());
+        let mut entry = RawEntry::new(if assistant { Role::Assistant } else { Role::User });
+        entry.model = info.get("modelID").to_text().or_else(|| info.at(&["model", "modelID"]).to_text());
+        entry.provider = info.get("providerID").to_text().or_else(|| info.at(&["model", "providerID"]).to_text());
         let err = info.get("error");
         if err.is_object() {
             entry.error = Some(error_record(err));
         } else if assistant {
             let tokens = info.get("tokens");
-            let used = tokens.get("input").as_f64().unwrap_or(0.0)
-                + tokens.get("output").as_f64().unwrap_or(0.0);
+            let used = tokens.get("input").as_f64().unwrap_or(0.0) + tokens.get("output").as_f64().unwrap_or(0.0);
             entry.accepted = used > 0.0 || info.get("finish").as_str().is_some();
         }
         let e = out.entry(entry);
-        let origin = if assistant {
-            Origin::Assistant
-        } else {
-            Origin::User
-        };
+        let origin = if assistant { Origin::Assistant } else { Origin::User };
         for (i, p) in v.get("parts").items().iter().enumerate() {
             let at = ptr("/parts", i);
             match p.get("type").as_str().unwrap_or("") {
@@ -67,11 +47,7 @@ impl Adapter for Opencode {
                     let name = p.get("tool").to_text();
                     let path = path_argument(state.get("input"));
                     if let Some(id) = &id {
-                        out.calls.push(RawCall {
-                            call_id: id.clone(),
-                            name: name.clone(),
-                            path: path.clone(),
-                        });
+                        out.calls.push(RawCall { call_id: id.clone(), name: name.clone(), path: path.clone() });
                     }
                     let mut site = Site::tool_result(e, id);
                     site.tool = name;
@@ -90,11 +66,7 @@ impl Adapter for Opencode {
 fn file_part<'a>(p: &'a Value<'a>, site: &Site, at: String, out: &mut LineOut<'a>) {
     if let Some(pl) = url_payload(p.get("url")) {
         let mut m = site.media(pl, p.get("mime").as_str(), at);
-        m.name = p
-            .get("filename")
-            .to_text()
-            .or_else(|| p.at(&["source", "path"]).to_text())
-            .or(m.name);
+        m.name = p.get("filename").to_text().or_else(|| p.at(&["source", "path"]).to_text()).or(m.name);
         out.media.push(m);
     }
 }
@@ -107,14 +79,7 @@ fn error_record(err: &Value<'_>) -> ErrorRecord {
         .get("responseBody")
         .to_text()
         .filter(|b| !b.is_empty())
-        .or_else(|| {
-            data.get("message")
-                .to_text()
-                .map(|m| format!("{name}: {m}"))
-        })
+        .or_else(|| data.get("message").to_text().map(|m| format!("{name}: {m}")))
         .unwrap_or(name);
-    ErrorRecord {
-        text,
-        status: data.get("statusCode").as_f64().map(|s| s as u16),
-    }
+    ErrorRecord { text, status: data.get("statusCode").as_f64().map(|s| s as u16) }
 }

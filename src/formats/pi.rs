@@ -16,26 +16,14 @@ impl Adapter for Pi {
     fn sniff(&self, v: &Value<'_>) -> u32 {
         match v.get("type").as_str() {
             Some("session") if v.has("version") && v.has("id") => 10,
-            Some("message")
-                if v.has("parentId") && v.at(&["message", "role"]).as_str().is_some() =>
-            {
-                3
-            }
-            Some("model_change" | "thinking_level_change" | "compaction" | "branch_summary")
-                if v.has("parentId") =>
-            {
-                3
-            }
+            Some("message") if v.has("parentId") && v.at(&["message", "role"]).as_str().is_some() => 3,
+            Some("model_change" | "thinking_level_change" | "compaction" | "branch_summary") if v.has("parentId") => 3,
             _ => 0,
         }
     }
 
     fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
-        let Some(id) = v
-            .get("id")
-            .to_text()
-            .filter(|_| v.get("type").as_str() != Some("session"))
-        else {
+        let Some(id) = v.get("id").to_text().filter(|_| v.get("type").as_str() != Some("session")) else {
             out.unit = Unit::Hidden;
             return;
         };
@@ -44,12 +32,7 @@ impl Adapter for Pi {
             "message" => message(v.get("message"), out),
             "custom_message" => {
                 let e = out.entry(RawEntry::new(Role::User));
-                parts(
-                    v.get("content"),
-                    &Site::new(e, Origin::User),
-                    "/content",
-                    out,
-                );
+                parts(v.get("content"), &Site::new(e, Origin::User), "/content", out);
             }
             "model_change" => {
                 out.context_model = v.get("modelId").to_text();
@@ -58,12 +41,7 @@ impl Adapter for Pi {
             "compaction" => keep_from = v.get("firstKeptEntryId").to_text(),
             _ => {}
         }
-        out.unit = Unit::Node {
-            id,
-            parent: v.get("parentId").to_text(),
-            sidechain: false,
-            keep_from,
-        };
+        out.unit = Unit::Node { id, parent: v.get("parentId").to_text(), sidechain: false, keep_from };
     }
 }
 
@@ -71,12 +49,7 @@ fn message<'a>(m: &'a Value<'a>, out: &mut LineOut<'a>) {
     match m.get("role").as_str().unwrap_or("") {
         "user" => {
             let e = out.entry(RawEntry::new(Role::User));
-            parts(
-                m.get("content"),
-                &Site::new(e, Origin::User),
-                "/message/content",
-                out,
-            );
+            parts(m.get("content"), &Site::new(e, Origin::User), "/message/content", out);
         }
         "toolResult" => {
             let e = out.entry(RawEntry::new(Role::Tool));
@@ -89,13 +62,9 @@ fn message<'a>(m: &'a Value<'a>, out: &mut LineOut<'a>) {
             let mut e = RawEntry::new(Role::Assistant);
             e.model = m.get("model").to_text();
             e.provider = m.get("provider").to_text();
-            e.accepted =
-                matches!(stop, "stop" | "length" | "toolUse") && m.get("usage").is_object();
+            e.accepted = matches!(stop, "stop" | "length" | "toolUse") && m.get("usage").is_object();
             if stop == "error" || stop == "aborted" {
-                let text = m
-                    .get("errorMessage")
-                    .to_text()
-                    .unwrap_or_else(|| format!("request {stop}"));
+                let text = m.get("errorMessage").to_text().unwrap_or_else(|| format!("request {stop}"));
                 e.error = Some(ErrorRecord { text, status: None });
             }
             let e = out.entry(e);
@@ -140,16 +109,11 @@ fn thinking(b: &Value<'_>, out: &mut LineOut<'_>) {
         && let Ok(item) = Value::parse(sig.as_bytes())
         && item.get("type").as_str() == Some("reasoning")
     {
-        let kind = if item.has("encrypted_content") {
-            ReasoningKind::OpenaiEncrypted
-        } else {
-            ReasoningKind::OpenaiId
-        };
+        let kind = if item.has("encrypted_content") { ReasoningKind::OpenaiEncrypted } else { ReasoningKind::OpenaiId };
         out.reasoning.push((kind, item.get("id").to_text()));
         return;
     }
-    out.reasoning
-        .push((ReasoningKind::AnthropicSignature, None));
+    out.reasoning.push((ReasoningKind::AnthropicSignature, None));
 }
 
 fn parts<'a>(content: &'a Value<'a>, site: &Site, base: &str, out: &mut LineOut<'a>) {
@@ -162,10 +126,6 @@ fn parts<'a>(content: &'a Value<'a>, site: &Site, base: &str, out: &mut LineOut<
 
 fn image<'a>(b: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOut<'a>) {
     if let Some(data) = b.get("data").as_cow() {
-        out.media.push(site.media(
-            RawPayload::Base64(data),
-            b.get("mimeType").as_str(),
-            at.to_string(),
-        ));
+        out.media.push(site.media(RawPayload::Base64(data), b.get("mimeType").as_str(), at.to_string()));
     }
 }

@@ -22,10 +22,8 @@ fn body<'v, 'a>(v: &'v Value<'a>) -> (&'v Value<'a>, &'static str) {
         if v.get(key).is_object() {
             return (
                 v.get(key),
-                ["/request", "/body", "/response"][["request", "body", "response"]
-                    .iter()
-                    .position(|k| *k == key)
-                    .unwrap_or(0)],
+                ["/request", "/body", "/response"]
+                    [["request", "body", "response"].iter().position(|k| *k == key).unwrap_or(0)],
             );
         }
     }
@@ -36,24 +34,15 @@ fn body<'v, 'a>(v: &'v Value<'a>) -> (&'v Value<'a>, &'static str) {
 /// one system entry carrying the whole body as text for the classifier.
 fn error_line(v: &Value<'_>, out: &mut LineOut<'_>) -> bool {
     let err = v.get("error");
-    let failed = v
-        .get("type")
-        .as_str()
-        .is_some_and(|t| t == "error" || t == "response.failed")
+    let failed = v.get("type").as_str().is_some_and(|t| t == "error" || t == "response.failed")
         || (!err.is_null() && !v.has("messages") && !v.has("input") && !v.has("contents"));
     if !failed {
         return false;
     }
     let mut e = RawEntry::new(Role::System);
-    let status = err
-        .get("code")
-        .as_f64()
-        .or_else(|| v.get("status").as_f64())
-        .or_else(|| v.get("status_code").as_f64());
-    e.error = Some(ErrorRecord {
-        text: v.to_string(),
-        status: status.map(|s| s as u16),
-    });
+    let status =
+        err.get("code").as_f64().or_else(|| v.get("status").as_f64()).or_else(|| v.get("status_code").as_f64());
+    e.error = Some(ErrorRecord { text: v.to_string(), status: status.map(|s| s as u16) });
     out.entry(e);
     true
 }
@@ -79,14 +68,9 @@ impl Adapter for OpenaiChat {
         let (b, _) = body(v);
         let msgs = b.get("messages").items();
         let openai_msg = msgs.iter().any(|m| {
-            matches!(
-                m.get("role").as_str(),
-                Some("system" | "developer" | "tool")
-            ) || m.has("tool_calls")
-                || m.get("content")
-                    .items()
-                    .iter()
-                    .any(|p| p.get("type").as_str() == Some("image_url"))
+            matches!(m.get("role").as_str(), Some("system" | "developer" | "tool"))
+                || m.has("tool_calls")
+                || m.get("content").items().iter().any(|p| p.get("type").as_str() == Some("image_url"))
         });
         if openai_msg || (b.has("choices") && b.get("object").as_str() != Some("response")) {
             4
@@ -165,11 +149,7 @@ impl Adapter for OpenaiResponses {
             }
             return;
         }
-        let r = if b.get("response").is_object() {
-            b.get("response")
-        } else {
-            b
-        };
+        let r = if b.get("response").is_object() { b.get("response") } else { b };
         let failed = r.get("status").as_str() == Some("failed") || r.get("error").is_object();
         if failed || !r.has("output") {
             let _ = error_line(b, out) || (r.get("error").is_object() && error_line(r, out));
@@ -187,10 +167,8 @@ impl Adapter for Anthropic {
         let (b, _) = body(v);
         let anthropic_block = |m: &Value<'_>| {
             m.get("content").items().iter().any(|p| {
-                matches!(
-                    p.get("type").as_str(),
-                    Some("tool_use" | "tool_result" | "thinking" | "document")
-                ) || p.get("source").is_object()
+                matches!(p.get("type").as_str(), Some("tool_use" | "tool_result" | "thinking" | "document"))
+                    || p.get("source").is_object()
             })
         };
         if b.get("messages").items().iter().any(anthropic_block)
@@ -230,15 +208,9 @@ impl Adapter for Anthropic {
 impl Adapter for Gemini {
     fn sniff(&self, v: &Value<'_>) -> u32 {
         let (b, _) = body(v);
-        let status = b
-            .at(&["error", "status"])
-            .as_str()
-            .is_some_and(|s| s.bytes().all(|c| c.is_ascii_uppercase() || c == b'_'));
-        if b.get("contents").is_array() || b.has("candidates") || b.has("usageMetadata") || status {
-            4
-        } else {
-            0
-        }
+        let status =
+            b.at(&["error", "status"]).as_str().is_some_and(|s| s.bytes().all(|c| c.is_ascii_uppercase() || c == b'_'));
+        if b.get("contents").is_array() || b.has("candidates") || b.has("usageMetadata") || status { 4 } else { 0 }
     }
 
     fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {

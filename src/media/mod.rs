@@ -41,11 +41,7 @@ pub struct Inspection {
 impl Inspection {
     /// The worst severity among the problems.
     pub fn verdict(&self) -> Verdict {
-        self.problems
-            .iter()
-            .map(|p| p.severity)
-            .max()
-            .unwrap_or(Verdict::Ok)
+        self.problems.iter().map(|p| p.severity).max().unwrap_or(Verdict::Ok)
     }
 }
 
@@ -62,13 +58,11 @@ pub enum Depth {
 pub fn decode_base64(text: &str, out: &mut Vec<u8>) -> Result<(), Problem> {
     use base64::Engine as _;
     out.clear();
-    base64::engine::general_purpose::STANDARD
-        .decode_vec(text.trim_end(), out)
-        .map_err(|e| Problem {
-            severity: Verdict::Invalid,
-            code: "base64.invalid",
-            message: format!("the base64 payload does not decode: {e}"),
-        })
+    base64::engine::general_purpose::STANDARD.decode_vec(text.trim_end(), out).map_err(|e| Problem {
+        severity: Verdict::Invalid,
+        code: "base64.invalid",
+        message: format!("the base64 payload does not decode: {e}"),
+    })
 }
 
 /// One decoded payload and what the session says about it.
@@ -81,10 +75,8 @@ pub struct Payload<'a> {
 
 /// Judges decoded bytes against a provider's rules.
 pub fn inspect(p: &Payload<'_>, _depth: Depth, _rules: &rules::Rules) -> Inspection {
-    let mut ins = Inspection {
-        mime_detected: infer::get(p.bytes).map(|t| t.mime_type().to_string()),
-        ..Inspection::default()
-    };
+    let mut ins =
+        Inspection { mime_detected: infer::get(p.bytes).map(|t| t.mime_type().to_string()), ..Inspection::default() };
     if p.bytes.is_empty() {
         ins.problems.push(Problem {
             severity: Verdict::Invalid,
@@ -110,9 +102,5 @@ pub fn parse_data_url(url: &str) -> Option<DataUrl<'_>> {
     let mut params = head.split(';');
     let mime = params.next().filter(|m| !m.is_empty());
     let base64 = params.any(|p| p.eq_ignore_ascii_case("base64"));
-    Some(DataUrl {
-        mime,
-        base64,
-        payload,
-    })
+    Some(DataUrl { mime, base64, payload })
 }

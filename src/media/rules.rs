@@ -11,10 +11,7 @@ pub struct Rules {
 impl Rules {
     /// Rules when no provider is known: only checks every provider agrees on.
     pub fn generic() -> Rules {
-        Rules {
-            provider: "generic".into(),
-            max_images_per_request: None,
-        }
+        Rules { provider: "generic".into(), max_images_per_request: None }
     }
 
     /// Built-in rules for a provider name (`anthropic`, `openai`, …).
@@ -31,10 +28,7 @@ impl Rules {
 }
 
 /// Problems of a whole history sent as one request (image counts, PDF pages…).
-pub fn history_problems(
-    attachments: &[crate::model::Attachment],
-    rules: &Rules,
-) -> Vec<super::Problem> {
+pub fn history_problems(attachments: &[crate::model::Attachment], rules: &Rules) -> Vec<super::Problem> {
     let _ = (attachments, rules);
     Vec::new()
 }

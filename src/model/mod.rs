@@ -132,10 +132,7 @@ impl Attachment {
 
     /// Is this an image (by sniffed type, else declared type)?
     pub fn is_image(&self) -> bool {
-        self.mime_detected
-            .as_deref()
-            .or(self.mime_declared.as_deref())
-            .is_some_and(|m| m.starts_with("image/"))
+        self.mime_detected.as_deref().or(self.mime_declared.as_deref()).is_some_and(|m| m.starts_with("image/"))
     }
 }
 

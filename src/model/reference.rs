@@ -45,10 +45,7 @@ impl Ref {
             }
             return Ok(Ref::Sha256(hex));
         }
-        let rest = s
-            .strip_prefix('L')
-            .or_else(|| s.strip_prefix('l'))
-            .ok_or_else(err)?;
+        let rest = s.strip_prefix('L').or_else(|| s.strip_prefix('l')).ok_or_else(err)?;
         let (line, index) = rest.split_once('.').ok_or_else(err)?;
         let line = line.parse().map_err(|_| err())?;
         let index = index.parse().map_err(|_| err())?;
@@ -62,10 +59,7 @@ impl Ref {
     pub fn matches(&self, a: &Attachment) -> bool {
         match self {
             Ref::At { .. } => a.reference == self.to_string(),
-            Ref::Sha256(prefix) => a
-                .sha256
-                .as_deref()
-                .is_some_and(|h| h.starts_with(prefix.as_str())),
+            Ref::Sha256(prefix) => a.sha256.as_deref().is_some_and(|h| h.starts_with(prefix.as_str())),
         }
     }
 }
@@ -87,19 +81,8 @@ mod tests {
     fn parses_and_prints() {
         assert_eq!(Ref::parse("L12.3"), Ok(Ref::At { line: 12, index: 3 }));
         assert_eq!(Ref::parse("L12.3").unwrap().to_string(), "L12.3");
-        assert_eq!(
-            Ref::parse("sha256:ABCDEF01"),
-            Ok(Ref::Sha256("abcdef01".into()))
-        );
-        for bad in [
-            "12.3",
-            "L0.1",
-            "L1.0",
-            "L1",
-            "sha256:ab",
-            "sha256:xyzxyz",
-            "L1.2.3",
-        ] {
+        assert_eq!(Ref::parse("sha256:ABCDEF01"), Ok(Ref::Sha256("abcdef01".into())));
+        for bad in ["12.3", "L0.1", "L1.0", "L1", "sha256:ab", "sha256:xyzxyz", "L1.2.3"] {
             assert!(Ref::parse(bad).is_err(), "{bad}");
         }
     }

@@ -25,9 +25,7 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
     let mut first_is_partial = false;
     while raws.len() < SNIFF_LINES && total < SNIFF_BYTES {
         let mut buf = Vec::new();
-        let n = r
-            .read_until(b'\n', &mut buf)
-            .with_context(|| format!("reading {}", path.display()))?;
+        let n = r.read_until(b'\n', &mut buf).with_context(|| format!("reading {}", path.display()))?;
         if n == 0 {
             break;
         }
@@ -51,10 +49,7 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
         let body = whole.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&whole);
         doc = match Value::parse(body) {
             Ok(v) => vec![v],
-            Err(e) => bail!(
-                "{} is neither JSON Lines nor one JSON document: {e}",
-                path.display()
-            ),
+            Err(e) => bail!("{} is neither JSON Lines nor one JSON document: {e}", path.display()),
         };
         &doc
     } else {
@@ -73,12 +68,7 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
         },
     };
     let rules = rules_for(format, opts, sniffed);
-    Ok(Plan {
-        format,
-        detected,
-        rules,
-        single_document,
-    })
+    Ok(Plan { format, detected, rules, single_document })
 }
 
 /// `--provider`, else the provider the session names, else the format's own.
@@ -90,27 +80,18 @@ fn rules_for(format: Format, opts: &Options, lines: &[Value<'_>]) -> Rules {
     for v in lines {
         let mut out = LineOut::default();
         adapter.read(v, &mut out);
-        let named = out
-            .context_provider
-            .iter()
-            .chain(out.entries.iter().filter_map(|e| e.provider.as_ref()));
+        let named = out.context_provider.iter().chain(out.entries.iter().filter_map(|e| e.provider.as_ref()));
         for p in named {
             if let Some(r) = Rules::builtin(p) {
                 return r;
             }
         }
-        let models = out
-            .context_model
-            .iter()
-            .chain(out.entries.iter().filter_map(|e| e.model.as_ref()));
+        let models = out.context_model.iter().chain(out.entries.iter().filter_map(|e| e.model.as_ref()));
         for m in models {
             if let Some(r) = Rules::provider_for_model(m).and_then(Rules::builtin) {
                 return r;
             }
         }
     }
-    format
-        .default_provider()
-        .and_then(Rules::builtin)
-        .unwrap_or_else(Rules::generic)
+    format.default_provider().and_then(Rules::builtin).unwrap_or_else(Rules::generic)
 }

@@ -43,10 +43,7 @@ pub fn read_line(
                 }
             }
             let message = if !terminated && e.is_eof() {
-                format!(
-                    "is cut short after {} bytes (the agent stopped mid-write); the record is skipped",
-                    raw.len()
-                )
+                format!("is cut short after {} bytes (the agent stopped mid-write); the record is skipped", raw.len())
             } else if !utf8 {
                 "is not valid UTF-8 JSON; the record is skipped".to_string()
             } else {
@@ -92,9 +89,5 @@ pub fn record(
 }
 
 pub fn finding(line: u64, severity: Severity, what: String) -> Finding {
-    Finding {
-        line,
-        severity,
-        message: format!("line {line} {what}"),
-    }
+    Finding { line, severity, message: format!("line {line} {what}") }
 }

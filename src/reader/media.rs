@@ -20,16 +20,10 @@ pub struct Judge<'r> {
 impl Judge<'_> {
     /// Builds the attachments of one line. `line` is the raw line the media
     /// borrow from, `offset` its position in the file.
-    pub fn attachments(
-        &mut self,
-        media: &[RawMedia<'_>],
-        line: &[u8],
-        offset: u64,
-    ) -> Vec<Attachment> {
+    pub fn attachments(&mut self, media: &[RawMedia<'_>], line: &[u8], offset: u64) -> Vec<Attachment> {
         let mut out: Vec<Attachment> = Vec::with_capacity(media.len());
         let mut texts: Vec<Option<&str>> = Vec::with_capacity(media.len());
-        let (own, mirrors): (Vec<&RawMedia>, Vec<&RawMedia>) =
-            media.iter().partition(|m| !m.mirror);
+        let (own, mirrors): (Vec<&RawMedia>, Vec<&RawMedia>) = media.iter().partition(|m| !m.mirror);
         for m in own {
             texts.push(payload_text(&m.payload));
             out.push(self.judge(m, line, offset));
@@ -123,20 +117,11 @@ impl Judge<'_> {
         result
     }
 
-    fn finish(
-        &self,
-        mut a: Attachment,
-        bytes: Cow<'_, [u8]>,
-        encoded_len: Option<usize>,
-    ) -> Attachment {
+    fn finish(&self, mut a: Attachment, bytes: Cow<'_, [u8]>, encoded_len: Option<usize>) -> Attachment {
         a.bytes = Some(bytes.len() as u64);
         a.sha256 = Some(hex(&Sha256::digest(&bytes)));
-        let p = Payload {
-            bytes: &bytes,
-            declared_mime: a.mime_declared.as_deref(),
-            encoded_len,
-            name: a.name.as_deref(),
-        };
+        let p =
+            Payload { bytes: &bytes, declared_mime: a.mime_declared.as_deref(), encoded_len, name: a.name.as_deref() };
         let ins = media::inspect(&p, self.depth, self.rules);
         a.apply(ins);
         a
@@ -155,10 +140,7 @@ fn payload_text<'p>(p: &'p RawPayload<'_>) -> Option<&'p str> {
 fn span_of(text: Option<&str>, line: &[u8], offset: u64) -> Option<Span> {
     let t = text?;
     let start = (t.as_ptr() as usize).checked_sub(line.as_ptr() as usize)?;
-    (start + t.len() <= line.len()).then_some(Span {
-        offset: offset + start as u64,
-        len: t.len() as u64,
-    })
+    (start + t.len() <= line.len()).then_some(Span { offset: offset + start as u64, len: t.len() as u64 })
 }
 
 /// `%XX` escapes of a non-base64 data URL.
@@ -184,12 +166,10 @@ fn percent_decode(s: &str) -> Vec<u8> {
 
 pub fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write as _;
-    bytes
-        .iter()
-        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
+    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
 }
 
 #[cfg(test)]

@@ -9,10 +9,11 @@
 
 mod detect;
 mod line;
+mod lines;
 mod media;
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use anyhow::{Context as _, bail};
@@ -62,9 +63,7 @@ pub fn read_with_plan(
     plan: &Plan,
     progress: Option<&(dyn Fn(u64) + Sync)>,
 ) -> anyhow::Result<Session> {
-    let size = std::fs::metadata(path)
-        .with_context(|| format!("reading {}", path.display()))?
-        .len();
+    let size = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?.len();
     let (mut records, mut findings, lines) = if plan.single_document {
         single_document(path, opts, plan)?
     } else {
@@ -72,28 +71,14 @@ pub fn read_with_plan(
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
         };
-        let n = if size < 4 << 20 {
-            1
-        } else {
-            threads.clamp(1, 16)
-        };
-        let ranges: Vec<(u64, u64)> = (0..n as u64)
-            .map(|i| (size * i / n as u64, size * (i + 1) / n as u64))
-            .collect();
+        let n = if size < 4 << 20 { 1 } else { threads.clamp(1, 16) };
+        let ranges: Vec<(u64, u64)> = (0..n as u64).map(|i| (size * i / n as u64, size * (i + 1) / n as u64)).collect();
         let chunks: Vec<anyhow::Result<Chunk>> = std::thread::scope(|s| {
             let handles: Vec<_> = ranges
                 .iter()
-                .map(|&(start, end)| {
-                    s.spawn(move || read_range(path, opts, plan, start, end, progress))
-                })
+                .map(|&(start, end)| s.spawn(move || read_range(path, opts, plan, start, end, progress)))
                 .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| bail!("a reader thread panicked"))
-                })
-                .collect()
+            handles.into_iter().map(|h| h.join().unwrap_or_else(|_| bail!("a reader thread panicked"))).collect()
         });
         merge(chunks)?
     };
@@ -121,9 +106,7 @@ struct Chunk {
 }
 
 /// Puts chunk-relative line numbers back in file order.
-fn merge(
-    chunks: Vec<anyhow::Result<Chunk>>,
-) -> anyhow::Result<(Vec<LineRecord>, Vec<Finding>, u64)> {
+fn merge(chunks: Vec<anyhow::Result<Chunk>>) -> anyhow::Result<(Vec<LineRecord>, Vec<Finding>, u64)> {
     let mut records = Vec::new();
     let mut findings = Vec::new();
     let mut base = 0;
@@ -148,10 +131,7 @@ fn merge(
 
 /// Findings read "line N …"; a chunk wrote its relative N.
 fn renumber(message: &str, line: u64) -> String {
-    match message
-        .strip_prefix("line ")
-        .and_then(|m| m.split_once(' '))
-    {
+    match message.strip_prefix("line ").and_then(|m| m.split_once(' ')) {
         Some((_, rest)) => format!("line {line} {rest}"),
         None => message.to_string(),
     }
@@ -173,32 +153,19 @@ fn read_range(
         file.seek(SeekFrom::Start(start - 1))?;
         pos = start - 1;
     }
-    let mut r = BufReader::with_capacity(1 << 20, file);
+    let mut r = lines::Lines::new(file);
     if start > 0 {
-        let mut skip = Vec::new();
-        pos += r.read_until(b'\n', &mut skip)? as u64;
+        pos += r.next_line()?.map_or(0, |l| l.len() as u64);
     }
     let adapter = plan.format.adapter();
-    let mut judge = media::Judge {
-        depth: opts.depth,
-        rules: &plan.rules,
-        buf: Vec::new(),
-    };
-    let mut chunk = Chunk {
-        records: Vec::new(),
-        findings: Vec::new(),
-        lines: 0,
-    };
-    let mut buf = Vec::new();
+    let mut judge = media::Judge { depth: opts.depth, rules: &plan.rules, buf: Vec::new() };
+    let mut chunk = Chunk { records: Vec::new(), findings: Vec::new(), lines: 0 };
     let mut crlf = false;
     while pos < end {
-        buf.clear();
-        let n = r
-            .read_until(b'\n', &mut buf)
-            .with_context(|| format!("reading {}", path.display()))?;
-        if n == 0 {
+        let Some(buf) = r.next_line().with_context(|| format!("reading {}", path.display()))? else {
             break;
-        }
+        };
+        let n = buf.len();
         let offset = pos;
         pos += n as u64;
         chunk.lines += 1;
@@ -206,11 +173,7 @@ fn read_range(
             p(n as u64);
         }
         let terminated = buf.last() == Some(&b'\n');
-        let mut raw: &[u8] = if terminated {
-            &buf[..buf.len() - 1]
-        } else {
-            &buf
-        };
+        let mut raw: &[u8] = if terminated { &buf[..buf.len() - 1] } else { buf };
         let mut body_offset = offset;
         if let Some(stripped) = raw.strip_suffix(b"\r") {
             raw = stripped;
@@ -234,16 +197,9 @@ fn read_range(
                 "starts with a UTF-8 byte-order mark; it is ignored".into(),
             ));
         }
-        if let Some(rec) = line::read_line(
-            adapter,
-            &mut judge,
-            raw,
-            chunk.lines,
-            body_offset,
-            terminated,
-            &mut chunk.findings,
-        )
-        .filter(|r| !r.is_empty())
+        if let Some(rec) =
+            line::read_line(adapter, &mut judge, raw, chunk.lines, body_offset, terminated, &mut chunk.findings)
+                .filter(|r| !r.is_empty())
         {
             chunk.records.push(rec);
         }
@@ -253,26 +209,16 @@ fn read_range(
 
 /// A file that is one JSON document (a pretty-printed body, a legacy Gemini CLI
 /// `.json`): read whole, judged as one record whose payloads keep their own lines.
-fn single_document(
-    path: &Path,
-    opts: &Options,
-    plan: &Plan,
-) -> anyhow::Result<(Vec<LineRecord>, Vec<Finding>, u64)> {
+fn single_document(path: &Path, opts: &Options, plan: &Plan) -> anyhow::Result<(Vec<LineRecord>, Vec<Finding>, u64)> {
     let mut bytes = Vec::new();
     File::open(path)
         .and_then(|mut f| f.read_to_end(&mut bytes))
         .with_context(|| format!("reading {}", path.display()))?;
-    let lines =
-        memchr::memchr_iter(b'\n', &bytes).count() as u64 + u64::from(!bytes.ends_with(b"\n"));
-    let mut judge = media::Judge {
-        depth: opts.depth,
-        rules: &plan.rules,
-        buf: Vec::new(),
-    };
+    let lines = memchr::memchr_iter(b'\n', &bytes).count() as u64 + u64::from(!bytes.ends_with(b"\n"));
+    let mut judge = media::Judge { depth: opts.depth, rules: &plan.rules, buf: Vec::new() };
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
     let offset = (bytes.len() - body.len()) as u64;
-    let v = crate::json::Value::parse(body)
-        .with_context(|| format!("{} is not a JSON document", path.display()))?;
+    let v = crate::json::Value::parse(body).with_context(|| format!("{} is not a JSON document", path.display()))?;
     let rec = line::record(plan.format.adapter(), &mut judge, &v, body, 1, offset, true);
     Ok((vec![rec], Vec::new(), lines))
 }

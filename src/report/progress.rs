@@ -20,11 +20,9 @@ pub fn read(path: &Path, opts: &Options) -> anyhow::Result<(Session, Plan)> {
     }
     let bar = ProgressBar::new(size);
     bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} {msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .progress_chars("=> "),
+        ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
     );
     bar.set_message(crate::report::sanitize(&path.display().to_string()));
     let tick = |n: u64| bar.inc(n);

@@ -8,11 +8,7 @@ use crate::model::{Attachment, Origin};
 use super::{ScanReport, sanitize, table};
 
 pub fn write(out: &mut impl Write, r: &ScanReport) -> io::Result<()> {
-    let how = if r.format_detected {
-        "detected"
-    } else {
-        "given"
-    };
+    let how = if r.format_detected { "detected" } else { "given" };
     writeln!(
         out,
         "{}: {} ({how}), {} lines, {} entries, {} attachments, judged by {} rules",
@@ -24,24 +20,17 @@ pub fn write(out: &mut impl Write, r: &ScanReport) -> io::Result<()> {
         r.provider
     )?;
     if !r.attachments.is_empty() {
-        let mut t = table::new(&[
-            "ref", "line", "origin", "name", "type", "size", "dims", "sha256", "verdict",
-        ]);
+        let mut t = table::new(&["ref", "line", "origin", "name", "type", "size", "dims", "sha256", "verdict"]);
         for a in &r.attachments {
             t.add_row(vec![
                 a.reference.clone(),
                 a.line.to_string(),
                 origin(a),
-                sanitize(&shorten(
-                    a.name.as_deref().or(a.url.as_deref()).unwrap_or("-"),
-                    40,
-                )),
+                sanitize(&shorten(a.name.as_deref().or(a.url.as_deref()).unwrap_or("-"), 40)),
                 mime(a),
                 a.bytes.map_or("-".into(), table::size),
                 dims(a),
-                a.sha256
-                    .as_deref()
-                    .map_or("-".into(), |h| h[..12.min(h.len())].to_string()),
+                a.sha256.as_deref().map_or("-".into(), |h| h[..12.min(h.len())].to_string()),
                 verdict(a.verdict).into(),
             ]);
         }
@@ -49,22 +38,11 @@ pub fn write(out: &mut impl Write, r: &ScanReport) -> io::Result<()> {
     }
     for a in &r.attachments {
         for p in &a.problems {
-            writeln!(
-                out,
-                "  {} {}: {}",
-                a.reference,
-                verdict(p.severity),
-                sanitize(&p.message)
-            )?;
+            writeln!(out, "  {} {}: {}", a.reference, verdict(p.severity), sanitize(&p.message))?;
         }
     }
     for p in &r.limits {
-        writeln!(
-            out,
-            "  request {}: {}",
-            verdict(p.severity),
-            sanitize(&p.message)
-        )?;
+        writeln!(out, "  request {}: {}", verdict(p.severity), sanitize(&p.message))?;
     }
     for f in &r.findings {
         writeln!(out, "  {:?}: {}", f.severity, sanitize(&f.message))?;

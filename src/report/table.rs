@@ -8,16 +8,8 @@ use comfy_table::{ContentArrangement, Table, presets};
 pub fn new(header: &[&str]) -> Table {
     let mut t = Table::new();
     let tty = std::io::stdout().is_terminal();
-    t.load_preset(if tty {
-        presets::UTF8_FULL_CONDENSED
-    } else {
-        presets::NOTHING
-    });
-    t.set_content_arrangement(if tty {
-        ContentArrangement::Dynamic
-    } else {
-        ContentArrangement::Disabled
-    });
+    t.load_preset(if tty { presets::UTF8_FULL_CONDENSED } else { presets::NOTHING });
+    t.set_content_arrangement(if tty { ContentArrangement::Dynamic } else { ContentArrangement::Disabled });
     t.set_header(header.iter().copied());
     t
 }
@@ -31,11 +23,7 @@ pub fn size(bytes: u64) -> String {
         v /= 1000.0;
         u += 1;
     }
-    if u == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{v:.1} {}", UNITS[u])
-    }
+    if u == 0 { format!("{bytes} B") } else { format!("{v:.1} {}", UNITS[u]) }
 }
 
 #[cfg(test)]

@@ -11,9 +11,7 @@ pub fn bin() -> Command {
 }
 
 pub fn sample(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("samples")
-        .join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("samples").join(name)
 }
 
 pub fn run(args: &[&str]) -> Output {
@@ -29,10 +27,7 @@ pub fn scan_json(file: &Path, extra: &[&str]) -> (serde_json::Value, i32) {
     let out = run(&args);
     let code = out.status.code().expect("exited");
     let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "scan --json printed no JSON ({e}); stderr: {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
+        panic!("scan --json printed no JSON ({e}); stderr: {}", String::from_utf8_lossy(&out.stderr))
     });
     (v, code)
 }
