@@ -6,6 +6,8 @@ use std::process::{Command, Output};
 
 use sha2::{Digest, Sha256};
 
+pub mod wrap;
+
 pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_session-doctor"))
 }
