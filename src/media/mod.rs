@@ -41,7 +41,11 @@ pub struct Inspection {
 impl Inspection {
     /// The worst severity among the problems.
     pub fn verdict(&self) -> Verdict {
-        self.problems.iter().map(|p| p.severity).max().unwrap_or(Verdict::Ok)
+        self.problems
+            .iter()
+            .map(|p| p.severity)
+            .max()
+            .unwrap_or(Verdict::Ok)
     }
 }
 
@@ -68,7 +72,12 @@ pub fn decode_base64(text: &str, out: &mut Vec<u8>) -> Result<(), Problem> {
 }
 
 /// Judges decoded bytes. `declared` is the mime type the session claims.
-pub fn inspect(bytes: &[u8], declared: Option<&str>, _depth: Depth, _rules: &rules::Rules) -> Inspection {
+pub fn inspect(
+    bytes: &[u8],
+    declared: Option<&str>,
+    _depth: Depth,
+    _rules: &rules::Rules,
+) -> Inspection {
     let mut ins = Inspection {
         mime_detected: infer::get(bytes).map(|t| t.mime_type().to_string()),
         ..Inspection::default()

@@ -11,7 +11,10 @@ pub struct Rules {
 impl Rules {
     /// Rules when no provider is known: only checks every provider agrees on.
     pub fn generic() -> Rules {
-        Rules { provider: "generic".into(), max_images_per_request: None }
+        Rules {
+            provider: "generic".into(),
+            max_images_per_request: None,
+        }
     }
 
     /// Built-in rules for a provider name (`anthropic`, `openai`, …).
