@@ -195,6 +195,8 @@ fn status_prefix(s: &str, frame: &mut Frame, ev: &mut Evidence) {
                 .unwrap_or("");
             frame.implied = implied_status(word);
             frame.code = Some(word.to_ascii_uppercase());
+            // gemini-cli "(Status: INVALID_ARGUMENT)": gRPC names in text are Google's.
+            ev.shape.gemini = true;
             ev.codes.push(word.to_string());
         }
     }

@@ -101,7 +101,9 @@ fn leading_number(s: &str) -> Option<u64> {
         }
         i += 1;
     }
-    (digits > 0).then_some(n)
+    // "5.0 MB": a decimal is a size in some unit, not a count we can act on.
+    let decimal = b.get(i) == Some(&b'.') && b.get(i + 1).is_some_and(u8::is_ascii_digit);
+    (digits > 0 && !decimal).then_some(n)
 }
 
 /// Where request paths start (Anthropic, OpenAI Chat/Responses, Gemini).

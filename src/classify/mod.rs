@@ -206,10 +206,16 @@ fn decide(codes: &[String], hay: &str, status: Option<u16>, path: Option<&str>) 
             .map(|r| r.class)
     };
 
+    let phrase = by_phrase(signals::DETERMINISTIC_PHRASES);
     if let Some(c) = by_code(signals::DETERMINISTIC_CODES) {
+        // Anthropic's 413 `request_too_large` "Request size exceeds model context window"
+        // is a token problem: the wording is more specific than the code.
+        if c == Class::PayloadTooLarge && phrase == Some(Class::ContextOverflow) {
+            return Class::ContextOverflow;
+        }
         return c;
     }
-    if let Some(c) = by_phrase(signals::DETERMINISTIC_PHRASES) {
+    if let Some(c) = phrase {
         return c;
     }
     if media_ok {

@@ -13,6 +13,8 @@ const NAMES: &[(&str, &str)] = &[
     ("bedrock", "bedrock"),
     ("validationexception", "bedrock"),
     ("throttlingexception", "bedrock"),
+    ("accessdeniedexception", "bedrock"),
+    ("when calling the converse", "bedrock"),
     ("aiplatform.googleapis.com", "vertex"),
     ("req_vrtx_", "vertex"),
     ("vertex", "vertex"),
@@ -31,6 +33,7 @@ const NAMES: &[(&str, &str)] = &[
     ("vllm", "vllm"),
     ("openai", "openai"),
     ("response.failed", "openai"),
+    ("response.completed", "openai"),
     ("gpt-", "openai"),
 ];
 

@@ -373,6 +373,10 @@ pub const DETERMINISTIC_PHRASES: &[Rule] = &[
         Class::Auth,
     ),
     r(&["does not have permission"], Class::Auth),
+    // See: https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html
+    // (AccessDeniedException: "You don't have access to the model with the specified model ID.").
+    r(&["accessdeniedexception"], Class::Auth),
+    r(&["don't have access to the model"], Class::Auth),
 ];
 
 /// Words that turn an apparent overflow into throttling.
@@ -470,6 +474,10 @@ pub const MEDIA_PHRASES: &[Rule] = &[
         Class::MediaRejected,
     ),
     r(&["unable to determine image format"], Class::MediaRejected),
+    // See: boto/boto3#4415 (Bedrock "The provided image does not match the specified image
+    // format"); NousResearch/hermes-agent#33536 ("Failed to sanitize image").
+    r(&["provided image does not match"], Class::MediaRejected),
+    r(&["failed to sanitize image"], Class::MediaRejected),
 ];
 
 /// Transient phrases, in priority order: a timeout worded as an abort is a timeout.
@@ -533,6 +541,8 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     r(&["bad gateway"], Class::ServerError),
     r(&["service unavailable"], Class::ServerError),
     r(&["server error"], Class::ServerError),
+    // See: openai/codex#48 "The server had an error while processing your request".
+    r(&["server had an error"], Class::ServerError),
 ];
 
 /// The last word when nothing else matched and no status is known.
