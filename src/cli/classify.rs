@@ -1,39 +1,112 @@
 //! `session-doctor classify`: one provider error in, one class out.
+//!
+//! The error text is untrusted: everything taken from it goes through
+//! [`crate::report::sanitize`] before it reaches a terminal.
 
-use std::io::Read as _;
+use std::io::{IsTerminal as _, Read as _};
 
-use anyhow::Context as _;
+use anyhow::{Context as _, bail};
 use clap::Args;
 
-use crate::classify::{Hint, classify};
+use crate::classify::{Classification, Hint, classify};
 use crate::exit::Exit;
+use crate::report::sanitize;
 
+/// Classify one provider error (a JSON body, or the text an agent recorded).
+///
+/// Prints the failure class, whether retrying can help, and the remedy.
 #[derive(Debug, Args)]
+#[command(after_help = "\
+Exit status:
+  0  the error was classified (even as `unknown`)
+  2  usage error, or the input could not be read
+
+--json prints {\"class\",\"retryable\",\"provider\",\"status\",\"code\",\"type\",\"message\",\"limit\",\"block\",\"remedy\"};
+absent values are null.")]
 pub struct ClassifyArgs {
     /// HTTP status, when the error text does not carry it.
-    #[arg(long = "status")]
+    #[arg(long = "status", value_parser = clap::value_parser!(u16).range(100..=599))]
     pub status: Option<u16>,
-    /// Provider that returned the error (anthropic, openai, gemini, …).
+    /// Provider that returned the error (anthropic, openai, gemini, …); detected when absent.
     #[arg(long = "provider")]
     pub provider: Option<String>,
-    /// Print JSON instead of a table.
+    /// Print JSON instead of key: value lines.
     #[arg(long = "json")]
     pub json: bool,
     /// The error: a JSON body or the text an agent recorded; `-` or nothing reads stdin.
     pub text: Option<String>,
 }
 
+/// Reads the error, classifies it, prints the verdict.
 pub fn run(args: &ClassifyArgs) -> anyhow::Result<Exit> {
     let text = match args.text.as_deref() {
         Some(t) if t != "-" => t.to_string(),
         _ => {
-            let mut s = String::new();
-            std::io::stdin().read_to_string(&mut s).context("reading the error from stdin")?;
-            s
+            let mut stdin = std::io::stdin();
+            if args.text.is_none() && stdin.is_terminal() {
+                bail!("no error given: pass it as an argument, or pipe it on stdin (`-`)");
+            }
+            let mut bytes = Vec::new();
+            stdin.read_to_end(&mut bytes).context("reading the error from stdin")?;
+            String::from_utf8_lossy(&bytes).into_owned()
         }
     };
+    if text.trim().is_empty() {
+        bail!("the error text is empty");
+    }
     let hint = Hint { status: args.status, provider: args.provider.clone() };
     let c = classify(&text, &hint);
-    println!("{}", serde_json::to_string_pretty(&c)?);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&c)?);
+    } else {
+        print!("{}", human(&c));
+    }
     Ok(Exit::Healthy)
+}
+
+/// Aligned `key  value` lines; absent values are left out, the message comes last.
+fn human(c: &Classification) -> String {
+    let retry = match c.retryable {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => "unknown",
+    };
+    let mut rows: Vec<(&str, String)> = vec![
+        ("class", c.class.as_str().to_string()),
+        ("retryable", retry.to_string()),
+        ("remedy", c.remedy.to_string()),
+    ];
+    let optional = [
+        ("provider", c.provider.clone()),
+        ("status", c.status.map(|s| s.to_string())),
+        ("code", c.code.clone()),
+        ("type", c.kind.clone()),
+        ("limit", c.limit.map(|l| l.to_string())),
+        ("block", c.block.clone()),
+        ("message", c.message.clone()),
+    ];
+    rows.extend(optional.into_iter().filter_map(|(k, v)| v.map(|v| (k, v))));
+    let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for (k, v) in rows {
+        // Continuation lines of a multi-line message line up under the value column.
+        let v = sanitize(&v).replace('\n', &format!("\n{:width$}  ", ""));
+        out.push_str(&format!("{k:width$}  {v}\n"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn human_output_is_sanitized_and_aligned() {
+        let c = classify("Could not process image \u{1b}[31mred", &Hint { status: Some(400), provider: None });
+        let out = human(&c);
+        assert!(out.starts_with("class      media_rejected\n"), "{out}");
+        assert!(out.contains("retryable  no\n"));
+        assert!(!out.contains('\u{1b}'));
+        assert!(out.contains("\\u{1b}[31m"));
+    }
 }

@@ -110,9 +110,13 @@ pub fn session(format: &str, items: &[Item<'_>]) -> String {
             lines(&out)
         }
         "opencode" => {
-            let info = |id: &str, role: &str| json!({"id":id,"sessionID":"ses_1","role":role,"time":{"created":1},"modelID":"claude-sonnet-4-5","providerID":"anthropic",
-                "tokens":{"input":1,"output":1,"reasoning":0,"cache":{"read":0,"write":0}}});
-            let mut out = vec![json!({"info":info("msg_0","user"),"parts":[{"type":"file","mime":user.mime,"filename":"pasted","url":data_url(user)}]})];
+            let info = |id: &str, role: &str| {
+                json!({"id":id,"sessionID":"ses_1","role":role,"time":{"created":1},"modelID":"claude-sonnet-4-5","providerID":"anthropic",
+                "tokens":{"input":1,"output":1,"reasoning":0,"cache":{"read":0,"write":0}}})
+            };
+            let mut out = vec![
+                json!({"info":info("msg_0","user"),"parts":[{"type":"file","mime":user.mime,"filename":"pasted","url":data_url(user)}]}),
+            ];
             let parts: Vec<Value> = tools.iter().enumerate().map(|(n, t)| json!({"type":"tool","callID":format!("call_{n}"),"tool":"read",
                 "state":{"status":"completed","input":{"filePath":format!("/tmp/media-{n}")},"output":"ok","title":"","metadata":{},"time":{"start":1,"end":2},
                 "attachments":[{"type":"file","mime":t.mime,"url":data_url(t)}]}})).collect();
@@ -122,7 +126,8 @@ pub fn session(format: &str, items: &[Item<'_>]) -> String {
             lines(&out)
         }
         "openai-chat" => {
-            let mut msgs = vec![json!({"role":"user","content":[{"type":"image_url","image_url":{"url":data_url(user)}}]})];
+            let mut msgs =
+                vec![json!({"role":"user","content":[{"type":"image_url","image_url":{"url":data_url(user)}}]})];
             for (n, t) in tools.iter().enumerate() {
                 msgs.push(json!({"role":"assistant","content":null,"tool_calls":[{"id":format!("call_{n}"),"type":"function","function":{"name":"view","arguments":json!({"path":format!("/tmp/media-{n}")}).to_string()}}]}));
                 msgs.push(json!({"role":"tool","tool_call_id":format!("call_{n}"),"content":[{"type":"image_url","image_url":{"url":data_url(t)}}]}));
@@ -130,7 +135,9 @@ pub fn session(format: &str, items: &[Item<'_>]) -> String {
             lines(&[json!({"model":"gpt-4o","messages":msgs})])
         }
         "openai-responses" => {
-            let mut input = vec![json!({"type":"message","role":"user","content":[{"type":"input_image","image_url":data_url(user)}]})];
+            let mut input = vec![
+                json!({"type":"message","role":"user","content":[{"type":"input_image","image_url":data_url(user)}]}),
+            ];
             for (n, t) in tools.iter().enumerate() {
                 input.push(json!({"type":"function_call","call_id":format!("call_{n}"),"name":"view","arguments":json!({"path":format!("/tmp/media-{n}")}).to_string()}));
                 input.push(json!({"type":"function_call_output","call_id":format!("call_{n}"),"output":[{"type":"input_image","image_url":data_url(t)}]}));
@@ -150,7 +157,8 @@ pub fn session(format: &str, items: &[Item<'_>]) -> String {
             lines(&[json!({"model":"claude-sonnet-4-5","max_tokens":1024,"messages":msgs})])
         }
         "gemini" => {
-            let mut contents = vec![json!({"role":"user","parts":[{"inlineData":{"mimeType":user.mime,"data":user.base64}}]})];
+            let mut contents =
+                vec![json!({"role":"user","parts":[{"inlineData":{"mimeType":user.mime,"data":user.base64}}]})];
             for (n, t) in tools.iter().enumerate() {
                 contents.push(json!({"role":"model","parts":[{"functionCall":{"id":format!("c{n}"),"name":"read_file","args":{"absolute_path":format!("/tmp/media-{n}")}}}]}));
                 contents.push(json!({"role":"user","parts":[{"functionResponse":{"id":format!("c{n}"),"name":"read_file","response":{"output":"ok"},

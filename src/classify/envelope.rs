@@ -1,0 +1,433 @@
+//! Unwrapping: from whatever an agent or gateway recorded down to the provider's own
+//! error objects, collecting every status, code, type, message and request path on the way.
+//!
+//! Errors arrive wrapped, often several times: `API Error: 400 {json}` (Claude Code),
+//! `unexpected status 400 Bad Request: {json}` (Codex), `Error code: 400 - {python repr}`
+//! (Python SDKs), opencode's `{name, data:{statusCode, responseBody:"<json>"}}`, OpenRouter's
+//! `metadata.raw` holding the upstream body as a string, gateways' `upstream_error`, JSON
+//! inside `message`. The walk therefore alternates between *text layers* (look for a status
+//! prefix and an embedded body) and *values* (collect fields, recurse), up to [`MAX_DEPTH`].
+//! Every step is a single forward pass over a substring of the (capped) input, so the whole
+//! walk is linear in the input times the nesting depth.
+
+use serde_json::Value;
+
+use super::literal;
+use super::signals::{implied_status, is_grpc_status};
+
+/// How many wrappers deep we follow (text → JSON → string → JSON …).
+const MAX_DEPTH: usize = 16;
+/// How many frames we keep; the rest of a giant array of errors adds nothing.
+const MAX_FRAMES: usize = 512;
+/// How many `{` positions we try per text layer before giving up on finding a body.
+const MAX_BODY_ATTEMPTS: usize = 4;
+/// Status prefixes (`API Error: 400`) are only looked for near the start of a layer.
+const STATUS_WINDOW: usize = 512;
+
+/// One error object or text layer, at its nesting depth (0 = the input itself).
+#[derive(Clone, Debug, Default)]
+pub struct Frame {
+    pub depth: usize,
+    /// An explicit HTTP status: `status`/`statusCode`/numeric `code`, or `API Error: 400`.
+    pub status: Option<u16>,
+    /// A status implied by a symbolic code: `INVALID_ARGUMENT`, `overloaded_error`, …
+    pub implied: Option<u16>,
+    pub code: Option<String>,
+    pub kind: Option<String>,
+    pub message: Option<String>,
+    pub param: Option<String>,
+}
+
+/// Everything the unwrapping found.
+#[derive(Debug, Default)]
+pub struct Evidence {
+    pub frames: Vec<Frame>,
+    /// Every symbolic code, type, status name, reason or finish reason, lowercased.
+    pub codes: Vec<String>,
+    /// Human text: messages, and text around embedded bodies (original case).
+    pub texts: Vec<String>,
+    /// `provider_name` / `provider` values seen in bodies.
+    pub providers: Vec<String>,
+    /// Shape hints for provider detection.
+    pub shape: Shape,
+}
+
+/// Body shapes that name a provider family.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Shape {
+    /// `{"type":"error","error":{"type":…}}`
+    pub anthropic: bool,
+    /// `{"error":{"code":400,"status":"INVALID_ARGUMENT"}}`
+    pub gemini: bool,
+    /// `{"error":{"message","type","param","code"}}`
+    pub openai: bool,
+    /// `{"object":"error", …}` (Mistral, vLLM)
+    pub object_error: bool,
+    /// `{"object":"error","type":"BadRequestError"}` (vLLM's Python exception names)
+    pub vllm: bool,
+    /// `{"error":"text"}` and nothing else (Ollama)
+    pub bare_error_string: bool,
+}
+
+/// Unwraps `text` (already capped by the caller).
+pub fn unwrap(text: &str) -> Evidence {
+    let mut ev = Evidence::default();
+    text_layer(text, 0, &mut ev);
+    ev
+}
+
+/// A piece of text: maybe a status prefix, maybe an embedded JSON / Python / JS body.
+/// Returns whether a body was found.
+fn text_layer(s: &str, depth: usize, ev: &mut Evidence) -> bool {
+    if depth > MAX_DEPTH || ev.frames.len() >= MAX_FRAMES {
+        return false;
+    }
+    let mut frame = Frame { depth, ..Frame::default() };
+    status_prefix(s, &mut frame, ev);
+
+    let body = find_body(s);
+    match &body {
+        Some((start, end, _)) => {
+            let around = format!("{} {}", &s[..*start], &s[*end..]);
+            let around = around.trim();
+            if !around.is_empty() {
+                ev.texts.push(around.to_string());
+            }
+        }
+        None => {
+            let t = s.trim();
+            if !t.is_empty() {
+                ev.texts.push(t.to_string());
+                frame.message = Some(t.to_string());
+            }
+        }
+    }
+    ev.frames.push(frame);
+    if let Some((_, _, value)) = body {
+        walk(&value, depth + 1, ev);
+        true
+    } else {
+        false
+    }
+}
+
+/// Finds the first embedded structured body: strict JSON first, then a Python/JS literal.
+fn find_body(s: &str) -> Option<(usize, usize, Value)> {
+    let trimmed_start = s.len() - s.trim_start().len();
+    let mut starts: Vec<usize> = Vec::new();
+    if s[trimmed_start..].starts_with('[') {
+        starts.push(trimmed_start);
+    }
+    starts.extend(memchr::memchr_iter(b'{', s.as_bytes()).take(MAX_BODY_ATTEMPTS));
+    for start in starts {
+        let rest = &s[start..];
+        let mut it = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
+        if let Some(Ok(v)) = it.next()
+            && (v.is_object() || v.is_array())
+        {
+            return Some((start, start + it.byte_offset(), v));
+        }
+        if let Some((v, used)) = literal::parse_prefix(rest)
+            && (v.is_object() || v.is_array())
+        {
+            return Some((start, start + used, v));
+        }
+    }
+    None
+}
+
+/// `API Error: 400`, `unexpected status 400`, `Error code: 400 -`, a leading `404 …`,
+/// `(Status: INVALID_ARGUMENT)`: the first such marker near the start of the layer wins.
+fn status_prefix(s: &str, frame: &mut Frame, ev: &mut Evidence) {
+    let mut end = s.len().min(STATUS_WINDOW);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = s[..end].to_ascii_lowercase();
+    let head = head.trim_start();
+    // A bare leading status: pi's `errorMessage` "404 Item with id…", "400 Bad Request".
+    if let Some(n) = three_digits(head) {
+        frame.status = Some(n);
+        return;
+    }
+    // See: Claude Code "API Error: 400 {…}"; Codex "unexpected status 400 Bad Request: {…}";
+    // openai-python "Error code: 400 - {…}"; gemini-cli "[API Error: … (Status: INVALID_ARGUMENT)]".
+    const MARKERS: &[&str] = &[
+        "api error: ",
+        "api error ",
+        "unexpected status ",
+        "error code: ",
+        "status code: ",
+        "status code ",
+        "statuscode: ",
+        "status: ",
+        "status ",
+        "http/1.1 ",
+        "http/2 ",
+        "http ",
+        "error: ",
+        "error ",
+    ];
+    let mut best: Option<(usize, &str)> = None;
+    for m in MARKERS {
+        if let Some(pos) = head.find(m) {
+            let after = &head[pos + m.len()..];
+            let symbolic = after.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).next().unwrap_or("");
+            let useful = three_digits(after).is_some() || is_grpc_status(symbolic);
+            if useful && best.is_none_or(|(p, _)| pos < p) {
+                best = Some((pos, &head[pos + m.len()..]));
+            }
+        }
+    }
+    if let Some((_, after)) = best {
+        if let Some(n) = three_digits(after) {
+            frame.status = Some(n);
+        } else {
+            let word = after.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).next().unwrap_or("");
+            frame.implied = implied_status(word);
+            frame.code = Some(word.to_ascii_uppercase());
+            // gemini-cli "(Status: INVALID_ARGUMENT)": gRPC names in text are Google's.
+            ev.shape.gemini = true;
+            ev.codes.push(word.to_string());
+        }
+    }
+}
+
+/// Exactly three ASCII digits at the start, not followed by another digit, in 100..=599.
+fn three_digits(s: &str) -> Option<u16> {
+    let b = s.as_bytes();
+    if b.len() < 3 || !b[..3].iter().all(u8::is_ascii_digit) || b.get(3).is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
+    let n = u16::from(b[0] - b'0') * 100 + u16::from(b[1] - b'0') * 10 + u16::from(b[2] - b'0');
+    (100..=599).contains(&n).then_some(n)
+}
+
+fn as_status(v: &Value) -> Option<u16> {
+    match v {
+        Value::Number(n) => n.as_u64().filter(|n| (100..=599).contains(n)).and_then(|n| u16::try_from(n).ok()),
+        Value::String(s) => three_digits(s.trim()).filter(|_| s.trim().len() == 3),
+        _ => None,
+    }
+}
+
+/// Keys whose string value is human text that may itself wrap another error.
+const MESSAGE_KEYS: &[&str] = &[
+    "message",
+    "msg",
+    "detail",
+    "details",
+    "error",
+    "error_message",
+    "errorMessage",
+    "error_description",
+    "raw",
+    "responseBody",
+    "body",
+    "text",
+    "upstream_error",
+];
+/// Keys that carry an explicit HTTP status.
+const STATUS_KEYS: &[&str] =
+    &["status", "statusCode", "status_code", "httpStatus", "http_status", "apiErrorStatus", "code"];
+/// Keys whose string value is a symbolic code worth matching.
+const CODE_KEYS: &[&str] = &[
+    "code",
+    "type",
+    "status",
+    "name",
+    "errorType",
+    "error_type",
+    "errorCode",
+    "error_code",
+    "reason",
+    "finishReason",
+    "finish_reason",
+    "blockReason",
+    "block_reason",
+    "__type",
+    "stop_reason",
+];
+
+fn walk(v: &Value, depth: usize, ev: &mut Evidence) {
+    if depth > MAX_DEPTH || ev.frames.len() >= MAX_FRAMES {
+        return;
+    }
+    match v {
+        Value::Array(items) => {
+            for item in items {
+                walk(item, depth + 1, ev);
+                if ev.frames.len() >= MAX_FRAMES {
+                    break;
+                }
+            }
+        }
+        Value::Object(map) => {
+            let mut frame = Frame { depth, ..Frame::default() };
+            note_shape(map, ev);
+            for key in STATUS_KEYS {
+                if frame.status.is_none() {
+                    frame.status = map.get(*key).and_then(as_status);
+                }
+            }
+            for key in CODE_KEYS {
+                let Some(Value::String(s)) = map.get(*key) else {
+                    continue;
+                };
+                let s = s.trim();
+                if s.is_empty() || s.len() > 200 || as_status(&Value::String(s.to_string())).is_some() {
+                    continue;
+                }
+                // AWS JSON protocol: "com.amazon.coral.validate#ValidationException".
+                let s = s.rsplit('#').next().unwrap_or(s);
+                let lower = s.to_ascii_lowercase();
+                match *key {
+                    "code" if frame.code.is_none() => frame.code = Some(s.to_string()),
+                    "status" if frame.code.is_none() && is_grpc_status(&lower) => frame.code = Some(s.to_string()),
+                    "type" if lower != "error" && frame.kind.is_none() => frame.kind = Some(s.to_string()),
+                    _ => {}
+                }
+                if frame.implied.is_none() {
+                    frame.implied = implied_status(&lower);
+                }
+                ev.codes.push(lower);
+            }
+            if let Some(Value::String(p)) = map.get("param") {
+                frame.param = Some(p.clone());
+            }
+            for key in ["provider_name", "provider"] {
+                if let Some(Value::String(p)) = map.get(key) {
+                    ev.providers.push(p.clone());
+                }
+            }
+            let mut nested = Vec::new();
+            for (key, value) in map {
+                match value {
+                    Value::String(s) if MESSAGE_KEYS.contains(&key.as_str()) => nested.push(s.as_str()),
+                    Value::Object(_) | Value::Array(_) => {}
+                    _ => continue,
+                }
+            }
+            // Messages that are plain text belong to this frame; wrapped ones get their own.
+            for s in nested {
+                let before = ev.texts.len();
+                let had_body = text_layer(s, depth + 1, ev);
+                if !had_body && frame.message.is_none() && ev.texts.len() > before {
+                    frame.message = Some(s.trim().to_string());
+                }
+            }
+            ev.frames.push(frame);
+            for value in map.values() {
+                if value.is_object() || value.is_array() {
+                    walk(value, depth + 1, ev);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn note_shape(map: &serde_json::Map<String, Value>, ev: &mut Evidence) {
+    let s = &mut ev.shape;
+    let str_of = |k: &str| map.get(k).and_then(Value::as_str);
+    if str_of("type") == Some("error") && map.get("error").is_some_and(|e| e.get("type").is_some()) {
+        s.anthropic = true;
+    }
+    if let Some(Value::Object(e)) = map.get("error") {
+        if e.get("code").is_some_and(Value::is_number)
+            && e.get("status").and_then(Value::as_str).is_some_and(|st| is_grpc_status(&st.to_ascii_lowercase()))
+        {
+            s.gemini = true;
+        }
+        if e.contains_key("param") && e.contains_key("type") {
+            s.openai = true;
+        }
+    }
+    if let Some(Value::String(_)) = map.get("error")
+        && map.len() == 1
+    {
+        s.bare_error_string = true;
+    }
+    if str_of("object") == Some("error") {
+        s.object_error = true;
+        if str_of("type").is_some_and(|t| t.ends_with("Error")) {
+            s.vllm = true;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn deepest_status(ev: &Evidence) -> Option<u16> {
+        ev.frames.iter().filter(|f| f.status.is_some()).max_by_key(|f| f.depth).and_then(|f| f.status)
+    }
+
+    #[test]
+    fn claude_code_prefix_and_body() {
+        let ev = unwrap(
+            r#"API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"Could not process image"},"request_id":"req_1"}"#,
+        );
+        assert_eq!(ev.frames[0].status, Some(400));
+        assert!(ev.shape.anthropic);
+        assert!(ev.codes.iter().any(|c| c == "invalid_request_error"));
+        assert!(ev.frames.iter().any(|f| f.message.as_deref() == Some("Could not process image")));
+    }
+
+    #[test]
+    fn openrouter_metadata_raw_is_unwrapped() {
+        let ev = unwrap(
+            r#"{"error":{"message":"Provider returned error","code":400,"metadata":{"raw":"{\"error\":{\"code\":503,\"message\":\"The model is overloaded.\",\"status\":\"UNAVAILABLE\"}}","provider_name":"Google AI Studio"}}}"#,
+        );
+        assert_eq!(deepest_status(&ev), Some(503));
+        assert_eq!(ev.providers, ["Google AI Studio"]);
+        assert!(ev.codes.iter().any(|c| c == "unavailable"));
+    }
+
+    #[test]
+    fn python_repr_with_prefix() {
+        let ev = unwrap(
+            r#"Error code: 400 - {'error': {'message': "This model's maximum context length is 128000 tokens.", 'type': 'invalid_request_error', 'param': 'messages', 'code': 'context_length_exceeded'}}"#,
+        );
+        assert_eq!(ev.frames[0].status, Some(400));
+        assert!(ev.codes.iter().any(|c| c == "context_length_exceeded"));
+        assert!(ev.frames.iter().any(|f| f.param.as_deref() == Some("messages")));
+    }
+
+    #[test]
+    fn opencode_response_body_string() {
+        let ev = unwrap(
+            r#"{"name":"APIError","data":{"message":"Bad Request","statusCode":400,"isRetryable":false,"responseBody":"{\"error\":{\"message\":\"Item with id 'rs_1' not found.\",\"type\":\"invalid_request_error\",\"param\":\"input\",\"code\":null}}"}}"#,
+        );
+        assert_eq!(deepest_status(&ev), Some(400));
+        assert!(ev.texts.iter().any(|t| t.contains("rs_1")));
+        assert!(ev.shape.openai);
+    }
+
+    #[test]
+    fn gemini_cli_status_name_and_array_body() {
+        let ev = unwrap("[API Error: Request contains an invalid argument. (Status: INVALID_ARGUMENT)]");
+        assert!(ev.frames.iter().any(|f| f.implied == Some(400)));
+        let ev = unwrap(r#"[{"error":{"code":429,"message":"Resource exhausted.","status":"RESOURCE_EXHAUSTED"}}]"#);
+        assert_eq!(deepest_status(&ev), Some(429));
+        assert!(ev.shape.gemini);
+    }
+
+    #[test]
+    fn leading_status_and_no_false_numbers() {
+        let ev = unwrap("404 Item with id 'rs_abc' not found.");
+        assert_eq!(ev.frames[0].status, Some(404));
+        let ev = unwrap("prompt is too long: 215000 tokens > 200000 maximum");
+        assert_eq!(deepest_status(&ev), None);
+    }
+
+    #[test]
+    fn depth_and_garbage_are_bounded() {
+        let deep = format!("{}{}", "{\"error\":".repeat(200), "1");
+        let ev = unwrap(&deep);
+        assert!(ev.frames.len() <= MAX_FRAMES);
+        let ev = unwrap("{ not json at all { nor this");
+        assert_eq!(ev.frames.len(), 1);
+    }
+}

@@ -1,0 +1,240 @@
+//! The two facts a remedy needs from the provider's wording: the limit it names
+//! ("31 > 30" → 30) and the request path of the block it blames (`messages.3.content.1`).
+//!
+//! Both are forward scans with `str::find`; no regex, nothing to backtrack.
+//!
+//! **Block convention:** the path is kept as the provider wrote it (Anthropic dots,
+//! OpenAI/Gemini brackets) and trimmed after its innermost index, i.e. to the content block
+//! itself: `messages.3.content.1.image.source.base64` → `messages.3.content.1`,
+//! `input[6].output[0].image_url` → `input[6].output[0]`,
+//! `contents[0].parts[1].inline_data` → `contents[0].parts[1]`.
+
+/// `A > B` comparisons: the right-hand side is the limit.
+/// See: "Too many images in request: 31 \> 30", "Too much media: 0 document pages + 103
+/// images \> 100", "image exceeds 5 MB maximum: 7340032 bytes \> 5242880 bytes", "prompt is
+/// too long: 215000 tokens \> 200000 maximum".
+fn comparison(hay: &str) -> Option<u64> {
+    let mut from = 0;
+    while let Some(i) = hay[from..].find(" > ") {
+        let at = from + i;
+        let before = &hay[at.saturating_sub(40)..at];
+        if before.bytes().any(|b| b.is_ascii_digit())
+            && let Some(n) = leading_number(&hay[at + 3..])
+        {
+            return Some(n);
+        }
+        from = at + 3;
+    }
+    None
+}
+
+/// Keywords after which the next number (within the same sentence) is the limit.
+const KEYWORDS: &[&str] = &[
+    // See: OpenAI/DeepSeek/vLLM "maximum context length is 128000 tokens"; xAI "maximum
+    // prompt length is 131072"; vLLM "context length is only 4096".
+    "maximum context length is",
+    "maximum prompt length is",
+    "context length is only",
+    // See: Anthropic "A maximum of 100 PDF pages may be provided"; opencode#47721
+    // "exceeding the maximum of 50"; vscode#303825 "supports a maximum of 10".
+    "maximum of",
+    // See: claude-code#16173 "exceed max allowed size for many-image requests: 2000 pixels";
+    // #13480 "max allowed size: 8000 pixels".
+    "max allowed size",
+    // See: Gemini "exceeds the maximum number of tokens allowed (1048575)".
+    "tokens allowed",
+    // See: Mistral "too large for model with 32768 maximum context length".
+    "model with",
+    // See: Copilot "exceeds the limit of 128000"; LiteLLM "exceeds limit 4"; Cerebras "while
+    // limit is 8192"; Vertex "exceeds the limit: 20971520 bytes"; OpenAI TPM "Limit 30000".
+    "limit of",
+    "exceeds limit",
+    "limit is",
+    "limit:",
+    "limit ",
+    // See: OpenAI "Expected a string with maximum length 10485760".
+    "maximum length",
+];
+
+/// The limit a provider message names, if it names one. `hay` is normalized (lowercase).
+pub fn limit(hay: &str) -> Option<u64> {
+    if let Some(n) = comparison(hay) {
+        return Some(n);
+    }
+    for kw in KEYWORDS {
+        let Some(i) = hay.find(kw) else { continue };
+        let rest = &hay[i + kw.len()..];
+        let mut end = rest.len().min(48);
+        while !rest.is_char_boundary(end) {
+            end -= 1;
+        }
+        let window = &rest[..end];
+        let window = window.split(". ").next().unwrap_or(window);
+        if let Some(d) = window.find(|c: char| c.is_ascii_digit()) {
+            // A digit glued to a letter is an identifier ("gpt-4o"), not a limit.
+            let glued = window[..d].chars().next_back().is_some_and(|c| c.is_ascii_alphabetic() || c == '-');
+            if !glued && let Some(n) = leading_number(&window[d..]) {
+                return Some(n);
+            }
+        }
+    }
+    None
+}
+
+/// Digits at the start of `s`, allowing `,` thousands separators ("30,000").
+fn leading_number(s: &str) -> Option<u64> {
+    let mut n: u64 = 0;
+    let mut digits = 0;
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            d @ b'0'..=b'9' => {
+                n = n.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+                digits += 1;
+            }
+            b',' if digits > 0 && b.get(i + 1).is_some_and(u8::is_ascii_digit) => {}
+            _ => break,
+        }
+        i += 1;
+    }
+    // "5.0 MB": a decimal is a size in some unit, not a count we can act on.
+    let decimal = b.get(i) == Some(&b'.') && b.get(i + 1).is_some_and(u8::is_ascii_digit);
+    (digits > 0 && !decimal).then_some(n)
+}
+
+/// Where request paths start (Anthropic, OpenAI Chat/Responses, Gemini).
+const PATH_STARTS: &[&str] = &["messages.", "messages[", "input[", "contents[", "contents.", "system."];
+
+/// A full request path the provider names in `text` (original case), untrimmed.
+pub fn path(text: &str) -> Option<&str> {
+    for start in PATH_STARTS {
+        let mut from = 0;
+        while let Some(i) = text[from..].find(start) {
+            let at = from + i;
+            from = at + start.len();
+            let boundary = text[..at].chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+            let next_is_digit = text[at + start.len()..].starts_with(|c: char| c.is_ascii_digit());
+            if !boundary || !next_is_digit {
+                continue;
+            }
+            let len = text[at..]
+                .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '[' | ']')))
+                .unwrap_or(text.len() - at);
+            return Some(text[at..at + len].trim_end_matches('.'));
+        }
+    }
+    None
+}
+
+/// Trims a path after its innermost index (`.N` or `[N]`): the block it names.
+pub fn block(path: &str) -> Option<String> {
+    let b = path.as_bytes();
+    let mut cut = None;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'.' || b[i] == b'[' {
+            let open = b[i];
+            let mut j = i + 1;
+            while j < b.len() && b[j].is_ascii_digit() {
+                j += 1;
+            }
+            let closed = if open == b'[' { b.get(j) == Some(&b']') } else { j == b.len() || b[j] == b'.' };
+            if j > i + 1 && closed {
+                let end = if open == b'[' { j + 1 } else { j };
+                cut = Some(end);
+                i = end;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    cut.map(|c| path[..c].to_string())
+}
+
+/// Whether a request path points into an image, document or file part.
+pub fn path_is_media(path: &str) -> bool {
+    const MEDIA: &[&str] = &[
+        ".image",
+        "image_url",
+        "inline_data",
+        "inlinedata",
+        ".document",
+        ".pdf",
+        "input_image",
+        "input_file",
+        "file_data",
+    ];
+    let lower = path.to_ascii_lowercase();
+    MEDIA.iter().any(|m| lower.contains(m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_from_comparisons() {
+        assert_eq!(limit("too many images in request: 31 > 30"), Some(30));
+        assert_eq!(limit("too much media: 0 document pages + 103 images > 100"), Some(100));
+        assert_eq!(limit("image exceeds 5 mb maximum: 7340032 bytes > 5242880 bytes"), Some(5242880));
+        assert_eq!(limit("prompt is too long: 215000 tokens > 200000 maximum"), Some(200000));
+        assert_eq!(limit("exceed context limit: 197000 + 8192 > 200000, decrease input"), Some(200000));
+    }
+
+    #[test]
+    fn limits_from_keywords() {
+        assert_eq!(limit("this model's maximum context length is 128000 tokens. however"), Some(128000));
+        assert_eq!(limit("a maximum of 100 pdf pages may be provided."), Some(100));
+        assert_eq!(
+            limit("at least one of the image dimensions exceed max allowed size for many-image requests: 2000 pixels"),
+            Some(2000)
+        );
+        assert_eq!(limit("exceeds the maximum number of tokens allowed (1048575)."), Some(1048575));
+        assert_eq!(
+            limit(
+                "request too large for gpt-4o in organization org-x on tokens per min (tpm): limit 30000, requested 45000."
+            ),
+            Some(30000)
+        );
+        assert_eq!(limit("request contains 52 images, exceeding the maximum of 50 allowed per request"), Some(50));
+        assert_eq!(limit("too large for model with 32768 maximum context length"), Some(32768));
+        assert_eq!(limit("limit 30,000 tokens"), Some(30000));
+    }
+
+    #[test]
+    fn no_limit_where_none_is_named() {
+        assert_eq!(limit("could not process image"), None);
+        assert_eq!(limit("image exceeds 5 mb maximum"), None);
+        assert_eq!(limit("a > b and nothing else"), None);
+    }
+
+    #[test]
+    fn paths_and_blocks() {
+        let t = "messages.3.content.1.image.source.base64: image exceeds 5 MB maximum";
+        assert_eq!(path(t), Some("messages.3.content.1.image.source.base64"));
+        assert_eq!(block("messages.3.content.1.image.source.base64").as_deref(), Some("messages.3.content.1"));
+        assert_eq!(
+            block("messages.16.content.2.tool_result.content.0.image.source.base64").as_deref(),
+            Some("messages.16.content.2.tool_result.content.0")
+        );
+        assert_eq!(block("input[6].output[0].image_url").as_deref(), Some("input[6].output[0]"));
+        assert_eq!(block("messages[3].content[1].image_url").as_deref(), Some("messages[3].content[1]"));
+        assert_eq!(block("contents[0].parts[1].inline_data").as_deref(), Some("contents[0].parts[1]"));
+        assert_eq!(
+            path("Invalid value at 'contents[0].parts[1].inline_data.data' (TYPE_BYTES)"),
+            Some("contents[0].parts[1].inline_data.data")
+        );
+        assert_eq!(path("Invalid 'input[284].output[1].image_url'. Expected"), Some("input[284].output[1].image_url"));
+        assert_eq!(path("messages: text content blocks must be non-empty"), None);
+        assert_eq!(path("api_messages.3.x"), None);
+        assert_eq!(block("messages"), None);
+    }
+
+    #[test]
+    fn media_paths() {
+        assert!(path_is_media("messages.3.content.1.image.source.base64"));
+        assert!(path_is_media("input[6].output[0].image_url"));
+        assert!(!path_is_media("messages.1.content.0.thinking.signature"));
+    }
+}

@@ -1,0 +1,485 @@
+//! The phrase and code tables, as data. Every group cites where its wording was seen.
+//!
+//! Matching is `str::contains` on text that was lowercased and whitespace-collapsed once
+//! (see `text.rs`), so each lookup is linear in the input and nothing can backtrack.
+//! A [`Rule`] matches when *all* of its needles occur and *none* of its `unless` needles do.
+
+use super::class::Class;
+
+/// One phrase rule: every needle in `all` present, none of `unless` present.
+#[derive(Debug)]
+pub struct Rule {
+    pub all: &'static [&'static str],
+    pub unless: &'static [&'static str],
+    pub class: Class,
+}
+
+const fn r(all: &'static [&'static str], class: Class) -> Rule {
+    Rule { all, unless: &[], class }
+}
+
+const fn ru(all: &'static [&'static str], unless: &'static [&'static str], class: Class) -> Rule {
+    Rule { all, unless, class }
+}
+
+impl Rule {
+    /// Whether every needle of `all` and none of `unless` occurs in `hay`.
+    pub fn matches(&self, hay: &str) -> bool {
+        self.all.iter().all(|n| hay.contains(n)) && !self.unless.iter().any(|n| hay.contains(n))
+    }
+}
+
+/// Returns the class of the first rule of `table` that matches `hay`.
+#[cfg(test)]
+fn first_match(table: &[Rule], hay: &str) -> Option<Class> {
+    table.iter().find(|rule| rule.matches(hay)).map(|rule| rule.class)
+}
+
+/// Structured codes that name a deterministic failure: checked before any phrase.
+pub const DETERMINISTIC_CODES: &[(&str, Class)] = &[
+    // See: openai-python error codes; codex-rs/codex-api/src/sse/responses.rs;
+    // llama.cpp server `exceed_context_size_error`; Anthropic stop_reason
+    // `model_context_window_exceeded`; mux errorType `context_exceeded`; opencode ContextOverflowError.
+    ("context_length_exceeded", Class::ContextOverflow),
+    ("exceed_context_size_error", Class::ContextOverflow),
+    ("model_context_window_exceeded", Class::ContextOverflow),
+    ("context_exceeded", Class::ContextOverflow),
+    ("contextoverflowerror", Class::ContextOverflow),
+    // See: openai/codex#8119 `invalid_encrypted_content`; OpenAI `previous_response_not_found`.
+    ("invalid_encrypted_content", Class::ReasoningRejected),
+    ("previous_response_not_found", Class::ReasoningRejected),
+    // See: https://platform.openai.com/docs/guides/error-codes (insufficient_quota);
+    // codex-rs api_bridge.rs (usage_limit_reached, usage_not_included); Anthropic `billing_error`.
+    ("insufficient_quota", Class::Quota),
+    ("usage_limit_reached", Class::Quota),
+    ("usage_not_included", Class::Quota),
+    ("billing_error", Class::Quota),
+    ("billing_hard_limit_reached", Class::Quota),
+    ("insufficient_balance", Class::Quota),
+    // See: litellm exception_mapping_utils.py (Azure content_policy_violation,
+    // ResponsibleAIPolicyViolation); codex `cyber_policy`; opencode `invalid_prompt`;
+    // https://ai.google.dev/api/generate-content#FinishReason (SAFETY, PROHIBITED_CONTENT, …).
+    ("content_policy_violation", Class::ContentPolicy),
+    ("content_filter", Class::ContentPolicy),
+    ("responsibleaipolicyviolation", Class::ContentPolicy),
+    ("invalid_prompt", Class::ContentPolicy),
+    ("cyber_policy", Class::ContentPolicy),
+    ("safety", Class::ContentPolicy),
+    ("prohibited_content", Class::ContentPolicy),
+    ("blocklist", Class::ContentPolicy),
+    ("spii", Class::ContentPolicy),
+    ("image_safety", Class::ContentPolicy),
+    ("recitation", Class::ContentPolicy),
+    ("model_refusal", Class::ContentPolicy),
+    ("data_inspection_failed", Class::ContentPolicy),
+    // See: OpenAI `invalid_api_key`; Gemini ErrorInfo reason `API_KEY_INVALID`;
+    // https://docs.anthropic.com/en/api/errors (authentication_error, permission_error);
+    // Bedrock AccessDeniedException; Claude Code `authentication_failed`; opencode ProviderAuthError.
+    ("invalid_api_key", Class::Auth),
+    ("api_key_invalid", Class::Auth),
+    ("authentication_error", Class::Auth),
+    ("permission_error", Class::Auth),
+    ("authentication_failed", Class::Auth),
+    ("unauthenticated", Class::Auth),
+    ("permission_denied", Class::Auth),
+    ("accessdeniedexception", Class::Auth),
+    ("unrecognizedclientexception", Class::Auth),
+    ("expiredtokenexception", Class::Auth),
+    ("providerautherror", Class::Auth),
+    // See: https://docs.anthropic.com/en/api/errors (413 request_too_large);
+    // OpenAI `string_above_max_length` (one part over 10 MB).
+    ("request_too_large", Class::PayloadTooLarge),
+    ("string_above_max_length", Class::PayloadTooLarge),
+    // See: OpenAI `invalid_image_format`, `invalid_image`, `image_parse_error`,
+    // `invalid_image_url` (gated like media phrases).
+    ("invalid_image_format", Class::MediaRejected),
+    ("invalid_image", Class::MediaRejected),
+    ("image_parse_error", Class::MediaRejected),
+    ("invalid_image_url", Class::MediaRejected),
+    ("unsupported_image_media_type", Class::MediaRejected),
+    // See: opencode MessageAbortedError; DOM AbortError; gRPC CANCELLED.
+    ("messageabortederror", Class::Aborted),
+    ("aborterror", Class::Aborted),
+    ("cancelled", Class::Aborted),
+];
+
+/// Structured codes that name a transient failure: checked after the deterministic phrases,
+/// so "Request too large … tokens per min" with `rate_limit_exceeded` stays payload_too_large.
+pub const TRANSIENT_CODES: &[(&str, Class)] = &[
+    // See: https://docs.anthropic.com/en/api/errors (overloaded_error 529, api_error 500,
+    // rate_limit_error 429, timeout_error); codex api_bridge.rs (server_is_overloaded, slow_down).
+    ("overloaded_error", Class::Overloaded),
+    ("server_is_overloaded", Class::Overloaded),
+    ("slow_down", Class::Overloaded),
+    ("overloaded", Class::Overloaded),
+    // See: OpenAI `rate_limit_exceeded`; Gemini RESOURCE_EXHAUSTED; Bedrock ThrottlingException.
+    ("rate_limit_exceeded", Class::RateLimit),
+    ("rate_limit_error", Class::RateLimit),
+    ("rate_limit", Class::RateLimit),
+    ("too_many_requests", Class::RateLimit),
+    ("resource_exhausted", Class::RateLimit),
+    ("throttlingexception", Class::RateLimit),
+    ("servicequotaexceededexception", Class::RateLimit),
+    ("modelnotreadyexception", Class::RateLimit),
+    // See: gRPC DEADLINE_EXCEEDED; Anthropic timeout_error; Bedrock ModelTimeoutException.
+    ("deadline_exceeded", Class::Timeout),
+    ("timeout_error", Class::Timeout),
+    ("modeltimeoutexception", Class::Timeout),
+    ("etimedout", Class::Timeout),
+    ("timeout", Class::Timeout),
+    // See: Node.js system errors (ECONNRESET, ENOTFOUND, ECONNREFUSED); openai-node APIConnectionError.
+    ("econnreset", Class::Network),
+    ("enotfound", Class::Network),
+    ("econnrefused", Class::Network),
+    ("apiconnectionerror", Class::Network),
+    ("network", Class::Network),
+    ("network_error", Class::Network),
+    // See: Anthropic api_error; OpenAI server_error; Bedrock InternalServerException.
+    ("api_error", Class::ServerError),
+    ("server_error", Class::ServerError),
+    ("internal_server_error", Class::ServerError),
+    ("internalserverexception", Class::ServerError),
+    ("serviceunavailableexception", Class::ServerError),
+];
+
+/// Deterministic phrases, in priority order: reasoning, overflow, whole-request size,
+/// content policy, quota, auth. None of these is gated on status.
+pub const DETERMINISTIC_PHRASES: &[Rule] = &[
+    // See: can1357/oh-my-pi#41, anomalyco/opencode#7724 ("Item with id 'rs_…' not found.
+    // Items are not persisted when `store` is set to false."); vercel/ai#7099 (without its
+    // required following item); openai/codex#8119 (encrypted content … could not be verified).
+    r(&["item with id", "rs_", "not found"], Class::ReasoningRejected),
+    r(&["of type 'reasoning' was provided without its required following item"], Class::ReasoningRejected),
+    r(&["encrypted content", "could not be verified"], Class::ReasoningRejected),
+    r(&["encrypted content", "could not be decrypted"], Class::ReasoningRejected),
+    r(&["missing required parameter", "encrypted_content"], Class::ReasoningRejected),
+    r(&["encrypted_content'", "expected a string"], Class::ReasoningRejected),
+    r(&["previous response with id", "not found"], Class::ReasoningRejected),
+    // See: anthropics/claude-code#10627 ("messages.1.content.0: Invalid `signature` in
+    // `thinking` block"); kaitranntt/ccs#415 (without backticks).
+    r(&["invalid `signature` in `thinking` block"], Class::ReasoningRejected),
+    r(&["invalid signature in thinking block"], Class::ReasoningRejected),
+    r(&[".thinking.signature"], Class::ReasoningRejected),
+    // See: lbjlaq/Antigravity-Manager#139, nanbingxyz/5ire#405 (Gemini 3 "Function call is
+    // missing a thought_signature in functionCall parts").
+    r(&["missing a thought_signature"], Class::ReasoningRejected),
+    r(&["thought_signature", "invalid"], Class::ReasoningRejected),
+    // See: badlogic/pi-mono packages/ai/src/utils/overflow.ts OVERFLOW_PATTERNS (one per
+    // provider), opencode provider/error.ts, litellm is_error_str_context_window_exceeded.
+    // Vetoed by rate-limit wording: Bedrock "Too many tokens, please wait" is throttling.
+    ru(&["prompt is too long"], RATE_WORDS, Class::ContextOverflow),
+    ru(&["input is too long"], RATE_WORDS, Class::ContextOverflow),
+    ru(&["exceeds the context window"], RATE_WORDS, Class::ContextOverflow),
+    ru(&["input token count", "exceeds the maximum"], RATE_WORDS, Class::ContextOverflow),
+    ru(&["exceeds the maximum number of tokens allowed"], RATE_WORDS, Class::ContextOverflow),
+    ru(&["maximum prompt length is"], RATE_WORDS, Class::ContextOverflow),
+    ru(&["reduce the length of the messages"], RATE_WORDS, Class::ContextOverflow),
+    ru(&["maximum context length"], RATE_WORDS, Class::ContextOverflow),
+    ru(&["context length is only"], RATE_WORDS, Class::ContextOverflow),
+    ru(&["token count of", "exceeds the limit of"], RATE_WORDS, Class::ContextOverflow),
+    ru(&["exceeds the available context size"], RATE_WORDS, Class::ContextOverflow),
+    ru(&["greater than the context length"], RATE_WORDS, Class::ContextOverflow),
+    ru(&["context window exceeds limit"], RATE_WORDS, Class::ContextOverflow),
+    ru(&["exceeded model token limit"], RATE_WORDS, Class::ContextOverflow),
+    ru(&["exceed context limit"], RATE_WORDS, Class::ContextOverflow),
+    ru(&["exceeds model context window"], RATE_WORDS, Class::ContextOverflow),
+    ru(&["exceeded max context length"], RATE_WORDS, Class::ContextOverflow),
+    ru(&["input tokens exceed the configured limit"], RATE_WORDS, Class::ContextOverflow),
+    ru(&["current length is", "while limit is"], RATE_WORDS, Class::ContextOverflow),
+    ru(&["context length exceeded"], RATE_WORDS, Class::ContextOverflow),
+    ru(&["context window exceeded"], RATE_WORDS, Class::ContextOverflow),
+    ru(&["context_length_exceeded"], RATE_WORDS, Class::ContextOverflow),
+    ru(&["token limit exceeded"], RATE_WORDS, Class::ContextOverflow),
+    ru(&["too many tokens"], RATE_WORDS, Class::ContextOverflow),
+    // See: OpenAI TPM 429 "Request too large for gpt-4o … on tokens per min (TPM)"
+    // (Aider-AI/aider#1880: "you will always get this error"); Anthropic 413
+    // request_too_large "Request exceeds the maximum size"; pi isRequestTooLarge; Vertex
+    // "Request payload size exceeds the limit"; Claude Code "Request too large (max 20MB)".
+    r(&["request too large"], Class::PayloadTooLarge),
+    r(&["request_too_large"], Class::PayloadTooLarge),
+    r(&["request exceeds the maximum size"], Class::PayloadTooLarge),
+    r(&["request entity too large"], Class::PayloadTooLarge),
+    r(&["payload too large"], Class::PayloadTooLarge),
+    r(&["request payload size exceeds"], Class::PayloadTooLarge),
+    r(&["string too long", "maximum length"], Class::PayloadTooLarge),
+    // See: Anthropic "Output blocked by content filtering policy"; Azure "content management
+    // policy"; OpenAI "flagged as potentially violating our usage policy"; Gemini "The
+    // response was blocked" / blockReason; DashScope "inappropriate content".
+    r(&["content filtering policy"], Class::ContentPolicy),
+    r(&["content management policy"], Class::ContentPolicy),
+    r(&["content_policy_violation"], Class::ContentPolicy),
+    r(&["violating our usage polic"], Class::ContentPolicy),
+    r(&["flagged as potentially violating"], Class::ContentPolicy),
+    r(&["rejected as a result of our safety system"], Class::ContentPolicy),
+    r(&["the response was blocked"], Class::ContentPolicy),
+    r(&["prompt was blocked"], Class::ContentPolicy),
+    r(&["finishreason: safety"], Class::ContentPolicy),
+    r(&["inappropriate content"], Class::ContentPolicy),
+    // See: OpenAI insufficient_quota ("You exceeded your current quota, please check your
+    // plan and billing details"); Anthropic "Your credit balance is too low"; DeepSeek 402
+    // "Insufficient Balance"; OpenRouter 402 "requires more credits … can only afford".
+    // Vetoed by per-minute wording: Gemini's free tier says "quota" for a per-minute limit.
+    ru(&["insufficient_quota"], PER_MINUTE, Class::Quota),
+    ru(&["exceeded your current quota"], PER_MINUTE, Class::Quota),
+    ru(&["credit balance is too low"], PER_MINUTE, Class::Quota),
+    ru(&["insufficient credits"], PER_MINUTE, Class::Quota),
+    ru(&["insufficient balance"], PER_MINUTE, Class::Quota),
+    ru(&["requires more credits"], PER_MINUTE, Class::Quota),
+    ru(&["hit your usage limit"], PER_MINUTE, Class::Quota),
+    ru(&["payment required"], PER_MINUTE, Class::Quota),
+    ru(&["billing"], PER_MINUTE, Class::Quota),
+    // See: OpenAI "Incorrect API key provided"; Anthropic "invalid x-api-key"; Gemini
+    // "API key not valid. Please pass a valid API key." / "API Key not found"; OpenRouter
+    // "No auth credentials found"; AWS "The security token included in the request is invalid".
+    r(&["incorrect api key"], Class::Auth),
+    r(&["invalid api key"], Class::Auth),
+    r(&["invalid x-api-key"], Class::Auth),
+    r(&["api key not valid"], Class::Auth),
+    r(&["api key not found"], Class::Auth),
+    r(&["api key expired"], Class::Auth),
+    r(&["no auth credentials"], Class::Auth),
+    r(&["invalid authentication"], Class::Auth),
+    r(&["authentication failed"], Class::Auth),
+    r(&["oauth token has expired"], Class::Auth),
+    r(&["security token included in the request is invalid"], Class::Auth),
+    r(&["does not have permission"], Class::Auth),
+    // See: https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html
+    // (AccessDeniedException: "You don't have access to the model with the specified model ID.").
+    r(&["accessdeniedexception"], Class::Auth),
+    r(&["don't have access to the model"], Class::Auth),
+];
+
+/// Words that turn an apparent overflow into throttling.
+const RATE_WORDS: &[&str] = &["please wait", "rate limit", "per minute", "per min", "throttl", "(tpm)"];
+/// Words that turn an apparent quota message into a per-minute limit.
+const PER_MINUTE: &[&str] = &["per minute", "per_minute", "perminute", "retry in", "retrydelay"];
+
+/// Per-request count limits. Only for client errors (see `mod.rs`).
+pub const IMAGE_LIMIT_PHRASES: &[Rule] = &[
+    // See: anthropics/claude-code#3397 ("Too much media: 0 document pages + 103 images > 100"),
+    // #24541 ("too many images and documents"); anomalyco/opencode#47721 ("request contains
+    // 52 images, exceeding the maximum of 50"); microsoft/vscode#303825 ("11 images were
+    // provided, but the model supports a maximum of 10"); Anthropic "A maximum of 100 PDF
+    // pages may be provided"; "Too many images in request: 31 > 30".
+    r(&["too many images"], Class::ImageLimit),
+    r(&["too much media"], Class::ImageLimit),
+    r(&["images, exceeding the maximum of"], Class::ImageLimit),
+    r(&["images were provided", "maximum of"], Class::ImageLimit),
+    r(&["image count", "exceeds limit"], Class::ImageLimit),
+    r(&["maximum of", "pdf pages"], Class::ImageLimit),
+    r(&["too many pdf pages"], Class::ImageLimit),
+];
+
+/// One attachment rejected. Only for client errors (see `mod.rs`).
+pub const MEDIA_PHRASES: &[Rule] = &[
+    // See: anthropics/claude-code#1747 "Could not process image"; #2939 "image exceeds 5 MB
+    // maximum"; #13480/#16173 "image dimensions exceed max allowed size"; #13131 "Image does
+    // not match the provided media type"; #18528 "image cannot be empty"; #25323 "The PDF
+    // specified was not valid"; #19013 "password protected"; #8184 "media_type: Input should
+    // be"; #90363 "could not be processed and was removed".
+    r(&["could not process image"], Class::MediaRejected),
+    r(&["could not process pdf"], Class::MediaRejected),
+    r(&["image exceeds"], Class::MediaRejected),
+    r(&["image dimensions exceed"], Class::MediaRejected),
+    r(&["dimensions exceed max allowed size"], Class::MediaRejected),
+    r(&["does not match the provided media type"], Class::MediaRejected),
+    r(&["the image was specified using the"], Class::MediaRejected),
+    r(&["image cannot be empty"], Class::MediaRejected),
+    r(&["the pdf specified was not valid"], Class::MediaRejected),
+    r(&["the pdf specified is password protected"], Class::MediaRejected),
+    r(&["the document has no pages"], Class::MediaRejected),
+    r(&["media_type: input should be"], Class::MediaRejected),
+    r(&["image in the conversation could not be processed"], Class::MediaRejected),
+    r(&["an image couldn't be read"], Class::MediaRejected),
+    r(&["image base64 size"], Class::MediaRejected),
+    // See: felixarntz/ai-services#19 and anthropic-sdk-typescript#603 ("invalid base64
+    // data"); Gemini "Base64 decoding failed"; oh-my-pi#389 (invalid base64-encoded value).
+    r(&["invalid base64"], Class::MediaRejected),
+    r(&["base64 decoding failed"], Class::MediaRejected),
+    r(&["invalid base64-encoded value"], Class::MediaRejected),
+    // See: openai/codex#3097 "does not represent a valid image"; codex#5346 "Expected a
+    // base64-encoded data URL with an image MIME type"; codex#33011 image_url "Expected a
+    // valid URL"; qwen-code#9291 "image media type not supported".
+    r(&["does not represent a valid image"], Class::MediaRejected),
+    r(&["expected a base64-encoded data url"], Class::MediaRejected),
+    r(&["image_url'. expected a valid url"], Class::MediaRejected),
+    r(&["image media type not supported"], Class::MediaRejected),
+    r(&["unsupported mime type"], Class::MediaRejected),
+    r(&["unsupported image"], Class::MediaRejected),
+    r(&["invalid image"], Class::MediaRejected),
+    // See: google-gemini/gemini-cli#5064 "Unable to process input image"; Gemini "Provided
+    // image is not valid"; openclaw#36662 "does not contain a valid JPG, PNG, or WebP image".
+    r(&["unable to process input image"], Class::MediaRejected),
+    r(&["provided image is not valid"], Class::MediaRejected),
+    r(&["not contain a valid jpg, png, or webp image"], Class::MediaRejected),
+    r(&["unable to determine image format"], Class::MediaRejected),
+    // See: boto/boto3#4415 (Bedrock "The provided image does not match the specified image
+    // format"); NousResearch/hermes-agent#33536 ("Failed to sanitize image").
+    r(&["provided image does not match"], Class::MediaRejected),
+    r(&["failed to sanitize image"], Class::MediaRejected),
+];
+
+/// Transient phrases, in priority order: a timeout worded as an abort is a timeout.
+pub const TRANSIENT_PHRASES: &[Rule] = &[
+    // See: Node.js DOMException TimeoutError "The operation was aborted due to timeout";
+    // openai-node APIConnectionTimeoutError "Request timed out."; codex "idle timeout
+    // waiting for SSE"; litellm timeout strings.
+    r(&["aborted due to timeout"], Class::Timeout),
+    r(&["timed out"], Class::Timeout),
+    r(&["timeout"], Class::Timeout),
+    r(&["deadline exceeded"], Class::Timeout),
+    r(&["gateway time-out"], Class::Timeout),
+    // See: openai-node APIUserAbortError "Request was aborted."; DOM AbortError "This
+    // operation was aborted"; gRPC CANCELLED.
+    r(&["request was aborted"], Class::Aborted),
+    r(&["operation was aborted"], Class::Aborted),
+    r(&["user aborted"], Class::Aborted),
+    r(&["cancelled by user"], Class::Aborted),
+    r(&["canceled by user"], Class::Aborted),
+    r(&["request was cancelled"], Class::Aborted),
+    r(&["request was canceled"], Class::Aborted),
+    // See: vercel/ai handle-fetch-error.ts ("fetch failed", ECONNRESET, ECONNREFUSED);
+    // pi agent-session.ts _isRetryableError ("other side closed", "reset before headers");
+    // codex "stream closed before response.completed"; openai-node "Connection error.".
+    r(&["econnreset"], Class::Network),
+    r(&["connection reset"], Class::Network),
+    r(&["enotfound"], Class::Network),
+    r(&["getaddrinfo"], Class::Network),
+    r(&["econnrefused"], Class::Network),
+    r(&["connection refused"], Class::Network),
+    r(&["fetch failed"], Class::Network),
+    r(&["socket hang up"], Class::Network),
+    r(&["stream ended unexpectedly"], Class::Network),
+    r(&["stream closed before"], Class::Network),
+    r(&["premature close"], Class::Network),
+    r(&["other side closed"], Class::Network),
+    r(&["upstream connect error"], Class::Network),
+    r(&["reset before headers"], Class::Network),
+    r(&["connection error"], Class::Network),
+    r(&["network error"], Class::Network),
+    r(&["epipe"], Class::Network),
+    r(&["unexpected eof"], Class::Network),
+    // See: Anthropic 529 "Overloaded"; Gemini 503 "The model is overloaded."
+    r(&["overloaded"], Class::Overloaded),
+    r(&["over capacity"], Class::Overloaded),
+    // See: litellm is_error_str_rate_limit (rate limit, Mistral "service tier capacity
+    // exceeded"); Gemini RESOURCE_EXHAUSTED; Bedrock "Too many tokens, please wait".
+    r(&["rate limit"], Class::RateLimit),
+    r(&["rate_limit"], Class::RateLimit),
+    r(&["ratelimit"], Class::RateLimit),
+    r(&["too many requests"], Class::RateLimit),
+    r(&["throttl"], Class::RateLimit),
+    r(&["resource exhausted"], Class::RateLimit),
+    r(&["resource_exhausted"], Class::RateLimit),
+    r(&["capacity exceeded"], Class::RateLimit),
+    r(&["quota exceeded"], Class::RateLimit),
+    r(&["please wait"], Class::RateLimit),
+    // See: generic gateway pages (502 Bad Gateway, 503 Service Unavailable).
+    r(&["internal server error"], Class::ServerError),
+    r(&["internal error"], Class::ServerError),
+    r(&["bad gateway"], Class::ServerError),
+    r(&["service unavailable"], Class::ServerError),
+    r(&["server error"], Class::ServerError),
+    // See: openai/codex#48 "The server had an error while processing your request".
+    r(&["server had an error"], Class::ServerError),
+];
+
+/// The last word when nothing else matched and no status is known.
+pub const WEAK_PHRASES: &[Rule] = &[
+    // See: research/classifiers.md §3.5 — an empty "400 status code (no body)" / "Bad Request"
+    // is a deterministic client error, not an overflow.
+    r(&["bad request"], Class::InvalidRequest),
+    r(&["invalid request"], Class::InvalidRequest),
+    r(&["invalid argument"], Class::InvalidRequest),
+];
+
+/// gRPC status names (Gemini `error.status`), lowercased.
+const GRPC: &[(&str, u16)] = &[
+    // See: https://cloud.google.com/apis/design/errors#handling_errors (code ↔ HTTP mapping).
+    ("invalid_argument", 400),
+    ("failed_precondition", 400),
+    ("out_of_range", 400),
+    ("unauthenticated", 401),
+    ("permission_denied", 403),
+    ("not_found", 404),
+    ("already_exists", 409),
+    ("aborted", 409),
+    ("resource_exhausted", 429),
+    ("cancelled", 499),
+    ("internal", 500),
+    ("unknown", 500),
+    ("data_loss", 500),
+    ("unimplemented", 501),
+    ("unavailable", 503),
+    ("deadline_exceeded", 504),
+];
+
+/// Status implied by a symbolic code when no number is given.
+const IMPLIED: &[(&str, u16)] = &[
+    // See: https://docs.anthropic.com/en/api/errors (error types ↔ HTTP status).
+    ("invalid_request_error", 400),
+    ("authentication_error", 401),
+    ("billing_error", 402),
+    ("permission_error", 403),
+    ("not_found_error", 404),
+    ("request_too_large", 413),
+    ("rate_limit_error", 429),
+    ("api_error", 500),
+    ("timeout_error", 504),
+    ("overloaded_error", 529),
+    // See: https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html (Errors).
+    ("validationexception", 400),
+    ("accessdeniedexception", 403),
+    ("resourcenotfoundexception", 404),
+    ("modeltimeoutexception", 408),
+    ("throttlingexception", 429),
+    ("servicequotaexceededexception", 429),
+    ("internalserverexception", 500),
+    ("serviceunavailableexception", 503),
+];
+
+/// Whether `name` (lowercase) is a gRPC status name such as `invalid_argument`.
+pub fn is_grpc_status(name: &str) -> bool {
+    GRPC.iter().any(|(n, _)| *n == name)
+}
+
+/// The HTTP status a symbolic code stands for (`resource_exhausted` → 429), if any.
+pub fn implied_status(code: &str) -> Option<u16> {
+    let code = code.to_ascii_lowercase();
+    GRPC.iter().chain(IMPLIED).find(|(n, _)| *n == code).map(|(_, s)| *s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_need_all_and_respect_unless() {
+        assert_eq!(first_match(DETERMINISTIC_PHRASES, "prompt is too long: 1 > 0"), Some(Class::ContextOverflow));
+        assert_eq!(first_match(DETERMINISTIC_PHRASES, "too many tokens, please wait"), None);
+        assert_eq!(first_match(DETERMINISTIC_PHRASES, "item with id 'msg_1' not found"), None);
+    }
+
+    #[test]
+    fn needles_are_lowercase_and_trimmed() {
+        for table in [DETERMINISTIC_PHRASES, IMAGE_LIMIT_PHRASES, MEDIA_PHRASES, TRANSIENT_PHRASES, WEAK_PHRASES] {
+            for rule in table {
+                for n in rule.all.iter().chain(rule.unless) {
+                    assert_eq!(*n, n.to_lowercase(), "{n}");
+                    assert!(!n.contains("  "), "{n}");
+                }
+            }
+        }
+        for (c, _) in DETERMINISTIC_CODES.iter().chain(TRANSIENT_CODES) {
+            assert_eq!(*c, c.to_lowercase());
+        }
+    }
+
+    #[test]
+    fn implied_statuses() {
+        assert_eq!(implied_status("RESOURCE_EXHAUSTED"), Some(429));
+        assert_eq!(implied_status("overloaded_error"), Some(529));
+        assert_eq!(implied_status("ValidationException"), Some(400));
+        assert_eq!(implied_status("nope"), None);
+    }
+}

@@ -1,0 +1,95 @@
+//! Bounding and normalising untrusted input before any matching.
+//!
+//! Errors can be megabytes (an agent that logged a whole request body next to the error).
+//! The signal is always near the start (status, envelope) or the end (the provider's reason),
+//! so a huge input is cut to its head and tail. Matching text is lowercased and its
+//! whitespace collapsed once, so every table lookup is a plain linear `contains`.
+
+use std::borrow::Cow;
+
+/// Inputs up to this size are classified whole.
+pub const MAX_INPUT: usize = 256 * 1024;
+/// Bytes kept from each end of a larger input.
+const KEEP: usize = MAX_INPUT / 2;
+
+/// The head and tail of `text` when it is larger than [`MAX_INPUT`], on char boundaries.
+pub fn cap(text: &str) -> Cow<'_, str> {
+    if text.len() <= MAX_INPUT {
+        return Cow::Borrowed(text);
+    }
+    let mut head = KEEP;
+    while !text.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = text.len() - KEEP;
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    Cow::Owned(format!("{}\n…\n{}", &text[..head], &text[tail..]))
+}
+
+/// Lowercases, turns `\n`-style escapes and whitespace runs into one space, and maps the
+/// typographic apostrophe to `'`, in one pass.
+pub fn normalize(s: &str, out: &mut String) {
+    let mut space = out.is_empty() || out.ends_with(' ');
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        let ws = c.is_whitespace()
+            || (c == '\\' && matches!(chars.peek(), Some('n' | 't' | 'r')) && {
+                chars.next();
+                true
+            });
+        if ws {
+            if !space {
+                out.push(' ');
+                space = true;
+            }
+            continue;
+        }
+        space = false;
+        match c {
+            '\u{2019}' | '\u{2018}' => out.push('\''),
+            c if c.is_ascii() => out.push(c.to_ascii_lowercase()),
+            c => out.extend(c.to_lowercase()),
+        }
+    }
+}
+
+/// Shortens `s` to at most `max` bytes on a char boundary, marking the cut with `…`.
+pub fn clip(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalize_collapses_and_lowercases() {
+        let mut out = String::new();
+        normalize("Invalid `signature` in `thinking`\\n      Block  Couldn\u{2019}t", &mut out);
+        assert_eq!(out, "invalid `signature` in `thinking` block couldn't");
+    }
+
+    #[test]
+    fn cap_keeps_head_and_tail() {
+        let big = format!("HEAD{}TAIL", "é".repeat(MAX_INPUT));
+        let capped = cap(&big);
+        assert!(capped.len() <= MAX_INPUT + 8);
+        assert!(capped.starts_with("HEAD") && capped.ends_with("TAIL"));
+        assert!(matches!(cap("small"), Cow::Borrowed("small")));
+    }
+
+    #[test]
+    fn clip_respects_char_boundaries() {
+        assert_eq!(clip("ééé", 3), "é…");
+        assert_eq!(clip("abc", 3), "abc");
+    }
+}
