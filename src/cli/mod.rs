@@ -9,8 +9,15 @@ use clap::{Parser, Subcommand};
 use crate::exit::Exit;
 
 /// Un-stick the sessions of LLM coding agents.
+///
+/// session-doctor reads a session file of Claude Code, Codex CLI, pi, Gemini CLI,
+/// mux or opencode (or logged OpenAI, Anthropic and Gemini request bodies), names
+/// every attachment the provider sees, validates each one byte by byte, and
+/// classifies provider errors. It never writes to the session file.
+///
+/// Exit status: 0 healthy, 1 problems found, 2 usage error or unreadable input.
 #[derive(Debug, Parser)]
-#[command(name = "session-doctor", version, about, long_about = None)]
+#[command(name = "session-doctor", version)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -18,9 +25,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// List every attachment in a session's provider-visible history.
     Scan(scan::ScanArgs),
-    /// Classify one provider error: class, remedy, retryable or not.
     Classify(classify::ClassifyArgs),
 }
 

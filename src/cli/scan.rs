@@ -10,9 +10,13 @@ use crate::report::{self, ScanReport};
 
 use super::session_args::{Files, ReadArgs};
 
-/// List every attachment in the provider-visible history of one or more sessions:
-/// its ref, line, origin, name, declared and sniffed type, size, dimensions or
-/// pages, sha256 and verdict.
+/// List every attachment of a session's provider-visible history, and judge it.
+///
+/// For each attachment: its ref (`L<line>.<n>`, accepted by later commands), line,
+/// origin (user or a tool result, with the tool's path argument), declared and
+/// sniffed type, size, dimensions or pages, sha256 of the decoded bytes, and a
+/// verdict (ok, warn, invalid) with reasons. Damaged lines (invalid JSON, a last
+/// line cut short, bad UTF-8) are reported as findings and the rest is still read.
 ///
 /// Exit status: 0 when every attachment is fine, 1 when one is invalid or the
 /// history breaks a provider limit, 2 when a file cannot be read.
