@@ -200,8 +200,6 @@ pub struct LineOut<'a> {
     pub context_model: Option<String>,
     /// Provider in force for later entries (session metadata).
     pub context_provider: Option<String>,
-    /// Problems with the line's shape, as messages.
-    pub notes: Vec<String>,
 }
 
 impl<'a> LineOut<'a> {
