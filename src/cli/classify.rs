@@ -28,11 +28,16 @@ pub fn run(args: &ClassifyArgs) -> anyhow::Result<Exit> {
         Some(t) if t != "-" => t.to_string(),
         _ => {
             let mut s = String::new();
-            std::io::stdin().read_to_string(&mut s).context("reading the error from stdin")?;
+            std::io::stdin()
+                .read_to_string(&mut s)
+                .context("reading the error from stdin")?;
             s
         }
     };
-    let hint = Hint { status: args.status, provider: args.provider.clone() };
+    let hint = Hint {
+        status: args.status,
+        provider: args.provider.clone(),
+    };
     let c = classify(&text, &hint);
     println!("{}", serde_json::to_string_pretty(&c)?);
     Ok(Exit::Healthy)
