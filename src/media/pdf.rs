@@ -351,6 +351,7 @@ fn deep_inner(doc: &Document, pages: &[ObjectId]) -> Vec<(Verdict, &'static str,
     let mut budget = DECODE_CAP as usize;
     let mut bad_streams = Vec::new();
     let mut skipped_budget = false;
+    let mut cut_streams = 0u32;
     for (id, obj) in &doc.objects {
         let Object::Stream(s) = obj else { continue };
         let Ok(filters) = s.filters() else { continue };
@@ -360,6 +361,18 @@ fn deep_inner(doc: &Document, pages: &[ObjectId]) -> Vec<(Verdict, &'static str,
         if budget == 0 {
             skipped_budget = true;
             break;
+        }
+        if filters[0] == b"FlateDecode" {
+            // lopdf hands back whatever inflated before the damage, so inflate
+            // the raw data ourselves to see corruption.
+            use miniz_oxide::inflate::{TINFLStatus, decompress_to_vec_zlib_with_limit};
+            match decompress_to_vec_zlib_with_limit(&s.content, budget.min(LOAD_STREAM_CAP)) {
+                Ok(v) => budget = budget.saturating_sub(v.len()),
+                Err(e) if e.status == TINFLStatus::HasMoreOutput => skipped_budget = true,
+                Err(e) if e.status == TINFLStatus::FailedCannotMakeProgress => cut_streams += 1,
+                Err(e) => bad_streams.push(format!("{} {} ({:?})", id.0, id.1, e.status)),
+            }
+            continue;
         }
         match s.decompressed_content_with_limit(budget.min(LOAD_STREAM_CAP)) {
             Ok(v) => budget = budget.saturating_sub(v.len()),
@@ -378,6 +391,13 @@ fn deep_inner(doc: &Document, pages: &[ObjectId]) -> Vec<(Verdict, &'static str,
             Verdict::Invalid,
             "pdf.stream",
             format!("{n} compressed stream(s) of the PDF do not decompress, e.g. object {}: the file is corrupt", bad_streams.join(", ")),
+        ));
+    }
+    if cut_streams > 0 {
+        out.push((
+            Verdict::Warn,
+            "pdf.stream_cut",
+            format!("{cut_streams} compressed stream(s) of the PDF end early; viewers usually show what is there"),
         ));
     }
     if skipped_budget {
