@@ -218,8 +218,9 @@ fn check_declared(
         );
     }
     let Some(det) = kind.mime() else { return };
-    if same_family(det, &norm) || !ACCEPTED_SOMEWHERE.contains(&det) {
-        // Bytes no provider accepts get their own, stronger finding.
+    if same_family(det, &norm) || !(rules.accepts(det) || rules.some_accept(det)) {
+        // Bytes this provider does not accept at all get their own, stronger
+        // finding; relabelling would not help.
         return;
     }
     let who = subject(name);

@@ -133,9 +133,14 @@ fn precheck(bytes: &[u8], ins: &mut Inspection) -> bool {
     }
     let tail_start = total.saturating_sub(1024);
     if memmem::rfind(&bytes[tail_start..], b"%%EOF").is_none() {
+        let place = if total > 1024 {
+            format!("in the last 1024 of its {total} bytes")
+        } else {
+            format!("in its {total} bytes")
+        };
         ins.invalid(
             "pdf.truncated",
-            format!("the PDF does not end with %%EOF (none in the last 1024 of its {total} bytes): the file was cut short"),
+            format!("the PDF does not end with %%EOF (none {place}): the file was cut short"),
         );
         return false;
     }
@@ -196,15 +201,14 @@ fn precheck(bytes: &[u8], ins: &mut Inspection) -> bool {
         return false;
     }
     // The trailer (or the xref stream's dictionary) lies from the xref offset
-    // to the end, and in the tail for incremental updates.
-    let trailer_from = offset.min(tail_start);
-    let trailer = &bytes[trailer_from..];
+    // to the end.
+    let trailer = &bytes[offset..];
     let mut search = 0usize;
     let mut checked = 0;
     while let Some(i) = memmem::find(&trailer[search..], b"/Size") {
         let p = search + i + 5;
         if let Some((size, _)) = parse_uint(&trailer[p..])
-            && size > total as u64
+            && size > (total as u64).saturating_mul(8).max(1 << 20)
         {
             ins.invalid(
                 "pdf.bad_xref",
@@ -451,6 +455,12 @@ mod tests {
             "pdf.bad_xref"
         );
         let huge = b"%PDF-1.4\nxref\n0 2147483647\n0000000000 65535 f \ntrailer\n<< /Size 2147483647 >>\nstartxref\n9\n%%EOF";
+        let big_size = b"%PDF-1.4\nxref\n0 1\n0000000000 65535 f \ntrailer\n<< /Size 2147483647 >>\nstartxref\n9\n%%EOF";
+        assert!(
+            pre(big_size).problems[0]
+                .message
+                .contains("trailer claims 2147483647")
+        );
         let ins = pre(huge);
         assert_eq!(ins.problems[0].code, "pdf.bad_xref", "{:?}", ins.problems);
         assert!(ins.problems[0].message.contains("2147483647"));

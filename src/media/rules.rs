@@ -509,6 +509,20 @@ mod tests {
                 .with_overrides_json(r#"{"max_image_byte": 1}"#)
                 .is_err()
         );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rules.json");
+        let text = r#"{"_why": "our gateway", "image_bytes_on": "raw", "max_image_bytes": 1000}"#;
+        std::fs::write(&path, text).unwrap();
+        let f = r.clone().with_overrides_from(&path).unwrap();
+        assert_eq!(
+            (f.image_bytes_on, f.max_image_bytes),
+            (Measure::Raw, Some(1000))
+        );
+        let err = r
+            .clone()
+            .with_overrides_from(&dir.path().join("missing.json"))
+            .unwrap_err();
+        assert!(format!("{err:#}").contains("missing.json"));
         assert!(r.with_overrides_json("[1]").is_err());
     }
 

@@ -742,10 +742,15 @@ pub fn corpus() -> Vec<Case> {
         Invalid,
         "pdf.stream",
     ));
-    let mut moved = pdf1.clone();
-    let sx = moved.len() - 12; // inside the startxref number
-    moved[sx] = b'1';
-    v.push(bad("pdf-startxref-wrong", moved, "application/pdf", ""));
+    let sx = find(&pdf1, b"startxref\n") + 10;
+    let mut moved = pdf1[..sx].to_vec();
+    moved.extend_from_slice(b"17\n%%EOF\n"); // the middle of "1 0 obj"
+    v.push(bad(
+        "pdf-startxref-wrong",
+        moved,
+        "application/pdf",
+        "pdf.bad_xref",
+    ));
 
     // Not media at all
     let html = b"<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head><body>Not Found</body></html>\n";
