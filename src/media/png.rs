@@ -36,14 +36,20 @@ fn be32(b: &[u8], at: usize) -> Option<u32> {
     Some(u32::from_be_bytes([s[0], s[1], s[2], s[3]]))
 }
 
-fn type_name(t: &[u8]) -> String {
-    if t.iter().all(u8::is_ascii_alphabetic) {
-        String::from_utf8_lossy(t).into_owned()
-    } else {
-        t.iter()
-            .map(|b| format!("{b:02X}"))
-            .collect::<Vec<_>>()
-            .join(" ")
+/// A chunk type for messages, formatted only when a message is built (the
+/// walk itself allocates nothing): letters as text, anything else as hex.
+struct ChunkName<'a>(&'a [u8]);
+
+impl std::fmt::Display for ChunkName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0.iter().all(u8::is_ascii_alphabetic) {
+            f.write_str(&String::from_utf8_lossy(self.0))
+        } else {
+            for (i, b) in self.0.iter().enumerate() {
+                write!(f, "{}{b:02X}", if i > 0 { " " } else { "" })?;
+            }
+            Ok(())
+        }
     }
 }
 
@@ -78,7 +84,7 @@ pub(crate) fn check(bytes: &[u8], depth: Depth, ins: &mut Inspection) {
             );
             return;
         };
-        let name = type_name(ty);
+        let name = ChunkName(ty);
         if !ty.iter().all(u8::is_ascii_alphabetic) {
             ins.invalid(
                 "png.corrupt",

@@ -49,7 +49,7 @@ pub(crate) fn check(bytes: &[u8], depth: Depth, ins: &mut Inspection) {
             );
             return;
         };
-        let name = String::from_utf8_lossy(fourcc).into_owned();
+        let name = FourCc(fourcc);
         let data_start = pos + 8;
         let data_end = data_start as u64 + u64::from(size);
         if data_end > riff_end as u64 {
@@ -104,7 +104,7 @@ pub(crate) fn check(bytes: &[u8], depth: Depth, ins: &mut Inspection) {
                 if first {
                     ins.invalid(
                         "webp.corrupt",
-                        format!("the first WebP chunk is {name:?}, not VP8, VP8L or VP8X: the data is corrupt"),
+                        format!("the first WebP chunk is \"{name}\", not VP8, VP8L or VP8X: the data is corrupt"),
                     );
                     return;
                 }
@@ -153,6 +153,15 @@ pub(crate) fn check(bytes: &[u8], depth: Depth, ins: &mut Inspection) {
     ins.frames = Some(if animated { anmf.max(1) } else { 1 });
     if depth == Depth::Deep {
         deep(bytes, ins);
+    }
+}
+
+/// A chunk id for messages, formatted lazily so the walk does not allocate.
+struct FourCc<'a>(&'a [u8]);
+
+impl std::fmt::Display for FourCc<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&String::from_utf8_lossy(self.0))
     }
 }
 
@@ -256,5 +265,22 @@ mod tests {
         let f = b"RIFF\x11\0\0\0WEBPVP8L\x05\0\0\0\x2f\0\0\0\0\0";
         check(f, Depth::Structural, &mut ins);
         assert_eq!((ins.width, ins.height), (Some(1), Some(1)));
+    }
+
+    #[test]
+    fn vp8_and_vp8l_headers() {
+        let key = [0x50, 0x01, 0x00, 0x9D, 0x01, 0x2A, 0x40, 0x01, 0xF0, 0x00];
+        assert_eq!(vp8_dims(&key), Ok((320, 240)));
+        let mut inter = key;
+        inter[0] |= 1;
+        assert!(vp8_dims(&inter).is_err());
+        let mut no_start = key;
+        no_start[3] = 0;
+        assert!(vp8_dims(&no_start).unwrap_err().contains("start code"));
+        // 100 x 50: (w-1) | (h-1) << 14
+        let bits: u32 = 99 | (49 << 14);
+        let b = bits.to_le_bytes();
+        assert_eq!(vp8l_dims(&[0x2F, b[0], b[1], b[2], b[3]]), Ok((100, 50)));
+        assert!(vp8l_dims(&[0x2E, 0, 0, 0, 0]).is_err());
     }
 }
