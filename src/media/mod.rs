@@ -1,13 +1,49 @@
-//! Byte-level validation of embedded media (images, PDFs).
+//! Byte-level validation of embedded media (images, PDFs), judged against the
+//! target provider's rules.
 //!
 //! CONTRACT used by the reader (`scan`) — keep these signatures:
 //! - [`decode_base64`]: decode an attachment's base64 text into `out`.
 //! - [`inspect`]: judge decoded bytes against a provider's rules.
-//! - [`Verdict`], [`Problem`], [`Inspection`], [`Depth`], [`rules::Rules`].
+//! - [`Verdict`], [`Problem`], [`Inspection`], [`Depth`], [`Payload`],
+//!   [`rules::Rules`], [`rules::request_problems`].
+//!
+//! Layout, one concern per file: `payload` (base64, data URLs), `sniff` (what
+//! the bytes really are), one file per format (`png`, `jpeg`, `gif`, `webp`,
+//! `pdf`: structural walk + deep decode), `rules` (+ `rules.json`, provider
+//! limits as data). This file only orchestrates: empty → type → structure →
+//! provider limits.
+//!
+//! Every parser works on untrusted bytes: checked arithmetic, no `unwrap`,
+//! decoders capped at [`DECODE_CAP`] bytes of pixels and run under
+//! `catch_unwind` as a last resort.
 
+mod gif;
+mod jpeg;
+mod payload;
+mod pdf;
+mod png;
 pub mod rules;
+mod sniff;
+mod webp;
+
+use std::cell::RefCell;
 
 use serde::Serialize;
+
+pub use payload::{decode_base64, decode_base64_checked, parse_data_url};
+pub use rules::{RequestStats, Rules, request_problems};
+
+use sniff::Kind;
+
+/// Most bytes of decoded pixels (or decompressed PDF streams) a deep check
+/// will allocate for one attachment; larger images are judged from their
+/// headers and reported as not decoded.
+pub const DECODE_CAP: u64 = 256 << 20;
+
+/// Pillow refuses images over this many pixels as decompression bombs
+/// (`DecompressionBombError`, 2 × 89,478,485), and many provider back ends
+/// decode with Pillow.
+const BOMB_PIXELS: u64 = 178_956_970;
 
 /// How well an attachment will fare with the provider.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -30,10 +66,13 @@ pub struct Problem {
 /// What validation learned about one payload.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Inspection {
+    /// The mime type found in the bytes (`None`: no known type).
     pub mime_detected: Option<String>,
     pub width: Option<u32>,
     pub height: Option<u32>,
+    /// PDF page count.
     pub pages: Option<u32>,
+    /// Image frame count (GIF frames, APNG `acTL`, animated WebP); 1 for stills.
     pub frames: Option<u32>,
     pub problems: Vec<Problem>,
 }
@@ -43,64 +82,309 @@ impl Inspection {
     pub fn verdict(&self) -> Verdict {
         self.problems.iter().map(|p| p.severity).max().unwrap_or(Verdict::Ok)
     }
+
+    pub(crate) fn push(&mut self, severity: Verdict, code: &'static str, message: String) {
+        self.problems.push(Problem { severity, code, message });
+    }
+
+    pub(crate) fn invalid(&mut self, code: &'static str, message: String) {
+        self.push(Verdict::Invalid, code, message);
+    }
 }
 
 /// Structural checks run at near disk speed; deep checks decode everything.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Depth {
+    /// Signatures, chunk and segment walks, checksums, sizes, trailers,
+    /// headers, PDF strict load and page tree.
     #[default]
     Structural,
+    /// Everything structural does, plus a full decode: PNG inflate + unfilter,
+    /// JPEG scans, every GIF frame, the WebP bitstream, every PDF stream and
+    /// page content.
     Deep,
 }
 
-/// Decodes base64 (standard or URL-safe, padding optional) into `out`
-/// (cleared first). On failure returns a problem that says which byte is bad.
-pub fn decode_base64(text: &str, out: &mut Vec<u8>) -> Result<(), Problem> {
-    use base64::Engine as _;
-    out.clear();
-    base64::engine::general_purpose::STANDARD.decode_vec(text.trim_end(), out).map_err(|e| Problem {
-        severity: Verdict::Invalid,
-        code: "base64.invalid",
-        message: format!("the base64 payload does not decode: {e}"),
-    })
-}
-
-/// One decoded payload and what the session says about it.
+/// One attachment as the session holds it.
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Payload<'a> {
+    /// The decoded bytes.
     pub bytes: &'a [u8],
+    /// The media type the session claims (`media_type`, data URL type).
     pub declared_mime: Option<&'a str>,
+    /// Length of the base64 text as it sits in the session, for providers
+    /// that count the per-image limit on base64 (Anthropic). When `None`, it
+    /// is computed from the byte count.
     pub encoded_len: Option<usize>,
+    /// File name or path, if known, for messages.
     pub name: Option<&'a str>,
 }
 
-/// Judges decoded bytes against a provider's rules.
-pub fn inspect(p: &Payload<'_>, _depth: Depth, _rules: &rules::Rules) -> Inspection {
-    let mut ins =
-        Inspection { mime_detected: infer::get(p.bytes).map(|t| t.mime_type().to_string()), ..Inspection::default() };
-    if p.bytes.is_empty() {
-        ins.problems.push(Problem {
-            severity: Verdict::Invalid,
-            code: "payload.empty",
-            message: "the attachment is empty".into(),
-        });
+/// Judges one attachment: is it empty, what is it really, does it match the
+/// declared type, is it well-formed (at `depth`), and does it fit `rules`?
+pub fn inspect(p: &Payload<'_>, depth: Depth, rules: &rules::Rules) -> Inspection {
+    let mut ins = Inspection::default();
+    let bytes = p.bytes;
+    if bytes.is_empty() {
+        ins.invalid(
+            "payload.empty",
+            "the attachment is empty (0 bytes); providers answer \"image cannot be empty\"".into(),
+        );
+        return ins;
     }
+    let kind = sniff::sniff(bytes);
+    ins.mime_detected = kind.mime().map(String::from);
+    if let Some(d) = p.declared_mime {
+        check_declared(d, kind, p.name, rules, &mut ins);
+    }
+    if !check_accepted(kind, p, rules, &mut ins) {
+        return ins;
+    }
+    match kind {
+        Kind::Png => png::check(bytes, depth, &mut ins),
+        Kind::Jpeg => jpeg::check(bytes, depth, &mut ins),
+        Kind::Gif => gif::check(bytes, depth, &mut ins),
+        Kind::Webp => webp::check(bytes, depth, &mut ins),
+        Kind::Pdf => pdf::check(bytes, depth, &mut ins),
+        _ => {}
+    }
+    check_limits(p, kind, rules, &mut ins);
     ins
 }
 
-/// The parts of a `data:` URL.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DataUrl<'a> {
-    pub mime: Option<&'a str>,
-    pub base64: bool,
-    pub payload: &'a str,
+/// Every type at least one built-in provider accepts.
+const ACCEPTED_SOMEWHERE: [&str; 7] =
+    ["image/jpeg", "image/png", "image/gif", "image/webp", "application/pdf", "image/heic", "image/heif"];
+
+fn same_family(a: &str, b: &str) -> bool {
+    let heif = |m: &str| m == "image/heic" || m == "image/heif";
+    a == b || (heif(a) && heif(b))
 }
 
-/// Parses `data:[<mime>][;param=value]*[;base64],<payload>`; `None` when it is not one.
-pub fn parse_data_url(url: &str) -> Option<DataUrl<'_>> {
-    let rest = url.strip_prefix("data:")?;
-    let (head, payload) = rest.split_once(',')?;
-    let mut params = head.split(';');
-    let mime = params.next().filter(|m| !m.is_empty());
-    let base64 = params.any(|p| p.eq_ignore_ascii_case("base64"));
-    Some(DataUrl { mime, base64, payload })
+fn subject(name: Option<&str>) -> String {
+    match name {
+        Some(n) if !n.is_empty() => format!("\"{n}\""),
+        _ => "the attachment".into(),
+    }
+}
+
+/// Declared media type: well-formed, one the provider takes, and equal to
+/// what the bytes are.
+fn check_declared(declared: &str, kind: Kind, name: Option<&str>, rules: &Rules, ins: &mut Inspection) {
+    let p = &rules.provider;
+    let raw = declared.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let norm = sniff::normalize_mime(declared);
+    let parts: Vec<&str> = norm.split('/').collect();
+    if parts.len() != 2 || parts.iter().any(|s| s.is_empty()) {
+        ins.invalid(
+            "mime.malformed",
+            format!("the declared media type \"{declared}\" is not of the form type/subtype (e.g. image/png); providers reject it"),
+        );
+        return;
+    }
+    if rules.strict_media_type && (raw != norm || !rules.accepts(&norm)) {
+        ins.invalid(
+            "mime.declared_unsupported",
+            format!(
+                "the declared media type \"{raw}\" is not one {p} accepts ({}); the request is rejected before the bytes are read",
+                rules.formats.join(", ")
+            ),
+        );
+    }
+    let Some(det) = kind.mime() else { return };
+    if same_family(det, &norm) || !(rules.accepts(det) || rules.some_accept(det)) {
+        // Bytes this provider does not accept at all get their own, stronger
+        // finding; relabelling would not help.
+        return;
+    }
+    let who = subject(name);
+    let base = format!("{who} is declared {norm} but the bytes are {}", kind.describe());
+    if rules.strict_media_type {
+        ins.invalid(
+            "mime.mismatch",
+            format!("{base}; {p} rejects a media type that does not match the bytes (\"Image does not match the provided media type\") — relabel it {det}"),
+        );
+    } else if rules.provider == "generic" {
+        ins.push(
+            Verdict::Warn,
+            "mime.mismatch",
+            format!("{base}; Anthropic rejects such a mismatch, other providers read the bytes — relabel it {det}"),
+        );
+    } else {
+        ins.push(
+            Verdict::Warn,
+            "mime.mismatch",
+            format!("{base}; {p} is not known to reject a mismatch, but relabel it {det} to be safe"),
+        );
+    }
+}
+
+/// Whether the provider accepts the kind of bytes. Returns `false` when
+/// there is nothing more to check (not a format we validate).
+fn check_accepted(kind: Kind, pl: &Payload<'_>, rules: &Rules, ins: &mut Inspection) -> bool {
+    let p = &rules.provider;
+    let who = subject(pl.name);
+    let declared = pl.declared_mime.map(|d| format!(" (declared {d})")).unwrap_or_default();
+    let Some(mime) = kind.mime() else {
+        let hint = if sniff::looks_like_damaged_png(pl.bytes) {
+            " — it looks like a PNG whose first bytes were damaged"
+        } else {
+            ""
+        };
+        ins.invalid("type.unknown", format!("{who}{declared} is {}{hint}; no provider can read it", kind.describe()));
+        return false;
+    };
+    if rules.accepts(mime) {
+        return kind.is_media();
+    }
+    if !ACCEPTED_SOMEWHERE.contains(&mime) {
+        ins.invalid(
+            "type.unsupported",
+            format!("{who}{declared} is {}; no provider accepts it as an image or a PDF", kind.describe()),
+        );
+        return false;
+    }
+    if rules.some_accept(mime) {
+        ins.push(
+            Verdict::Warn,
+            "type.not_everywhere",
+            format!(
+                "{who} is {}; only some providers accept it (Gemini does, Anthropic and OpenAI do not)",
+                kind.describe()
+            ),
+        );
+    } else {
+        ins.invalid(
+            "type.unsupported",
+            format!("{who} is {}; {p} does not accept it (it accepts {})", kind.describe(), rules.formats.join(", ")),
+        );
+    }
+    kind.is_media()
+}
+
+/// Per-attachment provider limits: bytes, pixels, animation, PDF pages.
+fn check_limits(pl: &Payload<'_>, kind: Kind, rules: &Rules, ins: &mut Inspection) {
+    let p = &rules.provider;
+    let raw = pl.bytes.len() as u64;
+    if kind == Kind::Pdf {
+        if let Some(max) = rules.max_pdf_bytes
+            && raw > max
+        {
+            ins.invalid("pdf.too_large", format!("the PDF is {raw} bytes; {p} accepts at most {max}"));
+        }
+        if let (Some(max), Some(pages)) = (rules.max_pdf_pages_per_request, ins.pages)
+            && pages > max
+        {
+            ins.invalid(
+                "pdf.too_many_pages",
+                format!("the PDF has {pages} pages; {p} accepts at most {max} per request"),
+            );
+        }
+        return;
+    }
+    if let Some(max) = rules.max_image_bytes {
+        let (measured, how) = match rules.image_bytes_on {
+            rules::Measure::Base64 => {
+                (pl.encoded_len.map_or_else(|| payload::base64_len(pl.bytes.len()), |n| n as u64), " as base64")
+            }
+            rules::Measure::Raw => (raw, ""),
+        };
+        if measured > max {
+            ins.invalid(
+                "image.too_large",
+                format!("the image is {measured} bytes{how}; {p} accepts at most {max} bytes per image — downscale or exclude it"),
+            );
+        }
+    }
+    if let (Some(w), Some(h)) = (ins.width, ins.height) {
+        if let Some(max) = rules.max_side_px
+            && w.max(h) > max
+        {
+            ins.invalid("image.too_many_pixels", format!("the image is {w}×{h} px; {p} rejects a side over {max} px"));
+        }
+        let px = u64::from(w) * u64::from(h);
+        if let Some(max) = rules.max_pixels
+            && px > max
+        {
+            ins.invalid(
+                "image.too_many_pixels",
+                format!("the image is {w}×{h} px = {px} pixels; {p} accepts at most {max} pixels"),
+            );
+        }
+        if px > BOMB_PIXELS {
+            ins.push(
+                Verdict::Warn,
+                "image.huge",
+                format!(
+                    "the image claims {w}×{h} px ({px} pixels); common decoders such as Pillow refuse more than {BOMB_PIXELS} pixels as a decompression bomb"
+                ),
+            );
+        }
+    }
+    if kind == Kind::Gif
+        && !rules.animated_gif
+        && let Some(n) = ins.frames
+        && n > 1
+    {
+        ins.invalid(
+            "gif.animated",
+            format!("the GIF is animated ({n} frames); {p} accepts only non-animated GIFs — send a still frame as PNG"),
+        );
+    }
+}
+
+thread_local! {
+    /// Reused pixel buffer for deep decodes: one per thread, kept unless huge.
+    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` with a zeroed scratch buffer of `len` bytes, reusing the
+/// thread's buffer so deep checks do not allocate per image.
+pub(crate) fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
+    let mut buf = SCRATCH.with(|c| c.take());
+    buf.clear();
+    buf.resize(len, 0);
+    let r = f(&mut buf);
+    if buf.capacity() <= (64 << 20) {
+        SCRATCH.with(|c| c.replace(buf));
+    }
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_and_text() {
+        let r = Rules::generic();
+        let ins = inspect(&Payload { bytes: b"", ..Payload::default() }, Depth::Structural, &r);
+        assert_eq!(ins.problems[0].code, "payload.empty");
+        let p = Payload {
+            bytes: b"<html>404</html>",
+            declared_mime: Some("image/png"),
+            name: Some("a.png"),
+            ..Default::default()
+        };
+        let ins = inspect(&p, Depth::Structural, &r);
+        assert_eq!(ins.verdict(), Verdict::Invalid);
+        assert!(ins.problems[0].message.contains("HTML"), "{:?}", ins.problems);
+        assert_eq!(ins.mime_detected.as_deref(), Some("text/html"));
+    }
+
+    #[test]
+    fn declared_type_forms() {
+        let a = Rules::builtin("anthropic").unwrap_or_else(Rules::generic);
+        let png = b"\x89PNG\r\n\x1a\n";
+        let p = Payload { bytes: png, declared_mime: Some("image"), ..Default::default() };
+        assert!(inspect(&p, Depth::Structural, &a).problems.iter().any(|p| p.code == "mime.malformed"));
+        let p = Payload { bytes: png, declared_mime: Some("image/jpg"), ..Default::default() };
+        assert!(inspect(&p, Depth::Structural, &a).problems.iter().any(|p| p.code == "mime.declared_unsupported"));
+    }
+
+    #[test]
+    fn scratch_is_reused_and_zeroed() {
+        with_scratch(16, |b| b.fill(7));
+        with_scratch(8, |b| assert!(b.iter().all(|&x| x == 0)));
+    }
 }

@@ -4,6 +4,7 @@
 //! `preview` and `check` work on these types only.
 
 mod reference;
+mod stats;
 
 use serde::Serialize;
 

@@ -82,14 +82,14 @@ impl Judge<'_> {
             RawPayload::DataUrl(url) => {
                 a.encoding = Encoding::DataUrl;
                 match media::parse_data_url(url) {
-                    Some(d) => {
+                    Some((mime, base64, payload)) => {
                         if a.mime_declared.is_none() {
-                            a.mime_declared = d.mime.map(str::to_string);
+                            a.mime_declared = mime.map(str::to_string);
                         }
-                        if !d.base64 {
-                            return self.finish(a, Cow::Owned(percent_decode(d.payload)), None);
+                        if !base64 {
+                            return self.finish(a, Cow::Owned(percent_decode(payload)), None);
                         }
-                        d.payload
+                        payload
                     }
                     None => {
                         a.verdict = Verdict::Invalid;
@@ -105,8 +105,11 @@ impl Judge<'_> {
         };
         a.span = span_of(Some(text), line, offset);
         let mut buf = std::mem::take(&mut self.buf);
-        let result = match media::decode_base64(text, &mut buf) {
-            Ok(()) => self.finish(a, Cow::Borrowed(&buf), Some(text.len())),
+        let result = match media::decode_base64_checked(text, &mut buf) {
+            Ok(warning) => {
+                a.problems.extend(warning);
+                self.finish(a, Cow::Borrowed(&buf), Some(text.len()))
+            }
             Err(p) => {
                 a.verdict = Verdict::Invalid;
                 a.problems.push(p);
@@ -122,7 +125,8 @@ impl Judge<'_> {
         a.sha256 = Some(hex(&Sha256::digest(&bytes)));
         let p =
             Payload { bytes: &bytes, declared_mime: a.mime_declared.as_deref(), encoded_len, name: a.name.as_deref() };
-        let ins = media::inspect(&p, self.depth, self.rules);
+        let mut ins = media::inspect(&p, self.depth, self.rules);
+        ins.problems.splice(0..0, std::mem::take(&mut a.problems));
         a.apply(ins);
         a
     }

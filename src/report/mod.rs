@@ -32,7 +32,7 @@ pub struct ScanReport {
 
 impl ScanReport {
     pub fn new(session: Session, plan: &Plan) -> ScanReport {
-        let limits = crate::media::rules::history_problems(&session.attachments, &plan.rules);
+        let limits = crate::media::request_problems(&session.request_stats(), &plan.rules);
         ScanReport {
             file: session.file,
             format: session.format,

@@ -1,0 +1,347 @@
+//! PNG: our own chunk walk (every length and CRC, with crc32fast) for the
+//! structural depth — it runs near memory speed and catches every truncation
+//! and flipped byte in practice — and the png crate's full decode (inflate +
+//! unfilter to exactly the size IHDR implies) for `Deep`, which additionally
+//! catches a corrupt deflate stream that carries a valid CRC.
+
+use super::{DECODE_CAP, Depth, Inspection, Verdict, with_scratch};
+
+const SIG_LEN: usize = 8;
+
+/// The IHDR fields we need.
+#[derive(Clone, Copy, Debug)]
+struct Ihdr {
+    width: u32,
+    height: u32,
+    bit_depth: u8,
+    color_type: u8,
+}
+
+impl Ihdr {
+    /// Bytes of decoded pixels, as the png crate would allocate for one frame.
+    fn pixel_bytes(&self) -> u64 {
+        let channels: u64 = match self.color_type {
+            2 => 3,
+            4 => 2,
+            6 => 4,
+            _ => 1,
+        };
+        let bits_per_row = u64::from(self.width) * channels * u64::from(self.bit_depth);
+        bits_per_row.div_ceil(8).saturating_add(1) * u64::from(self.height)
+    }
+}
+
+fn be32(b: &[u8], at: usize) -> Option<u32> {
+    let s = b.get(at..at.checked_add(4)?)?;
+    Some(u32::from_be_bytes([s[0], s[1], s[2], s[3]]))
+}
+
+/// A chunk type for messages, formatted only when a message is built (the
+/// walk itself allocates nothing): letters as text, anything else as hex.
+struct ChunkName<'a>(&'a [u8]);
+
+impl std::fmt::Display for ChunkName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0.iter().all(u8::is_ascii_alphabetic) {
+            f.write_str(&String::from_utf8_lossy(self.0))
+        } else {
+            for (i, b) in self.0.iter().enumerate() {
+                write!(f, "{}{b:02X}", if i > 0 { " " } else { "" })?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Validates a PNG (the caller checked the signature) and fills in
+/// dimensions and frame count.
+pub(crate) fn check(bytes: &[u8], depth: Depth, ins: &mut Inspection) {
+    let total = bytes.len();
+    let mut pos = SIG_LEN;
+    let mut ihdr: Option<Ihdr> = None;
+    let mut idat_chunks = 0u32;
+    let mut idat_done = false; // a non-IDAT chunk followed the IDAT run
+    let mut plte = false;
+    let mut iend = false;
+    let mut index = 0u32;
+    while pos < total {
+        index += 1;
+        let Some(len) = be32(bytes, pos) else {
+            ins.invalid(
+                "png.truncated",
+                format!(
+                    "PNG ends after {total} bytes, inside the header of chunk {index}: the IEND chunk is missing — the file was cut short"
+                ),
+            );
+            return;
+        };
+        let Some(ty) = bytes.get(pos + 4..pos + 8) else {
+            ins.invalid(
+                "png.truncated",
+                format!(
+                    "PNG ends after {total} bytes, inside the header of chunk {index}: the IEND chunk is missing — the file was cut short"
+                ),
+            );
+            return;
+        };
+        let name = ChunkName(ty);
+        if !ty.iter().all(u8::is_ascii_alphabetic) {
+            ins.invalid(
+                "png.corrupt",
+                format!("chunk {index} at byte {pos} has the invalid type {name}: the PNG data is corrupt"),
+            );
+            return;
+        }
+        if len > 0x7FFF_FFFF {
+            ins.invalid(
+                "png.corrupt",
+                format!("the {name} chunk at byte {pos} claims {len} bytes, more than PNG allows: the data is corrupt"),
+            );
+            return;
+        }
+        let data_start = pos + 8;
+        let end = data_start as u64 + u64::from(len) + 4;
+        if end > total as u64 {
+            ins.invalid(
+                "png.truncated",
+                format!(
+                    "PNG ends after {total} of at least {end} bytes, inside the {name} chunk at byte {pos}: the IEND chunk is missing — the file was cut short"
+                ),
+            );
+            return;
+        }
+        let end = end as usize;
+        let data = &bytes[data_start..end - 4];
+        let stored = be32(bytes, end - 4).unwrap_or(0);
+        let computed = crc32fast::hash(&bytes[pos + 4..end - 4]);
+        if stored != computed {
+            ins.invalid(
+                "png.crc",
+                format!(
+                    "the {name} chunk at byte {pos} fails its checksum (stored {stored:08x}, computed {computed:08x}): the data is corrupt"
+                ),
+            );
+            return;
+        }
+        if index == 1 && ty != b"IHDR" {
+            ins.invalid("png.no_ihdr", format!("the first PNG chunk is {name}, not IHDR: the file is malformed"));
+            return;
+        }
+        match ty {
+            b"IHDR" => {
+                if ihdr.is_some() {
+                    ins.invalid("png.corrupt", format!("a second IHDR chunk at byte {pos}: the file is malformed"));
+                    return;
+                }
+                match parse_ihdr(data) {
+                    Ok(h) => {
+                        ins.width = Some(h.width);
+                        ins.height = Some(h.height);
+                        ins.frames.get_or_insert(1);
+                        ihdr = Some(h);
+                    }
+                    Err(msg) => {
+                        ins.invalid("png.bad_header", msg);
+                        return;
+                    }
+                }
+            }
+            b"PLTE" => plte = true,
+            b"IDAT" => {
+                if idat_done {
+                    ins.invalid(
+                        "png.corrupt",
+                        format!("an IDAT chunk at byte {pos} comes after other chunks that ended the image data: the file is malformed"),
+                    );
+                    return;
+                }
+                if idat_chunks == 0 && ihdr.is_some_and(|h| h.color_type == 3) && !plte {
+                    ins.invalid(
+                        "png.no_palette",
+                        "the PNG uses a colour palette but has no PLTE chunk before its image data".into(),
+                    );
+                    return;
+                }
+                idat_chunks += 1;
+            }
+            b"acTL" => {
+                if let Some(n) = be32(data, 0) {
+                    ins.frames = Some(n.max(1));
+                }
+            }
+            b"IEND" => {
+                iend = true;
+                pos = end;
+                break;
+            }
+            _ => {
+                if ty[0].is_ascii_uppercase() && ty != b"PLTE" {
+                    ins.invalid(
+                        "png.unknown_critical",
+                        format!("the PNG has an unknown critical chunk {name} at byte {pos}: decoders refuse it"),
+                    );
+                    return;
+                }
+            }
+        }
+        if idat_chunks > 0 && ty != b"IDAT" {
+            idat_done = true;
+        }
+        pos = end;
+    }
+    if idat_chunks == 0 {
+        let what = if iend { "" } else { " and ends without IEND" };
+        ins.invalid(
+            "png.no_data",
+            format!("the PNG has no IDAT chunk (no pixel data){what}: the file was cut short or is not a real image"),
+        );
+        return;
+    }
+    if !iend {
+        ins.invalid(
+            "png.truncated",
+            format!("PNG ends after {total} bytes: the IEND chunk is missing — the file was cut short"),
+        );
+        return;
+    }
+    if pos < total {
+        ins.push(
+            Verdict::Warn,
+            "png.trailing_data",
+            format!(
+                "{} bytes follow the IEND chunk (the PNG ends at byte {pos} of {total}); most decoders ignore them",
+                total - pos
+            ),
+        );
+    }
+    let Some(h) = ihdr else { return };
+    if depth == Depth::Deep {
+        deep(bytes, h, ins);
+    }
+}
+
+fn parse_ihdr(d: &[u8]) -> Result<Ihdr, String> {
+    if d.len() != 13 {
+        return Err(format!("the IHDR chunk is {} bytes long, not 13: the PNG header is malformed", d.len()));
+    }
+    let width = be32(d, 0).unwrap_or(0);
+    let height = be32(d, 4).unwrap_or(0);
+    let (bit_depth, color_type) = (d[8], d[9]);
+    if width == 0 || height == 0 {
+        return Err(format!("the PNG header says the image is {width}×{height} px: a side of 0 is not an image"));
+    }
+    if width > 0x7FFF_FFFF || height > 0x7FFF_FFFF {
+        return Err(format!("the PNG header says the image is {width}×{height} px, beyond what PNG allows"));
+    }
+    let ok = match color_type {
+        0 => matches!(bit_depth, 1 | 2 | 4 | 8 | 16),
+        3 => matches!(bit_depth, 1 | 2 | 4 | 8),
+        2 | 4 | 6 => matches!(bit_depth, 8 | 16),
+        _ => false,
+    };
+    if !ok {
+        return Err(format!(
+            "the PNG header has bit depth {bit_depth} with colour type {color_type}, a combination PNG does not allow"
+        ));
+    }
+    if d[10] != 0 || d[11] != 0 || d[12] > 1 {
+        return Err(format!(
+            "the PNG header names compression {}, filter {}, interlace {}; only 0, 0 and 0/1 exist",
+            d[10], d[11], d[12]
+        ));
+    }
+    Ok(Ihdr { width, height, bit_depth, color_type })
+}
+
+fn deep(bytes: &[u8], h: Ihdr, ins: &mut Inspection) {
+    let need = h.pixel_bytes();
+    if need > DECODE_CAP {
+        ins.push(
+            Verdict::Warn,
+            "png.not_decoded",
+            format!(
+                "the image is {}×{} px ({need} bytes of pixels), more than the {DECODE_CAP}-byte decode cap: its pixel data was not decoded",
+                h.width, h.height
+            ),
+        );
+        return;
+    }
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decode(bytes)));
+    match result {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => ins.invalid(
+            "png.decode",
+            format!("the PNG pixel data does not decode ({e}): the compressed image data is corrupt"),
+        ),
+        Err(_) => ins.invalid("png.decode", "the PNG decoder failed on this file: the image data is corrupt".into()),
+    }
+}
+
+fn decode(bytes: &[u8]) -> Result<(), png::DecodingError> {
+    let mut opts = png::DecodeOptions::default();
+    opts.set_ignore_adler32(false);
+    let mut dec = png::Decoder::new_with_options(std::io::Cursor::new(bytes), opts);
+    dec.set_limits(png::Limits { bytes: DECODE_CAP as usize });
+    let mut reader = dec.read_info()?;
+    let frames = reader.info().animation_control().map_or(1, |a| a.num_frames.max(1));
+    let size = reader.output_buffer_size().unwrap_or(0);
+    with_scratch(size, |buf| {
+        for _ in 0..frames {
+            reader.next_frame(buf)?;
+        }
+        reader.finish()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunk(ty: &[u8], data: &[u8]) -> Vec<u8> {
+        let mut c = (data.len() as u32).to_be_bytes().to_vec();
+        c.extend_from_slice(ty);
+        c.extend_from_slice(data);
+        let crc = crc32fast::hash(&c[4..]);
+        c.extend_from_slice(&crc.to_be_bytes());
+        c
+    }
+
+    fn ihdr(w: u32, h: u32, depth: u8, ct: u8) -> Vec<u8> {
+        let mut d = w.to_be_bytes().to_vec();
+        d.extend_from_slice(&h.to_be_bytes());
+        d.extend_from_slice(&[depth, ct, 0, 0, 0]);
+        chunk(b"IHDR", &d)
+    }
+
+    fn run(bytes: &[u8], depth: Depth) -> Inspection {
+        let mut ins = Inspection::default();
+        check(bytes, depth, &mut ins);
+        ins
+    }
+
+    #[test]
+    fn bomb_header_is_judged_without_allocating() {
+        let mut f = b"\x89PNG\r\n\x1a\n".to_vec();
+        f.extend(ihdr(100_000, 100_000, 8, 6));
+        f.extend(chunk(b"IDAT", &[0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]));
+        f.extend(chunk(b"IEND", b""));
+        let ins = run(&f, Depth::Deep);
+        assert_eq!((ins.width, ins.height), (Some(100_000), Some(100_000)));
+        assert_eq!(ins.verdict(), Verdict::Warn, "{:?}", ins.problems);
+        assert_eq!(ins.problems[0].code, "png.not_decoded");
+    }
+
+    #[test]
+    fn bad_headers() {
+        for (h, code) in [(ihdr(0, 5, 8, 2), "png.bad_header"), (ihdr(5, 5, 4, 2), "png.bad_header")] {
+            let mut f = b"\x89PNG\r\n\x1a\n".to_vec();
+            f.extend(h);
+            assert_eq!(run(&f, Depth::Structural).problems[0].code, code);
+        }
+        let mut f = b"\x89PNG\r\n\x1a\n".to_vec();
+        f.extend(chunk(b"IEND", b""));
+        assert_eq!(run(&f, Depth::Structural).problems[0].code, "png.no_ihdr");
+        let f = b"\x89PNG\r\n\x1a\n\0\0".to_vec();
+        assert_eq!(run(&f, Depth::Structural).problems[0].code, "png.truncated");
+    }
+}
