@@ -4,34 +4,42 @@
 //! result answers. Works on small owned records, after the bytes are gone.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::model::{Attachment, Entry, Reasoning, ReasoningKind, Ref, ToolCall};
 
-use super::{RawCall, RawEntry, Unit};
+use super::{Id, RawCall, Unit};
 
 /// One line after its media were decoded and judged; media bytes are dropped.
+/// Most lines of a long session are plain text, so all but the entries and
+/// the line's place in the history live behind one optional box.
 #[derive(Debug, Default)]
 pub struct LineRecord {
     pub line: u64,
     pub unit: Unit,
-    pub entries: Vec<RawEntry>,
+    pub entries: Vec<Entry>,
+    pub extra: Option<Box<Extra>>,
+}
+
+/// The rarer parts of a line.
+#[derive(Debug, Default)]
+pub struct Extra {
     /// `entry` indexes [`LineRecord::entries`]; `line` is the payload's own line.
     pub attachments: Vec<Attachment>,
     pub calls: Vec<RawCall>,
     pub reasoning: Vec<(ReasoningKind, Option<String>)>,
-    pub context_model: Option<String>,
-    pub context_provider: Option<String>,
+    pub context_model: Option<Arc<str>>,
+    pub context_provider: Option<Arc<str>>,
 }
 
 impl LineRecord {
     /// Does this record matter to the history at all?
     pub fn is_empty(&self) -> bool {
-        matches!(self.unit, Unit::Plain | Unit::Hidden)
-            && self.entries.is_empty()
-            && self.attachments.is_empty()
-            && self.calls.is_empty()
-            && self.context_model.is_none()
-            && self.context_provider.is_none()
+        matches!(self.unit, Unit::Plain | Unit::Hidden) && self.entries.is_empty() && self.extra.is_none()
+    }
+
+    pub fn attachments_mut(&mut self) -> &mut [Attachment] {
+        self.extra.as_mut().map_or(&mut [], |e| &mut e.attachments)
     }
 }
 
@@ -51,7 +59,7 @@ pub struct History {
 pub fn assign_refs(records: &mut [LineRecord]) {
     for r in records {
         let mut counter: HashMap<u64, u32> = HashMap::new();
-        for a in &mut r.attachments {
+        for a in r.attachments_mut() {
             let n = counter.entry(a.line).or_insert(0);
             *n += 1;
             a.reference = Ref::format(a.line, *n);
@@ -59,40 +67,45 @@ pub fn assign_refs(records: &mut [LineRecord]) {
     }
 }
 
-/// Builds the history from records in file order.
-pub fn assemble(records: Vec<LineRecord>) -> History {
+/// Builds the history from records in file order, consuming them.
+pub fn assemble(mut records: Vec<LineRecord>) -> History {
     let order = visible(&records);
-    // Context (model/provider in force) follows file order, not history order.
-    let mut ctx = Vec::with_capacity(records.len());
-    let (mut model, mut provider) = (None::<String>, None::<String>);
-    for r in &records {
-        if r.context_model.is_some() {
-            model.clone_from(&r.context_model);
-        }
-        if r.context_provider.is_some() {
-            provider.clone_from(&r.context_provider);
-        }
-        ctx.push((model.clone(), provider.clone()));
-    }
-    let calls: HashMap<&str, &RawCall> =
-        records.iter().flat_map(|r| r.calls.iter()).map(|c| (c.call_id.as_str(), c)).collect();
-
+    let ctx = Context::new(&records);
     let mut h = History::default();
-    for &i in &order {
-        let r = &records[i];
-        let base = h.entries.len();
-        for e in &r.entries {
-            h.entries.push(Entry {
+    h.entries.reserve_exact(order.iter().map(|&i| records[i].entries.len()).sum());
+    h.tool_calls = records
+        .iter()
+        .flat_map(|r| {
+            r.extra.iter().flat_map(|x| &x.calls).map(|c| ToolCall {
                 line: r.line,
-                role: e.role,
-                model: e.model.clone().or_else(|| ctx[i].0.clone()),
-                provider: e.provider.clone().or_else(|| ctx[i].1.clone()),
-                accepted: e.accepted,
-                error: e.error.clone(),
-            });
+                call_id: c.call_id.clone(),
+                name: c.name.clone(),
+                path: c.path.clone(),
+            })
+        })
+        .collect();
+    let calls: HashMap<&str, &ToolCall> = h.tool_calls.iter().map(|c| (c.call_id.as_str(), c)).collect();
+
+    let mut attachments = Vec::new();
+    for &i in &order {
+        let r = &mut records[i];
+        let base = h.entries.len();
+        let line = r.line;
+        let (model, provider) = ctx.at(i);
+        for mut e in std::mem::take(&mut r.entries) {
+            if e.model.is_none() {
+                e.model = model.clone();
+            }
+            if e.provider.is_none() {
+                e.provider = provider.clone();
+            }
+            h.entries.push(e);
         }
-        for a in &r.attachments {
-            let mut a = a.clone();
+        if h.provider.is_none() {
+            h.provider = h.entries[base..].iter().find_map(|e| e.provider.as_deref().map(str::to_string));
+        }
+        let Some(x) = r.extra.as_mut() else { continue };
+        for mut a in x.attachments.drain(..) {
             a.entry += base;
             if let Some(call) = a.call_id.as_deref().and_then(|id| calls.get(id)) {
                 if a.tool.is_none() {
@@ -102,27 +115,51 @@ pub fn assemble(records: Vec<LineRecord>) -> History {
                     a.name.clone_from(&call.path);
                 }
             }
-            h.attachments.push(a);
+            attachments.push(a);
         }
-        for (kind, id) in &r.reasoning {
-            h.reasoning.push(Reasoning { line: r.line, kind: *kind, id: id.clone() });
-        }
-        if h.provider.is_none() {
-            h.provider = r.entries.iter().find_map(|e| e.provider.clone()).or_else(|| ctx[i].1.clone());
+        for (kind, id) in x.reasoning.drain(..) {
+            h.reasoning.push(Reasoning { line, kind, id });
         }
     }
-    h.tool_calls = records
-        .iter()
-        .flat_map(|r| {
-            r.calls.iter().map(|c| ToolCall {
-                line: r.line,
-                call_id: c.call_id.clone(),
-                name: c.name.clone(),
-                path: c.path.clone(),
-            })
-        })
-        .collect();
+    h.attachments = attachments;
+    if h.provider.is_none() {
+        h.provider = ctx.at(records.len()).1.as_deref().map(str::to_string);
+    }
     h
+}
+
+/// The model and provider in force at each record: set by the records that name
+/// them (Codex `turn_context`, pi `model_change`), in file order, not history order.
+/// Kept as the few points where they change, not one copy per record.
+struct Context {
+    changes: Vec<(usize, Option<Arc<str>>, Option<Arc<str>>)>,
+}
+
+impl Context {
+    fn new(records: &[LineRecord]) -> Context {
+        let mut changes = Vec::new();
+        let (mut model, mut provider) = (None::<Arc<str>>, None::<Arc<str>>);
+        for (i, r) in records.iter().enumerate() {
+            let Some(x) = &r.extra else { continue };
+            if x.context_model.is_none() && x.context_provider.is_none() {
+                continue;
+            }
+            if x.context_model.is_some() {
+                model.clone_from(&x.context_model);
+            }
+            if x.context_provider.is_some() {
+                provider.clone_from(&x.context_provider);
+            }
+            changes.push((i, model.clone(), provider.clone()));
+        }
+        Context { changes }
+    }
+
+    /// What is in force at record `i` (set at or before it).
+    fn at(&self, i: usize) -> (Option<Arc<str>>, Option<Arc<str>>) {
+        let n = self.changes.partition_point(|c| c.0 <= i);
+        n.checked_sub(1).map_or((None, None), |k| (self.changes[k].1.clone(), self.changes[k].2.clone()))
+    }
 }
 
 /// Indices of the records the provider still sees, in history order.
@@ -131,12 +168,12 @@ fn visible(records: &[LineRecord]) -> Vec<usize> {
         return tree_path(records);
     }
     let mut list: Vec<Option<usize>> = Vec::new();
-    let mut keyed: HashMap<&str, usize> = HashMap::new();
+    let mut keyed: HashMap<Id, usize> = HashMap::new();
     for (i, r) in records.iter().enumerate() {
-        match &r.unit {
+        match r.unit {
             Unit::Hidden | Unit::Node { .. } => {}
             Unit::Plain => list.push(Some(i)),
-            Unit::Keyed(id) => match keyed.get(id.as_str()) {
+            Unit::Keyed(id) => match keyed.get(&id) {
                 Some(&pos) => list[pos] = Some(i),
                 None => {
                     keyed.insert(id, list.len());
@@ -144,7 +181,7 @@ fn visible(records: &[LineRecord]) -> Vec<usize> {
                 }
             },
             Unit::RewindTo(id) => {
-                if let Some(&pos) = keyed.get(id.as_str()) {
+                if let Some(&pos) = keyed.get(&id) {
                     list.truncate(pos);
                     keyed.retain(|_, p| *p < pos);
                 }
@@ -162,16 +199,13 @@ fn visible(records: &[LineRecord]) -> Vec<usize> {
 /// The path from the last node (not on a side branch) back to its root,
 /// with compactions applied.
 fn tree_path(records: &[LineRecord]) -> Vec<usize> {
-    let mut by_id: HashMap<&str, usize> = HashMap::new();
-    let mut previous: HashMap<usize, usize> = HashMap::new();
+    let is_node = |j: &usize| matches!(records[*j].unit, Unit::Node { .. });
+    let mut by_id: HashMap<Id, usize> = HashMap::new();
     let mut leaf = None;
     let mut last_any = None;
     for (i, r) in records.iter().enumerate() {
-        if let Unit::Node { id, sidechain, .. } = &r.unit {
+        if let Unit::Node { id, sidechain, .. } = r.unit {
             by_id.insert(id, i);
-            if let Some(p) = last_any {
-                previous.insert(i, p);
-            }
             last_any = Some(i);
             if !sidechain {
                 leaf = Some(i);
@@ -185,22 +219,20 @@ fn tree_path(records: &[LineRecord]) -> Vec<usize> {
             break; // a parent cycle in a damaged file
         }
         path.push(i);
-        cur = match &records[i].unit {
+        cur = match records[i].unit {
             // A parent that is nowhere in the file was on a damaged line: bridge
             // the gap to the node written just before, so the rest is still read.
-            Unit::Node { parent: Some(p), .. } => by_id.get(p.as_str()).copied().or_else(|| previous.get(&i).copied()),
+            Unit::Node { parent: Some(p), .. } => by_id.get(&p).copied().or_else(|| (0..i).rev().find(is_node)),
             _ => None,
         };
     }
     path.reverse();
     // The latest compaction on the path replaces what came before its kept range.
-    let compaction = path.iter().rposition(|&i| matches!(&records[i].unit, Unit::Node { keep_from: Some(_), .. }));
+    let compaction = path.iter().rposition(|&i| matches!(records[i].unit, Unit::Node { keep_from: Some(_), .. }));
     if let Some(c) = compaction {
-        let Unit::Node { keep_from: Some(k), .. } = &records[path[c]].unit else {
-            return path;
-        };
+        let Unit::Node { keep_from: Some(k), .. } = records[path[c]].unit else { return path };
         let kept_start =
-            path[..c].iter().position(|&i| matches!(&records[i].unit, Unit::Node { id, .. } if id == k)).unwrap_or(c);
+            path[..c].iter().position(|&i| matches!(records[i].unit, Unit::Node { id, .. } if id == k)).unwrap_or(c);
         let mut out = vec![path[c]];
         out.extend_from_slice(&path[kept_start..c]);
         out.extend_from_slice(&path[c + 1..]);

@@ -10,7 +10,7 @@ use crate::json::Value;
 use crate::model::{ErrorRecord, Origin, Role};
 
 use super::blocks::anthropic_content;
-use super::{Adapter, LineOut, RawEntry, RawPayload, Site, Unit};
+use super::{Adapter, Id, LineOut, RawEntry, RawPayload, Site, Unit};
 
 pub struct ClaudeCode;
 
@@ -34,13 +34,13 @@ impl Adapter for ClaudeCode {
     }
 
     fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
-        let Some(uuid) = v.get("uuid").to_text() else {
+        let Some(uuid) = Id::of_value(v.get("uuid")) else {
             out.unit = Unit::Hidden;
             return;
         };
         out.unit = Unit::Node {
             id: uuid,
-            parent: v.get("parentUuid").to_text(),
+            parent: Id::of_value(v.get("parentUuid")),
             sidechain: v.get("isSidechain").as_bool().unwrap_or(false),
             keep_from: None,
         };

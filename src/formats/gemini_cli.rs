@@ -10,7 +10,7 @@ use crate::json::Value;
 use crate::model::{ErrorRecord, Origin, Role};
 
 use super::blocks::{gemini_part, gemini_parts};
-use super::{Adapter, LineOut, RawCall, RawEntry, Site, Unit, path_argument, ptr};
+use super::{Adapter, Id, LineOut, RawCall, RawEntry, Site, Unit, path_argument, ptr};
 
 pub struct GeminiCli;
 
@@ -30,7 +30,7 @@ impl Adapter for GeminiCli {
     }
 
     fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
-        if let Some(id) = v.get("$rewindTo").to_text() {
+        if let Some(id) = Id::of_value(v.get("$rewindTo")) {
             out.unit = Unit::RewindTo(id);
         } else if v.has("$set") {
             let msgs = v.at(&["$set", "messages"]);
@@ -44,7 +44,7 @@ impl Adapter for GeminiCli {
             // The metadata line, or a whole legacy ConversationRecord.
             out.unit = Unit::Plain;
             records(v.get("messages"), "/messages", out);
-        } else if let Some(id) = v.get("id").to_text() {
+        } else if let Some(id) = Id::of_value(v.get("id")) {
             out.unit = Unit::Keyed(id);
             record(v, "", out);
         } else {

@@ -108,6 +108,29 @@ pub trait Adapter: Sync {
     fn read<'a>(&self, line: &'a Value<'a>, out: &mut LineOut<'a>);
 }
 
+/// A record id, hashed. Ids are only compared, never printed, and a history of
+/// millions of lines must not keep millions of uuid strings alive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Id(u64);
+
+impl Id {
+    pub fn of(s: &str) -> Id {
+        use std::hash::{DefaultHasher, Hash as _, Hasher as _};
+        let mut h = DefaultHasher::new();
+        s.hash(&mut h);
+        Id(h.finish())
+    }
+
+    /// The id of a JSON string or number, if the value is one.
+    pub fn of_value(v: &Value<'_>) -> Option<Id> {
+        match v {
+            Value::Str(s) => Some(Id::of(s)),
+            Value::Number(_) => v.to_text().map(|t| Id::of(&t)),
+            _ => None,
+        }
+    }
+}
+
 /// How a line joins the provider-visible history.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub enum Unit {
@@ -118,18 +141,18 @@ pub enum Unit {
     Hidden,
     /// A node of a tree: the history is the path from the last node to its root.
     Node {
-        id: String,
-        parent: Option<String>,
+        id: Id,
+        parent: Option<Id>,
         /// On a side branch (a subagent): never the leaf.
         sidechain: bool,
         /// A compaction: the path before this id is replaced by this line.
-        keep_from: Option<String>,
+        keep_from: Option<Id>,
     },
     /// A record re-written in full each time it changes: the last copy wins,
     /// at the place of the first.
-    Keyed(String),
+    Keyed(Id),
     /// Drops the keyed record with this id and everything after it.
-    RewindTo(String),
+    RewindTo(Id),
     /// A compaction or checkpoint: everything before is replaced by this line.
     Reset,
     /// A whole logged request: it replaces everything before it.

@@ -8,7 +8,7 @@
 use crate::json::Value;
 use crate::model::{ErrorRecord, Origin, ReasoningKind, Role};
 
-use super::{Adapter, LineOut, RawCall, RawEntry, RawPayload, Site, Unit, path_argument, ptr};
+use super::{Adapter, Id, LineOut, RawCall, RawEntry, RawPayload, Site, Unit, path_argument, ptr};
 
 pub struct Pi;
 
@@ -23,7 +23,7 @@ impl Adapter for Pi {
     }
 
     fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
-        let Some(id) = v.get("id").to_text().filter(|_| v.get("type").as_str() != Some("session")) else {
+        let Some(id) = Id::of_value(v.get("id")).filter(|_| v.get("type").as_str() != Some("session")) else {
             out.unit = Unit::Hidden;
             return;
         };
@@ -38,10 +38,10 @@ impl Adapter for Pi {
                 out.context_model = v.get("modelId").to_text();
                 out.context_provider = v.get("provider").to_text();
             }
-            "compaction" => keep_from = v.get("firstKeptEntryId").to_text(),
+            "compaction" => keep_from = Id::of_value(v.get("firstKeptEntryId")),
             _ => {}
         }
-        out.unit = Unit::Node { id, parent: v.get("parentId").to_text(), sidechain: false, keep_from };
+        out.unit = Unit::Node { id, parent: Id::of_value(v.get("parentId")), sidechain: false, keep_from };
     }
 }
 

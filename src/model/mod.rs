@@ -6,6 +6,8 @@
 mod reference;
 mod stats;
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 pub use reference::{Ref, RefError};
@@ -40,17 +42,18 @@ pub struct ErrorRecord {
     pub status: Option<u16>,
 }
 
-/// One message-like record of the provider-visible history.
+/// One message-like record of the provider-visible history. Kept small: a
+/// history has one per line, and lines can number millions.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Entry {
     pub line: u64,
     pub role: Role,
-    /// The model that produced an assistant entry, or that the user turn was sent to.
-    pub model: Option<String>,
-    pub provider: Option<String>,
     /// An assistant entry with output or usage: the model accepted the request before it.
     pub accepted: bool,
-    pub error: Option<ErrorRecord>,
+    /// The model that produced an assistant entry (shared: one allocation per distinct name).
+    pub model: Option<Arc<str>>,
+    pub provider: Option<Arc<str>>,
+    pub error: Option<Box<ErrorRecord>>,
 }
 
 /// A tool invocation, linked to its result by `call_id`.

@@ -107,14 +107,17 @@ struct Chunk {
 
 /// Puts chunk-relative line numbers back in file order.
 fn merge(chunks: Vec<anyhow::Result<Chunk>>) -> anyhow::Result<(Vec<LineRecord>, Vec<Finding>, u64)> {
-    let mut records = Vec::new();
+    let chunks = chunks.into_iter().collect::<anyhow::Result<Vec<Chunk>>>()?;
+    let mut records = Vec::with_capacity(chunks.iter().map(|c| c.records.len()).sum());
     let mut findings = Vec::new();
     let mut base = 0;
     for c in chunks {
-        let c = c?;
         for mut r in c.records {
             r.line += base;
-            for a in &mut r.attachments {
+            for e in &mut r.entries {
+                e.line += base;
+            }
+            for a in r.attachments_mut() {
                 a.line += base;
             }
             records.push(r);
@@ -158,7 +161,7 @@ fn read_range(
         pos += r.next_line()?.map_or(0, |l| l.len() as u64);
     }
     let adapter = plan.format.adapter();
-    let mut judge = media::Judge { depth: opts.depth, rules: &plan.rules, buf: Vec::new() };
+    let mut worker = line::Worker::new(media::Judge { depth: opts.depth, rules: &plan.rules, buf: Vec::new() });
     let mut chunk = Chunk { records: Vec::new(), findings: Vec::new(), lines: 0 };
     let mut crlf = false;
     while pos < end {
@@ -197,9 +200,9 @@ fn read_range(
                 "starts with a UTF-8 byte-order mark; it is ignored".into(),
             ));
         }
-        if let Some(rec) =
-            line::read_line(adapter, &mut judge, raw, chunk.lines, body_offset, terminated, &mut chunk.findings)
-                .filter(|r| !r.is_empty())
+        if let Some(rec) = worker
+            .read_line(adapter, raw, chunk.lines, body_offset, terminated, &mut chunk.findings)
+            .filter(|r| !r.is_empty())
         {
             chunk.records.push(rec);
         }
@@ -215,10 +218,10 @@ fn single_document(path: &Path, opts: &Options, plan: &Plan) -> anyhow::Result<(
         .and_then(|mut f| f.read_to_end(&mut bytes))
         .with_context(|| format!("reading {}", path.display()))?;
     let lines = memchr::memchr_iter(b'\n', &bytes).count() as u64 + u64::from(!bytes.ends_with(b"\n"));
-    let mut judge = media::Judge { depth: opts.depth, rules: &plan.rules, buf: Vec::new() };
+    let mut worker = line::Worker::new(media::Judge { depth: opts.depth, rules: &plan.rules, buf: Vec::new() });
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
     let offset = (bytes.len() - body.len()) as u64;
     let v = crate::json::Value::parse(body).with_context(|| format!("{} is not a JSON document", path.display()))?;
-    let rec = line::record(plan.format.adapter(), &mut judge, &v, body, 1, offset, true);
+    let rec = worker.record(plan.format.adapter(), &v, body, 1, offset, true);
     Ok((vec![rec], Vec::new(), lines))
 }
