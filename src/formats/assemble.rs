@@ -132,8 +132,12 @@ pub fn assemble(mut records: Vec<LineRecord>) -> History {
 /// them (Codex `turn_context`, pi `model_change`), in file order, not history order.
 /// Kept as the few points where they change, not one copy per record.
 struct Context {
-    changes: Vec<(usize, Option<Arc<str>>, Option<Arc<str>>)>,
+    /// (record index, model, provider) from that record on.
+    changes: Vec<(usize, Names)>,
 }
+
+/// A model and a provider name, either possibly unknown.
+type Names = (Option<Arc<str>>, Option<Arc<str>>);
 
 impl Context {
     fn new(records: &[LineRecord]) -> Context {
@@ -150,15 +154,15 @@ impl Context {
             if x.context_provider.is_some() {
                 provider.clone_from(&x.context_provider);
             }
-            changes.push((i, model.clone(), provider.clone()));
+            changes.push((i, (model.clone(), provider.clone())));
         }
         Context { changes }
     }
 
     /// What is in force at record `i` (set at or before it).
-    fn at(&self, i: usize) -> (Option<Arc<str>>, Option<Arc<str>>) {
+    fn at(&self, i: usize) -> Names {
         let n = self.changes.partition_point(|c| c.0 <= i);
-        n.checked_sub(1).map_or((None, None), |k| (self.changes[k].1.clone(), self.changes[k].2.clone()))
+        n.checked_sub(1).map_or((None, None), |k| self.changes[k].1.clone())
     }
 }
 
