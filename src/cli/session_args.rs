@@ -37,6 +37,10 @@ pub struct ReadArgs {
     /// not just its structure. Slower; catches corrupt compressed data.
     #[arg(long = "deep")]
     pub deep: bool,
+
+    /// Worker threads reading the file (default: one per core).
+    #[arg(long = "threads", short = 'j', value_name = "N", default_value_t = 0, hide_default_value = true)]
+    pub threads: usize,
 }
 
 impl ReadArgs {
@@ -45,7 +49,7 @@ impl ReadArgs {
             format: self.format.0,
             depth: if self.deep { Depth::Deep } else { Depth::Structural },
             provider: self.provider.clone(),
-            threads: 0,
+            threads: self.threads,
         }
     }
 }
