@@ -21,12 +21,15 @@ cat "$file" >/dev/null # warm the page cache
 
 # median wall seconds and max RSS (KB) of RUNS runs of a command
 measure() {
-  local walls=() rss=0 out
+  local walls=() rss=0 out tmp
+  tmp=$(mktemp)
   for _ in $(seq "$runs"); do
-    out=$( { /usr/bin/time -f "%e %M" "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -n 1)
+    /usr/bin/time -o "$tmp" -f "%e %M" "$@" >/dev/null 2>&1 || true
+    out=$(tail -n 1 "$tmp")
     walls+=("${out% *}")
     [ "${out#* }" -gt "$rss" ] && rss=${out#* }
   done
+  rm -f "$tmp"
   printf '%s %s\n' "$(printf '%s\n' "${walls[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")" "$rss"
 }
 
