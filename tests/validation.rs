@@ -37,7 +37,8 @@ fn corpus_verdicts_in_every_format_at_both_depths() {
     let cases: Vec<Case> = corpus();
     let bad = bad_base64();
     let texts: Vec<String> = cases.iter().map(|c| b64(&c.bytes)).collect();
-    let mut items: Vec<Item<'_>> = cases.iter().zip(&texts).map(|(c, t)| Item { base64: t, mime: c.declared_mime }).collect();
+    let mut items: Vec<Item<'_>> =
+        cases.iter().zip(&texts).map(|(c, t)| Item { base64: t, mime: c.declared_mime }).collect();
     items.extend(bad.iter().map(|(_, text, _)| Item { base64: text, mime: "image/png" }));
     let mut failures = Vec::new();
     for format in FORMATS {
@@ -136,4 +137,22 @@ fn too_many_images_is_a_request_limit() {
     assert!(limits.iter().any(|l| l["code"] == "request.too_many_images"), "{limits:?}");
     let (doc, _dir) = scan_all("anthropic", &items[..5], &[]);
     assert!(doc["limits"].as_array().expect("limits").is_empty());
+}
+
+#[test]
+fn a_user_rules_file_overrides_the_provider_and_typos_are_errors() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = dir.path().join("rules.json");
+    std::fs::write(&rules, r#"{"max_image_bytes": 500, "verified_on": "2026-11-29"}"#).expect("write");
+    let sample = common::sample("pi.jsonl");
+    let (doc, code) = scan_json(&sample, &["--rules", rules.to_str().expect("utf-8")]);
+    assert_eq!(code, 1);
+    assert_eq!(doc["attachments"][0]["verdict"], "invalid", "801-byte base64 over a 500-byte cap");
+    std::fs::write(&rules, r#"{"max_image_byte": 500}"#).expect("write");
+    let out = common::run(&["scan", "--rules", rules.to_str().expect("utf-8"), sample.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("max_image_byte"));
+    let out = common::run(&["scan", "--provider", "nope", sample.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("anthropic"), "lists the known providers");
 }

@@ -38,6 +38,11 @@ pub struct ReadArgs {
     #[arg(long = "deep")]
     pub deep: bool,
 
+    /// A JSON file overriding fields of the provider's rules, e.g.
+    /// {"max_image_bytes": 3932160, "max_images_per_request": 20}; null removes a limit.
+    #[arg(long = "rules", value_name = "FILE")]
+    pub rules: Option<PathBuf>,
+
     /// Worker threads reading the file (default: one per core).
     #[arg(long = "threads", short = 'j', value_name = "N", default_value_t = 0, hide_default_value = true)]
     pub threads: usize,
@@ -49,6 +54,7 @@ impl ReadArgs {
             format: self.format.0,
             depth: if self.deep { Depth::Deep } else { Depth::Structural },
             provider: self.provider.clone(),
+            rules_file: self.rules.clone(),
             threads: self.threads,
         }
     }

@@ -67,14 +67,18 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
             ),
         },
     };
-    let rules = rules_for(format, opts, sniffed);
+    let mut rules = rules_for(format, opts, sniffed)?;
+    if let Some(file) = &opts.rules_file {
+        rules = rules.with_overrides_from(file)?;
+    }
     Ok(Plan { format, detected, rules, single_document })
 }
 
 /// `--provider`, else the provider the session names, else the format's own.
-fn rules_for(format: Format, opts: &Options, lines: &[Value<'_>]) -> Rules {
+fn rules_for(format: Format, opts: &Options, lines: &[Value<'_>]) -> anyhow::Result<Rules> {
     if let Some(p) = &opts.provider {
-        return Rules::builtin(p).unwrap_or_else(Rules::generic);
+        return Rules::builtin(p)
+            .with_context(|| format!("unknown provider `{p}`; expected one of: {}", Rules::names().join(", ")));
     }
     let adapter = format.adapter();
     for v in lines {
@@ -83,15 +87,15 @@ fn rules_for(format: Format, opts: &Options, lines: &[Value<'_>]) -> Rules {
         let named = out.context_provider.iter().chain(out.entries.iter().filter_map(|e| e.provider.as_ref()));
         for p in named {
             if let Some(r) = Rules::builtin(p) {
-                return r;
+                return Ok(r);
             }
         }
         let models = out.context_model.iter().chain(out.entries.iter().filter_map(|e| e.model.as_ref()));
         for m in models {
             if let Some(r) = Rules::provider_for_model(m).and_then(Rules::builtin) {
-                return r;
+                return Ok(r);
             }
         }
     }
-    format.default_provider().and_then(Rules::builtin).unwrap_or_else(Rules::generic)
+    Ok(format.default_provider().and_then(Rules::builtin).unwrap_or_else(Rules::generic))
 }
