@@ -18,13 +18,9 @@ pub struct Gemini;
 
 /// The body of a line and the pointer prefix to it.
 fn body<'v, 'a>(v: &'v Value<'a>) -> (&'v Value<'a>, &'static str) {
-    for key in ["request", "body", "response"] {
+    for (key, at) in [("request", "/request"), ("body", "/body"), ("response", "/response")] {
         if v.get(key).is_object() {
-            return (
-                v.get(key),
-                ["/request", "/body", "/response"]
-                    [["request", "body", "response"].iter().position(|k| *k == key).unwrap_or(0)],
-            );
+            return (v.get(key), at);
         }
     }
     (v, "")
@@ -52,6 +48,22 @@ fn response_entry(model: Option<String>, out: &mut LineOut<'_>) {
     e.model = model;
     e.accepted = true;
     out.entry(e);
+}
+
+/// A content walker of one block dialect.
+type Walk = for<'a> fn(&'a Value<'a>, &Site, &str, &mut LineOut<'a>);
+
+/// A logged request: each of `list` (messages, contents) is one entry whose
+/// `content` field is walked with `walk`.
+fn request<'a>(b: &'a Value<'a>, (list, content): (&str, &str), base: &str, out: &mut LineOut<'a>, walk: Walk) {
+    out.unit = Unit::Request;
+    for (i, m) in b.get(list).items().iter().enumerate() {
+        let (role, origin) = role_of(m.get("role").as_str());
+        let mut entry = RawEntry::new(role);
+        entry.accepted = role == Role::Assistant;
+        let e = out.entry(entry);
+        walk(m.get(content), &Site::new(e, origin), &ptr(&ptr(&ptr(base, list), i), content), out);
+    }
 }
 
 fn role_of(r: Option<&str>) -> (Role, Origin) {
@@ -185,20 +197,8 @@ impl Adapter for Anthropic {
     fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
         let (b, base) = body(v);
         if b.get("messages").is_array() {
-            out.unit = Unit::Request;
             out.context_model = b.get("model").to_text();
-            for (i, m) in b.get("messages").items().iter().enumerate() {
-                let (role, origin) = role_of(m.get("role").as_str());
-                let mut entry = RawEntry::new(role);
-                entry.accepted = role == Role::Assistant;
-                let e = out.entry(entry);
-                anthropic_content(
-                    m.get("content"),
-                    &Site::new(e, origin),
-                    &ptr(&ptr(&ptr(base, "messages"), i), "content"),
-                    out,
-                );
-            }
+            request(b, ("messages", "content"), base, out, anthropic_content);
         } else if !error_line(b, out) && b.get("type").as_str() == Some("message") {
             response_entry(b.get("model").to_text(), out);
         }
@@ -216,19 +216,7 @@ impl Adapter for Gemini {
     fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
         let (b, base) = body(v);
         if b.get("contents").is_array() {
-            out.unit = Unit::Request;
-            for (i, c) in b.get("contents").items().iter().enumerate() {
-                let (role, origin) = role_of(c.get("role").as_str());
-                let mut entry = RawEntry::new(role);
-                entry.accepted = role == Role::Assistant;
-                let e = out.entry(entry);
-                gemini_parts(
-                    c.get("parts"),
-                    &Site::new(e, origin),
-                    &ptr(&ptr(&ptr(base, "contents"), i), "parts"),
-                    out,
-                );
-            }
+            request(b, ("contents", "parts"), base, out, gemini_parts);
         } else if !error_line(b, out) && b.has("candidates") {
             response_entry(b.get("modelVersion").to_text(), out);
         }
