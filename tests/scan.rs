@@ -314,3 +314,61 @@ fn split_reading_matches_single_threaded_reading() {
     assert_eq!(one.entries, two.entries);
     assert_eq!(one.attachments.len(), 3, "the last request holds the history");
 }
+
+/// Writes `content` to a temp file and returns (format, attachment lines).
+fn detect_and_lines(name: &str, content: &str) -> (String, Vec<u64>) {
+    let (_dir, path) = temp_with(name, content.as_bytes());
+    let (doc, _) = scan_json(&path, &[]);
+    let lines = attachments(&doc).iter().map(|a| a["line"].as_u64().unwrap_or(0)).collect();
+    (doc["format"].as_str().unwrap_or("").to_string(), lines)
+}
+
+#[test]
+fn older_and_exported_shapes_are_read() {
+    let url = format!("data:image/png;base64,{}", b64(b"\x89PNG\r\n\x1a\nX"));
+    // Codex before the {timestamp,type,payload} envelope.
+    let legacy = [
+        "{\"id\":\"0b3c\",\"timestamp\":\"2025-05-01T10:00:00Z\",\"instructions\":null,\"git\":{}}".to_string(),
+        "{\"record_type\":\"state\"}".to_string(),
+        format!("{{\"type\":\"message\",\"role\":\"user\",\"content\":[{{\"type\":\"input_image\",\"image_url\":\"{url}\"}}]}}"),
+        "{\"type\":\"function_call\",\"name\":\"view_image\",\"arguments\":\"{\\\"path\\\":\\\"/a.png\\\"}\",\"call_id\":\"call_1\"}".to_string(),
+        format!("{{\"type\":\"function_call_output\",\"call_id\":\"call_1\",\"output\":[{{\"type\":\"input_image\",\"image_url\":\"{url}\"}}]}}"),
+    ]
+    .join("\n");
+    assert_eq!(detect_and_lines("rollout.jsonl", &legacy), ("codex".to_string(), vec![3, 5]));
+
+    // Gemini CLI `/chat save` checkpoint: one document of genai contents.
+    let checkpoint = serde_json::json!({"history": [
+        {"role": "user", "parts": [{"text": "look"}, {"inlineData": {"mimeType": "image/png", "data": b64(b"\x89PNG\r\n\x1a\nY")}}]},
+        {"role": "model", "parts": [{"text": "ok"}]}
+    ], "authType": "oauth-personal"});
+    let text = serde_json::to_string_pretty(&checkpoint).expect("json");
+    let (format, lines) = detect_and_lines("checkpoint-x.json", &text);
+    assert_eq!(format, "gemini");
+    assert_eq!(lines.len(), 1);
+
+    // `opencode export`: one document holding every message.
+    let export = serde_json::json!({"info": {"id": "ses_1", "title": "t"}, "messages": [
+        {"info": {"id": "msg_1", "sessionID": "ses_1", "role": "user", "time": {"created": 1}},
+         "parts": [{"type": "file", "mime": "image/png", "filename": "a.png", "url": url}]},
+        {"info": {"id": "msg_2", "sessionID": "ses_1", "role": "assistant", "modelID": "m", "providerID": "anthropic",
+                  "tokens": {"input": 1, "output": 1}}, "parts": []}
+    ]});
+    let text = serde_json::to_string_pretty(&export).expect("json");
+    let (format, lines) = detect_and_lines("export.json", &text);
+    assert_eq!(format, "opencode");
+    assert_eq!(lines.len(), 1);
+}
+
+#[test]
+fn chat_and_anthropic_requests_are_told_apart() {
+    let chat = "{\"model\":\"gpt-4o\",\"max_tokens\":100,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}\n";
+    assert_eq!(detect_and_lines("a.jsonl", chat).0, "openai-chat");
+    let claude = "{\"model\":\"claude-sonnet-4-5\",\"max_tokens\":100,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}\n";
+    assert_eq!(detect_and_lines("b.jsonl", claude).0, "anthropic");
+    // Shape beats the model's vendor: a Claude model behind a Chat Completions gateway.
+    let gateway = "{\"model\":\"anthropic/claude-sonnet-4-5\",\"messages\":[{\"role\":\"system\",\"content\":\"x\"},{\"role\":\"user\",\"content\":\"hi\"}]}\n";
+    assert_eq!(detect_and_lines("c.jsonl", gateway).0, "openai-chat");
+    let system = "{\"model\":\"gpt-4o\",\"system\":\"be brief\",\"max_tokens\":10,\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}]}\n";
+    assert_eq!(detect_and_lines("d.jsonl", system).0, "anthropic");
+}

@@ -5,6 +5,10 @@
 //! stream, so model output in them was accepted. `turn_context` names the model
 //! for the items after it. `compacted.replacement_history` replaces everything
 //! before it. Errors are `event_msg` lines (only in newer builds).
+//!
+//! Builds before the `{timestamp, type, payload}` envelope wrote a metadata
+//! line `{id, timestamp, instructions?, git?}`, then bare Responses items, with
+//! `{"record_type":"state"}` lines in between; those are read too.
 
 use crate::json::Value;
 use crate::model::{ErrorRecord, Role};
@@ -16,15 +20,51 @@ pub struct Codex;
 
 const TYPES: &[&str] = &["session_meta", "turn_context", "response_item", "event_msg", "compacted"];
 
+/// Responses item types an envelope-less rollout line may be.
+const LEGACY_ITEMS: &[&str] = &[
+    "message",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "local_shell_call",
+    "web_search_call",
+];
+
+/// `{id, timestamp, …}` without a type: the first line of an old rollout.
+fn legacy_meta(v: &Value<'_>) -> bool {
+    v.has("id") && v.has("timestamp") && !v.has("type")
+}
+
 impl Adapter for Codex {
     fn sniff(&self, v: &Value<'_>) -> u32 {
         let t = v.get("type").as_str().unwrap_or("");
-        if v.has("payload") && v.has("timestamp") && TYPES.contains(&t) { 5 } else { 0 }
+        if v.has("payload") && v.has("timestamp") && TYPES.contains(&t) {
+            5
+        } else if v.has("record_type") || (legacy_meta(v) && (v.has("instructions") || v.has("git"))) {
+            4
+        } else if !v.has("payload") && LEGACY_ITEMS.contains(&t) && !v.has("input") && !v.has("messages") {
+            1
+        } else {
+            0
+        }
     }
 
     fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
         let p = v.get("payload");
-        match v.get("type").as_str().unwrap_or("") {
+        let ty = v.get("type").as_str().unwrap_or("");
+        if !v.has("payload") {
+            // The envelope-less format of older builds.
+            if LEGACY_ITEMS.contains(&ty) {
+                let e = out.entry(item_entry(v));
+                responses_item(v, e, "", out);
+            } else {
+                out.unit = Unit::Hidden;
+            }
+            return;
+        }
+        match ty {
             "session_meta" => {
                 out.unit = Unit::Hidden;
                 out.context_provider = p.get("model_provider").to_text();

@@ -1,5 +1,6 @@
-//! opencode, as `{info, parts}` lines (the `MessageV2.WithParts` shape of
-//! `opencode export` and its API; the live store is sqlite).
+//! opencode, as `{info, parts}` lines (the `MessageV2.WithParts` shape of its
+//! API), or the one document `opencode export` writes: `{info, messages:[{info,
+//! parts}]}`. (The live store is sqlite.)
 //!
 //! User attachments are `file` parts with data URLs; tool media is in a tool
 //! part's `state.attachments`. A failed request is an assistant message whose
@@ -16,49 +17,63 @@ pub struct Opencode;
 
 impl Adapter for Opencode {
     fn sniff(&self, v: &Value<'_>) -> u32 {
-        let info = v.get("info");
-        if info.has("sessionID") && info.get("role").as_str().is_some() && v.get("parts").is_array() { 8 } else { 0 }
+        let message = |m: &Value<'_>| {
+            let info = m.get("info");
+            info.has("sessionID") && info.get("role").as_str().is_some() && m.get("parts").is_array()
+        };
+        if message(v) || v.get("messages").items().iter().any(message) { 8 } else { 0 }
     }
 
     fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
-        let info = v.get("info");
-        let assistant = info.get("role").as_str() == Some("assistant");
-        let mut entry = RawEntry::new(if assistant { Role::Assistant } else { Role::User });
-        entry.model = info.get("modelID").to_text().or_else(|| info.at(&["model", "modelID"]).to_text());
-        entry.provider = info.get("providerID").to_text().or_else(|| info.at(&["model", "providerID"]).to_text());
-        let err = info.get("error");
-        if err.is_object() {
-            entry.error = Some(error_record(err));
-        } else if assistant {
-            let tokens = info.get("tokens");
-            let used = tokens.get("input").as_f64().unwrap_or(0.0) + tokens.get("output").as_f64().unwrap_or(0.0);
-            entry.accepted = used > 0.0 || info.get("finish").as_str().is_some();
-        }
-        let e = out.entry(entry);
-        let origin = if assistant { Origin::Assistant } else { Origin::User };
-        for (i, p) in v.get("parts").items().iter().enumerate() {
-            let at = ptr("/parts", i);
-            match p.get("type").as_str().unwrap_or("") {
-                "file" => file_part(p, &Site::new(e, origin), at, out),
-                "reasoning" | "text" => provider_reasoning(p.get("metadata"), out),
-                "tool" => {
-                    let state = p.get("state");
-                    let id = p.get("callID").to_text();
-                    let name = p.get("tool").to_text();
-                    let path = path_argument(state.get("input"));
-                    if let Some(id) = &id {
-                        out.calls.push(RawCall { call_id: id.clone(), name: name.clone(), path: path.clone() });
-                    }
-                    let mut site = Site::tool_result(e, id);
-                    site.tool = name;
-                    site.name = path;
-                    for (j, a) in state.get("attachments").items().iter().enumerate() {
-                        file_part(a, &site, ptr(&ptr(&at, "state/attachments"), j), out);
-                    }
-                    provider_reasoning(p.get("metadata"), out);
-                }
-                _ => {}
+        if v.get("messages").is_array() && !v.has("parts") {
+            for (i, m) in v.get("messages").items().iter().enumerate() {
+                message(m, &ptr("/messages", i), out);
             }
+        } else {
+            message(v, "", out);
+        }
+    }
+}
+
+/// One `{info, parts}` message; `base` is its JSON pointer.
+fn message<'a>(v: &'a Value<'a>, base: &str, out: &mut LineOut<'a>) {
+    let info = v.get("info");
+    let assistant = info.get("role").as_str() == Some("assistant");
+    let mut entry = RawEntry::new(if assistant { Role::Assistant } else { Role::User });
+    entry.model = info.get("modelID").to_text().or_else(|| info.at(&["model", "modelID"]).to_text());
+    entry.provider = info.get("providerID").to_text().or_else(|| info.at(&["model", "providerID"]).to_text());
+    let err = info.get("error");
+    if err.is_object() {
+        entry.error = Some(error_record(err));
+    } else if assistant {
+        let tokens = info.get("tokens");
+        let used = tokens.get("input").as_f64().unwrap_or(0.0) + tokens.get("output").as_f64().unwrap_or(0.0);
+        entry.accepted = used > 0.0 || info.get("finish").as_str().is_some();
+    }
+    let e = out.entry(entry);
+    let origin = if assistant { Origin::Assistant } else { Origin::User };
+    for (i, p) in v.get("parts").items().iter().enumerate() {
+        let at = ptr(&ptr(base, "parts"), i);
+        match p.get("type").as_str().unwrap_or("") {
+            "file" => file_part(p, &Site::new(e, origin), at, out),
+            "reasoning" | "text" => provider_reasoning(p.get("metadata"), out),
+            "tool" => {
+                let state = p.get("state");
+                let id = p.get("callID").to_text();
+                let name = p.get("tool").to_text();
+                let path = path_argument(state.get("input"));
+                if let Some(id) = &id {
+                    out.calls.push(RawCall { call_id: id.clone(), name: name.clone(), path: path.clone() });
+                }
+                let mut site = Site::tool_result(e, id);
+                site.tool = name;
+                site.name = path;
+                for (j, a) in state.get("attachments").items().iter().enumerate() {
+                    file_part(a, &site, ptr(&ptr(&at, "state/attachments"), j), out);
+                }
+                provider_reasoning(p.get("metadata"), out);
+            }
+            _ => {}
         }
     }
 }

@@ -50,6 +50,43 @@ fn response_entry(model: Option<String>, out: &mut LineOut<'_>) {
     out.entry(e);
 }
 
+/// Top-level keys only a Chat Completions request carries.
+const CHAT_KEYS: &[&str] = &[
+    "max_completion_tokens",
+    "response_format",
+    "stream_options",
+    "logprobs",
+    "frequency_penalty",
+    "presence_penalty",
+    "seed",
+    "n",
+    "functions",
+    "parallel_tool_calls",
+    "logit_bias",
+    "reasoning_effort",
+];
+
+/// Top-level keys only an Anthropic Messages request carries.
+const ANTHROPIC_KEYS: &[&str] =
+    &["system", "anthropic_version", "stop_sequences", "top_k", "thinking", "anthropic_beta"];
+
+/// Chat and Anthropic requests share `messages`, `model`, `max_tokens`: score
+/// what tells them apart — block types, dialect-only keys, and (weakest, since
+/// gateways take any model in any dialect) the model's vendor.
+fn request_score(b: &Value<'_>, dialect_blocks: bool, keys: &[&str], vendor: &str) -> u32 {
+    let mut score = 1;
+    if dialect_blocks {
+        score += 3;
+    }
+    if keys.iter().any(|k| b.has(k)) {
+        score += 2;
+    }
+    if b.get("model").as_str().and_then(crate::media::Rules::provider_for_model) == Some(vendor) {
+        score += 1;
+    }
+    score
+}
+
 /// A content walker of one block dialect.
 type Walk = for<'a> fn(&'a Value<'a>, &Site, &str, &mut LineOut<'a>);
 
@@ -78,19 +115,21 @@ fn role_of(r: Option<&str>) -> (Role, Origin) {
 impl Adapter for OpenaiChat {
     fn sniff(&self, v: &Value<'_>) -> u32 {
         let (b, _) = body(v);
-        let msgs = b.get("messages").items();
-        let openai_msg = msgs.iter().any(|m| {
-            matches!(m.get("role").as_str(), Some("system" | "developer" | "tool"))
-                || m.has("tool_calls")
-                || m.get("content").items().iter().any(|p| p.get("type").as_str() == Some("image_url"))
-        });
-        if openai_msg || (b.has("choices") && b.get("object").as_str() != Some("response")) {
-            4
-        } else if !msgs.is_empty() && !b.has("max_tokens") {
-            1
-        } else {
-            u32::from(b.get("error").has("param"))
+        if b.has("choices") && b.get("object").as_str() != Some("response") {
+            return 4;
         }
+        if !b.get("messages").is_array() {
+            return u32::from(b.get("error").has("param"));
+        }
+        let openai_msg = b.get("messages").items().iter().any(|m| {
+            matches!(m.get("role").as_str(), Some("system" | "developer" | "tool" | "function"))
+                || m.has("tool_calls")
+                || m.get("content")
+                    .items()
+                    .iter()
+                    .any(|p| matches!(p.get("type").as_str(), Some("image_url" | "input_audio" | "file" | "refusal")))
+        });
+        request_score(b, openai_msg, CHAT_KEYS, "openai")
     }
 
     fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
@@ -177,21 +216,23 @@ impl Adapter for OpenaiResponses {
 impl Adapter for Anthropic {
     fn sniff(&self, v: &Value<'_>) -> u32 {
         let (b, _) = body(v);
-        let anthropic_block = |m: &Value<'_>| {
-            m.get("content").items().iter().any(|p| {
-                matches!(p.get("type").as_str(), Some("tool_use" | "tool_result" | "thinking" | "document"))
-                    || p.get("source").is_object()
-            })
-        };
-        if b.get("messages").items().iter().any(anthropic_block)
-            || (b.has("messages") && b.has("max_tokens"))
-            || (b.get("type").as_str() == Some("message") && b.has("stop_reason"))
+        if (b.get("type").as_str() == Some("message") && b.has("stop_reason"))
             || (b.get("type").as_str() == Some("error") && b.get("error").is_object())
         {
-            4
-        } else {
-            0
+            return 4;
         }
+        if !b.get("messages").is_array() {
+            return 0;
+        }
+        let anthropic_block = b.get("messages").items().iter().any(|m| {
+            m.get("content").items().iter().any(|p| {
+                matches!(
+                    p.get("type").as_str(),
+                    Some("tool_use" | "tool_result" | "thinking" | "redacted_thinking" | "document" | "image")
+                ) || p.get("source").is_object()
+            })
+        });
+        request_score(b, anthropic_block, ANTHROPIC_KEYS, "anthropic")
     }
 
     fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
@@ -210,13 +251,21 @@ impl Adapter for Gemini {
         let (b, _) = body(v);
         let status =
             b.at(&["error", "status"]).as_str().is_some_and(|s| s.bytes().all(|c| c.is_ascii_uppercase() || c == b'_'));
-        if b.get("contents").is_array() || b.has("candidates") || b.has("usageMetadata") || status { 4 } else { 0 }
+        let checkpoint = b.get("history").items().iter().any(|c| c.get("parts").is_array());
+        if b.get("contents").is_array() || checkpoint || b.has("candidates") || b.has("usageMetadata") || status {
+            4
+        } else {
+            0
+        }
     }
 
     fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
         let (b, base) = body(v);
         if b.get("contents").is_array() {
             request(b, ("contents", "parts"), base, out, gemini_parts);
+        } else if b.get("history").is_array() {
+            // Gemini CLI's `/chat save` checkpoint: `{history: Content[], authType?}`.
+            request(b, ("history", "parts"), base, out, gemini_parts);
         } else if !error_line(b, out) && b.has("candidates") {
             response_entry(b.get("modelVersion").to_text(), out);
         }
