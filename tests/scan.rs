@@ -364,7 +364,8 @@ fn older_and_exported_shapes_are_read() {
 fn chat_and_anthropic_requests_are_told_apart() {
     let chat = "{\"model\":\"gpt-4o\",\"max_tokens\":100,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}\n";
     assert_eq!(detect_and_lines("a.jsonl", chat).0, "openai-chat");
-    let claude = "{\"model\":\"claude-sonnet-4-5\",\"max_tokens\":100,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}\n";
+    let claude =
+        "{\"model\":\"claude-sonnet-4-5\",\"max_tokens\":100,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}\n";
     assert_eq!(detect_and_lines("b.jsonl", claude).0, "anthropic");
     // Shape beats the model's vendor: a Claude model behind a Chat Completions gateway.
     let gateway = "{\"model\":\"anthropic/claude-sonnet-4-5\",\"messages\":[{\"role\":\"system\",\"content\":\"x\"},{\"role\":\"user\",\"content\":\"hi\"}]}\n";

@@ -290,19 +290,6 @@ pub fn path_in_arguments(args: &Value<'_>) -> Option<String> {
     }
 }
 
-/// Scores every format on the parsed first lines and returns the best, if any matched.
-pub fn detect(lines: &[Value<'_>]) -> Option<Format> {
-    let mut best: Option<(u32, Format)> = None;
-    for f in Format::ALL {
-        let a = f.adapter();
-        let score: u32 = lines.iter().map(|l| a.sniff(l)).sum();
-        if score > 0 && best.is_none_or(|(s, _)| score > s) {
-            best = Some((score, f));
-        }
-    }
-    best.map(|(_, f)| f)
-}
-
 /// A JSON pointer segment appended to a path.
 pub fn ptr(base: &str, seg: impl std::fmt::Display) -> String {
     format!("{base}/{seg}")

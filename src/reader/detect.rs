@@ -1,101 +1,125 @@
 //! Before reading: which format, which provider's rules, one document or lines.
+//!
+//! The first lines are parsed one at a time and scored by every adapter, so
+//! detection holds one line, however long, and never a copy of it.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use anyhow::{Context as _, bail};
 
-use crate::formats::{self, Format, LineOut};
+use crate::formats::{Adapter, Format, LineOut};
 use crate::json::Value;
 use crate::media::rules::Rules;
 
+use super::lines::Lines;
 use super::{Options, Plan};
 
 /// Lines and bytes looked at to tell the format.
 const SNIFF_LINES: usize = 32;
-const SNIFF_BYTES: usize = 64 << 20;
+const SNIFF_BYTES: u64 = 64 << 20;
+
+/// What the first lines say about each format.
+struct Evidence {
+    scores: [u32; Format::ALL.len()],
+    /// The first provider each format's adapter finds named (directly or by model).
+    providers: [Option<&'static str>; Format::ALL.len()],
+    lines: usize,
+}
+
+impl Evidence {
+    fn weigh(&mut self, v: &Value<'_>) {
+        self.lines += 1;
+        for (i, f) in Format::ALL.iter().enumerate() {
+            let a = f.adapter();
+            let s = a.sniff(v);
+            self.scores[i] += s;
+            if s > 0 && self.providers[i].is_none() {
+                self.providers[i] = provider_named(a, v);
+            }
+        }
+    }
+
+    fn best(&self) -> Option<Format> {
+        let (i, &score) = self.scores.iter().enumerate().max_by_key(|&(i, s)| (*s, usize::MAX - i))?;
+        (score > 0).then(|| Format::ALL[i])
+    }
+
+    fn provider(&self, f: Format) -> Option<&'static str> {
+        Format::ALL.iter().position(|&g| g == f).and_then(|i| self.providers[i])
+    }
+}
 
 /// Decides how to read `path`.
 pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
     let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
-    let mut r = BufReader::new(file);
-    let mut raws: Vec<Vec<u8>> = Vec::new();
-    let mut total = 0;
-    let mut first_is_partial = false;
-    while raws.len() < SNIFF_LINES && total < SNIFF_BYTES {
-        let mut buf = Vec::new();
-        let n = r.read_until(b'\n', &mut buf).with_context(|| format!("reading {}", path.display()))?;
-        if n == 0 {
-            break;
-        }
-        total += n;
-        let text = String::from_utf8_lossy(&buf);
-        let t = text.trim().trim_start_matches('\u{feff}');
-        if t.is_empty() {
+    let mut r = Lines::new(file);
+    let mut ev = Evidence { scores: [0; Format::ALL.len()], providers: [None; Format::ALL.len()], lines: 0 };
+    let (mut seen, mut total) = (0, 0u64);
+    let mut first_is_partial = None;
+    while seen < SNIFF_LINES && total < SNIFF_BYTES {
+        let Some(line) = r.next_line().with_context(|| format!("reading {}", path.display()))? else { break };
+        total += line.len() as u64;
+        let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line).trim_ascii();
+        if line.is_empty() {
             continue;
         }
-        if raws.is_empty() {
-            first_is_partial = matches!(Value::parse(t.as_bytes()), Err(e) if e.is_eof());
+        seen += 1;
+        match Value::parse(line) {
+            Ok(v) if v.is_object() => ev.weigh(&v),
+            Ok(_) => {}
+            Err(e) => {
+                first_is_partial.get_or_insert(e.is_eof());
+            }
         }
-        raws.push(t.as_bytes().to_vec());
     }
-    let values: Vec<Value<'_>> = raws.iter().filter_map(|b| Value::parse(b).ok()).collect();
-    let single_document = values.is_empty() && first_is_partial;
-    let whole: Vec<u8>;
-    let doc: Vec<Value<'_>>;
-    let sniffed: &[Value<'_>] = if single_document {
-        whole = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    // A first line that is an unfinished value, and no line an object: one
+    // pretty-printed document (a logged body, a legacy Gemini CLI `.json`).
+    let single_document = ev.lines == 0 && first_is_partial == Some(true);
+    if single_document {
+        let whole = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
         let body = whole.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&whole);
-        doc = match Value::parse(body) {
-            Ok(v) => vec![v],
+        match Value::parse(body) {
+            Ok(v) => ev.weigh(&v),
             Err(e) => bail!("{} is neither JSON Lines nor one JSON document: {e}", path.display()),
-        };
-        &doc
-    } else {
-        &values
-    };
+        }
+    }
     let (format, detected) = match opts.format {
         Some(f) => (f, false),
-        None => match formats::detect(sniffed) {
+        None => match ev.best() {
             Some(f) => (f, true),
             None => bail!(
-                "{}: cannot tell which agent wrote this file (looked at its first {} lines); pass --format with one of: {}",
+                "{}: cannot tell which agent wrote this file (looked at its first {seen} lines); pass --format with one of: {}",
                 path.display(),
-                sniffed.len(),
                 Format::ALL.map(Format::name).join(", ")
             ),
         },
     };
-    let mut rules = rules_for(format, opts, sniffed)?;
+    let mut rules = match &opts.provider {
+        Some(p) => Rules::builtin(p)
+            .with_context(|| format!("unknown provider `{p}`; expected one of: {}", Rules::names().join(", ")))?,
+        // The provider the session names, else the format's own.
+        None => ev
+            .provider(format)
+            .or_else(|| format.default_provider())
+            .and_then(Rules::builtin)
+            .unwrap_or_else(Rules::generic),
+    };
     if let Some(file) = &opts.rules_file {
         rules = rules.with_overrides_from(file)?;
     }
     Ok(Plan { format, detected, rules, single_document })
 }
 
-/// `--provider`, else the provider the session names, else the format's own.
-fn rules_for(format: Format, opts: &Options, lines: &[Value<'_>]) -> anyhow::Result<Rules> {
-    if let Some(p) = &opts.provider {
-        return Rules::builtin(p)
-            .with_context(|| format!("unknown provider `{p}`; expected one of: {}", Rules::names().join(", ")));
+/// The provider a line names, directly or through a model id it mentions.
+fn provider_named(adapter: &dyn Adapter, v: &Value<'_>) -> Option<&'static str> {
+    let mut out = LineOut::default();
+    adapter.read(v, &mut out);
+    let named = out.context_provider.iter().chain(out.entries.iter().filter_map(|e| e.provider.as_ref()));
+    let by_name = named.filter_map(|p| Rules::builtin(p)).map(|r| r.provider).next();
+    if let Some(p) = by_name {
+        return Rules::names().into_iter().find(|n| *n == p);
     }
-    let adapter = format.adapter();
-    for v in lines {
-        let mut out = LineOut::default();
-        adapter.read(v, &mut out);
-        let named = out.context_provider.iter().chain(out.entries.iter().filter_map(|e| e.provider.as_ref()));
-        for p in named {
-            if let Some(r) = Rules::builtin(p) {
-                return Ok(r);
-            }
-        }
-        let models = out.context_model.iter().chain(out.entries.iter().filter_map(|e| e.model.as_ref()));
-        for m in models {
-            if let Some(r) = Rules::provider_for_model(m).and_then(Rules::builtin) {
-                return Ok(r);
-            }
-        }
-    }
-    Ok(format.default_provider().and_then(Rules::builtin).unwrap_or_else(Rules::generic))
+    let models = out.context_model.iter().chain(out.entries.iter().filter_map(|e| e.model.as_ref()));
+    models.filter_map(|m| Rules::provider_for_model(m)).next()
 }
