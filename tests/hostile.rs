@@ -1,0 +1,101 @@
+//! Hostile and damaged input: whatever the bytes, the reader answers with
+//! findings and keeps going — it never panics, and never writes the file.
+
+mod common;
+#[path = "common/media_corpus.rs"]
+mod media_corpus;
+
+use std::path::Path;
+
+use common::{b64, sample, scan_json, sha256_file};
+use media_corpus::Lcg;
+use session_doctor::formats::Format;
+use session_doctor::media::Depth;
+use session_doctor::reader::{Options, read_session};
+
+fn read(path: &Path, format: Format, depth: Depth) {
+    let opts = Options { format: Some(format), depth, ..Options::default() };
+    // Ok or a clean error: both are answers. A panic fails the test.
+    let _ = read_session(path, &opts);
+}
+
+#[test]
+fn mangled_samples_never_panic() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("mangled.jsonl");
+    let mut rng = Lcg(42);
+    for format in Format::ALL {
+        let original = std::fs::read(sample(&format!("{}.jsonl", format.name()))).expect("sample");
+        for round in 0..40 {
+            let mut bytes = original.clone();
+            match round % 4 {
+                0 => bytes.truncate(rng.below(bytes.len())),
+                1 => {
+                    for _ in 0..8 {
+                        let i = rng.below(bytes.len());
+                        bytes[i] ^= 1 << rng.below(8);
+                    }
+                }
+                2 => {
+                    let i = rng.below(bytes.len());
+                    let junk: Vec<u8> = (0..rng.below(64)).map(|_| rng.next() as u8).collect();
+                    bytes.splice(i..i, junk);
+                }
+                _ => {
+                    // Swap two lines: parents after children, records out of order.
+                    let mut lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
+                    let (a, b) = (rng.below(lines.len()), rng.below(lines.len()));
+                    lines.swap(a, b);
+                    bytes = lines.join(&b'\n');
+                }
+            }
+            std::fs::write(&path, &bytes).expect("write");
+            read(&path, format, if round % 8 == 0 { Depth::Deep } else { Depth::Structural });
+        }
+    }
+}
+
+#[test]
+fn a_decompression_bomb_in_a_session_is_a_finding_not_an_allocation() {
+    // A PNG header claiming 100000×100000 RGBA pixels (40 GB decoded), with a valid CRC.
+    let mut ihdr = b"IHDR".to_vec();
+    ihdr.extend_from_slice(&100_000u32.to_be_bytes());
+    ihdr.extend_from_slice(&100_000u32.to_be_bytes());
+    ihdr.extend_from_slice(&[8, 6, 0, 0, 0]);
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.extend_from_slice(&13u32.to_be_bytes());
+    png.extend_from_slice(&ihdr);
+    png.extend_from_slice(&crc32fast::hash(&ihdr).to_be_bytes());
+    for (ty, data) in [(&b"IDAT"[..], &b"\x78\x9c\x03\x00\x00\x00\x00\x01"[..]), (b"IEND", b"")] {
+        png.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        let body = [ty, data].concat();
+        png.extend_from_slice(&body);
+        png.extend_from_slice(&crc32fast::hash(&body).to_be_bytes());
+    }
+    let text = b64(&png);
+    let items = [common::wrap::Item { base64: &text, mime: "image/png" }];
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("bomb.jsonl");
+    std::fs::write(&path, common::wrap::session("claude-code", &items)).expect("write");
+    let before = sha256_file(&path);
+    let (doc, _) = scan_json(&path, &["--deep"]);
+    assert_eq!(sha256_file(&path), before);
+    let a = &doc["attachments"][0];
+    assert_eq!((a["width"].as_u64(), a["height"].as_u64()), (Some(100_000), Some(100_000)));
+    assert_ne!(a["verdict"], "ok", "{a:#}");
+}
+
+#[test]
+fn terminal_control_sequences_from_a_session_are_not_printed() {
+    // A tool path holding an ANSI escape and a bidi override.
+    let text = std::fs::read_to_string(sample("claude-code.jsonl")).expect("sample");
+    let evil =
+        text.replace("/home/dev/shop/tmp/layout-diagram.png", "/tmp/\\u001b[2J\\u001b]0;pwned\\u0007\\u202eevil.png");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("evil.jsonl");
+    std::fs::write(&path, evil).expect("write");
+    let out = common::run(&["scan", path.to_str().expect("utf-8")]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("evil.png"), "{stdout}");
+    assert!(!stdout.contains('\u{1b}') && !stdout.contains('\u{7}') && !stdout.contains('\u{202e}'), "{stdout:?}");
+}
