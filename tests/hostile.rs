@@ -24,9 +24,11 @@ fn mangled_samples_never_panic() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("mangled.jsonl");
     let mut rng = Lcg(42);
+    // More rounds when hunting: HOSTILE_ROUNDS=5000 cargo test --release --test hostile
+    let rounds = std::env::var("HOSTILE_ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(40);
     for format in Format::ALL {
         let original = std::fs::read(sample(&format!("{}.jsonl", format.name()))).expect("sample");
-        for round in 0..40 {
+        for round in 0..rounds {
             let mut bytes = original.clone();
             match round % 4 {
                 0 => bytes.truncate(rng.below(bytes.len())),

@@ -172,6 +172,16 @@ pub enum Severity {
     Error,
 }
 
+impl std::fmt::Display for Severity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        })
+    }
+}
+
 /// Something about the file itself (not one attachment) worth telling.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Finding {

@@ -72,7 +72,11 @@ impl<'r> Worker<'r> {
                 } else if !utf8 {
                     "is not valid UTF-8 JSON; the record is skipped".to_string()
                 } else {
-                    format!("is not valid JSON ({e}); the record is skipped")
+                    // serde counts lines within the line; only the column means anything here.
+                    let what = e.to_string();
+                    let what =
+                        what.strip_suffix(&format!(" at line {} column {}", e.line(), e.column())).unwrap_or(&what);
+                    format!("is not valid JSON ({what} at byte {}); the record is skipped", e.column())
                 };
                 findings.push(finding(lineno, Severity::Error, message));
                 None

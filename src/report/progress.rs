@@ -20,11 +20,12 @@ pub fn read(path: &Path, opts: &Options) -> anyhow::Result<(Session, Plan)> {
     }
     let bar = ProgressBar::new(size);
     bar.set_style(
-        ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}")
+        ProgressStyle::with_template("{spinner} {msg} [{wide_bar}] {bytes}/{total_bytes} {bytes_per_sec}")
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
     );
-    bar.set_message(crate::report::sanitize(&path.display().to_string()));
+    let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    bar.set_message(crate::report::sanitize(&name));
     let tick = |n: u64| bar.inc(n);
     let session = reader::read_with_plan(path, opts, &plan, Some(&tick));
     bar.finish_and_clear();
