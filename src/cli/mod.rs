@@ -39,6 +39,9 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
 
 /// A closed stdout (`session-doctor scan … | head`) is not an error.
 pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain()
-        .any(|e| e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
+    use std::io::ErrorKind::BrokenPipe;
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == BrokenPipe)
+            || e.downcast_ref::<serde_json::Error>().and_then(serde_json::Error::io_error_kind) == Some(BrokenPipe)
+    })
 }
