@@ -187,6 +187,7 @@ impl std::fmt::Display for Severity {
 pub struct Finding {
     pub line: u64,
     pub severity: Severity,
+    /// What is wrong with that line, e.g. "cut short after 450 bytes …".
     pub message: String,
 }
 

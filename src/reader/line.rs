@@ -55,7 +55,7 @@ impl<'r> Worker<'r> {
                     // Read what we can: invalid bytes become U+FFFD, payload offsets are lost.
                     let lossy = String::from_utf8_lossy(raw).into_owned();
                     if let Ok(v) = Value::parse(lossy.as_bytes()) {
-                        let what = "holds bytes that are not valid UTF-8; read with them replaced".into();
+                        let what = "holds bytes that are not valid UTF-8; read with them replaced by U+FFFD".into();
                         findings.push(finding(lineno, Severity::Warning, what));
                         let mut r = self.record(adapter, &v, lossy.as_bytes(), lineno, offset, false);
                         for a in r.attachments_mut() {
@@ -65,18 +65,15 @@ impl<'r> Worker<'r> {
                     }
                 }
                 let message = if !terminated && e.is_eof() {
-                    format!(
-                        "is cut short after {} bytes (the agent stopped mid-write); the record is skipped",
-                        raw.len()
-                    )
+                    format!("cut short after {} bytes (the agent stopped mid-write); the record is skipped", raw.len())
                 } else if !utf8 {
-                    "is not valid UTF-8 JSON; the record is skipped".to_string()
+                    "not valid JSON, and not valid UTF-8; the record is skipped".to_string()
                 } else {
                     // serde counts lines within the line; only the column means anything here.
                     let what = e.to_string();
                     let what =
                         what.strip_suffix(&format!(" at line {} column {}", e.line(), e.column())).unwrap_or(&what);
-                    format!("is not valid JSON ({what} at byte {}); the record is skipped", e.column())
+                    format!("not valid JSON ({what} at byte {}); the record is skipped", e.column())
                 };
                 findings.push(finding(lineno, Severity::Error, message));
                 None
@@ -136,6 +133,7 @@ impl<'r> Worker<'r> {
     }
 }
 
-pub fn finding(line: u64, severity: Severity, what: String) -> Finding {
-    Finding { line, severity, message: format!("line {line} {what}") }
+/// A finding about one line; the message reads after "line N: ".
+pub fn finding(line: u64, severity: Severity, message: String) -> Finding {
+    Finding { line, severity, message }
 }

@@ -24,8 +24,6 @@ use crate::media::Depth;
 use crate::media::rules::Rules;
 use crate::model::{Finding, Session, Severity};
 
-pub use media::hex;
-
 /// How to read a session.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
@@ -127,20 +125,11 @@ fn merge(chunks: Vec<anyhow::Result<Chunk>>) -> anyhow::Result<(Vec<LineRecord>,
         }
         for mut f in c.findings {
             f.line += base;
-            f.message = renumber(&f.message, f.line);
             findings.push(f);
         }
         base += c.lines;
     }
     Ok((records, findings, base))
-}
-
-/// Findings read "line N …"; a chunk wrote its relative N.
-fn renumber(message: &str, line: u64) -> String {
-    match message.strip_prefix("line ").and_then(|m| m.split_once(' ')) {
-        Some((_, rest)) => format!("line {line} {rest}"),
-        None => message.to_string(),
-    }
 }
 
 /// Streams the lines that start inside `[start, end)`.

@@ -45,7 +45,7 @@ pub fn write(out: &mut impl Write, r: &ScanReport) -> io::Result<()> {
         writeln!(out, "  request {}: {}", verdict(p.severity), sanitize(&p.message))?;
     }
     for f in &r.findings {
-        writeln!(out, "  {}: {}", f.severity, sanitize(&f.message))?;
+        writeln!(out, "  {}: line {}: {}", f.severity, f.line, sanitize(&f.message))?;
     }
     writeln!(out)
 }
