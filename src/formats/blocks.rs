@@ -131,8 +131,7 @@ fn openai_part<'a>(p: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOut<'a
     }
 }
 
-/// One OpenAI Responses item (also Codex's `response_item.payload`).
-/// Returns the role of the entry it starts, if it starts one.
+/// One OpenAI Responses item (also Codex's `response_item.payload`), as part of `entry`.
 pub fn responses_item<'a>(item: &'a Value<'a>, entry: usize, at: &str, out: &mut LineOut<'a>) {
     match item.get("type").as_str().unwrap_or("message") {
         "message" => {

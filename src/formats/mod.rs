@@ -231,14 +231,6 @@ impl<'a> LineOut<'a> {
         self.entries.push(e);
         self.entries.len() - 1
     }
-
-    /// The index of the current (last) entry, starting one if there is none.
-    pub fn current(&mut self, role: Role) -> usize {
-        if self.entries.is_empty() {
-            self.entries.push(RawEntry::new(role));
-        }
-        self.entries.len() - 1
-    }
 }
 
 /// Where a media block sits and what it belongs to, passed down a walk.

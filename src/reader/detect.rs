@@ -88,6 +88,7 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
         Some(f) => (f, false),
         None => match ev.best() {
             Some(f) => (f, true),
+            None if seen == 0 => bail!("{}: the file is empty; there is no session to read", path.display()),
             None => bail!(
                 "{}: cannot tell which agent wrote this file (looked at its first {seen} lines); pass --format with one of: {}",
                 path.display(),
