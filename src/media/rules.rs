@@ -97,16 +97,17 @@ struct Table {
     providers: Vec<Rules>,
 }
 
-/// Parses the built-in table. The JSON is compiled in and covered by tests,
-/// so a failure here is a build defect; we degrade to an empty table rather
-/// than panic.
-fn table() -> Vec<Rules> {
-    serde_json::from_str::<Table>(BUILTIN_JSON).map(|t| t.providers).unwrap_or_default()
+/// The built-in table, parsed once. The JSON is compiled in and covered by
+/// tests, so a failure here is a build defect; we degrade to an empty table
+/// rather than panic.
+fn table() -> &'static [Rules] {
+    static TABLE: std::sync::OnceLock<Vec<Rules>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| serde_json::from_str::<Table>(BUILTIN_JSON).map(|t| t.providers).unwrap_or_default())
 }
 
 fn find(name: &str) -> Option<Rules> {
     let name = name.trim().to_ascii_lowercase();
-    table().into_iter().find(|r| r.provider == name || r.aliases.contains(&name))
+    table().iter().find(|r| r.provider == name || r.aliases.contains(&name)).cloned()
 }
 
 impl Rules {
