@@ -3,9 +3,9 @@
 //! CONTRACT used by `diagnose` — keep these signatures:
 //! - [`classify`]`(text, hint) -> Classification`
 //!
-//! The input is untrusted and may be megabytes: it is capped ([`text::cap`]), unwrapped
-//! into frames ([`envelope`]), lowercased once, and matched against data tables
-//! ([`signals`]) with plain `contains`. No regex, no backtracking, bounded nesting.
+//! The input is untrusted and may be megabytes: it is capped (`text::cap`), unwrapped
+//! into frames (`envelope`), lowercased once, and matched against data tables
+//! (`signals`) with plain `contains`. No regex, no backtracking, bounded nesting.
 //!
 //! ## Rule order (first hit wins)
 //! 1. **Deterministic structured codes** (`context_length_exceeded`, `invalid_encrypted_content`,

@@ -5,7 +5,7 @@
 //! and describes it as a [`LineOut`]: its entries, media, tool calls, reasoning,
 //! and how the line joins the history ([`Unit`]). The cross-line work — which
 //! lines the provider still sees, which call a result answers — happens once,
-//! afterwards, in [`assemble`](crate::formats::assemble).
+//! afterwards, in [`assemble`].
 
 mod ai_sdk;
 pub mod assemble;
