@@ -317,6 +317,18 @@ pub const MEDIA_PHRASES: &[Rule] = &[
     // format"); NousResearch/hermes-agent#33536 ("Failed to sanitize image").
     r(&["provided image does not match"], Class::MediaRejected),
     r(&["failed to sanitize image"], Class::MediaRejected),
+    // A model without vision: every image in the history fails the same way.
+    // See: NousResearch/hermes-agent#23411 (OpenRouter 404 "No endpoints found that support
+    // image input"); vllm-project/vllm#11629 ("image_url is only supported by certain
+    // models"); cloudflare/cloudflare-os#97 ("this model does not support image input");
+    // earendil-works/pi#8960 ("This model doesn't support the image field"); DayuanJiang/
+    // next-ai-draw-io#55 (DeepSeek "unknown variant `image_url`").
+    r(&["no endpoints found that support image"], Class::MediaRejected),
+    r(&["image_url is only supported by certain models"], Class::MediaRejected),
+    r(&["does not support image"], Class::MediaRejected),
+    r(&["doesn't support image"], Class::MediaRejected),
+    r(&["doesn't support the image"], Class::MediaRejected),
+    r(&["unknown variant `image_url`"], Class::MediaRejected),
 ];
 
 /// Transient phrases, in priority order: a timeout worded as an abort is a timeout.
@@ -359,6 +371,10 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     r(&["network error"], Class::Network),
     r(&["epipe"], Class::Network),
     r(&["unexpected eof"], Class::Network),
+    // See: openai/codex#12207 ("stream disconnected before completion: error sending request
+    // for url (…)"), openai/codex#22472 ("Transport error: network error: error decoding").
+    r(&["error sending request"], Class::Network),
+    r(&["stream disconnected before completion"], Class::Network),
     // See: Anthropic 529 "Overloaded"; Gemini 503 "The model is overloaded."
     r(&["overloaded"], Class::Overloaded),
     r(&["over capacity"], Class::Overloaded),
@@ -382,6 +398,8 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     r(&["server error"], Class::ServerError),
     // See: openai/codex#48 "The server had an error while processing your request".
     r(&["server had an error"], Class::ServerError),
+    // See: ollama/ollama#9968 ("llama runner process has terminated: exit status 2", a 500).
+    r(&["runner process has terminated"], Class::ServerError),
 ];
 
 /// The last word when nothing else matched and no status is known.
