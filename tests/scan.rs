@@ -347,6 +347,20 @@ fn older_and_exported_shapes_are_read() {
     assert_eq!(format, "gemini");
     assert_eq!(lines.len(), 1);
 
+    // Gemini CLI's legacy `.json`: one pretty-printed ConversationRecord.
+    let legacy = serde_json::json!({"sessionId": "s", "projectHash": "h", "startTime": "t", "lastUpdated": "t",
+    "messages": [
+        {"id": "u1", "timestamp": "t", "type": "user", "content": [{"text": "look"},
+            {"inlineData": {"mimeType": "image/png", "data": b64(b"\x89PNG\r\n\x1a\nZ")}}]},
+        {"id": "g1", "timestamp": "t", "type": "gemini", "content": "ok", "model": "gemini-2.5-pro",
+            "tokens": {"input": 1, "output": 1, "cached": 0, "thoughts": 0, "tool": 0, "total": 2}}
+    ]});
+    let text = serde_json::to_string_pretty(&legacy).expect("json");
+    let (format, lines) = detect_and_lines("session-2025-09-01T10-00-abcd1234.json", &text);
+    assert_eq!(format, "gemini-cli");
+    let data_line = text.lines().position(|l| l.contains("\"data\"")).map(|i| i as u64 + 1);
+    assert_eq!(lines.first().copied(), data_line, "the payload's own line");
+
     // `opencode export`: one document holding every message.
     let export = serde_json::json!({"info": {"id": "ses_1", "title": "t"}, "messages": [
         {"info": {"id": "msg_1", "sessionID": "ses_1", "role": "user", "time": {"created": 1}},
