@@ -119,6 +119,16 @@ fn provider_rules_decide_size_and_pixel_limits() {
 }
 
 #[test]
+fn a_model_selects_its_providers_rules() {
+    let sample = common::sample("claude-code.jsonl");
+    assert_eq!(scan_json(&sample, &["--model", "gpt-5"]).0["provider"], "openai");
+    assert_eq!(scan_json(&sample, &["--model", "gemini-2.5-pro"]).0["provider"], "gemini");
+    assert_eq!(scan_json(&sample, &["--model", "gpt-5", "--provider", "groq"]).0["provider"], "groq");
+    let out = common::run(&["scan", "--model", "no-such-model", sample.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
 fn the_session_provider_is_the_default_rule_set() {
     let (doc, _) = scan_json(&common::sample("codex.jsonl"), &[]);
     assert_eq!(doc["provider"], "openai");

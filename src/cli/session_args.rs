@@ -38,6 +38,11 @@ pub struct ReadArgs {
     #[arg(long = "deep")]
     pub deep: bool,
 
+    /// Judge media for this model: its provider's rules (claude-* → anthropic,
+    /// gpt-*/o3 → openai, gemini-* → gemini, …). --provider wins over it.
+    #[arg(long = "model", value_name = "MODEL")]
+    pub model: Option<String>,
+
     /// A JSON file overriding fields of the provider's rules, e.g.
     /// {"max_image_bytes": 3932160, "max_images_per_request": 20}; null removes a limit.
     #[arg(long = "rules", value_name = "FILE")]
@@ -54,6 +59,7 @@ impl ReadArgs {
             format: self.format.0,
             depth: if self.deep { Depth::Deep } else { Depth::Structural },
             provider: self.provider.clone(),
+            model: self.model.clone(),
             rules_file: self.rules.clone(),
             threads: self.threads,
         }

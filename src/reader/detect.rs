@@ -96,7 +96,17 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
             ),
         },
     };
-    let mut rules = match &opts.provider {
+    let provider = match (&opts.provider, &opts.model) {
+        (Some(p), _) => Some(p.as_str()),
+        (None, Some(m)) => Some(Rules::provider_for_model(m).with_context(|| {
+            format!(
+                "cannot tell which provider serves model `{m}`; pass --provider with one of: {}",
+                Rules::names().join(", ")
+            )
+        })?),
+        (None, None) => None,
+    };
+    let mut rules = match provider {
         Some(p) => Rules::builtin(p)
             .with_context(|| format!("unknown provider `{p}`; expected one of: {}", Rules::names().join(", ")))?,
         // The provider the session names, else the format's own.

@@ -32,6 +32,8 @@ pub struct Options {
     pub depth: Depth,
     /// Judge media by this provider's rules instead of the session's own.
     pub provider: Option<String>,
+    /// Judge media by the rules of this model's provider (when `provider` is not given).
+    pub model: Option<String>,
     /// A JSON file whose fields override the chosen provider's rules.
     pub rules_file: Option<std::path::PathBuf>,
     /// Worker threads; 0 means one per core.
