@@ -129,6 +129,20 @@ fn a_model_selects_its_providers_rules() {
 }
 
 #[test]
+fn the_provider_in_use_at_the_end_of_the_session_sets_the_rules() {
+    // pi switched from Anthropic to OpenAI: the next request goes to OpenAI.
+    let mut text = std::fs::read_to_string(common::sample("pi.jsonl")).expect("sample");
+    text.push_str(
+        "{\"type\":\"model_change\",\"id\":\"a1b2c3ff\",\"parentId\":\"a1b2c305\",\"timestamp\":\"t\",\"provider\":\"openai\",\"modelId\":\"gpt-5\"}\n",
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("switched.jsonl");
+    std::fs::write(&path, text).expect("write");
+    assert_eq!(scan_json(&common::sample("pi.jsonl"), &[]).0["provider"], "anthropic");
+    assert_eq!(scan_json(&path, &[]).0["provider"], "openai");
+}
+
+#[test]
 fn the_session_provider_is_the_default_rule_set() {
     let (doc, _) = scan_json(&common::sample("codex.jsonl"), &[]);
     assert_eq!(doc["provider"], "openai");

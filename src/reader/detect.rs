@@ -4,6 +4,7 @@
 //! detection holds one line, however long, and never a copy of it.
 
 use std::fs::File;
+use std::io::{Seek, SeekFrom};
 use std::path::Path;
 
 use anyhow::{Context as _, bail};
@@ -109,9 +110,10 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
     let mut rules = match provider {
         Some(p) => Rules::builtin(p)
             .with_context(|| format!("unknown provider `{p}`; expected one of: {}", Rules::names().join(", ")))?,
-        // The provider the session names, else the format's own.
-        None => ev
-            .provider(format)
+        // The provider the session names last (the next request goes there), else
+        // the first it names, else the format's own.
+        None => tail_provider(path, format, single_document)?
+            .or_else(|| ev.provider(format))
             .or_else(|| format.default_provider())
             .and_then(Rules::builtin)
             .unwrap_or_else(Rules::generic),
@@ -120,6 +122,31 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
         rules = rules.with_overrides_from(file)?;
     }
     Ok(Plan { format, detected, rules, single_document })
+}
+
+/// How much of the file's end is looked at for the provider in use now.
+const TAIL_BYTES: u64 = 8 << 20;
+
+/// The last provider the lines at the end of the file name.
+fn tail_provider(path: &Path, format: Format, single_document: bool) -> anyhow::Result<Option<&'static str>> {
+    if single_document {
+        return Ok(None);
+    }
+    let mut file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let start = size.saturating_sub(TAIL_BYTES);
+    file.seek(SeekFrom::Start(start)).with_context(|| format!("reading {}", path.display()))?;
+    let mut r = Lines::new(file);
+    if start > 0 {
+        r.next_line()?; // a partial line
+    }
+    let mut last = None;
+    while let Some(line) = r.next_line().with_context(|| format!("reading {}", path.display()))? {
+        if let Ok(v) = Value::parse(line.trim_ascii()) {
+            last = provider_named(format.adapter(), &v).or(last);
+        }
+    }
+    Ok(last)
 }
 
 /// The provider a line names, directly or through a model id it mentions.
