@@ -387,3 +387,20 @@ fn chat_and_anthropic_requests_are_told_apart() {
     let system = "{\"model\":\"gpt-4o\",\"system\":\"be brief\",\"max_tokens\":10,\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}]}\n";
     assert_eq!(detect_and_lines("d.jsonl", system).0, "anthropic");
 }
+
+#[test]
+fn a_re_encoded_ui_copy_is_a_mirror_not_a_second_attachment() {
+    // Claude Code's `toolUseResult` may hold the original file while the tool
+    // result sent to the model holds a resized copy: one attachment, one mirror.
+    let sent = b64(b"\x89PNG\r\n\x1a\nresized");
+    let original = b64(b"\x89PNG\r\n\x1a\noriginal bytes");
+    let line = format!(
+        "{{\"type\":\"user\",\"uuid\":\"u1\",\"parentUuid\":null,\"sessionId\":\"s\",\"message\":{{\"role\":\"user\",\"content\":[{{\"type\":\"tool_result\",\"tool_use_id\":\"toolu_1\",\"content\":[{{\"type\":\"image\",\"source\":{{\"type\":\"base64\",\"media_type\":\"image/png\",\"data\":\"{sent}\"}}}}]}}]}},\"toolUseResult\":{{\"type\":\"image\",\"file\":{{\"base64\":\"{original}\",\"type\":\"image/png\",\"originalSize\":22}}}}}}\n"
+    );
+    let (_dir, path) = temp_with("resized.jsonl", line.as_bytes());
+    let (doc, _) = scan_json(&path, &[]);
+    let got = attachments(&doc);
+    assert_eq!(got.len(), 1, "{doc:#}");
+    assert_eq!(got[0]["pointer"], "/message/content/0/content/0");
+    assert_eq!(got[0]["mirrors"].as_array().map(Vec::len), Some(1));
+}

@@ -20,6 +20,11 @@ pub struct Judge<'r> {
 impl Judge<'_> {
     /// Builds the attachments of one line. `line` is the raw line the media
     /// borrow from, `offset` its position in the file.
+    ///
+    /// A mirror (a UI copy of a tool result's media) joins the attachment with
+    /// the same text, else the first one the same call produced (the UI copy
+    /// may be re-encoded); only a mirror of a result that holds no media of its
+    /// own — a PDF Claude Code read — stands as an attachment.
     pub fn attachments(&mut self, media: &[RawMedia<'_>], line: &[u8], offset: u64) -> Vec<Attachment> {
         let mut out: Vec<Attachment> = Vec::with_capacity(media.len());
         let mut texts: Vec<Option<&str>> = Vec::with_capacity(media.len());
@@ -28,18 +33,20 @@ impl Judge<'_> {
             texts.push(payload_text(&m.payload));
             out.push(self.judge(m, line, offset));
         }
+        let own_count = out.len();
         for m in mirrors {
             let text = payload_text(&m.payload);
-            let same = text.and_then(|t| texts.iter().position(|o| *o == Some(t)));
-            match (same, span_of(text, line, offset)) {
-                (Some(i), Some(span)) => {
-                    out[i].mirrors.push(span);
+            let same = text
+                .and_then(|t| texts[..own_count].iter().position(|o| *o == Some(t)))
+                .or_else(|| out[..own_count].iter().position(|a| a.call_id.is_some() && a.call_id == m.call_id));
+            match same {
+                Some(i) => {
+                    out[i].mirrors.extend(span_of(text, line, offset));
                     if out[i].name.is_none() {
                         out[i].name.clone_from(&m.name);
                     }
                 }
-                (Some(_), None) => {}
-                (None, _) => {
+                None => {
                     texts.push(text);
                     out.push(self.judge(m, line, offset));
                 }
