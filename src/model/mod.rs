@@ -116,7 +116,8 @@ pub struct Attachment {
     /// JSON pointer of the media block inside its line.
     pub pointer: String,
     pub span: Option<Span>,
-    /// Other places in the file holding the same bytes (Claude Code's `toolUseResult`).
+    /// Other places holding a copy of this attachment for the agent's UI (Claude Code's
+    /// `toolUseResult`), possibly re-encoded: a rewrite must change them too.
     pub mirrors: Vec<Span>,
     /// Index into [`Session::entries`] of the entry that holds it.
     #[serde(skip)]
