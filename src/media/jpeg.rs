@@ -40,7 +40,6 @@ pub(crate) fn check(bytes: &[u8], depth: Depth, ins: &mut Inspection) {
     let mut pos = 2usize;
     let mut sof = false;
     let mut scans = 0u32;
-    let mut entropy_bytes = 0usize;
     loop {
         if pos >= total {
             let what = if !sof {
@@ -175,34 +174,22 @@ pub(crate) fn check(bytes: &[u8], depth: Depth, ins: &mut Inspection) {
             let start = pos;
             let mut p = pos;
             loop {
-                match memchr::memchr(0xFF, &bytes[p..]) {
-                    None => {
-                        ins.invalid(
-                            "jpeg.truncated",
-                            format!(
-                                "JPEG ends after {total} bytes in the middle of its image data (scan {scans}): the EOI marker is missing — the file was cut short"
-                            ),
-                        );
-                        return;
-                    }
-                    Some(i) => {
-                        let at = p + i;
-                        match bytes.get(at + 1) {
-                            None => {
-                                ins.invalid(
-                                    "jpeg.truncated",
-                                    format!(
-                                        "JPEG ends after {total} bytes in the middle of its image data (scan {scans}): the EOI marker is missing — the file was cut short"
-                                    ),
-                                );
-                                return;
-                            }
-                            Some(0x00) | Some(0xD0..=0xD7) | Some(0xFF) => p = at + 1,
-                            Some(_) => {
-                                pos = at;
-                                break;
-                            }
-                        }
+                // A marker needs its second byte: data that ends first was cut short.
+                let Some(at) = memchr::memchr(0xFF, &bytes[p..]).map(|i| p + i).filter(|at| at + 1 < bytes.len())
+                else {
+                    ins.invalid(
+                        "jpeg.truncated",
+                        format!(
+                            "JPEG ends after {total} bytes in the middle of its image data (scan {scans}): the EOI marker is missing — the file was cut short"
+                        ),
+                    );
+                    return;
+                };
+                match bytes[at + 1] {
+                    0x00 | 0xD0..=0xD7 | 0xFF => p = at + 1,
+                    _ => {
+                        pos = at;
+                        break;
                     }
                 }
             }
@@ -210,10 +197,8 @@ pub(crate) fn check(bytes: &[u8], depth: Depth, ins: &mut Inspection) {
                 ins.invalid("jpeg.no_data", format!("scan {scans} of the JPEG at byte {start} holds no image data"));
                 return;
             }
-            entropy_bytes += pos - start;
         }
     }
-    let _ = entropy_bytes;
     if depth == Depth::Deep {
         deep(bytes, ins);
     }
