@@ -200,15 +200,13 @@ impl Adapter for OpenaiResponses {
             }
             return;
         }
+        // A response object, or a stream event wrapping one (`response.completed`).
         let r = if b.get("response").is_object() { b.get("response") } else { b };
         let failed = r.get("status").as_str() == Some("failed") || r.get("error").is_object();
-        if failed || !r.has("output") {
-            let _ = error_line(b, out) || (r.get("error").is_object() && error_line(r, out));
-            if out.entries.is_empty() && !r.has("output") {
-                out.unit = Unit::Hidden;
-            }
-        } else {
+        if r.has("output") && !failed {
             response_entry(r.get("model").to_text(), out);
+        } else if !error_line(b, out) {
+            out.unit = Unit::Hidden; // another stream event
         }
     }
 }
