@@ -5,7 +5,6 @@ use std::io::Write as _;
 use clap::Args;
 
 use crate::exit::Exit;
-use crate::media::Verdict;
 use crate::report::{self, ScanReport};
 
 use super::session_args::{Files, ReadArgs};
@@ -36,33 +35,37 @@ pub struct ScanArgs {
 
 pub fn run(args: &ScanArgs) -> anyhow::Result<Exit> {
     let opts = args.read.options();
+    let mut out = std::io::stdout().lock();
     let mut reports = Vec::new();
-    let mut failed = false;
+    let (mut failed, mut problems) = (false, false);
     for path in &args.files.files {
         match report::progress::read(path, &opts) {
-            Ok((session, plan)) => reports.push(ScanReport::new(session, &plan)),
+            Ok((session, plan)) => {
+                let r = ScanReport::new(session, &plan);
+                problems |= r.has_problems();
+                if args.json {
+                    reports.push(r);
+                } else {
+                    // Human output goes out file by file, as each is read.
+                    report::scan::write(&mut out, &r)?;
+                    out.flush()?;
+                }
+            }
             Err(e) => {
                 failed = true;
                 eprintln!("session-doctor: {}", report::sanitize(&format!("{e:#}")));
             }
         }
     }
-    let mut out = std::io::stdout().lock();
-    if args.json {
-        if reports.len() == 1 && args.files.files.len() == 1 {
+    if args.json && !reports.is_empty() {
+        if args.files.files.len() == 1 {
             serde_json::to_writer_pretty(&mut out, &reports[0])?;
         } else {
             serde_json::to_writer_pretty(&mut out, &reports)?;
         }
         writeln!(out)?;
-    } else {
-        for r in &reports {
-            report::scan::write(&mut out, r)?;
-        }
     }
     out.flush()?;
-    let problems =
-        reports.iter().any(|r| r.attachments.iter().any(|a| a.verdict == Verdict::Invalid) || !r.limits.is_empty());
     Ok(if failed {
         Exit::Failed
     } else if problems {

@@ -7,7 +7,7 @@ pub mod table;
 
 use serde::Serialize;
 
-use crate::media::Problem;
+use crate::media::{Problem, Verdict};
 use crate::model::{Attachment, Finding, Session};
 use crate::reader::Plan;
 
@@ -31,6 +31,12 @@ pub struct ScanReport {
 }
 
 impl ScanReport {
+    /// An invalid attachment, or a provider limit the history breaks: what exit code 1 means.
+    pub fn has_problems(&self) -> bool {
+        self.attachments.iter().any(|a| a.verdict == Verdict::Invalid)
+            || self.limits.iter().any(|p| p.severity == Verdict::Invalid)
+    }
+
     pub fn new(session: Session, plan: &Plan) -> ScanReport {
         let limits = crate::media::request_problems(&session.request_stats(), &plan.rules);
         ScanReport {
