@@ -404,3 +404,32 @@ fn a_re_encoded_ui_copy_is_a_mirror_not_a_second_attachment() {
     assert_eq!(got[0]["pointer"], "/message/content/0/content/0");
     assert_eq!(got[0]["mirrors"].as_array().map(Vec::len), Some(1));
 }
+
+#[test]
+fn referenced_media_is_listed_with_its_url_and_not_judged() {
+    let body = serde_json::json!({"model": "claude-sonnet-4-5", "max_tokens": 10, "messages": [{"role": "user", "content": [
+        {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}},
+        {"type": "document", "source": {"type": "file", "file_id": "file_011CNha8iCJcU1wXNR6q4V8w"}},
+        {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "plain text is not media"}}
+    ]}]});
+    let (_dir, path) = temp_with("refs.jsonl", format!("{body}\n").as_bytes());
+    let (doc, code) = scan_json(&path, &[]);
+    let got = attachments(&doc);
+    assert_eq!(got.len(), 2);
+    assert_eq!(got[0]["encoding"], "reference");
+    assert_eq!(got[0]["url"], "https://example.com/a.png");
+    assert_eq!(got[1]["url"], "file_011CNha8iCJcU1wXNR6q4V8w");
+    assert!(got.iter().all(|a| a["sha256"].is_null() && a["verdict"] == "ok"));
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn format_flag_overrides_detection() {
+    // A Chat Completions body read as Anthropic finds Anthropic blocks only.
+    let text = std::fs::read_to_string(sample("openai-chat.jsonl")).expect("sample");
+    let (_dir, path) = temp_with("chat.jsonl", text.as_bytes());
+    let (doc, _) = scan_json(&path, &["--format", "anthropic"]);
+    assert_eq!(doc["format"], "anthropic");
+    assert_eq!(doc["format_detected"], false);
+    assert!(attachments(&doc).is_empty());
+}
