@@ -154,8 +154,13 @@ def main():
             exp["corrupt"] += 1
             key = kind + ":" + mode
             exp["corrupt_modes"][key] = exp["corrupt_modes"].get(key, 0) + 1
+        elif kind == "png":
+            # Every use gets unique bytes (a tEXt chunk after IHDR), as in a real
+            # session, so a checker that caches repeated payloads gains nothing here.
+            uniq = png_chunk(b"tEXt", b"use\x00%d" % exp["media"])
+            data = base64.b64encode(pngs[idx][:33] + uniq + pngs[idx][33:]).decode()
         else:
-            data = (png_b64 if kind == "png" else pdf_b64)[idx]
+            data = pdf_b64[idx]
         if kind == "png":
             return {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}
         return {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": data}}

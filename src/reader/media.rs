@@ -3,18 +3,28 @@
 
 use std::borrow::Cow;
 
+use std::collections::HashMap;
+
 use sha2::{Digest, Sha256};
+use xxhash_rust::xxh3::xxh3_128;
 
 use crate::formats::{RawMedia, RawPayload};
-use crate::media::{self, Depth, Payload, Problem, Verdict, rules::Rules};
+use crate::media::{self, Depth, Inspection, Payload, Problem, Verdict, rules::Rules};
 use crate::model::{Attachment, Encoding, Span};
 
 /// What a worker needs to judge media.
 pub struct Judge<'r> {
-    pub depth: Depth,
-    pub rules: &'r Rules,
+    depth: Depth,
+    rules: &'r Rules,
     /// Decode buffer reused across lines.
-    pub buf: Vec<u8>,
+    buf: Vec<u8>,
+    cache: HashMap<Key, Judgement>,
+}
+
+impl<'r> Judge<'r> {
+    pub fn new(depth: Depth, rules: &'r Rules) -> Judge<'r> {
+        Judge { depth, rules, buf: Vec::new(), cache: HashMap::new() }
+    }
 }
 
 impl Judge<'_> {
@@ -111,30 +121,67 @@ impl Judge<'_> {
             }
         };
         a.span = span_of(Some(text), line, offset);
+        let key = Key { text: xxh3_128(text.as_bytes()), len: text.len(), mime: a.mime_declared.clone(), name: a.name.clone() };
+        if let Some(j) = self.cache.get(&key) {
+            return j.clone().apply(a);
+        }
         let mut buf = std::mem::take(&mut self.buf);
-        let result = match media::decode_base64_checked(text, &mut buf) {
-            Ok(warning) => {
-                a.problems.extend(warning);
-                self.finish(a, Cow::Borrowed(&buf), Some(text.len()))
-            }
-            Err(p) => {
-                a.verdict = Verdict::Invalid;
-                a.problems.push(p);
-                a
-            }
+        let j = match media::decode_base64_checked(text, &mut buf) {
+            Ok(warning) => self.judgement(&buf, &a, Some(text.len()), warning),
+            Err(p) => Judgement { bytes: None, sha256: None, ins: Inspection { problems: vec![p], ..Inspection::default() } },
         };
         self.buf = buf;
-        result
+        if self.cache.len() >= CACHE_ENTRIES {
+            self.cache.clear();
+        }
+        self.cache.insert(key, j.clone());
+        j.apply(a)
     }
 
-    fn finish(&self, mut a: Attachment, bytes: Cow<'_, [u8]>, encoded_len: Option<usize>) -> Attachment {
-        a.bytes = Some(bytes.len() as u64);
-        a.sha256 = Some(hex(&Sha256::digest(&bytes)));
-        let p =
-            Payload { bytes: &bytes, declared_mime: a.mime_declared.as_deref(), encoded_len, name: a.name.as_deref() };
+    fn finish(&self, a: Attachment, bytes: Cow<'_, [u8]>, encoded_len: Option<usize>) -> Attachment {
+        self.judgement(&bytes, &a, encoded_len, None).apply(a)
+    }
+
+    /// Hashes and inspects decoded bytes; `warning` is what decoding tolerated.
+    fn judgement(&self, bytes: &[u8], a: &Attachment, encoded_len: Option<usize>, warning: Option<Problem>) -> Judgement {
+        let p = Payload { bytes, declared_mime: a.mime_declared.as_deref(), encoded_len, name: a.name.as_deref() };
         let mut ins = media::inspect(&p, self.depth, self.rules);
-        ins.problems.splice(0..0, std::mem::take(&mut a.problems));
-        a.apply(ins);
+        if let Some(w) = warning {
+            ins.problems.insert(0, w);
+        }
+        Judgement { bytes: Some(bytes.len() as u64), sha256: Some(hex(&Sha256::digest(bytes))), ins }
+    }
+}
+
+/// Payloads judged by one worker, so a payload the history repeats (every
+/// logged request re-sends all before it; a screenshot pasted twice; records
+/// re-written in full) is decoded, hashed and validated once. Keyed by a
+/// 128-bit hash of the encoded text, read at memory speed, with what the
+/// verdict depends on besides the bytes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Key {
+    text: u128,
+    len: usize,
+    mime: Option<String>,
+    name: Option<String>,
+}
+
+/// Bounds the cache; a session with more distinct payloads just starts over.
+const CACHE_ENTRIES: usize = 4096;
+
+/// What judging a payload found: everything but where it sits.
+#[derive(Clone, Debug)]
+struct Judgement {
+    bytes: Option<u64>,
+    sha256: Option<String>,
+    ins: Inspection,
+}
+
+impl Judgement {
+    fn apply(self, mut a: Attachment) -> Attachment {
+        a.bytes = self.bytes;
+        a.sha256 = self.sha256;
+        a.apply(self.ins);
         a
     }
 }

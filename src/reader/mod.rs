@@ -155,7 +155,7 @@ fn read_range(
         pos += r.next_line()?.map_or(0, |l| l.len() as u64);
     }
     let adapter = plan.format.adapter();
-    let mut worker = line::Worker::new(media::Judge { depth: opts.depth, rules: &plan.rules, buf: Vec::new() });
+    let mut worker = line::Worker::new(media::Judge::new(opts.depth, &plan.rules));
     let mut chunk = Chunk { records: Vec::new(), findings: Vec::new(), lines: 0 };
     let mut crlf = false;
     while pos < end {
@@ -212,7 +212,7 @@ fn single_document(path: &Path, opts: &Options, plan: &Plan) -> anyhow::Result<(
         .and_then(|mut f| f.read_to_end(&mut bytes))
         .with_context(|| format!("reading {}", path.display()))?;
     let lines = memchr::memchr_iter(b'\n', &bytes).count() as u64 + u64::from(!bytes.ends_with(b"\n"));
-    let mut worker = line::Worker::new(media::Judge { depth: opts.depth, rules: &plan.rules, buf: Vec::new() });
+    let mut worker = line::Worker::new(media::Judge::new(opts.depth, &plan.rules));
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
     let offset = (bytes.len() - body.len()) as u64;
     let v = crate::json::Value::parse(body).with_context(|| format!("{} is not a JSON document", path.display()))?;
