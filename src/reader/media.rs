@@ -121,14 +121,21 @@ impl Judge<'_> {
             }
         };
         a.span = span_of(Some(text), line, offset);
-        let key = Key { text: xxh3_128(text.as_bytes()), len: text.len(), mime: a.mime_declared.clone(), name: a.name.clone() };
+        let key = Key {
+            text: xxh3_128(text.as_bytes()),
+            len: text.len(),
+            mime: a.mime_declared.clone(),
+            name: a.name.clone(),
+        };
         if let Some(j) = self.cache.get(&key) {
             return j.clone().apply(a);
         }
         let mut buf = std::mem::take(&mut self.buf);
         let j = match media::decode_base64_checked(text, &mut buf) {
             Ok(warning) => self.judgement(&buf, &a, Some(text.len()), warning),
-            Err(p) => Judgement { bytes: None, sha256: None, ins: Inspection { problems: vec![p], ..Inspection::default() } },
+            Err(p) => {
+                Judgement { bytes: None, sha256: None, ins: Inspection { problems: vec![p], ..Inspection::default() } }
+            }
         };
         self.buf = buf;
         if self.cache.len() >= CACHE_ENTRIES {
@@ -143,7 +150,13 @@ impl Judge<'_> {
     }
 
     /// Hashes and inspects decoded bytes; `warning` is what decoding tolerated.
-    fn judgement(&self, bytes: &[u8], a: &Attachment, encoded_len: Option<usize>, warning: Option<Problem>) -> Judgement {
+    fn judgement(
+        &self,
+        bytes: &[u8],
+        a: &Attachment,
+        encoded_len: Option<usize>,
+        warning: Option<Problem>,
+    ) -> Judgement {
         let p = Payload { bytes, declared_mime: a.mime_declared.as_deref(), encoded_len, name: a.name.as_deref() };
         let mut ins = media::inspect(&p, self.depth, self.rules);
         if let Some(w) = warning {
@@ -233,6 +246,46 @@ fn hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use std::borrow::Cow;
+
+    use crate::formats::{RawMedia, RawPayload};
+    use crate::model::Origin;
+
+    fn media<'a>(text: &'a Cow<'a, str>, mime: &str) -> RawMedia<'a> {
+        RawMedia {
+            entry: 0,
+            origin: Origin::User,
+            call_id: None,
+            tool: None,
+            name: None,
+            mime: Some(mime.to_string()),
+            payload: RawPayload::Base64(text),
+            pointer: String::new(),
+            mirror: false,
+        }
+    }
+
+    #[test]
+    fn a_repeated_payload_is_judged_once_but_by_what_its_site_declares() {
+        let rules = Rules::builtin("anthropic").expect("rules");
+        let mut judge = Judge::new(Depth::Structural, &rules);
+        // A real 1×1 PNG.
+        let png: Cow<'_, str> = Cow::Borrowed(
+            "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+        );
+        let line = png.as_bytes();
+        let first = judge.attachments(&[media(&png, "image/png")], line, 0);
+        let again = judge.attachments(&[media(&png, "image/png")], line, 0);
+        assert_eq!(judge.cache.len(), 1);
+        assert_eq!(first, again);
+        assert_eq!(first[0].verdict, Verdict::Ok);
+        // The same bytes declared as JPEG: a different verdict, not the cached one.
+        let mislabelled = judge.attachments(&[media(&png, "image/jpeg")], line, 0);
+        assert_eq!(judge.cache.len(), 2);
+        assert_eq!(mislabelled[0].verdict, Verdict::Invalid);
+        assert_eq!(mislabelled[0].sha256, first[0].sha256);
+    }
 
     #[test]
     fn percent_decoding() {
