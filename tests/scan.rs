@@ -433,3 +433,21 @@ fn format_flag_overrides_detection() {
     assert_eq!(doc["format_detected"], false);
     assert!(attachments(&doc).is_empty());
 }
+
+#[test]
+fn refs_printed_by_scan_are_accepted_back() {
+    let path = sample("claude-code.jsonl");
+    let (all, _) = scan_json(&path, &[]);
+    let sha = all["attachments"][0]["sha256"].as_str().expect("sha").to_string();
+    let (doc, code) = scan_json(&path, &["--ref", "L7.1", "--ref", &format!("sha256:{}", &sha[..8])]);
+    let refs: Vec<&str> = attachments(&doc).iter().filter_map(|a| a["ref"].as_str()).collect();
+    assert_eq!(refs, ["L2.1", "L7.1"]);
+    assert_eq!(code, 1, "L7.1 is the cut PNG");
+    let (doc, code) = scan_json(&path, &["--ref", "L2.1"]);
+    assert_eq!(attachments(&doc).len(), 1);
+    assert_eq!(code, 0);
+    for bad in ["L9.1", "sha256:000000", "X1"] {
+        let out = run(&["scan", "--ref", bad, path.to_str().unwrap_or_default()]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+    }
+}

@@ -5,6 +5,7 @@ use std::io::Write as _;
 use clap::Args;
 
 use crate::exit::Exit;
+use crate::model::Ref;
 use crate::report::{self, ScanReport};
 
 use super::session_args::{Files, ReadArgs};
@@ -21,16 +22,24 @@ use super::session_args::{Files, ReadArgs};
 /// history breaks a provider limit, 2 when a file cannot be read.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  session-doctor scan ~/.claude/projects/-home-me-app/1f0e….jsonl\n  session-doctor scan --provider openai --json session.jsonl\n  session-doctor scan --deep samples/*.jsonl"
+    after_help = "Examples:\n  session-doctor scan ~/.claude/projects/-home-me-app/1f0e….jsonl\n  session-doctor scan --provider openai --json session.jsonl\n  session-doctor scan --deep samples/*.jsonl\n  session-doctor scan --ref L7.1 --ref sha256:88709c samples/claude-code.jsonl"
 )]
 pub struct ScanArgs {
     #[command(flatten)]
     pub files: Files,
     #[command(flatten)]
     pub read: ReadArgs,
+    /// Show only these attachments: L<line>.<n> as printed, or sha256:<hex prefix>
+    /// for every attachment with those bytes. A ref that names none is an error.
+    #[arg(long = "ref", value_name = "REF", value_parser = parse_ref)]
+    pub refs: Vec<Ref>,
     /// Print JSON: one document per file, an array for several files.
     #[arg(long = "json")]
     pub json: bool,
+}
+
+fn parse_ref(s: &str) -> Result<Ref, String> {
+    Ref::parse(s).map_err(|e| e.to_string())
 }
 
 pub fn run(args: &ScanArgs) -> anyhow::Result<Exit> {
@@ -41,7 +50,15 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<Exit> {
     for path in &args.files.files {
         match report::progress::read(path, &opts) {
             Ok((session, plan)) => {
-                let r = ScanReport::new(session, &plan);
+                let mut r = ScanReport::new(session, &plan);
+                if !args.refs.is_empty() {
+                    if let Some(missing) = args.refs.iter().find(|q| !r.attachments.iter().any(|a| q.matches(a))) {
+                        eprintln!("session-doctor: {}: {missing} names no attachment", report::sanitize(&r.file));
+                        failed = true;
+                        continue;
+                    }
+                    r.attachments.retain(|a| args.refs.iter().any(|q| q.matches(a)));
+                }
                 problems |= r.has_problems();
                 if args.json {
                     reports.push(r);
