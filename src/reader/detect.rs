@@ -4,7 +4,7 @@
 //! detection holds one line, however long, and never a copy of it.
 
 use std::fs::File;
-use std::io::{Seek, SeekFrom};
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use anyhow::{Context as _, bail};
@@ -127,7 +127,8 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
 /// How much of the file's end is looked at for the provider in use now.
 const TAIL_BYTES: u64 = 8 << 20;
 
-/// The last provider the lines at the end of the file name.
+/// The last provider the lines at the end of the file name, looking from the
+/// last line backwards (usually one or two lines parse).
 fn tail_provider(path: &Path, format: Format, single_document: bool) -> anyhow::Result<Option<&'static str>> {
     if single_document {
         return Ok(None);
@@ -135,18 +136,18 @@ fn tail_provider(path: &Path, format: Format, single_document: bool) -> anyhow::
     let mut file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
     let start = size.saturating_sub(TAIL_BYTES);
-    file.seek(SeekFrom::Start(start)).with_context(|| format!("reading {}", path.display()))?;
-    let mut r = Lines::new(file);
-    if start > 0 {
-        r.next_line()?; // a partial line
-    }
-    let mut last = None;
-    while let Some(line) = r.next_line().with_context(|| format!("reading {}", path.display()))? {
-        if let Ok(v) = Value::parse(line.trim_ascii()) {
-            last = provider_named(format.adapter(), &v).or(last);
-        }
-    }
-    Ok(last)
+    let mut tail = Vec::new();
+    file.seek(SeekFrom::Start(start))
+        .and_then(|_| file.take(TAIL_BYTES).read_to_end(&mut tail))
+        .with_context(|| format!("reading {}", path.display()))?;
+    // Before the first newline is a partial line, unless the window starts the file.
+    let first = if start == 0 { 0 } else { memchr::memchr(b'\n', &tail).map_or(tail.len(), |i| i + 1) };
+    let whole = &tail[first..];
+    let provider = whole
+        .rsplit(|b| *b == b'\n')
+        .filter_map(|line| Value::parse(line.trim_ascii()).ok())
+        .find_map(|v| provider_named(format.adapter(), &v));
+    Ok(provider)
 }
 
 /// The provider a line names, directly or through a model id it mentions.
