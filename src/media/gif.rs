@@ -3,7 +3,7 @@
 //! it also counts frames, because OpenAI and Mistral refuse animated GIFs.
 //! `Deep` LZW-decodes every frame with the gif crate.
 
-use super::{DECODE_CAP, Depth, Inspection, Verdict};
+use super::{DECODE_CAP, Depth, Inspection};
 
 fn le16(b: &[u8], at: usize) -> Option<u16> {
     let s = b.get(at..at.checked_add(2)?)?;
@@ -133,25 +133,12 @@ pub(crate) fn check(bytes: &[u8], depth: Depth, ins: &mut Inspection) {
 
 fn deep(bytes: &[u8], frames: u32, ins: &mut Inspection) {
     let (w, h) = (u64::from(ins.width.unwrap_or(0)), u64::from(ins.height.unwrap_or(0)));
-    if w * h > DECODE_CAP {
-        ins.push(
-            Verdict::Warn,
-            "gif.not_decoded",
-            format!("the GIF is {w}×{h} px, more than the {DECODE_CAP}-byte decode cap: its frames were not decoded"),
-        );
-        return;
-    }
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decode(bytes)));
-    match result {
-        Ok(Ok(n)) if n == frames => {}
-        Ok(Ok(n)) => ins.invalid(
+    let decoded = ins.decode_bounded("GIF", ("gif.not_decoded", "gif.decode"), w * h, || decode(bytes));
+    if let Some(n) = decoded.filter(|&n| n != frames) {
+        ins.invalid(
             "gif.decode",
             format!("the GIF decoder found {n} frames where the block walk found {frames}: the data is corrupt"),
-        ),
-        Ok(Err(e)) => {
-            ins.invalid("gif.decode", format!("a GIF frame does not decode ({e}): the image data is corrupt"))
-        }
-        Err(_) => ins.invalid("gif.decode", "the GIF decoder failed on this file: the image data is corrupt".into()),
+        );
     }
 }
 

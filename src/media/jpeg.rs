@@ -6,7 +6,7 @@
 //! download or a screenshot cut short, even though some decoders paper over
 //! it with "Premature end of JPEG file".
 
-use super::{DECODE_CAP, Depth, Inspection, Verdict, with_scratch};
+use super::{DECODE_CAP, Depth, Inspection, with_scratch};
 
 fn be16(b: &[u8], at: usize) -> Option<u16> {
     let s = b.get(at..at.checked_add(2)?)?;
@@ -206,21 +206,7 @@ pub(crate) fn check(bytes: &[u8], depth: Depth, ins: &mut Inspection) {
 
 fn deep(bytes: &[u8], ins: &mut Inspection) {
     let (w, h) = (u64::from(ins.width.unwrap_or(0)), u64::from(ins.height.unwrap_or(0)));
-    let need = w * h * 3;
-    if need > DECODE_CAP {
-        ins.push(
-            Verdict::Warn,
-            "jpeg.not_decoded",
-            format!("the image is {w}×{h} px ({need} bytes of pixels), more than the {DECODE_CAP}-byte decode cap: its scans were not decoded"),
-        );
-        return;
-    }
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decode(bytes)));
-    match result {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => ins.invalid("jpeg.decode", format!("the JPEG image data does not decode ({e}): it is corrupt")),
-        Err(_) => ins.invalid("jpeg.decode", "the JPEG decoder failed on this file: the image data is corrupt".into()),
-    }
+    ins.decode_bounded("JPEG", ("jpeg.not_decoded", "jpeg.decode"), w * h * 3, || decode(bytes));
 }
 
 fn decode(bytes: &[u8]) -> Result<(), String> {

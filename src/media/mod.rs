@@ -90,6 +90,38 @@ impl Inspection {
     pub(crate) fn invalid(&mut self, code: &'static str, message: String) {
         self.push(Verdict::Invalid, code, message);
     }
+
+    /// A `--deep` decode, bounded and contained. An image whose pixels would
+    /// exceed [`DECODE_CAP`] is judged by its header alone (a warning, never an
+    /// allocation); a decoder error or a decoder panic means the data is corrupt.
+    /// `codes` are the (not decoded, does not decode) problem codes.
+    pub(crate) fn decode_bounded<T, E: std::fmt::Display>(
+        &mut self,
+        format: &str,
+        codes: (&'static str, &'static str),
+        pixel_bytes: u64,
+        decode: impl FnOnce() -> Result<T, E>,
+    ) -> Option<T> {
+        if pixel_bytes > DECODE_CAP {
+            let (w, h) = (self.width.unwrap_or(0), self.height.unwrap_or(0));
+            let message = format!(
+                "the {format} image is {w}×{h} px ({pixel_bytes} bytes of pixels), more than the {DECODE_CAP}-byte decode cap: it was judged by its header, not decoded"
+            );
+            self.push(Verdict::Warn, codes.0, message);
+            return None;
+        }
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(decode)) {
+            Ok(Ok(t)) => Some(t),
+            Ok(Err(e)) => {
+                self.invalid(codes.1, format!("the {format} image data does not decode ({e}): it is corrupt"));
+                None
+            }
+            Err(_) => {
+                self.invalid(codes.1, format!("the {format} decoder failed on this file: the image data is corrupt"));
+                None
+            }
+        }
+    }
 }
 
 /// Structural checks run at near disk speed; deep checks decode everything.

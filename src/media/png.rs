@@ -254,27 +254,7 @@ fn parse_ihdr(d: &[u8]) -> Result<Ihdr, String> {
 }
 
 fn deep(bytes: &[u8], h: Ihdr, ins: &mut Inspection) {
-    let need = h.pixel_bytes();
-    if need > DECODE_CAP {
-        ins.push(
-            Verdict::Warn,
-            "png.not_decoded",
-            format!(
-                "the image is {}×{} px ({need} bytes of pixels), more than the {DECODE_CAP}-byte decode cap: its pixel data was not decoded",
-                h.width, h.height
-            ),
-        );
-        return;
-    }
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decode(bytes)));
-    match result {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => ins.invalid(
-            "png.decode",
-            format!("the PNG pixel data does not decode ({e}): the compressed image data is corrupt"),
-        ),
-        Err(_) => ins.invalid("png.decode", "the PNG decoder failed on this file: the image data is corrupt".into()),
-    }
+    ins.decode_bounded("PNG", ("png.not_decoded", "png.decode"), h.pixel_bytes(), || decode(bytes));
 }
 
 fn decode(bytes: &[u8]) -> Result<(), png::DecodingError> {

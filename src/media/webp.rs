@@ -2,7 +2,7 @@
 //! inside it) and the VP8 / VP8L / VP8X headers that carry the dimensions,
 //! for the structural depth; image-webp decodes the bitstream for `Deep`.
 
-use super::{DECODE_CAP, Depth, Inspection, Verdict, with_scratch};
+use super::{Depth, Inspection, Verdict, with_scratch};
 
 fn le32(b: &[u8], at: usize) -> Option<u32> {
     let s = b.get(at..at.checked_add(4)?)?;
@@ -185,21 +185,7 @@ fn vp8l_dims(d: &[u8]) -> Result<(u32, u32), String> {
 
 fn deep(bytes: &[u8], ins: &mut Inspection) {
     let (w, h) = (u64::from(ins.width.unwrap_or(0)), u64::from(ins.height.unwrap_or(0)));
-    let need = w * h * 4;
-    if need > DECODE_CAP {
-        ins.push(
-            Verdict::Warn,
-            "webp.not_decoded",
-            format!("the image is {w}×{h} px ({need} bytes of pixels), more than the {DECODE_CAP}-byte decode cap: it was not decoded"),
-        );
-        return;
-    }
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decode(bytes)));
-    match result {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => ins.invalid("webp.decode", format!("the WebP image data does not decode ({e}): it is corrupt")),
-        Err(_) => ins.invalid("webp.decode", "the WebP decoder failed on this file: the image data is corrupt".into()),
-    }
+    ins.decode_bounded("WebP", ("webp.not_decoded", "webp.decode"), w * h * 4, || decode(bytes));
 }
 
 fn decode(bytes: &[u8]) -> Result<(), image_webp::DecodingError> {
