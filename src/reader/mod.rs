@@ -127,7 +127,11 @@ fn merge(chunks: Vec<anyhow::Result<Chunk>>) -> anyhow::Result<(Vec<LineRecord>,
         }
         for mut f in c.findings {
             f.line += base;
-            findings.push(f);
+            // A file-wide note (CRLF endings) is said once, by the first range that saw it.
+            let said = f.severity == Severity::Info && findings.iter().any(|g: &Finding| g.message == f.message);
+            if !said {
+                findings.push(f);
+            }
         }
         base += c.lines;
     }
