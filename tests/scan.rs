@@ -303,16 +303,20 @@ fn split_reading_matches_single_threaded_reading() {
     while content.len() < 6 << 20 {
         content.push_str(&text);
     }
+    // Windows line endings: a file-wide note, said once however many workers read.
+    let content = content.replace('\n', "\r\n");
     let (_dir, path) = temp_with("big.jsonl", content.as_bytes());
     let read = |threads| {
         let opts = session_doctor::reader::Options { threads, ..Default::default() };
         session_doctor::reader::read_session(Path::new(&path), &opts).expect("reads")
     };
     let (one, two) = (read(1), read(2));
+    assert_eq!(one.findings, two.findings);
     assert_eq!(one.lines, two.lines);
     assert_eq!(one.attachments, two.attachments);
     assert_eq!(one.entries, two.entries);
     assert_eq!(one.attachments.len(), 3, "the last request holds the history");
+    assert_eq!(two.findings.len(), 1, "{:?}", two.findings);
 }
 
 /// Writes `content` to a temp file and returns (format, attachment lines).
