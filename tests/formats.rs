@@ -33,3 +33,22 @@ fn every_format_reports_every_payload_with_origin_path_and_hash() {
         }
     }
 }
+
+#[test]
+fn either_spelling_of_image_url_is_read() {
+    let url = format!("data:image/png;base64,{}", b64(b"\x89PNG\r\n\x1a\nQ"));
+    for part in [
+        serde_json::json!({"type": "input_image", "image_url": url}),
+        serde_json::json!({"type": "input_image", "image_url": {"url": url}}),
+        serde_json::json!({"type": "image_url", "image_url": url}),
+        serde_json::json!({"type": "image_url", "image_url": {"url": url, "detail": "high"}}),
+    ] {
+        let body =
+            serde_json::json!({"model": "gpt-5", "input": [{"type": "message", "role": "user", "content": [part]}]});
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("r.jsonl");
+        std::fs::write(&path, format!("{body}\n")).expect("write");
+        let (doc, _) = scan_json(&path, &[]);
+        assert_eq!(doc["attachments"].as_array().map(Vec::len), Some(1), "{part}");
+    }
+}

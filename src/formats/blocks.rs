@@ -94,15 +94,12 @@ fn image_tag_name(text: &str) -> Option<String> {
 fn openai_part<'a>(p: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOut<'a>) {
     match p.get("type").as_str().unwrap_or("") {
         "image_url" => {
-            // Chat: {"image_url":{"url":…}}; some clients write the string directly.
-            let u = p.get("image_url");
-            let url = if u.is_object() { u.get("url") } else { u };
-            if let Some(pl) = url_payload(url) {
+            if let Some(pl) = url_payload(image_url(p)) {
                 out.media.push(site.media(pl, None, at.to_string()));
             }
         }
         "input_image" | "output_image" => {
-            let pl = url_payload(p.get("image_url")).or_else(|| p.get("file_id").to_text().map(RawPayload::Reference));
+            let pl = url_payload(image_url(p)).or_else(|| p.get("file_id").to_text().map(RawPayload::Reference));
             if let Some(pl) = pl {
                 out.media.push(site.media(pl, None, at.to_string()));
             }
@@ -129,6 +126,13 @@ fn openai_part<'a>(p: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOut<'a
         }
         _ => {}
     }
+}
+
+/// `image_url` as Chat writes it (`{"url": …, "detail"}`) or as Responses and
+/// some clients do (the URL string itself).
+fn image_url<'v, 'a>(part: &'v Value<'a>) -> &'v Value<'a> {
+    let u = part.get("image_url");
+    if u.is_object() { u.get("url") } else { u }
 }
 
 /// One OpenAI Responses item (also Codex's `response_item.payload`), as part of `entry`.
