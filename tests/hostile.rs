@@ -101,3 +101,16 @@ fn terminal_control_sequences_from_a_session_are_not_printed() {
     assert!(stdout.contains("evil.png"), "{stdout}");
     assert!(!stdout.contains('\u{1b}') && !stdout.contains('\u{7}') && !stdout.contains('\u{202e}'), "{stdout:?}");
 }
+
+#[test]
+fn utf16_text_is_refused_with_the_way_out() {
+    let text = std::fs::read_to_string(sample("pi.jsonl")).expect("sample");
+    let mut bytes = vec![0xFF, 0xFE];
+    bytes.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("powershell.jsonl");
+    std::fs::write(&path, bytes).expect("write");
+    let out = common::run(&["scan", path.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("UTF-16"));
+}

@@ -60,6 +60,13 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
     let mut first_is_partial = None;
     while seen < SNIFF_LINES && total < SNIFF_BYTES {
         let Some(line) = r.next_line().with_context(|| format!("reading {}", path.display()))? else { break };
+        if total == 0 && (line.starts_with(b"\xFF\xFE") || line.starts_with(b"\xFE\xFF")) {
+            // PowerShell's `>` writes UTF-16; agents never do.
+            bail!(
+                "{} is UTF-16 text (a byte-order mark FF FE or FE FF); sessions are UTF-8 — convert it first, e.g. `iconv -f UTF-16 -t UTF-8`",
+                path.display()
+            );
+        }
         total += line.len() as u64;
         let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line).trim_ascii();
         if line.is_empty() {
