@@ -114,3 +114,14 @@ fn utf16_text_is_refused_with_the_way_out() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("UTF-16"));
 }
+
+#[test]
+fn compressed_sessions_are_refused_with_the_way_out() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.jsonl.gz");
+    // A gzip member header (magic, deflate, no flags) and a little data.
+    std::fs::write(&path, b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\x4b\x4c\x4a\x06\x00").expect("write");
+    let out = common::run(&["scan", path.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("compressed"));
+}

@@ -67,6 +67,12 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
                 path.display()
             );
         }
+        if total == 0 && (line.starts_with(b"\x1F\x8B") || line.starts_with(b"\x28\xB5\x2F\xFD")) {
+            bail!(
+                "{} is compressed (gzip or zstd); decompress it first, e.g. `zcat {0} > session.jsonl`",
+                path.display()
+            );
+        }
         total += line.len() as u64;
         let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line).trim_ascii();
         if line.is_empty() {
