@@ -49,17 +49,13 @@ fn anthropic_block<'a>(b: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOu
                 });
             }
         }
-        "tool_result" => {
+        // `tool_result`, and the server tools' `web_fetch_tool_result`, … that may nest media.
+        t if t.ends_with("tool_result") => {
             let inner = Site::tool_result(site.entry, b.get("tool_use_id").to_text());
             anthropic_content(b.get("content"), &inner, &ptr(at, "content"), out);
         }
         "thinking" if b.has("signature") => out.reasoning.push((ReasoningKind::AnthropicSignature, None)),
         "redacted_thinking" => out.reasoning.push((ReasoningKind::AnthropicRedacted, None)),
-        t if t.ends_with("_tool_result") => {
-            // web_fetch / code execution results may nest documents and images.
-            let inner = Site::tool_result(site.entry, b.get("tool_use_id").to_text());
-            anthropic_content(b.get("content"), &inner, &ptr(at, "content"), out);
-        }
         _ => {}
     }
 }

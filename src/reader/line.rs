@@ -13,7 +13,7 @@ use super::media::Judge;
 /// What a worker keeps across lines: the media judge and one copy of each
 /// model/provider name (a history repeats the same few names on every line).
 pub struct Worker<'r> {
-    pub judge: Judge<'r>,
+    judge: Judge<'r>,
     names: HashSet<Arc<str>>,
 }
 

@@ -1,8 +1,6 @@
 //! Turns the media an adapter found in a line into judged attachments:
 //! decode, hash, validate, and remember where the bytes sit.
 
-use std::borrow::Cow;
-
 use std::collections::HashMap;
 
 use sha2::{Digest, Sha256};
@@ -104,18 +102,14 @@ impl Judge<'_> {
                             a.mime_declared = mime.map(str::to_string);
                         }
                         if !base64 {
-                            return self.finish(a, Cow::Owned(percent_decode(payload)), None);
+                            return self.judgement(&percent_decode(payload), &a, None, None).apply(a);
                         }
                         payload
                     }
                     None => {
-                        a.verdict = Verdict::Invalid;
-                        a.problems.push(Problem {
-                            severity: Verdict::Invalid,
-                            code: "data_url.invalid",
-                            message: "the data URL has no `,` before its payload".into(),
-                        });
-                        return a;
+                        let message = "the data URL has no `,` before its payload".into();
+                        let p = Problem { severity: Verdict::Invalid, code: "data_url.invalid", message };
+                        return Judgement::failed(p).apply(a);
                     }
                 }
             }
@@ -133,9 +127,7 @@ impl Judge<'_> {
         let mut buf = std::mem::take(&mut self.buf);
         let j = match media::decode_base64_checked(text, &mut buf) {
             Ok(warning) => self.judgement(&buf, &a, Some(text.len()), warning),
-            Err(p) => {
-                Judgement { bytes: None, sha256: None, ins: Inspection { problems: vec![p], ..Inspection::default() } }
-            }
+            Err(p) => Judgement::failed(p),
         };
         self.buf = buf;
         if self.cache.len() >= CACHE_ENTRIES {
@@ -143,10 +135,6 @@ impl Judge<'_> {
         }
         self.cache.insert(key, j.clone());
         j.apply(a)
-    }
-
-    fn finish(&self, a: Attachment, bytes: Cow<'_, [u8]>, encoded_len: Option<usize>) -> Attachment {
-        self.judgement(&bytes, &a, encoded_len, None).apply(a)
     }
 
     /// Hashes and inspects decoded bytes; `warning` is what decoding tolerated.
@@ -191,6 +179,11 @@ struct Judgement {
 }
 
 impl Judgement {
+    /// Bytes that could not be had at all: no size, no hash, one problem.
+    fn failed(p: Problem) -> Judgement {
+        Judgement { bytes: None, sha256: None, ins: Inspection { problems: vec![p], ..Inspection::default() } }
+    }
+
     fn apply(self, mut a: Attachment) -> Attachment {
         a.bytes = self.bytes;
         a.sha256 = self.sha256;
@@ -245,9 +238,9 @@ fn hex(bytes: &[u8]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     use std::borrow::Cow;
+
+    use super::*;
 
     use crate::formats::{RawMedia, RawPayload};
     use crate::model::Origin;
