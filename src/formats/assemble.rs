@@ -50,7 +50,7 @@ pub struct History {
     pub attachments: Vec<Attachment>,
     pub tool_calls: Vec<ToolCall>,
     pub reasoning: Vec<Reasoning>,
-    /// The provider named by the session's own metadata or entries.
+    /// The provider the session's latest entries name (metadata or the entries themselves).
     pub provider: Option<String>,
 }
 
@@ -101,9 +101,6 @@ pub fn assemble(mut records: Vec<LineRecord>) -> History {
             }
             h.entries.push(e);
         }
-        if h.provider.is_none() {
-            h.provider = h.entries[base..].iter().find_map(|e| e.provider.as_deref().map(str::to_string));
-        }
         let Some(x) = r.extra.as_mut() else { continue };
         for mut a in x.attachments.drain(..) {
             a.entry += base;
@@ -122,9 +119,8 @@ pub fn assemble(mut records: Vec<LineRecord>) -> History {
         }
     }
     h.attachments = attachments;
-    if h.provider.is_none() {
-        h.provider = ctx.at(records.len()).1.as_deref().map(str::to_string);
-    }
+    // The provider in use now: the one the latest entry that names one went to.
+    h.provider = h.entries.iter().rev().find_map(|e| e.provider.as_deref().map(str::to_string));
     h
 }
 

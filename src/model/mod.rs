@@ -203,6 +203,7 @@ pub struct Session {
     pub tool_calls: Vec<ToolCall>,
     pub reasoning: Vec<Reasoning>,
     pub findings: Vec<Finding>,
-    /// The provider the session talks to, where the format records it.
+    /// The provider the latest entry naming one went to, where the format records it
+    /// (not the rules a scan used: those are in the scan report).
     pub provider: Option<String>,
 }

@@ -97,7 +97,7 @@ pub fn read_with_plan(
         tool_calls: h.tool_calls,
         reasoning: h.reasoning,
         findings,
-        provider: h.provider.or_else(|| Some(plan.rules.provider.clone())),
+        provider: h.provider,
     })
 }
 
