@@ -106,6 +106,8 @@ struct Chunk {
     records: Vec<LineRecord>,
     findings: Vec<Finding>,
     lines: u64,
+    /// The first line ending in CRLF: a fact about the file, told once after the merge.
+    crlf: Option<u64>,
 }
 
 /// Puts chunk-relative line numbers back in file order.
@@ -114,7 +116,9 @@ fn merge(chunks: Vec<anyhow::Result<Chunk>>) -> anyhow::Result<(Vec<LineRecord>,
     let mut records = Vec::with_capacity(chunks.iter().map(|c| c.records.len()).sum());
     let mut findings = Vec::new();
     let mut base = 0;
+    let mut crlf = None;
     for c in chunks {
+        crlf = crlf.or(c.crlf.map(|l| l + base));
         for mut r in c.records {
             r.line += base;
             for e in &mut r.entries {
@@ -127,13 +131,13 @@ fn merge(chunks: Vec<anyhow::Result<Chunk>>) -> anyhow::Result<(Vec<LineRecord>,
         }
         for mut f in c.findings {
             f.line += base;
-            // A file-wide note (CRLF endings) is said once, by the first range that saw it.
-            let said = f.severity == Severity::Info && findings.iter().any(|g: &Finding| g.message == f.message);
-            if !said {
-                findings.push(f);
-            }
+            findings.push(f);
         }
         base += c.lines;
+    }
+    if let Some(line) = crlf {
+        let message = "ends with CRLF (Windows line endings); read as plain newlines".into();
+        findings.push(line::finding(line, Severity::Info, message));
     }
     Ok((records, findings, base))
 }
@@ -160,8 +164,7 @@ fn read_range(
     }
     let adapter = plan.format.adapter();
     let mut worker = line::Worker::new(media::Judge::new(opts.depth, &plan.rules));
-    let mut chunk = Chunk { records: Vec::new(), findings: Vec::new(), lines: 0 };
-    let mut crlf = false;
+    let mut chunk = Chunk { records: Vec::new(), findings: Vec::new(), lines: 0, crlf: None };
     while pos < end {
         let Some(buf) = r.next_line().with_context(|| format!("reading {}", path.display()))? else {
             break;
@@ -178,14 +181,7 @@ fn read_range(
         let mut body_offset = offset;
         if let Some(stripped) = raw.strip_suffix(b"\r") {
             raw = stripped;
-            if !crlf {
-                crlf = true;
-                chunk.findings.push(line::finding(
-                    chunk.lines,
-                    Severity::Info,
-                    "ends with CRLF (Windows line endings); read as plain newlines".into(),
-                ));
-            }
+            chunk.crlf.get_or_insert(chunk.lines);
         }
         if offset == 0
             && let Some(stripped) = raw.strip_prefix(b"\xEF\xBB\xBF")
