@@ -8,6 +8,10 @@ use std::path::Path;
 use common::{b64, run, sample, scan_json, sha256_file};
 use serde_json::Value;
 
+/// A valid 1×1 RGBA PNG, as base64.
+const ONE_PIXEL_PNG: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
 fn expected() -> Value {
     let text = std::fs::read_to_string(sample("expected.json")).expect("samples/expected.json");
     serde_json::from_str(&text).expect("valid manifest")
@@ -110,6 +114,11 @@ fn damaged_file_still_yields_every_undamaged_attachment() {
     // what survives; every undamaged media line is still read.
     let lines_seen: Vec<u64> = got.iter().map(|a| a["line"].as_u64().expect("line")).collect();
     assert!(lines_seen.contains(&5) && lines_seen.contains(&7), "{doc:#}");
+    // The pasted image whose base64 broke is still listed, as invalid, with the bad byte named.
+    let pasted = got.iter().find(|a| a["line"] == 2).expect("line 2's image is listed");
+    assert_eq!(pasted["verdict"], "invalid");
+    assert!(pasted["sha256"].is_null());
+    assert!(pasted["problems"][0]["message"].as_str().is_some_and(|m| m.contains("'#'")), "{pasted:#}");
     let findings = doc["findings"].as_array().expect("findings");
     let messages: Vec<&str> = findings.iter().filter_map(|f| f["message"].as_str()).collect();
     assert!(findings.iter().any(|f| f["line"] == 3), "junk line named: {messages:?}");
@@ -121,11 +130,9 @@ fn damaged_file_still_yields_every_undamaged_attachment() {
 
 #[test]
 fn bad_base64_is_an_invalid_attachment_not_a_crash() {
-    let png = include_bytes!("../samples/expected.json").len(); // any non-empty bytes for the good one
-    assert!(png > 0);
+    // A valid 1×1 PNG, then base64 that does not decode: only the second is a problem.
     let line = format!(
-        "{{\"role\":\"user\",\"content\":[{{\"type\":\"image\",\"source\":{{\"type\":\"base64\",\"media_type\":\"image/png\",\"data\":\"{}\"}}}},{{\"type\":\"image\",\"source\":{{\"type\":\"base64\",\"media_type\":\"image/png\",\"data\":\"not*base64!\"}}}}]}}",
-        b64(b"\x89PNG\r\n\x1a\n")
+        "{{\"role\":\"user\",\"content\":[{{\"type\":\"image\",\"source\":{{\"type\":\"base64\",\"media_type\":\"image/png\",\"data\":\"{ONE_PIXEL_PNG}\"}}}},{{\"type\":\"image\",\"source\":{{\"type\":\"base64\",\"media_type\":\"image/png\",\"data\":\"not*base64!\"}}}}]}}"
     );
     let body = format!("{{\"model\":\"claude-sonnet-4-5\",\"max_tokens\":10,\"messages\":[{line}]}}\n");
     let (_dir, path) = temp_with("req.jsonl", body.as_bytes());
@@ -133,7 +140,10 @@ fn bad_base64_is_an_invalid_attachment_not_a_crash() {
     assert_eq!(doc["format"], "anthropic");
     let got = attachments(&doc);
     assert_eq!(got.len(), 2);
+    assert_eq!(got[0]["verdict"], "ok", "{doc:#}");
     assert_eq!(got[1]["verdict"], "invalid");
+    assert_eq!(got[1]["problems"][0]["code"], "base64.invalid");
+    assert!(got[1]["problems"][0]["message"].as_str().is_some_and(|m| m.contains("byte 3")), "{doc:#}");
     assert!(got[1]["sha256"].is_null());
     assert!(!got[1]["problems"].as_array().expect("problems").is_empty());
     assert_eq!(code, 1);
