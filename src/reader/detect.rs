@@ -20,6 +20,14 @@ use super::{Options, Plan};
 const SNIFF_LINES: usize = 32;
 const SNIFF_BYTES: u64 = 64 << 20;
 
+/// How a file that is not a session's UTF-8 text can start, and the way out.
+const NOT_A_SESSION: &[(&[u8], &str)] = &[
+    (b"\xFF\xFE", "is UTF-16 text (PowerShell's `>` writes it); convert it first: `iconv -f UTF-16 -t UTF-8`"),
+    (b"\xFE\xFF", "is UTF-16 text; convert it first: `iconv -f UTF-16 -t UTF-8`"),
+    (b"\x1F\x8B", "is compressed (gzip); decompress it first: `zcat FILE > session.jsonl`"),
+    (b"\x28\xB5\x2F\xFD", "is compressed (zstd); decompress it first: `zstdcat FILE > session.jsonl`"),
+];
+
 /// What the first lines say about each format.
 struct Evidence {
     scores: [u32; Format::ALL.len()],
@@ -60,18 +68,8 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
     let mut first_is_partial = None;
     while seen < SNIFF_LINES && total < SNIFF_BYTES {
         let Some(line) = r.next_line().with_context(|| format!("reading {}", path.display()))? else { break };
-        if total == 0 && (line.starts_with(b"\xFF\xFE") || line.starts_with(b"\xFE\xFF")) {
-            // PowerShell's `>` writes UTF-16; agents never do.
-            bail!(
-                "{} is UTF-16 text (a byte-order mark FF FE or FE FF); sessions are UTF-8 — convert it first, e.g. `iconv -f UTF-16 -t UTF-8`",
-                path.display()
-            );
-        }
-        if total == 0 && (line.starts_with(b"\x1F\x8B") || line.starts_with(b"\x28\xB5\x2F\xFD")) {
-            bail!(
-                "{} is compressed (gzip or zstd); decompress it first, e.g. `zcat {0} > session.jsonl`",
-                path.display()
-            );
+        if let Some((_, why)) = NOT_A_SESSION.iter().find(|(magic, _)| total == 0 && line.starts_with(magic)) {
+            bail!("{} {why}", path.display());
         }
         total += line.len() as u64;
         let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line).trim_ascii();
