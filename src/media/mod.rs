@@ -152,36 +152,98 @@ pub struct Payload<'a> {
     pub name: Option<&'a str>,
 }
 
+/// What the bytes of one payload are, whoever receives them: size, sniffed
+/// type, dimensions, frames, pages and structural damage. Recorded once by the
+/// streaming pass; [`Facts::judge`] applies a provider's rules to them later,
+/// so `diagnose` can re-judge a session under the provider that actually failed
+/// without decoding anything again.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Facts {
+    /// Decoded size in bytes.
+    pub bytes: u64,
+    /// Length of the base64 text as it sits in the session (`None`: not base64).
+    pub encoded_len: Option<u64>,
+    pub(crate) kind: Option<sniff::Kind>,
+    pub width: Option<u32>,
+    pub height: Option<u32>,
+    pub pages: Option<u32>,
+    pub frames: Option<u32>,
+    /// What the structural (or deep) walk found wrong, provider aside.
+    pub damage: Vec<Problem>,
+    /// Unknown bytes that look like a PNG whose first bytes were damaged.
+    pub damaged_png: bool,
+}
+
+impl Facts {
+    /// Examines decoded bytes at `depth`; nothing here depends on a provider.
+    pub fn examine(bytes: &[u8], encoded_len: Option<usize>, depth: Depth) -> Facts {
+        let mut facts =
+            Facts { bytes: bytes.len() as u64, encoded_len: encoded_len.map(|n| n as u64), ..Facts::default() };
+        if bytes.is_empty() {
+            return facts;
+        }
+        let kind = sniff::sniff(bytes);
+        facts.kind = Some(kind);
+        let mut ins = Inspection::default();
+        match kind {
+            Kind::Png => png::check(bytes, depth, &mut ins),
+            Kind::Jpeg => jpeg::check(bytes, depth, &mut ins),
+            Kind::Gif => gif::check(bytes, depth, &mut ins),
+            Kind::Webp => webp::check(bytes, depth, &mut ins),
+            Kind::Pdf => pdf::check(bytes, depth, &mut ins),
+            Kind::Unknown => facts.damaged_png = sniff::looks_like_damaged_png(bytes),
+            _ => {}
+        }
+        facts.width = ins.width;
+        facts.height = ins.height;
+        facts.pages = ins.pages;
+        facts.frames = ins.frames;
+        facts.damage.extend(ins.problems);
+        facts
+    }
+
+    /// The mime type found in the bytes.
+    pub fn mime_detected(&self) -> Option<&'static str> {
+        self.kind.and_then(sniff::Kind::mime)
+    }
+
+    /// Applies one provider's rules: is the type accepted and labelled right,
+    /// does it fit the provider's per-attachment limits? `declared` and `name`
+    /// are how the session labels the payload.
+    pub fn judge(&self, declared: Option<&str>, name: Option<&str>, rules: &rules::Rules) -> Inspection {
+        let mut ins = Inspection {
+            mime_detected: self.mime_detected().map(String::from),
+            width: self.width,
+            height: self.height,
+            pages: self.pages,
+            frames: self.frames,
+            problems: Vec::new(),
+        };
+        let Some(kind) = self.kind else {
+            ins.invalid(
+                "payload.empty",
+                "the attachment is empty (0 bytes); providers answer \"image cannot be empty\"".into(),
+            );
+            return ins;
+        };
+        if let Some(d) = declared {
+            check_declared(d, kind, name, rules, &mut ins);
+        }
+        if !check_accepted(kind, self.damaged_png, declared, name, rules, &mut ins) {
+            return ins;
+        }
+        ins.problems.extend(self.damage.iter().cloned());
+        check_limits(self, kind, rules, &mut ins);
+        ins
+    }
+}
+
 /// Judges one attachment: is it empty, what is it really, does it match the
 /// declared type, is it well-formed (at `depth`), and does it fit `rules`?
+/// The facts, then the policy: see [`Facts`].
 pub fn inspect(p: &Payload<'_>, depth: Depth, rules: &rules::Rules) -> Inspection {
-    let mut ins = Inspection::default();
-    let bytes = p.bytes;
-    if bytes.is_empty() {
-        ins.invalid(
-            "payload.empty",
-            "the attachment is empty (0 bytes); providers answer \"image cannot be empty\"".into(),
-        );
-        return ins;
-    }
-    let kind = sniff::sniff(bytes);
-    ins.mime_detected = kind.mime().map(String::from);
-    if let Some(d) = p.declared_mime {
-        check_declared(d, kind, p.name, rules, &mut ins);
-    }
-    if !check_accepted(kind, p, rules, &mut ins) {
-        return ins;
-    }
-    match kind {
-        Kind::Png => png::check(bytes, depth, &mut ins),
-        Kind::Jpeg => jpeg::check(bytes, depth, &mut ins),
-        Kind::Gif => gif::check(bytes, depth, &mut ins),
-        Kind::Webp => webp::check(bytes, depth, &mut ins),
-        Kind::Pdf => pdf::check(bytes, depth, &mut ins),
-        _ => {}
-    }
-    check_limits(p, kind, rules, &mut ins);
-    ins
+    let encoded = p.encoded_len;
+    Facts::examine(p.bytes, encoded, depth).judge(p.declared_mime, p.name, rules)
 }
 
 /// Every type at least one built-in provider accepts.
@@ -253,16 +315,19 @@ fn check_declared(declared: &str, kind: Kind, name: Option<&str>, rules: &Rules,
 
 /// Whether the provider accepts the kind of bytes. Returns `false` when
 /// there is nothing more to check (not a format we validate).
-fn check_accepted(kind: Kind, pl: &Payload<'_>, rules: &Rules, ins: &mut Inspection) -> bool {
+fn check_accepted(
+    kind: Kind,
+    damaged_png: bool,
+    declared: Option<&str>,
+    name: Option<&str>,
+    rules: &Rules,
+    ins: &mut Inspection,
+) -> bool {
     let p = &rules.provider;
-    let who = subject(pl.name);
-    let declared = pl.declared_mime.map(|d| format!(" (declared {d})")).unwrap_or_default();
+    let who = subject(name);
+    let declared = declared.map(|d| format!(" (declared {d})")).unwrap_or_default();
     let Some(mime) = kind.mime() else {
-        let hint = if sniff::looks_like_damaged_png(pl.bytes) {
-            " — it looks like a PNG whose first bytes were damaged"
-        } else {
-            ""
-        };
+        let hint = if damaged_png { " — it looks like a PNG whose first bytes were damaged" } else { "" };
         ins.invalid("type.unknown", format!("{who}{declared} is {}{hint}; no provider can read it", kind.describe()));
         return false;
     };
@@ -295,9 +360,9 @@ fn check_accepted(kind: Kind, pl: &Payload<'_>, rules: &Rules, ins: &mut Inspect
 }
 
 /// Per-attachment provider limits: bytes, pixels, animation, PDF pages.
-fn check_limits(pl: &Payload<'_>, kind: Kind, rules: &Rules, ins: &mut Inspection) {
+fn check_limits(facts: &Facts, kind: Kind, rules: &Rules, ins: &mut Inspection) {
     let p = &rules.provider;
-    let raw = pl.bytes.len() as u64;
+    let raw = facts.bytes;
     if kind == Kind::Pdf {
         if let Some(max) = rules.max_pdf_bytes
             && raw > max
@@ -317,7 +382,7 @@ fn check_limits(pl: &Payload<'_>, kind: Kind, rules: &Rules, ins: &mut Inspectio
     if let Some(max) = rules.max_image_bytes {
         let (measured, how) = match rules.image_bytes_on {
             rules::Measure::Base64 => {
-                (pl.encoded_len.map_or_else(|| payload::base64_len(pl.bytes.len()), |n| n as u64), " as base64")
+                (facts.encoded_len.unwrap_or_else(|| payload::base64_len(raw as usize)), " as base64")
             }
             rules::Measure::Raw => (raw, ""),
         };

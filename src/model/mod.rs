@@ -12,7 +12,7 @@ use serde::Serialize;
 
 pub use reference::{Ref, RefError};
 
-use crate::media::{Inspection, Verdict};
+use crate::media::{Facts, Problem, Verdict, rules::Rules};
 
 /// Who put an attachment into the history.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -119,20 +119,37 @@ pub struct Attachment {
     /// Other places holding a copy of this attachment for the agent's UI (Claude Code's
     /// `toolUseResult`), possibly re-encoded: a rewrite must change them too.
     pub mirrors: Vec<Span>,
+    /// The user excluded it (the overlay beside the session): previews and
+    /// repaired copies carry a note in its place.
+    pub excluded: bool,
     /// Index into [`Session::entries`] of the entry that holds it.
     #[serde(skip)]
     pub entry: usize,
+    /// What the bytes are, provider aside: kept so the attachment can be judged
+    /// again under another provider's rules without decoding it again.
+    #[serde(skip)]
+    pub facts: Option<Box<Facts>>,
+    /// Problems getting the bytes at all (bad base64, a broken data URL, a
+    /// reference that cannot be fetched): the same under every provider.
+    #[serde(skip)]
+    pub source_problems: Vec<Problem>,
 }
 
 impl Attachment {
-    /// Fills the validation fields from an inspection.
-    pub fn apply(&mut self, ins: Inspection) {
-        self.verdict = ins.verdict();
-        self.mime_detected = ins.mime_detected;
-        self.width = ins.width;
-        self.height = ins.height;
-        self.pages = ins.pages;
-        self.problems = ins.problems;
+    /// Judges (or judges again) the attachment under `rules`: its verdict and
+    /// problems, from the facts the streaming pass recorded.
+    pub fn judge(&mut self, rules: &Rules) {
+        let mut problems = self.source_problems.clone();
+        if let Some(facts) = &self.facts {
+            let ins = facts.judge(self.mime_declared.as_deref(), self.name.as_deref(), rules);
+            self.mime_detected = ins.mime_detected;
+            self.width = ins.width;
+            self.height = ins.height;
+            self.pages = ins.pages;
+            problems.extend(ins.problems);
+        }
+        self.verdict = problems.iter().map(|p| p.severity).max().unwrap_or(Verdict::Ok);
+        self.problems = problems;
     }
 
     /// Is this an image (by sniffed type, else declared type)?

@@ -7,7 +7,7 @@ use sha2::{Digest, Sha256};
 use xxhash_rust::xxh3::xxh3_128;
 
 use crate::formats::{RawMedia, RawPayload};
-use crate::media::{self, Depth, Inspection, Payload, Problem, Verdict, rules::Rules};
+use crate::media::{self, Depth, Facts, Problem, Verdict, rules::Rules};
 use crate::model::{Attachment, Encoding, Span};
 
 /// What a worker needs to judge media.
@@ -85,7 +85,10 @@ impl Judge<'_> {
             pointer: m.pointer.clone(),
             span: None,
             mirrors: Vec::new(),
+            excluded: false,
             entry: m.entry,
+            facts: None,
+            source_problems: Vec::new(),
         };
         let text: &str = match &m.payload {
             RawPayload::Reference(url) => {
@@ -102,31 +105,26 @@ impl Judge<'_> {
                             a.mime_declared = mime.map(str::to_string);
                         }
                         if !base64 {
-                            return self.judgement(&percent_decode(payload), &a, None, None).apply(a);
+                            return self.judgement(&percent_decode(payload), None, None).apply(a, self.rules);
                         }
                         payload
                     }
                     None => {
                         let message = "the data URL has no `,` before its payload".into();
                         let p = Problem { severity: Verdict::Invalid, code: "data_url.invalid", message };
-                        return Judgement::failed(p).apply(a);
+                        return Judgement::failed(p).apply(a, self.rules);
                     }
                 }
             }
         };
         a.span = span_of(Some(text), line, offset);
-        let key = Key {
-            text: xxh3_128(text.as_bytes()),
-            len: text.len(),
-            mime: a.mime_declared.clone(),
-            name: a.name.clone(),
-        };
+        let key = Key { text: xxh3_128(text.as_bytes()), len: text.len() };
         if let Some(j) = self.cache.get(&key) {
-            return j.clone().apply(a);
+            return j.clone().apply(a, self.rules);
         }
         let mut buf = std::mem::take(&mut self.buf);
         let j = match media::decode_base64_checked(text, &mut buf) {
-            Ok(warning) => self.judgement(&buf, &a, Some(text.len()), warning),
+            Ok(warning) => self.judgement(&buf, Some(text.len()), warning),
             Err(p) => Judgement::failed(p),
         };
         self.buf = buf;
@@ -134,60 +132,55 @@ impl Judge<'_> {
             self.cache.clear();
         }
         self.cache.insert(key, j.clone());
-        j.apply(a)
+        j.apply(a, self.rules)
     }
 
-    /// Hashes and inspects decoded bytes; `warning` is what decoding tolerated.
-    fn judgement(
-        &self,
-        bytes: &[u8],
-        a: &Attachment,
-        encoded_len: Option<usize>,
-        warning: Option<Problem>,
-    ) -> Judgement {
-        let p = Payload { bytes, declared_mime: a.mime_declared.as_deref(), encoded_len, name: a.name.as_deref() };
-        let mut ins = media::inspect(&p, self.depth, self.rules);
-        if let Some(w) = warning {
-            ins.problems.insert(0, w);
+    /// Hashes and examines decoded bytes; `warning` is what decoding tolerated.
+    fn judgement(&self, bytes: &[u8], encoded_len: Option<usize>, warning: Option<Problem>) -> Judgement {
+        Judgement {
+            sha256: Some(hex(&Sha256::digest(bytes))),
+            facts: Some(Box::new(Facts::examine(bytes, encoded_len, self.depth))),
+            source: warning.into_iter().collect(),
         }
-        Judgement { bytes: Some(bytes.len() as u64), sha256: Some(hex(&Sha256::digest(bytes))), ins }
     }
 }
 
-/// Payloads judged by one worker, so a payload the history repeats (every
+/// Payloads examined by one worker, so a payload the history repeats (every
 /// logged request re-sends all before it; a screenshot pasted twice; records
 /// re-written in full) is decoded, hashed and validated once. Keyed by a
-/// 128-bit hash of the encoded text, read at memory speed, with what the
-/// verdict depends on besides the bytes.
+/// 128-bit hash of the encoded text, read at memory speed: the facts depend on
+/// the bytes alone, and the provider's rules are applied to them per site.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Key {
     text: u128,
     len: usize,
-    mime: Option<String>,
-    name: Option<String>,
 }
 
 /// Bounds the cache; a session with more distinct payloads just starts over.
 const CACHE_ENTRIES: usize = 4096;
 
-/// What judging a payload found: everything but where it sits.
+/// What examining a payload found: everything but where it sits and whose
+/// rules judge it.
 #[derive(Clone, Debug)]
 struct Judgement {
-    bytes: Option<u64>,
     sha256: Option<String>,
-    ins: Inspection,
+    facts: Option<Box<Facts>>,
+    /// What decoding found or tolerated (bad base64, a broken data URL).
+    source: Vec<Problem>,
 }
 
 impl Judgement {
     /// Bytes that could not be had at all: no size, no hash, one problem.
     fn failed(p: Problem) -> Judgement {
-        Judgement { bytes: None, sha256: None, ins: Inspection { problems: vec![p], ..Inspection::default() } }
+        Judgement { sha256: None, facts: None, source: vec![p] }
     }
 
-    fn apply(self, mut a: Attachment) -> Attachment {
-        a.bytes = self.bytes;
+    fn apply(self, mut a: Attachment, rules: &Rules) -> Attachment {
+        a.bytes = self.facts.as_ref().map(|f| f.bytes);
         a.sha256 = self.sha256;
-        a.apply(self.ins);
+        a.facts = self.facts;
+        a.source_problems = self.source;
+        a.judge(rules);
         a
     }
 }
@@ -260,7 +253,7 @@ mod tests {
     }
 
     #[test]
-    fn a_repeated_payload_is_judged_once_but_by_what_its_site_declares() {
+    fn a_repeated_payload_is_examined_once_but_judged_by_what_its_site_declares() {
         let rules = Rules::builtin("anthropic").expect("rules");
         let mut judge = Judge::new(Depth::Structural, &rules);
         // A real 1×1 PNG.
@@ -273,9 +266,9 @@ mod tests {
         assert_eq!(judge.cache.len(), 1);
         assert_eq!(first, again);
         assert_eq!(first[0].verdict, Verdict::Ok);
-        // The same bytes declared as JPEG: a different verdict, not the cached one.
+        // The same bytes declared as JPEG: the cached facts, judged by what this site declares.
         let mislabelled = judge.attachments(&[media(&png, "image/jpeg")], line, 0);
-        assert_eq!(judge.cache.len(), 2);
+        assert_eq!(judge.cache.len(), 1);
         assert_eq!(mislabelled[0].verdict, Verdict::Invalid);
         assert_eq!(mislabelled[0].sha256, first[0].sha256);
     }
