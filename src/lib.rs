@@ -11,5 +11,6 @@ pub mod formats;
 pub mod json;
 pub mod media;
 pub mod model;
+pub mod provider;
 pub mod reader;
 pub mod report;

@@ -81,7 +81,7 @@ fn request_score(b: &Value<'_>, dialect_blocks: bool, keys: &[&str], vendor: &st
     if keys.iter().any(|k| b.has(k)) {
         score += 2;
     }
-    if b.get("model").as_str().and_then(crate::media::Rules::provider_for_model) == Some(vendor) {
+    if b.get("model").as_str().and_then(crate::provider::for_model) == Some(vendor) {
         score += 1;
     }
     score

@@ -139,98 +139,29 @@ impl Rules {
         })
     }
 
-    /// Built-in rules for a provider name or alias (`anthropic`, `claude`,
-    /// `bedrock`, `vertex-anthropic`, `openai`, `azure`, `gemini`, `google`,
-    /// `vertex-gemini`, `mistral`, `xai`, `grok`, `groq`, `generic`).
-    /// `openrouter` inherits the routed provider's limits, which are not
-    /// visible here, so it gets the generic profile under its own name.
+    /// Built-in rules for a provider name or alias, through the one provider
+    /// vocabulary ([`crate::provider`]). Providers without a row of their own
+    /// get the row of the service they front (`azure-openai` → openai's limits)
+    /// or, where those limits are not visible here (OpenRouter, LiteLLM and
+    /// self-hosted servers route to models we cannot see), the generic profile
+    /// under their own name. `generic` is accepted too.
     pub fn builtin(provider: &str) -> Option<Rules> {
-        let p = provider.trim().to_ascii_lowercase();
-        if p == "openrouter" {
-            return Some(Rules { provider: p, ..Rules::generic() });
+        let name = provider.trim().to_ascii_lowercase();
+        if name == "generic" {
+            return Some(Rules::generic());
         }
-        find(&p)
+        let p = crate::provider::canonical(&name)?;
+        let row = match p {
+            "azure-openai" => "openai",
+            other => other,
+        };
+        let rules = find(row).unwrap_or_else(Rules::generic);
+        Some(Rules { provider: p.to_string(), ..rules })
     }
 
-    /// The canonical names of the built-in rows.
+    /// Every name `--provider` accepts: `generic` and the provider vocabulary.
     pub fn names() -> Vec<&'static str> {
-        vec![
-            "generic",
-            "anthropic",
-            "bedrock",
-            "vertex-anthropic",
-            "openai",
-            "gemini",
-            "vertex-gemini",
-            "mistral",
-            "xai",
-            "groq",
-            "openrouter",
-        ]
-    }
-
-    /// Which built-in provider serves a model id, as agents write it:
-    /// `claude-sonnet-4-5` → anthropic, `gpt-5`/`o3` → openai,
-    /// `gemini-2.5-pro` → gemini, `grok-4` → xai, `pixtral-12b` → mistral.
-    /// Understands OpenRouter-style `anthropic/claude-…`, mux-style
-    /// `anthropic:claude-…`, Bedrock ids (`us.anthropic.claude-…-v1:0`) and
-    /// Vertex ids (`claude-…@20240620`). `None` when the model is unknown.
-    pub fn provider_for_model(model: &str) -> Option<&'static str> {
-        let m = model.trim().to_ascii_lowercase();
-        if m.is_empty() {
-            return None;
-        }
-        // "provider:model" (mux) — only when the prefix names a provider, since
-        // Bedrock ids end in ":0".
-        if let Some((prefix, rest)) = m.split_once(':')
-            && !prefix.contains('.')
-        {
-            if let Some(p) = provider_name(prefix) {
-                return Some(p);
-            }
-            if prefix == "openrouter" {
-                return Rules::provider_for_model(rest);
-            }
-        }
-        // "vendor/model" (OpenRouter, LiteLLM); "openrouter/vendor/model".
-        if let Some((prefix, rest)) = m.split_once('/') {
-            if prefix == "openrouter" {
-                return Rules::provider_for_model(rest);
-            }
-            if let Some(p) = provider_name(prefix) {
-                // "vertex_ai/claude…", "bedrock/anthropic.claude…"
-                if p == "vertex-gemini" && rest.contains("claude") {
-                    return Some("vertex-anthropic");
-                }
-                return Some(p);
-            }
-            return Rules::provider_for_model(rest);
-        }
-        // Bedrock: "anthropic.claude-…", "us.anthropic.claude-…-v1:0".
-        if m.contains("anthropic.claude") {
-            return Some("bedrock");
-        }
-        let name = m.as_str();
-        if name.starts_with("claude") {
-            // Vertex model ids carry "@version".
-            return Some(if name.contains('@') { "vertex-anthropic" } else { "anthropic" });
-        }
-        const OPENAI: [&str; 8] = ["gpt", "chatgpt", "o1", "o3", "o4", "codex", "davinci", "text-embedding"];
-        if OPENAI.iter().any(|p| name.starts_with(p)) {
-            return Some("openai");
-        }
-        if name.starts_with("gemini") || name.starts_with("learnlm") {
-            return Some("gemini");
-        }
-        if name.starts_with("grok") {
-            return Some("xai");
-        }
-        const MISTRAL: [&str; 7] =
-            ["mistral", "pixtral", "magistral", "codestral", "devstral", "ministral", "open-mistral"];
-        if MISTRAL.iter().any(|p| name.starts_with(p)) {
-            return Some("mistral");
-        }
-        None
+        std::iter::once("generic").chain(crate::provider::NAMES).collect()
     }
 
     /// Applies a user's override file on top of these rules.
@@ -286,25 +217,6 @@ impl Rules {
     pub(crate) fn some_accept(&self, mime: &str) -> bool {
         self.some_providers_only.iter().any(|f| f.eq_ignore_ascii_case(mime))
     }
-}
-
-/// A built-in provider name for a name or alias.
-fn provider_name(s: &str) -> Option<&'static str> {
-    let s = s.trim();
-    let extra: &[(&str, &str)] = &[
-        ("vertex_ai", "vertex-gemini"),
-        ("google-vertex", "vertex-gemini"),
-        ("amazon-bedrock", "bedrock"),
-        ("x-ai", "xai"),
-        ("mistralai", "mistral"),
-        ("azure", "openai"),
-        ("google", "gemini"),
-    ];
-    if let Some((_, p)) = extra.iter().find(|(a, _)| *a == s) {
-        return Some(p);
-    }
-    let rules = find(s)?;
-    Rules::names().into_iter().find(|n| *n == rules.provider)
 }
 
 /// What one request carries, summed over its attachments.
@@ -405,34 +317,12 @@ mod tests {
         }
         assert_eq!(Rules::builtin("Claude").map(|r| r.provider), Some("anthropic".into()));
         assert_eq!(Rules::builtin("google").map(|r| r.provider), Some("gemini".into()));
-        assert_eq!(Rules::builtin("azure").map(|r| r.provider), Some("openai".into()));
+        assert_eq!(Rules::builtin("azure").map(|r| r.provider), Some("azure-openai".into()));
+        assert_eq!(
+            Rules::builtin("azure").map(|r| r.max_images_per_request),
+            Rules::builtin("openai").map(|r| r.max_images_per_request)
+        );
         assert!(Rules::builtin("nope").is_none());
-    }
-
-    #[test]
-    fn model_to_provider() {
-        let cases = [
-            ("claude-sonnet-4-5", Some("anthropic")),
-            ("claude-3-5-sonnet@20240620", Some("vertex-anthropic")),
-            ("us.anthropic.claude-opus-4-6-v1", Some("bedrock")),
-            ("anthropic.claude-3-5-sonnet-20240620-v1:0", Some("bedrock")),
-            ("gpt-5", Some("openai")),
-            ("o3", Some("openai")),
-            ("gemini-2.5-pro", Some("gemini")),
-            ("grok-4", Some("xai")),
-            ("mistral-large-latest", Some("mistral")),
-            ("pixtral-12b", Some("mistral")),
-            ("anthropic/claude-3.5-sonnet", Some("anthropic")),
-            ("openrouter/google/gemini-2.5-flash", Some("gemini")),
-            ("anthropic:claude-opus-4-1", Some("anthropic")),
-            ("openai:gpt-4o", Some("openai")),
-            ("groq/llama-4-scout", Some("groq")),
-            ("llama-3", None),
-            ("", None),
-        ];
-        for (m, want) in cases {
-            assert_eq!(Rules::provider_for_model(m), want, "{m}");
-        }
     }
 
     #[test]

@@ -110,7 +110,7 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
     };
     let provider = match (&opts.provider, &opts.model) {
         (Some(p), _) => Some(p.as_str()),
-        (None, Some(m)) => Some(Rules::provider_for_model(m).with_context(|| {
+        (None, Some(m)) => Some(crate::provider::for_model(m).with_context(|| {
             format!(
                 "cannot tell which provider serves model `{m}`; pass --provider with one of: {}",
                 Rules::names().join(", ")
@@ -166,10 +166,9 @@ fn provider_named(adapter: &dyn Adapter, v: &Value<'_>) -> Option<&'static str> 
     let mut out = LineOut::default();
     adapter.read(v, &mut out);
     let named = out.context_provider.iter().chain(out.entries.iter().filter_map(|e| e.provider.as_ref()));
-    let by_name = named.filter_map(|p| Rules::builtin(p)).map(|r| r.provider).next();
-    if let Some(p) = by_name {
-        return Rules::names().into_iter().find(|n| *n == p);
+    if let Some(p) = named.filter_map(|p| crate::provider::canonical(p)).next() {
+        return Some(p);
     }
     let models = out.context_model.iter().chain(out.entries.iter().filter_map(|e| e.model.as_ref()));
-    models.filter_map(|m| Rules::provider_for_model(m)).next()
+    models.filter_map(|m| crate::provider::for_model(m)).next()
 }
