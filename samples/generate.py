@@ -45,8 +45,10 @@ CUT = DIAGRAM[: len(DIAGRAM) * 2 // 3]  # interrupted download: no IEND
 PDF = pdf()
 B = lambda b: base64.b64encode(b).decode()
 DATA = lambda mime, b: "data:%s;base64,%s" % (mime, B(b))
-ANTHROPIC_ERR = {"type": "error", "error": {"type": "invalid_request_error", "message": "messages.3.content.0.content.0.image.source.base64: Could not process image"}, "request_id": "req_011CVHx8n1Dq2"}
-OPENAI_ERR = {"error": {"message": "Invalid image data: the image at input[5].output[0].image_url could not be decoded.", "type": "invalid_request_error", "param": "input[5].output[0].image_url", "code": "invalid_image_format"}}
+# The block each error names is where the cut PNG sits in the request the agent builds.
+def anthropic_err(block):
+    return {"type": "error", "error": {"type": "invalid_request_error", "message": block + ".image.source.base64: Could not process image"}, "request_id": "req_011CVHx8n1Dq2"}
+OPENAI_ERR = {"error": {"message": "Invalid image data: the image at input[3].output[0].image_url could not be decoded.", "type": "invalid_request_error", "param": "input[3].output[0].image_url", "code": "invalid_image_format"}}
 GEMINI_ERR = {"error": {"code": 400, "message": "Unable to process input image. Please retry or report in https://developers.generativeai.google/guide/troubleshooting", "status": "INVALID_ARGUMENT"}}
 
 
@@ -69,9 +71,9 @@ def claude_code():
         base("user", "00000000-0000-4000-8000-000000000004", "00000000-0000-4000-8000-000000000003", message={"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01PDF", "content": "PDF file read: /home/dev/shop/docs/spec.pdf (%d B)" % len(PDF)}]}, toolUseResult={"type": "pdf", "file": {"filePath": "/home/dev/shop/docs/spec.pdf", "base64": B(PDF), "originalSize": len(PDF)}}),
         base("assistant", "00000000-0000-4000-8000-000000000005", "00000000-0000-4000-8000-000000000004", requestId="req_011CVHa2", message=asst("msg_01B", [{"type": "tool_use", "id": "toolu_01IMG", "name": "Read", "input": {"file_path": "/home/dev/shop/tmp/layout-diagram.png"}}])),
         base("user", "00000000-0000-4000-8000-000000000006", "00000000-0000-4000-8000-000000000005", message={"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01IMG", "content": [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": B(CUT)}}]}]}, toolUseResult={"type": "image", "file": {"base64": B(CUT), "type": "image/png", "originalSize": len(CUT), "dimensions": {"originalWidth": 120, "originalHeight": 80, "displayWidth": 120, "displayHeight": 80}}}),
-        base("assistant", "00000000-0000-4000-8000-000000000007", "00000000-0000-4000-8000-000000000006", isApiErrorMessage=True, apiErrorStatus=400, error="invalid_request", message={"id": "3c1f5a2e-9d8b-4e7f-a6c5-1b2d3e4f5a6b", "type": "message", "role": "assistant", "model": "<synthetic>", "content": [{"type": "text", "text": "API Error: 400 " + json.dumps(ANTHROPIC_ERR, separators=(",", ":"))}], "stop_reason": "stop_sequence", "stop_sequence": "", "usage": {"input_tokens": 0, "output_tokens": 0, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}),
+        base("assistant", "00000000-0000-4000-8000-000000000007", "00000000-0000-4000-8000-000000000006", isApiErrorMessage=True, apiErrorStatus=400, error="invalid_request", message={"id": "3c1f5a2e-9d8b-4e7f-a6c5-1b2d3e4f5a6b", "type": "message", "role": "assistant", "model": "<synthetic>", "content": [{"type": "text", "text": "API Error: 400 " + json.dumps(anthropic_err("messages.4.content.0.content.0"), separators=(",", ":"))}], "stop_reason": "stop_sequence", "stop_sequence": "", "usage": {"input_tokens": 0, "output_tokens": 0, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}),
         base("user", "00000000-0000-4000-8000-000000000008", "00000000-0000-4000-8000-000000000007", message={"role": "user", "content": "why did it stop?"}),
-        base("assistant", "00000000-0000-4000-8000-000000000009", "00000000-0000-4000-8000-000000000008", isApiErrorMessage=True, apiErrorStatus=400, error="invalid_request", message={"id": "4d2a6b3f-0e9c-4f80-b7d6-2c3e4f5a6b7c", "type": "message", "role": "assistant", "model": "<synthetic>", "content": [{"type": "text", "text": "API Error: 400 " + json.dumps(ANTHROPIC_ERR, separators=(",", ":"))}], "stop_reason": "stop_sequence", "stop_sequence": "", "usage": {"input_tokens": 0, "output_tokens": 0, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}),
+        base("assistant", "00000000-0000-4000-8000-000000000009", "00000000-0000-4000-8000-000000000008", isApiErrorMessage=True, apiErrorStatus=400, error="invalid_request", message={"id": "4d2a6b3f-0e9c-4f80-b7d6-2c3e4f5a6b7c", "type": "message", "role": "assistant", "model": "<synthetic>", "content": [{"type": "text", "text": "API Error: 400 " + json.dumps(anthropic_err("messages.4.content.0.content.0"), separators=(",", ":"))}], "stop_reason": "stop_sequence", "stop_sequence": "", "usage": {"input_tokens": 0, "output_tokens": 0, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}),
     ]
 
 
@@ -100,7 +102,7 @@ def pi():
         E(2, 1, "message", message={"role": "user", "content": [{"type": "text", "text": "The checkout button overlaps the footer"}, {"type": "image", "data": B(SHOT), "mimeType": "image/png"}], "timestamp": 1763632800000}),
         E(3, 2, "message", message={"role": "assistant", "content": [{"type": "thinking", "thinking": "Open the diagram.", "thinkingSignature": "EqQBCkYIBxgC"}, {"type": "toolCall", "id": "toolu_01RD", "name": "read", "arguments": {"path": "/home/dev/shop/tmp/layout-diagram.png"}}], "api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5", "usage": usage, "stopReason": "toolUse", "timestamp": 1763632860000}),
         E(4, 3, "message", message={"role": "toolResult", "toolCallId": "toolu_01RD", "toolName": "read", "content": [{"type": "text", "text": "Read image file [image/png]"}, {"type": "image", "data": B(CUT), "mimeType": "image/png"}], "isError": False, "timestamp": 1763632861000}),
-        E(5, 4, "message", message={"role": "assistant", "content": [], "api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5", "usage": {**usage, "input": 0, "output": 0, "totalTokens": 0}, "stopReason": "error", "errorMessage": "400 " + json.dumps(ANTHROPIC_ERR), "timestamp": 1763632862000}),
+        E(5, 4, "message", message={"role": "assistant", "content": [], "api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5", "usage": {**usage, "input": 0, "output": 0, "totalTokens": 0}, "stopReason": "error", "errorMessage": "400 " + json.dumps(anthropic_err("messages.2.content.0.content.1")), "timestamp": 1763632862000}),
     ]
 
 
@@ -127,7 +129,7 @@ def mux():
     return [
         {"id": "msg-u1", "role": "user", "metadata": meta(1), "parts": [{"type": "text", "text": "The checkout button overlaps the footer"}, {"type": "file", "mediaType": "image/png", "url": DATA("image/png", SHOT), "filename": "shot.png"}], "workspaceId": W},
         {"id": "msg-a1", "role": "assistant", "metadata": meta(2, model="anthropic:claude-sonnet-4-5", usage=usage, finishReason="tool-calls"), "parts": [{"type": "reasoning", "text": "Look at the diagram", "providerOptions": {"anthropic": {"signature": "EqQBCkYIBxgC"}}}, {"type": "dynamic-tool", "toolCallId": "toolu_01AF", "toolName": "attach_file", "input": {"path": "/home/dev/shop/tmp/layout-diagram.png"}, "state": "output-available", "output": {"type": "content", "value": [{"type": "text", "text": "Attached layout-diagram.png"}, {"type": "media", "data": B(CUT), "mediaType": "image/png", "filename": "layout-diagram.png"}]}}], "workspaceId": W},
-        {"id": "msg-a2", "role": "assistant", "metadata": meta(3, model="anthropic:claude-sonnet-4-5", error="messages.3.content.0.image.source.base64: Could not process image", errorType="api"), "parts": [], "workspaceId": W},
+        {"id": "msg-a2", "role": "assistant", "metadata": meta(3, model="anthropic:claude-sonnet-4-5", error="messages.2.content.0.image.source.base64: Could not process image", errorType="api"), "parts": [], "workspaceId": W},
     ]
 
 
@@ -136,7 +138,7 @@ def opencode():
     return [
         {"info": info("msg_01", "user", agent="build", model={"providerID": "anthropic", "modelID": "claude-sonnet-4-5"}), "parts": [{"id": "prt_01", "sessionID": "ses_5a6b7c8d9e0fA1b2C3d4E5f6", "messageID": "msg_01", "type": "text", "text": "Summarise the spec and fix the layout"}, {"id": "prt_02", "sessionID": "ses_5a6b7c8d9e0fA1b2C3d4E5f6", "messageID": "msg_01", "type": "file", "mime": "application/pdf", "filename": "spec.pdf", "url": DATA("application/pdf", PDF)}]},
         {"info": info("msg_02", "assistant", parentID="msg_01", modelID="claude-sonnet-4-5", providerID="anthropic", mode="build", agent="build", path={"cwd": "/home/dev/shop", "root": "/home/dev/shop"}, cost=0.01, tokens={"input": 2100, "output": 70, "reasoning": 0, "cache": {"read": 0, "write": 0}}, finish="tool-calls"), "parts": [{"id": "prt_03", "sessionID": "ses_5a6b7c8d9e0fA1b2C3d4E5f6", "messageID": "msg_02", "type": "tool", "callID": "toolu_01OC", "tool": "read", "state": {"status": "completed", "input": {"filePath": "/home/dev/shop/tmp/layout-diagram.png"}, "output": "Image read successfully", "title": "tmp/layout-diagram.png", "metadata": {}, "time": {"start": 1, "end": 2}, "attachments": [{"id": "prt_04", "sessionID": "ses_5a6b7c8d9e0fA1b2C3d4E5f6", "messageID": "msg_02", "type": "file", "mime": "image/png", "filename": "layout-diagram.png", "url": DATA("image/png", CUT)}]}}]},
-        {"info": info("msg_03", "assistant", parentID="msg_01", modelID="claude-sonnet-4-5", providerID="anthropic", mode="build", agent="build", path={"cwd": "/home/dev/shop", "root": "/home/dev/shop"}, cost=0, tokens={"input": 0, "output": 0, "reasoning": 0, "cache": {"read": 0, "write": 0}}, error={"name": "APIError", "data": {"message": "Could not process image", "statusCode": 400, "isRetryable": False, "responseBody": json.dumps(ANTHROPIC_ERR)}}), "parts": []},
+        {"info": info("msg_03", "assistant", parentID="msg_01", modelID="claude-sonnet-4-5", providerID="anthropic", mode="build", agent="build", path={"cwd": "/home/dev/shop", "root": "/home/dev/shop"}, cost=0, tokens={"input": 0, "output": 0, "reasoning": 0, "cache": {"read": 0, "write": 0}}, error={"name": "APIError", "data": {"message": "Could not process image", "statusCode": 400, "isRetryable": False, "responseBody": json.dumps(anthropic_err("messages.2.content.0"))}}), "parts": []},
     ]
 
 
@@ -165,7 +167,7 @@ def anthropic():
     m2 = m1 + [asst, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01IMG", "content": [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": B(CUT)}}]}, {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": B(PDF)}, "title": "spec.pdf"}]}]
     req = lambda m: {"model": "claude-sonnet-4-5", "max_tokens": 8192, "system": "You are a coding agent.", "messages": m}
     resp = {"id": "msg_01XFD", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5-20250929", "content": asst["content"], "stop_reason": "tool_use", "stop_sequence": None, "usage": {"input_tokens": 900, "output_tokens": 40, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}
-    return [req(m1), resp, req(m2), ANTHROPIC_ERR]
+    return [req(m1), resp, req(m2), anthropic_err("messages.2.content.0.content.0")]
 
 
 def gemini():

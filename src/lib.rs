@@ -4,13 +4,16 @@
 //! The pipeline is `reader` (stream lines) → `formats` (one adapter per agent, into
 //! `model`) → `media` (validate bytes) / `classify` (provider errors) → `report`.
 
+pub mod atomic;
 pub mod classify;
 pub mod cli;
+pub mod diagnose;
 pub mod exit;
 pub mod formats;
 pub mod json;
 pub mod media;
 pub mod model;
+pub mod overlay;
 pub mod provider;
 pub mod reader;
 pub mod report;

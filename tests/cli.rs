@@ -41,7 +41,7 @@ fn man_pages_are_current() {
 fn help_names_every_command() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_session-doctor")).arg("--help").output().expect("runs");
     let help = String::from_utf8_lossy(&out.stdout);
-    for cmd in ["scan", "classify"] {
+    for cmd in ["scan", "diagnose", "exclude", "classify"] {
         assert!(help.contains(cmd), "{cmd} missing from --help:\n{help}");
     }
     assert_eq!(out.status.code(), Some(0));

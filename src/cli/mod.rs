@@ -1,6 +1,8 @@
 //! Command-line interface: clap definitions and the one dispatch match.
 
 mod classify;
+mod diagnose;
+mod exclude;
 mod scan;
 mod session_args;
 
@@ -26,6 +28,8 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     Scan(scan::ScanArgs),
+    Diagnose(diagnose::DiagnoseArgs),
+    Exclude(exclude::ExcludeArgs),
     Classify(classify::ClassifyArgs),
 }
 
@@ -33,6 +37,8 @@ pub enum Command {
 pub fn run(cli: Cli) -> anyhow::Result<Exit> {
     match cli.command {
         Command::Scan(args) => scan::run(&args),
+        Command::Diagnose(args) => diagnose::run(&args),
+        Command::Exclude(args) => exclude::run(&args),
         Command::Classify(args) => classify::run(&args),
     }
 }

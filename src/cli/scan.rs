@@ -43,12 +43,11 @@ fn parse_ref(s: &str) -> Result<Ref, String> {
 }
 
 pub fn run(args: &ScanArgs) -> anyhow::Result<Exit> {
-    let opts = args.read.options();
     let mut out = std::io::stdout().lock();
     let mut reports = Vec::new();
     let (mut failed, mut problems) = (false, false);
     for path in &args.files.files {
-        match report::progress::read(path, &opts) {
+        match args.read.read(path) {
             Ok((session, plan)) => {
                 let mut r = ScanReport::new(session, &plan);
                 if !args.refs.is_empty() {

@@ -48,12 +48,51 @@ pub struct ReadArgs {
     #[arg(long = "rules", value_name = "FILE")]
     pub rules: Option<PathBuf>,
 
+    /// The overlay holding the user's exclusions (default: `<FILE>.doctor`
+    /// beside the session).
+    #[arg(long = "overlay", value_name = "PATH")]
+    pub overlay: Option<PathBuf>,
+
     /// Worker threads reading the file (default: one per core).
     #[arg(long = "threads", short = 'j', value_name = "N", default_value_t = 0, hide_default_value = true)]
     pub threads: usize,
 }
 
 impl ReadArgs {
+    /// Where the overlay of `session` is.
+    pub fn overlay_path(&self, session: &std::path::Path) -> PathBuf {
+        self.overlay.clone().unwrap_or_else(|| crate::overlay::default_path(session))
+    }
+
+    /// Reads a session (with a progress bar on long reads) and marks what its
+    /// overlay excludes. Lines of the overlay that are not events are told on stderr.
+    pub fn read(&self, path: &std::path::Path) -> anyhow::Result<(crate::model::Session, crate::reader::Plan)> {
+        let (mut session, plan) = crate::report::progress::read(path, &self.options())?;
+        let overlay = crate::overlay::Overlay::load(&self.overlay_path(path))?;
+        for (line, why) in &overlay.skipped {
+            eprintln!(
+                "session-doctor: warning: {}: line {line} is not an overlay event ({}); it is ignored",
+                crate::report::sanitize(&overlay.path.display().to_string()),
+                crate::report::sanitize(why)
+            );
+        }
+        overlay.apply(&mut session);
+        Ok((session, plan))
+    }
+
+    /// The arguments a later command needs to read the session the same way,
+    /// shell-quoted: an explicit `--format` and `--overlay`.
+    pub fn repeat(&self) -> String {
+        let mut out = Vec::new();
+        if let Some(f) = self.format.0 {
+            out.push(format!("--format {}", f.name()));
+        }
+        if let Some(o) = &self.overlay {
+            out.push(format!("--overlay {}", crate::diagnose::shell_quote(&o.display().to_string())));
+        }
+        out.join(" ")
+    }
+
     pub fn options(&self) -> Options {
         Options {
             format: self.format.0,

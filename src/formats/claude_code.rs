@@ -47,7 +47,9 @@ impl Adapter for ClaudeCode {
         let msg = v.get("message");
         match v.get("type").as_str().unwrap_or("") {
             "user" => {
-                let e = out.entry(RawEntry::new(Role::User));
+                let mut entry = RawEntry::new(Role::User);
+                entry.blocks = blocks(msg.get("content"));
+                let e = out.entry(entry);
                 anthropic_content(msg.get("content"), &Site::new(e, Origin::User), "/message/content", out);
                 tool_use_result(v, e, out);
             }
@@ -64,6 +66,7 @@ impl Adapter for ClaudeCode {
                         status: v.get("apiErrorStatus").as_f64().map(|s| s as u16),
                     });
                 }
+                entry.blocks = blocks(msg.get("content"));
                 let e = out.entry(entry);
                 anthropic_content(msg.get("content"), &Site::new(e, Origin::Assistant), "/message/content", out);
             }
@@ -76,6 +79,11 @@ impl Adapter for ClaudeCode {
             _ => {}
         }
     }
+}
+
+/// How many content blocks a message sends: a string is one text block.
+fn blocks(content: &Value<'_>) -> u32 {
+    if content.as_str().is_some() { 1 } else { content.items().len() as u32 }
 }
 
 fn is_error(v: &Value<'_>) -> bool {

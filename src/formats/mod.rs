@@ -195,11 +195,14 @@ pub struct RawEntry {
     pub provider: Option<String>,
     pub accepted: bool,
     pub error: Option<ErrorRecord>,
+    /// Content blocks the entry adds to its request message, where the agent
+    /// merges several entries into one message (0: not counted).
+    pub blocks: u32,
 }
 
 impl RawEntry {
     pub fn new(role: Role) -> RawEntry {
-        RawEntry { role, model: None, provider: None, accepted: false, error: None }
+        RawEntry { role, model: None, provider: None, accepted: false, error: None, blocks: 0 }
     }
 }
 

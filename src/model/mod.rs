@@ -54,6 +54,9 @@ pub struct Entry {
     pub model: Option<Arc<str>>,
     pub provider: Option<Arc<str>>,
     pub error: Option<Box<ErrorRecord>>,
+    /// Content blocks it adds to its request message, where the agent merges
+    /// entries into one message (Claude Code); 0 when not counted.
+    pub blocks: u32,
 }
 
 /// A tool invocation, linked to its result by `call_id`.

@@ -113,6 +113,7 @@ impl<'r> Worker<'r> {
                 model: self.intern(e.model),
                 provider: self.intern(e.provider),
                 error: e.error.map(Box::new),
+                blocks: e.blocks,
             });
         }
         let rare = !attachments.is_empty()

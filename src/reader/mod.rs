@@ -219,3 +219,20 @@ fn single_document(path: &Path, opts: &Options, plan: &Plan) -> anyhow::Result<(
     let rec = worker.record(plan.format.adapter(), &v, body, 1, offset, true);
     Ok((vec![rec], Vec::new(), lines))
 }
+
+/// Examines one attachment's bytes again at `depth`, read straight from its
+/// span in the file: `diagnose` deep-checks its few suspects this way after a
+/// structural pass, instead of decoding the whole session deeply. `None` when
+/// the payload has no span (it was unescaped, or is a reference) or cannot be read.
+pub fn reexamine(path: &Path, a: &crate::model::Attachment, depth: Depth) -> Option<crate::media::Facts> {
+    let span = a.span?;
+    let len = usize::try_from(span.len).ok()?;
+    let mut file = File::open(path).ok()?;
+    file.seek(SeekFrom::Start(span.offset)).ok()?;
+    let mut text = vec![0; len];
+    file.read_exact(&mut text).ok()?;
+    let text = std::str::from_utf8(&text).ok()?;
+    let mut bytes = Vec::new();
+    crate::media::decode_base64_checked(text, &mut bytes).ok()?;
+    Some(crate::media::Facts::examine(&bytes, Some(len), depth))
+}

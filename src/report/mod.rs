@@ -1,5 +1,6 @@
 //! Everything that turns results into bytes for a person or a machine.
 
+pub mod diagnose;
 pub mod progress;
 mod sanitize;
 pub mod scan;

@@ -50,7 +50,7 @@ pub fn write(out: &mut impl Write, r: &ScanReport) -> io::Result<()> {
     writeln!(out)
 }
 
-fn origin(a: &Attachment) -> String {
+pub(crate) fn origin(a: &Attachment) -> String {
     match a.origin {
         Origin::User => "user".into(),
         Origin::Assistant => "assistant".into(),
@@ -62,7 +62,7 @@ fn origin(a: &Attachment) -> String {
 }
 
 /// Declared type, and the sniffed one when it differs.
-fn mime(a: &Attachment) -> String {
+pub(crate) fn mime(a: &Attachment) -> String {
     match (a.mime_declared.as_deref(), a.mime_detected.as_deref()) {
         (Some(d), Some(s)) if d != s => format!("{} (is {s})", sanitize(d)),
         (Some(d), _) => sanitize(d),
@@ -71,7 +71,7 @@ fn mime(a: &Attachment) -> String {
     }
 }
 
-fn dims(a: &Attachment) -> String {
+pub(crate) fn dims(a: &Attachment) -> String {
     match (a.width, a.height, a.pages) {
         (Some(w), Some(h), _) => format!("{w}×{h}"),
         (_, _, Some(p)) => format!("{p} p."),
@@ -88,7 +88,7 @@ pub fn verdict(v: Verdict) -> &'static str {
 }
 
 /// Keeps the end of a long path, where the file name is.
-fn shorten(s: &str, max: usize) -> String {
+pub(crate) fn shorten(s: &str, max: usize) -> String {
     let n = s.chars().count();
     if n <= max {
         return s.to_string();

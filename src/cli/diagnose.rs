@@ -1,0 +1,87 @@
+//! `session-doctor diagnose`: why a session is stuck and what to run next.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use clap::Args;
+
+use crate::diagnose::{self, Judging, Options};
+use crate::exit::Exit;
+use crate::media::Depth;
+use crate::report;
+
+use super::session_args::ReadArgs;
+
+/// Find out why a session is stuck: the last failure, its class, whether a
+/// retry can ever work, the attachments to blame, and the commands to run next.
+///
+/// The failure is the provider error the session recorded (or the one given
+/// with --error). Its class decides what helps. For media failures, the
+/// suspects are the attachments the failing model has not accepted yet (those
+/// after its last answer); each is validated byte by byte (fully decoded), and
+/// one whose bytes fail, or that the provider's error names, is the prime
+/// suspect. With no error recorded, the history alone is judged: invalid media
+/// the model has not accepted, a request over the provider's limits, replayed
+/// reasoning another provider cannot verify.
+///
+/// Exit status: 0 not stuck, 1 stuck, 2 usage error or unreadable file.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  session-doctor diagnose ~/.claude/projects/-home-me-app/1f0e….jsonl
+  session-doctor diagnose session.jsonl --error 'messages.3.content.1.image.source.base64: Could not process image'
+  session-doctor diagnose rollout.jsonl --error-file last-error.json --model gpt-5
+  session-doctor diagnose --json session.jsonl | jq '.next[]'")]
+pub struct DiagnoseArgs {
+    /// The session file.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub read: ReadArgs,
+    /// The provider's error (a JSON body or the message the agent showed),
+    /// when the session did not record it.
+    #[arg(long = "error", value_name = "TEXT", conflicts_with = "error_file")]
+    pub error: Option<String>,
+    /// Read the provider's error from this file.
+    #[arg(long = "error-file", value_name = "FILE")]
+    pub error_file: Option<PathBuf>,
+    /// Print JSON (the schema is in the README).
+    #[arg(long = "json")]
+    pub json: bool,
+}
+
+pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
+    let error = match (&args.error, &args.error_file) {
+        (Some(t), _) => Some(t.clone()),
+        (None, Some(f)) => Some(
+            String::from_utf8_lossy(&std::fs::read(f).with_context(|| format!("cannot read {}", f.display()))?)
+                .into_owned(),
+        ),
+        _ => None,
+    };
+    let (session, plan) = args.read.read(&args.file)?;
+    let path = args.file.clone();
+    let deepen = move |a: &crate::model::Attachment| crate::reader::reexamine(&path, a, Depth::Deep);
+    let judging = Judging {
+        rules: &plan.rules,
+        forced: args.read.provider.is_some(),
+        overrides: args.read.rules.as_deref(),
+        deepen: (!args.read.deep).then_some(&deepen as &dyn Fn(&crate::model::Attachment) -> _),
+    };
+    let opts = Options {
+        error,
+        model: args.read.model.clone(),
+        file_arg: args.file.display().to_string(),
+        read_args: args.read.repeat(),
+    };
+    let d = diagnose::diagnose(session, &judging, &opts)?;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &d)?;
+        writeln!(out)?;
+    } else {
+        report::diagnose::write(&mut out, &d, plan.detected)?;
+    }
+    out.flush()?;
+    Ok(if d.stuck { Exit::Problems } else { Exit::Healthy })
+}

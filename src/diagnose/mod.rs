@@ -1,0 +1,377 @@
+//! Why a session is stuck: the last failure, its class, whether a retry can
+//! ever work, which attachments are to blame, and the exact next commands.
+//!
+//! Facts before policy: the reader judged every payload once; here the
+//! attachments are judged again under the provider that actually failed
+//! ([`crate::model::Attachment::judge`]), without decoding anything again.
+//! Suspects come from the acceptance boundary (DESIGN "Vocabulary"): a model
+//! that answered a request accepted every attachment in it, so only what came
+//! after its latest answer can be to blame.
+
+mod blocks;
+mod next;
+mod suspects;
+
+use serde::Serialize;
+
+use crate::classify::{self, Class, Classification, Hint};
+use crate::media::rules::Rules;
+use crate::media::{Problem, Verdict, request_problems};
+use crate::model::{Attachment, Finding, ReasoningKind, Role, Session};
+
+pub use blocks::Numbering;
+pub use next::shell_quote;
+
+/// What the user told `diagnose` beyond the session itself.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// The provider's error, when the session did not record it (or to override it).
+    pub error: Option<String>,
+    /// The model that failed, when the session does not say.
+    pub model: Option<String>,
+    /// The session file as the user typed it, for the commands in `next`.
+    pub file_arg: String,
+    /// Extra arguments the next commands need to read the session the same way
+    /// (`--format`, `--overlay`), already quoted.
+    pub read_args: String,
+}
+
+/// Where the failure came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// The session recorded the provider's error.
+    Recorded,
+    /// The user passed it (`--error`, `--error-file`).
+    Given,
+    /// None was recorded; the history alone shows the next request will fail.
+    Predicted,
+}
+
+/// The failure `diagnose` explains: the classifier's fields, plus where it is.
+#[derive(Clone, Debug, Serialize)]
+pub struct Failure {
+    #[serde(flatten)]
+    pub classification: Classification,
+    /// The line that recorded it (`null` when given or predicted).
+    pub line: Option<u64>,
+    pub source: Source,
+    /// A later request was accepted: the session got past this failure.
+    pub recovered: bool,
+}
+
+/// One attachment that may be to blame.
+#[derive(Clone, Debug, Serialize)]
+pub struct Suspect {
+    #[serde(flatten)]
+    pub attachment: Attachment,
+    /// The most likely culprit: the block the provider named, or bytes that fail validation.
+    pub prime: bool,
+    /// The provider's error names this block.
+    pub named: bool,
+    /// Why it is a suspect, in words.
+    pub why: String,
+}
+
+/// The last request the failing model accepted.
+#[derive(Clone, Debug, Serialize)]
+pub struct Boundary {
+    pub line: u64,
+    pub model: Option<String>,
+}
+
+/// `diagnose --json`: DESIGN's schema (`file`, `format`, `stuck`, `failure`,
+/// `suspects`, `excluded`, `next`) plus the judgement's context.
+#[derive(Clone, Debug, Serialize)]
+pub struct Diagnosis {
+    pub file: String,
+    pub format: &'static str,
+    pub stuck: bool,
+    /// One sentence: the verdict a person reads first.
+    pub verdict: String,
+    pub failure: Option<Failure>,
+    pub suspects: Vec<Suspect>,
+    /// Refs the overlay excludes.
+    pub excluded: Vec<String>,
+    /// The exact commands to run next, in order.
+    pub next: Vec<String>,
+    /// Whose rules judged the media.
+    pub provider: String,
+    /// The model whose acceptance bounds the suspects.
+    pub model: Option<String>,
+    pub boundary: Option<Boundary>,
+    /// Per-request limits the history (less the exclusions) breaks.
+    pub limits: Vec<Problem>,
+    /// How the suspects were chosen, and anything else worth saying.
+    pub notes: Vec<String>,
+    /// What the reader found wrong with the file itself.
+    pub findings: Vec<Finding>,
+    pub lines: u64,
+    pub entries: usize,
+    pub attachments: usize,
+}
+
+/// The rules to judge by: `rules` as the reader chose them unless the failure
+/// names another provider, whose built-in rules are then used.
+pub struct Judging<'r> {
+    pub rules: &'r Rules,
+    /// The user forced the provider (`--provider`): the failure's does not win.
+    pub forced: bool,
+    /// The user's overrides (`--rules`), re-applied to another provider's rules.
+    pub overrides: Option<&'r std::path::Path>,
+    /// Examines a suspect's bytes fully (a `--deep` check), when the session
+    /// was read structurally: suspects are few, so each gets the full decode.
+    pub deepen: Option<&'r dyn Fn(&Attachment) -> Option<crate::media::Facts>>,
+}
+
+/// Diagnoses a session read by the reader, with the overlay already applied.
+pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> anyhow::Result<Diagnosis> {
+    let (failure, failing_entry) = find_failure(&session, opts);
+    let model = opts
+        .model
+        .clone()
+        .or_else(|| failing_entry.and_then(|i| session.entries[i].model.as_deref().map(str::to_string)))
+        .or_else(|| latest_model(&session, failing_entry));
+
+    // The provider that failed judges the media, unless the user said otherwise.
+    let failed_provider = failure
+        .as_ref()
+        .and_then(|f| f.classification.provider.as_deref())
+        .and_then(crate::provider::canonical)
+        .or_else(|| model.as_deref().and_then(crate::provider::for_model));
+    let rules = match failed_provider {
+        Some(p) if !judging.forced && p != judging.rules.provider => {
+            let mut r = Rules::builtin(p).unwrap_or_else(|| judging.rules.clone());
+            if let Some(file) = judging.overrides {
+                r = r.with_overrides_from(file)?;
+            }
+            r
+        }
+        _ => judging.rules.clone(),
+    };
+    for a in &mut session.attachments {
+        a.judge(&rules);
+    }
+
+    let numbering = numbering(&session, &rules);
+    let mut picked = suspects::pick(&session, failure.as_ref(), failing_entry, model.as_deref(), numbering);
+    if let Some(deepen) = judging.deepen {
+        let mut changed = false;
+        for s in picked.suspects.iter().filter(|s| s.attachment.verdict != Verdict::Invalid) {
+            let Some(a) = session.attachments.iter_mut().find(|a| a.reference == s.attachment.reference) else {
+                continue;
+            };
+            if let Some(facts) = deepen(a) {
+                a.facts = Some(Box::new(facts));
+                a.judge(&rules);
+                changed |= a.verdict == Verdict::Invalid;
+            }
+        }
+        if changed {
+            picked = suspects::pick(&session, failure.as_ref(), failing_entry, model.as_deref(), numbering);
+        }
+    }
+    let limits = request_problems(&session.request_stats(), &rules);
+    let unanswered = unanswered(&session);
+
+    let mut notes = picked.notes;
+    let failure = failure.or_else(|| predict(&session, &picked.suspects, &limits, &rules, unanswered, &mut notes));
+    let stuck = failure.as_ref().is_some_and(|f| is_stuck(f, &picked.suspects, &session));
+
+    let excluded: Vec<String> =
+        session.attachments.iter().filter(|a| a.excluded).map(|a| a.reference.clone()).collect();
+    let next = next::commands(failure.as_ref(), stuck, &picked.suspects, &excluded, &rules, opts);
+    let verdict = verdict(failure.as_ref(), stuck, &picked.suspects);
+    Ok(Diagnosis {
+        file: session.file.clone(),
+        format: session.format,
+        stuck,
+        verdict,
+        failure,
+        suspects: picked.suspects,
+        excluded,
+        next,
+        provider: rules.provider.clone(),
+        model,
+        boundary: picked.boundary,
+        limits,
+        notes,
+        lines: session.lines,
+        entries: session.entries.len(),
+        attachments: session.attachments.len(),
+        findings: session.findings,
+    })
+}
+
+/// The failure to explain: the one given, else the last one recorded in the
+/// history (a user's cancel only when nothing else failed after the last answer).
+fn find_failure(session: &Session, opts: &Options) -> (Option<Failure>, Option<usize>) {
+    let provider = session.provider.clone();
+    if let Some(text) = &opts.error {
+        let c = classify::classify(text, &Hint { status: None, provider: None });
+        let f = Failure { classification: c, line: None, source: Source::Given, recovered: false };
+        let last = session.entries.iter().rposition(|e| e.error.is_some());
+        return (Some(f), last);
+    }
+    let last_accepted = session.entries.iter().rposition(|e| e.accepted);
+    let failed: Vec<usize> = (0..session.entries.len()).filter(|&i| session.entries[i].error.is_some()).collect();
+    let classify_at = |i: usize| {
+        let e = &session.entries[i];
+        let rec = e.error.as_deref().expect("an entry with an error");
+        let hint =
+            Hint { status: rec.status, provider: e.provider.as_deref().or(provider.as_deref()).map(str::to_string) };
+        classify::classify(&rec.text, &hint)
+    };
+    // After the last accepted answer, prefer the last real failure over a cancel.
+    let unanswered: Vec<usize> = failed.iter().copied().filter(|&i| last_accepted.is_none_or(|a| i > a)).collect();
+    let chosen = unanswered
+        .iter()
+        .rev()
+        .map(|&i| (i, classify_at(i)))
+        .find(|(_, c)| c.class != Class::Aborted)
+        .or_else(|| failed.last().map(|&i| (i, classify_at(i))));
+    let Some((i, c)) = chosen else { return (None, None) };
+    let recovered = last_accepted.is_some_and(|a| a > i);
+    let f = Failure { classification: c, line: Some(session.entries[i].line), source: Source::Recorded, recovered };
+    (Some(f), Some(i))
+}
+
+/// The model of the latest assistant entry before `upto` that names one.
+fn latest_model(session: &Session, upto: Option<usize>) -> Option<String> {
+    let end = upto.unwrap_or(session.entries.len());
+    session.entries[..end]
+        .iter()
+        .rev()
+        .filter(|e| e.role == Role::Assistant || e.error.is_some())
+        .find_map(|e| e.model.as_deref().map(str::to_string))
+}
+
+/// How this session's agent numbers its request messages.
+fn numbering(session: &Session, rules: &Rules) -> Numbering {
+    let anthropic = matches!(rules.provider.as_str(), "anthropic" | "bedrock" | "vertex-anthropic");
+    match session.format {
+        "openai-chat" | "openai-responses" | "anthropic" | "gemini" => Numbering::Logged,
+        "claude-code" => Numbering::Merged,
+        "pi" | "mux" | "opencode" if anthropic => Numbering::Merged,
+        _ => Numbering::PerEntry,
+    }
+}
+
+/// The history ends without an answer: the last request is still to be accepted.
+fn unanswered(session: &Session) -> bool {
+    session.entries.iter().rev().find(|e| e.error.is_none() && e.role != Role::System).is_some_and(|e| !e.accepted)
+}
+
+/// With no failure recorded: will the next request fail, and how?
+fn predict(
+    session: &Session,
+    suspects: &[Suspect],
+    limits: &[Problem],
+    rules: &Rules,
+    unanswered: bool,
+    notes: &mut Vec<String>,
+) -> Option<Failure> {
+    let predicted = |class: Class, message: String, limit: Option<u64>| {
+        let c = Classification {
+            class,
+            retryable: class.retryable(),
+            provider: Some(rules.provider.clone()),
+            status: None,
+            code: None,
+            kind: None,
+            message: Some(message),
+            limit,
+            block: None,
+            remedy: class.remedy(),
+        };
+        Some(Failure { classification: c, line: None, source: Source::Predicted, recovered: false })
+    };
+    if let Some(s) = suspects.iter().find(|s| s.attachment.verdict == Verdict::Invalid) {
+        let why = s.attachment.problems.iter().find(|p| p.severity == Verdict::Invalid).map(|p| p.message.clone());
+        notes.push("no provider error is recorded: the verdict comes from validating the attachments".into());
+        let msg = format!("{} will be rejected: {}", s.attachment.reference, why.unwrap_or_default());
+        return predicted(Class::MediaRejected, msg, None);
+    }
+    if !unanswered {
+        return None;
+    }
+    if let Some(p) = limits.iter().find(|p| p.severity == Verdict::Invalid) {
+        let class = match p.code {
+            "request.too_large" => Class::PayloadTooLarge,
+            "request.many_images_pixels" => Class::MediaRejected,
+            _ => Class::ImageLimit,
+        };
+        notes.push("no provider error is recorded: the history breaks a per-request limit".into());
+        return predicted(class, p.message.clone(), rules.max_images_per_request.map(u64::from));
+    }
+    let family = provider_family(&rules.provider)?;
+    let foreign = session.reasoning.iter().find(|r| reasoning_family(r.kind) != family)?;
+    notes.push("no provider error is recorded: the history replays another provider's reasoning".into());
+    let msg = format!(
+        "line {} holds {} reasoning, which {} cannot verify",
+        foreign.line,
+        reasoning_family(foreign.kind),
+        rules.provider
+    );
+    predicted(Class::ReasoningRejected, msg, None)
+}
+
+fn provider_family(p: &str) -> Option<&'static str> {
+    match p {
+        "anthropic" | "bedrock" | "vertex-anthropic" => Some("anthropic"),
+        "openai" | "azure-openai" => Some("openai"),
+        "gemini" | "vertex-gemini" => Some("gemini"),
+        _ => None,
+    }
+}
+
+fn reasoning_family(k: ReasoningKind) -> &'static str {
+    match k {
+        ReasoningKind::OpenaiEncrypted | ReasoningKind::OpenaiId => "openai",
+        ReasoningKind::AnthropicSignature | ReasoningKind::AnthropicRedacted => "anthropic",
+        ReasoningKind::GeminiSignature => "gemini",
+    }
+}
+
+/// Stuck: the failure will come back on every retry.
+fn is_stuck(f: &Failure, suspects: &[Suspect], session: &Session) -> bool {
+    if f.recovered {
+        return false;
+    }
+    let c = f.classification.class;
+    match c.retryable() {
+        Some(true) => false,
+        Some(false) if c == Class::Aborted => false,
+        Some(false) => {
+            // Every suspect excluded already: the next request no longer carries them.
+            let media = matches!(c, Class::MediaRejected);
+            !(media && suspects.is_empty() && session.attachments.iter().any(|a| a.excluded))
+        }
+        None => suspects.iter().any(|s| s.prime),
+    }
+}
+
+fn verdict(f: Option<&Failure>, stuck: bool, suspects: &[Suspect]) -> String {
+    let Some(f) = f else {
+        return "healthy: no failure recorded, and nothing the next request carries is invalid".into();
+    };
+    let class = f.classification.class;
+    if f.recovered {
+        return format!("healthy: the {class} failure was followed by an accepted request");
+    }
+    if !stuck {
+        return match class.retryable() {
+            Some(true) => format!("not stuck: {class} is transient, a retry can work"),
+            _ if class == Class::Aborted => "not stuck: the last request was cancelled".into(),
+            _ => format!("not stuck: the {class} failure is answered by the exclusions already made"),
+        };
+    }
+    let primes = suspects.iter().filter(|s| s.prime).count();
+    match (class, primes) {
+        (Class::MediaRejected, n) if n > 0 => format!(
+            "stuck: the provider rejects an attachment on every request ({n} prime suspect{})",
+            if n == 1 { "" } else { "s" }
+        ),
+        _ => format!("stuck: {class} — every retry sends the same request and fails the same way"),
+    }
+}

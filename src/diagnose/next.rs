@@ -1,0 +1,85 @@
+//! The exact commands that get the user going again, per failure class.
+
+use crate::classify::Class;
+use crate::media::rules::Rules;
+
+use super::{Failure, Options, Suspect};
+
+/// Quotes `s` for a POSIX shell when it needs it.
+pub fn shell_quote(s: &str) -> String {
+    let plain = !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./:=@%+,".contains(&b));
+    if plain { s.to_string() } else { format!("'{}'", s.replace('\'', "'\\''")) }
+}
+
+/// What to run next, in order; empty when nothing needs doing (or nothing
+/// session-doctor does can help: credentials, billing, waiting).
+pub fn commands(
+    failure: Option<&Failure>,
+    stuck: bool,
+    suspects: &[Suspect],
+    excluded: &[String],
+    rules: &Rules,
+    opts: &Options,
+) -> Vec<String> {
+    let file = shell_quote(&opts.file_arg);
+    let extra = &opts.read_args;
+    let cmd = |sub: &str, args: &str| {
+        let mut c = format!("session-doctor {sub} {file}");
+        if !extra.is_empty() {
+            c.push(' ');
+            c.push_str(extra);
+        }
+        if !args.is_empty() {
+            c.push(' ');
+            c.push_str(args);
+        }
+        c
+    };
+    let Some(f) = failure.filter(|_| stuck) else {
+        // Not stuck, but exclusions were made: the repaired copy is what to resume.
+        return if excluded.is_empty() { Vec::new() } else { vec![cmd("repair", "")] };
+    };
+    let c = &f.classification;
+    let primes: Vec<&str> = suspects.iter().filter(|s| s.prime).map(|s| s.attachment.reference.as_str()).collect();
+    let exclude = || {
+        if primes.is_empty() {
+            cmd("exclude", "--suspects")
+        } else {
+            let refs: Vec<String> = primes.iter().map(|r| format!("--ref {r}")).collect();
+            cmd("exclude", &refs.join(" "))
+        }
+    };
+    match c.class {
+        Class::MediaRejected => vec![exclude(), cmd("repair", "")],
+        Class::ImageLimit => {
+            let n = c.limit.or(rules.max_images_per_request.map(u64::from)).unwrap_or(20);
+            let args = format!("--max-images {n}");
+            vec![cmd("preview", &args), cmd("repair", &args)]
+        }
+        Class::ReasoningRejected => {
+            let text = c.message.as_deref().unwrap_or("").to_ascii_lowercase();
+            let flag = if text.contains("not found") { "--drop-reasoning-ids" } else { "--strip-reasoning" };
+            vec![cmd("preview", flag), cmd("repair", flag)]
+        }
+        Class::PayloadTooLarge | Class::ContextOverflow if !suspects.is_empty() => vec![exclude(), cmd("repair", "")],
+        Class::PayloadTooLarge | Class::ContextOverflow => {
+            vec![cmd("preview", "--max-images 0"), cmd("repair", "--max-images 0")]
+        }
+        Class::InvalidRequest | Class::Unknown if !primes.is_empty() => vec![exclude(), cmd("repair", "")],
+        _ if c.class.as_str() == "history_invalid" => vec![cmd("repair", "")],
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shell_quote;
+
+    #[test]
+    fn quoting() {
+        assert_eq!(shell_quote("/tmp/a-b_c.jsonl"), "/tmp/a-b_c.jsonl");
+        assert_eq!(shell_quote("my session.jsonl"), "'my session.jsonl'");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+        assert_eq!(shell_quote(""), "''");
+    }
+}

@@ -1,0 +1,154 @@
+//! The acceptance boundary and the suspects it leaves, ranked.
+
+use crate::classify::Class;
+use crate::media::Verdict;
+use crate::model::{Origin, Role, Session};
+
+use super::blocks::{self, Numbering};
+use super::{Boundary, Failure, Suspect};
+
+/// What [`pick`] found.
+pub struct Picked {
+    pub suspects: Vec<Suspect>,
+    pub boundary: Option<Boundary>,
+    pub notes: Vec<String>,
+}
+
+/// Classes where an attachment can be to blame; for the others (auth, rate
+/// limits, …) only attachments whose bytes fail validation are listed.
+fn media_class(c: Class) -> bool {
+    matches!(
+        c,
+        Class::MediaRejected | Class::ImageLimit | Class::PayloadTooLarge | Class::InvalidRequest | Class::Unknown
+    )
+}
+
+/// Do two model ids name the same model? Agents write `anthropic/claude-x`,
+/// `anthropic:claude-x` and `claude-x` for one model.
+fn same_model(a: &str, b: &str) -> bool {
+    let bare = |m: &str| -> String {
+        let m = m.rsplit(['/', ':']).find(|s| !s.is_empty() && !s.chars().all(|c| c.is_ascii_digit())).unwrap_or(m);
+        m.to_ascii_lowercase()
+    };
+    a.eq_ignore_ascii_case(b) || bare(a) == bare(b)
+}
+
+/// The suspects of `failure` (or of the next request when none), by the
+/// acceptance boundary of `model`, ranked: the block the provider named, then
+/// bytes that fail validation, then the rest.
+pub fn pick(
+    session: &Session,
+    failure: Option<&Failure>,
+    failing_entry: Option<usize>,
+    model: Option<&str>,
+    numbering: Numbering,
+) -> Picked {
+    let mut notes = Vec::new();
+    let end = failing_entry.unwrap_or(session.entries.len());
+    let accepted_by = |i: usize| {
+        let e = &session.entries[i];
+        e.role == Role::Assistant
+            && e.accepted
+            && e.error.is_none()
+            && match (model, e.model.as_deref()) {
+                (Some(m), Some(em)) => same_model(m, em),
+                // An answer whose model is not recorded counts for any model.
+                _ => true,
+            }
+    };
+    let boundary = (0..end).rev().find(|&i| accepted_by(i));
+    let boundary_info = boundary.map(|i| Boundary {
+        line: session.entries[i].line,
+        model: session.entries[i].model.as_deref().map(str::to_string),
+    });
+    match (boundary, model) {
+        (Some(i), _) => notes.push(format!(
+            "suspects are the attachments after line {}, the last request {} accepted",
+            session.entries[i].line,
+            model.unwrap_or("the model")
+        )),
+        (None, Some(m)) => notes.push(format!(
+            "{m} never accepted a request in this session (a new session, or a model switch): every attachment is a suspect"
+        )),
+        (None, None) => notes.push("no request was ever accepted: every attachment is a suspect".into()),
+    }
+
+    let class = failure.map(|f| f.classification.class);
+    // The accepted answer's own tool results (kept inside it by some agents)
+    // went out only with the next request: they are suspects too.
+    let after = |i: usize| {
+        let a = &session.attachments[i];
+        boundary.is_none_or(|b| a.entry > b || (a.entry == b && a.origin == Origin::ToolResult))
+    };
+    let active = |i: usize| !session.attachments[i].excluded;
+    let mut chosen: Vec<usize> = (0..session.attachments.len()).filter(|&i| active(i) && after(i)).collect();
+    if chosen.is_empty() && class.is_some_and(|c| matches!(c, Class::MediaRejected | Class::ImageLimit)) {
+        chosen = (0..session.attachments.len()).filter(|&i| active(i)).collect();
+        if !chosen.is_empty() {
+            notes.push(
+                "the boundary leaves no suspect, yet the failure is about media (the provider's limits, the model or the route changed since it accepted them): every attachment in the history is a suspect"
+                    .into(),
+            );
+        }
+    }
+
+    // The block the provider named, in the agent's own numbering.
+    let block = failure.and_then(|f| f.classification.block.as_deref());
+    let named: Vec<usize> = block.map(|b| blocks::locate(b, session, numbering)).unwrap_or_default();
+    if let Some(b) = block {
+        if named.is_empty() {
+            notes.push(format!("the provider names {b}, which holds no attachment of this session"));
+        } else {
+            for &i in &named {
+                if !chosen.contains(&i) && active(i) {
+                    chosen.push(i);
+                }
+            }
+        }
+    }
+    if class.is_some_and(|c| !media_class(c)) {
+        chosen.retain(|&i| named.contains(&i) || session.attachments[i].verdict == Verdict::Invalid);
+    }
+
+    let mut suspects: Vec<Suspect> = chosen
+        .into_iter()
+        .map(|i| {
+            let a = &session.attachments[i];
+            let is_named = named.contains(&i);
+            let invalid = a.verdict == Verdict::Invalid;
+            let worst = a.problems.iter().max_by_key(|p| p.severity).map(|p| p.message.clone());
+            let why = match (is_named, invalid) {
+                (true, true) => format!(
+                    "the provider's error names it ({}); {}",
+                    block.unwrap_or_default(),
+                    worst.unwrap_or_default()
+                ),
+                (true, false) => format!("the provider's error names it ({})", block.unwrap_or_default()),
+                (false, true) => worst.unwrap_or_else(|| "its bytes fail validation".into()),
+                (false, false) => match (a.verdict, worst) {
+                    (Verdict::Warn, Some(w)) => format!("not yet accepted by the model; {w}"),
+                    _ => "not yet accepted by the model; its bytes look valid".into(),
+                },
+            };
+            Suspect { attachment: a.clone(), prime: is_named || invalid, named: is_named, why }
+        })
+        .collect();
+    suspects.sort_by_key(|s| (!s.named, !s.prime, std::cmp::Reverse(s.attachment.verdict)));
+    for s in &mut suspects {
+        // The facts served the judgement; the report needs none of them.
+        s.attachment.facts = None;
+    }
+    Picked { suspects, boundary: boundary_info, notes }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_model;
+
+    #[test]
+    fn model_ids_compare_across_spellings() {
+        assert!(same_model("anthropic/claude-sonnet-4-5", "claude-sonnet-4-5"));
+        assert!(same_model("anthropic:claude-sonnet-4-5", "Claude-Sonnet-4-5"));
+        assert!(!same_model("claude-opus-4-1", "claude-sonnet-4-5"));
+    }
+}

@@ -1,0 +1,241 @@
+//! The overlay: the user's decisions about a session, kept beside it.
+//!
+//! A session file is never written. What the user decides (exclude this
+//! attachment, include it again) is an event appended to a sidecar log,
+//! `<session>.doctor` — JSON Lines, but never named `.jsonl`, so no agent
+//! mistakes it for a session. Each event names the attachments by ref *and*
+//! by sha256, so an exclusion still finds its bytes when the agent re-writes
+//! records or line numbers shift.
+//!
+//! Every write takes an exclusive lock (`<overlay>.lock`), re-reads the
+//! overlay under it, and replaces the file atomically: two `exclude` runs at
+//! once both land, and a crash leaves the old overlay or the new one.
+
+use std::fs::OpenOptions;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use serde::{Deserialize, Serialize};
+
+use crate::atomic::{self, Existing};
+use crate::model::{Attachment, Session};
+
+/// The event that excludes attachments.
+pub const EXCLUDED: &str = "attachments.excluded";
+/// The event that includes them again (`exclude --undo`).
+pub const INCLUDED: &str = "attachments.included";
+
+/// One attachment as an event names it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Named {
+    #[serde(rename = "ref")]
+    pub reference: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+impl Named {
+    pub fn of(a: &Attachment) -> Named {
+        Named {
+            reference: a.reference.clone(),
+            sha256: a.sha256.clone(),
+            mime: a.mime_detected.clone().or_else(|| a.mime_declared.clone()),
+            name: a.name.clone().or_else(|| a.url.clone()),
+        }
+    }
+
+    /// The attachments of `session` this names: the one at its ref when that
+    /// still holds the same bytes, else every attachment with its bytes.
+    pub fn find<'s>(&self, attachments: &'s [Attachment]) -> Vec<usize> {
+        let same_bytes = |a: &Attachment| self.sha256.is_none() || a.sha256 == self.sha256;
+        let at_ref: Vec<usize> = (0..attachments.len())
+            .filter(|&i| attachments[i].reference == self.reference && same_bytes(&attachments[i]))
+            .collect();
+        if !at_ref.is_empty() || self.sha256.is_none() {
+            return at_ref;
+        }
+        (0..attachments.len()).filter(|&i| attachments[i].sha256 == self.sha256).collect()
+    }
+}
+
+/// One line of the overlay.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Event {
+    pub event: String,
+    /// When, as RFC 3339 UTC.
+    pub at: String,
+    pub attachments: Vec<Named>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl Event {
+    pub fn new(event: &str, attachments: Vec<Named>, reason: Option<String>) -> Event {
+        Event { event: event.to_string(), at: now_rfc3339(), attachments, reason }
+    }
+}
+
+/// An overlay as read: its events, in order, and what could not be read.
+#[derive(Clone, Debug, Default)]
+pub struct Overlay {
+    pub path: PathBuf,
+    pub events: Vec<Event>,
+    /// Lines that were not events (a torn last line, an edit by hand), with their number.
+    pub skipped: Vec<(u64, String)>,
+}
+
+/// Where the overlay of `session` lives by default: beside it, `<session>.doctor`.
+pub fn default_path(session: &Path) -> PathBuf {
+    let mut name = session.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    name.push(".doctor");
+    session.with_file_name(name)
+}
+
+impl Overlay {
+    /// Reads an overlay; a missing file is an empty overlay. Lines that are
+    /// not events are skipped and remembered, never fatal: a torn last line
+    /// from a crash must not lose the decisions before it.
+    pub fn load(path: &Path) -> anyhow::Result<Overlay> {
+        let mut o = Overlay { path: path.to_path_buf(), ..Overlay::default() };
+        let text = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(o),
+            Err(e) => return Err(e).with_context(|| format!("cannot read the overlay {}", path.display())),
+        };
+        for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            match serde_json::from_slice::<Event>(line) {
+                Ok(e) => o.events.push(e),
+                Err(e) => o.skipped.push((i as u64 + 1, e.to_string())),
+            }
+        }
+        Ok(o)
+    }
+
+    /// The attachments excluded now: every exclusion not undone by a later inclusion.
+    pub fn excluded(&self) -> Vec<Named> {
+        let mut out: Vec<Named> = Vec::new();
+        for e in &self.events {
+            for n in &e.attachments {
+                let same = |x: &Named| x.reference == n.reference && x.sha256 == n.sha256;
+                match e.event.as_str() {
+                    EXCLUDED if !out.iter().any(same) => out.push(n.clone()),
+                    INCLUDED => out.retain(|x| !same(x)),
+                    _ => {}
+                }
+            }
+        }
+        out
+    }
+
+    /// Marks the session's excluded attachments (`Attachment::excluded`).
+    pub fn apply(&self, session: &mut Session) {
+        for n in self.excluded() {
+            for i in n.find(&session.attachments) {
+                session.attachments[i].excluded = true;
+            }
+        }
+    }
+
+    /// Under the overlay's lock: reads it again, asks `decide` for the event
+    /// to append (`None`: nothing to change, nothing is written), and writes
+    /// the overlay with it, atomically.
+    pub fn update(path: &Path, decide: impl FnOnce(&Overlay) -> Option<Event>) -> anyhow::Result<Option<Event>> {
+        let lock_path = {
+            let mut n = path.as_os_str().to_os_string();
+            n.push(".lock");
+            PathBuf::from(n)
+        };
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .with_context(|| format!("cannot open the overlay lock {}", lock_path.display()))?;
+        lock.lock().with_context(|| format!("cannot lock {}", lock_path.display()))?;
+        let current = Overlay::load(path)?;
+        let Some(event) = decide(&current) else { return Ok(None) };
+        let old = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(e).with_context(|| format!("cannot read the overlay {}", path.display())),
+        };
+        atomic::write(path, Existing::Replace, |w| {
+            w.write_all(&old)?;
+            if !old.is_empty() && !old.ends_with(b"\n") {
+                // A torn last line stays what it was: its own (skipped) line.
+                w.write_all(b"\n")?;
+            }
+            serde_json::to_writer(&mut *w, &event)?;
+            w.write_all(b"\n")?;
+            Ok(())
+        })?;
+        drop(lock);
+        Ok(Some(event))
+    }
+}
+
+/// The current time as RFC 3339 UTC (`2026-11-30T04:45:30Z`).
+pub fn now_rfc3339() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    rfc3339(secs)
+}
+
+/// Seconds since the epoch as RFC 3339 UTC (Howard Hinnant's civil-from-days).
+fn rfc3339(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem / 60 % 60, rem % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339(1_796_013_930), "2026-11-30T04:45:30Z");
+    }
+
+    #[test]
+    fn a_torn_last_line_keeps_the_decisions_before_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl.doctor");
+        let named = Named { reference: "L3.1".into(), sha256: Some("ab".into()), mime: None, name: None };
+        let ev = Event::new(EXCLUDED, vec![named.clone()], None);
+        let mut text = serde_json::to_string(&ev).unwrap();
+        text.push_str("\n{\"event\":\"attachments.inc");
+        std::fs::write(&path, text).unwrap();
+        let o = Overlay::load(&path).unwrap();
+        assert_eq!(o.excluded(), vec![named.clone()]);
+        assert_eq!(o.skipped.len(), 1);
+        // An update after the torn line still lands, on a line of its own.
+        Overlay::update(&path, |_| Some(Event::new(INCLUDED, vec![named], None))).unwrap();
+        let o = Overlay::load(&path).unwrap();
+        assert!(o.excluded().is_empty());
+        assert_eq!((o.events.len(), o.skipped.len()), (2, 1));
+    }
+
+    #[test]
+    fn the_default_path_is_beside_the_session_and_not_jsonl() {
+        let p = default_path(Path::new("/x/abc.jsonl"));
+        assert_eq!(p, Path::new("/x/abc.jsonl.doctor"));
+    }
+}
