@@ -50,7 +50,7 @@ impl Named {
 
     /// The attachments of `session` this names: the one at its ref when that
     /// still holds the same bytes, else every attachment with its bytes.
-    pub fn find<'s>(&self, attachments: &'s [Attachment]) -> Vec<usize> {
+    pub fn find(&self, attachments: &[Attachment]) -> Vec<usize> {
         let same_bytes = |a: &Attachment| self.sha256.is_none() || a.sha256 == self.sha256;
         let at_ref: Vec<usize> = (0..attachments.len())
             .filter(|&i| attachments[i].reference == self.reference && same_bytes(&attachments[i]))

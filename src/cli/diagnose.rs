@@ -6,9 +6,8 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use clap::Args;
 
-use crate::diagnose::{self, Judging, Options};
+use crate::diagnose::Options;
 use crate::exit::Exit;
-use crate::media::Depth;
 use crate::report;
 
 use super::session_args::ReadArgs;
@@ -60,21 +59,13 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
         _ => None,
     };
     let (session, plan) = args.read.read(&args.file)?;
-    let path = args.file.clone();
-    let deepen = move |a: &crate::model::Attachment| crate::reader::reexamine(&path, a, Depth::Deep);
-    let judging = Judging {
-        rules: &plan.rules,
-        forced: args.read.provider.is_some(),
-        overrides: args.read.rules.as_deref(),
-        deepen: (!args.read.deep).then_some(&deepen as &dyn Fn(&crate::model::Attachment) -> _),
-    };
     let opts = Options {
         error,
         model: args.read.model.clone(),
         file_arg: args.file.display().to_string(),
         read_args: args.read.repeat(),
     };
-    let d = diagnose::diagnose(session, &judging, &opts)?;
+    let d = args.read.diagnose(&args.file, session, &plan, &opts)?;
     let mut out = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &d)?;

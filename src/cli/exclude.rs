@@ -7,9 +7,8 @@ use std::time::{Duration, SystemTime};
 use clap::Args;
 use serde::Serialize;
 
-use crate::diagnose::{self, Judging, Options, shell_quote};
+use crate::diagnose::{Options, shell_quote};
 use crate::exit::Exit;
-use crate::media::Depth;
 use crate::model::{Ref, Session};
 use crate::overlay::{EXCLUDED, Event, INCLUDED, Named, Overlay};
 use crate::report::sanitize;
@@ -167,16 +166,8 @@ fn human(
 
 /// `--suspects`: what `diagnose` would blame.
 fn suspects(session: &Session, plan: &crate::reader::Plan, args: &ExcludeArgs) -> anyhow::Result<Vec<usize>> {
-    let path = args.file.clone();
-    let deepen = move |a: &crate::model::Attachment| crate::reader::reexamine(&path, a, Depth::Deep);
-    let judging = Judging {
-        rules: &plan.rules,
-        forced: args.read.provider.is_some(),
-        overrides: args.read.rules.as_deref(),
-        deepen: (!args.read.deep).then_some(&deepen as &dyn Fn(&crate::model::Attachment) -> _),
-    };
     let opts = Options { model: args.read.model.clone(), ..Options::default() };
-    let d = diagnose::diagnose(session.clone(), &judging, &opts)?;
+    let d = args.read.diagnose(&args.file, session.clone(), plan, &opts)?;
     let prime: Vec<&str> = d.suspects.iter().filter(|s| s.prime).map(|s| s.attachment.reference.as_str()).collect();
     let refs: Vec<&str> =
         if prime.is_empty() { d.suspects.iter().map(|s| s.attachment.reference.as_str()).collect() } else { prime };

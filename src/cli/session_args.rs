@@ -80,6 +80,26 @@ impl ReadArgs {
         Ok((session, plan))
     }
 
+    /// Diagnoses a session read with these arguments: the media judged again
+    /// under the provider that failed (unless `--provider` forces one, with
+    /// `--rules` re-applied), the suspects deep-checked from the file.
+    pub fn diagnose(
+        &self,
+        path: &std::path::Path,
+        session: crate::model::Session,
+        plan: &crate::reader::Plan,
+        opts: &crate::diagnose::Options,
+    ) -> anyhow::Result<crate::diagnose::Diagnosis> {
+        let deepen = |a: &crate::model::Attachment| crate::reader::reexamine(path, a, Depth::Deep);
+        let judging = crate::diagnose::Judging {
+            rules: &plan.rules,
+            forced: self.provider.is_some(),
+            overrides: self.rules.as_deref(),
+            deepen: (!self.deep).then_some(&deepen as crate::diagnose::Deepen<'_>),
+        };
+        crate::diagnose::diagnose(session, &judging, opts)
+    }
+
     /// The arguments a later command needs to read the session the same way,
     /// shell-quoted: an explicit `--format` and `--overlay`.
     pub fn repeat(&self) -> String {

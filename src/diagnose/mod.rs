@@ -121,8 +121,11 @@ pub struct Judging<'r> {
     pub overrides: Option<&'r std::path::Path>,
     /// Examines a suspect's bytes fully (a `--deep` check), when the session
     /// was read structurally: suspects are few, so each gets the full decode.
-    pub deepen: Option<&'r dyn Fn(&Attachment) -> Option<crate::media::Facts>>,
+    pub deepen: Option<Deepen<'r>>,
 }
+
+/// Examines an attachment's bytes again, fully.
+pub type Deepen<'r> = &'r dyn Fn(&Attachment) -> Option<crate::media::Facts>;
 
 /// Diagnoses a session read by the reader, with the overlay already applied.
 pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> anyhow::Result<Diagnosis> {

@@ -169,3 +169,44 @@ pub fn session(format: &str, items: &[Item<'_>]) -> String {
         other => panic!("no wrapper for {other}"),
     }
 }
+
+/// `session` (in `format`) with the provider's rejection recorded after it, as
+/// that agent records a failed request. `message` is the provider's message,
+/// e.g. `messages.2.content.0.image.source.base64: Could not process image`.
+pub fn failed(format: &str, session: &str, message: &str) -> String {
+    let last: Value = session.lines().last().and_then(|l| serde_json::from_str(l).ok()).unwrap_or(Value::Null);
+    let anthropic = json!({"type":"error","error":{"type":"invalid_request_error","message":message},"request_id":"req_011CVHx8n1Dq2"});
+    let openai = json!({"error":{"message":message,"type":"invalid_request_error","param":null,"code":null}});
+    let gemini = json!({"error":{"code":400,"message":message,"status":"INVALID_ARGUMENT"}});
+    let line = match format {
+        "claude-code" => {
+            json!({"type":"assistant","uuid":"err-1","parentUuid":last["uuid"],"sessionId":"s","isSidechain":false,
+            "isApiErrorMessage":true,"apiErrorStatus":400,"error":"invalid_request",
+            "message":{"id":"e1","type":"message","role":"assistant","model":"<synthetic>",
+            "content":[{"type":"text","text":format!("API Error: 400 {anthropic}")}],"stop_reason":"stop_sequence",
+            "usage":{"input_tokens":0,"output_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}}})
+        }
+        "codex" => {
+            json!({"timestamp":"t","type":"event_msg","payload":{"type":"error","message":format!("unexpected status 400 Bad Request: {openai}")}})
+        }
+        "pi" => {
+            json!({"type":"message","id":"ffffffff","parentId":last["id"],"timestamp":"t","message":{"role":"assistant","content":[],
+            "api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5",
+            "usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0},"stopReason":"error","errorMessage":format!("400 {anthropic}"),"timestamp":9}})
+        }
+        "gemini-cli" => {
+            json!({"id":"e1","timestamp":"t","type":"error","content":format!("[API Error: {message} (Status: INVALID_ARGUMENT)]")})
+        }
+        "mux" => json!({"id":"mx","role":"assistant","workspaceId":"w","parts":[],
+            "metadata":{"historySequence":99,"model":"anthropic:claude-sonnet-4-5","error":message,"errorType":"api"}}),
+        "opencode" => {
+            json!({"info":{"id":"msg_9","sessionID":"ses_1","role":"assistant","time":{"created":9},"modelID":"claude-sonnet-4-5","providerID":"anthropic",
+            "error":{"name":"APIError","data":{"message":message,"statusCode":400,"isRetryable":false,"responseBody":anthropic.to_string()}}},"parts":[]})
+        }
+        "openai-chat" | "openai-responses" => openai,
+        "anthropic" => anthropic,
+        "gemini" => gemini,
+        other => panic!("no error shape for {other}"),
+    };
+    format!("{session}{line}\n")
+}
