@@ -27,6 +27,16 @@ impl Rule {
     pub fn matches(&self, hay: &str) -> bool {
         self.all.iter().all(|n| hay.contains(n)) && !self.unless.iter().any(|n| hay.contains(n))
     }
+
+    /// The rule as `--explain` prints it: `"a" + "b"`, then what would have vetoed it.
+    pub fn describe(&self) -> String {
+        let all: Vec<String> = self.all.iter().map(|n| format!("\"{n}\"")).collect();
+        let mut out = all.join(" + ");
+        if !self.unless.is_empty() {
+            out.push_str(&format!(" (none of {:?} present)", self.unless));
+        }
+        out
+    }
 }
 
 /// Returns the class of the first rule of `table` that matches `hay`.
@@ -86,6 +96,16 @@ pub const DETERMINISTIC_CODES: &[(&str, Class)] = &[
     ("unrecognizedclientexception", Class::Auth),
     ("expiredtokenexception", Class::Auth),
     ("providerautherror", Class::Auth),
+    // Exception class names that wrappers keep in their text (envelope::exception_names):
+    // the inner, specific class outranks the wrapper's generic status.
+    // See: litellm exception_mapping_utils.py / docs.litellm.ai/docs/exception_mapping
+    // (BerriAI/litellm#16231 "litellm.BadRequestError: litellm.ContentPolicyViolationError:"),
+    // openai-python / anthropic-sdk exception names.
+    ("contentpolicyviolationerror", Class::ContentPolicy),
+    ("contextwindowexceedederror", Class::ContextOverflow),
+    ("authenticationerror", Class::Auth),
+    ("permissiondeniederror", Class::Auth),
+    ("budgetexceedederror", Class::Quota),
     // See: https://docs.anthropic.com/en/api/errors (413 request_too_large);
     // OpenAI `string_above_max_length` (one part over 10 MB).
     ("request_too_large", Class::PayloadTooLarge),
@@ -114,6 +134,7 @@ pub const TRANSIENT_CODES: &[(&str, Class)] = &[
     ("overloaded", Class::Overloaded),
     // See: OpenAI `rate_limit_exceeded`; Gemini RESOURCE_EXHAUSTED; Bedrock ThrottlingException.
     ("rate_limit_exceeded", Class::RateLimit),
+    ("ratelimiterror", Class::RateLimit),
     ("rate_limit_error", Class::RateLimit),
     ("rate_limit", Class::RateLimit),
     ("too_many_requests", Class::RateLimit),
@@ -127,11 +148,20 @@ pub const TRANSIENT_CODES: &[(&str, Class)] = &[
     ("modeltimeoutexception", Class::Timeout),
     ("etimedout", Class::Timeout),
     ("timeout", Class::Timeout),
+    ("apitimeouterror", Class::Timeout),
+    ("apiconnectiontimeouterror", Class::Timeout),
+    ("timeouterror", Class::Timeout),
+    ("readtimeout", Class::Timeout),
+    ("connecttimeout", Class::Timeout),
     // See: Node.js system errors (ECONNRESET, ENOTFOUND, ECONNREFUSED); openai-node APIConnectionError.
     ("econnreset", Class::Network),
     ("enotfound", Class::Network),
     ("econnrefused", Class::Network),
     ("apiconnectionerror", Class::Network),
+    ("remoteprotocolerror", Class::Network),
+    ("connecterror", Class::Network),
+    ("readerror", Class::Network),
+    ("connectionerror", Class::Network),
     ("network", Class::Network),
     ("network_error", Class::Network),
     // See: Anthropic api_error; OpenAI server_error; Bedrock InternalServerException.
@@ -140,6 +170,21 @@ pub const TRANSIENT_CODES: &[(&str, Class)] = &[
     ("internal_server_error", Class::ServerError),
     ("internalserverexception", Class::ServerError),
     ("serviceunavailableexception", Class::ServerError),
+];
+
+/// Generic class names (`litellm.BadRequestError`, `litellm.InternalServerError`): they
+/// decide only when nothing more specific matched and no status is known, so an
+/// "InternalServerError: … Overloaded" is overloaded and "… Could not process image" media.
+pub const WEAK_CODES: &[(&str, Class)] = &[
+    ("internalservererror", Class::ServerError),
+    ("serviceunavailableerror", Class::ServerError),
+    ("badgatewayerror", Class::ServerError),
+    // See: litellm exception_mapping_utils.py; openai-python _exceptions.py.
+    ("badrequesterror", Class::InvalidRequest),
+    ("unprocessableentityerror", Class::InvalidRequest),
+    ("notfounderror", Class::InvalidRequest),
+    ("invalidrequesterror", Class::InvalidRequest),
+    ("validationexception", Class::InvalidRequest),
 ];
 
 /// Deterministic phrases, in priority order: reasoning, overflow, whole-request size,
@@ -163,6 +208,15 @@ pub const DETERMINISTIC_PHRASES: &[Rule] = &[
     // See: lbjlaq/Antigravity-Manager#139, nanbingxyz/5ire#405 (Gemini 3 "Function call is
     // missing a thought_signature in functionCall parts").
     r(&["missing a thought_signature"], Class::ReasoningRejected),
+    // Short forms. See: lbjlaq/Antigravity-Manager#139 ("Expected `thinking` or
+    // `redacted_thinking`, but found `text`": the replayed assistant turn lost its thinking
+    // block); oh-my-pi#41 / opencode#7724 ("Items are not persisted when `store` is set to
+    // false", any item id, not only rs_).
+    r(&["expected `thinking` or `redacted_thinking`"], Class::ReasoningRejected),
+    r(&["expected thinking or redacted_thinking"], Class::ReasoningRejected),
+    r(&["items are not persisted when"], Class::ReasoningRejected),
+    r(&["invalid `signature` in"], Class::ReasoningRejected),
+    r(&["invalid signature in"], Class::ReasoningRejected),
     r(&["thought_signature", "invalid"], Class::ReasoningRejected),
     // See: badlogic/pi-mono packages/ai/src/utils/overflow.ts OVERFLOW_PATTERNS (one per
     // provider), opencode provider/error.ts, litellm is_error_str_context_window_exceeded.
@@ -215,6 +269,40 @@ pub const DETERMINISTIC_PHRASES: &[Rule] = &[
     r(&["prompt was blocked"], Class::ContentPolicy),
     r(&["finishreason: safety"], Class::ContentPolicy),
     r(&["inappropriate content"], Class::ContentPolicy),
+    // The history breaks the provider's structural rules (DESIGN.md history_invalid): a
+    // tool call without its result, a result without its call, roles out of order, an
+    // empty message. See: anthropics/claude-code#1237, #5989 ("`tool_use` ids were found
+    // without `tool_result` blocks immediately after"), #10834, decocms/studio#1803
+    // ("unexpected `tool_use_id` found in `tool_result` blocks"), #6774 ("all messages must
+    // have non-empty content"); microsoft/vscode#320060, continuedev/continue#10092 ("No tool
+    // call found for function call output"); tjardoo/openai-client#124 ("No tool output found
+    // for function call"); aliasrobotics/cai#111 (Chat "must be followed by tool messages");
+    // google-gemini/gemini-cli#11814, langchain-ai/langchain#27799 (Gemini turn order);
+    // Just-Curieous/Curie#16, strands-agents/harness-sdk#1223 (Bedrock toolResult/toolUse).
+    r(&["ids were found without", "tool_result"], Class::HistoryInvalid),
+    r(&["unexpected `tool_use_id`"], Class::HistoryInvalid),
+    r(&["unexpected tool_use_id"], Class::HistoryInvalid),
+    r(&["no tool output found for function call"], Class::HistoryInvalid),
+    r(&["no tool call found for function call output"], Class::HistoryInvalid),
+    r(&["must be followed by tool messages responding to each"], Class::HistoryInvalid),
+    r(&["did not have response messages"], Class::HistoryInvalid),
+    r(&["must be a response to a preceeding message with"], Class::HistoryInvalid),
+    r(&["must be a response to a preceding message with"], Class::HistoryInvalid),
+    r(&["function call turn comes immediately after"], Class::HistoryInvalid),
+    r(&["function response turn comes immediately after"], Class::HistoryInvalid),
+    r(&["number of function response parts is equal to the number of function call parts"], Class::HistoryInvalid),
+    r(&["toolresult blocks", "exceeds the number of tooluse blocks"], Class::HistoryInvalid),
+    r(&["expected toolresult blocks at"], Class::HistoryInvalid),
+    r(&["blocks cannot be provided in the same turn"], Class::HistoryInvalid),
+    r(&["must have non-empty content"], Class::HistoryInvalid),
+    r(&["text content blocks must be non-empty"], Class::HistoryInvalid),
+    r(&["content blocks must be non-empty"], Class::HistoryInvalid),
+    r(&["must have either content or tool_calls"], Class::HistoryInvalid),
+    r(&["roles must alternate"], Class::HistoryInvalid),
+    r(&["must alternate between"], Class::HistoryInvalid),
+    r(&["expected last role"], Class::HistoryInvalid),
+    r(&["first message must use the"], Class::HistoryInvalid),
+    r(&["cannot be empty when status value is error"], Class::HistoryInvalid),
     // See: OpenAI insufficient_quota ("You exceeded your current quota, please check your
     // plan and billing details"); Anthropic "Your credit balance is too low"; DeepSeek 402
     // "Insufficient Balance"; OpenRouter 402 "requires more credits … can only afford".
@@ -243,6 +331,10 @@ pub const DETERMINISTIC_PHRASES: &[Rule] = &[
     r(&["oauth token has expired"], Class::Auth),
     r(&["security token included in the request is invalid"], Class::Auth),
     r(&["does not have permission"], Class::Auth),
+    // See: anthropics/skills#574 (litellm "OllamaException - unauthorized"), agent0ai/agent-zero#769
+    // ("OpenAIException - UNAUTHENTICATED").
+    r(&["unauthorized"], Class::Auth),
+    r(&["unauthenticated"], Class::Auth),
     // See: https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html
     // (AccessDeniedException: "You don't have access to the model with the specified model ID.").
     r(&["accessdeniedexception"], Class::Auth),
