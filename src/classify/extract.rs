@@ -35,6 +35,10 @@ const KEYWORDS: &[&str] = &[
     "maximum context length is",
     "maximum prompt length is",
     "context length is only",
+    // See: LM Studio "loaded with context length of only 32768 tokens"; vLLM "At most 1
+    // image(s) may be provided".
+    "context length of only",
+    "at most",
     // See: Anthropic "A maximum of 100 PDF pages may be provided"; opencode#47721
     // "exceeding the maximum of 50"; vscode#303825 "supports a maximum of 10".
     "maximum of",

@@ -243,6 +243,11 @@ fn decide(ev: &envelope::Evidence, hay: &str, status: Option<u16>, path: Option<
         why.push("a definite client error: judged by its status".into());
         return by_status(status);
     }
+    let whole = hay.trim_end_matches([' ', '|']).trim_end_matches(['.', '!']);
+    if let Some((text, c)) = signals::WHOLE_MESSAGES.iter().find(|(t, _)| *t == whole) {
+        why.push(format!("the whole message is \"{text}\""));
+        return *c;
+    }
     if let Some(r) = by_phrase(signals::TRANSIENT_PHRASES) {
         why.push(phrase_why("transient", r));
         return r.class;

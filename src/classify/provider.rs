@@ -42,6 +42,8 @@ const NAMES: &[(&str, &str)] = &[
     ("llama-server", "llamacpp"),
     ("llamacpp", "llamacpp"),
     ("lm studio", "lmstudio"),
+    // LM Studio's own advice in its context errors (lmstudio-bug-tracker#546).
+    ("load the model with a larger context length", "lmstudio"),
     ("lmstudio", "lmstudio"),
     ("openai", "openai"),
     ("response.failed", "openai"),

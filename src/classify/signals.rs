@@ -245,6 +245,13 @@ pub const DETERMINISTIC_PHRASES: &[Rule] = &[
     ru(&["context_length_exceeded"], RATE_WORDS, Class::ContextOverflow),
     ru(&["token limit exceeded"], RATE_WORDS, Class::ContextOverflow),
     ru(&["too many tokens"], RATE_WORDS, Class::ContextOverflow),
+    // Self-hosted servers. See: vllm-project/vllm#5700 (the prompt leaves no room: "max_tokens
+    // must be at least 1, got -160"); lmstudio-bug-tracker#546, dyad-sh/dyad#925 ("Trying to
+    // keep the first N tokens when context the overflows").
+    r(&["max_tokens must be at least 1, got -"], Class::ContextOverflow),
+    r(&["max_tokens must be at least 1, got 0"], Class::ContextOverflow),
+    ru(&["when context the overflows"], RATE_WORDS, Class::ContextOverflow),
+    ru(&["when context overflows"], RATE_WORDS, Class::ContextOverflow),
     // See: OpenAI TPM 429 "Request too large for gpt-4o … on tokens per min (TPM)"
     // (Aider-AI/aider#1880: "you will always get this error"); Anthropic 413
     // request_too_large "Request exceeds the maximum size"; pi isRequestTooLarge; Vertex
@@ -360,6 +367,13 @@ pub const IMAGE_LIMIT_PHRASES: &[Rule] = &[
     r(&["image count", "exceeds limit"], Class::ImageLimit),
     r(&["maximum of", "pdf pages"], Class::ImageLimit),
     r(&["too many pdf pages"], Class::ImageLimit),
+    // Self-hosted servers. See: vllm-project/vllm#13513, #9739 ("At most 1 image(s) may be
+    // provided in one request", also as a bare ValueError); ollama/ollama-js#213 ("vision
+    // model only supports a single image per message"); hiyouga/LlamaFactory#6636 ("Mllama
+    // only supports one image per sample").
+    r(&["image(s) may be provided"], Class::ImageLimit),
+    r(&["only supports a single image"], Class::ImageLimit),
+    r(&["only supports one image"], Class::ImageLimit),
 ];
 
 /// One attachment rejected. Only for client errors (see `mod.rs`).
@@ -421,6 +435,17 @@ pub const MEDIA_PHRASES: &[Rule] = &[
     r(&["doesn't support image"], Class::MediaRejected),
     r(&["doesn't support the image"], Class::MediaRejected),
     r(&["unknown variant `image_url`"], Class::MediaRejected),
+    // Model runners that could not decode the bytes. See: ollama/ollama#11320 ("failed to
+    // process inputs: image: unknown format"); potato-os/core#89 (llama.cpp mtmd "failed to
+    // decode image bytes"); abetlen/llama-cpp-python#1140 ("can't load image from bytes");
+    // ggml-org/llama.cpp#12410 ("failed to load image"); vllm-project/vllm#19202 (Pillow
+    // "cannot identify image file").
+    r(&["failed to decode image"], Class::MediaRejected),
+    r(&["image: unknown format"], Class::MediaRejected),
+    r(&["can't load image"], Class::MediaRejected),
+    r(&["failed to load image"], Class::MediaRejected),
+    r(&["cannot identify image file"], Class::MediaRejected),
+    r(&["unidentifiedimageerror"], Class::MediaRejected),
 ];
 
 /// Transient phrases, in priority order: a timeout worded as an abort is a timeout.
@@ -467,6 +492,15 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     // for url (…)"), openai/codex#22472 ("Transport error: network error: error decoding").
     r(&["error sending request"], Class::Network),
     r(&["stream disconnected before completion"], Class::Network),
+    // See: undici "TypeError: terminated" with cause "SocketError: other side closed" (ericc-ch/
+    // copilot-api#148, langchain-ai/langgraphjs#1887); httpx/httpcore "peer closed connection
+    // without sending complete message body" (encode/httpx#1927), "Server disconnected
+    // without sending a response" (BerriAI/litellm#13249).
+    r(&["typeerror: terminated"], Class::Network),
+    r(&["und_err_socket"], Class::Network),
+    r(&["peer closed connection"], Class::Network),
+    r(&["server disconnected"], Class::Network),
+    r(&["incomplete chunked read"], Class::Network),
     // See: Anthropic 529 "Overloaded"; Gemini 503 "The model is overloaded."
     r(&["overloaded"], Class::Overloaded),
     r(&["over capacity"], Class::Overloaded),
@@ -492,6 +526,21 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     r(&["server had an error"], Class::ServerError),
     // See: ollama/ollama#9968 ("llama runner process has terminated: exit status 2", a 500).
     r(&["runner process has terminated"], Class::ServerError),
+];
+
+/// Whole messages that are nothing but one word an agent records: matched against the
+/// entire normalized text, so "aborted" inside a longer sentence does not count.
+pub const WHOLE_MESSAGES: &[(&str, Class)] = &[
+    // See: fitchmultz/pi-cursor-sdk#41 (pi shows a bare "Aborted"); Node http "Error: aborted"
+    // and undici "terminated" are a cut stream, not a user's cancel (pi agent-session.ts
+    // _isRetryableError lists "terminated").
+    ("aborted", Class::Aborted),
+    ("cancelled", Class::Aborted),
+    ("canceled", Class::Aborted),
+    ("interrupted", Class::Aborted),
+    ("terminated", Class::Network),
+    ("error: aborted", Class::Network),
+    ("error: terminated", Class::Network),
 ];
 
 /// The last word when nothing else matched and no status is known.
