@@ -218,6 +218,8 @@ pub const DETERMINISTIC_PHRASES: &[Rule] = &[
     r(&["invalid `signature` in"], Class::ReasoningRejected),
     r(&["invalid signature in"], Class::ReasoningRejected),
     r(&["thought_signature", "invalid"], Class::ReasoningRejected),
+    // See: decolua/9router#301 (Vertex "Thought signature is not valid").
+    r(&["thought signature", "not valid"], Class::ReasoningRejected),
     // See: badlogic/pi-mono packages/ai/src/utils/overflow.ts OVERFLOW_PATTERNS (one per
     // provider), opencode provider/error.ts, litellm is_error_str_context_window_exceeded.
     // Vetoed by rate-limit wording: Bedrock "Too many tokens, please wait" is throttling.
@@ -270,6 +272,8 @@ pub const DETERMINISTIC_PHRASES: &[Rule] = &[
     r(&["content management policy"], Class::ContentPolicy),
     r(&["content_policy_violation"], Class::ContentPolicy),
     r(&["violating our usage polic"], Class::ContentPolicy),
+    // See: anthropics/claude-code#3028, #50795, #61653 (Claude Code's own refusal wording).
+    r(&["violate our usage polic"], Class::ContentPolicy),
     r(&["flagged as potentially violating"], Class::ContentPolicy),
     r(&["rejected as a result of our safety system"], Class::ContentPolicy),
     r(&["the response was blocked"], Class::ContentPolicy),
@@ -323,6 +327,15 @@ pub const DETERMINISTIC_PHRASES: &[Rule] = &[
     ru(&["hit your usage limit"], PER_MINUTE, Class::Quota),
     ru(&["payment required"], PER_MINUTE, Class::Quota),
     ru(&["billing"], PER_MINUTE, Class::Quota),
+    // Per-key budgets set on a router key, and plan gates: waiting does not help.
+    // See: RooCodeInc/Roo-Code#515, gptme/gptme#1449 (OpenRouter 403 "Key limit exceeded
+    // (monthly limit)"), anomalyco/opencode#12219 ("create a key with a higher monthly
+    // limit"), xtekky/gpt4free#3456 ("Token limit (500,000 per day) exceeded", a 500),
+    // anthropics/claude-code#33514 (a 429 "Extra usage is required for long context").
+    ru(&["key limit exceeded"], PER_MINUTE, Class::Quota),
+    ru(&["create a key with a higher"], PER_MINUTE, Class::Quota),
+    r(&["token limit", "per day"], Class::Quota),
+    r(&["extra usage is required"], Class::Quota),
     // See: OpenAI "Incorrect API key provided"; Anthropic "invalid x-api-key"; Gemini
     // "API key not valid. Please pass a valid API key." / "API Key not found"; OpenRouter
     // "No auth credentials found"; AWS "The security token included in the request is invalid".
@@ -387,6 +400,8 @@ pub const MEDIA_PHRASES: &[Rule] = &[
     r(&["could not process pdf"], Class::MediaRejected),
     r(&["image exceeds"], Class::MediaRejected),
     r(&["image dimensions exceed"], Class::MediaRejected),
+    // See: anthropics/claude-code#39185 (Claude Code's own words for the many-image limit).
+    r(&["exceeds the dimension limit"], Class::MediaRejected),
     r(&["dimensions exceed max allowed size"], Class::MediaRejected),
     r(&["does not match the provided media type"], Class::MediaRejected),
     r(&["the image was specified using the"], Class::MediaRejected),
