@@ -194,7 +194,8 @@ pub fn call_ids(texts: &[String]) -> Vec<String> {
                 from = at + prefix.len();
                 let boundary = text[..at].chars().next_back().is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'));
                 let rest = &text[from..];
-                let len = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')).unwrap_or(rest.len());
+                let len =
+                    rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')).unwrap_or(rest.len());
                 let body = &rest[..len];
                 let id_like = len >= 3 && (body.bytes().any(|b| b.is_ascii_digit()) || len >= 16);
                 if boundary && id_like {

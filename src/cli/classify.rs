@@ -131,6 +131,10 @@ mod tests {
         assert!(out.contains("\\u{1b}[31m"));
         assert!(!out.contains("why"));
         let out = human(&c, true);
-        assert!(out.contains("why        deterministic") || out.contains("why        media phrase \"could not process image\""), "{out}");
+        assert!(
+            out.contains("why        deterministic")
+                || out.contains("why        media phrase \"could not process image\""),
+            "{out}"
+        );
     }
 }
