@@ -346,6 +346,41 @@ mod tests {
     }
 
     #[test]
+    fn provider_hints_use_the_vocabulary() {
+        let hint = |p: &str, text: &str| classify(text, &Hint { status: None, provider: Some(p.into()) }).provider;
+        assert_eq!(hint("claude", "x").as_deref(), Some("anthropic"));
+        assert_eq!(hint("Google", "x").as_deref(), Some("gemini"));
+        assert_eq!(hint("azure", "x").as_deref(), Some("azure-openai"));
+        assert_eq!(hint("aws", "x").as_deref(), Some("bedrock"));
+        assert_eq!(hint("amazon-bedrock", "x").as_deref(), Some("bedrock"));
+        assert_eq!(hint("vertex_ai", "gemini-2.5-pro failed").as_deref(), Some("vertex-gemini"));
+        assert_eq!(hint("vertex_ai", "claude-opus-4 failed").as_deref(), Some("vertex-anthropic"));
+        assert_eq!(hint("my-gateway", "x").as_deref(), Some("my-gateway"));
+    }
+
+    #[test]
+    fn retryable_follows_the_class_alone() {
+        // A 429 that no wait can fix, and a 500 that is a daily budget.
+        let r = c(
+            r#"Error: 429 {"type":"error","error":{"type":"rate_limit_error","message":"Extra usage is required for long context requests."}}"#,
+        );
+        assert_eq!((r.class, r.retryable), (Class::Quota, Some(false)));
+        let r = c("500 - Token limit (500,000 per day) exceeded.");
+        assert_eq!((r.class, r.retryable), (Class::Quota, Some(false)));
+    }
+
+    #[test]
+    fn why_names_the_status_and_the_rule() {
+        let r = c(
+            r#"{"error":{"message":"No tool call found for function call output with call_id call_abc123.","type":"invalid_request_error","param":"input","code":null}}"#,
+        );
+        assert_eq!(r.class, Class::HistoryInvalid);
+        assert_eq!(r.call_ids, ["call_abc123"]);
+        assert!(r.why[0].starts_with("status 400 (implied by"), "{:?}", r.why);
+        assert!(r.why[1].contains("no tool call found for function call output"), "{:?}", r.why);
+    }
+
+    #[test]
     fn empty_input_is_unknown() {
         let r = c("");
         assert_eq!((r.class, r.retryable, r.message), (Class::Unknown, None, None));

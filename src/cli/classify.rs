@@ -68,17 +68,24 @@ pub fn run(args: &ClassifyArgs) -> anyhow::Result<Exit> {
     let hint = Hint { status: args.status, provider: args.provider.clone() };
     let c = classify(&text, &hint);
     if args.json {
-        let mut v = serde_json::to_value(&c)?;
-        if args.explain
-            && let Some(map) = v.as_object_mut()
-        {
-            map.insert("why".into(), serde_json::json!(c.why));
-        }
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        let out = if args.explain {
+            serde_json::to_string_pretty(&Explained { c: &c, why: &c.why })?
+        } else {
+            serde_json::to_string_pretty(&c)?
+        };
+        println!("{out}");
     } else {
         print!("{}", human(&c, args.explain));
     }
     Ok(Exit::Healthy)
+}
+
+/// `--json --explain`: the classification's keys in their order, then `why`.
+#[derive(serde::Serialize)]
+struct Explained<'a> {
+    #[serde(flatten)]
+    c: &'a Classification,
+    why: &'a [String],
 }
 
 /// Aligned `key  value` lines; absent values are left out, the message comes last.
