@@ -27,7 +27,12 @@ fn dash(s: &str) -> Option<&str> {
 }
 
 fn cases() -> Vec<Case<'static>> {
-    CASES
+    parse(CASES)
+}
+
+/// Parses rows of the cases.tsv format (also a batch file, for `batch_hit_rate`).
+fn parse(table: &str) -> Vec<Case<'_>> {
+    table
         .lines()
         .enumerate()
         .filter(|(_, l)| !l.starts_with('#') && !l.trim().is_empty())
@@ -75,6 +80,27 @@ fn real_error_texts_classify_as_expected() {
         assert!(!case.source.trim().is_empty(), "line {}: every case names its source", case.line);
     }
     assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+}
+
+/// How well the rules generalise to a batch of new cases before they join the table:
+/// `CLASSIFY_BATCH=path cargo test --test classify batch_hit_rate -- --ignored --nocapture`.
+/// The rates are recorded in `tests/data/classify/HITRATE.md`.
+#[test]
+#[ignore = "a tool for adding cases: needs CLASSIFY_BATCH"]
+fn batch_hit_rate() {
+    let Ok(path) = std::env::var("CLASSIFY_BATCH") else { return };
+    let text = std::fs::read_to_string(&path).expect("batch file");
+    let batch = parse(&text);
+    let mut hits = 0;
+    for case in &batch {
+        let c = run(case);
+        if c.class == case.class {
+            hits += 1;
+        } else {
+            println!("miss line {}: got {}, want {}: {}", case.line, c.class, case.class, case.text);
+        }
+    }
+    println!("HITRATE {path}: {hits}/{} classes right", batch.len());
 }
 
 #[test]
@@ -140,14 +166,36 @@ fn cli_json_has_the_design_keys() {
     let keys: BTreeSet<&str> = v.as_object().expect("object").keys().map(String::as_str).collect();
     let design: BTreeSet<&str> =
         ["class", "retryable", "provider", "status", "code", "type", "message", "limit", "block"].into();
-    // DESIGN.md's keys, plus `remedy` (more fields are allowed, none renamed).
-    assert_eq!(keys, design.iter().copied().chain(["remedy"]).collect());
+    // DESIGN.md's keys, plus `remedy` and `call_ids` (more fields are allowed, none renamed);
+    // `why` only with --explain.
+    assert_eq!(keys, design.iter().copied().chain(["remedy", "call_ids"]).collect());
+    assert_eq!(v["call_ids"], serde_json::json!([]));
     assert_eq!(v["class"], "image_limit");
     assert_eq!(v["retryable"], false);
     assert_eq!(v["limit"], 30);
     assert_eq!(v["status"], 400);
     assert_eq!(v["type"], "invalid_request_error");
     assert!(v["code"].is_null() && v["block"].is_null());
+}
+
+#[test]
+fn cli_explain_names_the_deciding_signals() {
+    let text = r#"API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.54: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01Abc. Each `tool_use` block must have a corresponding `tool_result` block in the next message."}}"#;
+    let out = bin().args(["classify", "--json", "--explain", text]).output().expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["class"], "history_invalid");
+    assert_eq!(v["call_ids"], serde_json::json!(["toolu_01Abc"]));
+    assert_eq!(v["block"], "messages.54");
+    let why: Vec<&str> = v["why"].as_array().expect("why").iter().filter_map(|w| w.as_str()).collect();
+    assert!(why[0].starts_with("status 400 (explicit"), "{why:?}");
+    assert!(why.iter().any(|w| w.contains("deterministic phrase") && w.contains("ids were found without")), "{why:?}");
+    let human = bin().args(["classify", "--explain", text]).output().expect("runs");
+    let human = String::from_utf8_lossy(&human.stdout);
+    assert!(human.contains("why ") && human.contains("call ids   toolu_01Abc"), "{human}");
+    let plain = bin().args(["classify", "--json", text]).output().expect("runs");
+    let v: serde_json::Value = serde_json::from_slice(&plain.stdout).expect("JSON");
+    assert!(v.get("why").is_none());
 }
 
 #[test]

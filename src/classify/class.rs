@@ -21,6 +21,9 @@ pub enum Class {
     PayloadTooLarge,
     /// Safety / moderation refusal.
     ContentPolicy,
+    /// The history breaks the provider's structural rules: a tool call without its result,
+    /// a result without its call, roles out of order, an empty message.
+    HistoryInvalid,
     /// Any other deterministic client error.
     InvalidRequest,
     /// Bad, expired or unauthorized credentials.
@@ -45,13 +48,14 @@ pub enum Class {
 
 impl Class {
     /// Every class, in the order of DESIGN.md's table.
-    pub const ALL: [Class; 16] = [
+    pub const ALL: [Class; 17] = [
         Class::MediaRejected,
         Class::ImageLimit,
         Class::ReasoningRejected,
         Class::ContextOverflow,
         Class::PayloadTooLarge,
         Class::ContentPolicy,
+        Class::HistoryInvalid,
         Class::InvalidRequest,
         Class::Auth,
         Class::Quota,
@@ -73,6 +77,7 @@ impl Class {
             Class::ContextOverflow => "context_overflow",
             Class::PayloadTooLarge => "payload_too_large",
             Class::ContentPolicy => "content_policy",
+            Class::HistoryInvalid => "history_invalid",
             Class::InvalidRequest => "invalid_request",
             Class::Auth => "auth",
             Class::Quota => "quota",
@@ -95,15 +100,20 @@ impl Class {
     pub fn remedy(self) -> &'static str {
         match self {
             Class::MediaRejected => {
-                "exclude the attachment(s) the provider rejects (session-doctor exclude --suspects), or downscale an oversized image"
+                "exclude the attachment(s) the provider rejects (session-doctor exclude FILE --suspects), or downscale an oversized image"
             }
-            Class::ImageLimit => "preview/repair with --max-images below the provider's limit (keep the newest images)",
+            Class::ImageLimit => {
+                "keep fewer images per request: session-doctor preview FILE --max-images N (then repair FILE --max-images N), N below the provider's limit"
+            }
             Class::ReasoningRejected => {
-                "strip replayed reasoning: --drop-reasoning-ids when an rs_ item is \"not found\", --strip-reasoning otherwise"
+                "strip replayed reasoning: session-doctor repair FILE --drop-reasoning-ids when an rs_ item is \"not found\", repair FILE --strip-reasoning otherwise"
             }
             Class::ContextOverflow => "compact, or continue from a repaired copy with less in it",
             Class::PayloadTooLarge => "drop or shrink attachments so the request fits",
             Class::ContentPolicy => "change the content the provider refuses",
+            Class::HistoryInvalid => {
+                "repair the history: session-doctor repair FILE gives every interrupted tool call a result and drops orphan results"
+            }
             Class::InvalidRequest => "read the provider's reason below and fix the request",
             Class::Auth => "fix the credentials (API key, token, permissions)",
             Class::Quota => "check billing, credits or the plan's usage limit",

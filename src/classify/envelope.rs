@@ -91,12 +91,14 @@ fn text_layer(s: &str, depth: usize, ev: &mut Evidence) -> bool {
             let around = format!("{} {}", &s[..*start], &s[*end..]);
             let around = around.trim();
             if !around.is_empty() {
+                exception_names(around, ev);
                 ev.texts.push(around.to_string());
             }
         }
         None => {
             let t = s.trim();
             if !t.is_empty() {
+                exception_names(t, ev);
                 ev.texts.push(t.to_string());
                 frame.message = Some(t.to_string());
             }
@@ -108,6 +110,37 @@ fn text_layer(s: &str, depth: usize, ev: &mut Evidence) -> bool {
         true
     } else {
         false
+    }
+}
+
+/// Most exception names taken from one text layer.
+const MAX_NAMES: usize = 16;
+
+/// Exception class names in wrapper text (`litellm.ContentPolicyViolationError:`,
+/// `openai.APIConnectionError`, `groq.BadRequestError`, `ValueError:`, `AI_RetryError`),
+/// lowercased and without their module path, added to the codes: a gateway or SDK names the
+/// inner failure's class even where its status is the wrapper's generic one, and the
+/// code tables rank the specific names over that status.
+fn exception_names(s: &str, ev: &mut Evidence) {
+    let mut found = 0;
+    let mut rest = s;
+    while !rest.is_empty() {
+        let len = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
+        let (word, after) = rest.split_at(len);
+        rest = after.get(after.chars().next().map_or(0, char::len_utf8)..).unwrap_or("");
+        let lower = word.to_ascii_lowercase();
+        let lower = lower.strip_prefix("ai_").unwrap_or(&lower);
+        // `litellm.Timeout: …` is a class name too, though it does not end in Error.
+        let timeout = lower == "timeout" && after.starts_with(':');
+        let named =
+            timeout || ["error", "exception"].iter().any(|sfx| lower.len() > sfx.len() + 2 && lower.ends_with(sfx));
+        if named && !ev.codes.iter().any(|c| c == lower) {
+            ev.codes.push(lower.to_string());
+            found += 1;
+            if found >= MAX_NAMES {
+                break;
+            }
+        }
     }
 }
 

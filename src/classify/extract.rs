@@ -35,6 +35,10 @@ const KEYWORDS: &[&str] = &[
     "maximum context length is",
     "maximum prompt length is",
     "context length is only",
+    // See: LM Studio "loaded with context length of only 32768 tokens"; vLLM "At most 1
+    // image(s) may be provided".
+    "context length of only",
+    "at most",
     // See: Anthropic "A maximum of 100 PDF pages may be provided"; opencode#47721
     // "exceeding the maximum of 50"; vscode#303825 "supports a maximum of 10".
     "maximum of",
@@ -169,6 +173,46 @@ pub fn path_is_media(path: &str) -> bool {
     MEDIA.iter().any(|m| lower.contains(m))
 }
 
+/// Prefixes of tool call ids: Anthropic `toolu_`, Bedrock `tooluse_`, OpenAI Chat `call_`,
+/// OpenAI Responses `fc_` (function call items).
+/// Anthropic server tools `srvtoolu_`.
+const CALL_ID_PREFIXES: &[&str] = &["toolu_", "srvtoolu_", "tooluse_", "call_", "fc_"];
+/// Most call ids reported; a provider listing more adds nothing a repair needs.
+const MAX_CALL_IDS: usize = 64;
+
+/// The tool call ids named in `texts` (original case), each once, in the order found.
+///
+/// An id is a prefix at a word start followed by at least 3 id characters, with a digit
+/// among them or at least 16 of them, so the words `call_id` and `call_ids` are not ids.
+pub fn call_ids(texts: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for text in texts {
+        for prefix in CALL_ID_PREFIXES {
+            let mut from = 0;
+            while let Some(i) = text[from..].find(prefix) {
+                let at = from + i;
+                from = at + prefix.len();
+                let boundary = text[..at].chars().next_back().is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'));
+                let rest = &text[from..];
+                let len =
+                    rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')).unwrap_or(rest.len());
+                let body = &rest[..len];
+                let id_like = len >= 3 && (body.bytes().any(|b| b.is_ascii_digit()) || len >= 16);
+                if boundary && id_like {
+                    let id = &text[at..from + len];
+                    if !out.iter().any(|o| o == id) {
+                        out.push(id.to_string());
+                        if out.len() >= MAX_CALL_IDS {
+                            return out;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -236,5 +280,16 @@ mod tests {
         assert!(path_is_media("messages.3.content.1.image.source.base64"));
         assert!(path_is_media("input[6].output[0].image_url"));
         assert!(!path_is_media("messages.1.content.0.thinking.signature"));
+    }
+
+    #[test]
+    fn call_ids_are_ids_not_words() {
+        let t = vec![
+            "messages.54: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01Abc, toolu_02Def".to_string(),
+            "No tool call found for function call output with call_id call_abc123.".to_string(),
+            "Invalid 'input[107].id': 'fc_08d2'. call_ids toolu_01Abc".to_string(),
+        ];
+        assert_eq!(call_ids(&t), ["toolu_01Abc", "toolu_02Def", "call_abc123", "fc_08d2"]);
+        assert!(call_ids(&["the function call_id is missing".to_string()]).is_empty());
     }
 }

@@ -79,6 +79,13 @@ pub struct Classification {
     pub block: Option<String>,
     /// One line of advice for this class.
     pub remedy: &'static str,
+    /// The tool call ids the provider names (`toolu_…`, `call_…`, `fc_…`), in order, each
+    /// once; empty when it names none. Always serialized (an empty array, never null).
+    pub call_ids: Vec<String>,
+    /// The decision trail: the status judged by and the rule table, phrase or code that
+    /// decided. Not part of the JSON contract: `classify --explain` prints it.
+    #[serde(skip)]
+    pub why: Vec<String>,
 }
 
 /// Longest message kept in a [`Classification`].
@@ -96,7 +103,8 @@ pub fn classify(text: &str, hint: &Hint) -> Classification {
     }
     let status = effective_status(&ev.frames, hint.status);
     let path = block_path(&ev);
-    let class = decide(&ev.codes, &hay, status, path);
+    let mut why = Vec::new();
+    let class = decide(&ev, &hay, status, path, &mut why);
 
     let mut lower = String::new();
     text::normalize(&capped, &mut lower);
@@ -124,6 +132,8 @@ pub fn classify(text: &str, hint: &Hint) -> Classification {
         limit,
         block: path.and_then(extract::block),
         remedy: class.remedy(),
+        call_ids: extract::call_ids(&ev.texts),
+        why,
     }
 }
 
@@ -173,53 +183,112 @@ fn media_allowed(status: Option<u16>) -> bool {
     }
 }
 
-/// The rule order documented at the top of this module.
-fn decide(codes: &[String], hay: &str, status: Option<u16>, path: Option<&str>) -> Class {
+/// The rule order documented at the top of this module. Every step that decides, and the
+/// status it judged by, is written to `why` (shown by `classify --explain`).
+fn decide(ev: &envelope::Evidence, hay: &str, status: Option<u16>, path: Option<&str>, why: &mut Vec<String>) -> Class {
+    let codes = &ev.codes;
+    why.push(match status {
+        Some(s) => format!("status {s} ({})", status_origin(ev, s)),
+        None => "no status: judged by codes and wording alone (a stream or transport error)".into(),
+    });
     let media_ok = media_allowed(status);
     let allowed = |c: Class| match c {
         Class::MediaRejected | Class::ImageLimit => media_ok,
         Class::ContextOverflow => status != Some(429),
         _ => true,
     };
-    let by_code = |table: &[(&str, Class)]| {
-        table.iter().filter(|(c, class)| allowed(*class) && codes.iter().any(|x| x == c)).map(|(_, c)| *c).next()
+    let by_code = |table: &'static [(&'static str, Class)]| {
+        table.iter().filter(|(c, class)| allowed(*class) && codes.iter().any(|x| x == c)).copied().next()
     };
-    let by_phrase =
-        |table: &[Rule]| table.iter().filter(|r| allowed(r.class)).find(|r| r.matches(hay)).map(|r| r.class);
+    let by_phrase = |table: &'static [Rule]| table.iter().filter(|r| allowed(r.class)).find(|r| r.matches(hay));
+    let phrase_why = |name: &str, r: &Rule| format!("{name} phrase {}", r.describe());
+    let code_why = |name: &str, code: &str| format!("{name} code `{code}`");
 
     let phrase = by_phrase(signals::DETERMINISTIC_PHRASES);
-    if let Some(c) = by_code(signals::DETERMINISTIC_CODES) {
+    if let Some((code, c)) = by_code(signals::DETERMINISTIC_CODES) {
         // Anthropic's 413 `request_too_large` "Request size exceeds model context window"
         // is a token problem: the wording is more specific than the code.
-        if c == Class::PayloadTooLarge && phrase == Some(Class::ContextOverflow) {
-            return Class::ContextOverflow;
+        if let Some(r) = phrase.filter(|r| c == Class::PayloadTooLarge && r.class == Class::ContextOverflow) {
+            why.push(phrase_why("deterministic", r));
+            why.push(format!("(over the code `{code}`: the wording is more specific)"));
+            return r.class;
         }
+        why.push(code_why("deterministic", code));
         return c;
     }
-    if let Some(c) = phrase {
-        return c;
+    if let Some(r) = phrase {
+        why.push(phrase_why("deterministic", r));
+        return r.class;
     }
     if media_ok {
-        if let Some(c) = by_phrase(signals::IMAGE_LIMIT_PHRASES).or_else(|| by_phrase(signals::MEDIA_PHRASES)) {
-            return c;
+        for (name, table) in [("image-limit", signals::IMAGE_LIMIT_PHRASES), ("media", signals::MEDIA_PHRASES)] {
+            if let Some(r) = by_phrase(table) {
+                why.push(phrase_why(name, r));
+                return r.class;
+            }
         }
-        if path.is_some_and(extract::path_is_media) && status.is_some_and(|s| (400..500).contains(&s)) {
+        if let Some(p) = path.filter(|p| extract::path_is_media(p) && status.is_some_and(|s| (400..500).contains(&s))) {
+            why.push(format!("client error naming the media path `{p}`"));
             return Class::MediaRejected;
         }
+    } else {
+        why.push("media and image-limit signals ignored: a 429 or 5xx is never a media failure".into());
     }
-    if let Some(c) = by_code(signals::TRANSIENT_CODES) {
+    if let Some((code, c)) = by_code(signals::TRANSIENT_CODES) {
+        why.push(code_why("transient", code));
         return c;
     }
     let definite_client = status.is_some_and(|s| (400..500).contains(&s) && !matches!(s, 408 | 429 | 499));
     if definite_client {
+        why.push("a definite client error: judged by its status".into());
         return by_status(status);
     }
-    if let Some(c) = by_phrase(signals::TRANSIENT_PHRASES) {
-        return c;
+    let whole = hay.trim_end_matches([' ', '|']).trim_end_matches(['.', '!']);
+    if let Some((text, c)) = signals::WHOLE_MESSAGES.iter().find(|(t, _)| *t == whole) {
+        why.push(format!("the whole message is \"{text}\""));
+        return *c;
+    }
+    if let Some(r) = by_phrase(signals::TRANSIENT_PHRASES) {
+        why.push(phrase_why("transient", r));
+        return r.class;
     }
     match by_status(status) {
-        Class::Unknown => by_phrase(signals::WEAK_PHRASES).unwrap_or(Class::Unknown),
-        c => c,
+        Class::Unknown => {
+            if let Some((code, c)) = by_code(signals::WEAK_CODES) {
+                why.push(code_why("weak", code));
+                return c;
+            }
+            match by_phrase(signals::WEAK_PHRASES) {
+                Some(r) => {
+                    why.push(phrase_why("weak", r));
+                    r.class
+                }
+                None => {
+                    why.push("nothing matched".into());
+                    Class::Unknown
+                }
+            }
+        }
+        c => {
+            why.push("judged by its status".into());
+            c
+        }
+    }
+}
+
+/// Where the status came from, for `--explain`.
+fn status_origin(ev: &envelope::Evidence, status: u16) -> String {
+    let explicit = ev.frames.iter().filter(|f| f.status.is_some()).max_by_key(|f| f.depth);
+    match explicit {
+        Some(f) if f.status == Some(status) => format!("explicit, in the frame at depth {}", f.depth),
+        _ => match ev.frames.iter().filter(|f| f.implied == Some(status)).max_by_key(|f| f.depth) {
+            Some(f) => format!(
+                "implied by the code `{}` at depth {}",
+                f.code.as_deref().or(f.kind.as_deref()).unwrap_or("?"),
+                f.depth
+            ),
+            None => "from the caller's hint".into(),
+        },
     }
 }
 
@@ -274,6 +343,41 @@ mod tests {
         assert_eq!((r.class, r.status, r.provider.as_deref()), (Class::MediaRejected, Some(400), Some("anthropic")));
         let r = classify("Could not process image", &Hint { status: Some(503), provider: None });
         assert_eq!(r.class, Class::ServerError);
+    }
+
+    #[test]
+    fn provider_hints_use_the_vocabulary() {
+        let hint = |p: &str, text: &str| classify(text, &Hint { status: None, provider: Some(p.into()) }).provider;
+        assert_eq!(hint("claude", "x").as_deref(), Some("anthropic"));
+        assert_eq!(hint("Google", "x").as_deref(), Some("gemini"));
+        assert_eq!(hint("azure", "x").as_deref(), Some("azure-openai"));
+        assert_eq!(hint("aws", "x").as_deref(), Some("bedrock"));
+        assert_eq!(hint("amazon-bedrock", "x").as_deref(), Some("bedrock"));
+        assert_eq!(hint("vertex_ai", "gemini-2.5-pro failed").as_deref(), Some("vertex-gemini"));
+        assert_eq!(hint("vertex_ai", "claude-opus-4 failed").as_deref(), Some("vertex-anthropic"));
+        assert_eq!(hint("my-gateway", "x").as_deref(), Some("my-gateway"));
+    }
+
+    #[test]
+    fn retryable_follows_the_class_alone() {
+        // A 429 that no wait can fix, and a 500 that is a daily budget.
+        let r = c(
+            r#"Error: 429 {"type":"error","error":{"type":"rate_limit_error","message":"Extra usage is required for long context requests."}}"#,
+        );
+        assert_eq!((r.class, r.retryable), (Class::Quota, Some(false)));
+        let r = c("500 - Token limit (500,000 per day) exceeded.");
+        assert_eq!((r.class, r.retryable), (Class::Quota, Some(false)));
+    }
+
+    #[test]
+    fn why_names_the_status_and_the_rule() {
+        let r = c(
+            r#"{"error":{"message":"No tool call found for function call output with call_id call_abc123.","type":"invalid_request_error","param":"input","code":null}}"#,
+        );
+        assert_eq!(r.class, Class::HistoryInvalid);
+        assert_eq!(r.call_ids, ["call_abc123"]);
+        assert!(r.why[0].starts_with("status 400 (implied by"), "{:?}", r.why);
+        assert!(r.why[1].contains("no tool call found for function call output"), "{:?}", r.why);
     }
 
     #[test]

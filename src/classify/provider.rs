@@ -1,11 +1,17 @@
-//! Which provider (or gateway) produced an error, when the caller did not say.
+//! Which provider (or gateway) produced an error, when the caller did not say, in the
+//! project's one provider vocabulary (DESIGN.md "One provider vocabulary"): `anthropic`,
+//! `bedrock`, `vertex-anthropic`, `openai`, `azure-openai`, `gemini`, `vertex-gemini`,
+//! `openrouter`, `litellm`, `mistral`, `xai`, `groq`, `deepseek`, `ollama`, `vllm`,
+//! `llamacpp`, `lmstudio`.
 //!
 //! Gateways win over the provider behind them: the user configured OpenRouter or LiteLLM,
 //! and that is what they pass back as `--provider`. Then body shapes, then names in the text.
+//! A hint is normalised with the same aliases, so `--provider claude` and detection agree.
 
 use super::envelope::Evidence;
 
-/// Names in the (lowercased) text, in priority order.
+/// Names in the (lowercased) text, in priority order. `vertex` is resolved afterwards into
+/// `vertex-anthropic` or `vertex-gemini`.
 /// See: formats.md §7 and the bodies quoted in research/demand.md.
 const NAMES: &[(&str, &str)] = &[
     ("openrouter", "openrouter"),
@@ -15,6 +21,7 @@ const NAMES: &[(&str, &str)] = &[
     ("throttlingexception", "bedrock"),
     ("accessdeniedexception", "bedrock"),
     ("when calling the converse", "bedrock"),
+    ("when calling the invokemodel", "bedrock"),
     ("aiplatform.googleapis.com", "vertex"),
     ("req_vrtx_", "vertex"),
     ("vertex", "vertex"),
@@ -23,7 +30,7 @@ const NAMES: &[(&str, &str)] = &[
     ("generativelanguage.googleapis.com", "gemini"),
     ("ai.google.dev", "gemini"),
     ("gemini", "gemini"),
-    ("azure", "azure"),
+    ("azure", "azure-openai"),
     ("mistral", "mistral"),
     ("x.ai", "xai"),
     ("grok", "xai"),
@@ -31,29 +38,99 @@ const NAMES: &[(&str, &str)] = &[
     ("deepseek", "deepseek"),
     ("ollama", "ollama"),
     ("vllm", "vllm"),
+    ("llama.cpp", "llamacpp"),
+    ("llama-server", "llamacpp"),
+    ("llamacpp", "llamacpp"),
+    ("lm studio", "lmstudio"),
+    // LM Studio's own advice in its context errors (lmstudio-bug-tracker#546).
+    ("load the model with a larger context length", "lmstudio"),
+    ("lmstudio", "lmstudio"),
     ("openai", "openai"),
     ("response.failed", "openai"),
     ("response.completed", "openai"),
     ("gpt-", "openai"),
 ];
 
+/// Aliases a user may pass as `--provider`, mapped onto the vocabulary. `vertex` and
+/// `vertex_ai` depend on the model family and are resolved like detection.
+const ALIASES: &[(&str, &str)] = &[
+    ("claude", "anthropic"),
+    ("anthropic", "anthropic"),
+    ("google", "gemini"),
+    ("google-ai-studio", "gemini"),
+    ("gemini", "gemini"),
+    ("azure", "azure-openai"),
+    ("azure_openai", "azure-openai"),
+    ("azure-openai", "azure-openai"),
+    ("aws", "bedrock"),
+    ("amazon-bedrock", "bedrock"),
+    ("amazon_bedrock", "bedrock"),
+    ("aws-bedrock", "bedrock"),
+    ("bedrock", "bedrock"),
+    ("vertex-anthropic", "vertex-anthropic"),
+    ("vertex-gemini", "vertex-gemini"),
+    ("vertex", "vertex"),
+    ("vertex_ai", "vertex"),
+    ("vertex-ai", "vertex"),
+    ("google-vertex", "vertex"),
+    ("google-vertex-anthropic", "vertex-anthropic"),
+    ("llama.cpp", "llamacpp"),
+    ("llama-cpp", "llamacpp"),
+    ("llama_cpp", "llamacpp"),
+    ("lm-studio", "lmstudio"),
+    ("lm_studio", "lmstudio"),
+    ("x-ai", "xai"),
+    ("grok", "xai"),
+];
+
+/// `vertex` resolved by model family: Anthropic's body shape or a Claude model name makes
+/// it `vertex-anthropic`, anything else `vertex-gemini`.
+fn vertex(ev: &Evidence, lower: &str) -> &'static str {
+    if ev.shape.anthropic || lower.contains("claude") || lower.contains("req_vrtx_") {
+        "vertex-anthropic"
+    } else {
+        "vertex-gemini"
+    }
+}
+
+/// Maps a `--provider` value onto the vocabulary; unknown names pass through lowercased.
+pub fn normalize(hint: &str, ev: &Evidence, lower: &str) -> String {
+    let h = hint.trim().to_ascii_lowercase();
+    match ALIASES.iter().find(|(alias, _)| *alias == h).map(|(_, name)| *name) {
+        Some("vertex") => vertex(ev, lower).into(),
+        Some(name) => name.into(),
+        None => h,
+    }
+}
+
 /// Detects the provider from a hint, the body shapes, or names in `lower` (lowercased input).
 pub fn detect(hint: Option<&str>, ev: &Evidence, lower: &str) -> Option<String> {
-    if let Some(h) = hint.map(str::trim).filter(|h| !h.is_empty()) {
-        return Some(h.to_ascii_lowercase());
+    if let Some(h) = hint.filter(|h| !h.trim().is_empty()) {
+        return Some(normalize(h, ev, lower));
     }
+    let name = detect_name(ev, lower)?;
+    Some(if name == "vertex" { vertex(ev, lower) } else { name }.into())
+}
+
+fn detect_name(ev: &Evidence, lower: &str) -> Option<&'static str> {
     if !ev.providers.is_empty() && lower.contains("metadata") {
-        return Some("openrouter".into());
+        return Some("openrouter");
     }
     for (needle, name) in &NAMES[..2] {
         if lower.contains(needle) {
-            return Some((*name).into());
+            return Some(name);
         }
     }
     let s = ev.shape;
     let by_shape = if s.anthropic {
         // Vertex and Bedrock serve Anthropic bodies too.
-        Some(if lower.contains("req_vrtx_") { "vertex" } else { "anthropic" })
+        Some(if lower.contains("req_vrtx_") || lower.contains("aiplatform.googleapis.com") {
+            "vertex"
+        } else if lower.contains("bedrock") {
+            "bedrock"
+        } else {
+            "anthropic"
+        })
     } else if s.gemini {
         Some(if lower.contains("aiplatform.googleapis.com") { "vertex" } else { "gemini" })
     } else if s.vllm {
@@ -63,17 +140,17 @@ pub fn detect(hint: Option<&str>, ev: &Evidence, lower: &str) -> Option<String> 
     } else {
         None
     };
-    if let Some(p) = by_shape {
-        return Some(p.into());
+    if by_shape.is_some() {
+        return by_shape;
     }
     if let Some((_, name)) = NAMES[2..].iter().find(|(needle, _)| lower.contains(needle)) {
-        return Some((*name).into());
+        return Some(name);
     }
     if s.openai {
-        return Some("openai".into());
+        return Some("openai");
     }
     if s.bare_error_string {
-        return Some("ollama".into());
+        return Some("ollama");
     }
     None
 }

@@ -27,6 +27,16 @@ impl Rule {
     pub fn matches(&self, hay: &str) -> bool {
         self.all.iter().all(|n| hay.contains(n)) && !self.unless.iter().any(|n| hay.contains(n))
     }
+
+    /// The rule as `--explain` prints it: `"a" + "b"`, then what would have vetoed it.
+    pub fn describe(&self) -> String {
+        let all: Vec<String> = self.all.iter().map(|n| format!("\"{n}\"")).collect();
+        let mut out = all.join(" + ");
+        if !self.unless.is_empty() {
+            out.push_str(&format!(" (none of {:?} present)", self.unless));
+        }
+        out
+    }
 }
 
 /// Returns the class of the first rule of `table` that matches `hay`.
@@ -86,6 +96,16 @@ pub const DETERMINISTIC_CODES: &[(&str, Class)] = &[
     ("unrecognizedclientexception", Class::Auth),
     ("expiredtokenexception", Class::Auth),
     ("providerautherror", Class::Auth),
+    // Exception class names that wrappers keep in their text (envelope::exception_names):
+    // the inner, specific class outranks the wrapper's generic status.
+    // See: litellm exception_mapping_utils.py / docs.litellm.ai/docs/exception_mapping
+    // (BerriAI/litellm#16231 "litellm.BadRequestError: litellm.ContentPolicyViolationError:"),
+    // openai-python / anthropic-sdk exception names.
+    ("contentpolicyviolationerror", Class::ContentPolicy),
+    ("contextwindowexceedederror", Class::ContextOverflow),
+    ("authenticationerror", Class::Auth),
+    ("permissiondeniederror", Class::Auth),
+    ("budgetexceedederror", Class::Quota),
     // See: https://docs.anthropic.com/en/api/errors (413 request_too_large);
     // OpenAI `string_above_max_length` (one part over 10 MB).
     ("request_too_large", Class::PayloadTooLarge),
@@ -114,6 +134,7 @@ pub const TRANSIENT_CODES: &[(&str, Class)] = &[
     ("overloaded", Class::Overloaded),
     // See: OpenAI `rate_limit_exceeded`; Gemini RESOURCE_EXHAUSTED; Bedrock ThrottlingException.
     ("rate_limit_exceeded", Class::RateLimit),
+    ("ratelimiterror", Class::RateLimit),
     ("rate_limit_error", Class::RateLimit),
     ("rate_limit", Class::RateLimit),
     ("too_many_requests", Class::RateLimit),
@@ -127,11 +148,20 @@ pub const TRANSIENT_CODES: &[(&str, Class)] = &[
     ("modeltimeoutexception", Class::Timeout),
     ("etimedout", Class::Timeout),
     ("timeout", Class::Timeout),
+    ("apitimeouterror", Class::Timeout),
+    ("apiconnectiontimeouterror", Class::Timeout),
+    ("timeouterror", Class::Timeout),
+    ("readtimeout", Class::Timeout),
+    ("connecttimeout", Class::Timeout),
     // See: Node.js system errors (ECONNRESET, ENOTFOUND, ECONNREFUSED); openai-node APIConnectionError.
     ("econnreset", Class::Network),
     ("enotfound", Class::Network),
     ("econnrefused", Class::Network),
     ("apiconnectionerror", Class::Network),
+    ("remoteprotocolerror", Class::Network),
+    ("connecterror", Class::Network),
+    ("readerror", Class::Network),
+    ("connectionerror", Class::Network),
     ("network", Class::Network),
     ("network_error", Class::Network),
     // See: Anthropic api_error; OpenAI server_error; Bedrock InternalServerException.
@@ -140,6 +170,21 @@ pub const TRANSIENT_CODES: &[(&str, Class)] = &[
     ("internal_server_error", Class::ServerError),
     ("internalserverexception", Class::ServerError),
     ("serviceunavailableexception", Class::ServerError),
+];
+
+/// Generic class names (`litellm.BadRequestError`, `litellm.InternalServerError`): they
+/// decide only when nothing more specific matched and no status is known, so an
+/// "InternalServerError: … Overloaded" is overloaded and "… Could not process image" media.
+pub const WEAK_CODES: &[(&str, Class)] = &[
+    ("internalservererror", Class::ServerError),
+    ("serviceunavailableerror", Class::ServerError),
+    ("badgatewayerror", Class::ServerError),
+    // See: litellm exception_mapping_utils.py; openai-python _exceptions.py.
+    ("badrequesterror", Class::InvalidRequest),
+    ("unprocessableentityerror", Class::InvalidRequest),
+    ("notfounderror", Class::InvalidRequest),
+    ("invalidrequesterror", Class::InvalidRequest),
+    ("validationexception", Class::InvalidRequest),
 ];
 
 /// Deterministic phrases, in priority order: reasoning, overflow, whole-request size,
@@ -163,7 +208,18 @@ pub const DETERMINISTIC_PHRASES: &[Rule] = &[
     // See: lbjlaq/Antigravity-Manager#139, nanbingxyz/5ire#405 (Gemini 3 "Function call is
     // missing a thought_signature in functionCall parts").
     r(&["missing a thought_signature"], Class::ReasoningRejected),
+    // Short forms. See: lbjlaq/Antigravity-Manager#139 ("Expected `thinking` or
+    // `redacted_thinking`, but found `text`": the replayed assistant turn lost its thinking
+    // block); oh-my-pi#41 / opencode#7724 ("Items are not persisted when `store` is set to
+    // false", any item id, not only rs_).
+    r(&["expected `thinking` or `redacted_thinking`"], Class::ReasoningRejected),
+    r(&["expected thinking or redacted_thinking"], Class::ReasoningRejected),
+    r(&["items are not persisted when"], Class::ReasoningRejected),
+    r(&["invalid `signature` in"], Class::ReasoningRejected),
+    r(&["invalid signature in"], Class::ReasoningRejected),
     r(&["thought_signature", "invalid"], Class::ReasoningRejected),
+    // See: decolua/9router#301 (Vertex "Thought signature is not valid").
+    r(&["thought signature", "not valid"], Class::ReasoningRejected),
     // See: badlogic/pi-mono packages/ai/src/utils/overflow.ts OVERFLOW_PATTERNS (one per
     // provider), opencode provider/error.ts, litellm is_error_str_context_window_exceeded.
     // Vetoed by rate-limit wording: Bedrock "Too many tokens, please wait" is throttling.
@@ -191,6 +247,13 @@ pub const DETERMINISTIC_PHRASES: &[Rule] = &[
     ru(&["context_length_exceeded"], RATE_WORDS, Class::ContextOverflow),
     ru(&["token limit exceeded"], RATE_WORDS, Class::ContextOverflow),
     ru(&["too many tokens"], RATE_WORDS, Class::ContextOverflow),
+    // Self-hosted servers. See: vllm-project/vllm#5700 (the prompt leaves no room: "max_tokens
+    // must be at least 1, got -160"); lmstudio-bug-tracker#546, dyad-sh/dyad#925 ("Trying to
+    // keep the first N tokens when context the overflows").
+    r(&["max_tokens must be at least 1, got -"], Class::ContextOverflow),
+    r(&["max_tokens must be at least 1, got 0"], Class::ContextOverflow),
+    ru(&["when context the overflows"], RATE_WORDS, Class::ContextOverflow),
+    ru(&["when context overflows"], RATE_WORDS, Class::ContextOverflow),
     // See: OpenAI TPM 429 "Request too large for gpt-4o … on tokens per min (TPM)"
     // (Aider-AI/aider#1880: "you will always get this error"); Anthropic 413
     // request_too_large "Request exceeds the maximum size"; pi isRequestTooLarge; Vertex
@@ -209,12 +272,48 @@ pub const DETERMINISTIC_PHRASES: &[Rule] = &[
     r(&["content management policy"], Class::ContentPolicy),
     r(&["content_policy_violation"], Class::ContentPolicy),
     r(&["violating our usage polic"], Class::ContentPolicy),
+    // See: anthropics/claude-code#3028, #50795, #61653 (Claude Code's own refusal wording).
+    r(&["violate our usage polic"], Class::ContentPolicy),
     r(&["flagged as potentially violating"], Class::ContentPolicy),
     r(&["rejected as a result of our safety system"], Class::ContentPolicy),
     r(&["the response was blocked"], Class::ContentPolicy),
     r(&["prompt was blocked"], Class::ContentPolicy),
     r(&["finishreason: safety"], Class::ContentPolicy),
     r(&["inappropriate content"], Class::ContentPolicy),
+    // The history breaks the provider's structural rules (DESIGN.md history_invalid): a
+    // tool call without its result, a result without its call, roles out of order, an
+    // empty message. See: anthropics/claude-code#1237, #5989 ("`tool_use` ids were found
+    // without `tool_result` blocks immediately after"), #10834, decocms/studio#1803
+    // ("unexpected `tool_use_id` found in `tool_result` blocks"), #6774 ("all messages must
+    // have non-empty content"); microsoft/vscode#320060, continuedev/continue#10092 ("No tool
+    // call found for function call output"); tjardoo/openai-client#124 ("No tool output found
+    // for function call"); aliasrobotics/cai#111 (Chat "must be followed by tool messages");
+    // google-gemini/gemini-cli#11814, langchain-ai/langchain#27799 (Gemini turn order);
+    // Just-Curieous/Curie#16, strands-agents/harness-sdk#1223 (Bedrock toolResult/toolUse).
+    r(&["ids were found without", "tool_result"], Class::HistoryInvalid),
+    r(&["unexpected `tool_use_id`"], Class::HistoryInvalid),
+    r(&["unexpected tool_use_id"], Class::HistoryInvalid),
+    r(&["no tool output found for function call"], Class::HistoryInvalid),
+    r(&["no tool call found for function call output"], Class::HistoryInvalid),
+    r(&["must be followed by tool messages responding to each"], Class::HistoryInvalid),
+    r(&["did not have response messages"], Class::HistoryInvalid),
+    r(&["must be a response to a preceeding message with"], Class::HistoryInvalid),
+    r(&["must be a response to a preceding message with"], Class::HistoryInvalid),
+    r(&["function call turn comes immediately after"], Class::HistoryInvalid),
+    r(&["function response turn comes immediately after"], Class::HistoryInvalid),
+    r(&["number of function response parts is equal to the number of function call parts"], Class::HistoryInvalid),
+    r(&["toolresult blocks", "exceeds the number of tooluse blocks"], Class::HistoryInvalid),
+    r(&["expected toolresult blocks at"], Class::HistoryInvalid),
+    r(&["blocks cannot be provided in the same turn"], Class::HistoryInvalid),
+    r(&["must have non-empty content"], Class::HistoryInvalid),
+    r(&["text content blocks must be non-empty"], Class::HistoryInvalid),
+    r(&["content blocks must be non-empty"], Class::HistoryInvalid),
+    r(&["must have either content or tool_calls"], Class::HistoryInvalid),
+    r(&["roles must alternate"], Class::HistoryInvalid),
+    r(&["must alternate between"], Class::HistoryInvalid),
+    r(&["expected last role"], Class::HistoryInvalid),
+    r(&["first message must use the"], Class::HistoryInvalid),
+    r(&["cannot be empty when status value is error"], Class::HistoryInvalid),
     // See: OpenAI insufficient_quota ("You exceeded your current quota, please check your
     // plan and billing details"); Anthropic "Your credit balance is too low"; DeepSeek 402
     // "Insufficient Balance"; OpenRouter 402 "requires more credits … can only afford".
@@ -228,6 +327,15 @@ pub const DETERMINISTIC_PHRASES: &[Rule] = &[
     ru(&["hit your usage limit"], PER_MINUTE, Class::Quota),
     ru(&["payment required"], PER_MINUTE, Class::Quota),
     ru(&["billing"], PER_MINUTE, Class::Quota),
+    // Per-key budgets set on a router key, and plan gates: waiting does not help.
+    // See: RooCodeInc/Roo-Code#515, gptme/gptme#1449 (OpenRouter 403 "Key limit exceeded
+    // (monthly limit)"), anomalyco/opencode#12219 ("create a key with a higher monthly
+    // limit"), xtekky/gpt4free#3456 ("Token limit (500,000 per day) exceeded", a 500),
+    // anthropics/claude-code#33514 (a 429 "Extra usage is required for long context").
+    ru(&["key limit exceeded"], PER_MINUTE, Class::Quota),
+    ru(&["create a key with a higher"], PER_MINUTE, Class::Quota),
+    r(&["token limit", "per day"], Class::Quota),
+    r(&["extra usage is required"], Class::Quota),
     // See: OpenAI "Incorrect API key provided"; Anthropic "invalid x-api-key"; Gemini
     // "API key not valid. Please pass a valid API key." / "API Key not found"; OpenRouter
     // "No auth credentials found"; AWS "The security token included in the request is invalid".
@@ -243,6 +351,10 @@ pub const DETERMINISTIC_PHRASES: &[Rule] = &[
     r(&["oauth token has expired"], Class::Auth),
     r(&["security token included in the request is invalid"], Class::Auth),
     r(&["does not have permission"], Class::Auth),
+    // See: anthropics/skills#574 (litellm "OllamaException - unauthorized"), agent0ai/agent-zero#769
+    // ("OpenAIException - UNAUTHENTICATED").
+    r(&["unauthorized"], Class::Auth),
+    r(&["unauthenticated"], Class::Auth),
     // See: https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html
     // (AccessDeniedException: "You don't have access to the model with the specified model ID.").
     r(&["accessdeniedexception"], Class::Auth),
@@ -268,6 +380,13 @@ pub const IMAGE_LIMIT_PHRASES: &[Rule] = &[
     r(&["image count", "exceeds limit"], Class::ImageLimit),
     r(&["maximum of", "pdf pages"], Class::ImageLimit),
     r(&["too many pdf pages"], Class::ImageLimit),
+    // Self-hosted servers. See: vllm-project/vllm#13513, #9739 ("At most 1 image(s) may be
+    // provided in one request", also as a bare ValueError); ollama/ollama-js#213 ("vision
+    // model only supports a single image per message"); hiyouga/LlamaFactory#6636 ("Mllama
+    // only supports one image per sample").
+    r(&["image(s) may be provided"], Class::ImageLimit),
+    r(&["only supports a single image"], Class::ImageLimit),
+    r(&["only supports one image"], Class::ImageLimit),
 ];
 
 /// One attachment rejected. Only for client errors (see `mod.rs`).
@@ -281,6 +400,8 @@ pub const MEDIA_PHRASES: &[Rule] = &[
     r(&["could not process pdf"], Class::MediaRejected),
     r(&["image exceeds"], Class::MediaRejected),
     r(&["image dimensions exceed"], Class::MediaRejected),
+    // See: anthropics/claude-code#39185 (Claude Code's own words for the many-image limit).
+    r(&["exceeds the dimension limit"], Class::MediaRejected),
     r(&["dimensions exceed max allowed size"], Class::MediaRejected),
     r(&["does not match the provided media type"], Class::MediaRejected),
     r(&["the image was specified using the"], Class::MediaRejected),
@@ -329,6 +450,17 @@ pub const MEDIA_PHRASES: &[Rule] = &[
     r(&["doesn't support image"], Class::MediaRejected),
     r(&["doesn't support the image"], Class::MediaRejected),
     r(&["unknown variant `image_url`"], Class::MediaRejected),
+    // Model runners that could not decode the bytes. See: ollama/ollama#11320 ("failed to
+    // process inputs: image: unknown format"); potato-os/core#89 (llama.cpp mtmd "failed to
+    // decode image bytes"); abetlen/llama-cpp-python#1140 ("can't load image from bytes");
+    // ggml-org/llama.cpp#12410 ("failed to load image"); vllm-project/vllm#19202 (Pillow
+    // "cannot identify image file").
+    r(&["failed to decode image"], Class::MediaRejected),
+    r(&["image: unknown format"], Class::MediaRejected),
+    r(&["can't load image"], Class::MediaRejected),
+    r(&["failed to load image"], Class::MediaRejected),
+    r(&["cannot identify image file"], Class::MediaRejected),
+    r(&["unidentifiedimageerror"], Class::MediaRejected),
 ];
 
 /// Transient phrases, in priority order: a timeout worded as an abort is a timeout.
@@ -375,6 +507,15 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     // for url (…)"), openai/codex#22472 ("Transport error: network error: error decoding").
     r(&["error sending request"], Class::Network),
     r(&["stream disconnected before completion"], Class::Network),
+    // See: undici "TypeError: terminated" with cause "SocketError: other side closed" (ericc-ch/
+    // copilot-api#148, langchain-ai/langgraphjs#1887); httpx/httpcore "peer closed connection
+    // without sending complete message body" (encode/httpx#1927), "Server disconnected
+    // without sending a response" (BerriAI/litellm#13249).
+    r(&["typeerror: terminated"], Class::Network),
+    r(&["und_err_socket"], Class::Network),
+    r(&["peer closed connection"], Class::Network),
+    r(&["server disconnected"], Class::Network),
+    r(&["incomplete chunked read"], Class::Network),
     // See: Anthropic 529 "Overloaded"; Gemini 503 "The model is overloaded."
     r(&["overloaded"], Class::Overloaded),
     r(&["over capacity"], Class::Overloaded),
@@ -400,6 +541,21 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     r(&["server had an error"], Class::ServerError),
     // See: ollama/ollama#9968 ("llama runner process has terminated: exit status 2", a 500).
     r(&["runner process has terminated"], Class::ServerError),
+];
+
+/// Whole messages that are nothing but one word an agent records: matched against the
+/// entire normalized text, so "aborted" inside a longer sentence does not count.
+pub const WHOLE_MESSAGES: &[(&str, Class)] = &[
+    // See: fitchmultz/pi-cursor-sdk#41 (pi shows a bare "Aborted"); Node http "Error: aborted"
+    // and undici "terminated" are a cut stream, not a user's cancel (pi agent-session.ts
+    // _isRetryableError lists "terminated").
+    ("aborted", Class::Aborted),
+    ("cancelled", Class::Aborted),
+    ("canceled", Class::Aborted),
+    ("interrupted", Class::Aborted),
+    ("terminated", Class::Network),
+    ("error: aborted", Class::Network),
+    ("error: terminated", Class::Network),
 ];
 
 /// The last word when nothing else matched and no status is known.

@@ -21,8 +21,15 @@ Exit status:
   0  the error was classified (even as `unknown`)
   2  usage error, or the input could not be read
 
---json prints {\"class\",\"retryable\",\"provider\",\"status\",\"code\",\"type\",\"message\",\"limit\",\"block\",\"remedy\"};
-absent values are null.")]
+--json prints {\"class\",\"retryable\",\"provider\",\"status\",\"code\",\"type\",\"message\",\"limit\",\"block\",\"remedy\",\"call_ids\"};
+absent values are null; call_ids is always an array (the tool call ids the provider names).
+With --explain, --json adds \"why\": the decision trail as an array of strings (the status
+judged by and where it came from, then the rule table and the phrase or code that decided).
+The trail's wording is for people and may change; the other keys are stable.
+
+provider is one of anthropic, bedrock, vertex-anthropic, openai, azure-openai, gemini,
+vertex-gemini, openrouter, litellm, mistral, xai, groq, deepseek, ollama, vllm, llamacpp,
+lmstudio; --provider accepts these and common aliases (claude, google, azure, aws, vertex_ai).")]
 pub struct ClassifyArgs {
     /// HTTP status, when the error text does not carry it.
     #[arg(long = "status", value_parser = clap::value_parser!(u16).range(100..=599))]
@@ -33,6 +40,10 @@ pub struct ClassifyArgs {
     /// Print JSON instead of key: value lines.
     #[arg(long = "json")]
     pub json: bool,
+    /// Also print the signals that decided: the status used and where it came from, and
+    /// the rule table and phrase or code that matched.
+    #[arg(long = "explain")]
+    pub explain: bool,
     /// The error: a JSON body or the text an agent recorded; `-` or nothing reads stdin.
     pub text: Option<String>,
 }
@@ -57,15 +68,28 @@ pub fn run(args: &ClassifyArgs) -> anyhow::Result<Exit> {
     let hint = Hint { status: args.status, provider: args.provider.clone() };
     let c = classify(&text, &hint);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&c)?);
+        let out = if args.explain {
+            serde_json::to_string_pretty(&Explained { c: &c, why: &c.why })?
+        } else {
+            serde_json::to_string_pretty(&c)?
+        };
+        println!("{out}");
     } else {
-        print!("{}", human(&c));
+        print!("{}", human(&c, args.explain));
     }
     Ok(Exit::Healthy)
 }
 
+/// `--json --explain`: the classification's keys in their order, then `why`.
+#[derive(serde::Serialize)]
+struct Explained<'a> {
+    #[serde(flatten)]
+    c: &'a Classification,
+    why: &'a [String],
+}
+
 /// Aligned `key  value` lines; absent values are left out, the message comes last.
-fn human(c: &Classification) -> String {
+fn human(c: &Classification, explain: bool) -> String {
     let retry = match c.retryable {
         Some(true) => "yes",
         Some(false) => "no",
@@ -83,9 +107,13 @@ fn human(c: &Classification) -> String {
         ("type", c.kind.clone()),
         ("limit", c.limit.map(|l| l.to_string())),
         ("block", c.block.clone()),
+        ("call ids", (!c.call_ids.is_empty()).then(|| c.call_ids.join(", "))),
         ("message", c.message.clone()),
     ];
     rows.extend(optional.into_iter().filter_map(|(k, v)| v.map(|v| (k, v))));
+    if explain {
+        rows.extend(c.why.iter().map(|w| ("why", w.clone())));
+    }
     let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
     let mut out = String::new();
     for (k, v) in rows {
@@ -103,10 +131,17 @@ mod tests {
     #[test]
     fn human_output_is_sanitized_and_aligned() {
         let c = classify("Could not process image \u{1b}[31mred", &Hint { status: Some(400), provider: None });
-        let out = human(&c);
+        let out = human(&c, false);
         assert!(out.starts_with("class      media_rejected\n"), "{out}");
         assert!(out.contains("retryable  no\n"));
         assert!(!out.contains('\u{1b}'));
         assert!(out.contains("\\u{1b}[31m"));
+        assert!(!out.contains("why"));
+        let out = human(&c, true);
+        assert!(
+            out.contains("why        deterministic")
+                || out.contains("why        media phrase \"could not process image\""),
+            "{out}"
+        );
     }
 }

@@ -40,6 +40,7 @@ pub(crate) fn check(bytes: &[u8], depth: Depth, ins: &mut Inspection) {
     let mut pos = 2usize;
     let mut sof = false;
     let mut scans = 0u32;
+    let mut entropy = 0u64; // bytes of entropy-coded data over all scans
     loop {
         if pos >= total {
             let what = if !sof {
@@ -197,15 +198,29 @@ pub(crate) fn check(bytes: &[u8], depth: Depth, ins: &mut Inspection) {
                 ins.invalid("jpeg.no_data", format!("scan {scans} of the JPEG at byte {start} holds no image data"));
                 return;
             }
+            entropy += (pos - start) as u64;
         }
     }
     if depth == Depth::Deep {
-        deep(bytes, ins);
+        deep(bytes, entropy, ins);
     }
 }
 
-fn deep(bytes: &[u8], ins: &mut Inspection) {
+fn deep(bytes: &[u8], entropy: u64, ins: &mut Inspection) {
     let (w, h) = (u64::from(ins.width.unwrap_or(0)), u64::from(ins.height.unwrap_or(0)));
+    // Too large to decode: judge whether the data can hold the picture at all. Every
+    // 8×8 block of every component costs at least one bit (its DC code), and no component
+    // is sampled coarser than 1/4, so a JPEG needs at least ⌈w/32⌉·⌈h/32⌉ bits of scan data.
+    let min_bits = w.div_ceil(32) * h.div_ceil(32);
+    if w * h * 3 > DECODE_CAP && entropy.saturating_mul(8) < min_bits {
+        ins.invalid(
+            "jpeg.data_missing",
+            format!(
+                "the JPEG header claims {w}×{h} px, but its image data is {entropy} bytes, too little to hold that many blocks: the data is missing or cut short"
+            ),
+        );
+        return;
+    }
     ins.decode_bounded("JPEG", ("jpeg.not_decoded", "jpeg.decode"), w * h * 3, || decode(bytes));
 }
 
@@ -244,5 +259,17 @@ mod tests {
         // SOS before SOF
         let sos = [0xFF, 0xD8, 0xFF, 0xDA, 0, 2, 1, 2, 0xFF, 0xD9];
         assert_eq!(run(&sos).problems[0].code, "jpeg.corrupt");
+    }
+
+    #[test]
+    fn huge_claim_with_a_few_bytes_of_data_is_invalid_when_deep() {
+        // 60000×60000 gray baseline: a frame header, one scan of 4 bytes, EOI.
+        let mut f = vec![0xFF, 0xD8, 0xFF, 0xC0, 0, 11, 8, 0xEA, 0x60, 0xEA, 0x60, 1, 1, 0x11, 0];
+        f.extend([0xFF, 0xDA, 0, 8, 1, 1, 0, 0, 63, 0, 1, 2, 3, 4, 0xFF, 0xD9]);
+        assert_eq!(run(&f).verdict(), crate::media::Verdict::Ok);
+        let mut ins = Inspection::default();
+        check(&f, Depth::Deep, &mut ins);
+        assert_eq!(ins.problems[0].code, "jpeg.data_missing", "{:?}", ins.problems);
+        assert_eq!(ins.verdict(), crate::media::Verdict::Invalid);
     }
 }

@@ -254,7 +254,151 @@ fn parse_ihdr(d: &[u8]) -> Result<Ihdr, String> {
 }
 
 fn deep(bytes: &[u8], h: Ihdr, ins: &mut Inspection) {
+    // Too large to decode into a buffer: stream the image data instead, so an image whose
+    // data runs out is invalid whatever size its header claims (issue 11).
+    if h.pixel_bytes() > DECODE_CAP && !stream_check(bytes, h, ins) {
+        return;
+    }
     ins.decode_bounded("PNG", ("png.not_decoded", "png.decode"), h.pixel_bytes(), || decode(bytes));
+}
+
+/// Deflate cannot expand data more than this (a 258-byte match in 2 bits is 1032:1).
+const MAX_INFLATE_RATIO: u64 = 1032;
+/// Output window of the streaming check: the only buffer it allocates besides the
+/// inflater's own 32 KiB dictionary.
+const STREAM_WINDOW: usize = 64 << 10;
+
+impl Ihdr {
+    /// Bits per pixel.
+    fn bits_per_pixel(&self) -> u64 {
+        let channels: u64 = match self.color_type {
+            2 => 3,
+            4 => 2,
+            6 => 4,
+            _ => 1,
+        };
+        channels * u64::from(self.bit_depth)
+    }
+
+    /// Bytes of filtered scanlines (a filter byte per row) the IDAT stream must inflate
+    /// to; for an interlaced image, the sum over the seven Adam7 passes.
+    fn raw_bytes(&self, interlaced: bool) -> u64 {
+        let (w, h, bpp) = (u64::from(self.width), u64::from(self.height), self.bits_per_pixel());
+        let rows = |pw: u64, ph: u64| if pw == 0 { 0 } else { ((pw * bpp).div_ceil(8) + 1) * ph };
+        if !interlaced {
+            return rows(w, h);
+        }
+        // (x start, y start, x step, y step) of each Adam7 pass.
+        const PASSES: [(u64, u64, u64, u64); 7] =
+            [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)];
+        PASSES
+            .iter()
+            .map(|&(x0, y0, dx, dy)| rows(w.saturating_sub(x0).div_ceil(dx), h.saturating_sub(y0).div_ceil(dy)))
+            .sum()
+    }
+}
+
+/// The IDAT chunks' data, in order (the structural walk has validated the chunk layout).
+fn idat_data(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut pos = SIG_LEN;
+    std::iter::from_fn(move || {
+        loop {
+            let len = be32(bytes, pos)? as usize;
+            let ty = bytes.get(pos + 4..pos + 8)?;
+            let data = bytes.get(pos + 8..pos + 8 + len)?;
+            pos += 12 + len;
+            match ty {
+                b"IDAT" => return Some(data),
+                b"IEND" => return None,
+                _ => {}
+            }
+        }
+    })
+}
+
+/// Streams the image data of an image too large to decode, with memory bounded by
+/// [`STREAM_WINDOW`]: inflates it window by window, checks each row's filter byte, and
+/// stops as soon as the data runs out. Returns whether the data held up so far (the
+/// caller then reports it as not decoded); `false` after recording why it is invalid.
+fn stream_check(bytes: &[u8], h: Ihdr, ins: &mut Inspection) -> bool {
+    use miniz_oxide::inflate::stream::{InflateState, inflate};
+    use miniz_oxide::{DataFormat, MZError, MZFlush, MZStatus};
+
+    let interlaced = bytes.get(SIG_LEN + 8 + 12) == Some(&1);
+    let need = h.raw_bytes(interlaced);
+    let have: u64 = idat_data(bytes).map(|d| d.len() as u64).sum();
+    // Cheap and exact: no deflate stream this short can hold that many bytes.
+    if have.saturating_mul(MAX_INFLATE_RATIO).saturating_add(1024) < need {
+        ins.invalid(
+            "png.data_missing",
+            format!(
+                "the PNG header claims {}×{} px ({need} bytes of scanlines), but its image data is {have} bytes, \
+                 far too little to hold them: the data is missing or cut short",
+                h.width, h.height
+            ),
+        );
+        return false;
+    }
+    let row = if interlaced { None } else { Some((u64::from(h.width) * h.bits_per_pixel()).div_ceil(8) + 1) };
+    let mut state = InflateState::new_boxed(DataFormat::Zlib);
+    let mut window = vec![0u8; STREAM_WINDOW];
+    let mut produced: u64 = 0;
+    let mut ended = false;
+    'chunks: for data in idat_data(bytes) {
+        let mut input = data;
+        loop {
+            let r = inflate(&mut state, input, &mut window, MZFlush::None);
+            input = &input[r.bytes_consumed..];
+            if let Some(row) = row {
+                // Visit only the filter bytes: the first row start in this window, then
+                // every `row` bytes.
+                let mut at = (row - produced % row) % row;
+                while at < r.bytes_written as u64 && produced + at < need {
+                    let b = window[at as usize];
+                    if b > 4 {
+                        ins.invalid(
+                            "png.decode",
+                            format!(
+                                "the PNG row {} has the invalid filter type {b}: the image data is corrupt",
+                                (produced + at) / row
+                            ),
+                        );
+                        return false;
+                    }
+                    at += row;
+                }
+            }
+            produced += r.bytes_written as u64;
+            match r.status {
+                Ok(MZStatus::StreamEnd) => {
+                    ended = true;
+                    break 'chunks;
+                }
+                Ok(_) | Err(MZError::Buf) if r.bytes_written == 0 && input.is_empty() => break,
+                Ok(_) | Err(MZError::Buf) => {}
+                Err(e) => {
+                    ins.invalid("png.decode", format!("the PNG image data does not inflate ({e:?}): it is corrupt"));
+                    return false;
+                }
+            }
+            // Past the decode cap the data holds up as far as anyone will look.
+            if produced > DECODE_CAP {
+                return true;
+            }
+        }
+    }
+    if produced < need {
+        let how = if ended { "its compressed stream ends" } else { "its image data runs out" };
+        ins.invalid(
+            "png.data_missing",
+            format!(
+                "the PNG header claims {}×{} px ({need} bytes of scanlines), but {how} after {produced}: the data is missing or cut short",
+                h.width, h.height
+            ),
+        );
+        return false;
+    }
+    true
 }
 
 fn decode(bytes: &[u8]) -> Result<(), png::DecodingError> {
@@ -307,6 +451,45 @@ mod tests {
         f.extend(chunk(b"IEND", b""));
         let ins = run(&f, Depth::Deep);
         assert_eq!((ins.width, ins.height), (Some(100_000), Some(100_000)));
+        // The data cannot hold the pixels the header claims: invalid, not "not decoded".
+        assert_eq!(ins.verdict(), Verdict::Invalid, "{:?}", ins.problems);
+        assert_eq!(ins.problems[0].code, "png.data_missing");
+        // The structural depth still judges by the walk alone.
+        assert_eq!(run(&f, Depth::Structural).verdict(), Verdict::Ok);
+    }
+
+    /// A zlib stream of `n` zero bytes, from the inflater's twin.
+    fn zeros(n: usize) -> Vec<u8> {
+        miniz_oxide::deflate::compress_to_vec_zlib(&vec![0u8; n], 1)
+    }
+
+    #[test]
+    fn huge_image_with_data_that_runs_out_is_invalid() {
+        // 20000×20000 gray: 400 MB of scanlines, over the decode cap. The IDAT holds a
+        // plausible amount of compressed data (so the ratio bound cannot decide) whose
+        // stream inflates to only 2 MB: the streaming check must find the data missing.
+        let mut f = b"\x89PNG\r\n\x1a\n".to_vec();
+        f.extend(ihdr(20_000, 20_000, 8, 0));
+        let mut data = zeros(2 << 20);
+        data.resize(400_000, 0); // padding after the stream's end: still far too little
+        f.extend(chunk(b"IDAT", &data));
+        f.extend(chunk(b"IEND", b""));
+        let ins = run(&f, Depth::Deep);
+        assert_eq!(ins.verdict(), Verdict::Invalid, "{:?}", ins.problems);
+        assert_eq!(ins.problems[0].code, "png.data_missing");
+        assert!(ins.problems[0].message.contains("ends after"), "{}", ins.problems[0].message);
+    }
+
+    #[test]
+    fn huge_image_with_all_its_data_is_only_not_decoded() {
+        // 16385×16385 gray with every row present (filter 0, zero pixels): over the cap,
+        // the stream holds up, so it is judged by its header as before.
+        let (w, h) = (16_385u32, 16_385u32);
+        let mut f = b"\x89PNG\r\n\x1a\n".to_vec();
+        f.extend(ihdr(w, h, 8, 0));
+        f.extend(chunk(b"IDAT", &zeros((w as usize + 1) * h as usize)));
+        f.extend(chunk(b"IEND", b""));
+        let ins = run(&f, Depth::Deep);
         assert_eq!(ins.verdict(), Verdict::Warn, "{:?}", ins.problems);
         assert_eq!(ins.problems[0].code, "png.not_decoded");
     }
