@@ -286,6 +286,8 @@ fn predict(
             limit,
             block: None,
             remedy: class.remedy(),
+            call_ids: Vec::new(),
+            why: vec!["no provider error is recorded; predicted from the history".into()],
         };
         Some(Failure { classification: c, line: None, source: Source::Predicted, recovered: false })
     };

@@ -66,7 +66,7 @@ pub fn commands(
             vec![cmd("preview", "--max-images 0"), cmd("repair", "--max-images 0")]
         }
         Class::InvalidRequest | Class::Unknown if !primes.is_empty() => vec![exclude(), cmd("repair", "")],
-        _ if c.class.as_str() == "history_invalid" => vec![cmd("repair", "")],
+        Class::HistoryInvalid => vec![cmd("repair", "")],
         _ => Vec::new(),
     }
 }
