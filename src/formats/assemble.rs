@@ -186,6 +186,15 @@ fn visible(records: &[LineRecord]) -> Vec<usize> {
                     keyed.retain(|_, p| *p < pos);
                 }
             }
+            Unit::ResetKeeping(index) => {
+                // Entry `index` is on line `index + 1` when no line is blank or damaged.
+                let kept: Vec<Option<usize>> =
+                    list.iter().copied().filter(|j| j.is_some_and(|j| records[j].line > index)).collect();
+                list.clear();
+                keyed.clear();
+                list.push(Some(i));
+                list.extend(kept);
+            }
             Unit::Reset | Unit::Request => {
                 list.clear();
                 keyed.clear();

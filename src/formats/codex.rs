@@ -44,7 +44,13 @@ impl Adapter for Codex {
             5
         } else if v.has("record_type") || (legacy_meta(v) && (v.has("instructions") || v.has("git"))) {
             4
-        } else if !v.has("payload") && LEGACY_ITEMS.contains(&t) && !v.has("input") && !v.has("messages") {
+        } else if !v.has("payload")
+            && LEGACY_ITEMS.contains(&t)
+            && !v.has("input")
+            && !v.has("messages")
+            // pi's entries wrap their message (`{type:"message", message:{…}}`); a bare item does not.
+            && !v.get("message").is_object()
+        {
             1
         } else {
             0

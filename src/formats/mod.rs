@@ -155,6 +155,10 @@ pub enum Unit {
     RewindTo(Id),
     /// A compaction or checkpoint: everything before is replaced by this line.
     Reset,
+    /// A compaction that keeps the entries from this 0-based index of the file's
+    /// entries (pi v1's `firstKeptEntryIndex`, the header being entry 0): the line
+    /// comes first, then those kept entries before it, then what follows.
+    ResetKeeping(u64),
     /// A whole logged request: it replaces everything before it.
     Request,
 }
