@@ -7,7 +7,7 @@ mod common;
 #[path = "common/media_corpus.rs"]
 mod media_corpus;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use common::{b64, run, scan_json, sha256_file};
 use serde_json::{Value, json};
@@ -74,8 +74,10 @@ fn pi_v1_layout_is_pi_in_file_order_with_the_header_provider() {
 
 #[test]
 fn pi_v1_compaction_keeps_entries_from_its_index() {
-    let img = |t: &str| json!({"type":"message","timestamp":t,"message":{"role":"user",
-        "content":[{"type":"image","data":png_b64(),"mimeType":"image/png"}],"timestamp":1}});
+    let img = |t: &str| {
+        json!({"type":"message","timestamp":t,"message":{"role":"user",
+        "content":[{"type":"image","data":png_b64(),"mimeType":"image/png"}],"timestamp":1}})
+    };
     let content = lines(&[
         json!({"type":"session","id":"s","timestamp":"t","cwd":"/","provider":"anthropic","modelId":"claude-sonnet-4-5"}),
         img("a"), // entry 1: compacted away
@@ -90,4 +92,142 @@ fn pi_v1_compaction_keeps_entries_from_its_index() {
     let lines: Vec<u64> = attachments(&doc).iter().map(|a| a["line"].as_u64().unwrap_or(0)).collect();
     assert_eq!(lines, vec![3, 6], "{doc:#}");
     assert_eq!(doc["provider"], "openai", "model_change names the provider in use now");
+}
+
+#[test]
+fn one_document_one_element_per_line_is_read_as_one_document() {
+    // A valid JSON document laid out one message per line (not JSON Lines: the
+    // lines end in commas): every line is one element, its image on its own line.
+    let msgs = [
+        json!({"role":"user","content":[{"type":"text","text":"look"},
+            {"type":"image","source":{"type":"base64","media_type":"image/png","data":png_b64()}}]}),
+        json!({"role":"assistant","content":[{"type":"text","text":"a red square"}]}),
+        json!({"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":cut_png_b64()}}]}),
+    ];
+    let body: Vec<String> = msgs.iter().map(Value::to_string).collect();
+    let text =
+        format!("{{\"model\":\"claude-sonnet-4-5\",\"max_tokens\":1024,\"messages\":[\n{}\n]}}\n", body.join(",\n"));
+    let (_dir, path) = temp_with("checkpoint.json", text.as_bytes());
+    let (doc, code) = scan_json(&path, &[]);
+    assert_eq!(doc["format"], "anthropic", "{doc:#}");
+    assert!(doc["findings"].as_array().is_some_and(Vec::is_empty), "no line is 'not valid JSON': {doc:#}");
+    let got = attachments(&doc);
+    let lines: Vec<u64> = got.iter().map(|a| a["line"].as_u64().unwrap_or(0)).collect();
+    assert_eq!(lines, vec![2, 4]);
+    assert_eq!(got[1]["verdict"], "invalid");
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn an_array_of_request_bodies_reads_the_last_one() {
+    // Each element is a logged request; the last holds the whole history.
+    let first = json!({"model":"gpt-4o","messages":[{"role":"system","content":"x"},{"role":"user","content":[
+        {"type":"image_url","image_url":{"url":format!("data:image/png;base64,{}", png_b64())}}]}]});
+    let mut second = first.clone();
+    second["messages"].as_array_mut().expect("array").push(json!({"role":"user","content":[
+        {"type":"image_url","image_url":{"url":format!("data:image/png;base64,{}", cut_png_b64())}}]}));
+    let text = format!("[\n{first},\n{second}\n]\n");
+    let (_dir, path) = temp_with("requests.json", text.as_bytes());
+    let (doc, code) = scan_json(&path, &[]);
+    assert_eq!(doc["format"], "openai-chat", "{doc:#}");
+    let got = attachments(&doc);
+    assert_eq!(got.len(), 2, "only the last request's history: {doc:#}");
+    assert!(got.iter().all(|a| a["line"] == 3));
+    assert_eq!(got[0]["pointer"], "/1/messages/1/content/0");
+    assert_eq!(code, 1);
+    // The same, pretty-printed.
+    let text = serde_json::to_string_pretty(&json!([first, second])).expect("json");
+    let (_dir, path) = temp_with("requests-pretty.json", text.as_bytes());
+    let (doc, _) = scan_json(&path, &[]);
+    assert_eq!(attachments(&doc).len(), 2);
+}
+
+#[test]
+fn cline_history_with_an_image_and_its_task_metadata() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let task = dir.path().join("tasks").join("1770912345678");
+    std::fs::create_dir_all(&task).expect("mkdir");
+    let history = json!([
+        {"role":"user","content":[
+            {"type":"text","text":"<task>\nwhat is in this screenshot?\n</task>"},
+            {"type":"image","source":{"type":"base64","media_type":"image/png","data":png_b64()}},
+            {"type":"text","text":"<environment_details>\n# VSCode Visible Files\n</environment_details>"}]},
+        {"role":"assistant","content":[{"type":"text","text":"Let me look."},
+            {"type":"tool_use","id":"toolu_01A","name":"read_file","input":{"path":"shot.png"}}]},
+        {"role":"user","content":[
+            {"type":"tool_result","tool_use_id":"toolu_01A","content":[{"type":"text","text":"[read_file for 'shot.png'] Result:"},
+                {"type":"image","source":{"type":"base64","media_type":"image/png","data":cut_png_b64()}}]},
+            {"type":"text","text":"<environment_details>\n# VSCode Visible Files\n</environment_details>"}]}
+    ]);
+    let path = task.join("api_conversation_history.json");
+    std::fs::write(&path, serde_json::to_string(&history).expect("json")).expect("write");
+    let metadata = json!({"files_in_context":[],"model_usage":[
+        {"ts":1,"model_id":"claude-sonnet-4-5","model_provider_id":"anthropic","mode":"act"},
+        {"ts":2,"model_id":"gemini-2.5-pro","model_provider_id":"gemini","mode":"act"}],"environment_history":[]});
+    std::fs::write(task.join("task_metadata.json"), metadata.to_string()).expect("write");
+    let before = sha256_file(&path);
+    let (doc, code) = scan_json(&path, &[]);
+    assert_eq!(sha256_file(&path), before);
+    assert_eq!(doc["format"], "cline", "{doc:#}");
+    assert_eq!(doc["provider"], "gemini", "task_metadata.json names the model in use");
+    let got = attachments(&doc);
+    assert_eq!(got.len(), 2, "{doc:#}");
+    assert_eq!(got[0]["origin"], "user");
+    assert_eq!(got[1]["origin"], "tool_result");
+    assert_eq!(got[1]["call_id"], "toolu_01A");
+    assert_eq!(got[1]["name"], "shot.png");
+    assert_eq!(got[1]["verdict"], "invalid");
+    assert_eq!(code, 1);
+    // Without its folder's metadata, Cline talks to Anthropic.
+    std::fs::remove_file(task.join("task_metadata.json")).expect("rm");
+    let (doc, _) = scan_json(&path, &[]);
+    assert_eq!(doc["provider"], "anthropic");
+}
+
+#[test]
+fn references_without_bytes_are_judged() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let here = dir.path().join("here.png");
+    std::fs::write(&here, media_corpus::png(2, 2)).expect("write");
+    let gone = dir.path().join("gone.png");
+    let url = |u: &str| json!({"type":"image_url","image_url":{"url":u}});
+    let body = json!({"model":"gpt-4o","messages":[{"role":"system","content":"x"},{"role":"user","content":[
+        url("https://example.com/a.png"),
+        url("file-abc123"),
+        url(""),
+        url("[REDACTED]"),
+        url(&format!("file://{}", here.display())),
+        url(gone.to_str().expect("utf-8")),
+    ]}]});
+    let path = dir.path().join("refs.jsonl");
+    std::fs::write(&path, format!("{body}\n")).expect("write");
+    let (doc, code) = scan_json(&path, &[]);
+    let got = attachments(&doc);
+    assert_eq!(got.len(), 6, "{doc:#}");
+    let verdicts: Vec<&str> = got.iter().map(|a| a["verdict"].as_str().unwrap_or("")).collect();
+    assert_eq!(verdicts, ["ok", "ok", "invalid", "invalid", "ok", "invalid"], "{doc:#}");
+    assert!(got.iter().all(|a| a["encoding"] == "reference"));
+    assert_eq!(got[2]["problems"][0]["code"], "reference.unfetchable");
+    assert_eq!(got[3]["problems"][0]["code"], "reference.unfetchable");
+    assert!(got[3]["problems"][0]["message"].as_str().is_some_and(|m| m.contains("[REDACTED]")));
+    // The local file that exists is read and judged like inline bytes.
+    assert_eq!(got[4]["mime_detected"], "image/png");
+    assert_eq!(got[4]["width"], 2);
+    assert!(got[4]["sha256"].is_string());
+    assert_eq!(got[5]["problems"][0]["code"], "reference.missing");
+    assert!(got[5]["problems"][0]["message"].as_str().is_some_and(|m| m.contains("no longer available")));
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn an_event_log_that_is_not_a_session_is_refused() {
+    let content = lines(&[
+        json!({"type":"session.start","data":{"sessionId":"s","version":1,"producer":"copilot-agent"},"id":"a","timestamp":"t","parentId":null}),
+        json!({"type":"user.message","data":{"content":"hi"},"id":"b","timestamp":"t","parentId":"a"}),
+    ]);
+    let (_dir, path) = temp_with("events.jsonl", content.as_bytes());
+    let out = run(&["scan", path.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("events.jsonl") && err.contains("Copilot"), "{err}");
 }
