@@ -231,3 +231,50 @@ fn an_event_log_that_is_not_a_session_is_refused() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("events.jsonl") && err.contains("Copilot"), "{err}");
 }
+
+#[test]
+fn a_parent_cycle_is_a_finding_and_the_history_is_kept() {
+    let rec = |uuid: &str, parent: Value| {
+        json!({"parentUuid":parent,"isSidechain":false,"type":"user","uuid":uuid,"sessionId":"s",
+            "message":{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":png_b64()}}]}})
+    };
+    // Line 2 names itself as its parent.
+    let content = lines(&[rec("a", Value::Null), rec("b", json!("b")), rec("c", json!("b"))]);
+    let (_dir, path) = temp_with("self.jsonl", content.as_bytes());
+    let (doc, _) = scan_json(&path, &[]);
+    let got: Vec<u64> = attachments(&doc).iter().map(|a| a["line"].as_u64().unwrap_or(0)).collect();
+    assert_eq!(got, vec![1, 2, 3], "{doc:#}");
+    assert_eq!(doc["entries"], 3);
+    let f = &doc["findings"][0];
+    assert_eq!(f["line"], 2, "{doc:#}");
+    assert_eq!(f["code"], "history.parent_cycle");
+    assert!(f["message"].as_str().is_some_and(|m| m.contains("itself")));
+
+    // pi: line 3 names line 4 (its own child) as its parent.
+    let msg = |id: &str, parent: &str| {
+        json!({"type":"message","id":id,"parentId":parent,"timestamp":"t","message":{"role":"user",
+            "content":[{"type":"image","data":png_b64(),"mimeType":"image/png"}],"timestamp":1}})
+    };
+    let content = lines(&[
+        json!({"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}),
+        json!({"type":"message","id":"00000001","parentId":null,"timestamp":"t","message":{"role":"user","content":"hi","timestamp":1}}),
+        msg("00000002", "00000003"),
+        msg("00000003", "00000002"),
+    ]);
+    let (_dir, path) = temp_with("cycle.jsonl", content.as_bytes());
+    let (doc, _) = scan_json(&path, &[]);
+    assert_eq!(doc["format"], "pi");
+    let got: Vec<u64> = attachments(&doc).iter().map(|a| a["line"].as_u64().unwrap_or(0)).collect();
+    assert_eq!(got, vec![3, 4], "{doc:#}");
+    assert_eq!(doc["entries"], 3, "the first message is kept too");
+    assert_eq!(doc["findings"][0]["line"], 3);
+    assert_eq!(doc["findings"][0]["code"], "history.parent_cycle");
+
+    // A parent that is nowhere in the file.
+    let content = lines(&[rec("a", Value::Null), rec("b", json!("zzz")), rec("c", json!("b"))]);
+    let (_dir, path) = temp_with("missing.jsonl", content.as_bytes());
+    let (doc, _) = scan_json(&path, &[]);
+    assert_eq!(attachments(&doc).len(), 3);
+    assert_eq!(doc["findings"][0]["line"], 2);
+    assert_eq!(doc["findings"][0]["code"], "history.parent_missing");
+}

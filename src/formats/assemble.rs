@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::model::{Attachment, Entry, Reasoning, ReasoningKind, Ref, ToolCall};
+use crate::model::{Attachment, Entry, Finding, Reasoning, ReasoningKind, Ref, Severity, ToolCall};
 
 use super::{Id, RawCall, Unit};
 
@@ -52,6 +52,8 @@ pub struct History {
     pub reasoning: Vec<Reasoning>,
     /// The provider the session's latest entries name (metadata or the entries themselves).
     pub provider: Option<String>,
+    /// What assembling found wrong with the links between lines (parent cycles, missing parents).
+    pub findings: Vec<Finding>,
 }
 
 /// Gives every attachment its ref: `L<line>.<n>`, numbered per line in document
@@ -69,9 +71,9 @@ pub fn assign_refs(records: &mut [LineRecord]) {
 
 /// Builds the history from records in file order, consuming them.
 pub fn assemble(mut records: Vec<LineRecord>) -> History {
-    let order = visible(&records);
-    let ctx = Context::new(&records);
     let mut h = History::default();
+    let order = visible(&records, &mut h.findings);
+    let ctx = Context::new(&records);
     h.entries.reserve_exact(order.iter().map(|&i| records[i].entries.len()).sum());
     h.tool_calls = records
         .iter()
@@ -163,9 +165,9 @@ impl Context {
 }
 
 /// Indices of the records the provider still sees, in history order.
-fn visible(records: &[LineRecord]) -> Vec<usize> {
+fn visible(records: &[LineRecord], findings: &mut Vec<Finding>) -> Vec<usize> {
     if records.iter().any(|r| matches!(r.unit, Unit::Node { .. })) {
-        return tree_path(records);
+        return tree_path(records, findings);
     }
     let mut list: Vec<Option<usize>> = Vec::new();
     let mut keyed: HashMap<Id, usize> = HashMap::new();
@@ -206,9 +208,11 @@ fn visible(records: &[LineRecord]) -> Vec<usize> {
 }
 
 /// The path from the last node (not on a side branch) back to its root,
-/// with compactions applied.
-fn tree_path(records: &[LineRecord]) -> Vec<usize> {
-    let is_node = |j: &usize| matches!(records[*j].unit, Unit::Node { .. });
+/// with compactions applied. A damaged link — a parent that is nowhere in the
+/// file, or one already on the path (the entry names itself or a descendant: a
+/// cycle) — is a finding, and the walk goes on from the node written just
+/// before, so what was collected is kept and the rest is read in file order.
+fn tree_path(records: &[LineRecord], findings: &mut Vec<Finding>) -> Vec<usize> {
     let mut by_id: HashMap<Id, usize> = HashMap::new();
     let mut leaf = None;
     let mut last_any = None;
@@ -221,18 +225,39 @@ fn tree_path(records: &[LineRecord]) -> Vec<usize> {
             }
         }
     }
+    let mut on_path = vec![false; records.len()];
+    let before = |i: usize, on_path: &[bool]| {
+        (0..i).rev().find(|&j| !on_path[j] && matches!(records[j].unit, Unit::Node { .. }))
+    };
     let mut path = Vec::new();
     let mut cur = leaf.or(last_any);
     while let Some(i) = cur {
-        if path.len() > records.len() {
-            break; // a parent cycle in a damaged file
-        }
         path.push(i);
-        cur = match records[i].unit {
-            // A parent that is nowhere in the file was on a damaged line: bridge
-            // the gap to the node written just before, so the rest is still read.
-            Unit::Node { parent: Some(p), .. } => by_id.get(&p).copied().or_else(|| (0..i).rev().find(is_node)),
-            _ => None,
+        on_path[i] = true;
+        let Unit::Node { parent: Some(p), .. } = records[i].unit else { break };
+        cur = match by_id.get(&p).copied() {
+            Some(j) if !on_path[j] => Some(j),
+            Some(j) => {
+                let whom = if j == i {
+                    "itself".to_string()
+                } else {
+                    format!("line {}, which descends from it,", records[j].line)
+                };
+                let message = format!(
+                    "names {whom} as its parent (a parent cycle); the entries before it are read in file order"
+                );
+                findings.push(link_finding(records[i].line, "history.parent_cycle", message));
+                before(i, &on_path)
+            }
+            None => {
+                let next = before(i, &on_path);
+                // The first entry of a file may continue another one (a resumed or forked session).
+                if next.is_some() {
+                    let message = "names a parent that is not in the file (a damaged or removed line); the entries before it are read in file order".to_string();
+                    findings.push(link_finding(records[i].line, "history.parent_missing", message));
+                }
+                next
+            }
         };
     }
     path.reverse();
@@ -248,4 +273,8 @@ fn tree_path(records: &[LineRecord]) -> Vec<usize> {
         return out;
     }
     path
+}
+
+fn link_finding(line: u64, code: &'static str, message: String) -> Finding {
+    Finding { line, severity: Severity::Warning, message, code: Some(code) }
 }

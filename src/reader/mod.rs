@@ -108,9 +108,10 @@ pub fn read_with_plan(
     if let Some(rec) = sidecar::context(path, plan.format) {
         records.insert(0, rec);
     }
-    findings.sort_by_key(|f| f.line);
     assign_refs(&mut records);
-    let h = assemble(records);
+    let mut h = assemble(records);
+    findings.append(&mut h.findings);
+    findings.sort_by_key(|f| f.line);
     Ok(Session {
         file: path.display().to_string(),
         format: plan.format.name(),
