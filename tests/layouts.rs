@@ -278,3 +278,175 @@ fn a_parent_cycle_is_a_finding_and_the_history_is_kept() {
     assert_eq!(doc["findings"][0]["line"], 2);
     assert_eq!(doc["findings"][0]["code"], "history.parent_missing");
 }
+
+/// opencode's tables as its drizzle schema declares them (`session.sql.ts`,
+/// `project.sql.ts`): `data` holds each object without its ids.
+const OPENCODE_SCHEMA: &str = "
+CREATE TABLE `project` (`id` text PRIMARY KEY NOT NULL, `worktree` text NOT NULL, `vcs` text, `name` text,
+  `icon_url` text, `icon_color` text, `time_created` integer NOT NULL, `time_updated` integer NOT NULL,
+  `time_initialized` integer, `sandboxes` text NOT NULL);
+CREATE TABLE `session` (`id` text PRIMARY KEY NOT NULL, `project_id` text NOT NULL, `parent_id` text,
+  `slug` text NOT NULL, `directory` text NOT NULL, `title` text NOT NULL, `version` text NOT NULL,
+  `share_url` text, `summary_additions` integer, `summary_deletions` integer, `summary_files` integer,
+  `summary_diffs` text, `revert` text, `permission` text, `time_created` integer NOT NULL,
+  `time_updated` integer NOT NULL, `time_compacting` integer, `time_archived` integer,
+  FOREIGN KEY (`project_id`) REFERENCES `project`(`id`) ON DELETE cascade);
+CREATE INDEX `session_project_idx` ON `session` (`project_id`);
+CREATE INDEX `session_parent_idx` ON `session` (`parent_id`);
+CREATE TABLE `message` (`id` text PRIMARY KEY NOT NULL, `session_id` text NOT NULL,
+  `time_created` integer NOT NULL, `time_updated` integer NOT NULL, `data` text NOT NULL,
+  FOREIGN KEY (`session_id`) REFERENCES `session`(`id`) ON DELETE cascade);
+CREATE INDEX `message_session_idx` ON `message` (`session_id`);
+CREATE TABLE `part` (`id` text PRIMARY KEY NOT NULL, `message_id` text NOT NULL, `session_id` text NOT NULL,
+  `time_created` integer NOT NULL, `time_updated` integer NOT NULL, `data` text NOT NULL,
+  FOREIGN KEY (`message_id`) REFERENCES `message`(`id`) ON DELETE cascade);
+CREATE INDEX `part_message_idx` ON `part` (`message_id`);
+CREATE INDEX `part_session_idx` ON `part` (`session_id`);
+";
+
+/// An opencode message: its id, its info (without ids) and its parts (id, data).
+type Message = (&'static str, Value, Vec<(&'static str, Value)>);
+
+/// A user message pasting an image, an assistant turn reading a file whose
+/// result attaches a cut PNG, and the provider's rejection.
+fn opencode_messages() -> Vec<Message> {
+    let url = |b: &str| format!("data:image/png;base64,{b}");
+    vec![
+        (
+            "msg_01",
+            json!({"role":"user","time":{"created":1},"agent":"build","model":{"providerID":"anthropic","modelID":"claude-sonnet-4-5"}}),
+            vec![
+                ("prt_01a", json!({"type":"text","text":"what is wrong here?"})),
+                ("prt_01b", json!({"type":"file","mime":"image/png","filename":"shot.png","url":url(&png_b64())})),
+            ],
+        ),
+        (
+            "msg_02",
+            json!({"role":"assistant","time":{"created":2,"completed":3},"parentID":"msg_01","modelID":"claude-sonnet-4-5",
+                "providerID":"anthropic","mode":"build","agent":"build","path":{"cwd":"/w","root":"/w"},"cost":0,
+                "tokens":{"input":10,"output":5,"reasoning":0,"cache":{"read":0,"write":0}},"finish":"tool-calls"}),
+            vec![(
+                "prt_02a",
+                json!({"type":"tool","callID":"toolu_01","tool":"read","state":{"status":"completed",
+                "input":{"filePath":"/w/diagram.png"},"output":"Image read","title":"diagram.png","metadata":{},
+                "time":{"start":2,"end":3},"attachments":[{"type":"file","mime":"image/png","filename":"diagram.png","url":url(&cut_png_b64())}]}}),
+            )],
+        ),
+        (
+            "msg_03",
+            json!({"role":"assistant","time":{"created":4},"parentID":"msg_01","modelID":"claude-sonnet-4-5","providerID":"anthropic",
+                "mode":"build","agent":"build","path":{"cwd":"/w","root":"/w"},"cost":0,"tokens":{"input":0,"output":0,"reasoning":0,"cache":{"read":0,"write":0}},
+                "error":{"name":"APIError","data":{"message":"Could not process image","statusCode":400,"isRetryable":false}}}),
+            vec![],
+        ),
+    ]
+}
+
+fn opencode_db(path: &std::path::Path) {
+    let db = rusqlite::Connection::open(path).expect("create db");
+    db.pragma_update(None, "journal_mode", "WAL").expect("wal");
+    db.execute_batch(OPENCODE_SCHEMA).expect("schema");
+    db.execute("INSERT INTO project VALUES ('prj_1','/w','git','w',NULL,NULL,1,1,NULL,'[]')", []).expect("project");
+    for (id, title, updated) in [("ses_old", "an older session", 10), ("ses_new", "the screenshot", 20)] {
+        db.execute(
+            "INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated) VALUES (?1,'prj_1','s','/w',?2,'1.2.3',1,?3)",
+            rusqlite::params![id, title, updated],
+        )
+        .expect("session");
+    }
+    for (n, (id, info, parts)) in opencode_messages().into_iter().enumerate() {
+        db.execute(
+            "INSERT INTO message VALUES (?1,'ses_new',?2,?2,?3)",
+            rusqlite::params![id, n as i64, info.to_string()],
+        )
+        .expect("message");
+        for (pid, p) in parts {
+            db.execute(
+                "INSERT INTO part VALUES (?1,?2,'ses_new',?3,?3,?4)",
+                rusqlite::params![pid, id, n as i64, p.to_string()],
+            )
+            .expect("part");
+        }
+    }
+    db.execute(
+        "INSERT INTO message VALUES ('msg_00','ses_old',0,0,?1)",
+        [json!({"role":"user","time":{"created":0},"agent":"build","model":{"providerID":"openai","modelID":"gpt-5"}})
+            .to_string()],
+    )
+    .expect("message");
+}
+
+#[test]
+fn opencode_database_most_recent_session_or_the_one_asked_for() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("opencode.db");
+    opencode_db(&path);
+    // opencode keeps it open: its WAL is beside it. Read, never written.
+    let keep_open = rusqlite::Connection::open(&path).expect("opencode has it open");
+    let before = sha256_file(&path);
+    let out = run(&["scan", "--json", path.to_str().expect("utf-8")]);
+    assert_eq!(sha256_file(&path), before);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("ses_new") && err.contains("--session"), "says which session: {err}");
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["format"], "opencode");
+    assert_eq!(doc["provider"], "anthropic");
+    let got = attachments(&doc);
+    assert_eq!(got.len(), 2, "{doc:#}");
+    assert_eq!(got[0]["origin"], "user");
+    assert_eq!(got[0]["name"], "shot.png");
+    assert_eq!(got[0]["verdict"], "ok");
+    assert_eq!(got[1]["origin"], "tool_result");
+    assert_eq!(got[1]["call_id"], "toolu_01");
+    assert_eq!(got[1]["verdict"], "invalid");
+    assert_eq!(got[1]["line"], 2, "one message per line: the ref names the message");
+    assert_eq!(out.status.code(), Some(1));
+
+    let (doc, code) = scan_json(&path, &["--session", "ses_old"]);
+    assert_eq!(attachments(&doc).len(), 0);
+    assert_eq!(doc["entries"], 1);
+    assert_eq!(code, 0);
+    let out = run(&["scan", "--session", "ses_nope", path.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ses_new"));
+    drop(keep_open);
+}
+
+#[test]
+fn opencode_storage_tree_by_folder_and_by_session_record() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let storage = dir.path().join("storage");
+    let write = |p: PathBuf, v: &Value| {
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, serde_json::to_string_pretty(v).expect("json")).expect("write");
+    };
+    write(
+        storage.join("session/prj_1/ses_1.json"),
+        &json!({"id":"ses_1","projectID":"prj_1","directory":"/w","title":"t","version":"0.9.0","time":{"created":1,"updated":5}}),
+    );
+    for (id, mut info, parts) in opencode_messages() {
+        info["id"] = json!(id);
+        info["sessionID"] = json!("ses_1");
+        write(storage.join(format!("message/ses_1/{id}.json")), &info);
+        for (pid, mut p) in parts {
+            p["id"] = json!(pid);
+            p["messageID"] = json!(id);
+            p["sessionID"] = json!("ses_1");
+            write(storage.join(format!("part/{id}/{pid}.json")), &p);
+        }
+    }
+    for target in [dir.path().to_path_buf(), storage.clone(), storage.join("session/prj_1/ses_1.json")] {
+        let (doc, code) = scan_json(&target, &[]);
+        assert_eq!(doc["format"], "opencode", "{}", target.display());
+        let got = attachments(&doc);
+        assert_eq!(got.len(), 2, "{}: {doc:#}", target.display());
+        assert_eq!(got[1]["verdict"], "invalid");
+        assert_eq!(code, 1);
+    }
+    // One part record: the error names the folder to point at.
+    let part = storage.join("part/msg_01/prt_01b.json");
+    let out = run(&["scan", part.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("scan {} --session ses_1", storage.display())), "{err}");
+}
