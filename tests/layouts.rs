@@ -450,3 +450,42 @@ fn opencode_storage_tree_by_folder_and_by_session_record() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(&format!("scan {} --session ses_1", storage.display())), "{err}");
 }
+
+#[test]
+fn codex_user_message_event_images_are_mirrors() {
+    let url = format!("data:image/png;base64,{}", png_b64());
+    let content = lines(&[
+        json!({"timestamp":"t","type":"session_meta","payload":{"id":"x","cwd":"/","originator":"codex_cli_rs","cli_version":"0.58.0","model_provider":"openai"}}),
+        json!({"timestamp":"t","type":"turn_context","payload":{"cwd":"/","model":"gpt-5-codex","approval_policy":"never","sandbox_policy":{"mode":"read-only"},"summary":"auto"}}),
+        json!({"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[
+            {"type":"input_text","text":"<image name=[Image #1]>"},{"type":"input_image","image_url":url},{"type":"input_text","text":"</image>"},
+            {"type":"input_text","text":"what is this?"}]}}),
+        json!({"timestamp":"t","type":"event_msg","payload":{"type":"user_message","message":"what is this?","images":[url],"local_images":[]}}),
+    ]);
+    let (_dir, path) = temp_with("rollout.jsonl", content.as_bytes());
+    let (doc, _) = scan_json(&path, &[]);
+    assert_eq!(doc["format"], "codex");
+    let got = attachments(&doc);
+    assert_eq!(got.len(), 1, "counted once: {doc:#}");
+    assert_eq!(got[0]["line"], 3);
+    let mirrors = got[0]["mirrors"].as_array().expect("mirrors");
+    assert_eq!(mirrors.len(), 1, "the event's copy keeps its place");
+    let off = mirrors[0]["offset"].as_u64().expect("offset") as usize;
+    let line4 = content.lines().take(3).map(|l| l.len() + 1).sum::<usize>();
+    assert!(off > line4, "the mirror is on line 4");
+}
+
+#[test]
+fn an_explicit_format_that_recognises_nothing_is_an_error() {
+    let content = lines(&[
+        json!({"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}),
+        json!({"type":"message","id":"00000001","parentId":null,"timestamp":"t","message":{"role":"user","content":"hi","timestamp":1}}),
+    ]);
+    let (_dir, path) = temp_with("pi.jsonl", content.as_bytes());
+    for format in ["mux", "opencode", "codex", "gemini-cli", "claude-code"] {
+        let out = run(&["scan", "--format", format, path.to_str().expect("utf-8")]);
+        assert_eq!(out.status.code(), Some(2), "{format}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("0 entries") && err.contains("--format pi"), "{format}: {err}");
+    }
+}

@@ -121,9 +121,29 @@ pub fn assemble(mut records: Vec<LineRecord>) -> History {
         }
     }
     h.attachments = attachments;
+    mirrors_on_other_lines(&records, &mut h.attachments);
     // The provider in use now: the one the latest entry that names one went to.
     h.provider = h.entries.iter().rev().find_map(|e| e.provider.as_deref().map(str::to_string));
     h
+}
+
+/// Media on lines the provider never sees (Codex's `event_msg.user_message`
+/// `images`) repeat an attachment of another line: each becomes a mirror of the
+/// visible attachment with the same bytes nearest before it (else after it),
+/// so it is not counted twice and a rewrite still finds it.
+fn mirrors_on_other_lines(records: &[LineRecord], visible: &mut [Attachment]) {
+    for r in records.iter().filter(|r| r.unit == Unit::Hidden) {
+        for m in r.extra.iter().flat_map(|x| &x.attachments) {
+            let (Some(sha), Some(span)) = (&m.sha256, m.span) else { continue };
+            let i = visible
+                .iter()
+                .rposition(|a| a.sha256.as_ref() == Some(sha) && a.line <= m.line)
+                .or_else(|| visible.iter().position(|a| a.sha256.as_ref() == Some(sha)));
+            if let Some(i) = i {
+                visible[i].mirrors.push(span);
+            }
+        }
+    }
 }
 
 /// The model and provider in force at each record: set by the records that name

@@ -41,6 +41,10 @@ impl Adapter for Cline {
     }
 
     fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
+        if !matches!(v.get("role").as_str(), Some("user" | "assistant")) {
+            out.unit = super::Unit::Hidden;
+            return;
+        }
         let assistant = v.get("role").as_str() == Some("assistant");
         let mut entry = RawEntry::new(if assistant { Role::Assistant } else { Role::User });
         if assistant {

@@ -110,6 +110,9 @@ pub fn read_with_plan(
     }
     assign_refs(&mut records);
     let mut h = assemble(records);
+    if !plan.detected && h.entries.is_empty() {
+        return Err(nothing_recognised(path, opts, plan));
+    }
     findings.append(&mut h.findings);
     findings.sort_by_key(|f| f.line);
     Ok(Session {
@@ -123,6 +126,21 @@ pub fn read_with_plan(
         findings,
         provider: h.provider,
     })
+}
+
+/// An explicit `--format` under which nothing was recognised: an error, not an
+/// empty all-clear, naming the format the content looks like.
+fn nothing_recognised(path: &Path, opts: &Options, plan: &Plan) -> anyhow::Error {
+    let given = plan.format.name();
+    let auto = Options { format: None, ..opts.clone() };
+    let looks = match detect::plan(path, &auto) {
+        Ok(p) if p.format != plan.format => {
+            format!("the content looks like {0}: pass --format {0} (or --format auto)", p.format.name())
+        }
+        Ok(_) => "nothing in it is part of a history".to_string(),
+        Err(_) => "it does not look like any format session-doctor reads".to_string(),
+    };
+    anyhow::anyhow!("{}: read as {given}, nothing in it is a {given} record (0 entries); {looks}", path.display())
 }
 
 /// What one worker read from its byte range; line numbers are relative to it.
