@@ -12,8 +12,9 @@ use crate::exit::Exit;
 
 /// Un-stick the sessions of LLM coding agents.
 ///
-/// session-doctor reads a session file of Claude Code, Codex CLI, pi, Gemini CLI,
-/// mux or opencode (or logged OpenAI, Anthropic and Gemini request bodies), names
+/// session-doctor reads a session of Claude Code, Codex CLI, pi, Gemini CLI, mux,
+/// opencode (its files or its database) or Cline (or logged OpenAI, Anthropic and
+/// Gemini request bodies), names
 /// every attachment the provider sees, validates each one byte by byte, and
 /// classifies provider errors. It never writes to the session file.
 ///

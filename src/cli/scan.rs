@@ -49,6 +49,9 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<Exit> {
     for path in &args.files.files {
         match args.read.read(path) {
             Ok((session, plan)) => {
+                if let Some(note) = &plan.note {
+                    eprintln!("session-doctor: {}", report::sanitize(note));
+                }
                 let mut r = ScanReport::new(session, &plan);
                 if !args.refs.is_empty() {
                     if let Some(missing) = args.refs.iter().find(|q| !r.attachments.iter().any(|a| q.matches(a))) {

@@ -24,7 +24,7 @@ fn parse_format(s: &str) -> Result<FormatChoice, String> {
 #[derive(Debug, Args, Clone)]
 pub struct ReadArgs {
     /// Session format: auto (detect from the content) or claude-code, codex, pi,
-    /// gemini-cli, mux, opencode, openai-chat, openai-responses, anthropic, gemini.
+    /// gemini-cli, mux, opencode, openai-chat, openai-responses, anthropic, gemini, cline.
     #[arg(long = "format", value_name = "FORMAT", default_value = "auto", value_parser = parse_format)]
     pub format: FormatChoice,
 
@@ -52,6 +52,11 @@ pub struct ReadArgs {
     /// beside the session).
     #[arg(long = "overlay", value_name = "PATH")]
     pub overlay: Option<PathBuf>,
+
+    /// The session to read from a store that holds many (opencode's `opencode.db`):
+    /// its id, `ses_…`. Default: the most recently updated one (named on stderr).
+    #[arg(long = "session", value_name = "ID")]
+    pub session: Option<String>,
 
     /// Worker threads reading the file (default: one per core).
     #[arg(long = "threads", short = 'j', value_name = "N", default_value_t = 0, hide_default_value = true)]
@@ -121,6 +126,7 @@ impl ReadArgs {
             model: self.model.clone(),
             rules_file: self.rules.clone(),
             threads: self.threads,
+            session: self.session.clone(),
         }
     }
 }
@@ -128,7 +134,8 @@ impl ReadArgs {
 /// One or more session files.
 #[derive(Debug, Args, Clone)]
 pub struct Files {
-    /// Session files (JSON Lines, or one JSON document).
+    /// Session files (JSON Lines, or one JSON document), opencode's `opencode.db`
+    /// or its `storage/` folder.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
 }

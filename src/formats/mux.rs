@@ -24,6 +24,10 @@ impl Adapter for Mux {
     }
 
     fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
+        if v.get("role").as_str().is_none() || !v.get("parts").is_array() {
+            out.unit = super::Unit::Hidden;
+            return;
+        }
         let meta = v.get("metadata");
         let (role, origin) = match v.get("role").as_str().unwrap_or("") {
             "assistant" => (Role::Assistant, Origin::Assistant),

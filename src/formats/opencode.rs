@@ -38,6 +38,9 @@ impl Adapter for Opencode {
 /// One `{info, parts}` message; `base` is its JSON pointer.
 fn message<'a>(v: &'a Value<'a>, base: &str, out: &mut LineOut<'a>) {
     let info = v.get("info");
+    if info.get("role").as_str().is_none() {
+        return;
+    }
     let assistant = info.get("role").as_str() == Some("assistant");
     let mut entry = RawEntry::new(if assistant { Role::Assistant } else { Role::User });
     entry.model = info.get("modelID").to_text().or_else(|| info.at(&["model", "modelID"]).to_text());

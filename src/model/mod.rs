@@ -210,6 +210,9 @@ pub struct Finding {
     pub severity: Severity,
     /// What is wrong with that line, e.g. "cut short after 450 bytes …".
     pub message: String,
+    /// Stable machine code where one is assigned, e.g. `history.parent_cycle`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<&'static str>,
 }
 
 /// A session read into the canonical model: only what the provider sees.

@@ -136,5 +136,5 @@ impl<'r> Worker<'r> {
 
 /// A finding about one line; the message reads after "line N: ".
 pub fn finding(line: u64, severity: Severity, message: String) -> Finding {
-    Finding { line, severity, message }
+    Finding { line, severity, message, code: None }
 }
