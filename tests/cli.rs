@@ -1,5 +1,5 @@
-//! The CLI definition and its docs: clap's own consistency checks, and the man
-//! page in `man/` kept in step with `--help`.
+//! The CLI definition: clap's own consistency checks and the process-level contract
+//! (the man pages are checked in `tests/man.rs`).
 
 use clap::CommandFactory as _;
 use session_doctor::cli::Cli;
@@ -7,34 +7,6 @@ use session_doctor::cli::Cli;
 #[test]
 fn clap_definition_is_consistent() {
     Cli::command().debug_assert();
-}
-
-/// One page for the tool and one per subcommand, as `man session-doctor-scan`.
-fn pages() -> Vec<(String, clap::Command)> {
-    let top = Cli::command();
-    let mut pages = vec![("session-doctor".to_string(), top.clone())];
-    for sub in top.get_subcommands() {
-        // clap names are &'static str without its `string` feature; a test may leak two.
-        let name: &'static str = Box::leak(format!("session-doctor-{}", sub.get_name()).into_boxed_str());
-        let version: &'static str = Box::leak(top.get_version().unwrap_or_default().to_string().into_boxed_str());
-        pages.push((name.to_string(), sub.clone().name(name).version(version)));
-    }
-    pages
-}
-
-#[test]
-fn man_pages_are_current() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("man");
-    for (name, cmd) in pages() {
-        let mut rendered = Vec::new();
-        clap_mangen::Man::new(cmd).render(&mut rendered).expect("renders");
-        let path = dir.join(format!("{name}.1"));
-        if std::env::var_os("UPDATE_MAN").is_some() {
-            std::fs::write(&path, &rendered).expect("write man page");
-        }
-        let committed = std::fs::read(&path).unwrap_or_default();
-        assert!(committed == rendered, "man/{name}.1 is stale: run `UPDATE_MAN=1 cargo test --test cli`");
-    }
 }
 
 #[test]

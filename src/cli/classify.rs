@@ -4,6 +4,7 @@
 //! [`crate::report::sanitize`] before it reaches a terminal.
 
 use std::io::{IsTerminal as _, Read as _};
+use std::path::Path;
 
 use anyhow::{Context as _, bail};
 use clap::Args;
@@ -14,9 +15,18 @@ use crate::report::sanitize;
 
 /// Classify one provider error (a JSON body, or the text an agent recorded).
 ///
-/// Prints the failure class, whether retrying can help, and the remedy.
+/// Prints the failure class, whether retrying can help, the remedy, and what the
+/// error names (provider, status, code, type, a limit such as the 30 of
+/// "31 > 30", the request block it points at), as aligned `key  value` lines.
 #[derive(Debug, Args)]
 #[command(after_help = "\
+Examples:
+  session-doctor classify 'Could not process image'
+  session-doctor classify --status 429 'Rate limit reached for requests'
+  session-doctor classify --json 'Too many images in request: 31 > 30'
+  session-doctor classify error.json
+  pbpaste | session-doctor classify --provider anthropic -
+
 Exit status:
   0  the error was classified (even as `unknown`)
   2  usage error, or the input could not be read
@@ -30,16 +40,22 @@ pub struct ClassifyArgs {
     /// Provider that returned the error (anthropic, openai, gemini, …); detected when absent.
     #[arg(long = "provider")]
     pub provider: Option<String>,
-    /// Print JSON instead of key: value lines.
+    /// Print JSON instead of aligned lines.
     #[arg(long = "json")]
     pub json: bool,
-    /// The error: a JSON body or the text an agent recorded; `-` or nothing reads stdin.
+    /// The error: a JSON body or the text an agent recorded. When it names an
+    /// existing file, that file's content is read; `-` or nothing reads stdin.
+    #[arg(value_name = "TEXT|FILE|-")]
     pub text: Option<String>,
 }
 
 /// Reads the error, classifies it, prints the verdict.
 pub fn run(args: &ClassifyArgs) -> anyhow::Result<Exit> {
     let text = match args.text.as_deref() {
+        Some(t) if t != "-" && Path::new(t).is_file() => {
+            let bytes = std::fs::read(t).with_context(|| format!("reading {}", sanitize(t)))?;
+            String::from_utf8_lossy(&bytes).into_owned()
+        }
         Some(t) if t != "-" => t.to_string(),
         _ => {
             let mut stdin = std::io::stdin();

@@ -14,11 +14,24 @@ use crate::exit::Exit;
 /// mux or opencode (or logged OpenAI, Anthropic and Gemini request bodies), names
 /// every attachment the provider sees, validates each one byte by byte, and
 /// classifies provider errors. It never writes to the session file.
-///
-/// Exit status: 0 healthy, 1 problems found, 2 usage error or unreadable input.
 #[derive(Debug, Parser)]
-#[command(name = "session-doctor", version)]
+#[command(
+    name = "session-doctor",
+    version,
+    after_help = "\
+Examples:
+  session-doctor scan samples/claude-code.jsonl
+  session-doctor classify 'Could not process image'
+
+Exit status:
+  0  healthy / done
+  1  problems found (an invalid attachment, a provider limit broken)
+  2  usage error or unreadable input"
+)]
 pub struct Cli {
+    /// When to colour the output: auto (on a terminal, unless NO_COLOR is set), always, never.
+    #[arg(long = "color", value_name = "WHEN", global = true, default_value = "auto")]
+    pub color: crate::report::term::ColorChoice,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -31,6 +44,8 @@ pub enum Command {
 
 /// Runs one command and says how the process should exit.
 pub fn run(cli: Cli) -> anyhow::Result<Exit> {
+    // Decided once; printers read it with `report::term::current()`.
+    crate::report::term::init(cli.color);
     match cli.command {
         Command::Scan(args) => scan::run(&args),
         Command::Classify(args) => classify::run(&args),

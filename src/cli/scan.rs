@@ -18,12 +18,22 @@ use super::session_args::{Files, ReadArgs};
 /// verdict (ok, warn, invalid) with reasons. Damaged lines (invalid JSON, a last
 /// line cut short, bad UTF-8) are reported as findings and the rest is still read.
 ///
-/// Exit status: 0 when every attachment is fine, 1 when one is invalid or the
-/// history breaks a provider limit, 2 when a file cannot be read.
+/// On a terminal the table is fitted to its width (long names keep their end);
+/// piped, every value is printed in full. `-` reads the session from stdin.
 #[derive(Debug, Args)]
-#[command(
-    after_help = "Examples:\n  session-doctor scan ~/.claude/projects/-home-me-app/1f0e….jsonl\n  session-doctor scan --provider openai --json session.jsonl\n  session-doctor scan --deep samples/*.jsonl\n  session-doctor scan --ref L7.1 --ref sha256:88709c samples/claude-code.jsonl"
-)]
+#[command(after_help = "\
+Examples:
+  session-doctor scan ~/.claude/projects/-home-me-app/1f0e….jsonl
+  session-doctor scan --provider openai --json session.jsonl
+  session-doctor scan --deep samples/*.jsonl
+  session-doctor scan --ref L7.1 --ref sha256:88709c samples/claude-code.jsonl
+  curl -s https://example.com/session.jsonl | session-doctor scan -
+
+Exit status:
+  0  every attachment is fine
+  1  an attachment is invalid, the history breaks a provider limit,
+     or a line could not be read and was skipped
+  2  usage error, or a file cannot be read")]
 pub struct ScanArgs {
     #[command(flatten)]
     pub files: Files,
@@ -44,6 +54,7 @@ fn parse_ref(s: &str) -> Result<Ref, String> {
 
 pub fn run(args: &ScanArgs) -> anyhow::Result<Exit> {
     let opts = args.read.options();
+    let term = report::term::current();
     let mut out = std::io::stdout().lock();
     let mut reports = Vec::new();
     let (mut failed, mut problems) = (false, false);
@@ -64,7 +75,7 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<Exit> {
                     reports.push(r);
                 } else {
                     // Human output goes out file by file, as each is read.
-                    report::scan::write(&mut out, &r)?;
+                    report::scan::write_for(&mut out, &r, &term)?;
                     out.flush()?;
                 }
             }

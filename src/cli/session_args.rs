@@ -21,6 +21,14 @@ fn parse_format(s: &str) -> Result<FormatChoice, String> {
     })
 }
 
+fn parse_threads(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1 (leave -j out for one thread per core)".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 #[derive(Debug, Args, Clone)]
 pub struct ReadArgs {
     /// Session format: auto (detect from the content) or claude-code, codex, pi,
@@ -48,9 +56,9 @@ pub struct ReadArgs {
     #[arg(long = "rules", value_name = "FILE")]
     pub rules: Option<PathBuf>,
 
-    /// Worker threads reading the file (default: one per core).
-    #[arg(long = "threads", short = 'j', value_name = "N", default_value_t = 0, hide_default_value = true)]
-    pub threads: usize,
+    /// Worker threads reading the file, at least 1 (default: one per core).
+    #[arg(long = "threads", short = 'j', value_name = "N", value_parser = parse_threads)]
+    pub threads: Option<usize>,
 }
 
 impl ReadArgs {
@@ -61,7 +69,7 @@ impl ReadArgs {
             provider: self.provider.clone(),
             model: self.model.clone(),
             rules_file: self.rules.clone(),
-            threads: self.threads,
+            threads: self.threads.unwrap_or(0),
         }
     }
 }
@@ -69,7 +77,7 @@ impl ReadArgs {
 /// One or more session files.
 #[derive(Debug, Args, Clone)]
 pub struct Files {
-    /// Session files (JSON Lines, or one JSON document).
+    /// Session files (JSON Lines, or one JSON document); `-` reads one from stdin.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
 }

@@ -4,6 +4,8 @@ pub mod progress;
 mod sanitize;
 pub mod scan;
 pub mod table;
+pub mod term;
+pub mod units;
 
 use serde::Serialize;
 
