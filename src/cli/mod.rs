@@ -1,6 +1,8 @@
 //! Command-line interface: clap definitions and the one dispatch match.
 
 mod classify;
+mod completions;
+pub mod input;
 mod scan;
 mod session_args;
 
@@ -40,6 +42,7 @@ pub struct Cli {
 pub enum Command {
     Scan(scan::ScanArgs),
     Classify(classify::ClassifyArgs),
+    Completions(completions::CompletionsArgs),
 }
 
 /// Runs one command and says how the process should exit.
@@ -49,6 +52,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
     match cli.command {
         Command::Scan(args) => scan::run(&args),
         Command::Classify(args) => classify::run(&args),
+        Command::Completions(args) => completions::run(&args),
     }
 }
 
