@@ -6,6 +6,7 @@
 
 pub mod classify;
 pub mod cli;
+pub mod discover;
 pub mod exit;
 pub mod formats;
 pub mod json;

@@ -5,6 +5,7 @@ mod completions;
 pub mod input;
 mod scan;
 mod session_args;
+mod sessions;
 
 use clap::{Parser, Subcommand};
 
@@ -43,6 +44,7 @@ pub enum Command {
     Scan(scan::ScanArgs),
     Classify(classify::ClassifyArgs),
     Completions(completions::CompletionsArgs),
+    Sessions(sessions::SessionsArgs),
 }
 
 /// Runs one command and says how the process should exit.
@@ -53,6 +55,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Scan(args) => scan::run(&args),
         Command::Classify(args) => classify::run(&args),
         Command::Completions(args) => completions::run(&args),
+        Command::Sessions(args) => sessions::run(&args),
     }
 }
 

@@ -3,6 +3,7 @@
 pub mod progress;
 mod sanitize;
 pub mod scan;
+pub mod sessions;
 pub mod table;
 pub mod term;
 pub mod units;
