@@ -32,7 +32,8 @@ Exit status:
   2  usage error or unreadable input"
 )]
 pub struct Cli {
-    /// When to colour the output: auto (on a terminal, unless NO_COLOR is set), always, never.
+    /// When to colour the output: auto (on a terminal, unless NO_COLOR is set;
+    /// CLICOLOR_FORCE forces it), always, never.
     #[arg(long = "color", value_name = "WHEN", global = true, default_value = "auto")]
     pub color: crate::report::term::ColorChoice,
     #[command(subcommand)]
@@ -43,8 +44,8 @@ pub struct Cli {
 pub enum Command {
     Scan(scan::ScanArgs),
     Classify(classify::ClassifyArgs),
-    Completions(completions::CompletionsArgs),
     Sessions(sessions::SessionsArgs),
+    Completions(completions::CompletionsArgs),
 }
 
 /// Runs one command and says how the process should exit.

@@ -10,12 +10,11 @@ use anstyle::{AnsiColor, Style};
 /// `--color`: when to colour human output.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum ColorChoice {
-    /// Colour when stdout is a terminal, unless `NO_COLOR` is set (`CLICOLOR_FORCE` forces it).
+    // On a terminal, unless NO_COLOR is set (CLICOLOR_FORCE forces it). Plain `//`
+    // comments: doc comments would list every value at length in --help.
     #[default]
     Auto,
-    /// Always colour, even into a pipe.
     Always,
-    /// Never colour.
     Never,
 }
 
