@@ -12,6 +12,7 @@ use clap::Args;
 use crate::classify::{Classification, Hint, classify};
 use crate::exit::Exit;
 use crate::report::sanitize;
+use crate::report::table::wrap;
 
 /// Classify one provider error (a JSON body, or the text an agent recorded).
 ///
@@ -75,13 +76,14 @@ pub fn run(args: &ClassifyArgs) -> anyhow::Result<Exit> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&c)?);
     } else {
-        print!("{}", human(&c));
+        print!("{}", human(&c, crate::report::term::current().width));
     }
     Ok(Exit::Healthy)
 }
 
 /// Aligned `key  value` lines; absent values are left out, the message comes last.
-fn human(c: &Classification) -> String {
+/// On a terminal (`width`) long values wrap at spaces under the value column.
+fn human(c: &Classification, width: Option<usize>) -> String {
     let retry = match c.retryable {
         Some(true) => "yes",
         Some(false) => "no",
@@ -102,12 +104,17 @@ fn human(c: &Classification) -> String {
         ("message", c.message.clone()),
     ];
     rows.extend(optional.into_iter().filter_map(|(k, v)| v.map(|v| (k, v))));
-    let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    let key = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
     let mut out = String::new();
     for (k, v) in rows {
-        // Continuation lines of a multi-line message line up under the value column.
-        let v = sanitize(&v).replace('\n', &format!("\n{:width$}  ", ""));
-        out.push_str(&format!("{k:width$}  {v}\n"));
+        // Continuation lines (of a multi-line message, or wrapped) line up under the value column.
+        let v = sanitize(&v);
+        let mut first = format!("{k:key$}  ");
+        for line in v.split('\n') {
+            out.push_str(&wrap(&first, line, width, key + 2));
+            out.push('\n');
+            first = " ".repeat(key + 2);
+        }
     }
     out
 }
@@ -119,7 +126,7 @@ mod tests {
     #[test]
     fn human_output_is_sanitized_and_aligned() {
         let c = classify("Could not process image \u{1b}[31mred", &Hint { status: Some(400), provider: None });
-        let out = human(&c);
+        let out = human(&c, None);
         assert!(out.starts_with("class      media_rejected\n"), "{out}");
         assert!(out.contains("retryable  no\n"));
         assert!(!out.contains('\u{1b}'));
