@@ -8,6 +8,7 @@ pub mod atomic;
 pub mod classify;
 pub mod cli;
 pub mod diagnose;
+pub mod discover;
 pub mod exit;
 pub mod formats;
 pub mod json;

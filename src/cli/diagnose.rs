@@ -71,7 +71,7 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
         serde_json::to_writer_pretty(&mut out, &d)?;
         writeln!(out)?;
     } else {
-        report::diagnose::write(&mut out, &d, plan.detected)?;
+        report::diagnose::write(&mut out, &d, plan.detected, &report::term::current())?;
     }
     out.flush()?;
     Ok(if d.stuck { Exit::Problems } else { Exit::Healthy })

@@ -1,10 +1,13 @@
 //! Command-line interface: clap definitions and the one dispatch match.
 
 mod classify;
+mod completions;
 mod diagnose;
 mod exclude;
+pub mod input;
 mod scan;
 mod session_args;
+mod sessions;
 
 use clap::{Parser, Subcommand};
 
@@ -17,11 +20,25 @@ use crate::exit::Exit;
 /// Gemini request bodies), names
 /// every attachment the provider sees, validates each one byte by byte, and
 /// classifies provider errors. It never writes to the session file.
-///
-/// Exit status: 0 healthy, 1 problems found, 2 usage error or unreadable input.
 #[derive(Debug, Parser)]
-#[command(name = "session-doctor", version)]
+#[command(
+    name = "session-doctor",
+    version,
+    after_help = "\
+Examples:
+  session-doctor scan samples/claude-code.jsonl
+  session-doctor classify 'Could not process image'
+
+Exit status:
+  0  healthy / done
+  1  problems found (an invalid attachment, a provider limit broken)
+  2  usage error or unreadable input"
+)]
 pub struct Cli {
+    /// When to colour the output: auto (on a terminal, unless NO_COLOR is set;
+    /// CLICOLOR_FORCE forces it), always, never.
+    #[arg(long = "color", value_name = "WHEN", global = true, default_value = "auto")]
+    pub color: crate::report::term::ColorChoice,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -32,15 +49,21 @@ pub enum Command {
     Diagnose(diagnose::DiagnoseArgs),
     Exclude(exclude::ExcludeArgs),
     Classify(classify::ClassifyArgs),
+    Sessions(sessions::SessionsArgs),
+    Completions(completions::CompletionsArgs),
 }
 
 /// Runs one command and says how the process should exit.
 pub fn run(cli: Cli) -> anyhow::Result<Exit> {
+    // Decided once; printers read it with `report::term::current()`.
+    crate::report::term::init(cli.color);
     match cli.command {
         Command::Scan(args) => scan::run(&args),
         Command::Diagnose(args) => diagnose::run(&args),
         Command::Exclude(args) => exclude::run(&args),
         Command::Classify(args) => classify::run(&args),
+        Command::Completions(args) => completions::run(&args),
+        Command::Sessions(args) => sessions::run(&args),
     }
 }
 
