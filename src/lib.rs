@@ -17,4 +17,5 @@ pub mod model;
 pub mod overlay;
 pub mod provider;
 pub mod reader;
+pub mod rewrite;
 pub mod report;

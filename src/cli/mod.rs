@@ -4,6 +4,8 @@ mod classify;
 mod completions;
 mod diagnose;
 mod exclude;
+mod repair;
+mod rewrite_args;
 pub mod input;
 mod scan;
 mod session_args;
@@ -48,6 +50,7 @@ pub enum Command {
     Scan(scan::ScanArgs),
     Diagnose(diagnose::DiagnoseArgs),
     Exclude(exclude::ExcludeArgs),
+    Repair(repair::RepairArgs),
     Classify(classify::ClassifyArgs),
     Sessions(sessions::SessionsArgs),
     Completions(completions::CompletionsArgs),
@@ -61,6 +64,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Scan(args) => scan::run(&args),
         Command::Diagnose(args) => diagnose::run(&args),
         Command::Exclude(args) => exclude::run(&args),
+        Command::Repair(args) => repair::run(&args),
         Command::Classify(args) => classify::run(&args),
         Command::Completions(args) => completions::run(&args),
         Command::Sessions(args) => sessions::run(&args),

@@ -6,9 +6,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::model::{Attachment, Entry, Finding, Reasoning, ReasoningKind, Ref, Severity, ToolCall};
+use crate::model::{Attachment, Entry, Finding, Reasoning, Record, Ref, Severity, ToolCall};
 
-use super::{Id, RawCall, Unit};
+use super::{Id, RawCall, RawReasoning, Unit};
 
 /// One line after its media were decoded and judged; media bytes are dropped.
 /// Most lines of a long session are plain text, so all but the entries and
@@ -16,6 +16,9 @@ use super::{Id, RawCall, Unit};
 #[derive(Debug, Default)]
 pub struct LineRecord {
     pub line: u64,
+    /// Where the record's text sits in the file: a line, or the whole document.
+    pub offset: u64,
+    pub len: u64,
     pub unit: Unit,
     pub entries: Vec<Entry>,
     pub extra: Option<Box<Extra>>,
@@ -27,7 +30,7 @@ pub struct Extra {
     /// `entry` indexes [`LineRecord::entries`]; `line` is the payload's own line.
     pub attachments: Vec<Attachment>,
     pub calls: Vec<RawCall>,
-    pub reasoning: Vec<(ReasoningKind, Option<String>)>,
+    pub reasoning: Vec<RawReasoning>,
     pub context_model: Option<Arc<str>>,
     pub context_provider: Option<Arc<str>>,
 }
@@ -50,6 +53,8 @@ pub struct History {
     pub attachments: Vec<Attachment>,
     pub tool_calls: Vec<ToolCall>,
     pub reasoning: Vec<Reasoning>,
+    /// The records the provider sees, in history order, with where each sits.
+    pub records: Vec<Record>,
     /// The provider the session's latest entries name (metadata or the entries themselves).
     pub provider: Option<String>,
     /// What assembling found wrong with the links between lines (parent cycles, missing parents).
@@ -89,6 +94,7 @@ pub fn assemble(mut records: Vec<LineRecord>) -> History {
     let calls: HashMap<&str, &ToolCall> = h.tool_calls.iter().map(|c| (c.call_id.as_str(), c)).collect();
 
     let mut attachments = Vec::new();
+    h.records = order.iter().map(|&i| Record { line: records[i].line, offset: records[i].offset, len: records[i].len }).collect();
     for &i in &order {
         let r = &mut records[i];
         let base = h.entries.len();
@@ -116,8 +122,8 @@ pub fn assemble(mut records: Vec<LineRecord>) -> History {
             }
             attachments.push(a);
         }
-        for (kind, id) in x.reasoning.drain(..) {
-            h.reasoning.push(Reasoning { line, kind, id });
+        for r in x.reasoning.drain(..) {
+            h.reasoning.push(Reasoning { line, kind: r.kind, id: r.id, pointer: r.pointer });
         }
     }
     h.attachments = attachments;

@@ -230,14 +230,29 @@ pub struct LineOut<'a> {
     pub entries: Vec<RawEntry>,
     pub media: Vec<RawMedia<'a>>,
     pub calls: Vec<RawCall>,
-    pub reasoning: Vec<(ReasoningKind, Option<String>)>,
+    pub reasoning: Vec<RawReasoning>,
     /// Model in force for later entries that do not name one (Codex `turn_context`, pi `model_change`).
     pub context_model: Option<String>,
     /// Provider in force for later entries (session metadata).
     pub context_provider: Option<String>,
 }
 
+/// A replayed reasoning item found in a line, with where it sits.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawReasoning {
+    pub kind: ReasoningKind,
+    /// The OpenAI `rs_…` id when the format keeps it.
+    pub id: Option<String>,
+    /// JSON pointer of the block, item or part that carries it.
+    pub pointer: String,
+}
+
 impl<'a> LineOut<'a> {
+    /// Records a reasoning item at `pointer`.
+    pub fn reasoning(&mut self, kind: ReasoningKind, id: Option<String>, pointer: &str) {
+        self.reasoning.push(RawReasoning { kind, id, pointer: pointer.to_string() });
+    }
+
     /// Starts an entry and returns its index.
     pub fn entry(&mut self, e: RawEntry) -> usize {
         self.entries.push(e);

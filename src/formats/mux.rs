@@ -60,8 +60,8 @@ impl Adapter for Mux {
                     out.media.push(m);
                 }
             } else if ty == "reasoning" {
-                provider_reasoning(p.get("providerOptions"), out);
-                provider_reasoning(p.get("providerMetadata"), out);
+                provider_reasoning(p.get("providerOptions"), &at, out);
+                provider_reasoning(p.get("providerMetadata"), &at, out);
             } else if let Some(id) = p.get("toolCallId").to_text() {
                 let name = p.get("toolName").to_text().or_else(|| ty.strip_prefix("tool-").map(str::to_string));
                 let path = path_argument(p.get("input"));

@@ -108,7 +108,7 @@ fn message<'a>(m: &'a Value<'a>, out: &mut LineOut<'a>) {
             let e = out.entry(e);
             for (i, b) in m.get("content").items().iter().enumerate() {
                 match b.get("type").as_str().unwrap_or("") {
-                    "thinking" => thinking(b, out),
+                    "thinking" => thinking(b, &ptr("/message/content", i), out),
                     "toolCall" => {
                         if let Some(id) = b.get("id").to_text() {
                             out.calls.push(RawCall {
@@ -119,7 +119,7 @@ fn message<'a>(m: &'a Value<'a>, out: &mut LineOut<'a>) {
                             });
                         }
                         if b.has("thoughtSignature") {
-                            out.reasoning.push((ReasoningKind::GeminiSignature, None));
+                            out.reasoning(ReasoningKind::GeminiSignature, None, &ptr("/message/content", i));
                         }
                     }
                     "image" => {
@@ -135,9 +135,9 @@ fn message<'a>(m: &'a Value<'a>, out: &mut LineOut<'a>) {
 }
 
 /// pi keeps OpenAI reasoning as the whole item serialized into `thinkingSignature`.
-fn thinking(b: &Value<'_>, out: &mut LineOut<'_>) {
+fn thinking(b: &Value<'_>, at: &str, out: &mut LineOut<'_>) {
     if b.get("redacted").as_bool() == Some(true) {
-        out.reasoning.push((ReasoningKind::AnthropicRedacted, None));
+        out.reasoning(ReasoningKind::AnthropicRedacted, None, at);
         return;
     }
     let Some(sig) = b.get("thinkingSignature").as_str() else {
@@ -148,10 +148,10 @@ fn thinking(b: &Value<'_>, out: &mut LineOut<'_>) {
         && item.get("type").as_str() == Some("reasoning")
     {
         let kind = if item.has("encrypted_content") { ReasoningKind::OpenaiEncrypted } else { ReasoningKind::OpenaiId };
-        out.reasoning.push((kind, item.get("id").to_text()));
+        out.reasoning(kind, item.get("id").to_text(), at);
         return;
     }
-    out.reasoning.push((ReasoningKind::AnthropicSignature, None));
+    out.reasoning(ReasoningKind::AnthropicSignature, None, at);
 }
 
 fn parts<'a>(content: &'a Value<'a>, site: &Site, base: &str, out: &mut LineOut<'a>) {

@@ -130,7 +130,7 @@ impl<'r> Worker<'r> {
                 context_provider: self.intern(out.context_provider),
             })
         });
-        LineRecord { line: lineno, unit: out.unit, entries, extra }
+        LineRecord { line: lineno, offset, len: raw.len() as u64, unit: out.unit, entries, extra }
     }
 }
 

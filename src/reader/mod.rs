@@ -125,6 +125,7 @@ pub fn read_with_plan(
         reasoning: h.reasoning,
         findings,
         provider: h.provider,
+        records: h.records,
     })
 }
 
@@ -271,6 +272,11 @@ fn single_document(bytes: &[u8], opts: &Options, plan: &Plan) -> anyhow::Result<
         }
         for a in rec.attachments_mut() {
             a.pointer = format!("/{i}{}", a.pointer);
+        }
+        if let Some(x) = rec.extra.as_mut() {
+            for r in &mut x.reasoning {
+                r.pointer = format!("/{i}{}", r.pointer);
+            }
         }
         if !rec.is_empty() {
             records.push(rec);
