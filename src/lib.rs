@@ -15,6 +15,7 @@ pub mod json;
 pub mod media;
 pub mod model;
 pub mod overlay;
+pub mod preview;
 pub mod provider;
 pub mod reader;
 pub mod rewrite;
