@@ -18,5 +18,5 @@ pub mod overlay;
 pub mod preview;
 pub mod provider;
 pub mod reader;
-pub mod rewrite;
 pub mod report;
+pub mod rewrite;

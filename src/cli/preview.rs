@@ -23,9 +23,9 @@ fn parse_target(s: &str) -> Result<Target, String> {
     if s == "native" {
         return Ok(Target(None));
     }
-    Dialect::from_name(s)
-        .map(|d| Target(Some(d)))
-        .ok_or_else(|| format!("unknown target `{s}`; expected native, anthropic, openai-chat, openai-responses or gemini"))
+    Dialect::from_name(s).map(|d| Target(Some(d))).ok_or_else(|| {
+        format!("unknown target `{s}`; expected native, anthropic, openai-chat, openai-responses or gemini")
+    })
 }
 
 /// Show the request the agent would send, once the overlay and the rewrites apply.

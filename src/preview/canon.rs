@@ -16,11 +16,28 @@ pub type Family = &'static str;
 pub enum Part {
     Text(String),
     /// An image or a document: inline base64, or a URL / file id.
-    Media { mime: Option<String>, data: Option<String>, url: Option<String>, name: Option<String> },
-    Call { id: String, name: String, args: Value },
-    Result { id: String, name: Option<String>, parts: Vec<Part>, error: bool },
+    Media {
+        mime: Option<String>,
+        data: Option<String>,
+        url: Option<String>,
+        name: Option<String>,
+    },
+    Call {
+        id: String,
+        name: String,
+        args: Value,
+    },
+    Result {
+        id: String,
+        name: Option<String>,
+        parts: Vec<Part>,
+        error: bool,
+    },
     /// Opaque replayed reasoning, kept as the dialect wrote it.
-    Reasoning { family: Family, raw: Value },
+    Reasoning {
+        family: Family,
+        raw: Value,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -91,7 +91,9 @@ pub fn preview(
 
     // A logged request previewed in its own dialect: the body as logged.
     if logged(format) && native(format, "") == dialect {
-        let Some(r) = session.records.iter().rev().find(|r| is_request(&read_record(r.offset, r.len).unwrap_or_default())) else {
+        let Some(r) =
+            session.records.iter().rev().find(|r| is_request(&read_record(r.offset, r.len).unwrap_or_default()))
+        else {
             anyhow::bail!("{}: no logged request to preview", path.display());
         };
         let text = read_record(r.offset, r.len)?;
@@ -125,8 +127,11 @@ pub fn preview(
         if let Some(r) = session.records.first().copied() {
             let text = read_record(r.offset, r.len)?;
             if let Some(text) = edited(&text, r.offset, 1) {
-                let doc: serde_json::Value = serde_json::from_slice(&text).context("the edited document is not JSON")?;
-                let list = doc.as_array().or_else(|| doc.get("messages").and_then(|m| m.as_array()).filter(|_| !logged(format)));
+                let doc: serde_json::Value =
+                    serde_json::from_slice(&text).context("the edited document is not JSON")?;
+                let list = doc
+                    .as_array()
+                    .or_else(|| doc.get("messages").and_then(|m| m.as_array()).filter(|_| !logged(format)));
                 match list {
                     Some(items) => items.iter().try_for_each(|v| push(&mut w, v))?,
                     None => push(&mut w, &doc)?,

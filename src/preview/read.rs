@@ -101,7 +101,9 @@ fn anthropic_block(b: &Value) -> Option<Part> {
                 _ => Part::Media { mime: s(src, "media_type"), data: s(src, "data"), url: None, name },
             }
         }
-        "tool_use" | "server_tool_use" => Part::Call { id: s(b, "id")?, name: s(b, "name")?, args: args(b.get("input")) },
+        "tool_use" | "server_tool_use" => {
+            Part::Call { id: s(b, "id")?, name: s(b, "name")?, args: args(b.get("input")) }
+        }
         "tool_result" => Part::Result {
             id: s(b, "tool_use_id")?,
             name: None,
@@ -317,7 +319,12 @@ fn gemini_part(p: &Value) -> Option<Part> {
         let name = s(r, "name")?;
         let mut parts = vec![Part::Text(text_of(r.get("response").unwrap_or(&Value::Null)))];
         parts.extend(gemini_parts(r.get("parts").unwrap_or(&Value::Null)));
-        return Some(Part::Result { id: s(r, "id").unwrap_or_else(|| name.clone()), name: Some(name), parts, error: false });
+        return Some(Part::Result {
+            id: s(r, "id").unwrap_or_else(|| name.clone()),
+            name: Some(name),
+            parts,
+            error: false,
+        });
     }
     None
 }
@@ -368,7 +375,12 @@ fn sdk_tool(p: &Value, input: Option<&Value>, output: Option<&Value>, name: Stri
                 .iter()
                 .filter_map(|x| match x.get("type")?.as_str()? {
                     "text" => Some(Part::Text(s(x, "text")?)),
-                    "media" => Some(Part::Media { mime: s(x, "mediaType"), data: s(x, "data"), url: None, name: s(x, "filename") }),
+                    "media" => Some(Part::Media {
+                        mime: s(x, "mediaType"),
+                        data: s(x, "data"),
+                        url: None,
+                        name: s(x, "filename"),
+                    }),
                     _ => None,
                 })
                 .collect(),
@@ -394,9 +406,12 @@ fn mux(v: &Value) -> Vec<Msg> {
         let ty = p.get("type").and_then(Value::as_str).unwrap_or("");
         match ty {
             "text" => said.extend(s(p, "text").map(Part::Text)),
-            "file" => said.extend(s(p, "url").map(|u| Part::from_url(&u, p.get("mediaType").and_then(Value::as_str), s(p, "filename")))),
+            "file" => said.extend(
+                s(p, "url").map(|u| Part::from_url(&u, p.get("mediaType").and_then(Value::as_str), s(p, "filename"))),
+            ),
             _ if p.get("toolCallId").is_some() => {
-                let name = s(p, "toolName").or_else(|| ty.strip_prefix("tool-").map(str::to_string)).unwrap_or_default();
+                let name =
+                    s(p, "toolName").or_else(|| ty.strip_prefix("tool-").map(str::to_string)).unwrap_or_default();
                 let (c, r) = sdk_tool(p, p.get("input"), p.get("output"), name);
                 said.extend(c);
                 results.extend(r);
@@ -429,7 +444,9 @@ fn opencode(v: &Value) -> Vec<Msg> {
             "text" if p.get("synthetic").and_then(Value::as_bool) != Some(true) || role == Role::User => {
                 said.extend(s(p, "text").map(Part::Text));
             }
-            "file" => said.extend(s(p, "url").map(|u| Part::from_url(&u, p.get("mime").and_then(Value::as_str), s(p, "filename")))),
+            "file" => said.extend(
+                s(p, "url").map(|u| Part::from_url(&u, p.get("mime").and_then(Value::as_str), s(p, "filename"))),
+            ),
             "tool" => {
                 let state = p.get("state").unwrap_or(&Value::Null);
                 let done = state.get("status").and_then(Value::as_str) == Some("completed");
@@ -439,7 +456,10 @@ fn opencode(v: &Value) -> Vec<Msg> {
                 if let (true, Some(id)) = (done, s(p, "callID")) {
                     let mut parts = vec![Part::Text(state.get("output").map(text_of).unwrap_or_default())];
                     for a in items(state.get("attachments")) {
-                        parts.extend(s(a, "url").map(|u| Part::from_url(&u, a.get("mime").and_then(Value::as_str), s(a, "filename"))));
+                        parts.extend(
+                            s(a, "url")
+                                .map(|u| Part::from_url(&u, a.get("mime").and_then(Value::as_str), s(a, "filename"))),
+                        );
                     }
                     results.push(Part::Result { id, name: Some(name), parts, error: false });
                 }

@@ -65,6 +65,9 @@ pub struct Writer<W: Write> {
     pending: Option<Msg>,
     first: bool,
     system: Vec<String>,
+    /// The tool each call id called: results that do not name it (Anthropic,
+    /// OpenAI) get it back for dialects that want it (Gemini).
+    calls: std::collections::HashMap<String, String>,
     /// Every item written, for the caller's summary.
     pub items: u64,
 }
@@ -76,14 +79,24 @@ impl<W: Write> Writer<W> {
             write!(out, "\"model\":{},", json!(m))?;
         }
         write!(out, "\n\"{}\":[", dialect.list())?;
-        Ok(Writer { out, dialect, pending: None, first: true, system: Vec::new(), items: 0 })
+        Ok(Writer { out, dialect, pending: None, first: true, system: Vec::new(), calls: Default::default(), items: 0 })
     }
 
     pub fn push(&mut self, mut m: Msg) -> std::io::Result<()> {
         // Reasoning only its own family can verify; other dialects cannot carry it.
         m.parts.retain(|p| !matches!(p, Part::Reasoning { family, .. } if *family != self.dialect.family()));
+        for p in &mut m.parts {
+            match p {
+                Part::Call { id, name, .. } => {
+                    self.calls.insert(id.clone(), name.clone());
+                }
+                Part::Result { id, name: name @ None, .. } => name.clone_from(&self.calls.get(id.as_str()).cloned()),
+                _ => {}
+            }
+        }
         if m.role == Role::System {
-            self.system.extend(m.parts.iter().filter_map(|p| if let Part::Text(t) = p { Some(t.clone()) } else { None }));
+            self.system
+                .extend(m.parts.iter().filter_map(|p| if let Part::Text(t) = p { Some(t.clone()) } else { None }));
             if self.dialect != Dialect::OpenaiChat && self.dialect != Dialect::OpenaiResponses {
                 return Ok(());
             }
@@ -129,7 +142,7 @@ impl<W: Write> Writer<W> {
                 write!(self.out, ",")?;
             }
             self.first = false;
-            write!(self.out, "\n")?;
+            writeln!(self.out)?;
             serde_json::to_writer(&mut self.out, &v)?;
             self.items += 1;
         }
@@ -197,9 +210,9 @@ fn anthropic(m: Msg) -> Vec<Value> {
 fn chat_part(p: &Part) -> Option<Value> {
     match p {
         Part::Text(t) => Some(json!({"type":"text","text":t})),
-        Part::Media { name, .. } if p.is_pdf() => {
-            Some(json!({"type":"file","file":{"filename": name.clone().unwrap_or_else(|| "document.pdf".into()),"file_data": p.data_url()}}))
-        }
+        Part::Media { name, .. } if p.is_pdf() => Some(
+            json!({"type":"file","file":{"filename": name.clone().unwrap_or_else(|| "document.pdf".into()),"file_data": p.data_url()}}),
+        ),
         Part::Media { .. } => Some(json!({"type":"image_url","image_url":{"url": p.data_url()}})),
         _ => None,
     }
@@ -212,10 +225,13 @@ fn chat(m: Msg) -> Vec<Value> {
     let mut media_after = Vec::new();
     for p in m.parts {
         match p {
-            Part::Call { id, name, args } => calls.push(json!({"id":id,"type":"function","function":{"name":name,"arguments":args.to_string()}})),
+            Part::Call { id, name, args } => {
+                calls.push(json!({"id":id,"type":"function","function":{"name":name,"arguments":args.to_string()}}))
+            }
             Part::Result { id, parts, .. } => {
                 // A tool message holds text; its media follow in a user message.
-                let text: Vec<String> = parts.iter().filter_map(|x| if let Part::Text(t) = x { Some(t.clone()) } else { None }).collect();
+                let text: Vec<String> =
+                    parts.iter().filter_map(|x| if let Part::Text(t) = x { Some(t.clone()) } else { None }).collect();
                 media_after.extend(parts.iter().filter(|x| matches!(x, Part::Media { .. })).filter_map(chat_part));
                 out.push(json!({"role":"tool","tool_call_id":id,"content":text.join("\n")}));
             }
@@ -239,9 +255,9 @@ fn responses_part(p: &Part, assistant: bool) -> Option<Value> {
     match p {
         Part::Text(t) if assistant => Some(json!({"type":"output_text","text":t})),
         Part::Text(t) => Some(json!({"type":"input_text","text":t})),
-        Part::Media { name, .. } if p.is_pdf() => {
-            Some(json!({"type":"input_file","filename": name.clone().unwrap_or_else(|| "document.pdf".into()),"file_data": p.data_url()}))
-        }
+        Part::Media { name, .. } if p.is_pdf() => Some(
+            json!({"type":"input_file","filename": name.clone().unwrap_or_else(|| "document.pdf".into()),"file_data": p.data_url()}),
+        ),
         Part::Media { .. } => Some(json!({"type":"input_image","image_url": p.data_url()})),
         _ => None,
     }
@@ -291,7 +307,8 @@ fn gemini_part(p: Part) -> Value {
         Part::Call { id, name, args } => json!({"functionCall":{"id":id,"name":name,"args":args}}),
         Part::Result { id, name, parts, .. } => {
             let (texts, media): (Vec<Part>, Vec<Part>) = parts.into_iter().partition(|x| matches!(x, Part::Text(_)));
-            let output: Vec<String> = texts.into_iter().filter_map(|x| if let Part::Text(t) = x { Some(t) } else { None }).collect();
+            let output: Vec<String> =
+                texts.into_iter().filter_map(|x| if let Part::Text(t) = x { Some(t) } else { None }).collect();
             let mut r = json!({"id":id,"name":name.unwrap_or_default(),"response":{"output":output.join("\n")}});
             if !media.is_empty() {
                 r["parts"] = Value::Array(media.into_iter().map(gemini_part).collect());
