@@ -72,7 +72,8 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
             args.file.display()
         );
     }
-    let rewrite = Rewrite::plan(&session, &args.rewrite.options(), plan.single_document);
+    let mut rewrite = Rewrite::plan(&session, &args.rewrite.options(), plan.single_document);
+    rewrite.drop_failures(&session, plan.single_document);
     let mut damaged: Vec<u64> =
         session.findings.iter().filter(|f| f.severity == Severity::Error).map(|f| f.line).collect();
     damaged.sort_unstable();
@@ -115,7 +116,17 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
     if c.reasoning_ids_dropped > 0 {
         writeln!(out, "  reasoning    {} made self-contained", count(c.reasoning_ids_dropped as u64, "item", "items"))?;
     }
-    if !r.dropped.is_empty() {
+    if !c.failures_dropped.is_empty() {
+        let lines: Vec<String> = c.failures_dropped.iter().map(u64::to_string).collect();
+        writeln!(
+            out,
+            "  failures     {} left out (line {}): agents do not send them",
+            count(lines.len() as u64, "error record", "error records"),
+            lines.join(", ")
+        )?;
+    }
+    let damaged: Vec<u64> = r.dropped.iter().copied().filter(|l| !c.failures_dropped.contains(l)).collect();
+    if !damaged.is_empty() {
         let lines: Vec<String> = r.dropped.iter().map(u64::to_string).collect();
         writeln!(
             out,

@@ -62,6 +62,7 @@ pub fn repair(
         let mut reader = BufReader::with_capacity(1 << 20, open()?);
         let mut buf = Vec::new();
         let (mut line, mut offset) = (0u64, 0u64);
+        let mut chain = Chain::of(format);
         loop {
             buf.clear();
             if reader.read_until(b'\n', &mut buf)? == 0 {
@@ -70,23 +71,32 @@ pub fn repair(
             line += 1;
             let at = offset;
             offset += buf.len() as u64;
-            if damaged.binary_search(&line).is_ok() {
-                w.dropped.push(line);
-                continue;
-            }
             let newline = buf.last() == Some(&b'\n');
             let text = if newline { &buf[..buf.len() - 1] } else { &buf[..] };
+            if damaged.binary_search(&line).is_ok() {
+                w.dropped.push(line);
+                if let Some(c) = chain.as_mut() {
+                    c.drop(text);
+                }
+                continue;
+            }
             let mut e = match rewrite.ops.get(&line) {
                 Some(ops) => match edits(format.name(), text, at, ops) {
                     Some(e) => e,
                     None => {
                         w.dropped.push(line);
+                        if let Some(c) = chain.as_mut() {
+                            c.drop(text);
+                        }
                         continue;
                     }
                 },
                 None => Vec::new(),
             };
             let rewritten = !e.is_empty();
+            if let Some(c) = chain.as_mut() {
+                e.extend(c.keep(text));
+            }
             e.extend(identity::edit(format, &w.identity, text, line == 1));
             if e.is_empty() {
                 out.write_all(&buf)?;
@@ -100,6 +110,72 @@ pub fn repair(
         Ok(())
     })?;
     Ok(w)
+}
+
+/// The parent links of a tree-shaped session (Claude Code `uuid`/`parentUuid`,
+/// pi `id`/`parentId`), kept intact around the lines a repair leaves out: a
+/// line whose parent was left out is re-parented onto that line's own parent;
+/// one whose parent cannot be known (it was on a damaged line) onto the line
+/// written just before, as the reader bridges it.
+struct Chain {
+    id: &'static str,
+    parent: &'static str,
+    /// Left-out ids → the parent they had (raw JSON text), already resolved.
+    dropped: std::collections::HashMap<String, String>,
+    /// Hashes of the ids written so far.
+    seen: std::collections::HashSet<u64>,
+    /// The raw JSON of the last id written.
+    last: Option<String>,
+    /// A damaged line was left out: its id, and so its children, are unknown.
+    lost: bool,
+}
+
+impl Chain {
+    fn of(format: Format) -> Option<Chain> {
+        let (id, parent) = match format {
+            Format::ClaudeCode => ("/uuid", "/parentUuid"),
+            Format::Pi => ("/id", "/parentId"),
+            _ => return None,
+        };
+        Some(Chain { id, parent, dropped: Default::default(), seen: Default::default(), last: None, lost: false })
+    }
+
+    fn raw<'t>(text: &'t [u8], ptr: &str) -> Option<&'t [u8]> {
+        splice::locate(text, ptr).map(|r| &text[r])
+    }
+
+    fn drop(&mut self, text: &[u8]) {
+        match (Self::raw(text, self.id), Self::raw(text, self.parent)) {
+            (Some(id), Some(parent)) => {
+                let parent = String::from_utf8_lossy(parent).into_owned();
+                let resolved = self.dropped.get(&parent).cloned().unwrap_or(parent);
+                self.dropped.insert(String::from_utf8_lossy(id).into_owned(), resolved);
+            }
+            _ => self.lost = true,
+        }
+    }
+
+    fn keep(&mut self, text: &[u8]) -> Option<splice::Edit> {
+        let hash = |b: &[u8]| xxhash_rust::xxh3::xxh3_64(b);
+        let range = splice::locate(text, self.parent);
+        let edit = range.and_then(|r| {
+            let parent = &text[r.clone()];
+            if parent == b"null" {
+                return None;
+            }
+            let with = match self.dropped.get(String::from_utf8_lossy(parent).as_ref()) {
+                Some(p) => p.clone(),
+                None if self.lost && !self.seen.contains(&hash(parent)) => self.last.clone()?,
+                None => return None,
+            };
+            Some(splice::Edit { range: r, with })
+        });
+        if let Some(id) = Self::raw(text, self.id) {
+            self.seen.insert(hash(id));
+            self.last = Some(String::from_utf8_lossy(id).into_owned());
+        }
+        edit
+    }
 }
 
 fn whole(src: &Path) -> anyhow::Result<Vec<u8>> {

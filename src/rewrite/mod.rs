@@ -55,6 +55,8 @@ pub struct Summary {
     pub reasoning_removed: usize,
     /// Reasoning items whose ids were dropped.
     pub reasoning_ids_dropped: usize,
+    /// Lines of failed requests left out of a repaired copy.
+    pub failures_dropped: Vec<u64>,
 }
 
 /// The ops of a whole session, by the line their record starts on.
@@ -129,6 +131,22 @@ impl Rewrite {
             r.ops.entry(key(x.line)).or_default().push(op);
         }
         r
+    }
+
+    /// Leaves the records of failed requests out of a repaired copy. Agents do
+    /// not send them back, so the request is the same; the copy then reads as
+    /// a session that has not failed yet (and `diagnose` says so). Records of a
+    /// one-document session are not lines and stay.
+    pub fn drop_failures(&mut self, session: &Session, single_document: bool) {
+        if single_document {
+            return;
+        }
+        let mut lines: Vec<u64> = session.entries.iter().filter(|e| e.error.is_some()).map(|e| e.line).collect();
+        lines.dedup();
+        for line in lines {
+            self.ops.entry(line).or_default().push(Op::Drop);
+            self.summary.failures_dropped.push(line);
+        }
     }
 
     pub fn is_empty(&self) -> bool {
