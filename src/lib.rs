@@ -5,7 +5,9 @@
 //! `model`) → `media` (validate bytes) / `classify` (provider errors) → `report`.
 
 pub mod atomic;
+pub mod check;
 pub mod classify;
+pub mod codes;
 pub mod cli;
 pub mod diagnose;
 pub mod discover;

@@ -1,5 +1,6 @@
 //! Command-line interface: clap definitions and the one dispatch match.
 
+mod check;
 mod classify;
 mod completions;
 mod diagnose;
@@ -48,6 +49,7 @@ pub enum Command {
     Scan(scan::ScanArgs),
     Diagnose(diagnose::DiagnoseArgs),
     Exclude(exclude::ExcludeArgs),
+    Check(check::CheckArgs),
     Classify(classify::ClassifyArgs),
     Sessions(sessions::SessionsArgs),
     Completions(completions::CompletionsArgs),
@@ -61,6 +63,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Scan(args) => scan::run(&args),
         Command::Diagnose(args) => diagnose::run(&args),
         Command::Exclude(args) => exclude::run(&args),
+        Command::Check(args) => check::run(&args),
         Command::Classify(args) => classify::run(&args),
         Command::Completions(args) => completions::run(&args),
         Command::Sessions(args) => sessions::run(&args),
