@@ -38,7 +38,11 @@ pub const CODES: &[Code] = &[
     // What the bytes are, against what was declared.
     c("mime.malformed", E, "the declared media type is not of the form type/subtype"),
     c("mime.declared_unsupported", E, "the declared media type is not one the provider accepts"),
-    c("mime.mismatch", W, "the declared media type does not match the bytes (an error where the provider rejects that)"),
+    c(
+        "mime.mismatch",
+        W,
+        "the declared media type does not match the bytes (an error where the provider rejects that)",
+    ),
     c("type.unknown", E, "the bytes are of no known media type"),
     c("type.unsupported", E, "the bytes are a type the provider does not accept"),
     c("type.not_everywhere", W, "the bytes are a type only some providers accept"),
@@ -117,11 +121,19 @@ pub const CODES: &[Code] = &[
     c("line.crlf", I, "the file has Windows line endings; read as plain newlines"),
     c("line.bom", I, "the file starts with a UTF-8 byte-order mark; it is ignored"),
     c("history.parent_cycle", W, "the records' parent links form a cycle; the history is read in file order"),
-    c("history.parent_missing", W, "a record names a parent that is not in the file; the history is read in file order"),
+    c(
+        "history.parent_missing",
+        W,
+        "a record names a parent that is not in the file; the history is read in file order",
+    ),
     // What `check` concludes about a session.
     c("session.stuck.<class>", E, "a recorded failure of this class will come back on every retry (diagnose: stuck)"),
     c("session.predicted.<class>", E, "no failure is recorded, but the next request will fail with this class"),
-    c("session.failure_unrecovered", W, "the last recorded failure was not followed by an accepted request, but a retry can work"),
+    c(
+        "session.failure_unrecovered",
+        W,
+        "the last recorded failure was not followed by an accepted request, but a retry can work",
+    ),
     c("session.unreadable", E, "the session could not be read"),
 ];
 

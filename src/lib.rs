@@ -7,8 +7,8 @@
 pub mod atomic;
 pub mod check;
 pub mod classify;
-pub mod codes;
 pub mod cli;
+pub mod codes;
 pub mod diagnose;
 pub mod discover;
 pub mod exit;

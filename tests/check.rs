@@ -45,13 +45,8 @@ fn stuck(format: &str) -> String {
 
 /// Runs the binary, killing it if it takes longer than a minute (a walk that loops).
 fn check(args: &[&str]) -> Output {
-    let mut child = bin()
-        .arg("check")
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
+    let mut child =
+        bin().arg("check").args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("the binary runs");
     let start = Instant::now();
     while child.try_wait().expect("wait").is_none() {
         if start.elapsed() > Duration::from_secs(60) {
@@ -67,9 +62,8 @@ fn json(args: &[&str]) -> (Value, i32) {
     let mut a = vec!["--output-format", "json"];
     a.extend_from_slice(args);
     let out = check(&a);
-    let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!("check printed no JSON ({e}); stderr: {}", String::from_utf8_lossy(&out.stderr))
-    });
+    let v = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("check printed no JSON ({e}); stderr: {}", String::from_utf8_lossy(&out.stderr)));
     (v, out.status.code().expect("exited"))
 }
 

@@ -67,7 +67,7 @@ impl Checked {
     /// Splits `problems` by `allow` and decides `ok`.
     pub fn new(file: String, format: Option<&'static str>, problems: Vec<Problem>, allow: &[String]) -> Checked {
         let (allowed, problems): (Vec<Problem>, Vec<Problem>) =
-            problems.into_iter().partition(|p| allow.iter().any(|a| *a == p.code));
+            problems.into_iter().partition(|p| allow.contains(&p.code));
         let ok = !problems.iter().any(|p| p.severity == Severity::Error);
         Checked { file, format, ok, problems, allowed }
     }
@@ -136,7 +136,8 @@ pub fn judge(d: &Diagnosis, images: u64, opts: &Options) -> Vec<Problem> {
     }
     // Damaged lines.
     for f in d.findings.iter().filter(|f| f.severity >= Severity::Warning) {
-        let code = f.code.unwrap_or(if f.severity == Severity::Error { "line.invalid_json" } else { "line.invalid_utf8" });
+        let code =
+            f.code.unwrap_or(if f.severity == Severity::Error { "line.invalid_json" } else { "line.invalid_utf8" });
         out.push(Problem::new(code, f.severity, f.message.clone()).at(Some(f.line)));
     }
     // The failure itself.

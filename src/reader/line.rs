@@ -65,8 +65,10 @@ impl<'r> Worker<'r> {
                     }
                 }
                 let (code, message) = if !terminated && e.is_eof() {
-                    let what =
-                        format!("cut short after {} bytes (the agent stopped mid-write); the record is skipped", raw.len());
+                    let what = format!(
+                        "cut short after {} bytes (the agent stopped mid-write); the record is skipped",
+                        raw.len()
+                    );
                     ("line.truncated", what)
                 } else if !utf8 {
                     ("line.not_utf8", "not valid JSON, and not valid UTF-8; the record is skipped".to_string())
@@ -75,7 +77,10 @@ impl<'r> Worker<'r> {
                     let what = e.to_string();
                     let what =
                         what.strip_suffix(&format!(" at line {} column {}", e.line(), e.column())).unwrap_or(&what);
-                    ("line.invalid_json", format!("not valid JSON ({what} at byte {}); the record is skipped", e.column()))
+                    (
+                        "line.invalid_json",
+                        format!("not valid JSON ({what} at byte {}); the record is skipped", e.column()),
+                    )
                 };
                 findings.push(finding(lineno, Severity::Error, code, message));
                 None
