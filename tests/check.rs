@@ -269,3 +269,40 @@ fn nothing_to_check_or_an_unreadable_path_is_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("missing"));
 }
+
+/// Claude Code: the cut PNG was rejected, the user went on (an accepted answer),
+/// then pasted another image. Only what the next request carries counts.
+fn recovered_then(image: &[u8]) -> String {
+    use serde_json::json;
+    let usage = json!({"input_tokens":10,"output_tokens":5,"cache_creation_input_tokens":0,"cache_read_input_tokens":0});
+    let mut text = stuck("claude-code");
+    let lines = [
+        json!({"type":"user","uuid":"u9","parentUuid":"err-1","sessionId":"s","isSidechain":false,
+            "message":{"role":"user","content":[{"type":"text","text":"go on without it"}]}}),
+        json!({"type":"assistant","uuid":"a9","parentUuid":"u9","sessionId":"s","requestId":"req_9",
+            "message":{"id":"msg_9","type":"message","role":"assistant","model":"claude-sonnet-4-5",
+            "content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","usage":usage}}),
+        json!({"type":"user","uuid":"u10","parentUuid":"a9","sessionId":"s","isSidechain":false,
+            "message":{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":b64(image)}}]}}),
+    ];
+    for l in lines {
+        text.push_str(&format!("{l}\n"));
+    }
+    text
+}
+
+#[test]
+fn a_recovered_failure_does_not_hide_what_came_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let ok = write(dir.path(), "ok.jsonl", &recovered_then(&media_corpus::png(8, 8)));
+    let bad = write(dir.path(), "bad.jsonl", &recovered_then(&cut_png()));
+    let (doc, code) = json(&[s(&ok)]);
+    assert_eq!(code, 0, "{doc:#}");
+    let (doc, code) = json(&[s(&bad)]);
+    assert_eq!(code, 1, "{doc:#}");
+    let problems = sessions(&doc)[0]["problems"].as_array().unwrap();
+    // The new image (line 7) only: the model answered after the old one (line 3).
+    let lines: Vec<&Value> = problems.iter().map(|p| &p["line"]).collect();
+    assert_eq!(lines, [7], "{doc:#}");
+    assert_eq!(problems[0]["code"], "png.truncated");
+}
