@@ -274,7 +274,8 @@ fn nothing_to_check_or_an_unreadable_path_is_exit_2() {
 /// then pasted another image. Only what the next request carries counts.
 fn recovered_then(image: &[u8]) -> String {
     use serde_json::json;
-    let usage = json!({"input_tokens":10,"output_tokens":5,"cache_creation_input_tokens":0,"cache_read_input_tokens":0});
+    let usage =
+        json!({"input_tokens":10,"output_tokens":5,"cache_creation_input_tokens":0,"cache_read_input_tokens":0});
     let mut text = stuck("claude-code");
     let lines = [
         json!({"type":"user","uuid":"u9","parentUuid":"err-1","sessionId":"s","isSidechain":false,
