@@ -5,8 +5,10 @@
 //! `model`) → `media` (validate bytes) / `classify` (provider errors) → `report`.
 
 pub mod atomic;
+pub mod check;
 pub mod classify;
 pub mod cli;
+pub mod codes;
 pub mod diagnose;
 pub mod discover;
 pub mod exit;

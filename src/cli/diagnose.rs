@@ -9,6 +9,8 @@ use clap::Args;
 use crate::diagnose::Options;
 use crate::exit::Exit;
 use crate::report;
+use crate::report::printer::human::Diagnosed;
+use crate::report::printer::{Human, Json, Printer};
 
 use super::session_args::ReadArgs;
 
@@ -93,10 +95,10 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
     let d = args.read.diagnose(&path, session, &plan, &opts)?;
     let mut out = std::io::stdout().lock();
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &d)?;
-        writeln!(out)?;
+        Json.print(&mut out, &d)?;
     } else {
-        report::diagnose::write(&mut out, &d, plan.detected, &report::term::current())?;
+        let human = Human { term: report::term::current() };
+        human.print(&mut out, &Diagnosed { diagnosis: &d, detected: plan.detected })?;
     }
     out.flush()?;
     Ok(if d.stuck { Exit::Problems } else { Exit::Healthy })

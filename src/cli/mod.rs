@@ -1,5 +1,6 @@
 //! Command-line interface: clap definitions and the one dispatch match.
 
+mod check;
 mod classify;
 mod completions;
 mod diagnose;
@@ -53,6 +54,7 @@ pub enum Command {
     Exclude(exclude::ExcludeArgs),
     Preview(preview::PreviewArgs),
     Repair(repair::RepairArgs),
+    Check(check::CheckArgs),
     Classify(classify::ClassifyArgs),
     Sessions(sessions::SessionsArgs),
     Completions(completions::CompletionsArgs),
@@ -68,6 +70,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Exclude(args) => exclude::run(&args),
         Command::Preview(args) => preview::run(&args),
         Command::Repair(args) => repair::run(&args),
+        Command::Check(args) => check::run(&args),
         Command::Classify(args) => classify::run(&args),
         Command::Completions(args) => completions::run(&args),
         Command::Sessions(args) => sessions::run(&args),

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use crate::exit::Exit;
 use crate::model::Ref;
+use crate::report::printer::{Human, Json, Printer};
 use crate::report::{self, ScanReport};
 
 use super::input::{Inputs, STDIN_NAME};
@@ -64,7 +65,8 @@ enum Doc {
 }
 
 pub fn run(args: &ScanArgs) -> anyhow::Result<Exit> {
-    let term = report::term::current();
+    // Human output goes out file by file; JSON once, at the end.
+    let human = Human { term: report::term::current() };
     let mut out = std::io::stdout().lock();
     let mut inputs = Inputs::default();
     let mut docs = Vec::new();
@@ -93,7 +95,7 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<Exit> {
                     docs.push(Doc::Report(Box::new(r)));
                 } else {
                     // Human output goes out file by file, as each is read.
-                    report::scan::write_for(&mut out, &r, &term)?;
+                    human.print(&mut out, &r)?;
                     out.flush()?;
                 }
             }
@@ -103,11 +105,9 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<Exit> {
     if args.json {
         if args.files.files.len() > 1 {
             // Every file has its place in the array, an unreadable one as {"file", "error"}.
-            serde_json::to_writer_pretty(&mut out, &docs)?;
-            writeln!(out)?;
+            Json.print(&mut out, &docs)?;
         } else if let Some(Doc::Report(r)) = docs.first() {
-            serde_json::to_writer_pretty(&mut out, r)?;
-            writeln!(out)?;
+            Json.print(&mut out, r)?;
         }
     }
     out.flush()?;

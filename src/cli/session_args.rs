@@ -12,7 +12,7 @@ use crate::reader::Options;
 #[derive(Clone, Copy, Debug)]
 pub struct FormatChoice(pub Option<Format>);
 
-fn parse_format(s: &str) -> Result<FormatChoice, String> {
+pub(super) fn parse_format(s: &str) -> Result<FormatChoice, String> {
     if s == "auto" {
         return Ok(FormatChoice(None));
     }
@@ -21,7 +21,7 @@ fn parse_format(s: &str) -> Result<FormatChoice, String> {
     })
 }
 
-fn parse_threads(s: &str) -> Result<usize, String> {
+pub(super) fn parse_threads(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
         Ok(0) => Err("must be at least 1 (leave -j out for one thread per core)".into()),
         Ok(n) => Ok(n),
@@ -81,6 +81,18 @@ impl ReadArgs {
     /// overlay excludes. Lines of the overlay that are not events are told on stderr.
     pub fn read(&self, path: &std::path::Path) -> anyhow::Result<(crate::model::Session, crate::reader::Plan)> {
         let (mut session, plan) = crate::report::progress::read(path, &self.options())?;
+        self.apply_overlay(path, &mut session, &plan)?;
+        Ok((session, plan))
+    }
+
+    /// Tells the plan's note on stderr and marks what the overlay of `path` excludes.
+    /// Lines of the overlay that are not events are told on stderr.
+    pub fn apply_overlay(
+        &self,
+        path: &std::path::Path,
+        session: &mut crate::model::Session,
+        plan: &crate::reader::Plan,
+    ) -> anyhow::Result<()> {
         if let Some(note) = &plan.note {
             eprintln!("session-doctor: {}", crate::report::sanitize(note));
         }
@@ -92,8 +104,8 @@ impl ReadArgs {
                 crate::report::sanitize(why)
             );
         }
-        overlay.apply(&mut session);
-        Ok((session, plan))
+        overlay.apply(session);
+        Ok(())
     }
 
     /// Diagnoses a session read with these arguments: the media judged again

@@ -56,7 +56,7 @@ impl<'r> Worker<'r> {
                     let lossy = String::from_utf8_lossy(raw).into_owned();
                     if let Ok(v) = Value::parse(lossy.as_bytes()) {
                         let what = "holds bytes that are not valid UTF-8; read with them replaced by U+FFFD".into();
-                        findings.push(finding(lineno, Severity::Warning, what));
+                        findings.push(finding(lineno, Severity::Warning, "line.invalid_utf8", what));
                         let mut r = self.record(adapter, &v, lossy.as_bytes(), lineno, offset, false);
                         for a in r.attachments_mut() {
                             a.span = None;
@@ -64,18 +64,25 @@ impl<'r> Worker<'r> {
                         return Some(r);
                     }
                 }
-                let message = if !terminated && e.is_eof() {
-                    format!("cut short after {} bytes (the agent stopped mid-write); the record is skipped", raw.len())
+                let (code, message) = if !terminated && e.is_eof() {
+                    let what = format!(
+                        "cut short after {} bytes (the agent stopped mid-write); the record is skipped",
+                        raw.len()
+                    );
+                    ("line.truncated", what)
                 } else if !utf8 {
-                    "not valid JSON, and not valid UTF-8; the record is skipped".to_string()
+                    ("line.not_utf8", "not valid JSON, and not valid UTF-8; the record is skipped".to_string())
                 } else {
                     // serde counts lines within the line; only the column means anything here.
                     let what = e.to_string();
                     let what =
                         what.strip_suffix(&format!(" at line {} column {}", e.line(), e.column())).unwrap_or(&what);
-                    format!("not valid JSON ({what} at byte {}); the record is skipped", e.column())
+                    (
+                        "line.invalid_json",
+                        format!("not valid JSON ({what} at byte {}); the record is skipped", e.column()),
+                    )
                 };
-                findings.push(finding(lineno, Severity::Error, message));
+                findings.push(finding(lineno, Severity::Error, code, message));
                 None
             }
         }
@@ -135,6 +142,7 @@ impl<'r> Worker<'r> {
 }
 
 /// A finding about one line; the message reads after "line N: ".
-pub fn finding(line: u64, severity: Severity, message: String) -> Finding {
-    Finding { line, severity, message, code: None }
+/// `code` is registered in [`crate::codes`].
+pub fn finding(line: u64, severity: Severity, code: &'static str, message: String) -> Finding {
+    Finding { line, severity, message, code: Some(code) }
 }

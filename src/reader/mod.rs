@@ -180,7 +180,7 @@ fn merge(chunks: Vec<anyhow::Result<Chunk>>) -> anyhow::Result<(Vec<LineRecord>,
     }
     if let Some(line) = crlf {
         let message = "ends with CRLF (Windows line endings); read as plain newlines".into();
-        findings.push(line::finding(line, Severity::Info, message));
+        findings.push(line::finding(line, Severity::Info, "line.crlf", message));
     }
     Ok((records, findings, base))
 }
@@ -234,6 +234,7 @@ fn read_range(
             chunk.findings.push(line::finding(
                 1,
                 Severity::Info,
+                "line.bom",
                 "starts with a UTF-8 byte-order mark; it is ignored".into(),
             ));
         }

@@ -241,7 +241,7 @@ mod tests {
         assert_eq!(&LINE[r], br#""QUJD""#);
         let r = locate(LINE, "/a").unwrap();
         assert_eq!(&LINE[r], b"1.50");
-        let r = locate(LINE, "/message/k~1e~0y").unwrap();
+        let r = locate(LINE, "/message/k~1e~00y").unwrap();
         assert_eq!(&LINE[r], b"true");
         assert!(locate(LINE, "/message/content/2").is_none());
         assert_eq!(count(LINE, "/message/content"), Some(2));

@@ -1,0 +1,183 @@
+//! `check`: the judgement of `diagnose`, turned into a list of coded problems
+//! per session, for a CI gate over many recorded sessions.
+//!
+//! A session passes when no problem of severity `error` is left once the
+//! user's `--allow` codes are taken out. The problems are the concrete causes
+//! `diagnose` sees: invalid media the model has not accepted (the suspects),
+//! per-request limits the history breaks, damaged lines, and the failure
+//! itself (a recorded one that will come back on every retry, or one the
+//! history predicts). Printers (`report::printer`) turn a [`CheckReport`] into
+//! text; nothing here prints.
+
+pub mod walk;
+
+use serde::Serialize;
+
+use crate::diagnose::{Diagnosis, Source};
+use crate::media::Verdict;
+use crate::model::{Session, Severity};
+
+/// What the user asked of `check` beyond reading the sessions.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// `--max-images N`: more images than this in one request is a problem.
+    pub max_images: Option<u32>,
+    /// `--allow CODE`: problems with these codes are accepted.
+    pub allow: Vec<String>,
+}
+
+/// One problem of one session. `code` is registered in [`crate::codes`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    pub code: String,
+    pub severity: Severity,
+    pub message: String,
+    /// The line of the session it is about, when it is about one.
+    pub line: Option<u64>,
+    /// The attachment it is about, when it is about one.
+    #[serde(rename = "ref")]
+    pub reference: Option<String>,
+}
+
+impl Problem {
+    fn new(code: impl Into<String>, severity: Severity, message: impl Into<String>) -> Problem {
+        Problem { code: code.into(), severity, message: message.into(), line: None, reference: None }
+    }
+
+    fn at(mut self, line: Option<u64>) -> Problem {
+        self.line = line;
+        self
+    }
+}
+
+/// One session's result (`check --output-format json`'s `sessions[]`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Checked {
+    pub file: String,
+    /// The session format; `null` when the session could not be read.
+    pub format: Option<&'static str>,
+    /// Would every request of this session be accepted?
+    pub ok: bool,
+    pub problems: Vec<Problem>,
+    /// Problems whose code `--allow` accepts: reported, never failing.
+    pub allowed: Vec<Problem>,
+}
+
+impl Checked {
+    /// Splits `problems` by `allow` and decides `ok`.
+    pub fn new(file: String, format: Option<&'static str>, problems: Vec<Problem>, allow: &[String]) -> Checked {
+        let (allowed, problems): (Vec<Problem>, Vec<Problem>) =
+            problems.into_iter().partition(|p| allow.contains(&p.code));
+        let ok = !problems.iter().any(|p| p.severity == Severity::Error);
+        Checked { file, format, ok, problems, allowed }
+    }
+
+    /// A session that could not be read: one `session.unreadable` problem.
+    pub fn unreadable(file: String, error: String, allow: &[String]) -> Checked {
+        Checked::new(file, None, vec![Problem::new("session.unreadable", Severity::Error, error)], allow)
+    }
+}
+
+/// A file the walk passed over, and why.
+#[derive(Clone, Debug, Serialize)]
+pub struct Skipped {
+    pub file: String,
+    pub reason: String,
+}
+
+/// `check --output-format json`: DESIGN's schema, plus the skipped files.
+#[derive(Clone, Debug, Serialize)]
+pub struct CheckReport {
+    pub sessions: Vec<Checked>,
+    /// Every session passes.
+    pub ok: bool,
+    pub skipped: Vec<Skipped>,
+}
+
+impl CheckReport {
+    pub fn new(sessions: Vec<Checked>, skipped: Vec<Skipped>) -> CheckReport {
+        let ok = sessions.iter().all(|s| s.ok);
+        CheckReport { sessions, ok, skipped }
+    }
+}
+
+/// A failure the session got past says nothing about its next request, and
+/// `diagnose` explains such a failure rather than judging what came after the
+/// recovery. `check` gates the next request: when every recorded failure is
+/// followed by an accepted answer, the history is judged as if none had been
+/// recorded (media added after the recovery, limits, reasoning).
+pub fn forget_recovered_failures(session: &mut Session) {
+    let last_accepted = session.entries.iter().rposition(|e| e.accepted);
+    let last_failed = session.entries.iter().rposition(|e| e.error.is_some());
+    if let (Some(a), Some(f)) = (last_accepted, last_failed)
+        && f < a
+    {
+        for e in &mut session.entries {
+            e.error = None;
+        }
+    }
+}
+
+fn severity(v: Verdict) -> Option<Severity> {
+    match v {
+        Verdict::Ok => None,
+        Verdict::Warn => Some(Severity::Warning),
+        Verdict::Invalid => Some(Severity::Error),
+    }
+}
+
+/// The problems of one diagnosed session. `images` is how many images the
+/// next request carries (the history less the exclusions).
+pub fn judge(d: &Diagnosis, images: u64, opts: &Options) -> Vec<Problem> {
+    let mut out = Vec::new();
+    // Media the failing (or next) model has not accepted yet.
+    for s in &d.suspects {
+        let a = &s.attachment;
+        for p in &a.problems {
+            if let Some(sev) = severity(p.severity) {
+                let mut p = Problem::new(p.code, sev, p.message.clone()).at(Some(a.line));
+                p.reference = Some(a.reference.clone());
+                out.push(p);
+            }
+        }
+    }
+    // The history as one request, under the provider's limits.
+    for p in &d.limits {
+        if let Some(sev) = severity(p.severity) {
+            out.push(Problem::new(p.code, sev, p.message.clone()));
+        }
+    }
+    if let Some(max) = opts.max_images.filter(|&m| images > u64::from(m)) {
+        let message = format!("the next request carries {images} images; --max-images allows {max}");
+        out.push(Problem::new("request.over_max_images", Severity::Error, message));
+    }
+    // Damaged lines.
+    for f in d.findings.iter().filter(|f| f.severity >= Severity::Warning) {
+        let code =
+            f.code.unwrap_or(if f.severity == Severity::Error { "line.invalid_json" } else { "line.invalid_utf8" });
+        out.push(Problem::new(code, f.severity, f.message.clone()).at(Some(f.line)));
+    }
+    // The failure itself.
+    if let Some(f) = d.failure.as_ref().filter(|f| !f.recovered) {
+        let c = &f.classification;
+        let said = c.message.as_deref().map(|m| format!("; the provider said: {m}")).unwrap_or_default();
+        match f.source {
+            Source::Recorded | Source::Given if d.stuck => {
+                let code = crate::codes::with_class("session.stuck", c.class);
+                out.push(Problem::new(code, Severity::Error, format!("{}{said}", d.verdict)).at(f.line));
+            }
+            Source::Recorded | Source::Given => {
+                let code = "session.failure_unrecovered";
+                out.push(Problem::new(code, Severity::Warning, format!("{}{said}", d.verdict)).at(f.line));
+            }
+            // A predicted failure is named by its causes above when they are there.
+            Source::Predicted if d.stuck && !out.iter().any(|p| p.severity == Severity::Error) => {
+                let code = crate::codes::with_class("session.predicted", c.class);
+                let message = c.message.clone().unwrap_or_else(|| d.verdict.clone());
+                out.push(Problem::new(code, Severity::Error, message));
+            }
+            Source::Predicted => {}
+        }
+    }
+    out
+}

@@ -1,0 +1,220 @@
+//! `session-doctor check`: a CI gate over recorded sessions.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use clap::{Args, ValueEnum};
+
+use crate::check::walk::{self, Candidate};
+use crate::check::{self, CheckReport, Checked, Skipped};
+use crate::exit::Exit;
+use crate::report::printer::{Github, Human, Json, Junit, Printer};
+use crate::report::{self, sanitize};
+
+use super::session_args::{FormatChoice, ReadArgs, parse_format, parse_threads};
+
+/// Check recorded sessions for anything a provider would reject: a CI gate.
+///
+/// Walks the files and folders given (recursively; overlays, locks and hidden
+/// entries are passed over, files that are not sessions are skipped with a note,
+/// symbolic links are followed without looping) and judges each session as
+/// `diagnose` does: invalid media the model has not accepted, a request over
+/// the provider's limits, replayed reasoning another provider cannot verify, a
+/// recorded failure that will come back on every retry, damaged lines. Every
+/// problem carries a stable code (the README lists them); --allow accepts a code.
+/// Sessions are checked in parallel.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  session-doctor check recordings/
+  session-doctor check --output-format github recordings/
+  session-doctor check --output-format junit recordings/ > session-check.xml
+  session-doctor check --max-images 20 --allow base64.nonstandard fixtures/ evals/run-1.jsonl
+  session-doctor check --output-format json recordings/ | jq '.sessions[] | select(.ok | not) | .file'
+
+Exit status:
+  0  every session would be accepted
+  1  a session would not be (a problem of severity error not allowed)
+  2  usage error, a path that cannot be read, or no session found")]
+pub struct CheckArgs {
+    /// Session files and folders; folders are walked recursively.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// The report's form: human, json, junit or github (workflow annotations).
+    #[arg(long = "output-format", value_name = "FORM", default_value = "human")]
+    pub output_format: OutputForm,
+    /// Session format: auto (detect each file's) or one format for every file.
+    #[arg(long = "format", value_name = "FORMAT", default_value = "auto", value_parser = parse_format)]
+    pub format: FormatChoice,
+    /// Judge media by this provider's rules. Default: each session's own provider.
+    #[arg(long = "provider", value_name = "PROVIDER")]
+    pub provider: Option<String>,
+    /// Judge every session for this model (and its provider's rules).
+    #[arg(long = "model", value_name = "MODEL")]
+    pub model: Option<String>,
+    /// A JSON file overriding fields of the provider's rules (as for scan).
+    #[arg(long = "rules", value_name = "FILE")]
+    pub rules: Option<PathBuf>,
+    /// Decode every payload fully, not just its structure.
+    #[arg(long = "deep")]
+    pub deep: bool,
+    /// A problem when the next request of a session carries more than N images.
+    #[arg(long = "max-images", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_images: Option<u32>,
+    /// Accept problems with this code (repeatable), e.g. --allow base64.nonstandard.
+    #[arg(long = "allow", value_name = "CODE", value_parser = parse_code)]
+    pub allow: Vec<String>,
+    /// Sessions checked at once, at least 1 (default: one per core).
+    #[arg(long = "threads", short = 'j', value_name = "N", value_parser = parse_threads)]
+    pub threads: Option<usize>,
+}
+
+/// `--output-format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OutputForm {
+    Human,
+    Json,
+    Junit,
+    Github,
+}
+
+fn parse_code(s: &str) -> Result<String, String> {
+    match crate::codes::lookup(s) {
+        Some(_) => Ok(s.to_string()),
+        None => Err(format!("unknown problem code `{s}` (the README's \"Problem codes\" lists them)")),
+    }
+}
+
+/// What became of one file.
+enum Outcome {
+    Checked(Checked),
+    /// Not a session (found by the walk): a note.
+    Skipped(Skipped),
+    /// Cannot be read: reported as a failing session, and the exit is 2.
+    Failed(Checked),
+}
+
+pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
+    let found = walk::walk(&args.paths);
+    let many = found.files.len() > 1;
+    let read = ReadArgs {
+        format: args.format,
+        provider: args.provider.clone(),
+        deep: args.deep,
+        model: args.model.clone(),
+        rules: args.rules.clone(),
+        overlay: None,
+        session: None,
+        // Parallel over files: each file is read by one thread, unless it is the only one.
+        threads: if many { Some(1) } else { args.threads },
+    };
+    let opts = check::Options { max_images: args.max_images, allow: args.allow.clone() };
+
+    let mut failed = !found.errors.is_empty();
+    let mut sessions = Vec::new();
+    let mut skipped = Vec::new();
+    for (path, why) in &found.errors {
+        let message = format!("{}: {why}", path.display());
+        eprintln!("session-doctor: {}", sanitize(&message));
+        sessions.push(Checked::unreadable(path.display().to_string(), message, &opts.allow));
+    }
+    for outcome in in_parallel(&found.files, args.threads, |c| check_one(c, &read, &opts)) {
+        match outcome {
+            Outcome::Checked(c) => sessions.push(c),
+            Outcome::Skipped(s) => {
+                eprintln!("session-doctor: note: skipped {}: {}", sanitize(&s.file), sanitize(&s.reason));
+                skipped.push(s);
+            }
+            Outcome::Failed(c) => {
+                if let Some(p) = c.problems.first() {
+                    eprintln!("session-doctor: {}", sanitize(&p.message));
+                }
+                failed = true;
+                sessions.push(c);
+            }
+        }
+    }
+    if sessions.is_empty() {
+        let shown: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
+        anyhow::bail!("no session found in {}", sanitize(&shown.join(", ")));
+    }
+    let report = CheckReport::new(sessions, skipped);
+    // The command chooses the printer; the printer only prints.
+    let printer: Box<dyn Printer<CheckReport>> = match args.output_format {
+        OutputForm::Human => Box::new(Human { term: report::term::current() }),
+        OutputForm::Json => Box::new(Json),
+        OutputForm::Junit => Box::new(Junit),
+        OutputForm::Github => Box::new(Github),
+    };
+    let mut out = std::io::stdout().lock();
+    printer.print(&mut out, &report)?;
+    std::io::Write::flush(&mut out)?;
+    Ok(if failed {
+        Exit::Failed
+    } else if report.ok {
+        Exit::Healthy
+    } else {
+        Exit::Problems
+    })
+}
+
+/// Runs `f` over `items` on up to `threads` (default: one per core) scoped
+/// threads, each taking the next item; the results keep the items' order.
+fn in_parallel<T: Sync, R: Send>(items: &[T], threads: Option<usize>, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let workers = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let workers = workers.clamp(1, items.len().max(1));
+    let next = AtomicUsize::new(0);
+    let results: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    let r = f(item);
+                    *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+                }
+            });
+        }
+    });
+    results.into_iter().filter_map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner())).collect()
+}
+
+/// `error` without the path it starts with (the report names the file already).
+fn without_path(error: &str, path: &Path) -> String {
+    let shown = path.display().to_string();
+    let rest = error.strip_prefix(&shown).map_or(error, |rest| rest.trim_start_matches([':', ' ']));
+    // The way out of a failed detection (`--format`) is not what a walk needs told.
+    rest.split_once("; pass --format").map_or(rest, |(why, _)| why).to_string()
+}
+
+fn check_one(c: &Candidate, read: &ReadArgs, opts: &check::Options) -> Outcome {
+    let path = &c.path;
+    let file = path.display().to_string();
+    let options = read.options();
+    let plan = match crate::reader::plan(path, &options) {
+        Ok(p) => p,
+        Err(e) if !c.explicit => {
+            return Outcome::Skipped(Skipped { reason: without_path(&format!("{e:#}"), path), file });
+        }
+        Err(e) => return Outcome::Failed(Checked::unreadable(file, format!("{e:#}"), &opts.allow)),
+    };
+    let judged = crate::reader::read_with_plan(path, &options, &plan, None).and_then(|mut session| {
+        read.apply_overlay(path, &mut session, &plan)?;
+        check::forget_recovered_failures(&mut session);
+        let images = u64::from(session.request_stats().images);
+        let d_opts = crate::diagnose::Options {
+            error: None,
+            model: read.model.clone(),
+            file_arg: file.clone(),
+            read_args: read.repeat(),
+        };
+        let d = read.diagnose(path, session, &plan, &d_opts)?;
+        Ok((d.format, check::judge(&d, images, opts)))
+    });
+    match judged {
+        Ok((format, problems)) => Outcome::Checked(Checked::new(file, Some(format), problems, &opts.allow)),
+        Err(e) => Outcome::Failed(Checked::unreadable(file, format!("{e:#}"), &opts.allow)),
+    }
+}
