@@ -139,6 +139,7 @@ fn interrupted_calls_without_an_error_recorded() {
         let (d, code) = diagnose(&file);
         assert_interrupted(&d, code, &file, id, line, tool, "predicted");
         assert_eq!(d["failure"]["call_ids"], json!([id]), "{format}");
+        assert_eq!(d["history"][0]["named"], false, "{format}: no provider error names it");
         // scan tells it too, with its code, as an error.
         let f = structural(&file);
         assert_eq!(f.len(), 1, "{format}: {f:?}");
@@ -332,4 +333,65 @@ fn an_empty_message_is_found() {
     let f = structural(&file);
     assert_eq!(f.len(), 1, "{f:?}");
     assert_eq!(f[0]["code"], "history.empty_message");
+}
+
+#[test]
+fn the_calls_the_provider_names_come_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = |uuid: &str, parent: &str, id: &str| {
+        json!({"type":"assistant","uuid":uuid,"parentUuid":parent,"sessionId":"s","requestId":"req_1",
+        "message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5",
+        "content":[{"type":"tool_use","id":id,"name":"Read","input":{"file_path":"/tmp/x"}}],"stop_reason":"tool_use","usage":usage()}})
+    };
+    let text = lines(&[
+        json!({"type":"user","uuid":"u0","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"read both"}}),
+        a("a1", "u0", "toolu_01AAA"),
+        a("a2", "a1", "toolu_01ABC"),
+        json!({"type":"user","uuid":"u1","parentUuid":"a2","sessionId":"s","message":{"role":"user","content":"stop"}}),
+    ]);
+    let file = write(dir.path(), "s.jsonl", &wrap::failed("claude-code", &text, ANTHROPIC_ERROR));
+    let (d, _) = diagnose(&file);
+    let ids: Vec<&str> = d["history"].as_array().unwrap().iter().map(|h| h["call_id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["toolu_01ABC", "toolu_01AAA"], "{d}");
+    assert_eq!(d["history"][0]["named"], true);
+    assert_eq!(d["history"][1]["named"], false);
+}
+
+/// Formats where one object is the call and its result: a call left without
+/// output, followed by a new prompt, is found.
+#[test]
+fn unanswered_calls_in_formats_that_keep_call_and_result_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let gemini = lines(&[
+        json!({"sessionId":"s","projectHash":"h","startTime":"t","lastUpdated":"t","kind":"main"}),
+        json!({"id":"u","timestamp":"t1","type":"user","content":[{"text":"run it"}]}),
+        json!({"id":"g","timestamp":"t2","type":"gemini","content":"","model":"gemini-2.5-pro",
+            "toolCalls":[{"id":"c0","name":"run_shell_command","args":{"command":"make"},"status":"executing"}],"tokens":{"input":1,"output":1,"total":2}}),
+        json!({"id":"u2","timestamp":"t3","type":"user","content":[{"text":"stop"}]}),
+    ]);
+    let info = |id: &str, role: &str| {
+        json!({"id":id,"sessionID":"ses_1","role":role,"time":{"created":1},"modelID":"claude-sonnet-4-5","providerID":"anthropic",
+        "tokens":{"input":1,"output":1,"reasoning":0,"cache":{"read":0,"write":0}}})
+    };
+    let opencode = lines(&[
+        json!({"info":info("msg_0","user"),"parts":[{"type":"text","text":"run it"}]}),
+        json!({"info":info("msg_1","assistant"),"parts":[{"type":"tool","callID":"call_0","tool":"bash","state":{"status":"running","input":{"command":"make"}}}]}),
+        json!({"info":info("msg_2","user"),"parts":[{"type":"text","text":"stop"}]}),
+    ]);
+    let mux = lines(&[
+        json!({"id":"m0","role":"user","metadata":{"historySequence":1},"workspaceId":"w","parts":[{"type":"text","text":"run it"}]}),
+        json!({"id":"m1","role":"assistant","workspaceId":"w","metadata":{"historySequence":2,"model":"anthropic:claude-sonnet-4-5","usage":{"inputTokens":1,"outputTokens":1,"totalTokens":2}},
+            "parts":[{"type":"dynamic-tool","toolCallId":"call_0","toolName":"bash","input":{"script":"make"},"state":"input-available"}]}),
+        json!({"id":"m2","role":"user","metadata":{"historySequence":3},"workspaceId":"w","parts":[{"type":"text","text":"stop"}]}),
+    ]);
+    for (format, text, id, line) in
+        [("gemini-cli", gemini, "c0", 3), ("opencode", opencode, "call_0", 2), ("mux", mux, "call_0", 2)]
+    {
+        let file = write(dir.path(), &format!("{format}.jsonl"), &text);
+        let (d, code) = diagnose(&file);
+        assert_eq!(d["format"], format, "{d}");
+        assert_eq!((code, &d["failure"]["class"]), (1, &json!("history_invalid")), "{format}: {d}");
+        assert_eq!(d["history"][0]["call_id"], id, "{format}: {d}");
+        assert_eq!(d["history"][0]["line"], line, "{format}: {d}");
+    }
 }

@@ -232,7 +232,12 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
         ));
     }
     let stuck = failure.as_ref().is_some_and(|f| is_stuck(f, &picked.suspects, &session));
-    let named_ids = failure.as_ref().map(|f| f.classification.call_ids.clone()).unwrap_or_default();
+    // The ids the provider's error names (a predicted failure lists the ones found).
+    let named_ids = failure
+        .as_ref()
+        .filter(|f| f.source != Source::Predicted)
+        .map(|f| f.classification.call_ids.clone())
+        .unwrap_or_default();
     let history = history::items(structure, &named_ids);
 
     let excluded: Vec<String> =
