@@ -126,6 +126,24 @@ pub const CODES: &[Code] = &[
         W,
         "a record names a parent that is not in the file; the history is read in file order",
     ),
+    // The history's structure, as the provider checks it (issue 14).
+    c(
+        "history.call_without_result",
+        E,
+        "a tool call has no result before the next turn (a run interrupted mid-tool); `repair` pairs it",
+    ),
+    c(
+        "history.result_without_call",
+        E,
+        "a tool result answers a call that is not in the history (dropped or compacted away)",
+    ),
+    c("history.duplicate_result", E, "a tool call has more than one result"),
+    c("history.empty_message", E, "a message the provider would receive has no content"),
+    c(
+        "history.roles_out_of_order",
+        E,
+        "messages are in an order the provider rejects (a tool message not after its call)",
+    ),
     // What `check` concludes about a session.
     c("session.stuck.<class>", E, "a recorded failure of this class will come back on every retry (diagnose: stuck)"),
     c("session.predicted.<class>", E, "no failure is recorded, but the next request will fail with this class"),

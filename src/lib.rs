@@ -13,6 +13,7 @@ pub mod diagnose;
 pub mod discover;
 pub mod exit;
 pub mod formats;
+pub mod history;
 pub mod json;
 pub mod media;
 pub mod model;

@@ -22,9 +22,11 @@ use super::session_args::ReadArgs;
 /// suspects are the attachments the failing model has not accepted yet (those
 /// after its last answer); each is validated byte by byte (fully decoded), and
 /// one whose bytes fail, or that the provider's error names, is the prime
-/// suspect. With no error recorded, the history alone is judged: invalid media
-/// the model has not accepted, a request over the provider's limits, replayed
-/// reasoning another provider cannot verify.
+/// suspect. With no error recorded, the history alone is judged: a tool call
+/// left without its result or a result without its call (history_invalid: the
+/// report names them, and `repair` pairs them), invalid media the model has not
+/// accepted, a request over the provider's limits, replayed reasoning another
+/// provider cannot verify.
 ///
 /// Exit status: 0 not stuck, 1 stuck, 2 usage error or unreadable file.
 #[derive(Debug, Args)]

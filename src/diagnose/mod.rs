@@ -9,6 +9,7 @@
 //! after its latest answer can be to blame.
 
 mod blocks;
+mod history;
 mod next;
 mod suspects;
 
@@ -20,6 +21,7 @@ use crate::media::{Problem, Verdict, request_problems};
 use crate::model::{Attachment, Finding, ReasoningKind, Role, Session};
 
 pub use blocks::Numbering;
+pub use history::HistoryItem;
 pub use next::shell_quote;
 
 /// What the user told `diagnose` beyond the session itself.
@@ -93,6 +95,10 @@ pub struct Diagnosis {
     pub suspects: Vec<Suspect>,
     /// Refs the overlay excludes.
     pub excluded: Vec<String>,
+    /// What breaks the history's structure (tool calls without results, results
+    /// without calls, …): the culprits of a `history_invalid` failure, those the
+    /// provider's error names first.
+    pub history: Vec<HistoryItem>,
     /// The exact commands to run next, in order.
     pub next: Vec<String>,
     /// Whose rules judged the media.
@@ -177,14 +183,75 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
     let limits = request_problems(&session.request_stats(), &rules);
     let unanswered = unanswered(&session);
 
+    let structure = crate::history::check(&session);
+
     let mut notes = picked.notes;
+    // A broken structure fails every request before its media are looked at; a
+    // recorded failure that does not block or says nothing (a cancel, a transient
+    // error, one answered since, an unknown one) does not hide it.
+    let blocking = |f: &Failure| {
+        let c = &f.classification;
+        !f.recovered && !matches!(c.class, Class::Aborted | Class::Unknown) && c.retryable != Some(true)
+    };
+    let failure = match failure {
+        Some(f) if blocking(&f) => Some(f),
+        earlier => match history::predict(&structure, &rules.provider) {
+            Some(p) => {
+                notes.clear();
+                notes.push(match earlier {
+                    None => "no provider error is recorded: the history breaks the provider's structural rules".into(),
+                    Some(e) => format!(
+                        "the {} failure recorded{} does not block the session; the history's structure does",
+                        e.classification.class,
+                        e.line.map(|l| format!(" at line {l}")).unwrap_or_default()
+                    ),
+                });
+                Some(p)
+            }
+            None => earlier,
+        },
+    };
     let failure = failure.or_else(|| predict(&session, &picked.suspects, &limits, &rules, unanswered, &mut notes));
+    if failure.as_ref().is_some_and(|f| f.classification.class == Class::HistoryInvalid) {
+        // The culprits are the orphaned calls and results, not attachments.
+        picked.suspects.clear();
+        picked.boundary = None;
+        notes.retain(|n| !n.starts_with("suspects are") && !n.contains("every attachment is a suspect"));
+        if structure.iter().all(|p| p.pending) {
+            notes.push(
+                "the history as recorded pairs every call with its result: the agent may build its requests differently from what it records; `repair` writes a copy the agent re-reads"
+                    .into(),
+            );
+        }
+    }
+    if let Some(p) = structure.iter().find(|p| p.pending) {
+        notes.push(format!(
+            "the last tool call ({}, line {}) has no result yet: the agent may still be running it; if it is not, `session-doctor repair` pairs it",
+            p.call_id.as_deref().unwrap_or("-"),
+            p.line
+        ));
+    }
     let stuck = failure.as_ref().is_some_and(|f| is_stuck(f, &picked.suspects));
+    // The ids the provider's error names (a predicted failure lists the ones found).
+    let named_ids = failure
+        .as_ref()
+        .filter(|f| f.source != Source::Predicted)
+        .map(|f| f.classification.call_ids.clone())
+        .unwrap_or_default();
+    let history = history::items(structure, &named_ids);
 
     let excluded: Vec<String> =
         session.attachments.iter().filter(|a| a.excluded).map(|a| a.reference.clone()).collect();
     let next = next::commands(failure.as_ref(), stuck, &picked.suspects, &excluded, &rules, opts);
-    let verdict = verdict(failure.as_ref(), stuck, &picked.suspects);
+    let mut verdict = verdict(failure.as_ref(), stuck, &picked.suspects);
+    if stuck && failure.as_ref().is_some_and(|f| f.classification.class == Class::HistoryInvalid) {
+        let broken: Vec<&crate::history::Problem> = history.iter().map(|i| &i.problem).collect();
+        verdict = if broken.is_empty() {
+            "stuck: the provider rejects the history's structure on every request".into()
+        } else {
+            format!("stuck: {}; every retry sends it again", history::summary(&broken))
+        };
+    }
     Ok(Diagnosis {
         file: session.file.clone(),
         format: session.format,
@@ -193,6 +260,7 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
         failure,
         suspects: picked.suspects,
         excluded,
+        history,
         next,
         provider: rules.provider.clone(),
         model,

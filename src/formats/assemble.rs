@@ -6,9 +6,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::model::{Attachment, Entry, Finding, Reasoning, Record, Ref, Severity, ToolCall};
+use crate::model::{Attachment, Entry, Finding, Reasoning, Record, Ref, Severity, ToolCall, ToolResult};
 
-use super::{Id, RawCall, RawReasoning, Unit};
+use super::{Id, RawCall, RawReasoning, RawResult, Unit};
 
 /// One line after its media were decoded and judged; media bytes are dropped.
 /// Most lines of a long session are plain text, so all but the entries and
@@ -30,6 +30,9 @@ pub struct Extra {
     /// `entry` indexes [`LineRecord::entries`]; `line` is the payload's own line.
     pub attachments: Vec<Attachment>,
     pub calls: Vec<RawCall>,
+    pub results: Vec<RawResult>,
+    /// When the line was written (kept only for lines with tool calls or results).
+    pub at: Option<Box<str>>,
     pub reasoning: Vec<RawReasoning>,
     pub context_model: Option<Arc<str>>,
     pub context_provider: Option<Arc<str>>,
@@ -52,6 +55,7 @@ pub struct History {
     pub entries: Vec<Entry>,
     pub attachments: Vec<Attachment>,
     pub tool_calls: Vec<ToolCall>,
+    pub tool_results: Vec<ToolResult>,
     pub reasoning: Vec<Reasoning>,
     /// The records the provider sees, in history order, with where each sits.
     pub records: Vec<Record>,
@@ -80,18 +84,12 @@ pub fn assemble(mut records: Vec<LineRecord>) -> History {
     let order = visible(&records, &mut h.findings);
     let ctx = Context::new(&records);
     h.entries.reserve_exact(order.iter().map(|&i| records[i].entries.len()).sum());
-    h.tool_calls = records
+    // Every call of the file names the media of its results, visible or not.
+    let calls: HashMap<String, (Option<String>, Option<String>)> = records
         .iter()
-        .flat_map(|r| {
-            r.extra.iter().flat_map(|x| &x.calls).map(|c| ToolCall {
-                line: r.line,
-                call_id: c.call_id.clone(),
-                name: c.name.clone(),
-                path: c.path.clone(),
-            })
-        })
+        .flat_map(|r| r.extra.iter().flat_map(|x| &x.calls))
+        .map(|c| (c.call_id.clone(), (c.name.clone(), c.path.clone())))
         .collect();
-    let calls: HashMap<&str, &ToolCall> = h.tool_calls.iter().map(|c| (c.call_id.as_str(), c)).collect();
 
     let mut attachments = Vec::new();
     h.records = order
@@ -113,14 +111,22 @@ pub fn assemble(mut records: Vec<LineRecord>) -> History {
             h.entries.push(e);
         }
         let Some(x) = r.extra.as_mut() else { continue };
+        let at = x.at.as_deref().map(str::to_string);
+        for c in x.calls.drain(..) {
+            let (call_id, name, path) = (c.call_id, c.name, c.path);
+            h.tool_calls.push(ToolCall { line, call_id, name, path, entry: base + c.entry, at: at.clone() });
+        }
+        for t in x.results.drain(..) {
+            h.tool_results.push(ToolResult { line, call_id: t.call_id, entry: base + t.entry, at: at.clone() });
+        }
         for mut a in x.attachments.drain(..) {
             a.entry += base;
-            if let Some(call) = a.call_id.as_deref().and_then(|id| calls.get(id)) {
+            if let Some((tool, path)) = a.call_id.as_deref().and_then(|id| calls.get(id)) {
                 if a.tool.is_none() {
-                    a.tool.clone_from(&call.name);
+                    a.tool.clone_from(tool);
                 }
                 if a.name.is_none() {
-                    a.name.clone_from(&call.path);
+                    a.name.clone_from(path);
                 }
             }
             attachments.push(a);

@@ -40,9 +40,10 @@ fn anthropic_block<'a>(b: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOu
                 out.media.push(m);
             }
         }
-        "tool_use" | "server_tool_use" => {
+        "tool_use" | "server_tool_use" | "mcp_tool_use" => {
             if let Some(id) = b.get("id").to_text() {
                 out.calls.push(RawCall {
+                    entry: site.entry,
                     call_id: id,
                     name: b.get("name").to_text(),
                     path: path_argument(b.get("input")),
@@ -51,6 +52,7 @@ fn anthropic_block<'a>(b: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOu
         }
         // `tool_result`, and the server tools' `web_fetch_tool_result`, … that may nest media.
         t if t.ends_with("tool_result") => {
+            out.result(site.entry, b.get("tool_use_id").to_text());
             let inner = Site::tool_result(site.entry, b.get("tool_use_id").to_text());
             anthropic_content(b.get("content"), &inner, &ptr(at, "content"), out);
         }
@@ -138,7 +140,11 @@ pub fn responses_item<'a>(item: &'a Value<'a>, entry: usize, at: &str, out: &mut
             let origin = if item.get("role").as_str() == Some("assistant") { Origin::Assistant } else { Origin::User };
             openai_content(item.get("content"), &Site::new(entry, origin), &ptr(at, "content"), out);
         }
-        "function_call_output" | "custom_tool_call_output" | "tool_search_output" | "computer_call_output" => {
+        t @ ("function_call_output" | "custom_tool_call_output" | "tool_search_output" | "computer_call_output") => {
+            // A tool search's output answers a call not counted as one (`tool_search_call`).
+            if t != "tool_search_output" {
+                out.result(entry, item.get("call_id").to_text());
+            }
             let site = Site::tool_result(entry, item.get("call_id").to_text());
             let o = item.get("output");
             if o.is_array() {
@@ -154,6 +160,7 @@ pub fn responses_item<'a>(item: &'a Value<'a>, entry: usize, at: &str, out: &mut
             if let Some(id) = item.get("call_id").to_text() {
                 let args = if item.has("arguments") { item.get("arguments") } else { item.get("input") };
                 out.calls.push(RawCall {
+                    entry,
                     call_id: id,
                     name: item.get("name").to_text(),
                     path: path_in_arguments(args),
@@ -217,6 +224,7 @@ pub fn gemini_part<'a>(p: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOu
         let id = call.get("id").to_text().or_else(|| call.get("name").to_text());
         if let Some(id) = id {
             out.calls.push(RawCall {
+                entry: site.entry,
                 call_id: id,
                 name: call.get("name").to_text(),
                 path: path_argument(call.get("args")),
@@ -225,7 +233,9 @@ pub fn gemini_part<'a>(p: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOu
     }
     let (rk, resp) = either_key(p, "functionResponse", "function_response");
     if resp.is_object() {
-        let mut inner = Site::tool_result(site.entry, resp.get("id").to_text().or_else(|| resp.get("name").to_text()));
+        let call_id = resp.get("id").to_text().or_else(|| resp.get("name").to_text());
+        out.result(site.entry, call_id.clone());
+        let mut inner = Site::tool_result(site.entry, call_id);
         inner.tool = resp.get("name").to_text();
         gemini_parts(resp.get("parts"), &inner, &ptr(&ptr(at, rk), "parts"), out);
     }

@@ -45,10 +45,12 @@ impl Adapter for ClaudeCode {
             keep_from: None,
         };
         let msg = v.get("message");
+        out.at = v.get("timestamp").to_text();
         match v.get("type").as_str().unwrap_or("") {
             "user" => {
                 let mut entry = RawEntry::new(Role::User);
                 entry.blocks = blocks(msg.get("content"));
+                entry.empty = empty(msg.get("content"));
                 let e = out.entry(entry);
                 anthropic_content(msg.get("content"), &Site::new(e, Origin::User), "/message/content", out);
                 tool_use_result(v, e, out);
@@ -67,6 +69,7 @@ impl Adapter for ClaudeCode {
                     });
                 }
                 entry.blocks = blocks(msg.get("content"));
+                entry.empty = empty(msg.get("content"));
                 let e = out.entry(entry);
                 anthropic_content(msg.get("content"), &Site::new(e, Origin::Assistant), "/message/content", out);
             }
@@ -84,6 +87,11 @@ impl Adapter for ClaudeCode {
 /// How many content blocks a message sends: a string is one text block.
 fn blocks(content: &Value<'_>) -> u32 {
     if content.as_str().is_some() { 1 } else { content.items().len() as u32 }
+}
+
+/// Content with nothing in it: an empty string or an empty list of blocks.
+pub(super) fn empty(content: &Value<'_>) -> bool {
+    content.as_str().is_some_and(|s| s.trim().is_empty()) || (content.is_array() && content.items().is_empty())
 }
 
 fn is_error(v: &Value<'_>) -> bool {
@@ -115,6 +123,8 @@ fn tool_use_result<'a>(v: &'a Value<'a>, entry: usize, out: &mut LineOut<'a>) {
         .or_else(|| v.get("sourceToolUseID").to_text());
     let site = Site::tool_result(entry, call_id);
     let first = out.media.len();
+    // A copy for the UI: whatever it holds is not a call or result the provider sees.
+    let (calls, results) = (out.calls.len(), out.results.len());
     if r.is_array() {
         anthropic_content(r, &site, "/toolUseResult", out);
     } else if r.is_object() {
@@ -135,4 +145,6 @@ fn tool_use_result<'a>(v: &'a Value<'a>, entry: usize, out: &mut LineOut<'a>) {
     for m in &mut out.media[first..] {
         m.mirror = true;
     }
+    out.calls.truncate(calls);
+    out.results.truncate(results);
 }

@@ -54,6 +54,7 @@ impl Adapter for Cline {
             // Cline writes an assistant message once its stream completed.
             entry.accepted = true;
         }
+        entry.empty = super::claude_code::empty(v.get("content"));
         let e = out.entry(entry);
         let origin = if assistant { Origin::Assistant } else { Origin::User };
         anthropic_content(v.get("content"), &Site::new(e, origin), "/content", out);

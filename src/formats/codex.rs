@@ -60,6 +60,7 @@ impl Adapter for Codex {
     fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
         let p = v.get("payload");
         let ty = v.get("type").as_str().unwrap_or("");
+        out.at = v.get("timestamp").to_text();
         if !v.has("payload") {
             // The envelope-less format of older builds.
             if LEGACY_ITEMS.contains(&ty) && !v.get("message").is_object() {

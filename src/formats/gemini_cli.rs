@@ -69,6 +69,9 @@ fn content<'a>(c: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOut<'a>) {
 }
 
 fn record<'a>(r: &'a Value<'a>, at: &str, out: &mut LineOut<'a>) {
+    if let Some(t) = r.get("timestamp").to_text() {
+        out.at = Some(t);
+    }
     match r.get("type").as_str().unwrap_or("") {
         "user" => {
             let e = out.entry(RawEntry::new(Role::User));
@@ -85,15 +88,26 @@ fn record<'a>(r: &'a Value<'a>, at: &str, out: &mut LineOut<'a>) {
                 let path = path_argument(call.get("args"));
                 if let Some(id) = &id {
                     out.calls.push(RawCall {
+                        entry: e,
                         call_id: id.clone(),
                         name: call.get("name").to_text(),
                         path: path.clone(),
                     });
                 }
-                let mut site = Site::tool_result(e, id);
+                let mut site = Site::tool_result(e, id.clone());
                 site.tool = call.get("name").to_text();
                 site.name = path;
+                let answered = out.results.len();
                 gemini_parts(call.get("result"), &site, &ptr(&ptr(&ptr(at, "toolCalls"), i), "result"), out);
+                // The call and its result are one record: a finished call is answered
+                // (Gemini CLI sends its result, or says it was cancelled), even when
+                // the result holds no `functionResponse` part.
+                let finished = !call.get("result").is_null()
+                    || matches!(call.get("status").as_str(), Some("success" | "error" | "cancelled"));
+                out.results.truncate(answered);
+                if finished {
+                    out.result(e, id);
+                }
             }
         }
         "error" => {

@@ -207,20 +207,33 @@ pub struct RawEntry {
     /// Content blocks the entry adds to its request message, where the agent
     /// merges several entries into one message (0: not counted).
     pub blocks: u32,
+    /// The message has no content the provider accepts (set only where the
+    /// adapter can tell for sure; `false` means "not empty, or not known").
+    pub empty: bool,
 }
 
 impl RawEntry {
     pub fn new(role: Role) -> RawEntry {
-        RawEntry { role, model: None, provider: None, accepted: false, error: None, blocks: 0 }
+        RawEntry { role, model: None, provider: None, accepted: false, error: None, blocks: 0, empty: false }
     }
 }
 
 /// A tool call as an adapter sees it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RawCall {
+    /// Index into [`LineOut::entries`] of the entry holding the call.
+    pub entry: usize,
     pub call_id: String,
     pub name: Option<String>,
     pub path: Option<String>,
+}
+
+/// A tool result as an adapter sees it: the call it answers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawResult {
+    /// Index into [`LineOut::entries`] of the entry holding the result.
+    pub entry: usize,
+    pub call_id: String,
 }
 
 /// Everything an adapter says about one line.
@@ -230,11 +243,17 @@ pub struct LineOut<'a> {
     pub entries: Vec<RawEntry>,
     pub media: Vec<RawMedia<'a>>,
     pub calls: Vec<RawCall>,
+    /// Tool results; where one object holds a call and its result (Gemini CLI,
+    /// AI SDK tool parts), the result is in the same entry as the call.
+    pub results: Vec<RawResult>,
     pub reasoning: Vec<RawReasoning>,
     /// Model in force for later entries that do not name one (Codex `turn_context`, pi `model_change`).
     pub context_model: Option<String>,
     /// Provider in force for later entries (session metadata).
     pub context_provider: Option<String>,
+    /// When the line was written, as the format spells it (kept only for lines
+    /// with tool calls or results).
+    pub at: Option<String>,
 }
 
 /// A replayed reasoning item found in a line, with where it sits.
@@ -257,6 +276,13 @@ impl<'a> LineOut<'a> {
     pub fn entry(&mut self, e: RawEntry) -> usize {
         self.entries.push(e);
         self.entries.len() - 1
+    }
+
+    /// Records a tool result answering `call_id` in entry `entry`.
+    pub fn result(&mut self, entry: usize, call_id: Option<String>) {
+        if let Some(call_id) = call_id {
+            self.results.push(RawResult { entry, call_id });
+        }
     }
 }
 

@@ -29,6 +29,7 @@ impl Adapter for Mux {
             return;
         }
         let meta = v.get("metadata");
+        out.at = meta.get("timestamp").to_text();
         let (role, origin) = match v.get("role").as_str().unwrap_or("") {
             "assistant" => (Role::Assistant, Origin::Assistant),
             "system" => (Role::System, Origin::User),
@@ -65,7 +66,12 @@ impl Adapter for Mux {
             } else if let Some(id) = p.get("toolCallId").to_text() {
                 let name = p.get("toolName").to_text().or_else(|| ty.strip_prefix("tool-").map(str::to_string));
                 let path = path_argument(p.get("input"));
-                out.calls.push(RawCall { call_id: id.clone(), name: name.clone(), path: path.clone() });
+                out.calls.push(RawCall { entry: e, call_id: id.clone(), name: name.clone(), path: path.clone() });
+                // AI SDK: the part is the call and, once it has output (or an error), its result.
+                let state = p.get("state").as_str().unwrap_or("");
+                if p.has("output") || p.has("errorText") || state.starts_with("output-") {
+                    out.result(e, Some(id.clone()));
+                }
                 let mut site = Site::tool_result(e, Some(id));
                 site.tool = name;
                 site.name = path;

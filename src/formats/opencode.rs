@@ -54,6 +54,7 @@ fn message<'a>(v: &'a Value<'a>, base: &str, out: &mut LineOut<'a>) {
         entry.accepted = used > 0.0 || info.get("finish").as_str().is_some();
     }
     let e = out.entry(entry);
+    out.at = info.at(&["time", "created"]).to_text();
     let origin = if assistant { Origin::Assistant } else { Origin::User };
     for (i, p) in v.get("parts").items().iter().enumerate() {
         let at = ptr(&ptr(base, "parts"), i);
@@ -66,7 +67,11 @@ fn message<'a>(v: &'a Value<'a>, base: &str, out: &mut LineOut<'a>) {
                 let name = p.get("tool").to_text();
                 let path = path_argument(state.get("input"));
                 if let Some(id) = &id {
-                    out.calls.push(RawCall { call_id: id.clone(), name: name.clone(), path: path.clone() });
+                    out.calls.push(RawCall { entry: e, call_id: id.clone(), name: name.clone(), path: path.clone() });
+                    // The part is the call and, once completed (or failed), its result.
+                    if matches!(state.get("status").as_str(), Some("completed" | "error")) {
+                        out.result(e, Some(id.clone()));
+                    }
                 }
                 let mut site = Site::tool_result(e, id);
                 site.tool = name;

@@ -44,6 +44,7 @@ impl Adapter for Pi {
             return;
         }
         let mut keep_from = None;
+        out.at = v.get("timestamp").to_text();
         match ty {
             "message" => message(v.get("message"), out),
             "custom_message" => {
@@ -91,6 +92,7 @@ fn message<'a>(m: &'a Value<'a>, out: &mut LineOut<'a>) {
         }
         "toolResult" => {
             let e = out.entry(RawEntry::new(Role::Tool));
+            out.result(e, m.get("toolCallId").to_text());
             let mut site = Site::tool_result(e, m.get("toolCallId").to_text());
             site.tool = m.get("toolName").to_text();
             parts(m.get("content"), &site, "/message/content", out);
@@ -112,6 +114,7 @@ fn message<'a>(m: &'a Value<'a>, out: &mut LineOut<'a>) {
                     "toolCall" => {
                         if let Some(id) = b.get("id").to_text() {
                             out.calls.push(RawCall {
+                                entry: e,
                                 // OpenAI Responses ids are "<call_id>|<fc_id>".
                                 call_id: id,
                                 name: b.get("name").to_text(),

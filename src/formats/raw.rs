@@ -98,6 +98,8 @@ fn request<'a>(b: &'a Value<'a>, (list, content): (&str, &str), base: &str, out:
         let (role, origin) = role_of(m.get("role").as_str());
         let mut entry = RawEntry::new(role);
         entry.accepted = role == Role::Assistant;
+        // Anthropic messages need content (Gemini turns are not judged: parts may be thought-only).
+        entry.empty = list == "messages" && super::claude_code::empty(m.get(content));
         let e = out.entry(entry);
         walk(m.get(content), &Site::new(e, origin), &ptr(&ptr(&ptr(base, list), i), content), out);
     }
@@ -144,15 +146,22 @@ impl Adapter for OpenaiChat {
                 entry.accepted = role == Role::Assistant;
                 let e = out.entry(entry);
                 let site = if role == Role::Tool {
+                    out.result(e, m.get("tool_call_id").to_text());
                     Site::tool_result(e, m.get("tool_call_id").to_text())
                 } else {
                     Site::new(e, origin)
                 };
                 openai_content(m.get("content"), &site, &ptr(&at, "content"), out);
+                // An assistant message needs content or tool calls; no message takes an empty list of parts.
+                let content = m.get("content");
+                let calls = m.get("tool_calls").items().iter().any(|c| c.is_object()) || m.has("function_call");
+                out.entries[e].empty = (content.is_array() && content.items().is_empty())
+                    || (role == Role::Assistant && content.is_null() && !calls && !m.has("audio"));
                 for c in m.get("tool_calls").items() {
                     if let Some(id) = c.get("id").to_text() {
                         let f = c.get("function");
                         out.calls.push(RawCall {
+                            entry: e,
                             call_id: id,
                             name: f.get("name").to_text(),
                             path: path_in_arguments(f.get("arguments")),

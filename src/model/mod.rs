@@ -57,9 +57,12 @@ pub struct Entry {
     /// Content blocks it adds to its request message, where the agent merges
     /// entries into one message (Claude Code); 0 when not counted.
     pub blocks: u32,
+    /// The message has no content the provider accepts (only where the format tells for sure).
+    #[serde(skip)]
+    pub empty: bool,
 }
 
-/// A tool invocation, linked to its result by `call_id`.
+/// A tool invocation in the provider-visible history, linked to its result by `call_id`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ToolCall {
     pub line: u64,
@@ -67,6 +70,25 @@ pub struct ToolCall {
     pub name: Option<String>,
     /// The call's `path` / `file_path` argument, when it had one.
     pub path: Option<String>,
+    /// Index into [`Session::entries`] of the entry that holds it.
+    #[serde(skip)]
+    pub entry: usize,
+    /// When its line was written, as the format spells it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+}
+
+/// A tool result in the provider-visible history: the call it answers.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ToolResult {
+    pub line: u64,
+    pub call_id: String,
+    /// Index into [`Session::entries`] of the entry that holds it (the call's own
+    /// entry where one object holds both: Gemini CLI, AI SDK tool parts).
+    #[serde(skip)]
+    pub entry: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
 }
 
 /// How the attachment's bytes are spelled in the session.
@@ -234,7 +256,10 @@ pub struct Session {
     pub lines: u64,
     pub entries: Vec<Entry>,
     pub attachments: Vec<Attachment>,
+    /// Tool calls of the provider-visible history, in history order.
     pub tool_calls: Vec<ToolCall>,
+    /// Tool results of the provider-visible history, in history order.
+    pub tool_results: Vec<ToolResult>,
     pub reasoning: Vec<Reasoning>,
     pub findings: Vec<Finding>,
     /// The provider the latest entry naming one went to, where the format records it

@@ -121,17 +121,23 @@ impl<'r> Worker<'r> {
                 provider: self.intern(e.provider),
                 error: e.error.map(Box::new),
                 blocks: e.blocks,
+                empty: e.empty,
             });
         }
         let rare = !attachments.is_empty()
             || !out.calls.is_empty()
+            || !out.results.is_empty()
             || !out.reasoning.is_empty()
             || out.context_model.is_some()
             || out.context_provider.is_some();
         let extra = rare.then(|| {
+            // The time only matters for the tool calls and results it dates.
+            let tools = !out.calls.is_empty() || !out.results.is_empty();
             Box::new(Extra {
                 attachments,
+                at: out.at.filter(|_| tools).map(String::into_boxed_str),
                 calls: out.calls,
+                results: out.results,
                 reasoning: out.reasoning,
                 context_model: self.intern(out.context_model),
                 context_provider: self.intern(out.context_provider),

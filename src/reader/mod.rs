@@ -114,19 +114,23 @@ pub fn read_with_plan(
         return Err(nothing_recognised(path, opts, plan));
     }
     findings.append(&mut h.findings);
-    findings.sort_by_key(|f| f.line);
-    Ok(Session {
+    let mut session = Session {
         file: path.display().to_string(),
         format: plan.format.name(),
         lines,
         entries: h.entries,
         attachments: h.attachments,
         tool_calls: h.tool_calls,
+        tool_results: h.tool_results,
         reasoning: h.reasoning,
         findings,
         provider: h.provider,
         records: h.records,
-    })
+    };
+    // The history's structure (calls without results, …) is a fact about the file too.
+    session.findings.extend(crate::history::findings(&crate::history::check(&session)));
+    session.findings.sort_by_key(|f| f.line);
+    Ok(session)
 }
 
 /// An explicit `--format` under which nothing was recognised: an error, not an

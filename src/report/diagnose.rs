@@ -3,6 +3,7 @@
 use std::io::{self, Write};
 
 use crate::diagnose::{Diagnosis, Source};
+use crate::history::Kind;
 use crate::model::Severity;
 
 use super::sanitize;
@@ -89,6 +90,9 @@ pub fn write(out: &mut impl Write, d: &Diagnosis, detected: bool, term: &Term) -
         }
         writeln!(out)?;
     }
+    if !d.history.is_empty() {
+        history(out, d, term)?;
+    }
     if !d.excluded.is_empty() {
         writeln!(out, "excluded  {}", d.excluded.join(", "))?;
     }
@@ -98,9 +102,11 @@ pub fn write(out: &mut impl Write, d: &Diagnosis, detected: bool, term: &Term) -
     for n in &d.notes {
         writeln!(out, "note      {}", sanitize(n))?;
     }
-    let damaged = d.findings.iter().filter(|f| f.severity >= Severity::Warning).count();
+    // The history's structural problems have their own section above.
+    let damage = |f: &&crate::model::Finding| f.severity >= Severity::Warning && !crate::history::is_structural(f);
+    let damaged = d.findings.iter().filter(damage).count();
     if damaged > 0 {
-        let first = &d.findings.iter().find(|f| f.severity >= Severity::Warning).map(|f| f.line).unwrap_or(0);
+        let first = &d.findings.iter().find(damage).map(|f| f.line).unwrap_or(0);
         writeln!(
             out,
             "note      {} (first: line {first}); `session-doctor scan` lists them",
@@ -115,4 +121,43 @@ pub fn write(out: &mut impl Write, d: &Diagnosis, detected: bool, term: &Term) -
         }
     }
     Ok(())
+}
+
+/// The orphaned calls and results: what breaks the history's structure.
+fn history(out: &mut impl Write, d: &Diagnosis, term: &Term) -> io::Result<()> {
+    let n = d.history.len() as u64;
+    writeln!(out, "{}:", count(n, "structural problem", "structural problems"))?;
+    let mut t = Table::new(&["", "problem", "line", "tool", "call id", "at"])
+        .right("line")
+        .shrink("tool", Keep::Start, 6)
+        .shrink("call id", Keep::End, 12)
+        .optional("at");
+    for i in &d.history {
+        let p = &i.problem;
+        let kind = match p.kind {
+            Kind::CallWithoutResult if p.pending => "call pending",
+            Kind::CallWithoutResult => "call without result",
+            Kind::ResultWithoutCall => "result without call",
+            Kind::DuplicateResult => "duplicate result",
+            Kind::EmptyMessage => "empty message",
+            Kind::RolesOutOfOrder => "out of order",
+        };
+        t.row([
+            Cell::from(if i.named { "*" } else { "" }),
+            Cell::styled(kind, if p.pending { styles::WARN } else { styles::INVALID }),
+            p.line.to_string().into(),
+            sanitize(p.tool.as_deref().unwrap_or("-")).into(),
+            sanitize(p.call_id.as_deref().unwrap_or("-")).into(),
+            sanitize(p.at.as_deref().unwrap_or("-")).into(),
+        ]);
+    }
+    out.write_all(t.render(term).as_bytes())?;
+    for i in &d.history {
+        let first = format!("  line {}: ", i.problem.line);
+        writeln!(out, "{}", wrap(&first, &sanitize(&i.problem.message), term.width, 4))?;
+    }
+    if d.history.iter().any(|i| i.named) {
+        writeln!(out, "  * named in the provider's error")?;
+    }
+    writeln!(out)
 }
