@@ -30,7 +30,8 @@ use super::session_args::ReadArgs;
   session-doctor diagnose ~/.claude/projects/-home-me-app/1f0e….jsonl
   session-doctor diagnose session.jsonl --error 'messages.3.content.1.image.source.base64: Could not process image'
   session-doctor diagnose rollout.jsonl --error-file last-error.json --model gpt-5
-  session-doctor diagnose --json session.jsonl | jq '.next[]'")]
+  session-doctor diagnose --json session.jsonl | jq '.next[]'
+  session-doctor diagnose session.jsonl --html report.html")]
 pub struct DiagnoseArgs {
     /// The session file.
     #[arg(value_name = "FILE")]
@@ -47,6 +48,10 @@ pub struct DiagnoseArgs {
     /// Print JSON (the schema is in the README).
     #[arg(long = "json")]
     pub json: bool,
+    /// Also write a self-contained HTML page (no network, no scripts): the
+    /// verdict, the history, and a card with a thumbnail for every attachment.
+    #[arg(long = "html", value_name = "OUT")]
+    pub html: Option<PathBuf>,
 }
 
 pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
@@ -66,6 +71,14 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
         read_args: args.read.repeat(),
     };
     let d = args.read.diagnose(&args.file, session, &plan, &opts)?;
+    if let Some(page) = &args.html {
+        let payloads = |a: &crate::model::Attachment| report::html::thumb::read_payload(&args.file, a);
+        crate::atomic::write(page, crate::atomic::Existing::Replace, |w| {
+            report::html::write(w, &d, plan.detected, &payloads)?;
+            Ok(())
+        })?;
+        eprintln!("session-doctor: wrote {}", report::sanitize(&page.display().to_string()));
+    }
     let mut out = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &d)?;
