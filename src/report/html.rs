@@ -421,12 +421,12 @@ fn card(
     row(out, "origin", &format!("{origin}, line {}", a.line))?;
     let declared = a.mime_declared.as_deref().map_or("—".into(), esc);
     let detected = a.mime_detected.as_deref().map_or("unknown".into(), esc);
-    let mismatch = match (&a.mime_declared, &a.mime_detected) {
-        (Some(x), Some(y)) if x != y => " mismatch",
-        (Some(_), None) => " mismatch",
-        _ => "",
+    let ty = match (&a.mime_declared, &a.mime_detected) {
+        (Some(x), Some(y)) if x == y => declared,
+        (None, Some(_)) => format!("{detected} (not declared)"),
+        _ => format!("<span class=\"mime mismatch\">declared {declared}, bytes are {detected}</span>"),
     };
-    row(out, "type", &format!("<span class=\"mime{mismatch}\">declared {declared}, bytes are {detected}</span>"))?;
+    row(out, "type", &ty)?;
     row(out, "size", &a.bytes.map_or("—".into(), table::size))?;
     let dm = dims(a);
     if dm != "-" {
@@ -449,7 +449,7 @@ fn card(
         }
         writeln!(out, "</ul>")?;
     }
-    if let Some(s) = s {
+    if let Some(s) = s.filter(|s| !a.problems.iter().any(|p| p.message == s.why)) {
         writeln!(out, "<p class=\"why\">{}</p>", esc(&s.why))?;
     }
     writeln!(out, "</div></article>")
@@ -490,11 +490,14 @@ fn write_preview(out: &mut dyn Write, p: &Preview, a: &Attachment) -> io::Result
             esc(kind),
             esc(head)
         ),
-        Preview::None { why } => writeln!(
-            out,
-            "<figure class=\"thumb none\"><div class=\"kind\">no preview</div><p>{}</p></figure>",
-            esc(why)
-        ),
+        Preview::None { why } => {
+            let label = match a.mime_detected.as_deref() {
+                Some("application/pdf") if why.starts_with("does not open") => "PDF · broken",
+                Some(m) if m.starts_with("image/") => "image · no preview",
+                _ => "no preview",
+            };
+            writeln!(out, "<figure class=\"thumb none\"><div class=\"kind\">{label}</div><p>{}</p></figure>", esc(why))
+        }
     }
 }
 
@@ -580,7 +583,7 @@ li.run .role { font-weight:400; }
 li.boundary { margin:10px 0; text-align:center; border-top:2px dashed var(--accent); line-height:0; }
 li.boundary span { background:var(--card); color:var(--accent); font-weight:600; font-size:13px; padding:0 10px; position:relative; top:0; line-height:1.4; display:inline-block; transform:translateY(-50%); }
 .cards { display:flex; flex-wrap:wrap; gap:12px; margin:8px 0 4px; }
-article.card { display:flex; gap:12px; width:560px; max-width:100%; background:var(--card); border:1px solid var(--line); border-radius:8px; padding:10px; }
+article.card { display:flex; gap:12px; width:520px; max-width:100%; background:var(--card); border:1px solid var(--line); border-radius:8px; padding:10px; }
 article.card.suspect { border-color:#f0c36d; box-shadow:0 0 0 1px #f0c36d; }
 article.card.prime { border-color:var(--bad); box-shadow:0 0 0 2px var(--bad); }
 article.card.excluded { opacity:.6; }

@@ -220,7 +220,7 @@ fn encode(img: &RgbaImage) -> Option<String> {
     let mut png_bytes = Vec::new();
     let png = image::codecs::png::PngEncoder::new_with_quality(
         &mut png_bytes,
-        image::codecs::png::CompressionType::Best,
+        image::codecs::png::CompressionType::Default,
         image::codecs::png::FilterType::Adaptive,
     );
     let rgb;
