@@ -334,9 +334,12 @@ fn renders_in_headless_chromium() {
     let png = std::fs::read(&shot)
         .unwrap_or_else(|e| panic!("no screenshot ({e}); chromium said: {}", String::from_utf8_lossy(&out.stderr)));
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000, "{} bytes", png.len());
+    // To look at it (and refresh docs/diagnose-html.png): SESSION_DOCTOR_SCREENSHOT=/tmp/shot.png
+    // keeps the screenshot, the page (shot.html) and the session (shot.jsonl).
     if let Some(keep) = std::env::var_os("SESSION_DOCTOR_SCREENSHOT") {
-        std::fs::copy(&shot, keep).expect("copy the screenshot");
-        std::fs::copy(&html, Path::new(&std::env::var_os("SESSION_DOCTOR_SCREENSHOT").unwrap()).with_extension("html"))
-            .expect("copy the page");
+        let keep = PathBuf::from(keep);
+        std::fs::copy(&shot, &keep).expect("copy the screenshot");
+        std::fs::copy(&html, keep.with_extension("html")).expect("copy the page");
+        std::fs::copy(&file, keep.with_extension("jsonl")).expect("copy the session");
     }
 }
