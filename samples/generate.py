@@ -179,6 +179,17 @@ def gemini():
     return [req(c1), resp, req(c2), GEMINI_ERR]
 
 
+def cline():
+    """Cline's api_conversation_history.json: one line, a JSON array of Anthropic messages."""
+    env = {"type": "text", "text": "<environment_details>\n# VSCode Visible Files\nsrc/checkout.css\n</environment_details>"}
+    info = {"modelId": "claude-sonnet-4-5-20250929", "providerId": "anthropic", "mode": "act"}
+    return [
+        {"role": "user", "content": [{"type": "text", "text": "<task>\nThe checkout button overlaps the footer\n</task>"}, {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": B(SHOT)}}, env], "ts": 1770912345678},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01IMG", "name": "read_file", "input": {"path": "/home/dev/shop/tmp/layout-diagram.png"}}], "modelInfo": info, "metrics": {"tokens": {"prompt": 900, "completion": 40, "cached": 0}}, "ts": 1770912349000},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01IMG", "content": [{"type": "text", "text": "[read_file for '/home/dev/shop/tmp/layout-diagram.png'] Result:"}, {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": B(CUT)}}]}, env], "ts": 1770912350000},
+    ]
+
+
 def expect(name, rows):
     """What `scan` must report: (line, origin, tool, name, mime, bytes) per attachment."""
     import hashlib
@@ -199,6 +210,7 @@ expect("openai-chat.jsonl", [(3, "user", None, PNG, SHOT), (3, "user", None, PNG
 expect("openai-responses.jsonl", [(3, "user", None, PNG, SHOT), (3, "tool_result", DIAG, PNG, CUT)])
 expect("anthropic.jsonl", [(3, "user", None, PNG, SHOT), (3, "tool_result", DIAG, PNG, CUT), (3, "user", "spec.pdf", "application/pdf", PDF)])
 expect("gemini.jsonl", [(3, "user", None, PNG, SHOT), (3, "tool_result", DIAG, PNG, CUT)])
+expect("cline.json", [(1, "user", None, PNG, SHOT), (1, "tool_result", DIAG, PNG, CUT)])
 
 
 if __name__ == "__main__":
@@ -215,3 +227,5 @@ if __name__ == "__main__":
     write("openai-responses.jsonl", openai_responses())
     write("anthropic.jsonl", anthropic())
     write("gemini.jsonl", gemini())
+    with open(os.path.join(HERE, "cline.json"), "w", newline="\n") as f:
+        f.write(json.dumps(cline(), separators=(",", ":")))

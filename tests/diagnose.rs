@@ -301,3 +301,23 @@ fn concurrent_excludes_both_land() {
     want.sort();
     assert_eq!(excluded, want);
 }
+
+#[test]
+fn latest_finds_the_newest_session_under_home() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join(".claude/projects/-home-me-app");
+    std::fs::create_dir_all(&project).unwrap();
+    let cut = b64(&cut_png());
+    let text = wrap::session("claude-code", &[Item { base64: &cut, mime: "image/png" }]);
+    write(&project, "1f0e.jsonl", &text);
+    let out = common::bin()
+        .args(["diagnose", "--latest", "--agent", "claude-code", "--json"])
+        .env("HOME", home.path())
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .output()
+        .unwrap();
+    let d: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!((out.status.code(), &d["stuck"]), (Some(1), &json!(true)), "{d:#}");
+    assert!(d["file"].as_str().unwrap().ends_with("1f0e.jsonl"));
+}

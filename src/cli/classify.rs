@@ -4,6 +4,7 @@
 //! [`crate::report::sanitize`] before it reaches a terminal.
 
 use std::io::{IsTerminal as _, Read as _};
+use std::path::Path;
 
 use anyhow::{Context as _, bail};
 use clap::Args;
@@ -11,12 +12,22 @@ use clap::Args;
 use crate::classify::{Classification, Hint, classify};
 use crate::exit::Exit;
 use crate::report::sanitize;
+use crate::report::table::wrap;
 
 /// Classify one provider error (a JSON body, or the text an agent recorded).
 ///
-/// Prints the failure class, whether retrying can help, and the remedy.
+/// Prints the failure class, whether retrying can help, the remedy, and what the
+/// error names (provider, status, code, type, a limit such as the 30 of
+/// "31 > 30", the request block it points at), as aligned `key  value` lines.
 #[derive(Debug, Args)]
 #[command(after_help = "\
+Examples:
+  session-doctor classify 'Could not process image'
+  session-doctor classify --status 429 'Rate limit reached for requests'
+  session-doctor classify --json 'Too many images in request: 31 > 30'
+  session-doctor classify error.json
+  pbpaste | session-doctor classify --provider anthropic -
+
 Exit status:
   0  the error was classified (even as `unknown`)
   2  usage error, or the input could not be read
@@ -37,20 +48,26 @@ pub struct ClassifyArgs {
     /// Provider that returned the error (anthropic, openai, gemini, …); detected when absent.
     #[arg(long = "provider")]
     pub provider: Option<String>,
-    /// Print JSON instead of key: value lines.
+    /// Print JSON instead of aligned lines.
     #[arg(long = "json")]
     pub json: bool,
     /// Also print the signals that decided: the status used and where it came from, and
     /// the rule table and phrase or code that matched.
     #[arg(long = "explain")]
     pub explain: bool,
-    /// The error: a JSON body or the text an agent recorded; `-` or nothing reads stdin.
+    /// The error: a JSON body or the text an agent recorded. When it names an
+    /// existing file, that file's content is read; `-` or nothing reads stdin.
+    #[arg(value_name = "TEXT|FILE|-")]
     pub text: Option<String>,
 }
 
 /// Reads the error, classifies it, prints the verdict.
 pub fn run(args: &ClassifyArgs) -> anyhow::Result<Exit> {
     let text = match args.text.as_deref() {
+        Some(t) if t != "-" && Path::new(t).is_file() => {
+            let bytes = std::fs::read(t).with_context(|| format!("reading {}", sanitize(t)))?;
+            String::from_utf8_lossy(&bytes).into_owned()
+        }
         Some(t) if t != "-" => t.to_string(),
         _ => {
             let mut stdin = std::io::stdin();
@@ -75,7 +92,7 @@ pub fn run(args: &ClassifyArgs) -> anyhow::Result<Exit> {
         };
         println!("{out}");
     } else {
-        print!("{}", human(&c, args.explain));
+        print!("{}", human(&c, args.explain, crate::report::term::current().width));
     }
     Ok(Exit::Healthy)
 }
@@ -89,7 +106,8 @@ struct Explained<'a> {
 }
 
 /// Aligned `key  value` lines; absent values are left out, the message comes last.
-fn human(c: &Classification, explain: bool) -> String {
+/// On a terminal (`width`) long values wrap at spaces under the value column.
+fn human(c: &Classification, explain: bool, width: Option<usize>) -> String {
     let retry = match c.retryable {
         Some(true) => "yes",
         Some(false) => "no",
@@ -114,12 +132,17 @@ fn human(c: &Classification, explain: bool) -> String {
     if explain {
         rows.extend(c.why.iter().map(|w| ("why", w.clone())));
     }
-    let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    let key = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
     let mut out = String::new();
     for (k, v) in rows {
-        // Continuation lines of a multi-line message line up under the value column.
-        let v = sanitize(&v).replace('\n', &format!("\n{:width$}  ", ""));
-        out.push_str(&format!("{k:width$}  {v}\n"));
+        // Continuation lines (of a multi-line message, or wrapped) line up under the value column.
+        let v = sanitize(&v);
+        let mut first = format!("{k:key$}  ");
+        for line in v.split('\n') {
+            out.push_str(&wrap(&first, line, width, key + 2));
+            out.push('\n');
+            first = " ".repeat(key + 2);
+        }
     }
     out
 }
@@ -131,13 +154,13 @@ mod tests {
     #[test]
     fn human_output_is_sanitized_and_aligned() {
         let c = classify("Could not process image \u{1b}[31mred", &Hint { status: Some(400), provider: None });
-        let out = human(&c, false);
+        let out = human(&c, false, None);
         assert!(out.starts_with("class      media_rejected\n"), "{out}");
         assert!(out.contains("retryable  no\n"));
         assert!(!out.contains('\u{1b}'));
         assert!(out.contains("\\u{1b}[31m"));
         assert!(!out.contains("why"));
-        let out = human(&c, true);
+        let out = human(&c, true, None);
         assert!(
             out.contains("why        deterministic")
                 || out.contains("why        media phrase \"could not process image\""),

@@ -28,14 +28,23 @@ use super::session_args::ReadArgs;
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
   session-doctor diagnose ~/.claude/projects/-home-me-app/1f0e….jsonl
+  session-doctor diagnose --latest --agent codex
   session-doctor diagnose session.jsonl --error 'messages.3.content.1.image.source.base64: Could not process image'
   session-doctor diagnose rollout.jsonl --error-file last-error.json --model gpt-5
   session-doctor diagnose --json session.jsonl | jq '.next[]'
   session-doctor diagnose session.jsonl --html report.html")]
 pub struct DiagnoseArgs {
-    /// The session file.
-    #[arg(value_name = "FILE")]
-    pub file: PathBuf,
+    /// The session file; `-` reads it from stdin.
+    #[arg(value_name = "FILE", required_unless_present = "latest", conflicts_with = "latest")]
+    pub file: Option<PathBuf>,
+    /// Diagnose the most recently active session in the agents' standard
+    /// locations (the newest `session-doctor sessions` lists).
+    #[arg(long = "latest")]
+    pub latest: bool,
+    /// With --latest: only this agent's sessions (claude-code, codex, pi,
+    /// gemini-cli, mux, opencode).
+    #[arg(long = "agent", value_name = "AGENT", requires = "latest")]
+    pub agent: Option<String>,
     #[command(flatten)]
     pub read: ReadArgs,
     /// The provider's error (a JSON body or the message the agent showed),
@@ -63,16 +72,33 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
         ),
         _ => None,
     };
-    let (session, plan) = args.read.read(&args.file)?;
+    let file = match (&args.file, args.latest) {
+        (Some(f), _) => f.clone(),
+        (None, _) => {
+            let f = crate::discover::latest_session(args.agent.as_deref()).with_context(|| match &args.agent {
+                Some(a) => format!("no {a} session found in its standard location"),
+                None => "no session found in any agent's standard location".to_string(),
+            })?;
+            eprintln!("session-doctor: diagnosing {}", report::sanitize(&f.display().to_string()));
+            f
+        }
+    };
+    let mut inputs = super::input::Inputs::default();
+    let path = inputs.path(&file)?;
+    let (mut session, plan) = args.read.read(&path)?;
+    if file == std::path::Path::new("-") {
+        session.file = super::input::STDIN_NAME.to_string();
+    }
     let opts = Options {
         error,
         model: args.read.model.clone(),
-        file_arg: args.file.display().to_string(),
+        file_arg: file.display().to_string(),
         read_args: args.read.repeat(),
     };
-    let d = args.read.diagnose(&args.file, session, &plan, &opts)?;
+    let d = args.read.diagnose(&path, session, &plan, &opts)?;
     if let Some(page) = &args.html {
-        let payloads = |a: &crate::model::Attachment| report::html::thumb::read_payload(&args.file, a);
+        // The bytes are read back from where the session was read (stdin is spooled there).
+        let payloads = |a: &crate::model::Attachment| report::html::thumb::read_payload(&path, a);
         crate::atomic::write(page, crate::atomic::Existing::Replace, |w| {
             report::html::write(w, &d, plan.detected, &payloads)?;
             Ok(())
@@ -84,7 +110,7 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
         serde_json::to_writer_pretty(&mut out, &d)?;
         writeln!(out)?;
     } else {
-        report::diagnose::write(&mut out, &d, plan.detected)?;
+        report::diagnose::write(&mut out, &d, plan.detected, &report::term::current())?;
     }
     out.flush()?;
     Ok(if d.stuck { Exit::Problems } else { Exit::Healthy })

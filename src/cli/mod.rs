@@ -1,10 +1,15 @@
 //! Command-line interface: clap definitions and the one dispatch match.
 
 mod classify;
+mod completions;
 mod diagnose;
 mod exclude;
+mod repair;
+mod rewrite_args;
+pub mod input;
 mod scan;
 mod session_args;
+mod sessions;
 
 use clap::{Parser, Subcommand};
 
@@ -12,15 +17,30 @@ use crate::exit::Exit;
 
 /// Un-stick the sessions of LLM coding agents.
 ///
-/// session-doctor reads a session file of Claude Code, Codex CLI, pi, Gemini CLI,
-/// mux or opencode (or logged OpenAI, Anthropic and Gemini request bodies), names
+/// session-doctor reads a session of Claude Code, Codex CLI, pi, Gemini CLI, mux,
+/// opencode (its files or its database) or Cline (or logged OpenAI, Anthropic and
+/// Gemini request bodies), names
 /// every attachment the provider sees, validates each one byte by byte, and
 /// classifies provider errors. It never writes to the session file.
-///
-/// Exit status: 0 healthy, 1 problems found, 2 usage error or unreadable input.
 #[derive(Debug, Parser)]
-#[command(name = "session-doctor", version)]
+#[command(
+    name = "session-doctor",
+    version,
+    after_help = "\
+Examples:
+  session-doctor scan samples/claude-code.jsonl
+  session-doctor classify 'Could not process image'
+
+Exit status:
+  0  healthy / done
+  1  problems found (an invalid attachment, a provider limit broken)
+  2  usage error or unreadable input"
+)]
 pub struct Cli {
+    /// When to colour the output: auto (on a terminal, unless NO_COLOR is set;
+    /// CLICOLOR_FORCE forces it), always, never.
+    #[arg(long = "color", value_name = "WHEN", global = true, default_value = "auto")]
+    pub color: crate::report::term::ColorChoice,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -30,16 +50,24 @@ pub enum Command {
     Scan(scan::ScanArgs),
     Diagnose(diagnose::DiagnoseArgs),
     Exclude(exclude::ExcludeArgs),
+    Repair(repair::RepairArgs),
     Classify(classify::ClassifyArgs),
+    Sessions(sessions::SessionsArgs),
+    Completions(completions::CompletionsArgs),
 }
 
 /// Runs one command and says how the process should exit.
 pub fn run(cli: Cli) -> anyhow::Result<Exit> {
+    // Decided once; printers read it with `report::term::current()`.
+    crate::report::term::init(cli.color);
     match cli.command {
         Command::Scan(args) => scan::run(&args),
         Command::Diagnose(args) => diagnose::run(&args),
         Command::Exclude(args) => exclude::run(&args),
+        Command::Repair(args) => repair::run(&args),
         Command::Classify(args) => classify::run(&args),
+        Command::Completions(args) => completions::run(&args),
+        Command::Sessions(args) => sessions::run(&args),
     }
 }
 

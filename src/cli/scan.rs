@@ -1,13 +1,16 @@
 //! `session-doctor scan`: every attachment of the provider-visible history.
 
 use std::io::Write as _;
+use std::path::Path;
 
 use clap::Args;
+use serde::Serialize;
 
 use crate::exit::Exit;
 use crate::model::Ref;
 use crate::report::{self, ScanReport};
 
+use super::input::{Inputs, STDIN_NAME};
 use super::session_args::{Files, ReadArgs};
 
 /// List every attachment of a session's provider-visible history, and judge it.
@@ -18,12 +21,22 @@ use super::session_args::{Files, ReadArgs};
 /// verdict (ok, warn, invalid) with reasons. Damaged lines (invalid JSON, a last
 /// line cut short, bad UTF-8) are reported as findings and the rest is still read.
 ///
-/// Exit status: 0 when every attachment is fine, 1 when one is invalid or the
-/// history breaks a provider limit, 2 when a file cannot be read.
+/// On a terminal the table is fitted to its width (long names keep their end);
+/// piped, every value is printed in full. `-` reads the session from stdin.
 #[derive(Debug, Args)]
-#[command(
-    after_help = "Examples:\n  session-doctor scan ~/.claude/projects/-home-me-app/1f0e….jsonl\n  session-doctor scan --provider openai --json session.jsonl\n  session-doctor scan --deep samples/*.jsonl\n  session-doctor scan --ref L7.1 --ref sha256:88709c samples/claude-code.jsonl"
-)]
+#[command(after_help = "\
+Examples:
+  session-doctor scan ~/.claude/projects/-home-me-app/1f0e….jsonl
+  session-doctor scan --provider openai --json session.jsonl
+  session-doctor scan --deep samples/*.jsonl
+  session-doctor scan --ref L7.1 --ref sha256:88709c samples/claude-code.jsonl
+  curl -s https://example.com/session.jsonl | session-doctor scan -
+
+Exit status:
+  0  every attachment is fine
+  1  an attachment is invalid, the history breaks a provider limit,
+     or a line could not be read and was skipped
+  2  usage error, or a file cannot be read")]
 pub struct ScanArgs {
     #[command(flatten)]
     pub files: Files,
@@ -42,44 +55,60 @@ fn parse_ref(s: &str) -> Result<Ref, String> {
     Ref::parse(s).map_err(|e| e.to_string())
 }
 
+/// One element of `scan --json` over several files: a report, or why there is none.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Doc {
+    Report(Box<ScanReport>),
+    Error { file: String, error: String },
+}
+
 pub fn run(args: &ScanArgs) -> anyhow::Result<Exit> {
+    let term = report::term::current();
     let mut out = std::io::stdout().lock();
-    let mut reports = Vec::new();
+    let mut inputs = Inputs::default();
+    let mut docs = Vec::new();
     let (mut failed, mut problems) = (false, false);
-    for path in &args.files.files {
-        match args.read.read(path) {
+    let mut fail = |docs: &mut Vec<Doc>, file: String, error: String| {
+        eprintln!("session-doctor: {}", report::sanitize(&error));
+        failed = true;
+        docs.push(Doc::Error { file, error });
+    };
+    for arg in &args.files.files {
+        let shown = if arg == Path::new("-") { STDIN_NAME.to_string() } else { arg.display().to_string() };
+        let read = inputs.path(arg).and_then(|path| args.read.read(&path));
+        match read {
             Ok((session, plan)) => {
                 let mut r = ScanReport::new(session, &plan);
+                r.file.clone_from(&shown);
                 if !args.refs.is_empty() {
                     if let Some(missing) = args.refs.iter().find(|q| !r.attachments.iter().any(|a| q.matches(a))) {
-                        eprintln!("session-doctor: {}: {missing} names no attachment", report::sanitize(&r.file));
-                        failed = true;
+                        fail(&mut docs, shown, format!("{}: {missing} names no attachment", r.file));
                         continue;
                     }
                     r.attachments.retain(|a| args.refs.iter().any(|q| q.matches(a)));
                 }
                 problems |= r.has_problems();
                 if args.json {
-                    reports.push(r);
+                    docs.push(Doc::Report(Box::new(r)));
                 } else {
                     // Human output goes out file by file, as each is read.
-                    report::scan::write(&mut out, &r)?;
+                    report::scan::write_for(&mut out, &r, &term)?;
                     out.flush()?;
                 }
             }
-            Err(e) => {
-                failed = true;
-                eprintln!("session-doctor: {}", report::sanitize(&format!("{e:#}")));
-            }
+            Err(e) => fail(&mut docs, shown, inputs.name(&format!("{e:#}"))),
         }
     }
-    if args.json && !reports.is_empty() {
-        if args.files.files.len() == 1 {
-            serde_json::to_writer_pretty(&mut out, &reports[0])?;
-        } else {
-            serde_json::to_writer_pretty(&mut out, &reports)?;
+    if args.json {
+        if args.files.files.len() > 1 {
+            // Every file has its place in the array, an unreadable one as {"file", "error"}.
+            serde_json::to_writer_pretty(&mut out, &docs)?;
+            writeln!(out)?;
+        } else if let Some(Doc::Report(r)) = docs.first() {
+            serde_json::to_writer_pretty(&mut out, r)?;
+            writeln!(out)?;
         }
-        writeln!(out)?;
     }
     out.flush()?;
     Ok(if failed {

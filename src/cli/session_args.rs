@@ -21,10 +21,18 @@ fn parse_format(s: &str) -> Result<FormatChoice, String> {
     })
 }
 
+fn parse_threads(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1 (leave -j out for one thread per core)".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 #[derive(Debug, Args, Clone)]
 pub struct ReadArgs {
     /// Session format: auto (detect from the content) or claude-code, codex, pi,
-    /// gemini-cli, mux, opencode, openai-chat, openai-responses, anthropic, gemini.
+    /// gemini-cli, mux, opencode, openai-chat, openai-responses, anthropic, gemini, cline.
     #[arg(long = "format", value_name = "FORMAT", default_value = "auto", value_parser = parse_format)]
     pub format: FormatChoice,
 
@@ -53,9 +61,14 @@ pub struct ReadArgs {
     #[arg(long = "overlay", value_name = "PATH")]
     pub overlay: Option<PathBuf>,
 
-    /// Worker threads reading the file (default: one per core).
-    #[arg(long = "threads", short = 'j', value_name = "N", default_value_t = 0, hide_default_value = true)]
-    pub threads: usize,
+    /// The session to read from a store that holds many (opencode's `opencode.db`):
+    /// its id, `ses_…`. Default: the most recently updated one (named on stderr).
+    #[arg(long = "session", value_name = "ID")]
+    pub session: Option<String>,
+
+    /// Worker threads reading the file, at least 1 (default: one per core).
+    #[arg(long = "threads", short = 'j', value_name = "N", value_parser = parse_threads)]
+    pub threads: Option<usize>,
 }
 
 impl ReadArgs {
@@ -68,6 +81,9 @@ impl ReadArgs {
     /// overlay excludes. Lines of the overlay that are not events are told on stderr.
     pub fn read(&self, path: &std::path::Path) -> anyhow::Result<(crate::model::Session, crate::reader::Plan)> {
         let (mut session, plan) = crate::report::progress::read(path, &self.options())?;
+        if let Some(note) = &plan.note {
+            eprintln!("session-doctor: {}", crate::report::sanitize(note));
+        }
         let overlay = crate::overlay::Overlay::load(&self.overlay_path(path))?;
         for (line, why) in &overlay.skipped {
             eprintln!(
@@ -120,7 +136,8 @@ impl ReadArgs {
             provider: self.provider.clone(),
             model: self.model.clone(),
             rules_file: self.rules.clone(),
-            threads: self.threads,
+            threads: self.threads.unwrap_or(0),
+            session: self.session.clone(),
         }
     }
 }
@@ -128,7 +145,8 @@ impl ReadArgs {
 /// One or more session files.
 #[derive(Debug, Args, Clone)]
 pub struct Files {
-    /// Session files (JSON Lines, or one JSON document).
+    /// Session files (JSON Lines, or one JSON document), opencode's `opencode.db`
+    /// or its `storage/` folder; `-` reads one from stdin.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
 }

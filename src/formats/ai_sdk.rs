@@ -15,22 +15,22 @@ pub fn split_model(m: &str) -> (Option<String>, String) {
 
 /// Provider metadata on a part: `{"openai":{"itemId":"rs_…","reasoningEncryptedContent":…}}`,
 /// `{"anthropic":{"signature":…}}`, `{"google":{"thoughtSignature":…}}`.
-pub fn provider_reasoning(meta: &Value<'_>, out: &mut LineOut<'_>) {
+pub fn provider_reasoning(meta: &Value<'_>, at: &str, out: &mut LineOut<'_>) {
     let Value::Object(providers) = meta else {
         return;
     };
     for (_, m) in providers {
         let id = m.get("itemId").to_text().filter(|i| i.starts_with("rs_"));
         if m.get("reasoningEncryptedContent").as_str().is_some() {
-            out.reasoning.push((ReasoningKind::OpenaiEncrypted, id));
+            out.reasoning(ReasoningKind::OpenaiEncrypted, id, at);
         } else if id.is_some() {
-            out.reasoning.push((ReasoningKind::OpenaiId, id));
+            out.reasoning(ReasoningKind::OpenaiId, id, at);
         } else if m.has("signature") {
-            out.reasoning.push((ReasoningKind::AnthropicSignature, None));
+            out.reasoning(ReasoningKind::AnthropicSignature, None, at);
         } else if m.has("redactedData") {
-            out.reasoning.push((ReasoningKind::AnthropicRedacted, None));
+            out.reasoning(ReasoningKind::AnthropicRedacted, None, at);
         } else if m.has("thoughtSignature") {
-            out.reasoning.push((ReasoningKind::GeminiSignature, None));
+            out.reasoning(ReasoningKind::GeminiSignature, None, at);
         }
     }
 }

@@ -6,9 +6,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::model::{Attachment, Entry, Reasoning, ReasoningKind, Ref, ToolCall};
+use crate::model::{Attachment, Entry, Finding, Reasoning, Record, Ref, Severity, ToolCall};
 
-use super::{Id, RawCall, Unit};
+use super::{Id, RawCall, RawReasoning, Unit};
 
 /// One line after its media were decoded and judged; media bytes are dropped.
 /// Most lines of a long session are plain text, so all but the entries and
@@ -16,6 +16,9 @@ use super::{Id, RawCall, Unit};
 #[derive(Debug, Default)]
 pub struct LineRecord {
     pub line: u64,
+    /// Where the record's text sits in the file: a line, or the whole document.
+    pub offset: u64,
+    pub len: u64,
     pub unit: Unit,
     pub entries: Vec<Entry>,
     pub extra: Option<Box<Extra>>,
@@ -27,7 +30,7 @@ pub struct Extra {
     /// `entry` indexes [`LineRecord::entries`]; `line` is the payload's own line.
     pub attachments: Vec<Attachment>,
     pub calls: Vec<RawCall>,
-    pub reasoning: Vec<(ReasoningKind, Option<String>)>,
+    pub reasoning: Vec<RawReasoning>,
     pub context_model: Option<Arc<str>>,
     pub context_provider: Option<Arc<str>>,
 }
@@ -50,8 +53,12 @@ pub struct History {
     pub attachments: Vec<Attachment>,
     pub tool_calls: Vec<ToolCall>,
     pub reasoning: Vec<Reasoning>,
+    /// The records the provider sees, in history order, with where each sits.
+    pub records: Vec<Record>,
     /// The provider the session's latest entries name (metadata or the entries themselves).
     pub provider: Option<String>,
+    /// What assembling found wrong with the links between lines (parent cycles, missing parents).
+    pub findings: Vec<Finding>,
 }
 
 /// Gives every attachment its ref: `L<line>.<n>`, numbered per line in document
@@ -69,9 +76,9 @@ pub fn assign_refs(records: &mut [LineRecord]) {
 
 /// Builds the history from records in file order, consuming them.
 pub fn assemble(mut records: Vec<LineRecord>) -> History {
-    let order = visible(&records);
-    let ctx = Context::new(&records);
     let mut h = History::default();
+    let order = visible(&records, &mut h.findings);
+    let ctx = Context::new(&records);
     h.entries.reserve_exact(order.iter().map(|&i| records[i].entries.len()).sum());
     h.tool_calls = records
         .iter()
@@ -87,6 +94,7 @@ pub fn assemble(mut records: Vec<LineRecord>) -> History {
     let calls: HashMap<&str, &ToolCall> = h.tool_calls.iter().map(|c| (c.call_id.as_str(), c)).collect();
 
     let mut attachments = Vec::new();
+    h.records = order.iter().map(|&i| Record { line: records[i].line, offset: records[i].offset, len: records[i].len }).collect();
     for &i in &order {
         let r = &mut records[i];
         let base = h.entries.len();
@@ -114,14 +122,34 @@ pub fn assemble(mut records: Vec<LineRecord>) -> History {
             }
             attachments.push(a);
         }
-        for (kind, id) in x.reasoning.drain(..) {
-            h.reasoning.push(Reasoning { line, kind, id });
+        for r in x.reasoning.drain(..) {
+            h.reasoning.push(Reasoning { line, kind: r.kind, id: r.id, pointer: r.pointer });
         }
     }
     h.attachments = attachments;
+    mirrors_on_other_lines(&records, &mut h.attachments);
     // The provider in use now: the one the latest entry that names one went to.
     h.provider = h.entries.iter().rev().find_map(|e| e.provider.as_deref().map(str::to_string));
     h
+}
+
+/// Media on lines the provider never sees (Codex's `event_msg.user_message`
+/// `images`) repeat an attachment of another line: each becomes a mirror of the
+/// visible attachment with the same bytes nearest before it (else after it),
+/// so it is not counted twice and a rewrite still finds it.
+fn mirrors_on_other_lines(records: &[LineRecord], visible: &mut [Attachment]) {
+    for r in records.iter().filter(|r| r.unit == Unit::Hidden) {
+        for m in r.extra.iter().flat_map(|x| &x.attachments) {
+            let (Some(sha), Some(span)) = (&m.sha256, m.span) else { continue };
+            let i = visible
+                .iter()
+                .rposition(|a| a.sha256.as_ref() == Some(sha) && a.line <= m.line)
+                .or_else(|| visible.iter().position(|a| a.sha256.as_ref() == Some(sha)));
+            if let Some(i) = i {
+                visible[i].mirrors.push(span);
+            }
+        }
+    }
 }
 
 /// The model and provider in force at each record: set by the records that name
@@ -163,9 +191,9 @@ impl Context {
 }
 
 /// Indices of the records the provider still sees, in history order.
-fn visible(records: &[LineRecord]) -> Vec<usize> {
+fn visible(records: &[LineRecord], findings: &mut Vec<Finding>) -> Vec<usize> {
     if records.iter().any(|r| matches!(r.unit, Unit::Node { .. })) {
-        return tree_path(records);
+        return tree_path(records, findings);
     }
     let mut list: Vec<Option<usize>> = Vec::new();
     let mut keyed: HashMap<Id, usize> = HashMap::new();
@@ -186,6 +214,15 @@ fn visible(records: &[LineRecord]) -> Vec<usize> {
                     keyed.retain(|_, p| *p < pos);
                 }
             }
+            Unit::ResetKeeping(index) => {
+                // Entry `index` is on line `index + 1` when no line is blank or damaged.
+                let kept: Vec<Option<usize>> =
+                    list.iter().copied().filter(|j| j.is_some_and(|j| records[j].line > index)).collect();
+                list.clear();
+                keyed.clear();
+                list.push(Some(i));
+                list.extend(kept);
+            }
             Unit::Reset | Unit::Request => {
                 list.clear();
                 keyed.clear();
@@ -197,9 +234,11 @@ fn visible(records: &[LineRecord]) -> Vec<usize> {
 }
 
 /// The path from the last node (not on a side branch) back to its root,
-/// with compactions applied.
-fn tree_path(records: &[LineRecord]) -> Vec<usize> {
-    let is_node = |j: &usize| matches!(records[*j].unit, Unit::Node { .. });
+/// with compactions applied. A damaged link — a parent that is nowhere in the
+/// file, or one already on the path (the entry names itself or a descendant: a
+/// cycle) — is a finding, and the walk goes on from the node written just
+/// before, so what was collected is kept and the rest is read in file order.
+fn tree_path(records: &[LineRecord], findings: &mut Vec<Finding>) -> Vec<usize> {
     let mut by_id: HashMap<Id, usize> = HashMap::new();
     let mut leaf = None;
     let mut last_any = None;
@@ -212,18 +251,39 @@ fn tree_path(records: &[LineRecord]) -> Vec<usize> {
             }
         }
     }
+    let mut on_path = vec![false; records.len()];
+    let before = |i: usize, on_path: &[bool]| {
+        (0..i).rev().find(|&j| !on_path[j] && matches!(records[j].unit, Unit::Node { .. }))
+    };
     let mut path = Vec::new();
     let mut cur = leaf.or(last_any);
     while let Some(i) = cur {
-        if path.len() > records.len() {
-            break; // a parent cycle in a damaged file
-        }
         path.push(i);
-        cur = match records[i].unit {
-            // A parent that is nowhere in the file was on a damaged line: bridge
-            // the gap to the node written just before, so the rest is still read.
-            Unit::Node { parent: Some(p), .. } => by_id.get(&p).copied().or_else(|| (0..i).rev().find(is_node)),
-            _ => None,
+        on_path[i] = true;
+        let Unit::Node { parent: Some(p), .. } = records[i].unit else { break };
+        cur = match by_id.get(&p).copied() {
+            Some(j) if !on_path[j] => Some(j),
+            Some(j) => {
+                let whom = if j == i {
+                    "itself".to_string()
+                } else {
+                    format!("line {}, which descends from it,", records[j].line)
+                };
+                let message = format!(
+                    "names {whom} as its parent (a parent cycle); the entries before it are read in file order"
+                );
+                findings.push(link_finding(records[i].line, "history.parent_cycle", message));
+                before(i, &on_path)
+            }
+            None => {
+                let next = before(i, &on_path);
+                // The first entry of a file may continue another one (a resumed or forked session).
+                if next.is_some() {
+                    let message = "names a parent that is not in the file (a damaged or removed line); the entries before it are read in file order".to_string();
+                    findings.push(link_finding(records[i].line, "history.parent_missing", message));
+                }
+                next
+            }
         };
     }
     path.reverse();
@@ -239,4 +299,8 @@ fn tree_path(records: &[LineRecord]) -> Vec<usize> {
         return out;
     }
     path
+}
+
+fn link_finding(line: u64, code: &'static str, message: String) -> Finding {
+    Finding { line, severity: Severity::Warning, message, code: Some(code) }
 }

@@ -54,8 +54,8 @@ fn anthropic_block<'a>(b: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOu
             let inner = Site::tool_result(site.entry, b.get("tool_use_id").to_text());
             anthropic_content(b.get("content"), &inner, &ptr(at, "content"), out);
         }
-        "thinking" if b.has("signature") => out.reasoning.push((ReasoningKind::AnthropicSignature, None)),
-        "redacted_thinking" => out.reasoning.push((ReasoningKind::AnthropicRedacted, None)),
+        "thinking" if b.has("signature") => out.reasoning(ReasoningKind::AnthropicSignature, None, at),
+        "redacted_thinking" => out.reasoning(ReasoningKind::AnthropicRedacted, None, at),
         _ => {}
     }
 }
@@ -168,12 +168,12 @@ pub fn responses_item<'a>(item: &'a Value<'a>, entry: usize, at: &str, out: &mut
                 ReasoningKind::OpenaiId
             };
             if kind == ReasoningKind::OpenaiEncrypted || id.is_some() {
-                out.reasoning.push((kind, id));
+                out.reasoning(kind, id, at);
             }
         }
         "item_reference" => {
             if let Some(id) = item.get("id").to_text().filter(|i| i.starts_with("rs_")) {
-                out.reasoning.push((ReasoningKind::OpenaiId, Some(id)));
+                out.reasoning(ReasoningKind::OpenaiId, Some(id), at);
             }
         }
         _ => {}
@@ -230,6 +230,6 @@ pub fn gemini_part<'a>(p: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOu
         gemini_parts(resp.get("parts"), &inner, &ptr(&ptr(at, rk), "parts"), out);
     }
     if either(p, "thoughtSignature", "thought_signature").as_str().is_some() {
-        out.reasoning.push((ReasoningKind::GeminiSignature, None));
+        out.reasoning(ReasoningKind::GeminiSignature, None, at);
     }
 }

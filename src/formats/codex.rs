@@ -11,10 +11,10 @@
 //! `{"record_type":"state"}` lines in between; those are read too.
 
 use crate::json::Value;
-use crate::model::{ErrorRecord, Role};
+use crate::model::{ErrorRecord, Origin, Role};
 
-use super::blocks::responses_item;
-use super::{Adapter, LineOut, RawEntry, Unit, ptr};
+use super::blocks::{responses_item, url_payload};
+use super::{Adapter, LineOut, RawEntry, RawPayload, Site, Unit, ptr};
 
 pub struct Codex;
 
@@ -44,7 +44,13 @@ impl Adapter for Codex {
             5
         } else if v.has("record_type") || (legacy_meta(v) && (v.has("instructions") || v.has("git"))) {
             4
-        } else if !v.has("payload") && LEGACY_ITEMS.contains(&t) && !v.has("input") && !v.has("messages") {
+        } else if !v.has("payload")
+            && LEGACY_ITEMS.contains(&t)
+            && !v.has("input")
+            && !v.has("messages")
+            // pi's entries wrap their message (`{type:"message", message:{…}}`); a bare item does not.
+            && !v.get("message").is_object()
+        {
             1
         } else {
             0
@@ -56,7 +62,7 @@ impl Adapter for Codex {
         let ty = v.get("type").as_str().unwrap_or("");
         if !v.has("payload") {
             // The envelope-less format of older builds.
-            if LEGACY_ITEMS.contains(&ty) {
+            if LEGACY_ITEMS.contains(&ty) && !v.get("message").is_object() {
                 let e = out.entry(item_entry(v));
                 responses_item(v, e, "", out);
             } else {
@@ -105,8 +111,21 @@ fn item_entry(item: &Value<'_>) -> RawEntry {
 }
 
 /// Event lines: errors and aborts become entries; the rest are UI mirrors.
-fn event(p: &Value<'_>, out: &mut LineOut<'_>) {
+fn event<'a>(p: &'a Value<'a>, out: &mut LineOut<'a>) {
     let text = match p.get("type").as_str().unwrap_or("") {
+        // The UI's copy of a user message: its `images` repeat the data URLs of the
+        // `response_item` message, which is what is sent; kept as mirrors for rewrites.
+        "user_message" => {
+            out.unit = Unit::Hidden;
+            for (i, img) in p.get("images").items().iter().enumerate() {
+                if let Some(pl) = url_payload(img).filter(|pl| matches!(pl, RawPayload::DataUrl(_))) {
+                    let mut m = Site::new(0, Origin::User).media(pl, None, ptr("/payload/images", i));
+                    m.mirror = true;
+                    out.media.push(m);
+                }
+            }
+            return;
+        }
         "error" | "stream_error" => p.get("message").to_text().unwrap_or_else(|| p.to_string()),
         "turn_aborted" => format!("turn aborted: {}", p.get("reason").to_text().unwrap_or_default()),
         _ => {

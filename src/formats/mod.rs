@@ -11,6 +11,7 @@ mod ai_sdk;
 pub mod assemble;
 mod blocks;
 mod claude_code;
+pub mod cline;
 mod codex;
 mod gemini_cli;
 mod mux;
@@ -36,10 +37,11 @@ pub enum Format {
     OpenaiResponses,
     Anthropic,
     Gemini,
+    Cline,
 }
 
 impl Format {
-    pub const ALL: [Format; 10] = [
+    pub const ALL: [Format; 11] = [
         Format::ClaudeCode,
         Format::Codex,
         Format::Pi,
@@ -50,6 +52,7 @@ impl Format {
         Format::OpenaiResponses,
         Format::Anthropic,
         Format::Gemini,
+        Format::Cline,
     ];
 
     /// The name users type after `--format` and scripts read in `--json`.
@@ -65,6 +68,7 @@ impl Format {
             Format::OpenaiResponses => "openai-responses",
             Format::Anthropic => "anthropic",
             Format::Gemini => "gemini",
+            Format::Cline => "cline",
         }
     }
 
@@ -75,7 +79,7 @@ impl Format {
     /// The provider a format talks to when the file does not say.
     pub fn default_provider(self) -> Option<&'static str> {
         match self {
-            Format::ClaudeCode | Format::Anthropic => Some("anthropic"),
+            Format::ClaudeCode | Format::Anthropic | Format::Cline => Some("anthropic"),
             Format::Codex | Format::OpenaiChat | Format::OpenaiResponses => Some("openai"),
             Format::GeminiCli | Format::Gemini => Some("gemini"),
             Format::Pi | Format::Mux | Format::Opencode => None,
@@ -94,6 +98,7 @@ impl Format {
             Format::OpenaiResponses => &raw::OpenaiResponses,
             Format::Anthropic => &raw::Anthropic,
             Format::Gemini => &raw::Gemini,
+            Format::Cline => &cline::Cline,
         }
     }
 }
@@ -155,6 +160,10 @@ pub enum Unit {
     RewindTo(Id),
     /// A compaction or checkpoint: everything before is replaced by this line.
     Reset,
+    /// A compaction that keeps the entries from this 0-based index of the file's
+    /// entries (pi v1's `firstKeptEntryIndex`, the header being entry 0): the line
+    /// comes first, then those kept entries before it, then what follows.
+    ResetKeeping(u64),
     /// A whole logged request: it replaces everything before it.
     Request,
 }
@@ -221,14 +230,29 @@ pub struct LineOut<'a> {
     pub entries: Vec<RawEntry>,
     pub media: Vec<RawMedia<'a>>,
     pub calls: Vec<RawCall>,
-    pub reasoning: Vec<(ReasoningKind, Option<String>)>,
+    pub reasoning: Vec<RawReasoning>,
     /// Model in force for later entries that do not name one (Codex `turn_context`, pi `model_change`).
     pub context_model: Option<String>,
     /// Provider in force for later entries (session metadata).
     pub context_provider: Option<String>,
 }
 
+/// A replayed reasoning item found in a line, with where it sits.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawReasoning {
+    pub kind: ReasoningKind,
+    /// The OpenAI `rs_…` id when the format keeps it.
+    pub id: Option<String>,
+    /// JSON pointer of the block, item or part that carries it.
+    pub pointer: String,
+}
+
 impl<'a> LineOut<'a> {
+    /// Records a reasoning item at `pointer`.
+    pub fn reasoning(&mut self, kind: ReasoningKind, id: Option<String>, pointer: &str) {
+        self.reasoning.push(RawReasoning { kind, id, pointer: pointer.to_string() });
+    }
+
     /// Starts an entry and returns its index.
     pub fn entry(&mut self, e: RawEntry) -> usize {
         self.entries.push(e);

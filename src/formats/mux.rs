@@ -24,6 +24,10 @@ impl Adapter for Mux {
     }
 
     fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
+        if v.get("role").as_str().is_none() || !v.get("parts").is_array() {
+            out.unit = super::Unit::Hidden;
+            return;
+        }
         let meta = v.get("metadata");
         let (role, origin) = match v.get("role").as_str().unwrap_or("") {
             "assistant" => (Role::Assistant, Origin::Assistant),
@@ -56,8 +60,8 @@ impl Adapter for Mux {
                     out.media.push(m);
                 }
             } else if ty == "reasoning" {
-                provider_reasoning(p.get("providerOptions"), out);
-                provider_reasoning(p.get("providerMetadata"), out);
+                provider_reasoning(p.get("providerOptions"), &at, out);
+                provider_reasoning(p.get("providerMetadata"), &at, out);
             } else if let Some(id) = p.get("toolCallId").to_text() {
                 let name = p.get("toolName").to_text().or_else(|| ty.strip_prefix("tool-").map(str::to_string));
                 let path = path_argument(p.get("input"));

@@ -38,6 +38,9 @@ impl Adapter for Opencode {
 /// One `{info, parts}` message; `base` is its JSON pointer.
 fn message<'a>(v: &'a Value<'a>, base: &str, out: &mut LineOut<'a>) {
     let info = v.get("info");
+    if info.get("role").as_str().is_none() {
+        return;
+    }
     let assistant = info.get("role").as_str() == Some("assistant");
     let mut entry = RawEntry::new(if assistant { Role::Assistant } else { Role::User });
     entry.model = info.get("modelID").to_text().or_else(|| info.at(&["model", "modelID"]).to_text());
@@ -56,7 +59,7 @@ fn message<'a>(v: &'a Value<'a>, base: &str, out: &mut LineOut<'a>) {
         let at = ptr(&ptr(base, "parts"), i);
         match p.get("type").as_str().unwrap_or("") {
             "file" => file_part(p, &Site::new(e, origin), at, out),
-            "reasoning" | "text" => provider_reasoning(p.get("metadata"), out),
+            "reasoning" | "text" => provider_reasoning(p.get("metadata"), &at, out),
             "tool" => {
                 let state = p.get("state");
                 let id = p.get("callID").to_text();
@@ -71,7 +74,7 @@ fn message<'a>(v: &'a Value<'a>, base: &str, out: &mut LineOut<'a>) {
                 for (j, a) in state.get("attachments").items().iter().enumerate() {
                     file_part(a, &site, ptr(&ptr(&at, "state/attachments"), j), out);
                 }
-                provider_reasoning(p.get("metadata"), out);
+                provider_reasoning(p.get("metadata"), &at, out);
             }
             _ => {}
         }

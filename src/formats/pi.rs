@@ -1,9 +1,16 @@
-//! pi coding agent (session v3): `~/.pi/agent/sessions/--<cwd>--/<ts>_<uuid>.jsonl`.
+//! pi coding agent: `~/.pi/agent/sessions/--<cwd>--/<ts>_<uuid>.jsonl`.
 //!
-//! A tree of entries linked by `id`/`parentId`; the context is the path from the
-//! last entry to the root. `compaction` entries replace the path before
-//! `firstKeptEntryId`. Failed requests are assistant messages with
-//! `stopReason:"error"` and `errorMessage`.
+//! Every layout pi has written is read as pi reads it after its own migrations:
+//! - v1 (to Dec 2025): a header `{type:"session", id, cwd, provider, modelId,
+//!   thinkingLevel}` without `version`, then entries without `id`/`parentId`, in
+//!   file order; a `compaction` keeps the entries from `firstKeptEntryIndex` (an
+//!   index into the file's entries, the header being 0).
+//! - v2: `version:2`, entries linked by `id`/`parentId`; `compaction.firstKeptEntryId`.
+//! - v3: as v2, with custom messages' role `hookMessage` renamed `custom`.
+//!
+//! With ids the file is a tree and the context is the path from the last entry to
+//! the root; `compaction` entries replace the path before `firstKeptEntryId`.
+//! Failed requests are assistant messages with `stopReason:"error"` and `errorMessage`.
 
 use crate::json::Value;
 use crate::model::{ErrorRecord, Origin, ReasoningKind, Role};
@@ -15,39 +22,70 @@ pub struct Pi;
 impl Adapter for Pi {
     fn sniff(&self, v: &Value<'_>) -> u32 {
         match v.get("type").as_str() {
-            Some("session") if v.has("version") && v.has("id") => 10,
-            Some("message") if v.has("parentId") && v.at(&["message", "role"]).as_str().is_some() => 3,
-            Some("model_change" | "thinking_level_change" | "compaction" | "branch_summary") if v.has("parentId") => 3,
+            // v2/v3 headers carry `version`; v1 headers `cwd` and the model.
+            Some("session") if v.has("id") && (v.has("version") || v.has("cwd")) => 10,
+            Some("message") if v.has("timestamp") && v.at(&["message", "role"]).as_str().is_some() => 3,
+            Some("model_change" | "thinking_level_change" | "compaction" | "branch_summary")
+                if v.has("parentId") || v.has("timestamp") =>
+            {
+                3
+            }
             _ => 0,
         }
     }
 
     fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
-        let Some(id) = Id::of_value(v.get("id")).filter(|_| v.get("type").as_str() != Some("session")) else {
+        let ty = v.get("type").as_str().unwrap_or("");
+        if ty == "session" {
+            // v1 headers name the model the session started with.
             out.unit = Unit::Hidden;
+            out.context_model = v.get("modelId").to_text();
+            out.context_provider = v.get("provider").to_text();
             return;
-        };
+        }
         let mut keep_from = None;
-        match v.get("type").as_str().unwrap_or("") {
+        match ty {
             "message" => message(v.get("message"), out),
             "custom_message" => {
                 let e = out.entry(RawEntry::new(Role::User));
                 parts(v.get("content"), &Site::new(e, Origin::User), "/content", out);
             }
+            // Sent as a user message holding the summary.
+            "branch_summary" => {
+                out.entry(RawEntry::new(Role::User));
+            }
             "model_change" => {
                 out.context_model = v.get("modelId").to_text();
                 out.context_provider = v.get("provider").to_text();
             }
-            "compaction" => keep_from = Id::of_value(v.get("firstKeptEntryId")),
+            "compaction" => {
+                out.entry(RawEntry::new(Role::User));
+                keep_from = Id::of_value(v.get("firstKeptEntryId"));
+            }
             _ => {}
         }
-        out.unit = Unit::Node { id, parent: Id::of_value(v.get("parentId")), sidechain: false, keep_from };
+        out.unit = match Id::of_value(v.get("id")) {
+            Some(id) => Unit::Node { id, parent: Id::of_value(v.get("parentId")), sidechain: false, keep_from },
+            // v1: no ids, the entries are the history in file order.
+            None => match v.get("firstKeptEntryIndex").as_f64() {
+                Some(i) if ty == "compaction" => Unit::ResetKeeping(i as u64),
+                _ if ty == "compaction" => Unit::Reset,
+                _ if out.entries.is_empty() => Unit::Hidden,
+                _ => Unit::Plain,
+            },
+        };
     }
 }
 
 fn message<'a>(m: &'a Value<'a>, out: &mut LineOut<'a>) {
     match m.get("role").as_str().unwrap_or("") {
         "user" => {
+            let e = out.entry(RawEntry::new(Role::User));
+            parts(m.get("content"), &Site::new(e, Origin::User), "/message/content", out);
+        }
+        // Extension messages (`hookMessage` before v3) and `!` commands go to the
+        // provider as user messages.
+        "custom" | "hookMessage" | "bashExecution" | "branchSummary" | "compactionSummary" => {
             let e = out.entry(RawEntry::new(Role::User));
             parts(m.get("content"), &Site::new(e, Origin::User), "/message/content", out);
         }
@@ -70,7 +108,7 @@ fn message<'a>(m: &'a Value<'a>, out: &mut LineOut<'a>) {
             let e = out.entry(e);
             for (i, b) in m.get("content").items().iter().enumerate() {
                 match b.get("type").as_str().unwrap_or("") {
-                    "thinking" => thinking(b, out),
+                    "thinking" => thinking(b, &ptr("/message/content", i), out),
                     "toolCall" => {
                         if let Some(id) = b.get("id").to_text() {
                             out.calls.push(RawCall {
@@ -81,7 +119,7 @@ fn message<'a>(m: &'a Value<'a>, out: &mut LineOut<'a>) {
                             });
                         }
                         if b.has("thoughtSignature") {
-                            out.reasoning.push((ReasoningKind::GeminiSignature, None));
+                            out.reasoning(ReasoningKind::GeminiSignature, None, &ptr("/message/content", i));
                         }
                     }
                     "image" => {
@@ -97,9 +135,9 @@ fn message<'a>(m: &'a Value<'a>, out: &mut LineOut<'a>) {
 }
 
 /// pi keeps OpenAI reasoning as the whole item serialized into `thinkingSignature`.
-fn thinking(b: &Value<'_>, out: &mut LineOut<'_>) {
+fn thinking(b: &Value<'_>, at: &str, out: &mut LineOut<'_>) {
     if b.get("redacted").as_bool() == Some(true) {
-        out.reasoning.push((ReasoningKind::AnthropicRedacted, None));
+        out.reasoning(ReasoningKind::AnthropicRedacted, None, at);
         return;
     }
     let Some(sig) = b.get("thinkingSignature").as_str() else {
@@ -110,10 +148,10 @@ fn thinking(b: &Value<'_>, out: &mut LineOut<'_>) {
         && item.get("type").as_str() == Some("reasoning")
     {
         let kind = if item.has("encrypted_content") { ReasoningKind::OpenaiEncrypted } else { ReasoningKind::OpenaiId };
-        out.reasoning.push((kind, item.get("id").to_text()));
+        out.reasoning(kind, item.get("id").to_text(), at);
         return;
     }
-    out.reasoning.push((ReasoningKind::AnthropicSignature, None));
+    out.reasoning(ReasoningKind::AnthropicSignature, None, at);
 }
 
 fn parts<'a>(content: &'a Value<'a>, site: &Site, base: &str, out: &mut LineOut<'a>) {

@@ -168,6 +168,8 @@ pub struct Reasoning {
     pub kind: ReasoningKind,
     /// The OpenAI `rs_…` id when the format keeps it.
     pub id: Option<String>,
+    /// JSON pointer of the block, item or part that carries it, inside its line.
+    pub pointer: String,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -210,6 +212,18 @@ pub struct Finding {
     pub severity: Severity,
     /// What is wrong with that line, e.g. "cut short after 450 bytes …".
     pub message: String,
+    /// Stable machine code where one is assigned, e.g. `history.parent_cycle`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<&'static str>,
+}
+
+/// One record of the provider-visible history and where its text sits in the
+/// file: a rewrite finds it again without reading the file in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Record {
+    pub line: u64,
+    pub offset: u64,
+    pub len: u64,
 }
 
 /// A session read into the canonical model: only what the provider sees.
@@ -226,4 +240,8 @@ pub struct Session {
     /// The provider the latest entry naming one went to, where the format records it
     /// (not the rules a scan used: those are in the scan report).
     pub provider: Option<String>,
+    /// The provider-visible records in history order (not serialized: `--json`
+    /// reports describe attachments, not the file's layout).
+    #[serde(skip)]
+    pub records: Vec<Record>,
 }

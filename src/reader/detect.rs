@@ -37,6 +37,10 @@ struct Evidence {
 }
 
 impl Evidence {
+    fn new() -> Evidence {
+        Evidence { scores: [0; Format::ALL.len()], providers: [None; Format::ALL.len()], lines: 0 }
+    }
+
     fn weigh(&mut self, v: &Value<'_>) {
         self.lines += 1;
         for (i, f) in Format::ALL.iter().enumerate() {
@@ -61,11 +65,19 @@ impl Evidence {
 
 /// Decides how to read `path`.
 pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
+    if let Some(store) = super::opencode_store::open(path, opts)? {
+        if let Some(f) = opts.format.filter(|f| *f != Format::Opencode) {
+            bail!("{} is opencode's store; it cannot be read as {}", path.display(), f.name());
+        }
+        return finish(path, opts, Format::Opencode, true, Evidence::new(), Source::Memory(store));
+    }
     let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let mut r = Lines::new(file);
-    let mut ev = Evidence { scores: [0; Format::ALL.len()], providers: [None; Format::ALL.len()], lines: 0 };
+    let mut ev = Evidence::new();
     let (mut seen, mut total) = (0, 0u64);
-    let mut first_is_partial = None;
+    // Does the first line leave a value open (`[`, `{`, a pretty-printed body), or
+    // hold an array? Then the file may be one document.
+    let mut maybe_document = None;
     while seen < SNIFF_LINES && total < SNIFF_BYTES {
         let Some(line) = r.next_line().with_context(|| format!("reading {}", path.display()))? else { break };
         if let Some((_, why)) = NOT_A_SESSION.iter().find(|(magic, _)| total == 0 && line.starts_with(magic)) {
@@ -78,22 +90,39 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
         }
         seen += 1;
         match Value::parse(line) {
-            Ok(v) if v.is_object() => ev.weigh(&v),
-            Ok(_) => {}
+            Ok(v) => {
+                maybe_document.get_or_insert(v.is_array());
+                if v.is_object() {
+                    if let Some(why) = not_a_session(&v) {
+                        bail!("{} {why}", path.display());
+                    }
+                    ev.weigh(&v);
+                }
+            }
             Err(e) => {
-                first_is_partial.get_or_insert(e.is_eof());
+                maybe_document.get_or_insert(e.is_eof());
             }
         }
     }
-    // A first line that is an unfinished value, and no line an object: one
-    // pretty-printed document (a logged body, a legacy Gemini CLI `.json`).
-    let single_document = ev.lines == 0 && first_is_partial == Some(true);
-    if single_document {
+    // Whole-document first: a file that parses as one JSON value is read as one,
+    // however it is laid out (pretty-printed, one element per line); only then
+    // as JSON Lines.
+    let mut document = None;
+    if maybe_document == Some(true) {
         let whole = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
         let body = whole.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&whole);
         match Value::parse(body) {
-            Ok(v) => ev.weigh(&v),
-            Err(e) => bail!("{} is neither JSON Lines nor one JSON document: {e}", path.display()),
+            Ok(v) => {
+                ev = Evidence::new();
+                weigh_document(&mut ev, &v);
+                if let Some(why) = v.items().first().and_then(not_a_session) {
+                    bail!("{} {why}", path.display());
+                }
+                drop(v);
+                document = Some(whole);
+            }
+            Err(e) if ev.lines == 0 => bail!("{} is neither JSON Lines nor one JSON document: {e}", path.display()),
+            Err(_) => {}
         }
     }
     let (format, detected) = match opts.format {
@@ -108,6 +137,51 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
             ),
         },
     };
+    let source = document.map_or(Source::Lines, Source::Document);
+    finish(path, opts, format, detected, ev, source)
+}
+
+/// How the content reaches the reader.
+enum Source {
+    Lines,
+    /// One JSON document: its bytes.
+    Document(Vec<u8>),
+    /// A session taken out of a store (opencode's database or storage tree), as JSON Lines.
+    Memory(super::opencode_store::Store),
+}
+
+/// Weighs one document: an array by its first elements (a Cline history, logged
+/// request bodies), anything else as a line.
+fn weigh_document(ev: &mut Evidence, v: &Value<'_>) {
+    if v.is_array() {
+        for item in v.items().iter().take(SNIFF_LINES).filter(|i| i.is_object()) {
+            ev.weigh(item);
+        }
+    } else {
+        ev.weigh(v);
+    }
+}
+
+/// Files that are JSON but no session's history: what they are instead.
+fn not_a_session(v: &Value<'_>) -> Option<&'static str> {
+    let t = v.get("type").as_str().unwrap_or("");
+    let copilot = (t.starts_with("session.") || t.starts_with("assistant.") || t.starts_with("user."))
+        && v.get("data").is_object()
+        && v.has("parentId");
+    copilot.then_some(
+        "is a GitHub Copilot CLI event log (`session.start`, `assistant.message`, … events): it records what the CLI showed, not the history it sends to the model, so there is no request to check",
+    )
+}
+
+/// The rest of the plan once the format is known: which provider's rules.
+fn finish(
+    path: &Path,
+    opts: &Options,
+    format: Format,
+    detected: bool,
+    ev: Evidence,
+    source: Source,
+) -> anyhow::Result<Plan> {
     let provider = match (&opts.provider, &opts.model) {
         (Some(p), _) => Some(p.as_str()),
         (None, Some(m)) => Some(crate::provider::for_model(m).with_context(|| {
@@ -123,27 +197,41 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
             .with_context(|| format!("unknown provider `{p}`; expected one of: {}", Rules::names().join(", ")))?,
         // The provider the session names last (the next request goes there), else
         // the first it names, else the format's own.
-        None => tail_provider(path, format, single_document)?
-            .or_else(|| ev.provider(format))
-            .or_else(|| format.default_provider())
-            .and_then(Rules::builtin)
-            .unwrap_or_else(Rules::generic),
+        None => match &source {
+            Source::Lines => tail_provider(path, format)?,
+            Source::Document(bytes) => document_provider(format, bytes),
+            Source::Memory(store) => last_provider(format, &store.lines),
+        }
+        .or_else(|| super::sidecar::provider(path, format))
+        .or_else(|| ev.provider(format))
+        .or_else(|| format.default_provider())
+        .and_then(Rules::builtin)
+        .unwrap_or_else(Rules::generic),
     };
     if let Some(file) = &opts.rules_file {
         rules = rules.with_overrides_from(file)?;
     }
-    Ok(Plan { format, detected, rules, single_document })
+    let (single_document, memory, note, session) = match source {
+        Source::Lines => (false, None, None, None),
+        Source::Document(_) => (true, None, None, None),
+        Source::Memory(store) => (false, Some(store.lines), store.note, Some(store.session)),
+    };
+    Ok(Plan { format, detected, rules, single_document, memory, note, session })
 }
 
 /// How much of the file's end is looked at for the provider in use now.
 const TAIL_BYTES: u64 = 8 << 20;
 
+/// The last provider a document names: an array's from its last element back.
+fn document_provider(format: Format, bytes: &[u8]) -> Option<&'static str> {
+    let v = Value::parse(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)).ok()?;
+    let a = format.adapter();
+    if v.is_array() { v.items().iter().rev().find_map(|i| provider_named(a, i)) } else { provider_named(a, &v) }
+}
+
 /// The last provider the lines at the end of the file name, looking from the
 /// last line backwards (usually one or two lines parse).
-fn tail_provider(path: &Path, format: Format, single_document: bool) -> anyhow::Result<Option<&'static str>> {
-    if single_document {
-        return Ok(None);
-    }
+fn tail_provider(path: &Path, format: Format) -> anyhow::Result<Option<&'static str>> {
     let mut file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
     let start = size.saturating_sub(TAIL_BYTES);
@@ -153,12 +241,15 @@ fn tail_provider(path: &Path, format: Format, single_document: bool) -> anyhow::
         .with_context(|| format!("reading {}", path.display()))?;
     // Before the first newline is a partial line, unless the window starts the file.
     let first = if start == 0 { 0 } else { memchr::memchr(b'\n', &tail).map_or(tail.len(), |i| i + 1) };
-    let whole = &tail[first..];
-    let provider = whole
+    Ok(last_provider(format, &tail[first..]))
+}
+
+/// The provider the last lines of JSON Lines name, looking from the end.
+fn last_provider(format: Format, lines: &[u8]) -> Option<&'static str> {
+    lines
         .rsplit(|b| *b == b'\n')
         .filter_map(|line| Value::parse(line.trim_ascii()).ok())
-        .find_map(|v| provider_named(format.adapter(), &v));
-    Ok(provider)
+        .find_map(|v| provider_named(format.adapter(), &v))
 }
 
 /// The provider a line names, directly or through a model id it mentions.

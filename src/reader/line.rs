@@ -130,11 +130,11 @@ impl<'r> Worker<'r> {
                 context_provider: self.intern(out.context_provider),
             })
         });
-        LineRecord { line: lineno, unit: out.unit, entries, extra }
+        LineRecord { line: lineno, offset, len: raw.len() as u64, unit: out.unit, entries, extra }
     }
 }
 
 /// A finding about one line; the message reads after "line N: ".
 pub fn finding(line: u64, severity: Severity, message: String) -> Finding {
-    Finding { line, severity, message }
+    Finding { line, severity, message, code: None }
 }

@@ -10,6 +10,8 @@ use crate::formats::{RawMedia, RawPayload};
 use crate::media::{self, Depth, Facts, Problem, Verdict, rules::Rules};
 use crate::model::{Attachment, Encoding, Span};
 
+use super::refs::{self, Reference};
+
 /// What a worker needs to judge media.
 pub struct Judge<'r> {
     depth: Depth,
@@ -94,7 +96,7 @@ impl Judge<'_> {
             RawPayload::Reference(url) => {
                 a.encoding = Encoding::Reference;
                 a.url = Some(url.clone());
-                return a;
+                return self.reference(url, a);
             }
             RawPayload::Base64(t) => t,
             RawPayload::DataUrl(url) => {
@@ -133,6 +135,33 @@ impl Judge<'_> {
         }
         self.cache.insert(key, j.clone());
         j.apply(a, self.rules)
+    }
+
+    /// A reference is ok only when the provider fetches it; a local file is read
+    /// and judged like inline bytes; anything else cannot be sent.
+    fn reference(&mut self, url: &str, a: Attachment) -> Attachment {
+        match refs::classify(url, &self.rules.provider) {
+            Reference::Fetchable => a,
+            Reference::Local(path) => match std::fs::read(&path) {
+                Ok(bytes) => self.judgement(&bytes, None, None).apply(a, self.rules),
+                Err(e) => {
+                    let why = match e.kind() {
+                        std::io::ErrorKind::NotFound => "does not exist".to_string(),
+                        _ => format!("cannot be read ({e})"),
+                    };
+                    let message = format!(
+                        "the file {} {why}: it is no longer available, so the agent cannot send it",
+                        path.display()
+                    );
+                    Judgement::failed(Problem { severity: Verdict::Invalid, code: "reference.missing", message })
+                        .apply(a, self.rules)
+                }
+            },
+            Reference::Unfetchable(message) => {
+                Judgement::failed(Problem { severity: Verdict::Invalid, code: "reference.unfetchable", message })
+                    .apply(a, self.rules)
+            }
+        }
     }
 
     /// Hashes and examines decoded bytes; `warning` is what decoding tolerated.

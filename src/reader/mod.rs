@@ -11,6 +11,9 @@ mod detect;
 mod line;
 mod lines;
 mod media;
+mod opencode_store;
+mod refs;
+mod sidecar;
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -20,6 +23,7 @@ use anyhow::Context as _;
 
 use crate::formats::Format;
 use crate::formats::assemble::{LineRecord, assemble, assign_refs};
+use crate::json::Value;
 use crate::media::Depth;
 use crate::media::rules::Rules;
 use crate::model::{Finding, Session, Severity};
@@ -38,6 +42,9 @@ pub struct Options {
     pub rules_file: Option<std::path::PathBuf>,
     /// Worker threads; 0 means one per core.
     pub threads: usize,
+    /// The session to read from a store holding many (opencode's database):
+    /// by default the most recently updated one.
+    pub session: Option<String>,
 }
 
 /// What the reader decided before reading.
@@ -48,6 +55,13 @@ pub struct Plan {
     pub rules: Rules,
     /// The file is one JSON document spanning many lines.
     pub single_document: bool,
+    /// The session as JSON Lines, when it was taken out of a store (opencode's
+    /// database or `storage/` tree) rather than read from the file.
+    pub memory: Option<std::sync::Arc<Vec<u8>>>,
+    /// What the user should know about the choice made (which session of a store).
+    pub note: Option<String>,
+    /// The id of the session read, when `path` is a store of many.
+    pub session: Option<String>,
 }
 
 pub use detect::plan;
@@ -65,10 +79,16 @@ pub fn read_with_plan(
     plan: &Plan,
     progress: Option<&(dyn Fn(u64) + Sync)>,
 ) -> anyhow::Result<Session> {
-    let size = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?.len();
-    let (mut records, mut findings, lines) = if plan.single_document {
-        single_document(path, opts, plan)?
+    let (mut records, mut findings, lines) = if let Some(bytes) = &plan.memory {
+        in_memory(bytes, opts, plan)
+    } else if plan.single_document {
+        let mut bytes = Vec::new();
+        File::open(path)
+            .and_then(|mut f| f.read_to_end(&mut bytes))
+            .with_context(|| format!("reading {}", path.display()))?;
+        single_document(&bytes, opts, plan).with_context(|| format!("{} is not a JSON document", path.display()))?
     } else {
+        let size = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?.len();
         let threads = match opts.threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
@@ -85,9 +105,16 @@ pub fn read_with_plan(
         });
         merge(chunks)?
     };
-    findings.sort_by_key(|f| f.line);
+    if let Some(rec) = sidecar::context(path, plan.format) {
+        records.insert(0, rec);
+    }
     assign_refs(&mut records);
-    let h = assemble(records);
+    let mut h = assemble(records);
+    if !plan.detected && h.entries.is_empty() {
+        return Err(nothing_recognised(path, opts, plan));
+    }
+    findings.append(&mut h.findings);
+    findings.sort_by_key(|f| f.line);
     Ok(Session {
         file: path.display().to_string(),
         format: plan.format.name(),
@@ -98,7 +125,23 @@ pub fn read_with_plan(
         reasoning: h.reasoning,
         findings,
         provider: h.provider,
+        records: h.records,
     })
+}
+
+/// An explicit `--format` under which nothing was recognised: an error, not an
+/// empty all-clear, naming the format the content looks like.
+fn nothing_recognised(path: &Path, opts: &Options, plan: &Plan) -> anyhow::Error {
+    let given = plan.format.name();
+    let auto = Options { format: None, ..opts.clone() };
+    let looks = match detect::plan(path, &auto) {
+        Ok(p) if p.format != plan.format => {
+            format!("the content looks like {0}: pass --format {0} (or --format auto)", p.format.name())
+        }
+        Ok(_) => "nothing in it is part of a history".to_string(),
+        Err(_) => "it does not look like any format session-doctor reads".to_string(),
+    };
+    anyhow::anyhow!("{}: read as {given}, nothing in it is a {given} record (0 entries); {looks}", path.display())
 }
 
 /// What one worker read from its byte range; line numbers are relative to it.
@@ -205,19 +248,74 @@ fn read_range(
 }
 
 /// A file that is one JSON document (a pretty-printed body, a legacy Gemini CLI
-/// `.json`): read whole, judged as one record whose payloads keep their own lines.
-fn single_document(path: &Path, opts: &Options, plan: &Plan) -> anyhow::Result<(Vec<LineRecord>, Vec<Finding>, u64)> {
-    let mut bytes = Vec::new();
-    File::open(path)
-        .and_then(|mut f| f.read_to_end(&mut bytes))
-        .with_context(|| format!("reading {}", path.display()))?;
-    let lines = memchr::memchr_iter(b'\n', &bytes).count() as u64 + u64::from(!bytes.ends_with(b"\n"));
+/// `.json`, a Cline history): read whole. An array is read element by element,
+/// each as a line would be, on the line it starts on (a Cline message, a logged
+/// request body: the last request is the history); anything else is one record.
+/// Payloads keep their own lines.
+fn single_document(bytes: &[u8], opts: &Options, plan: &Plan) -> anyhow::Result<(Vec<LineRecord>, Vec<Finding>, u64)> {
+    let lines = memchr::memchr_iter(b'\n', bytes).count() as u64 + u64::from(!bytes.ends_with(b"\n"));
     let mut worker = line::Worker::new(media::Judge::new(opts.depth, &plan.rules));
-    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let offset = (bytes.len() - body.len()) as u64;
-    let v = crate::json::Value::parse(body).with_context(|| format!("{} is not a JSON document", path.display()))?;
-    let rec = worker.record(plan.format.adapter(), &v, body, 1, offset, true);
-    Ok((vec![rec], Vec::new(), lines))
+    let v = crate::json::Value::parse(body)?;
+    let adapter = plan.format.adapter();
+    let Value::Array(items) = &v else {
+        return Ok((vec![worker.record(adapter, &v, body, 1, offset, true)], Vec::new(), lines));
+    };
+    let mut records = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let mut rec = worker.record(adapter, item, body, 1, offset, true);
+        let line = 1 + start_of(item, body).map_or(0, |at| memchr::memchr_iter(b'\n', &body[..at]).count() as u64);
+        rec.line = line;
+        for e in &mut rec.entries {
+            e.line = line;
+        }
+        for a in rec.attachments_mut() {
+            a.pointer = format!("/{i}{}", a.pointer);
+        }
+        if let Some(x) = rec.extra.as_mut() {
+            for r in &mut x.reasoning {
+                r.pointer = format!("/{i}{}", r.pointer);
+            }
+        }
+        if !rec.is_empty() {
+            records.push(rec);
+        }
+    }
+    Ok((records, Vec::new(), lines))
+}
+
+/// Where a parsed value starts in the text it borrows from, as near as its
+/// first borrowed string (an object's first key) tells.
+fn start_of(v: &Value<'_>, text: &[u8]) -> Option<usize> {
+    let at = |s: &str| (s.as_ptr() as usize).checked_sub(text.as_ptr() as usize).filter(|&o| o < text.len());
+    match v {
+        Value::Str(std::borrow::Cow::Borrowed(s)) => at(s),
+        Value::Object(m) => m.iter().find_map(|(k, v)| match k {
+            std::borrow::Cow::Borrowed(k) => at(k),
+            std::borrow::Cow::Owned(_) => start_of(v, text),
+        }),
+        Value::Array(a) => a.iter().find_map(|v| start_of(v, text)),
+        _ => None,
+    }
+}
+
+/// JSON Lines taken out of a store, read as a file's lines would be.
+fn in_memory(bytes: &[u8], opts: &Options, plan: &Plan) -> (Vec<LineRecord>, Vec<Finding>, u64) {
+    let mut worker = line::Worker::new(media::Judge::new(opts.depth, &plan.rules));
+    let (mut records, mut findings) = (Vec::new(), Vec::new());
+    let adapter = plan.format.adapter();
+    let mut n = 0;
+    let mut offset = 0u64;
+    for raw in bytes.split_inclusive(|b| *b == b'\n') {
+        n += 1;
+        let body = raw.strip_suffix(b"\n").unwrap_or(raw);
+        if let Some(rec) = worker.read_line(adapter, body, n, offset, true, &mut findings).filter(|r| !r.is_empty()) {
+            records.push(rec);
+        }
+        offset += raw.len() as u64;
+    }
+    (records, findings, n)
 }
 
 /// Examines one attachment's bytes again at `depth`, read straight from its

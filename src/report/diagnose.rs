@@ -5,13 +5,19 @@ use std::io::{self, Write};
 use crate::diagnose::{Diagnosis, Source};
 use crate::model::Severity;
 
-use super::scan::{dims, mime, origin, verdict};
-use super::{sanitize, table};
+use super::sanitize;
+use super::scan::{dims, mime, origin, verdict, verdict_style};
+use super::table::{Cell, Keep, Table, wrap};
+use super::term::{Term, styles};
+use super::units::{count, size};
 
-pub fn write(out: &mut impl Write, d: &Diagnosis, detected: bool) -> io::Result<()> {
+/// Writes the report for `term`: fitted to its width, coloured when it takes colour.
+pub fn write(out: &mut impl Write, d: &Diagnosis, detected: bool, term: &Term) -> io::Result<()> {
     let how = if detected { "detected" } else { "given" };
-    writeln!(out, "{}: {} ({how}), judged by {} rules", sanitize(&d.file), d.format, d.provider)?;
-    writeln!(out, "{}", d.verdict)?;
+    let file = term.paint(styles::HEADER, &sanitize(&d.file));
+    writeln!(out, "{file}: {} ({how}), judged by {} rules", d.format, d.provider)?;
+    let style = if d.stuck { styles::INVALID } else { styles::OK };
+    writeln!(out, "{}", term.paint(style, &d.verdict))?;
     writeln!(out)?;
     if let Some(f) = &d.failure {
         let c = &f.classification;
@@ -50,27 +56,36 @@ pub fn write(out: &mut impl Write, d: &Diagnosis, detected: bool) -> io::Result<
         writeln!(out)?;
     }
     if !d.suspects.is_empty() {
-        let n = d.suspects.len();
-        writeln!(out, "{n} suspect{}:", if n == 1 { "" } else { "s" })?;
-        let mut t = table::new(&["", "ref", "line", "origin", "name", "type", "size", "dims", "verdict"]);
+        writeln!(out, "{}:", count(d.suspects.len() as u64, "suspect", "suspects"))?;
+        let mut t = Table::new(&["", "ref", "line", "origin", "name", "type", "size", "dims", "verdict"])
+            .right("line")
+            .right("size")
+            .shrink("origin", Keep::Start, 6)
+            .shrink("name", Keep::End, 10)
+            .shrink("type", Keep::Start, 9)
+            .optional("line");
         for s in &d.suspects {
             let a = &s.attachment;
-            t.add_row(vec![
-                if s.prime { "*".into() } else { String::new() },
-                a.reference.clone(),
-                a.line.to_string(),
-                origin(a),
-                sanitize(&super::scan::shorten(a.name.as_deref().or(a.url.as_deref()).unwrap_or("-"), 40)),
-                mime(a),
-                a.bytes.map_or("-".into(), table::size),
-                dims(a),
-                verdict(a.verdict).into(),
+            t.row([
+                Cell::from(if s.prime { "*" } else { "" }),
+                a.reference.clone().into(),
+                a.line.to_string().into(),
+                origin(a).into(),
+                sanitize(a.name.as_deref().or(a.url.as_deref()).unwrap_or("-")).into(),
+                mime(a).into(),
+                a.bytes.map_or("-".into(), size).into(),
+                dims(a).into(),
+                Cell::styled(verdict(a.verdict), verdict_style(a.verdict)),
             ]);
         }
-        writeln!(out, "{t}")?;
+        out.write_all(t.render(term).as_bytes())?;
         for s in &d.suspects {
-            let mark = if s.prime { "prime" } else { "suspect" };
-            writeln!(out, "  {} {mark}: {}", s.attachment.reference, sanitize(&s.why))?;
+            let mark = if s.prime { term.paint(styles::INVALID, "prime") } else { "suspect".into() };
+            writeln!(
+                out,
+                "{}",
+                wrap(&format!("  {} {mark}: ", s.attachment.reference), &sanitize(&s.why), term.width, 4)
+            )?;
         }
         writeln!(out)?;
     }
@@ -88,8 +103,8 @@ pub fn write(out: &mut impl Write, d: &Diagnosis, detected: bool) -> io::Result<
         let first = &d.findings.iter().find(|f| f.severity >= Severity::Warning).map(|f| f.line).unwrap_or(0);
         writeln!(
             out,
-            "note      {damaged} damaged line{} (first: line {first}); `session-doctor scan` lists them",
-            if damaged == 1 { "" } else { "s" }
+            "note      {} (first: line {first}); `session-doctor scan` lists them",
+            count(damaged as u64, "damaged line", "damaged lines")
         )?;
     }
     if !d.next.is_empty() {

@@ -5,12 +5,15 @@ pub mod html;
 pub mod progress;
 mod sanitize;
 pub mod scan;
+pub mod sessions;
 pub mod table;
+pub mod term;
+pub mod units;
 
 use serde::Serialize;
 
 use crate::media::{Problem, Verdict};
-use crate::model::{Attachment, Finding, Session};
+use crate::model::{Attachment, Finding, Session, Severity};
 use crate::reader::Plan;
 
 pub use sanitize::sanitize;
@@ -33,10 +36,12 @@ pub struct ScanReport {
 }
 
 impl ScanReport {
-    /// An invalid attachment, or a provider limit the history breaks: what exit code 1 means.
+    /// An invalid attachment, a provider limit the history breaks, or a line that could
+    /// not be read and was skipped (a finding of severity error): what exit code 1 means.
     pub fn has_problems(&self) -> bool {
         self.attachments.iter().any(|a| a.verdict == Verdict::Invalid)
             || self.limits.iter().any(|p| p.severity == Verdict::Invalid)
+            || self.findings.iter().any(|f| f.severity == Severity::Error)
     }
 
     pub fn new(session: Session, plan: &Plan) -> ScanReport {

@@ -1,4 +1,5 @@
 //! A progress bar for long reads: on stderr, only on a terminal, only for big files.
+//! Sizes in decimal units (kB, MB, GB), as everywhere else.
 
 use std::io::IsTerminal as _;
 use std::path::Path;
@@ -20,9 +21,11 @@ pub fn read(path: &Path, opts: &Options) -> anyhow::Result<(Session, Plan)> {
     }
     let bar = ProgressBar::new(size);
     bar.set_style(
-        ProgressStyle::with_template("{spinner} {msg} [{wide_bar}] {bytes}/{total_bytes} {bytes_per_sec}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
+        ProgressStyle::with_template(
+            "{spinner} {msg} [{wide_bar}] {decimal_bytes}/{decimal_total_bytes} {decimal_bytes_per_sec}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
     );
     let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
     bar.set_message(crate::report::sanitize(&name));

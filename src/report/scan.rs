@@ -1,53 +1,96 @@
 //! Human output of `scan`: a summary line, the attachment table, then what is wrong.
+//! The table is [`super::table::Table`], fitted to the terminal; `--json` has the full values.
 
 use std::io::{self, Write};
 
+use anstyle::Style;
+
 use crate::media::Verdict;
-use crate::model::{Attachment, Origin};
+use crate::model::{Attachment, Origin, Severity};
 
-use super::{ScanReport, sanitize, table};
+use super::table::{Cell, Keep, Table, wrap};
+use super::term::{Term, styles};
+use super::units::{count, size};
+use super::{ScanReport, sanitize};
 
+/// Writes one file's report as plain text (for a pipe or a file).
 pub fn write(out: &mut impl Write, r: &ScanReport) -> io::Result<()> {
+    write_for(out, r, &Term::PLAIN)
+}
+
+/// Writes one file's report for `term`: fitted to its width, verdicts coloured when it takes colour.
+pub fn write_for(out: &mut impl Write, r: &ScanReport, term: &Term) -> io::Result<()> {
     let how = if r.format_detected { "detected" } else { "given" };
-    writeln!(
-        out,
-        "{}: {} ({how}), {} lines, {} entries, {} attachments, judged by {} rules",
-        sanitize(&r.file),
+    let summary = format!(
+        "{} ({how}), {}, {}, {}, judged by {} rules",
         r.format,
-        r.lines,
-        r.entries,
-        r.attachments.len(),
+        count(r.lines, "line", "lines"),
+        count(r.entries as u64, "entry", "entries"),
+        count(r.attachments.len() as u64, "attachment", "attachments"),
         r.provider
-    )?;
+    );
+    let file = format!("{}: ", term.paint(styles::HEADER, &sanitize(&r.file)));
+    writeln!(out, "{}", wrap(&file, &summary, term.width, 2))?;
     if !r.attachments.is_empty() {
-        let mut t = table::new(&["ref", "line", "origin", "name", "type", "size", "dims", "sha256", "verdict"]);
+        let mut t = Table::new(&["ref", "line", "origin", "name", "type", "size", "dims", "sha256", "verdict"])
+            .right("line")
+            .right("size")
+            .shrink("origin", Keep::Start, 6)
+            .shrink("name", Keep::End, 10)
+            .shrink("type", Keep::Start, 9)
+            .shrink("sha256", Keep::Start, 6)
+            // The ref already names the line; the sha256 prefix is for `--ref sha256:` (in --json too).
+            .optional("line")
+            .optional("sha256");
         for a in &r.attachments {
-            t.add_row(vec![
-                a.reference.clone(),
-                a.line.to_string(),
-                origin(a),
-                sanitize(&shorten(a.name.as_deref().or(a.url.as_deref()).unwrap_or("-"), 40)),
-                mime(a),
-                a.bytes.map_or("-".into(), table::size),
-                dims(a),
-                a.sha256.as_deref().map_or("-".into(), |h| h[..12.min(h.len())].to_string()),
-                verdict(a.verdict).into(),
+            t.row([
+                Cell::from(a.reference.clone()),
+                a.line.to_string().into(),
+                origin(a).into(),
+                sanitize(a.name.as_deref().or(a.url.as_deref()).unwrap_or("-")).into(),
+                mime(a).into(),
+                a.bytes.map_or("-".into(), size).into(),
+                dims(a).into(),
+                a.sha256.as_deref().map_or("-".into(), |h| h[..12.min(h.len())].to_string()).into(),
+                if a.excluded {
+                    // The user left it out: the next request carries a note instead.
+                    Cell::styled("excluded", styles::DIM)
+                } else {
+                    Cell::styled(verdict(a.verdict), verdict_style(a.verdict))
+                },
             ]);
         }
-        writeln!(out, "{t}")?;
+        out.write_all(t.render(term).as_bytes())?;
     }
+    // Problems and findings are prose: wrapped at spaces on a terminal, one line each into a pipe.
+    let v = |s: Verdict| term.paint(verdict_style(s), verdict(s));
+    let mut say = |first: String, message: &str| writeln!(out, "{}", wrap(&first, &sanitize(message), term.width, 4));
     for a in &r.attachments {
         for p in &a.problems {
-            writeln!(out, "  {} {}: {}", a.reference, verdict(p.severity), sanitize(&p.message))?;
+            say(format!("  {} {}: ", a.reference, v(p.severity)), &p.message)?;
         }
     }
     for p in &r.limits {
-        writeln!(out, "  request {}: {}", verdict(p.severity), sanitize(&p.message))?;
+        say(format!("  request {}: ", v(p.severity)), &p.message)?;
     }
     for f in &r.findings {
-        writeln!(out, "  {}: line {}: {}", f.severity, f.line, sanitize(&f.message))?;
+        let severity = match f.severity {
+            Severity::Error => term.paint(styles::INVALID, "error"),
+            Severity::Warning => term.paint(styles::WARN, "warning"),
+            Severity::Info => f.severity.to_string(),
+        };
+        say(format!("  {severity}: line {}: ", f.line), &f.message)?;
     }
     writeln!(out)
+}
+
+/// The colour of a verdict: INVALID red bold, warn yellow, ok green.
+pub fn verdict_style(v: Verdict) -> Style {
+    match v {
+        Verdict::Ok => styles::OK,
+        Verdict::Warn => styles::WARN,
+        Verdict::Invalid => styles::INVALID,
+    }
 }
 
 pub(crate) fn origin(a: &Attachment) -> String {
@@ -85,14 +128,4 @@ pub fn verdict(v: Verdict) -> &'static str {
         Verdict::Warn => "warn",
         Verdict::Invalid => "INVALID",
     }
-}
-
-/// Keeps the end of a long path, where the file name is.
-pub(crate) fn shorten(s: &str, max: usize) -> String {
-    let n = s.chars().count();
-    if n <= max {
-        return s.to_string();
-    }
-    let tail: String = s.chars().skip(n - (max - 1)).collect();
-    format!("…{tail}")
 }

@@ -1,0 +1,86 @@
+//! `session-doctor sessions`: the recent sessions in each agent's standard
+//! location, newest first, each judged as `scan` judges it.
+
+use std::io::Write as _;
+
+use anyhow::bail;
+use clap::Args;
+
+use crate::discover::{self, AGENTS, Env};
+use crate::exit::Exit;
+use crate::reader::Options;
+use crate::report::sessions::{Health, Listed};
+use crate::report::{self, ScanReport};
+
+/// List recent sessions of Claude Code, Codex, pi, Gemini CLI, mux and opencode.
+///
+/// Looks where each agent keeps its sessions (honouring CLAUDE_CONFIG_DIR,
+/// CODEX_HOME, PI_CODING_AGENT_DIR, GEMINI_CLI_HOME, MUX_ROOT and XDG_DATA_HOME),
+/// newest first by modification time, and judges each listed session as `scan`
+/// does: ok, problems (an invalid attachment, a provider limit broken, a line
+/// skipped) or unreadable. opencode keeps its sessions in a database that is not
+/// read: `opencode export <id>` writes one that is.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  session-doctor sessions
+  session-doctor sessions --agent codex --limit 3
+  session-doctor sessions --json --limit 50
+
+Exit status:
+  0  the sessions were listed (even with problems, or none)
+  2  usage error")]
+pub struct SessionsArgs {
+    /// Only this agent's sessions: claude-code, codex, pi, gemini-cli, mux or opencode.
+    #[arg(long = "agent", value_name = "AGENT", value_parser = parse_agent)]
+    pub agent: Option<&'static str>,
+    /// How many sessions to list (the newest).
+    #[arg(long = "limit", short = 'n', value_name = "N", default_value_t = 10)]
+    pub limit: usize,
+    /// Print JSON: an array of {"agent","format","path","bytes","modified","health"}.
+    #[arg(long = "json")]
+    pub json: bool,
+}
+
+fn parse_agent(s: &str) -> Result<&'static str, String> {
+    discover::agent_name(s).ok_or_else(|| format!("unknown agent `{s}`; expected one of: {}", AGENTS.join(", ")))
+}
+
+pub fn run(args: &SessionsArgs) -> anyhow::Result<Exit> {
+    let Some(env) = Env::from_process() else { bail!("no home directory: cannot tell where agents keep sessions") };
+    let term = report::term::current();
+    let found = discover::find(&env, args.agent);
+    let listed: Vec<Listed> =
+        found.into_iter().take(args.limit).map(|f| Listed { health: health(&f), found: f }).collect();
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &listed.iter().map(Listed::json).collect::<Vec<_>>())?;
+        writeln!(out)?;
+    } else if listed.is_empty() {
+        let agents: Vec<&str> = args.agent.map_or(AGENTS.to_vec(), |a| vec![a]);
+        writeln!(out, "No sessions found. Looked in:")?;
+        for root in agents.iter().flat_map(|a| discover::roots(&env, a)) {
+            writeln!(out, "  {}", report::sanitize(&report::sessions::tilde(&root, &env.home)))?;
+        }
+    } else {
+        report::sessions::write(&mut out, &listed, &env.home, &term)?;
+    }
+    out.flush()?;
+    Ok(Exit::Healthy)
+}
+
+/// The `scan` judgement of one session.
+fn health(f: &discover::Found) -> Health {
+    let Some(format) = f.format else { return Health::NotRead };
+    let opts = Options { format: Some(format), ..Options::default() };
+    match report::progress::read(&f.path, &opts) {
+        Ok((session, plan)) => {
+            if ScanReport::new(session, &plan).has_problems() {
+                Health::Problems
+            } else {
+                Health::Ok
+            }
+        }
+        Err(_) => Health::Unreadable,
+    }
+}

@@ -1,0 +1,276 @@
+//! Where each agent keeps its sessions, and which are the most recent.
+//!
+//! Pure functions of a home directory and an environment ([`Env`]), so tests point
+//! them at a fake home; [`Env::from_process`] is the real one. Nothing here reads a
+//! session: `sessions` and `diagnose --latest` decide what to do with what is found.
+//!
+//! | agent | where (first match of the environment wins) |
+//! | --- | --- |
+//! | `claude-code` | `$CLAUDE_CONFIG_DIR` (a comma-separated list), else `~/.claude` and `~/.config/claude`: `projects/*/*.jsonl` |
+//! | `codex` | `$CODEX_HOME`, else `~/.codex`: `sessions/YYYY/MM/DD/rollout-*.jsonl` |
+//! | `pi` | `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`: `sessions/*/*.jsonl` |
+//! | `gemini-cli` | `$GEMINI_CLI_HOME`, else `~`: `.gemini/tmp/*/chats/*.jsonl` and legacy `*.json` |
+//! | `mux` | `$MUX_ROOT`, else `~/.mux` (and the older `~/.cmux`, the newer `~/.xum`): `sessions/*/chat.jsonl` |
+//! | `opencode` | `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`: `opencode*.db`, legacy `storage/session/*/*.json` |
+//!
+//! Sources: `../shared/research/formats.md`; Gemini CLI `packages/core/src/utils/paths.ts`
+//! (`GEMINI_CLI_HOME`), mux `src/common/constants/paths.ts` (`MUX_ROOT`), pi
+//! `getAgentDir` (`PI_CODING_AGENT_DIR`).
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use crate::formats::Format;
+
+/// The agents whose sessions can be found, by their format name.
+pub const AGENTS: [&str; 6] = ["claude-code", "codex", "pi", "gemini-cli", "mux", "opencode"];
+
+/// A home directory and the environment variables that move an agent's store.
+#[derive(Clone, Debug, Default)]
+pub struct Env {
+    pub home: PathBuf,
+    pub vars: BTreeMap<String, OsString>,
+}
+
+impl Env {
+    /// The process's own home and environment; `None` without a home directory.
+    pub fn from_process() -> Option<Env> {
+        let home = std::env::home_dir()?;
+        let vars =
+            ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "PI_CODING_AGENT_DIR", "GEMINI_CLI_HOME", "MUX_ROOT", "XDG_DATA_HOME"]
+                .into_iter()
+                .filter_map(|k| std::env::var_os(k).map(|v| (k.to_string(), v)))
+                .collect();
+        Some(Env { home, vars })
+    }
+
+    /// A set, non-empty variable.
+    fn var(&self, key: &str) -> Option<&OsString> {
+        self.vars.get(key).filter(|v| !v.is_empty())
+    }
+
+    /// `$key` as a directory (`~/` expanded), else `~/<default>`.
+    fn dir(&self, key: &str, default: &str) -> PathBuf {
+        self.var(key).map_or_else(|| self.home.join(default), |v| self.expand(Path::new(v)))
+    }
+
+    fn expand(&self, p: &Path) -> PathBuf {
+        match p.strip_prefix("~") {
+            Ok(rest) => self.home.join(rest),
+            Err(_) => p.to_path_buf(),
+        }
+    }
+}
+
+/// One session file (or store) found on disk.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Found {
+    /// The agent's format name (one of [`AGENTS`]).
+    pub agent: &'static str,
+    pub path: PathBuf,
+    pub bytes: u64,
+    pub modified: SystemTime,
+    /// The format `scan` reads it as; `None` for a store it cannot read (opencode's
+    /// sqlite database and legacy session folders).
+    pub format: Option<Format>,
+}
+
+/// Resolves an agent name (`claude` and `gemini` are accepted for the longer names).
+pub fn agent_name(name: &str) -> Option<&'static str> {
+    let name = match name {
+        "claude" => "claude-code",
+        "gemini" => "gemini-cli",
+        other => other,
+    };
+    AGENTS.into_iter().find(|a| *a == name)
+}
+
+/// The directories searched for `agent`, whether they exist or not (for messages).
+pub fn roots(env: &Env, agent: &str) -> Vec<PathBuf> {
+    match agent {
+        "claude-code" => match env.var("CLAUDE_CONFIG_DIR") {
+            Some(list) => list
+                .to_string_lossy()
+                .split(',')
+                .map(str::trim)
+                .filter(|d| !d.is_empty())
+                .map(|d| env.expand(Path::new(d)).join("projects"))
+                .collect(),
+            None => vec![env.home.join(".claude/projects"), env.home.join(".config/claude/projects")],
+        },
+        "codex" => vec![env.dir("CODEX_HOME", ".codex").join("sessions")],
+        "pi" => vec![env.dir("PI_CODING_AGENT_DIR", ".pi/agent").join("sessions")],
+        "gemini-cli" => vec![
+            env.var("GEMINI_CLI_HOME")
+                .map_or_else(|| env.home.clone(), |h| env.expand(Path::new(h)))
+                .join(".gemini/tmp"),
+        ],
+        "mux" => match env.var("MUX_ROOT") {
+            Some(root) => vec![env.expand(Path::new(root)).join("sessions")],
+            None => [".mux", ".cmux", ".xum"].iter().map(|d| env.home.join(d).join("sessions")).collect(),
+        },
+        "opencode" => vec![env.dir("XDG_DATA_HOME", ".local/share").join("opencode")],
+        _ => Vec::new(),
+    }
+}
+
+/// Every session of `agent` (or of every agent), newest first.
+pub fn find(env: &Env, agent: Option<&str>) -> Vec<Found> {
+    let mut found = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for name in AGENTS.into_iter().filter(|a| agent.is_none_or(|want| agent_name(want) == Some(a))) {
+        for root in roots(env, name) {
+            for (path, format) in files(name, &root) {
+                // ~/.cmux is often a symlink to ~/.mux: list each file once.
+                let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+                if !seen.insert(key) {
+                    continue;
+                }
+                let Ok(meta) = std::fs::metadata(&path) else { continue };
+                let mut modified = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+                if format.is_none() {
+                    // A sqlite store is written through its write-ahead log.
+                    let wal = PathBuf::from(format!("{}-wal", path.display()));
+                    if let Ok(t) = std::fs::metadata(wal).and_then(|m| m.modified()) {
+                        modified = modified.max(t);
+                    }
+                }
+                found.push(Found { agent: name, path, bytes: meta.len(), modified, format });
+            }
+        }
+    }
+    found.sort_by(|a, b| b.modified.cmp(&a.modified).then_with(|| a.path.cmp(&b.path)));
+    found
+}
+
+/// The newest session `scan` can read, of `agent` or of any agent, in `env`.
+pub fn latest_in(env: &Env, agent: Option<&str>) -> Option<PathBuf> {
+    find(env, agent).into_iter().find(|f| f.format.is_some()).map(|f| f.path)
+}
+
+/// The newest readable session of `agent` (or of any agent) under the user's home:
+/// what `diagnose --latest` reads.
+pub fn latest_session(agent: Option<&str>) -> Option<PathBuf> {
+    latest_in(&Env::from_process()?, agent)
+}
+
+/// The session files of one agent under one root.
+fn files(agent: &str, root: &Path) -> Vec<(PathBuf, Option<Format>)> {
+    let format = Format::from_name(agent);
+    let with = |paths: Vec<PathBuf>| paths.into_iter().map(|p| (p, format)).collect::<Vec<_>>();
+    match agent {
+        // <project>/<session>.jsonl; subagent transcripts sit one level deeper and are not sessions.
+        "claude-code" => with(dirs(root).iter().flat_map(|d| plain_files(d, |n| n.ends_with(".jsonl"))).collect()),
+        "codex" => {
+            let days = dirs(root).iter().flat_map(|y| dirs(y)).flat_map(|m| dirs(&m)).collect::<Vec<_>>();
+            with(
+                days.iter()
+                    .flat_map(|d| plain_files(d, |n| n.starts_with("rollout-") && n.ends_with(".jsonl")))
+                    .collect(),
+            )
+        }
+        "pi" => with(dirs(root).iter().flat_map(|d| plain_files(d, |n| n.ends_with(".jsonl"))).collect()),
+        "gemini-cli" => with(
+            dirs(root)
+                .iter()
+                .flat_map(|p| plain_files(&p.join("chats"), |n| n.ends_with(".jsonl") || n.ends_with(".json")))
+                .collect(),
+        ),
+        "mux" => with(dirs(root).iter().map(|d| d.join("chat.jsonl")).filter(|p| p.is_file()).collect()),
+        "opencode" => {
+            let db = |n: &str| n.starts_with("opencode") && n.ends_with(".db");
+            let mut out: Vec<_> = plain_files(root, db).into_iter().map(|p| (p, None)).collect();
+            let legacy = root.join("storage/session");
+            out.extend(dirs(&legacy).iter().flat_map(|d| plain_files(d, |n| n.ends_with(".json"))).map(|p| (p, None)));
+            out
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The sub-directories of `dir` (none when it cannot be read).
+fn dirs(dir: &Path) -> Vec<PathBuf> {
+    entries(dir).into_iter().filter(|p| p.is_dir()).collect()
+}
+
+/// The files in `dir` whose name passes `keep`.
+fn plain_files(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
+    let named = |p: &PathBuf| p.file_name().and_then(|n| n.to_str()).is_some_and(&keep);
+    entries(dir).into_iter().filter(|p| named(p) && p.is_file()).collect()
+}
+
+fn entries(dir: &Path) -> Vec<PathBuf> {
+    let Ok(rd) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut out: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    out.sort();
+    out
+}
+
+/// `2026-08-09T14:03:07Z` for a time after 1970 (UTC, whole seconds).
+pub fn rfc3339(t: SystemTime) -> String {
+    let secs = t.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Howard Hinnant's civil_from_days.
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+/// `just now`, `4 min ago`, `3 h ago`, `2 days ago`, relative to `now`.
+pub fn ago(t: SystemTime, now: SystemTime) -> String {
+    let s = now.duration_since(t).map_or(0, |d| d.as_secs());
+    match s {
+        0..60 => "just now".into(),
+        60..3600 => format!("{} min ago", s / 60),
+        3600..86_400 => format!("{} h ago", s / 3600),
+        86_400..172_800 => "1 day ago".into(),
+        _ => format!("{} days ago", s / 86_400),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn times() {
+        let t = SystemTime::UNIX_EPOCH + Duration::from_secs(1_786_543_387);
+        assert_eq!(rfc3339(t), "2026-08-12T14:03:07Z");
+        assert_eq!(rfc3339(SystemTime::UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        assert_eq!(ago(t, t + Duration::from_secs(59)), "just now");
+        assert_eq!(ago(t, t + Duration::from_secs(4 * 60 + 5)), "4 min ago");
+        assert_eq!(ago(t, t + Duration::from_secs(3 * 86_400)), "3 days ago");
+    }
+
+    #[test]
+    fn agent_names_and_aliases() {
+        assert_eq!(agent_name("claude"), Some("claude-code"));
+        assert_eq!(agent_name("codex"), Some("codex"));
+        assert_eq!(agent_name("cursor"), None);
+        for a in AGENTS.into_iter().filter(|a| *a != "opencode") {
+            assert!(Format::from_name(a).is_some(), "{a} is a format");
+        }
+    }
+
+    #[test]
+    fn environment_moves_the_roots() {
+        let mut env = Env { home: PathBuf::from("/h"), vars: BTreeMap::new() };
+        assert_eq!(roots(&env, "codex"), [PathBuf::from("/h/.codex/sessions")]);
+        env.vars.insert("CODEX_HOME".into(), "~/alt".into());
+        env.vars.insert("CLAUDE_CONFIG_DIR".into(), "/a, /b".into());
+        env.vars.insert("GEMINI_CLI_HOME".into(), "/g".into());
+        assert_eq!(roots(&env, "codex"), [PathBuf::from("/h/alt/sessions")]);
+        assert_eq!(roots(&env, "claude-code"), [PathBuf::from("/a/projects"), PathBuf::from("/b/projects")]);
+        assert_eq!(roots(&env, "gemini-cli"), [PathBuf::from("/g/.gemini/tmp")]);
+    }
+}

@@ -1,0 +1,217 @@
+//! opencode's own stores, read as the JSON Lines of its `{info, parts}` messages
+//! (one message per line, so refs name a message and survive appends):
+//! - the SQLite database `opencode.db` (tables `session`, `message`, `part`,
+//!   whose `data` column is the object without its ids), opened read-only so it
+//!   can be read while opencode runs (WAL), never written;
+//! - the legacy `storage/` tree: `session/<project>/<ses>.json`,
+//!   `message/<ses>/<msg>.json`, `part/<msg>/<prt>.json`.
+//!
+//! A store holds many sessions: `--session ses_…` picks one, else the most
+//! recently updated is read and the plan says which.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context as _, bail};
+use serde_json::{Map, Value};
+
+use super::Options;
+
+/// One session taken out of a store.
+pub struct Store {
+    /// `{info, parts}` per line, in opencode's order (time created, then id).
+    pub lines: Arc<Vec<u8>>,
+    /// Which session was read, when the user did not say.
+    pub note: Option<String>,
+    pub session: String,
+}
+
+const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
+
+/// The store at `path`, if it is one of opencode's; a single storage record is
+/// an error naming the folder to point at instead.
+pub fn open(path: &Path, opts: &Options) -> anyhow::Result<Option<Store>> {
+    if path.is_dir() {
+        let Some(root) = storage_root(path) else {
+            bail!(
+                "{} is a folder, not a session file (nor opencode's storage/ folder with message/ and part/ in it)",
+                path.display()
+            );
+        };
+        return storage(&root, opts.session.as_deref()).map(Some);
+    }
+    let mut head = [0u8; 16];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+        .with_context(|| format!("opening {}", path.display()))?;
+    if head[..n] == *SQLITE_MAGIC {
+        return database(path, opts.session.as_deref()).map(Some);
+    }
+    // `storage/<kind>/<dir>/<id>.json`: one record of the legacy tree.
+    let parent = |p: &Path, n: usize| p.ancestors().nth(n).map(Path::to_path_buf);
+    let kind = parent(path, 2).and_then(|k| k.file_name().map(|n| n.to_string_lossy().into_owned()));
+    let root = parent(path, 3).filter(|r| storage_root(r).is_some());
+    if let (Some(kind), Some(root), true) = (kind, root, path.extension().is_some_and(|e| e == "json")) {
+        match kind.as_str() {
+            // A session's own record names the session to read from its tree.
+            "session" => {
+                let id = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+                return storage(&root, opts.session.as_deref().or(id.as_deref())).map(Some);
+            }
+            "message" | "part" => bail!(
+                "{} is one {kind} record of opencode's storage, not a session; point at the folder instead: session-doctor scan {} --session {}",
+                path.display(),
+                root.display(),
+                session_of_record(path, &kind).unwrap_or_else(|| "ses_…".into())
+            ),
+            _ => {}
+        }
+    }
+    Ok(None)
+}
+
+/// The session a message or part record belongs to, from its own `sessionID`.
+fn session_of_record(path: &Path, kind: &str) -> Option<String> {
+    let v: Value = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
+    let id = v.get("sessionID").and_then(Value::as_str).map(str::to_string);
+    id.or_else(|| (kind == "message").then(|| path.parent()?.file_name()?.to_str().map(str::to_string)).flatten())
+}
+
+/// The `storage/` folder at or under `dir`.
+fn storage_root(dir: &Path) -> Option<PathBuf> {
+    [dir.to_path_buf(), dir.join("storage")].into_iter().find(|d| d.join("message").is_dir() && d.join("part").is_dir())
+}
+
+/// The most recent session unless one is asked for; the note says which.
+fn choose(
+    store: &Path,
+    asked: Option<&str>,
+    sessions: Vec<(String, String, i64)>,
+) -> anyhow::Result<(String, Option<String>)> {
+    if let Some(id) = asked {
+        if sessions.iter().any(|s| s.0 == id) {
+            return Ok((id.to_string(), None));
+        }
+        let known: Vec<&str> = sessions.iter().take(5).map(|s| s.0.as_str()).collect();
+        bail!("{} holds no session {id}; the most recent are: {}", store.display(), known.join(", "));
+    }
+    let n = sessions.len();
+    let Some((id, title, _)) = sessions.into_iter().next() else {
+        bail!("{} holds no session", store.display());
+    };
+    let title = if title.is_empty() { String::new() } else { format!(" \"{title}\"") };
+    let note = format!(
+        "{}: reading session {id}{title}, the most recently updated of {n}; pass --session ID for another",
+        store.display()
+    );
+    Ok((id, Some(note)))
+}
+
+/// One `{info, parts}` line; ids go back into the objects, as opencode's API has them.
+fn line(out: &mut Vec<u8>, session: &str, id: &str, mut info: Map<String, Value>, parts: Vec<Value>) {
+    info.insert("id".into(), Value::String(id.into()));
+    info.insert("sessionID".into(), Value::String(session.into()));
+    let mut m = Map::new();
+    m.insert("info".into(), Value::Object(info));
+    m.insert("parts".into(), Value::Array(parts));
+    // Serializing a serde_json value cannot fail.
+    out.extend_from_slice(Value::Object(m).to_string().as_bytes());
+    out.push(b'\n');
+}
+
+fn object(text: &str) -> Map<String, Value> {
+    match serde_json::from_str(text) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    }
+}
+
+fn database(path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
+    use rusqlite::{Connection, OpenFlags};
+    let what = || format!("reading opencode's database {}", path.display());
+    // Read-only: no write, no checkpoint, no journal; works beside a running opencode (WAL).
+    let db = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+        .with_context(what)?;
+    db.busy_timeout(std::time::Duration::from_secs(5)).with_context(what)?;
+    let sessions: Vec<(String, String, i64)> = db
+        .prepare("SELECT id, COALESCE(title, ''), time_updated FROM session ORDER BY time_updated DESC, id DESC")
+        .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<Result<Vec<_>, _>>())
+        .with_context(|| format!("{} is SQLite but not opencode's database (no session table)", path.display()))?;
+    let (session, note) = choose(path, asked, sessions)?;
+    let mut parts: std::collections::HashMap<String, Vec<Value>> = std::collections::HashMap::new();
+    let mut stmt = db
+        .prepare(
+            "SELECT p.message_id, p.id, p.data FROM part p JOIN message m ON m.id = p.message_id \
+             WHERE m.session_id = ?1 ORDER BY p.message_id, p.id",
+        )
+        .with_context(what)?;
+    let rows =
+        stmt.query_map([&session], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)));
+    for row in rows.with_context(what)? {
+        let (msg, id, data) = row.with_context(what)?;
+        let mut p = object(&data);
+        p.insert("id".into(), Value::String(id));
+        p.insert("messageID".into(), Value::String(msg.clone()));
+        p.insert("sessionID".into(), Value::String(session.clone()));
+        parts.entry(msg).or_default().push(Value::Object(p));
+    }
+    let mut out = Vec::new();
+    let mut stmt = db
+        .prepare("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY time_created, id")
+        .with_context(what)?;
+    let rows = stmt.query_map([&session], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)));
+    for row in rows.with_context(what)? {
+        let (id, data) = row.with_context(what)?;
+        let p = parts.remove(&id).unwrap_or_default();
+        line(&mut out, &session, &id, object(&data), p);
+    }
+    Ok(Store { lines: Arc::new(out), note, session })
+}
+
+/// The JSON files of one folder, sorted by name (ids are time-ordered).
+fn records(dir: &Path) -> Vec<(String, Map<String, Value>)> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut out: Vec<(String, Map<String, Value>)> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .filter_map(|p| {
+            let id = p.file_stem()?.to_string_lossy().into_owned();
+            Some((id, object(&std::fs::read_to_string(&p).ok()?)))
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+fn storage(root: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
+    // Sessions: `session/<project>/<ses>.json`, newest update first; else the message folders.
+    let mut sessions: Vec<(String, String, i64)> = Vec::new();
+    for project in std::fs::read_dir(root.join("session")).into_iter().flatten().filter_map(Result::ok) {
+        for (id, s) in records(&project.path()) {
+            let title = s.get("title").and_then(Value::as_str).unwrap_or("").to_string();
+            let updated = s.get("time").and_then(|t| t.get("updated")).and_then(Value::as_i64).unwrap_or(0);
+            sessions.push((id, title, updated));
+        }
+    }
+    if sessions.is_empty() {
+        for dir in std::fs::read_dir(root.join("message")).into_iter().flatten().filter_map(Result::ok) {
+            let modified = dir.metadata().and_then(|m| m.modified()).ok();
+            let at = modified.and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_millis());
+            sessions.push((dir.file_name().to_string_lossy().into_owned(), String::new(), at as i64));
+        }
+    }
+    sessions.sort_by(|a, b| b.2.cmp(&a.2).then(b.0.cmp(&a.0)));
+    let (session, note) = choose(root, asked, sessions)?;
+    let mut messages = records(&root.join("message").join(&session));
+    messages.sort_by(|a, b| {
+        let t = |m: &Map<String, Value>| m.get("time").and_then(|t| t.get("created")).and_then(Value::as_i64);
+        t(&a.1).cmp(&t(&b.1)).then(a.0.cmp(&b.0))
+    });
+    let mut out = Vec::new();
+    for (id, info) in messages {
+        let parts = records(&root.join("part").join(&id)).into_iter().map(|(_, p)| Value::Object(p)).collect();
+        line(&mut out, &session, &id, info, parts);
+    }
+    Ok(Store { lines: Arc::new(out), note, session })
+}

@@ -1,0 +1,105 @@
+//! Output of `sessions`: a table of recent sessions, or their JSON.
+
+use std::io::{self, Write};
+use std::path::Path;
+use std::time::SystemTime;
+
+use serde::Serialize;
+
+use crate::discover::{Found, ago, rfc3339};
+
+use super::sanitize;
+use super::table::{Cell, Keep, Table};
+use super::term::{Term, styles};
+use super::units::size;
+
+/// What `scan` makes of a session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Health {
+    /// Every attachment fine, no limit broken, no line skipped.
+    Ok,
+    /// What `scan` exits 1 for.
+    Problems,
+    /// `scan` could not read it (exit 2).
+    Unreadable,
+    /// A store `scan` does not read (opencode's database).
+    NotRead,
+}
+
+impl Health {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Health::Ok => "ok",
+            Health::Problems => "problems",
+            Health::Unreadable => "unreadable",
+            Health::NotRead => "not read",
+        }
+    }
+}
+
+/// One row: a session found on disk and its health.
+#[derive(Clone, Debug)]
+pub struct Listed {
+    pub found: Found,
+    pub health: Health,
+}
+
+/// `sessions --json`: one object per session.
+#[derive(Serialize)]
+pub struct ListedJson {
+    pub agent: &'static str,
+    /// The `--format` that reads it; null for a store that is not read.
+    pub format: Option<&'static str>,
+    pub path: String,
+    pub bytes: u64,
+    /// Last modification, RFC 3339 UTC.
+    pub modified: String,
+    pub health: Health,
+}
+
+impl Listed {
+    pub fn json(&self) -> ListedJson {
+        let f = &self.found;
+        ListedJson {
+            agent: f.agent,
+            format: f.format.map(|x| x.name()),
+            path: f.path.display().to_string(),
+            bytes: f.bytes,
+            modified: rfc3339(f.modified),
+            health: self.health,
+        }
+    }
+}
+
+/// `/home/me/.codex/x` → `~/.codex/x`.
+pub fn tilde(path: &Path, home: &Path) -> String {
+    match path.strip_prefix(home) {
+        Ok(rest) if !home.as_os_str().is_empty() => format!("~/{}", rest.display()),
+        _ => path.display().to_string(),
+    }
+}
+
+pub fn write(out: &mut impl Write, listed: &[Listed], home: &Path, term: &Term) -> io::Result<()> {
+    let now = SystemTime::now();
+    let mut t = Table::new(&["agent", "last activity", "size", "health", "path"])
+        .right("size")
+        .shrink("agent", Keep::Start, 5)
+        .shrink("path", Keep::End, 12);
+    for l in listed {
+        let style = match l.health {
+            Health::Ok => styles::OK,
+            Health::Problems => styles::INVALID,
+            Health::Unreadable => styles::WARN,
+            Health::NotRead => styles::DIM,
+        };
+        t.row([
+            Cell::from(l.found.agent),
+            ago(l.found.modified, now).into(),
+            size(l.found.bytes).into(),
+            Cell::styled(l.health.as_str(), style),
+            sanitize(&tilde(&l.found.path, home)).into(),
+        ]);
+    }
+    out.write_all(t.render(term).as_bytes())
+}

@@ -1,0 +1,97 @@
+//! A repaired copy is a new session: a fresh id, the agent's own file naming,
+//! and the id written wherever the agent keeps it, so the agent lists it
+//! beside the original and resumes it (the original stays as it was).
+
+use std::path::{Path, PathBuf};
+
+use crate::formats::Format;
+
+use super::splice;
+
+/// Where the copy goes and how it is known.
+#[derive(Clone, Debug)]
+pub struct Identity {
+    pub path: PathBuf,
+    /// The new session id, where the format has one.
+    pub id: Option<String>,
+    /// The old id, to be replaced wherever the format keeps it.
+    pub old_id: Option<String>,
+    /// The command that resumes the copy.
+    pub resume: Option<String>,
+}
+
+/// The new identity of a repaired copy of `src` (read as `format`), in `dir`
+/// (default: beside the original). `first_line` is the file's first record,
+/// where most agents keep the session's id.
+pub fn new(format: Format, src: &Path, dir: Option<&Path>, first_line: &[u8]) -> Identity {
+    let dir = dir.map(Path::to_path_buf).unwrap_or_else(|| src.parent().map(Path::to_path_buf).unwrap_or_default());
+    let stem = src.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "session".into());
+    let ext = src.extension().map(|e| e.to_string_lossy().into_owned()).unwrap_or_else(|| "jsonl".into());
+    let field = |ptr: &str| -> Option<String> {
+        let r = splice::locate(first_line, ptr)?;
+        serde_json::from_slice::<String>(&first_line[r]).ok()
+    };
+    let v4 = uuid::Uuid::new_v4().to_string();
+    let now = crate::overlay::now_rfc3339();
+    match format {
+        Format::ClaudeCode => Identity {
+            path: dir.join(format!("{v4}.jsonl")),
+            // Every line's `sessionId` is the session's; a renamed file keeps it.
+            old_id: None,
+            resume: Some(format!("claude --resume {v4}")),
+            id: Some(v4),
+        },
+        Format::Codex => {
+            let id = uuid::Uuid::now_v7().to_string();
+            // rollout-2026-11-30T05-12-40-<uuid>.jsonl, as Codex names them.
+            let ts = now.trim_end_matches('Z').replace(':', "-");
+            Identity {
+                path: dir.join(format!("rollout-{ts}-{id}.jsonl")),
+                old_id: field("/payload/id").or_else(|| field("/id")),
+                resume: Some(format!("codex resume {id}")),
+                id: Some(id),
+            }
+        }
+        Format::Pi => {
+            let ts = now.trim_end_matches('Z').replace(':', "-");
+            let path = dir.join(format!("{ts}-000Z_{v4}.jsonl"));
+            Identity {
+                resume: Some(format!("pi --session {}", crate::diagnose::shell_quote(&path.display().to_string()))),
+                path,
+                old_id: field("/id"),
+                id: Some(v4),
+            }
+        }
+        Format::GeminiCli => {
+            let ts: String = now.chars().take(16).collect::<String>().replace(':', "-");
+            Identity {
+                path: dir.join(format!("session-{ts}-{}.{ext}", &v4[..8])),
+                old_id: field("/sessionId"),
+                resume: Some(format!("gemini --resume {v4}")),
+                id: Some(v4),
+            }
+        }
+        _ => Identity {
+            path: dir.join(format!("{stem}.repaired.{ext}")),
+            id: None,
+            old_id: None,
+            resume: None,
+        },
+    }
+}
+
+/// The edit that writes the new id into one record, where `format` keeps it.
+pub fn edit(format: Format, id: &Identity, line: &[u8], first: bool) -> Option<splice::Edit> {
+    let new = id.id.as_deref()?;
+    let pointer = match format {
+        // Every line names its session.
+        Format::ClaudeCode => "/sessionId",
+        Format::Codex if first => "/payload/id",
+        Format::Pi if first => "/id",
+        Format::GeminiCli if first => "/sessionId",
+        _ => return None,
+    };
+    let range = splice::locate(line, pointer)?;
+    let old: String = serde_json::from_slice(&line[range.clone()]).ok()?;
+    (id.old_id.as_deref().is_none_or(|o| o == old)).then(|| splice::Edit { range, with: format!("\"{new}\"") })
+}

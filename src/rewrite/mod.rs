@@ -1,0 +1,268 @@
+//! Rewrites of a session's provider-visible history: excluded attachments and
+//! images over a per-request cap become notes in place, replayed reasoning is
+//! stripped or made self-contained. The same edits feed `preview` (the request
+//! the agent would send) and `repair` (a resumable copy in the agent's format).
+//!
+//! A rewrite is a list of [`Op`]s per record, addressed by JSON pointer; each is
+//! turned into byte-range [`splice::Edit`]s on that record's text alone, so a
+//! line no rewrite touches is copied byte for byte.
+
+pub mod copy;
+pub mod identity;
+pub mod splice;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::model::{Attachment, ReasoningKind, Session};
+
+/// What the user asked to change besides the overlay's exclusions.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// Keep only the newest N images (user messages and tool results alike).
+    pub max_images: Option<usize>,
+    /// Remove replayed reasoning (OpenAI reasoning items, Anthropic thinking,
+    /// Gemini thought signatures).
+    pub strip_reasoning: bool,
+    /// Make OpenAI reasoning self-contained: drop `rs_` ids and references,
+    /// keep `encrypted_content`.
+    pub drop_reasoning_ids: bool,
+}
+
+/// One change to one record, addressed by JSON pointer inside it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    /// Put a text note in place of the media block at `pointer`.
+    Note { pointer: String, text: String },
+    /// Empty the string whose text sits at this absolute file offset (a UI
+    /// copy of an attachment, which is never sent).
+    Blank { offset: u64, len: u64 },
+    /// Remove the member or element at `pointer`.
+    Remove { pointer: String },
+    /// Leave the whole record out.
+    Drop,
+}
+
+/// What a rewrite changed, for the user and for `--json`.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Summary {
+    /// Refs replaced by the exclusion note.
+    pub excluded: Vec<String>,
+    /// Refs replaced by the image-cap note.
+    pub capped: Vec<String>,
+    /// Reasoning items removed.
+    pub reasoning_removed: usize,
+    /// Reasoning items whose ids were dropped.
+    pub reasoning_ids_dropped: usize,
+}
+
+/// The ops of a whole session, by the line their record starts on.
+#[derive(Clone, Debug, Default)]
+pub struct Rewrite {
+    pub ops: BTreeMap<u64, Vec<Op>>,
+    pub summary: Summary,
+}
+
+/// DESIGN's note for an excluded attachment.
+pub fn exclusion_note(a: &Attachment) -> String {
+    let name = a.name.as_deref().or(a.url.as_deref()).unwrap_or(&a.reference);
+    let mime = a.mime_declared.as_deref().or(a.mime_detected.as_deref()).unwrap_or("unknown type");
+    format!(
+        "[Attachment omitted: \"{name}\" ({mime}). The model provider rejected a request that included it, so the user chose to continue without it. Its contents are not available; tell the user if you need them.]"
+    )
+}
+
+/// DESIGN's note for an image dropped by the per-request cap.
+pub fn cap_note(a: &Attachment, keep: usize) -> String {
+    let path = a.name.as_deref().or(a.url.as_deref()).unwrap_or("not recorded");
+    format!("[Earlier image omitted: this request keeps only the {keep} most recent images. Original file: {path}]")
+}
+
+impl Rewrite {
+    /// Plans the rewrite of `session` (its overlay already applied). `unit`
+    /// maps a line to the record key: the line itself, or 1 for a file that is
+    /// one JSON document.
+    pub fn plan(session: &Session, opts: &Options, single_document: bool) -> Rewrite {
+        let key = |line: u64| if single_document { 1 } else { line };
+        let mut r = Rewrite::default();
+        let note = |r: &mut Rewrite, a: &Attachment, text: String| {
+            let ops = r.ops.entry(key(a.line)).or_default();
+            ops.push(Op::Note { pointer: a.pointer.clone(), text });
+            for m in &a.mirrors {
+                ops.push(Op::Blank { offset: m.offset, len: m.len });
+            }
+        };
+        for a in session.attachments.iter().filter(|a| a.excluded) {
+            note(&mut r, a, exclusion_note(a));
+            r.summary.excluded.push(a.reference.clone());
+        }
+        if let Some(keep) = opts.max_images {
+            let images: Vec<&Attachment> = session.attachments.iter().filter(|a| !a.excluded && a.is_image()).collect();
+            let over = images.len().saturating_sub(keep);
+            for a in &images[..over] {
+                note(&mut r, a, cap_note(a, keep));
+                r.summary.capped.push(a.reference.clone());
+            }
+        }
+        for x in &session.reasoning {
+            let openai = matches!(x.kind, ReasoningKind::OpenaiEncrypted | ReasoningKind::OpenaiId);
+            let op = if opts.strip_reasoning {
+                r.summary.reasoning_removed += 1;
+                match x.kind {
+                    // A Gemini signature is a member of the part it signs: only it goes.
+                    ReasoningKind::GeminiSignature => Op::Remove { pointer: gemini_signature(&x.pointer) },
+                    _ if x.pointer.is_empty() || x.pointer == "/payload" => Op::Drop,
+                    _ => Op::Remove { pointer: x.pointer.clone() },
+                }
+            } else if opts.drop_reasoning_ids && openai && x.id.is_some() {
+                r.summary.reasoning_ids_dropped += 1;
+                match x.kind {
+                    ReasoningKind::OpenaiEncrypted => Op::Remove { pointer: format!("{}/id", x.pointer) },
+                    // No encrypted content to replay: the item cannot stand alone.
+                    _ if x.pointer.is_empty() || x.pointer == "/payload" => Op::Drop,
+                    _ => Op::Remove { pointer: x.pointer.clone() },
+                }
+            } else {
+                continue;
+            };
+            r.ops.entry(key(x.line)).or_default().push(op);
+        }
+        r
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+}
+
+/// The signature member of a Gemini part (either spelling; the splice finds the one present).
+fn gemini_signature(part: &str) -> String {
+    format!("{part}/thoughtSignature")
+}
+
+/// The text block that stands for a note in `format`'s dialect, at the place of `block`.
+pub fn note_block(format: &str, block: &[u8], text: &str) -> String {
+    let t = serde_json::to_string(text).unwrap_or_default();
+    match format {
+        "gemini" | "gemini-cli" => format!("{{\"text\":{t}}}"),
+        "codex" | "openai-responses" => format!("{{\"type\":\"input_text\",\"text\":{t}}}"),
+        "opencode" => {
+            // opencode parts carry their ids; a text part keeps them.
+            let v: serde_json::Value = serde_json::from_slice(block).unwrap_or_default();
+            let mut out = serde_json::Map::new();
+            for k in ["id", "sessionID", "messageID"] {
+                if let Some(x) = v.get(k) {
+                    out.insert(k.into(), x.clone());
+                }
+            }
+            out.insert("type".into(), "text".into());
+            out.insert("text".into(), text.into());
+            serde_json::Value::Object(out).to_string()
+        }
+        _ => format!("{{\"type\":\"text\",\"text\":{t}}}"),
+    }
+}
+
+/// Turns one record's ops into edits on its text. `base` is the file offset
+/// of the text (for [`Op::Blank`]). `None` when the record is dropped.
+pub fn edits(format: &str, text: &[u8], base: u64, ops: &[Op]) -> Option<Vec<splice::Edit>> {
+    let mut out = Vec::new();
+    let mut removals: Vec<&str> = Vec::new();
+    let mut snake_removals: Vec<String> = Vec::new();
+    for op in ops {
+        match op {
+            Op::Drop => return None,
+            Op::Note { pointer, text: note } => {
+                if let Some(range) = splice::locate(text, pointer) {
+                    if let Some(e) = opencode_tool_attachment(format, text, pointer, note) {
+                        out.extend(e);
+                        continue;
+                    }
+                    let with = note_block(format, &text[range.clone()], note);
+                    out.push(splice::Edit { range, with });
+                }
+            }
+            Op::Blank { offset, len } => {
+                let start = offset.checked_sub(base).map(|s| s as usize);
+                if let Some(s) = start.filter(|s| s + *len as usize <= text.len()) {
+                    out.push(splice::Edit { range: s..s + *len as usize, with: String::new() });
+                }
+            }
+            Op::Remove { pointer } => {
+                // Gemini accepts both spellings of the signature member.
+                let snake = pointer.strip_suffix("/thoughtSignature").map(|p| format!("{p}/thought_signature"));
+                match snake {
+                    Some(s) if splice::locate(text, pointer).is_none() => snake_removals.push(s),
+                    _ => removals.push(pointer),
+                }
+            }
+        }
+    }
+    removals.extend(snake_removals.iter().map(String::as_str));
+    out.extend(removal_edits(format, text, &removals));
+    Some(out)
+}
+
+/// Removals, grouped by container: a container they would empty keeps one
+/// text note instead (Anthropic rejects an empty content array).
+fn removal_edits(format: &str, text: &[u8], pointers: &[&str]) -> Vec<splice::Edit> {
+    let mut by_parent: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for p in pointers {
+        let parent = p.rsplit_once('/').map_or("", |(a, _)| a);
+        by_parent.entry(parent).or_default().push(p);
+    }
+    let mut out = Vec::new();
+    for (parent, kids) in by_parent {
+        let array = splice::locate(text, parent).is_some_and(|r| text[r.start] == b'[');
+        let total = splice::count(text, parent).unwrap_or(usize::MAX);
+        let mut kids: Vec<&str> = kids.into_iter().filter(|k| splice::locate(text, k).is_some()).collect();
+        kids.dedup();
+        if array && kids.len() == total && format != "codex" && format != "openai-responses" {
+            // Keep the first as a note, remove the rest.
+            if let Some(first) = kids.first().and_then(|k| splice::locate(text, k)) {
+                out.push(splice::Edit { range: first, with: note_block(format, b"", "[reasoning omitted]") });
+            }
+            kids.remove(0);
+        }
+        // Removing several neighbours: each removal must see the text before
+        // any other, so take them from the last one backwards, one container edit.
+        if kids.len() > 1 {
+            if let Some(range) = splice::locate(text, parent) {
+                let mut container = text[range.clone()].to_vec();
+                let mut sorted: Vec<usize> =
+                    kids.iter().filter_map(|k| k.rsplit_once('/').and_then(|(_, i)| i.parse().ok())).collect();
+                if sorted.len() == kids.len() {
+                    sorted.sort_unstable_by(|a, b| b.cmp(a));
+                    for i in sorted {
+                        if let Some(e) = splice::remove(&container, &format!("/{i}")) {
+                            container = splice::apply(&container, vec![e]);
+                        }
+                    }
+                    out.push(splice::Edit { range, with: String::from_utf8_lossy(&container).into_owned() });
+                    continue;
+                }
+            }
+        }
+        out.extend(kids.iter().filter_map(|k| splice::remove(text, k)));
+    }
+    out
+}
+
+/// opencode keeps a tool's media in `state.attachments`, which must hold file
+/// parts: the attachment is removed and the note joins the tool's output text.
+fn opencode_tool_attachment(format: &str, text: &[u8], pointer: &str, note: &str) -> Option<Vec<splice::Edit>> {
+    if format != "opencode" {
+        return None;
+    }
+    let (state, _) = pointer.split_once("/state/attachments/")?;
+    let remove = splice::remove(text, pointer)?;
+    let out_ptr = format!("{state}/state/output");
+    let mut edits = vec![remove];
+    if let Some(range) = splice::locate(text, &out_ptr) {
+        let old: String = serde_json::from_slice(&text[range.clone()]).unwrap_or_default();
+        let with = serde_json::to_string(&format!("{old}\n{note}")).unwrap_or_default();
+        edits.push(splice::Edit { range, with });
+    }
+    Some(edits)
+}

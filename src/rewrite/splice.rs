@@ -1,0 +1,268 @@
+//! Edits inside one JSON text by byte range, so that everything a rewrite does
+//! not touch stays exactly as the agent wrote it: key order, number spelling,
+//! escapes, spacing.
+//!
+//! [`locate`] walks the text to the value a JSON pointer names without
+//! building a tree (a line may hold megabytes of base64); an [`Edit`] replaces
+//! a range; [`apply`] applies a line's edits from the end backwards.
+
+use std::ops::Range;
+
+/// One change to a JSON text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edit {
+    pub range: Range<usize>,
+    pub with: String,
+}
+
+/// Skips spaces.
+fn ws(t: &[u8], mut i: usize) -> usize {
+    while i < t.len() && matches!(t[i], b' ' | b'\t' | b'\n' | b'\r') {
+        i += 1;
+    }
+    i
+}
+
+/// The end of the string starting at `i` (its opening quote), after the closing
+/// quote. Base64 strings run to megabytes: the scan jumps with memchr.
+fn string_end(t: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    loop {
+        j += memchr::memchr2(b'"', b'\\', t.get(j..)?)?;
+        if t[j] == b'"' {
+            return Some(j + 1);
+        }
+        j += 2;
+    }
+}
+
+/// The end of the value starting at `i`.
+fn value_end(t: &[u8], i: usize) -> Option<usize> {
+    match *t.get(i)? {
+        b'"' => string_end(t, i),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut j = i;
+            while j < t.len() {
+                match t[j] {
+                    b'"' => {
+                        j = string_end(t, j)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            None
+        }
+        _ => {
+            let mut j = i;
+            while j < t.len() && !matches!(t[j], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
+                j += 1;
+            }
+            (j > i).then_some(j)
+        }
+    }
+}
+
+/// The decoded text of the key string at `range` (quotes included).
+fn key_text(t: &[u8], range: Range<usize>) -> Option<String> {
+    let raw = &t[range.start + 1..range.end - 1];
+    if !raw.contains(&b'\\') {
+        return std::str::from_utf8(raw).ok().map(str::to_string);
+    }
+    serde_json::from_slice::<String>(&t[range]).ok()
+}
+
+/// The members of the object or elements of the array at `i`: for each, the
+/// key (objects), the range of the whole member (key included) and of its value.
+pub fn children(t: &[u8], i: usize) -> Option<Vec<(Option<String>, Range<usize>, Range<usize>)>> {
+    let open = *t.get(i)?;
+    let close = match open {
+        b'{' => b'}',
+        b'[' => b']',
+        _ => return None,
+    };
+    let mut out = Vec::new();
+    let mut j = ws(t, i + 1);
+    if t.get(j) == Some(&close) {
+        return Some(out);
+    }
+    loop {
+        let start = j;
+        let key = if open == b'{' {
+            let end = string_end(t, j)?;
+            let k = key_text(t, j..end)?;
+            j = ws(t, end);
+            if t.get(j) != Some(&b':') {
+                return None;
+            }
+            j = ws(t, j + 1);
+            Some(k)
+        } else {
+            None
+        };
+        let vstart = j;
+        let vend = value_end(t, j)?;
+        out.push((key, start..vend, vstart..vend));
+        j = ws(t, vend);
+        match t.get(j) {
+            Some(b',') => j = ws(t, j + 1),
+            Some(c) if *c == close => return Some(out),
+            _ => return None,
+        }
+    }
+}
+
+/// Splits a JSON pointer into its unescaped segments.
+fn segments(pointer: &str) -> impl Iterator<Item = String> + '_ {
+    pointer.split('/').skip(1).map(|s| s.replace("~1", "/").replace("~0", "~"))
+}
+
+/// The byte range of the value `pointer` names in `t` (`""` names the whole text).
+/// Walks only as far as it must: members after the one it wants are not read.
+pub fn locate(t: &[u8], pointer: &str) -> Option<Range<usize>> {
+    let mut start = ws(t, 0);
+    for seg in segments(pointer) {
+        start = child(t, start, &seg)?;
+    }
+    Some(start..value_end(t, start)?)
+}
+
+/// Where the value of member `seg` (objects) or element `seg` (arrays) of the
+/// container at `i` starts.
+fn child(t: &[u8], i: usize, seg: &str) -> Option<usize> {
+    let object = match *t.get(i)? {
+        b'{' => true,
+        b'[' => false,
+        _ => return None,
+    };
+    let close = if object { b'}' } else { b']' };
+    let want = if object { None } else { Some(seg.parse::<usize>().ok()?) };
+    let mut j = ws(t, i + 1);
+    let mut n = 0;
+    while t.get(j)? != &close {
+        let hit = if object {
+            let end = string_end(t, j)?;
+            let hit = key_text(t, j..end)?.as_str() == seg;
+            j = ws(t, end);
+            if t.get(j) != Some(&b':') {
+                return None;
+            }
+            j = ws(t, j + 1);
+            hit
+        } else {
+            want == Some(n)
+        };
+        if hit {
+            return Some(j);
+        }
+        j = ws(t, value_end(t, j)?);
+        match t.get(j)? {
+            b',' => j = ws(t, j + 1),
+            c if *c == close => return None,
+            _ => return None,
+        }
+        n += 1;
+    }
+    None
+}
+
+/// The edit that removes the member or element `pointer` names, with one of
+/// the commas around it, so the container stays valid JSON.
+pub fn remove(t: &[u8], pointer: &str) -> Option<Edit> {
+    let (parent, last) = pointer.rsplit_once('/')?;
+    let container = locate(t, parent)?;
+    let kids = children(t, container.start)?;
+    let last = last.replace("~1", "/").replace("~0", "~");
+    let at = if t[container.start] == b'{' {
+        kids.iter().position(|(k, _, _)| k.as_deref() == Some(last.as_str()))?
+    } else {
+        last.parse::<usize>().ok().filter(|&n| n < kids.len())?
+    };
+    let member = kids[at].1.clone();
+    let range = if at + 1 < kids.len() {
+        // Up to the next member: its leading comma and spaces go too.
+        member.start..kids[at + 1].1.start
+    } else if at > 0 {
+        kids[at - 1].1.end..member.end
+    } else {
+        member
+    };
+    Some(Edit { range, with: String::new() })
+}
+
+/// How many members or elements the container at `pointer` has.
+pub fn count(t: &[u8], pointer: &str) -> Option<usize> {
+    let r = locate(t, pointer)?;
+    children(t, r.start).map(|k| k.len())
+}
+
+/// Applies edits to `t`. Edits must not overlap; an edit inside another is dropped.
+pub fn apply(t: &[u8], mut edits: Vec<Edit>) -> Vec<u8> {
+    edits.sort_by_key(|e| (e.range.start, std::cmp::Reverse(e.range.end)));
+    let mut out = Vec::with_capacity(t.len());
+    let mut at = 0;
+    for e in edits {
+        if e.range.start < at {
+            continue;
+        }
+        out.extend_from_slice(&t[at..e.range.start]);
+        out.extend_from_slice(e.with.as_bytes());
+        at = e.range.end;
+    }
+    out.extend_from_slice(&t[at..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LINE: &[u8] = br#"{"a": 1.50, "message":{"content":[{"type":"text","text":"x\"}"},{"type":"image","source":{"data":"QUJD"}}],"k\/e~0y":true}, "z":[]}"#;
+
+    #[test]
+    fn locates_values_by_pointer() {
+        let r = locate(LINE, "/message/content/1/source/data").unwrap();
+        assert_eq!(&LINE[r], br#""QUJD""#);
+        let r = locate(LINE, "/a").unwrap();
+        assert_eq!(&LINE[r], b"1.50");
+        let r = locate(LINE, "/message/k~1e~0y").unwrap();
+        assert_eq!(&LINE[r], b"true");
+        assert!(locate(LINE, "/message/content/2").is_none());
+        assert_eq!(count(LINE, "/message/content"), Some(2));
+        assert_eq!(count(LINE, "/z"), Some(0));
+    }
+
+    #[test]
+    fn edits_keep_everything_else_byte_for_byte() {
+        let r = locate(LINE, "/message/content/1").unwrap();
+        let out = apply(LINE, vec![Edit { range: r, with: r#"{"type":"text","text":"note"}"#.into() }]);
+        let want = br#"{"a": 1.50, "message":{"content":[{"type":"text","text":"x\"}"},{"type":"text","text":"note"}],"k\/e~0y":true}, "z":[]}"#;
+        assert_eq!(out, want.to_vec());
+    }
+
+    #[test]
+    fn removal_keeps_the_json_valid() {
+        for (ptr, want) in [
+            ("/message/content/0", r#"{"type":"image","source":{"data":"QUJD"}}"#),
+            ("/message/content/1", r#"{"type":"text","text":"x\"}"}"#),
+        ] {
+            let out = apply(LINE, vec![remove(LINE, ptr).unwrap()]);
+            let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+            assert_eq!(v["message"]["content"].as_array().unwrap().len(), 1);
+            assert_eq!(v["message"]["content"][0], serde_json::from_str::<serde_json::Value>(want).unwrap());
+        }
+        let out = apply(LINE, vec![remove(LINE, "/a").unwrap()]);
+        assert!(out.starts_with(br#"{"message""#), "{}", String::from_utf8_lossy(&out));
+        let out = apply(LINE, vec![remove(LINE, "/z").unwrap()]);
+        assert!(serde_json::from_slice::<serde_json::Value>(&out).is_ok());
+    }
+}
