@@ -343,3 +343,34 @@ fn renders_in_headless_chromium() {
         std::fs::copy(&file, keep.with_extension("jsonl")).expect("copy the session");
     }
 }
+
+#[test]
+fn every_image_type_gets_a_thumbnail_and_a_pdf_its_first_text() {
+    let media = [
+        (media_corpus::png(300, 100), "image/png"),
+        (media_corpus::jpeg(64, 400), "image/jpeg"),
+        (media_corpus::gif(40, 30, 3), "image/gif"),
+        (media_corpus::webp(50, 20), "image/webp"),
+        (media_corpus::png_1bit(600, 8), "image/png"),
+        (media_corpus::pdf(3), "application/pdf"),
+        (media_corpus::png(300, 100), "image/png"),
+    ];
+    let texts: Vec<String> = media.iter().map(|(b, _)| b64(b)).collect();
+    let items: Vec<common::wrap::Item<'_>> =
+        media.iter().zip(&texts).map(|((_, mime), t)| common::wrap::Item { base64: t, mime }).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "types.jsonl", &common::wrap::session("claude-code", &items));
+    let (html, code, _) = page(&file);
+    assert_eq!(code, 0);
+    let doc = Html::parse_document(&html);
+    let sizes: Vec<(u32, u32)> = doc
+        .select(&sel("figure.thumb img"))
+        .map(|i| {
+            (i.value().attr("width").unwrap().parse().unwrap(), i.value().attr("height").unwrap().parse().unwrap())
+        })
+        .collect();
+    // Downscaled to 256 on the long side, aspect kept; small images are not enlarged.
+    assert_eq!(sizes, vec![(256, 86), (41, 256), (40, 30), (50, 20), (256, 4), (256, 86)], "{html}");
+    let pdf = doc.select(&sel("figure.doc")).next().expect("a PDF preview").text().collect::<String>();
+    assert!(pdf.contains("3 pages") && pdf.contains("Page 1"), "{pdf}");
+}

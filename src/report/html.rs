@@ -221,6 +221,13 @@ fn remarks(out: &mut dyn Write, d: &Diagnosis) -> io::Result<()> {
     writeln!(out, "</ul></section>")
 }
 
+/// What previews may still add to the page, and the previews made so far by
+/// sha256 (sessions re-send the same image often: it is decoded once).
+struct Budget {
+    left: usize,
+    seen: std::collections::HashMap<String, Preview>,
+}
+
 /// One row of the timeline: a run of plain entries is folded into one.
 enum Row {
     Entry(usize),
@@ -259,7 +266,7 @@ fn timeline(out: &mut dyn Write, d: &Diagnosis, payloads: Payloads<'_>) -> io::R
         writeln!(out, "<p>No provider-visible entries.</p>")?;
     }
     writeln!(out, "<ol class=\"timeline\">")?;
-    let mut budget = PREVIEW_BUDGET;
+    let mut budget = Budget { left: PREVIEW_BUDGET, seen: std::collections::HashMap::new() };
     let suspect = |a: &Attachment| d.suspects.iter().find(|s| s.attachment.reference == a.reference);
     let status = |idx: usize| -> (&'static str, &'static str) {
         let e = &h.entries[idx];
@@ -333,7 +340,7 @@ fn entry_row<'d>(
     atts: &[&Attachment],
     suspect: &dyn Fn(&Attachment) -> Option<&'d Suspect>,
     payloads: Payloads<'_>,
-    budget: &mut usize,
+    budget: &mut Budget,
 ) -> io::Result<()> {
     let r = role(e.role);
     let failed = if e.error.is_some() { " failed" } else { "" };
@@ -362,7 +369,7 @@ fn card(
     a: &Attachment,
     s: Option<&Suspect>,
     payloads: Payloads<'_>,
-    budget: &mut usize,
+    budget: &mut Budget,
 ) -> io::Result<()> {
     let mut classes = vec!["card".to_string(), format!("v-{}", verdict_class(a.verdict))];
     if let Some(s) = s {
@@ -375,19 +382,27 @@ fn card(
         classes.push("excluded".into());
     }
     writeln!(out, "<article class=\"{}\" id=\"{}\">", classes.join(" "), anchor(&a.reference))?;
-    let preview = if *budget == 0 {
-        Preview::None { why: "preview left out to keep the page small".into() }
-    } else {
-        match payloads(a) {
-            Ok(bytes) => thumb::preview(a, &bytes),
-            Err(why) => Preview::None { why },
+    let left_out = || Preview::None { why: "preview left out to keep the page small".into() };
+    let cached = a.sha256.as_ref().and_then(|h| budget.seen.get(h)).cloned();
+    let preview = match cached {
+        Some(p) => p,
+        None if budget.left == 0 => left_out(),
+        None => {
+            let p = match payloads(a) {
+                Ok(bytes) => thumb::preview(a, &bytes),
+                Err(why) => Preview::None { why },
+            };
+            if let Some(h) = &a.sha256 {
+                budget.seen.insert(h.clone(), p.clone());
+            }
+            p
         }
     };
-    let preview = if preview.weight() > *budget {
-        *budget = 0;
-        Preview::None { why: "preview left out to keep the page small".into() }
+    let preview = if preview.weight() > budget.left {
+        budget.left = 0;
+        left_out()
     } else {
-        *budget -= preview.weight();
+        budget.left -= preview.weight();
         preview
     };
     write_preview(out, &preview, a)?;
