@@ -374,3 +374,19 @@ fn every_image_type_gets_a_thumbnail_and_a_pdf_its_first_text() {
     let pdf = doc.select(&sel("figure.doc")).next().expect("a PDF preview").text().collect::<String>();
     assert!(pdf.contains("3 pages") && pdf.contains("Page 1"), "{pdf}");
 }
+
+#[test]
+fn a_cut_jpeg_is_shown_as_far_as_it_decodes_and_marked_broken() {
+    let jpeg = media_corpus::jpeg(320, 240);
+    let (whole, cut) = (b64(&jpeg), b64(&jpeg[..jpeg.len() * 6 / 10]));
+    let items = [
+        common::wrap::Item { base64: &whole, mime: "image/jpeg" },
+        common::wrap::Item { base64: &cut, mime: "image/jpeg" },
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "jpeg.jsonl", &common::wrap::session("claude-code", &items));
+    let (html, _, _) = page(&file);
+    let doc = Html::parse_document(&html);
+    assert_eq!(doc.select(&sel("figure.thumb img")).count(), 2, "{html}");
+    assert_eq!(doc.select(&sel("figure.thumb.broken img")).count(), 1, "{html}");
+}

@@ -99,7 +99,10 @@ fn image_preview(a: &Attachment, bytes: &[u8], mime: &str) -> Preview {
     }
     let decoded = std::panic::catch_unwind(|| decode(bytes, mime));
     let (img, broken) = match decoded {
-        Ok(Ok(img)) => (img, None),
+        // Some decoders fill in what a cut file lacks: the validation's damage still marks it.
+        Ok(Ok(img)) => {
+            (img, damaged(a).then(|| "shown as far as it decodes; the decoder filled in the rest".to_string()))
+        }
         Ok(Err(e)) => match partial_png(bytes, mime) {
             Some((img, why)) => (img, Some(why)),
             None => return Preview::None { why: format!("does not decode: {e}") },
@@ -114,6 +117,14 @@ fn image_preview(a: &Attachment, bytes: &[u8], mime: &str) -> Preview {
         Some(data_url) => Preview::Image { data_url, width, height, broken },
         None => Preview::None { why: "the thumbnail could not be encoded".into() },
     }
+}
+
+/// Validation found structural damage in the image's own format (not a
+/// provider limit: an image over a limit is whole).
+fn damaged(a: &Attachment) -> bool {
+    a.problems.iter().any(|p| {
+        p.severity == Verdict::Invalid && ["png.", "jpeg.", "gif.", "webp."].iter().any(|f| p.code.starts_with(f))
+    })
 }
 
 /// A full decode with the `image` crate, bounded by [`MAX_ALLOC`].
