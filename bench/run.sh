@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Throughput of `scan` as a ratio of `cat` on the same warm file, and peak RSS.
+# Throughput of `scan` as a ratio of `cat`, `diagnose` against `scan`, and `repair`
+# against `cp`, on the same warm file, with peak RSS.
 # Absolute times on shared machines are noisy; the ratio, taken in one run, is not.
 #
 #   bench/run.sh [SIZE_MB] [RUNS]      (default 1000 MB, 5 runs; needs python3)
@@ -50,6 +51,13 @@ longest=$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$file")
 read -r cat_s cat_rss < <(measure cat "$file")
 read -r scan_s scan_rss < <(measure "$bin" scan --json "$file")
 read -r deep_s deep_rss < <(measure "$bin" scan --deep --json "$file")
+read -r diag_s diag_rss < <(measure "$bin" diagnose --json "$file")
+# repair writes a new copy beside the file each run; cp of the same file is its yardstick.
+out="$dir/out"
+rm -rf "$out" && mkdir -p "$out"
+read -r cp_s cp_rss < <(measure cp "$file" "$out/cp.jsonl")
+read -r repair_s repair_rss < <(measure "$bin" repair --json --max-images 20 --out "$out" "$file")
+rm -rf "$out"
 # A wall time of 0.00 s (a file too small to time) would give a meaningless ratio.
 ratio() {
   awk -v a="$1" -v b="$2" 'BEGIN { if (a <= 0 || b <= 0) exit 1; printf "%.1f%%", 100 * a / b }' ||
@@ -57,8 +65,13 @@ ratio() {
 }
 scan_ratio=$(ratio "$cat_s" "$scan_s")
 deep_ratio=$(ratio "$cat_s" "$deep_s")
+diag_vs_scan=$(awk -v a="$diag_s" -v b="$scan_s" 'BEGIN { if (b <= 0) exit 1; printf "%.2fx scan", a / b }') || die "scan took 0 s"
+repair_ratio=$(ratio "$cp_s" "$repair_s")
 echo "file: $file ($(( bytes / 1000000 )) MB, longest line $(( longest / 1000000 )) MB), median of $runs runs"
 printf '%-22s %8s %10s %12s\n' stage wall "% of cat" "peak RSS"
 printf '%-22s %7ss %10s %9s MB\n' cat "$cat_s" 100% $(( cat_rss / 1024 ))
 printf '%-22s %7ss %10s %9s MB\n' "scan (structural)" "$scan_s" "$scan_ratio" $(( scan_rss / 1024 ))
 printf '%-22s %7ss %10s %9s MB\n' "scan --deep" "$deep_s" "$deep_ratio" $(( deep_rss / 1024 ))
+printf '%-22s %7ss %10s %9s MB\n' "diagnose" "$diag_s" "$diag_vs_scan" $(( diag_rss / 1024 ))
+printf '%-22s %7ss %10s %9s MB\n' cp "$cp_s" "100% of cp" $(( cp_rss / 1024 ))
+printf '%-22s %7ss %10s %9s MB\n' "repair --max-images 20" "$repair_s" "$repair_ratio of cp" $(( repair_rss / 1024 ))

@@ -4,9 +4,10 @@ mod classify;
 mod completions;
 mod diagnose;
 mod exclude;
+pub mod input;
+mod preview;
 mod repair;
 mod rewrite_args;
-pub mod input;
 mod scan;
 mod session_args;
 mod sessions;
@@ -50,6 +51,7 @@ pub enum Command {
     Scan(scan::ScanArgs),
     Diagnose(diagnose::DiagnoseArgs),
     Exclude(exclude::ExcludeArgs),
+    Preview(preview::PreviewArgs),
     Repair(repair::RepairArgs),
     Classify(classify::ClassifyArgs),
     Sessions(sessions::SessionsArgs),
@@ -64,6 +66,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Scan(args) => scan::run(&args),
         Command::Diagnose(args) => diagnose::run(&args),
         Command::Exclude(args) => exclude::run(&args),
+        Command::Preview(args) => preview::run(&args),
         Command::Repair(args) => repair::run(&args),
         Command::Classify(args) => classify::run(&args),
         Command::Completions(args) => completions::run(&args),

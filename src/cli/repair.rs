@@ -117,7 +117,12 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
     }
     if !r.dropped.is_empty() {
         let lines: Vec<String> = r.dropped.iter().map(u64::to_string).collect();
-        writeln!(out, "  left out     line{} {} (damaged or dropped)", if lines.len() == 1 { "" } else { "s" }, lines.join(", "))?;
+        writeln!(
+            out,
+            "  left out     line{} {} (damaged or dropped)",
+            if lines.len() == 1 { "" } else { "s" },
+            lines.join(", ")
+        )?;
     }
     writeln!(out, "  {} rewritten; every other line is copied byte for byte", count(r.touched, "record", "records"))?;
     writeln!(out, "the original is unchanged: {}", sanitize(&r.file))?;

@@ -191,7 +191,7 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
 
     let mut notes = picked.notes;
     let failure = failure.or_else(|| predict(&session, &picked.suspects, &limits, &rules, unanswered, &mut notes));
-    let stuck = failure.as_ref().is_some_and(|f| is_stuck(f, &picked.suspects, &session));
+    let stuck = failure.as_ref().is_some_and(|f| is_stuck(f, &picked.suspects));
 
     let excluded: Vec<String> =
         session.attachments.iter().filter(|a| a.excluded).map(|a| a.reference.clone()).collect();
@@ -352,7 +352,7 @@ fn reasoning_family(k: ReasoningKind) -> &'static str {
 }
 
 /// Stuck: the failure will come back on every retry.
-fn is_stuck(f: &Failure, suspects: &[Suspect], session: &Session) -> bool {
+fn is_stuck(f: &Failure, suspects: &[Suspect]) -> bool {
     if f.recovered {
         return false;
     }
@@ -360,11 +360,9 @@ fn is_stuck(f: &Failure, suspects: &[Suspect], session: &Session) -> bool {
     match c.retryable() {
         Some(true) => false,
         Some(false) if c == Class::Aborted => false,
-        Some(false) => {
-            // Every suspect excluded already: the next request no longer carries them.
-            let media = matches!(c, Class::MediaRejected);
-            !(media && suspects.is_empty() && session.attachments.iter().any(|a| a.excluded))
-        }
+        // A media failure with nothing left to blame: every suspect is excluded,
+        // or the block the provider named no longer holds one. The next request differs.
+        Some(false) => !(matches!(c, Class::MediaRejected) && suspects.is_empty()),
         None => suspects.iter().any(|s| s.prime),
     }
 }
@@ -381,7 +379,7 @@ fn verdict(f: Option<&Failure>, stuck: bool, suspects: &[Suspect]) -> String {
         return match class.retryable() {
             Some(true) => format!("not stuck: {class} is transient, a retry can work"),
             _ if class == Class::Aborted => "not stuck: the last request was cancelled".into(),
-            _ => format!("not stuck: the {class} failure is answered by the exclusions already made"),
+            _ => format!("not stuck: nothing the {class} failure could blame is left in the next request"),
         };
     }
     let primes = suspects.iter().filter(|s| s.prime).count();

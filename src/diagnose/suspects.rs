@@ -82,7 +82,21 @@ pub fn pick(
     };
     let active = |i: usize| !session.attachments[i].excluded;
     let mut chosen: Vec<usize> = (0..session.attachments.len()).filter(|&i| active(i) && after(i)).collect();
-    if chosen.is_empty() && class.is_some_and(|c| matches!(c, Class::MediaRejected | Class::ImageLimit)) {
+    let answered = (0..session.attachments.len()).any(|i| !active(i) && after(i));
+    // The block the provider named, in the agent's own numbering.
+    let block = failure.and_then(|f| f.classification.block.as_deref());
+    let named: Vec<usize> = block.map(|b| blocks::locate(b, session, numbering)).unwrap_or_default();
+    if chosen.is_empty() && block.is_some() && named.is_empty() {
+        notes.push(
+            "the block the provider named holds no attachment any more (a repaired copy carries a note there): the next request differs"
+                .into(),
+        );
+    } else if chosen.is_empty() && answered {
+        notes.push(
+            "every attachment the model had not accepted is excluded: the next request carries notes in their place"
+                .into(),
+        );
+    } else if chosen.is_empty() && class.is_some_and(|c| matches!(c, Class::MediaRejected | Class::ImageLimit)) {
         chosen = (0..session.attachments.len()).filter(|&i| active(i)).collect();
         if !chosen.is_empty() {
             notes.push(
@@ -92,11 +106,8 @@ pub fn pick(
         }
     }
 
-    // The block the provider named, in the agent's own numbering.
-    let block = failure.and_then(|f| f.classification.block.as_deref());
-    let named: Vec<usize> = block.map(|b| blocks::locate(b, session, numbering)).unwrap_or_default();
     if let Some(b) = block {
-        if named.is_empty() {
+        if named.is_empty() && !notes.iter().any(|n| n.starts_with("the block the provider named")) {
             notes.push(format!("the provider names {b}, which holds no attachment of this session"));
         } else {
             for &i in &named {

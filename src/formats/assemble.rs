@@ -94,7 +94,10 @@ pub fn assemble(mut records: Vec<LineRecord>) -> History {
     let calls: HashMap<&str, &ToolCall> = h.tool_calls.iter().map(|c| (c.call_id.as_str(), c)).collect();
 
     let mut attachments = Vec::new();
-    h.records = order.iter().map(|&i| Record { line: records[i].line, offset: records[i].offset, len: records[i].len }).collect();
+    h.records = order
+        .iter()
+        .map(|&i| Record { line: records[i].line, offset: records[i].offset, len: records[i].len })
+        .collect();
     for &i in &order {
         let r = &mut records[i];
         let base = h.entries.len();

@@ -47,7 +47,11 @@ pub fn repair(
             let text = whole(src)?;
             let body_at = if text.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
             let body = &text[body_at..];
-            let mut e = rewrite.ops.get(&1).map_or_else(|| Some(Vec::new()), |ops| edits(format.name(), body, body_at as u64, ops)).unwrap_or_default();
+            let mut e = rewrite
+                .ops
+                .get(&1)
+                .map_or_else(|| Some(Vec::new()), |ops| edits(format.name(), body, body_at as u64, ops))
+                .unwrap_or_default();
             e.extend(identity::edit(format, &w.identity, body, true));
             w.touched += u64::from(!e.is_empty());
             out.write_all(&text[..body_at])?;

@@ -71,12 +71,7 @@ pub fn new(format: Format, src: &Path, dir: Option<&Path>, first_line: &[u8]) ->
                 id: Some(v4),
             }
         }
-        _ => Identity {
-            path: dir.join(format!("{stem}.repaired.{ext}")),
-            id: None,
-            old_id: None,
-            resume: None,
-        },
+        _ => Identity { path: dir.join(format!("{stem}.repaired.{ext}")), id: None, old_id: None, resume: None },
     }
 }
 

@@ -204,47 +204,43 @@ pub fn edits(format: &str, text: &[u8], base: u64, ops: &[Op]) -> Option<Vec<spl
     Some(out)
 }
 
-/// Removals, grouped by container: a container they would empty keeps one
-/// text note instead (Anthropic rejects an empty content array).
+/// Removals, grouped by container and done inside it, one after another from
+/// the last: each sees the container as the previous one left it. A content
+/// array they would empty keeps one text note instead (Anthropic rejects an
+/// empty content array).
 fn removal_edits(format: &str, text: &[u8], pointers: &[&str]) -> Vec<splice::Edit> {
-    let mut by_parent: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    let mut by_parent: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for p in pointers {
-        let parent = p.rsplit_once('/').map_or("", |(a, _)| a);
-        by_parent.entry(parent).or_default().push(p);
+        if let Some((parent, last)) = p.rsplit_once('/') {
+            by_parent.entry(parent).or_default().push(last.to_string());
+        }
     }
     let mut out = Vec::new();
-    for (parent, kids) in by_parent {
-        let array = splice::locate(text, parent).is_some_and(|r| text[r.start] == b'[');
-        let total = splice::count(text, parent).unwrap_or(usize::MAX);
-        let mut kids: Vec<&str> = kids.into_iter().filter(|k| splice::locate(text, k).is_some()).collect();
+    for (parent, mut kids) in by_parent {
+        let Some(range) = splice::locate(text, parent) else { continue };
+        let mut container = text[range.clone()].to_vec();
+        let array = container.first() == Some(&b'[');
+        kids.sort_by_key(|k| std::cmp::Reverse(k.parse::<usize>().unwrap_or(0)));
         kids.dedup();
-        if array && kids.len() == total && format != "codex" && format != "openai-responses" {
-            // Keep the first as a note, remove the rest.
-            if let Some(first) = kids.first().and_then(|k| splice::locate(text, k)) {
-                out.push(splice::Edit { range: first, with: note_block(format, b"", "[reasoning omitted]") });
-            }
-            kids.remove(0);
+        kids.retain(|k| splice::locate(&container, &format!("/{k}")).is_some());
+        if kids.is_empty() {
+            continue;
         }
-        // Removing several neighbours: each removal must see the text before
-        // any other, so take them from the last one backwards, one container edit.
-        if kids.len() > 1 {
-            if let Some(range) = splice::locate(text, parent) {
-                let mut container = text[range.clone()].to_vec();
-                let mut sorted: Vec<usize> =
-                    kids.iter().filter_map(|k| k.rsplit_once('/').and_then(|(_, i)| i.parse().ok())).collect();
-                if sorted.len() == kids.len() {
-                    sorted.sort_unstable_by(|a, b| b.cmp(a));
-                    for i in sorted {
-                        if let Some(e) = splice::remove(&container, &format!("/{i}")) {
-                            container = splice::apply(&container, vec![e]);
-                        }
-                    }
-                    out.push(splice::Edit { range, with: String::from_utf8_lossy(&container).into_owned() });
-                    continue;
-                }
+        let emptied = array && splice::count(&container, "") == Some(kids.len());
+        let keep_note = emptied && !matches!(format, "codex" | "openai-responses");
+        for (n, k) in kids.iter().enumerate() {
+            let at = format!("/{k}");
+            let edit = if keep_note && n + 1 == kids.len() {
+                splice::locate(&container, &at)
+                    .map(|r| splice::Edit { range: r, with: note_block(format, b"", "[reasoning omitted]") })
+            } else {
+                splice::remove(&container, &at)
+            };
+            if let Some(e) = edit {
+                container = splice::apply(&container, vec![e]);
             }
         }
-        out.extend(kids.iter().filter_map(|k| splice::remove(text, k)));
+        out.push(splice::Edit { range, with: String::from_utf8_lossy(&container).into_owned() });
     }
     out
 }

@@ -81,9 +81,16 @@ fn key_text(t: &[u8], range: Range<usize>) -> Option<String> {
     serde_json::from_slice::<String>(&t[range]).ok()
 }
 
-/// The members of the object or elements of the array at `i`: for each, the
-/// key (objects), the range of the whole member (key included) and of its value.
-pub fn children(t: &[u8], i: usize) -> Option<Vec<(Option<String>, Range<usize>, Range<usize>)>> {
+/// One member of an object (with its key) or element of an array.
+pub struct Child {
+    pub key: Option<String>,
+    /// The whole member, key included.
+    pub member: Range<usize>,
+    pub value: Range<usize>,
+}
+
+/// The members of the object or elements of the array at `i`.
+pub fn children(t: &[u8], i: usize) -> Option<Vec<Child>> {
     let open = *t.get(i)?;
     let close = match open {
         b'{' => b'}',
@@ -111,7 +118,7 @@ pub fn children(t: &[u8], i: usize) -> Option<Vec<(Option<String>, Range<usize>,
         };
         let vstart = j;
         let vend = value_end(t, j)?;
-        out.push((key, start..vend, vstart..vend));
+        out.push(Child { key, member: start..vend, value: vstart..vend });
         j = ws(t, vend);
         match t.get(j) {
             Some(b',') => j = ws(t, j + 1),
@@ -183,16 +190,16 @@ pub fn remove(t: &[u8], pointer: &str) -> Option<Edit> {
     let kids = children(t, container.start)?;
     let last = last.replace("~1", "/").replace("~0", "~");
     let at = if t[container.start] == b'{' {
-        kids.iter().position(|(k, _, _)| k.as_deref() == Some(last.as_str()))?
+        kids.iter().position(|c| c.key.as_deref() == Some(last.as_str()))?
     } else {
         last.parse::<usize>().ok().filter(|&n| n < kids.len())?
     };
-    let member = kids[at].1.clone();
+    let member = kids[at].member.clone();
     let range = if at + 1 < kids.len() {
         // Up to the next member: its leading comma and spaces go too.
-        member.start..kids[at + 1].1.start
+        member.start..kids[at + 1].member.start
     } else if at > 0 {
-        kids[at - 1].1.end..member.end
+        kids[at - 1].member.end..member.end
     } else {
         member
     };

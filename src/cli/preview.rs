@@ -1,0 +1,113 @@
+//! `session-doctor preview`: the request the agent would send after the overlay and rewrites.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use anyhow::bail;
+use clap::Args;
+
+use crate::atomic::{self, Existing};
+use crate::exit::Exit;
+use crate::preview::{self, Dialect};
+use crate::report::{sanitize, units::count};
+use crate::rewrite::Rewrite;
+
+use super::rewrite_args::RewriteArgs;
+use super::session_args::ReadArgs;
+
+/// `--target`: `native` (`None`) or one dialect.
+#[derive(Clone, Copy, Debug)]
+pub struct Target(pub Option<Dialect>);
+
+fn parse_target(s: &str) -> Result<Target, String> {
+    if s == "native" {
+        return Ok(Target(None));
+    }
+    Dialect::from_name(s).map(|d| Target(Some(d))).ok_or_else(|| {
+        format!("unknown target `{s}`; expected native, anthropic, openai-chat, openai-responses or gemini")
+    })
+}
+
+/// Show the request the agent would send, once the overlay and the rewrites apply.
+///
+/// Prints the history part of the request body (`messages`, `input` or
+/// `contents`, with the model), built from the records the provider sees, in
+/// the order the agent sends them: excluded attachments carry their note in
+/// place, images over --max-images carry the cap note, reasoning is stripped
+/// or made self-contained as asked. --target converts it to another
+/// provider's dialect (tool calls and results paired, media as that dialect
+/// spells it). Nothing is sent anywhere, and the session is not written.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  session-doctor preview session.jsonl | jq '.messages | length'
+  session-doctor preview session.jsonl --max-images 20 --out request.json
+  session-doctor preview session.jsonl --target openai-responses
+
+Exit status:
+  0  the request was written
+  2  usage error or unreadable session")]
+pub struct PreviewArgs {
+    /// The session file.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub read: ReadArgs,
+    #[command(flatten)]
+    pub rewrite: RewriteArgs,
+    /// The dialect to write: native (what the agent sends its provider),
+    /// anthropic, openai-chat, openai-responses or gemini.
+    #[arg(long = "target", value_name = "TARGET", default_value = "native", value_parser = parse_target)]
+    pub target: Target,
+    /// Write the request to this file (atomically) instead of stdout.
+    #[arg(long = "out", value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Print {"file", "format", "target", "items", "changes"} to stderr as JSON
+    /// instead of the summary line.
+    #[arg(long = "json")]
+    pub json: bool,
+}
+
+pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
+    let (session, plan) = args.read.read(&args.file)?;
+    if plan.memory.is_some() {
+        bail!("{}: preview reads the session's file; export this stored session first", args.file.display());
+    }
+    let provider = session.provider.clone().unwrap_or_else(|| plan.rules.provider.clone());
+    let dialect = args.target.0.unwrap_or_else(|| preview::native(session.format, &provider));
+    let rewrite = Rewrite::plan(&session, &args.rewrite.options(), plan.single_document);
+    let done = match &args.out {
+        Some(path) => {
+            let mut result = None;
+            atomic::write(path, Existing::Replace, |w| {
+                result = Some(preview::preview(&args.file, &session, rewrite, plan.single_document, dialect, w)?);
+                Ok(())
+            })?;
+            result.ok_or_else(|| anyhow::anyhow!("nothing was written"))?
+        }
+        None => {
+            let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
+            let done = preview::preview(&args.file, &session, rewrite, plan.single_document, dialect, &mut out)?;
+            out.flush()?;
+            done
+        }
+    };
+    let mut err = std::io::stderr().lock();
+    if args.json {
+        let v = serde_json::json!({"file": session.file, "format": session.format, "target": done.target, "items": done.items, "changes": done.changes});
+        writeln!(err, "{v}")?;
+    } else {
+        let c = &done.changes;
+        let mut what = vec![count(done.items, "item", "items")];
+        if !c.excluded.is_empty() {
+            what.push(format!("{} excluded", c.excluded.len()));
+        }
+        if !c.capped.is_empty() {
+            what.push(format!("{} over the image cap", c.capped.len()));
+        }
+        if c.reasoning_removed + c.reasoning_ids_dropped > 0 {
+            what.push(format!("{} reasoning rewritten", c.reasoning_removed + c.reasoning_ids_dropped));
+        }
+        writeln!(err, "session-doctor: {} request for {}: {}", done.target, sanitize(&session.file), what.join(", "))?;
+    }
+    Ok(Exit::Healthy)
+}

@@ -1,0 +1,471 @@
+//! From each agent's records (and each dialect's messages) to canonical messages.
+
+use serde_json::{Value, json};
+
+use super::canon::{Msg, Part, Role, text_of};
+
+fn s(v: &Value, k: &str) -> Option<String> {
+    v.get(k).and_then(Value::as_str).map(str::to_string)
+}
+
+fn items(v: Option<&Value>) -> &[Value] {
+    v.and_then(Value::as_array).map_or(&[], Vec::as_slice)
+}
+
+/// Arguments may be a JSON string: parse it, else keep the string.
+fn args(v: Option<&Value>) -> Value {
+    match v {
+        Some(Value::String(t)) => serde_json::from_str(t).unwrap_or_else(|_| Value::String(t.clone())),
+        Some(v) => v.clone(),
+        None => Value::Object(Default::default()),
+    }
+}
+
+/// The messages one native record stands for, in `format`.
+pub fn record(format: &str, v: &Value) -> Vec<Msg> {
+    match format {
+        "claude-code" => claude_code(v),
+        "codex" => codex(v),
+        "pi" => pi(v),
+        "gemini-cli" => gemini_cli(v),
+        "mux" => mux(v),
+        "opencode" => opencode(v),
+        "cline" | "anthropic" => anthropic_msg(v).into_iter().collect(),
+        "openai-chat" => chat_msg(v).into_iter().collect(),
+        "openai-responses" => responses_item(v).into_iter().collect(),
+        "gemini" => gemini_content(v).into_iter().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The messages of a logged request body in its own dialect.
+pub fn body(format: &str, b: &Value) -> Vec<Msg> {
+    let list = |k: &str| items(b.get(k)).to_vec();
+    match format {
+        "anthropic" => {
+            let mut out: Vec<Msg> = Vec::new();
+            if let Some(sys) = b.get("system") {
+                out.push(Msg::new(Role::System, anthropic_parts(sys)));
+            }
+            out.extend(list("messages").iter().filter_map(anthropic_msg));
+            out
+        }
+        "openai-chat" => list("messages").iter().filter_map(chat_msg).collect(),
+        "openai-responses" => {
+            let input = b.get("input");
+            match input {
+                Some(Value::String(t)) => vec![Msg::new(Role::User, vec![Part::Text(t.clone())])],
+                _ => list("input").iter().filter_map(responses_item).collect(),
+            }
+        }
+        "gemini" => list("contents").iter().filter_map(gemini_content).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn claude_code(v: &Value) -> Vec<Msg> {
+    if v.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true) {
+        return Vec::new();
+    }
+    match v.get("type").and_then(Value::as_str) {
+        Some("user" | "assistant") => v.get("message").and_then(anthropic_msg).into_iter().collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn anthropic_msg(m: &Value) -> Option<Msg> {
+    let role = match m.get("role")?.as_str()? {
+        "assistant" => Role::Assistant,
+        _ => Role::User,
+    };
+    Some(Msg::new(role, anthropic_parts(m.get("content")?)))
+}
+
+fn anthropic_parts(content: &Value) -> Vec<Part> {
+    if let Some(t) = content.as_str() {
+        return vec![Part::Text(t.to_string())];
+    }
+    items(Some(content)).iter().filter_map(anthropic_block).collect()
+}
+
+fn anthropic_block(b: &Value) -> Option<Part> {
+    Some(match b.get("type")?.as_str()? {
+        "text" => Part::Text(s(b, "text")?),
+        "image" | "document" => {
+            let src = b.get("source")?;
+            let name = s(b, "title");
+            match src.get("type").and_then(Value::as_str) {
+                Some("url") => Part::Media { mime: s(src, "media_type"), data: None, url: s(src, "url"), name },
+                Some("file") => Part::Media { mime: s(src, "media_type"), data: None, url: s(src, "file_id"), name },
+                Some("text") => Part::Text(s(src, "data")?),
+                _ => Part::Media { mime: s(src, "media_type"), data: s(src, "data"), url: None, name },
+            }
+        }
+        "tool_use" | "server_tool_use" => {
+            Part::Call { id: s(b, "id")?, name: s(b, "name")?, args: args(b.get("input")) }
+        }
+        "tool_result" => Part::Result {
+            id: s(b, "tool_use_id")?,
+            name: None,
+            parts: anthropic_parts(b.get("content").unwrap_or(&Value::Null)),
+            error: b.get("is_error").and_then(Value::as_bool).unwrap_or(false),
+        },
+        "thinking" | "redacted_thinking" => Part::Reasoning { family: "anthropic", raw: b.clone() },
+        _ => return None,
+    })
+}
+
+fn codex(v: &Value) -> Vec<Msg> {
+    let p = v.get("payload");
+    match v.get("type").and_then(Value::as_str) {
+        Some("response_item") => p.and_then(responses_item).into_iter().collect(),
+        Some("compacted") => {
+            let p = p.unwrap_or(&Value::Null);
+            let mut out: Vec<Msg> = items(p.get("replacement_history")).iter().filter_map(responses_item).collect();
+            if out.is_empty()
+                && let Some(m) = s(p, "message")
+            {
+                out.push(Msg::new(Role::User, vec![Part::Text(m)]));
+            }
+            out
+        }
+        Some(_) => Vec::new(),
+        // Rollouts before the envelope: bare items.
+        None => responses_item(v).into_iter().collect(),
+    }
+}
+
+fn responses_item(item: &Value) -> Option<Msg> {
+    let ty = item.get("type").and_then(Value::as_str).unwrap_or("message");
+    Some(match ty {
+        "message" => {
+            let role = match item.get("role")?.as_str()? {
+                "assistant" => Role::Assistant,
+                "system" | "developer" => Role::System,
+                _ => Role::User,
+            };
+            let content = item.get("content")?;
+            let parts = match content.as_str() {
+                Some(t) => vec![Part::Text(t.to_string())],
+                None => items(Some(content)).iter().filter_map(openai_part).collect(),
+            };
+            Msg::new(role, parts)
+        }
+        "function_call" | "custom_tool_call" | "local_shell_call" => {
+            let a = if item.get("arguments").is_some() { item.get("arguments") } else { item.get("input") };
+            let name = s(item, "name").unwrap_or_else(|| ty.to_string());
+            Msg::new(Role::Assistant, vec![Part::Call { id: s(item, "call_id")?, name, args: args(a) }])
+        }
+        "function_call_output" | "custom_tool_call_output" => {
+            let o = item.get("output").unwrap_or(&Value::Null);
+            let parts = match o {
+                Value::Array(a) => a.iter().filter_map(openai_part).collect(),
+                other => vec![Part::Text(text_of(other))],
+            };
+            Msg::new(Role::User, vec![Part::Result { id: s(item, "call_id")?, name: None, parts, error: false }])
+        }
+        "reasoning" => Msg::new(Role::Assistant, vec![Part::Reasoning { family: "openai", raw: item.clone() }]),
+        _ => return None,
+    })
+}
+
+/// A part of OpenAI content (Chat and Responses spellings).
+fn openai_part(p: &Value) -> Option<Part> {
+    let url = |v: Option<&Value>| -> Option<String> {
+        match v? {
+            Value::String(u) => Some(u.clone()),
+            o => s(o, "url"),
+        }
+    };
+    Some(match p.get("type")?.as_str()? {
+        "text" | "input_text" | "output_text" => Part::Text(s(p, "text")?),
+        "image_url" | "input_image" => match url(p.get("image_url")) {
+            Some(u) => Part::from_url(&u, None, None),
+            None => Part::Media { mime: None, data: None, url: s(p, "file_id"), name: None },
+        },
+        "file" | "input_file" => {
+            let f = p.get("file").filter(|f| f.is_object()).unwrap_or(p);
+            let name = s(f, "filename");
+            match s(f, "file_data").or_else(|| s(f, "file_url")) {
+                Some(u) if u.starts_with("data:") => Part::from_url(&u, None, name),
+                Some(raw) => Part::Media { mime: Some("application/pdf".into()), data: Some(raw), url: None, name },
+                None => Part::Media { mime: None, data: None, url: s(f, "file_id"), name },
+            }
+        }
+        _ => return None,
+    })
+}
+
+fn chat_msg(m: &Value) -> Option<Msg> {
+    let role = m.get("role")?.as_str()?;
+    let content = m.get("content").unwrap_or(&Value::Null);
+    let mut parts: Vec<Part> = match content {
+        Value::String(t) => vec![Part::Text(t.clone())],
+        Value::Array(a) => a.iter().filter_map(openai_part).collect(),
+        _ => Vec::new(),
+    };
+    Some(match role {
+        "tool" | "function" => {
+            let id = s(m, "tool_call_id").or_else(|| s(m, "name"))?;
+            Msg::new(Role::User, vec![Part::Result { id, name: s(m, "name"), parts, error: false }])
+        }
+        "assistant" => {
+            for c in items(m.get("tool_calls")) {
+                let f = c.get("function").unwrap_or(&Value::Null);
+                parts.push(Part::Call { id: s(c, "id")?, name: s(f, "name")?, args: args(f.get("arguments")) });
+            }
+            Msg::new(Role::Assistant, parts)
+        }
+        "system" | "developer" => Msg::new(Role::System, parts),
+        _ => Msg::new(Role::User, parts),
+    })
+}
+
+fn pi(v: &Value) -> Vec<Msg> {
+    let m = match v.get("type").and_then(Value::as_str) {
+        Some("message") => v.get("message"),
+        // Entries without ids (pi's first layout) are the message themselves.
+        None if v.get("role").is_some() => Some(v),
+        _ => None,
+    };
+    let Some(m) = m else { return Vec::new() };
+    let content = m.get("content").unwrap_or(&Value::Null);
+    let parts = |c: &Value| -> Vec<Part> {
+        if let Some(t) = c.as_str() {
+            return vec![Part::Text(t.to_string())];
+        }
+        items(Some(c))
+            .iter()
+            .filter_map(|b| match b.get("type")?.as_str()? {
+                "text" => Some(Part::Text(s(b, "text")?)),
+                "image" => Some(Part::Media { mime: s(b, "mimeType"), data: s(b, "data"), url: None, name: None }),
+                "toolCall" => Some(Part::Call { id: s(b, "id")?, name: s(b, "name")?, args: args(b.get("arguments")) }),
+                "thinking" => pi_thinking(b),
+                _ => None,
+            })
+            .collect()
+    };
+    match m.get("role").and_then(Value::as_str) {
+        Some("user") => vec![Msg::new(Role::User, parts(content))],
+        Some("assistant") => {
+            let stop = m.get("stopReason").and_then(Value::as_str).unwrap_or("");
+            if stop == "error" || stop == "aborted" {
+                return Vec::new();
+            }
+            vec![Msg::new(Role::Assistant, parts(content))]
+        }
+        Some("toolResult") => {
+            let Some(id) = s(m, "toolCallId") else { return Vec::new() };
+            let error = m.get("isError").and_then(Value::as_bool).unwrap_or(false);
+            vec![Msg::new(Role::User, vec![Part::Result { id, name: s(m, "toolName"), parts: parts(content), error }])]
+        }
+        Some("bashExecution" | "custom" | "hookMessage") => {
+            let t = s(m, "output").or_else(|| content.as_str().map(str::to_string)).unwrap_or_default();
+            vec![Msg::new(Role::User, vec![Part::Text(t)])]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// pi keeps Anthropic signatures as they are and OpenAI reasoning as the
+/// whole item serialized into `thinkingSignature`.
+fn pi_thinking(b: &Value) -> Option<Part> {
+    let sig = s(b, "thinkingSignature")?;
+    if let Ok(item) = serde_json::from_str::<Value>(&sig)
+        && item.get("type").and_then(Value::as_str) == Some("reasoning")
+    {
+        return Some(Part::Reasoning { family: "openai", raw: item });
+    }
+    let raw = if b.get("redacted").and_then(Value::as_bool) == Some(true) {
+        json!({"type":"redacted_thinking","data":sig})
+    } else {
+        json!({"type":"thinking","thinking":s(b, "thinking").unwrap_or_default(),"signature":sig})
+    };
+    Some(Part::Reasoning { family: "anthropic", raw })
+}
+
+fn gemini_parts(parts: &Value) -> Vec<Part> {
+    if let Some(t) = parts.as_str() {
+        return if t.is_empty() { Vec::new() } else { vec![Part::Text(t.to_string())] };
+    }
+    items(Some(parts)).iter().filter_map(gemini_part).collect()
+}
+
+fn either<'v>(v: &'v Value, camel: &str, snake: &str) -> Option<&'v Value> {
+    v.get(camel).or_else(|| v.get(snake))
+}
+
+fn gemini_part(p: &Value) -> Option<Part> {
+    if p.get("thought").and_then(Value::as_bool) == Some(true) {
+        return Some(Part::Reasoning { family: "gemini", raw: p.clone() });
+    }
+    if let Some(t) = s(p, "text") {
+        return Some(Part::Text(t));
+    }
+    if let Some(d) = either(p, "inlineData", "inline_data") {
+        let mime = either(d, "mimeType", "mime_type").and_then(Value::as_str).map(str::to_string);
+        return Some(Part::Media { mime, data: s(d, "data"), url: None, name: s(d, "displayName") });
+    }
+    if let Some(f) = either(p, "fileData", "file_data") {
+        let mime = either(f, "mimeType", "mime_type").and_then(Value::as_str).map(str::to_string);
+        let uri = either(f, "fileUri", "file_uri").and_then(Value::as_str).map(str::to_string);
+        return Some(Part::Media { mime, data: None, url: uri, name: None });
+    }
+    if let Some(c) = either(p, "functionCall", "function_call") {
+        let name = s(c, "name")?;
+        return Some(Part::Call { id: s(c, "id").unwrap_or_else(|| name.clone()), name, args: args(c.get("args")) });
+    }
+    if let Some(r) = either(p, "functionResponse", "function_response") {
+        let name = s(r, "name")?;
+        let mut parts = vec![Part::Text(text_of(r.get("response").unwrap_or(&Value::Null)))];
+        parts.extend(gemini_parts(r.get("parts").unwrap_or(&Value::Null)));
+        return Some(Part::Result {
+            id: s(r, "id").unwrap_or_else(|| name.clone()),
+            name: Some(name),
+            parts,
+            error: false,
+        });
+    }
+    None
+}
+
+fn gemini_content(c: &Value) -> Option<Msg> {
+    let role = if c.get("role").and_then(Value::as_str) == Some("model") { Role::Assistant } else { Role::User };
+    Some(Msg::new(role, gemini_parts(c.get("parts")?)))
+}
+
+fn gemini_cli(v: &Value) -> Vec<Msg> {
+    match v.get("type").and_then(Value::as_str) {
+        Some("user") => vec![Msg::new(Role::User, gemini_parts(v.get("content").unwrap_or(&Value::Null)))],
+        Some("gemini") => {
+            let mut said: Vec<Part> = items(v.get("thoughts"))
+                .iter()
+                .filter(|t| t.get("signature").is_some())
+                .map(|t| Part::Reasoning { family: "gemini", raw: t.clone() })
+                .collect();
+            said.extend(gemini_parts(v.get("content").unwrap_or(&Value::Null)));
+            let mut results = Vec::new();
+            for c in items(v.get("toolCalls")) {
+                let Some(name) = s(c, "name") else { continue };
+                let id = s(c, "id").unwrap_or_else(|| name.clone());
+                said.push(Part::Call { id: id.clone(), name: name.clone(), args: args(c.get("args")) });
+                for r in items(c.get("result")) {
+                    if let Some(Part::Result { parts, error, .. }) = gemini_part(r) {
+                        results.push(Part::Result { id: id.clone(), name: Some(name.clone()), parts, error });
+                    }
+                }
+            }
+            let mut out = vec![Msg::new(Role::Assistant, said)];
+            if !results.is_empty() {
+                out.push(Msg::new(Role::User, results));
+            }
+            out
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// An AI SDK tool part: the call, and its result when it has one.
+fn sdk_tool(p: &Value, input: Option<&Value>, output: Option<&Value>, name: String) -> (Option<Part>, Option<Part>) {
+    let Some(id) = s(p, "toolCallId").or_else(|| s(p, "callID")) else { return (None, None) };
+    let call = Part::Call { id: id.clone(), name: name.clone(), args: input.cloned().unwrap_or_default() };
+    let result = output.map(|o| {
+        let parts = match (o.get("type").and_then(Value::as_str), o.get("value")) {
+            (Some("content"), Some(Value::Array(vals))) => vals
+                .iter()
+                .filter_map(|x| match x.get("type")?.as_str()? {
+                    "text" => Some(Part::Text(s(x, "text")?)),
+                    "media" => Some(Part::Media {
+                        mime: s(x, "mediaType"),
+                        data: s(x, "data"),
+                        url: None,
+                        name: s(x, "filename"),
+                    }),
+                    _ => None,
+                })
+                .collect(),
+            (Some(_), Some(val)) => vec![Part::Text(text_of(val))],
+            _ => vec![Part::Text(text_of(o))],
+        };
+        Part::Result { id, name: Some(name), parts, error: false }
+    });
+    (Some(call), result)
+}
+
+fn mux(v: &Value) -> Vec<Msg> {
+    if v.pointer("/metadata/error").is_some() {
+        return Vec::new();
+    }
+    let role = match v.get("role").and_then(Value::as_str) {
+        Some("assistant") => Role::Assistant,
+        Some("system") => Role::System,
+        _ => Role::User,
+    };
+    let (mut said, mut results) = (Vec::new(), Vec::new());
+    for p in items(v.get("parts")) {
+        let ty = p.get("type").and_then(Value::as_str).unwrap_or("");
+        match ty {
+            "text" => said.extend(s(p, "text").map(Part::Text)),
+            "file" => said.extend(
+                s(p, "url").map(|u| Part::from_url(&u, p.get("mediaType").and_then(Value::as_str), s(p, "filename"))),
+            ),
+            _ if p.get("toolCallId").is_some() => {
+                let name =
+                    s(p, "toolName").or_else(|| ty.strip_prefix("tool-").map(str::to_string)).unwrap_or_default();
+                let (c, r) = sdk_tool(p, p.get("input"), p.get("output"), name);
+                said.extend(c);
+                results.extend(r);
+            }
+            _ => {}
+        }
+    }
+    split(role, said, results)
+}
+
+/// An assistant message that holds its tools' results: the request sends them
+/// as the next message.
+fn split(role: Role, said: Vec<Part>, results: Vec<Part>) -> Vec<Msg> {
+    let mut out = vec![Msg::new(role, said)];
+    if !results.is_empty() {
+        out.push(Msg::new(Role::User, results));
+    }
+    out
+}
+
+fn opencode(v: &Value) -> Vec<Msg> {
+    let info = v.get("info").unwrap_or(&Value::Null);
+    if info.get("error").is_some() {
+        return Vec::new();
+    }
+    let role = if info.get("role").and_then(Value::as_str) == Some("assistant") { Role::Assistant } else { Role::User };
+    let (mut said, mut results) = (Vec::new(), Vec::new());
+    for p in items(v.get("parts")) {
+        match p.get("type").and_then(Value::as_str).unwrap_or("") {
+            "text" if p.get("synthetic").and_then(Value::as_bool) != Some(true) || role == Role::User => {
+                said.extend(s(p, "text").map(Part::Text));
+            }
+            "file" => said.extend(
+                s(p, "url").map(|u| Part::from_url(&u, p.get("mime").and_then(Value::as_str), s(p, "filename"))),
+            ),
+            "tool" => {
+                let state = p.get("state").unwrap_or(&Value::Null);
+                let done = state.get("status").and_then(Value::as_str) == Some("completed");
+                let name = s(p, "tool").unwrap_or_default();
+                let (c, _) = sdk_tool(p, state.get("input"), None, name.clone());
+                said.extend(c);
+                if let (true, Some(id)) = (done, s(p, "callID")) {
+                    let mut parts = vec![Part::Text(state.get("output").map(text_of).unwrap_or_default())];
+                    for a in items(state.get("attachments")) {
+                        parts.extend(
+                            s(a, "url")
+                                .map(|u| Part::from_url(&u, a.get("mime").and_then(Value::as_str), s(a, "filename"))),
+                        );
+                    }
+                    results.push(Part::Result { id, name: Some(name), parts, error: false });
+                }
+            }
+            _ => {}
+        }
+    }
+    split(role, said, results)
+}

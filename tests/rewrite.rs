@@ -1,0 +1,224 @@
+//! `preview` and `repair` end to end, on sessions in each format's real shape.
+
+mod common;
+#[path = "common/media_corpus.rs"]
+mod media_corpus;
+
+use std::path::{Path, PathBuf};
+
+use common::wrap::{self, FORMATS, Item};
+use common::{b64, run, sha256_file};
+use serde_json::{Value, json};
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write session");
+    p
+}
+
+fn preview(file: &Path, extra: &[&str]) -> (String, Value) {
+    let mut args = vec!["preview", file.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let out = run(&args);
+    assert_eq!(out.status.code(), Some(0), "preview failed: {}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let v = serde_json::from_str(&text).unwrap_or_else(|e| panic!("preview is not JSON ({e}): {text}"));
+    (text, v)
+}
+
+/// Three distinct images, as base64, and the items holding them.
+fn images(n: usize) -> Vec<String> {
+    (0..n).map(|i| b64(&media_corpus::png(6 + i as u32, 5))).collect()
+}
+
+#[test]
+fn preview_after_an_exclusion_carries_the_note_and_every_other_attachment() {
+    let imgs = images(3);
+    let items: Vec<Item<'_>> = imgs.iter().map(|b| Item { base64: b, mime: "image/png" }).collect();
+    for format in FORMATS {
+        let dir = tempfile::tempdir().unwrap();
+        let file = write(dir.path(), "s.jsonl", &wrap::session(format, &items));
+        let (doc, _) = common::scan_json(&file, &[]);
+        let victim = doc["attachments"][1]["ref"].as_str().unwrap().to_string();
+        let out = run(&["exclude", file.to_str().unwrap(), "--ref", &victim]);
+        assert_eq!(out.status.code(), Some(0), "{format}: {}", String::from_utf8_lossy(&out.stderr));
+        let (text, _) = preview(&file, &[]);
+        assert!(text.contains("[Attachment omitted: "), "{format}: no note in {text}");
+        assert!(!text.contains(&imgs[1]), "{format}: the excluded bytes are still sent");
+        assert!(text.contains(&imgs[0]) && text.contains(&imgs[2]), "{format}: another attachment went missing");
+    }
+}
+
+#[test]
+fn max_images_keeps_the_newest_across_user_messages_and_tool_results() {
+    let imgs = images(31);
+    let items: Vec<Item<'_>> = imgs.iter().map(|b| Item { base64: b, mime: "image/png" }).collect();
+    for format in ["claude-code", "codex", "pi", "openai-chat"] {
+        let dir = tempfile::tempdir().unwrap();
+        let file = write(dir.path(), "s.jsonl", &wrap::session(format, &items));
+        let (text, _) = preview(&file, &["--max-images", "20"]);
+        let kept = imgs.iter().filter(|b| text.contains(b.as_str())).count();
+        assert_eq!(kept, 20, "{format}");
+        assert!(imgs[11..].iter().all(|b| text.contains(b.as_str())), "{format}: not the newest 20");
+        assert_eq!(
+            text.matches("[Earlier image omitted: this request keeps only the 20 most recent images.").count(),
+            11,
+            "{format}"
+        );
+        // The first, pasted by the user, is among those dropped; its note names its file.
+        assert!(!text.contains(&imgs[0]));
+    }
+}
+
+/// A Codex rollout with encrypted reasoning before each tool call.
+fn codex_with_reasoning() -> String {
+    let lines = [
+        json!({"timestamp":"t","type":"session_meta","payload":{"id":"019a0000-0000-7000-8000-000000000001","cwd":"/","originator":"codex_cli_rs","cli_version":"0.58.0","model_provider":"openai"}}),
+        json!({"timestamp":"t","type":"turn_context","payload":{"cwd":"/","model":"gpt-5-codex","approval_policy":"never","sandbox_policy":{"mode":"read-only"},"summary":"auto"}}),
+        json!({"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"list the files"}]}}),
+        json!({"timestamp":"t","type":"response_item","payload":{"type":"reasoning","id":"rs_0a1","summary":[],"content":null,"encrypted_content":"gAAAAABpQ3Zk"}}),
+        json!({"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"ls\"]}","call_id":"call_1"}}),
+        json!({"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"a.txt\nb.txt"}}),
+        json!({"timestamp":"t","type":"response_item","payload":{"type":"reasoning","id":"rs_0a2","summary":[],"content":null,"encrypted_content":"gAAAAABpQ3Zl"}}),
+        json!({"timestamp":"t","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"two files"}]}}),
+        json!({"timestamp":"t","type":"response_item","payload":{"type":"reasoning","id":"rs_0a3","summary":[]}}),
+    ];
+    lines.iter().map(|l| l.to_string() + "\n").collect()
+}
+
+#[test]
+fn reasoning_is_stripped_or_made_self_contained() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "rollout.jsonl", &codex_with_reasoning());
+    let (text, v) = preview(&file, &["--strip-reasoning"]);
+    assert!(!text.contains("encrypted_content") && !text.contains("rs_0a"), "{text}");
+    let items = v["input"].as_array().unwrap();
+    assert_eq!(items.len(), 4, "{v:#}");
+    for want in ["list the files", "call_1", "a.txt\\nb.txt", "two files"] {
+        assert!(text.contains(want), "{want} missing: {text}");
+    }
+    let (text, v) = preview(&file, &["--drop-reasoning-ids"]);
+    assert!(!text.contains("\"rs_"), "{text}");
+    assert_eq!(text.matches("encrypted_content").count(), 2, "{text}");
+    // The item with nothing to replay is gone; the two others stay, without ids.
+    assert_eq!(v["input"].as_array().unwrap().len(), 6, "{v:#}");
+}
+
+#[test]
+fn target_converts_claude_code_with_calls_and_results_paired() {
+    let imgs = images(3);
+    let items: Vec<Item<'_>> = imgs.iter().map(|b| Item { base64: b, mime: "image/png" }).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "s.jsonl", &wrap::session("claude-code", &items));
+    let (_, v) = preview(&file, &["--target", "openai-responses"]);
+    let input = v["input"].as_array().unwrap();
+    let calls: Vec<&Value> = input.iter().filter(|i| i["type"] == "function_call").collect();
+    let outputs: Vec<&Value> = input.iter().filter(|i| i["type"] == "function_call_output").collect();
+    assert_eq!(calls.len(), 2);
+    for c in &calls {
+        let at = input.iter().position(|i| i == *c).unwrap();
+        assert_eq!(input[at + 1]["call_id"], c["call_id"], "the output follows its call");
+        assert_eq!(input[at + 1]["output"][0]["type"], "input_image");
+    }
+    assert_eq!(outputs.len(), 2);
+    let (_, v) = preview(&file, &["--target", "gemini"]);
+    let contents = v["contents"].as_array().unwrap();
+    let roles: Vec<&str> = contents.iter().map(|c| c["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["user", "model", "user", "model", "user"]);
+    for (i, c) in contents.iter().enumerate().filter(|(_, c)| c["role"] == "model") {
+        let call = &c["parts"][0]["functionCall"];
+        let resp = &contents[i + 1]["parts"][0]["functionResponse"];
+        assert_eq!((&call["id"], &call["name"]), (&resp["id"], &resp["name"]), "{v:#}");
+        assert!(resp["parts"][0]["inlineData"]["data"].is_string());
+    }
+}
+
+#[test]
+fn repair_writes_a_resumable_copy_in_the_agents_own_naming() {
+    let (image, cut) = (b64(&media_corpus::png(9, 9)), {
+        let p = media_corpus::png(30, 30);
+        b64(&p[..p.len() / 2])
+    });
+    let items = [Item { base64: &image, mime: "image/png" }, Item { base64: &cut, mime: "image/png" }];
+    for format in FORMATS {
+        let dir = tempfile::tempdir().unwrap();
+        let file = write(
+            dir.path(),
+            "s.jsonl",
+            &wrap::failed(format, &wrap::session(format, &items), "Could not process image"),
+        );
+        let before = sha256_file(&file);
+        assert_eq!(run(&["exclude", file.to_str().unwrap(), "--suspects"]).status.code(), Some(0), "{format}");
+        let out = run(&["repair", "--json", file.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(0), "{format}: {}", String::from_utf8_lossy(&out.stderr));
+        let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let copy = PathBuf::from(r["out"].as_str().unwrap());
+        assert_eq!(copy.parent(), Some(dir.path()), "{format}: beside the original");
+        assert_eq!(sha256_file(&file), before, "{format}: the original changed");
+        let (doc, code) = common::scan_json(&copy, &[]);
+        assert_eq!(doc["format"], format, "{format}: the copy reads as its format");
+        assert_eq!(code, 0, "{format}: the copy still holds an invalid attachment: {doc:#}");
+        // Untouched lines are byte-identical, apart from the id where the agent keeps it.
+        let (a, b) = (std::fs::read_to_string(&file).unwrap(), std::fs::read_to_string(&copy).unwrap());
+        let id = r["id"].as_str().unwrap_or("\u{0}");
+        let same =
+            a.lines().zip(b.lines()).filter(|(x, y)| ["s", "x"].iter().any(|old| y.replace(id, old) == **x)).count();
+        assert_eq!(same, a.lines().count() - 1, "{format}: one line rewritten");
+        // Repairing again never overwrites: a fresh id is a new file, a fixed name is refused.
+        let copy_hash = sha256_file(&copy);
+        let again = run(&["repair", "--json", file.to_str().unwrap()]);
+        if r["id"].is_null() {
+            assert_eq!(again.status.code(), Some(2), "{format}: overwrote a copy");
+            assert_eq!(sha256_file(&copy), copy_hash, "{format}: the first copy changed");
+        } else {
+            let r2: Value = serde_json::from_slice(&again.stdout).unwrap();
+            assert_ne!(r["out"], r2["out"], "{format}");
+        }
+    }
+}
+
+#[test]
+fn a_claude_code_copy_has_a_fresh_id_on_every_line_and_an_intact_chain() {
+    let imgs = images(3);
+    let items: Vec<Item<'_>> = imgs.iter().map(|b| Item { base64: b, mime: "image/png" }).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "s.jsonl", &wrap::session("claude-code", &items));
+    let out = run(&["repair", "--json", "--max-images", "1", file.to_str().unwrap()]);
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = r["id"].as_str().unwrap();
+    let copy = PathBuf::from(r["out"].as_str().unwrap());
+    assert_eq!(copy.file_name().unwrap().to_str().unwrap(), format!("{id}.jsonl"));
+    assert_eq!(r["resume"], format!("claude --resume {id}"));
+    let lines: Vec<Value> =
+        std::fs::read_to_string(&copy).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let mut seen = std::collections::HashSet::new();
+    for l in &lines {
+        assert_eq!(l["sessionId"], id);
+        if !l["parentUuid"].is_null() {
+            assert!(seen.contains(l["parentUuid"].as_str().unwrap()), "broken chain at {l}");
+        }
+        seen.insert(l["uuid"].as_str().unwrap().to_string());
+    }
+    assert_eq!(r["changes"]["capped"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn a_codex_copy_names_itself_by_its_session_meta_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        dir.path(),
+        "rollout-2026-11-01T10-00-00-019a0000-0000-7000-8000-000000000001.jsonl",
+        &codex_with_reasoning(),
+    );
+    let out = run(&["repair", "--json", "--drop-reasoning-ids", file.to_str().unwrap()]);
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = r["id"].as_str().unwrap();
+    let name = PathBuf::from(r["out"].as_str().unwrap()).file_name().unwrap().to_string_lossy().into_owned();
+    assert!(name.starts_with("rollout-") && name.ends_with(&format!("-{id}.jsonl")), "{name}");
+    let copy = std::fs::read_to_string(dir.path().join(&name)).unwrap();
+    let meta: Value = serde_json::from_str(copy.lines().next().unwrap()).unwrap();
+    assert_eq!(meta["payload"]["id"], id);
+    assert_eq!(r["resume"], format!("codex resume {id}"));
+    assert!(!copy.contains("\"rs_"), "{copy}");
+    assert_eq!(r["dropped"], json!([9]), "the reasoning item with nothing to replay is left out");
+}
