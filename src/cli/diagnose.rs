@@ -35,7 +35,8 @@ use super::session_args::ReadArgs;
   session-doctor diagnose --latest --agent codex
   session-doctor diagnose session.jsonl --error 'messages.3.content.1.image.source.base64: Could not process image'
   session-doctor diagnose rollout.jsonl --error-file last-error.json --model gpt-5
-  session-doctor diagnose --json session.jsonl | jq '.next[]'")]
+  session-doctor diagnose --json session.jsonl | jq '.next[]'
+  session-doctor diagnose session.jsonl --html report.html")]
 pub struct DiagnoseArgs {
     /// The session file; `-` reads it from stdin.
     #[arg(value_name = "FILE", required_unless_present = "latest", conflicts_with = "latest")]
@@ -60,6 +61,10 @@ pub struct DiagnoseArgs {
     /// Print JSON (the schema is in the README).
     #[arg(long = "json")]
     pub json: bool,
+    /// Also write a self-contained HTML page (no network, no scripts): the
+    /// verdict, the history, and a card with a thumbnail for every attachment.
+    #[arg(long = "html", value_name = "OUT")]
+    pub html: Option<PathBuf>,
 }
 
 pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
@@ -95,6 +100,15 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
         read_args: args.read.repeat(),
     };
     let d = args.read.diagnose(&path, session, &plan, &opts)?;
+    if let Some(page) = &args.html {
+        // The bytes are read back from where the session was read (stdin is spooled there).
+        let payloads = |a: &crate::model::Attachment| report::html::thumb::read_payload(&path, a);
+        crate::atomic::write(page, crate::atomic::Existing::Replace, |w| {
+            report::html::write(w, &d, plan.detected, &payloads)?;
+            Ok(())
+        })?;
+        eprintln!("session-doctor: wrote {}", report::sanitize(&page.display().to_string()));
+    }
     let mut out = std::io::stdout().lock();
     if args.json {
         Json.print(&mut out, &d)?;

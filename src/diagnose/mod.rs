@@ -115,6 +115,18 @@ pub struct Diagnosis {
     pub lines: u64,
     pub entries: usize,
     pub attachments: usize,
+    /// The provider-visible history the judgement was made on, for printers
+    /// that show it (`--html`); not part of the JSON.
+    #[serde(skip)]
+    pub timeline: History,
+}
+
+/// The history a diagnosis looked at: its entries in order, and every
+/// attachment as judged under the provider that failed (`entry` indexes `entries`).
+#[derive(Clone, Debug, Default)]
+pub struct History {
+    pub entries: Vec<crate::model::Entry>,
+    pub attachments: Vec<Attachment>,
 }
 
 /// The rules to judge by: `rules` as the reader chose them unless the failure
@@ -271,6 +283,7 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
         entries: session.entries.len(),
         attachments: session.attachments.len(),
         findings: session.findings,
+        timeline: History { entries: session.entries, attachments: session.attachments },
     })
 }
 

@@ -1,6 +1,7 @@
 //! Everything that turns results into bytes for a person or a machine.
 
 pub mod diagnose;
+pub mod html;
 pub mod printer;
 pub mod progress;
 mod sanitize;
