@@ -24,6 +24,9 @@ pub use blocks::Numbering;
 pub use history::HistoryItem;
 pub use next::shell_quote;
 
+/// How many suspects `diagnose` decodes fully after a structural read.
+const DEEP_SUSPECTS: usize = 32;
+
 /// What the user told `diagnose` beyond the session itself.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
@@ -177,11 +180,29 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
     let numbering = numbering(&session, &rules);
     let mut picked = suspects::pick(&session, failure.as_ref(), failing_entry, model.as_deref(), numbering);
     if let Some(deepen) = judging.deepen {
+        // Suspects are usually few; when they are many (no request ever
+        // accepted), the newest are the likeliest and a full decode of all
+        // would cost more than the scan: the rest keep their structural verdict.
+        let mut todo: Vec<&str> = picked
+            .suspects
+            .iter()
+            .filter(|s| s.attachment.verdict != Verdict::Invalid)
+            .map(|s| s.attachment.reference.as_str())
+            .collect();
+        let index: std::collections::HashMap<&str, usize> =
+            session.attachments.iter().enumerate().map(|(i, a)| (a.reference.as_str(), i)).collect();
+        todo.sort_by_key(|r| std::cmp::Reverse(index.get(r).copied()));
+        let mut deep_note = None;
+        if todo.len() > DEEP_SUSPECTS {
+            deep_note = Some(format!(
+                "the {DEEP_SUSPECTS} newest of {} suspects were fully decoded; `--deep` decodes every one",
+                todo.len()
+            ));
+        }
+        let todo: Vec<usize> = todo.iter().take(DEEP_SUSPECTS).filter_map(|r| index.get(r).copied()).collect();
         let mut changed = false;
-        for s in picked.suspects.iter().filter(|s| s.attachment.verdict != Verdict::Invalid) {
-            let Some(a) = session.attachments.iter_mut().find(|a| a.reference == s.attachment.reference) else {
-                continue;
-            };
+        for i in todo {
+            let a = &mut session.attachments[i];
             if let Some(facts) = deepen(a) {
                 a.facts = Some(Box::new(facts));
                 a.judge(&rules);
@@ -191,6 +212,7 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
         if changed {
             picked = suspects::pick(&session, failure.as_ref(), failing_entry, model.as_deref(), numbering);
         }
+        picked.notes.extend(deep_note);
     }
     let limits = request_problems(&session.request_stats(), &rules);
     let unanswered = unanswered(&session);
