@@ -395,3 +395,102 @@ fn unanswered_calls_in_formats_that_keep_call_and_result_together() {
         assert_eq!(d["history"][0]["line"], line, "{format}: {d}");
     }
 }
+
+/// Repairs `file` and returns the copy's path and the report.
+fn repair(file: &Path) -> (PathBuf, Value) {
+    let out = run(&["repair", "--json", file.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(0), "repair failed: {}", String::from_utf8_lossy(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).expect("repair --json");
+    (PathBuf::from(r["out"].as_str().expect("out")), r)
+}
+
+/// In a previewed Anthropic or Responses request, every call is answered by the next message(s).
+fn calls_paired(v: &Value) -> bool {
+    if let Some(input) = v["input"].as_array() {
+        return input
+            .iter()
+            .filter(|i| i["type"] == "function_call")
+            .all(|c| input.iter().any(|o| o["type"] == "function_call_output" && o["call_id"] == c["call_id"]));
+    }
+    let msgs = v["messages"].as_array().expect("messages");
+    msgs.iter().enumerate().all(|(i, m)| {
+        let calls: Vec<&Value> =
+            m["content"].as_array().into_iter().flatten().filter(|b| b["type"] == "tool_use").collect();
+        calls.iter().all(|c| {
+            msgs.get(i + 1)
+                .and_then(|n| n["content"].as_array())
+                .is_some_and(|next| next.iter().any(|b| b["type"] == "tool_result" && b["tool_use_id"] == c["id"]))
+        })
+    })
+}
+
+#[test]
+fn repair_answers_interrupted_calls_and_the_copy_is_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("claude-code", claude_code_interrupted(), ANTHROPIC_ERROR),
+        ("codex", codex_interrupted(), OPENAI_ERROR),
+        ("pi", pi_interrupted(), ANTHROPIC_ERROR),
+    ];
+    for (format, text, error) in cases {
+        for recorded in [true, false] {
+            let text = if recorded { wrap::failed(format, &text, error) } else { text.clone() };
+            let file = write(dir.path(), &format!("{format}-{recorded}.jsonl"), &text);
+            let before = sha256_file(&file);
+            // The preview mends it too, and pairs every call.
+            let out = run(&["preview", file.to_str().unwrap()]);
+            let v: Value = serde_json::from_slice(&out.stdout).expect("preview JSON");
+            assert!(calls_paired(&v), "{format}: preview leaves a call unanswered: {v:#}");
+            let (copy, r) = repair(&file);
+            assert_eq!(sha256_file(&file), before, "{format}: the original changed");
+            assert_eq!(r["changes"]["calls_answered"].as_array().map(Vec::len), Some(1), "{format}: {r:#}");
+            let (doc, code) = common::scan_json(&copy, &[]);
+            assert_eq!(doc["format"], format, "{format}: the copy reads as its format");
+            assert!(structural(&copy).is_empty(), "{format}: the copy still breaks the rules: {doc:#}");
+            assert_eq!(code, 0, "{format}: {doc:#}");
+            let (d, code) = diagnose(&copy);
+            assert_eq!((code, &d["stuck"]), (0, &json!(false)), "{format}: {d:#}");
+            let out = run(&["preview", copy.to_str().unwrap()]);
+            let v: Value = serde_json::from_slice(&out.stdout).expect("preview JSON");
+            assert!(calls_paired(&v), "{format}: {v:#}");
+            assert!(out.stdout.windows(27).any(|w| w == b"[Tool call interrupted: the"), "{format}");
+        }
+    }
+}
+
+#[test]
+fn repair_removes_orphan_results_in_the_anthropic_and_openai_dialects() {
+    let dir = tempfile::tempdir().unwrap();
+    let anthropic = json!({"model":"claude-sonnet-4-5","max_tokens":1024,"messages":[
+        {"role":"user","content":"hello"},
+        {"role":"assistant","content":[{"type":"text","text":"hi"}]},
+        {"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01GONE","content":"ok"},{"type":"text","text":"go on"}]}]});
+    let chat = json!({"model":"gpt-4o","messages":[
+        {"role":"user","content":"hello"},
+        {"role":"assistant","content":"hi"},
+        {"role":"tool","tool_call_id":"call_gone","content":"ok"},
+        {"role":"user","content":"go on"}]});
+    let responses = json!({"model":"gpt-5","input":[
+        {"type":"message","role":"user","content":[{"type":"input_text","text":"hello"}]},
+        {"type":"function_call_output","call_id":"call_gone","output":"ok"},
+        {"type":"message","role":"user","content":[{"type":"input_text","text":"go on"}]}]});
+    let claude = lines(&[
+        json!({"type":"user","uuid":"u0","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"summary of the earlier conversation"}}),
+        json!({"type":"user","uuid":"u1","parentUuid":"u0","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01GONE","content":"ok"}]}}),
+    ]);
+    for (format, text, id) in [
+        ("anthropic", lines(&[anthropic]), "toolu_01GONE"),
+        ("openai-chat", lines(&[chat]), "call_gone"),
+        ("openai-responses", lines(&[responses]), "call_gone"),
+        ("claude-code", claude, "toolu_01GONE"),
+    ] {
+        let file = write(dir.path(), &format!("{format}-orphan.jsonl"), &text);
+        let (copy, r) = repair(&file);
+        assert_eq!(r["changes"]["results_removed"], json!([id]), "{format}: {r:#}");
+        let copied = std::fs::read_to_string(&copy).unwrap();
+        assert!(!copied.contains(id), "{format}: {copied}");
+        assert!(copied.contains("go on") || format == "claude-code", "{format}: other content went with it");
+        assert!(structural(&copy).is_empty(), "{format}: {copied}");
+        assert_eq!(diagnose(&copy).1, 0, "{format}");
+    }
+}

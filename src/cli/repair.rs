@@ -74,8 +74,14 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
     }
     let mut rewrite = Rewrite::plan(&session, &args.rewrite.options(), plan.single_document);
     rewrite.drop_failures(&session, plan.single_document);
-    let mut damaged: Vec<u64> =
-        session.findings.iter().filter(|f| f.severity == Severity::Error).map(|f| f.line).collect();
+    // Lines the reader had to skip (cut short, not JSON): not the history's
+    // structural findings, which the rewrite mends.
+    let mut damaged: Vec<u64> = session
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error && f.code.is_some_and(|c| c.starts_with("line.")))
+        .map(|f| f.line)
+        .collect();
     damaged.sort_unstable();
     damaged.dedup();
     let written = copy::repair(&args.file, plan.format, plan.single_document, &rewrite, &damaged, args.out.as_deref())?;
@@ -115,6 +121,22 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
     }
     if c.reasoning_ids_dropped > 0 {
         writeln!(out, "  reasoning    {} made self-contained", count(c.reasoning_ids_dropped as u64, "item", "items"))?;
+    }
+    if !c.calls_answered.is_empty() {
+        writeln!(
+            out,
+            "  answered     {} ({}): the run stopped before they returned",
+            count(c.calls_answered.len() as u64, "interrupted tool call", "interrupted tool calls"),
+            c.calls_answered.join(", ")
+        )?;
+    }
+    if !c.results_removed.is_empty() {
+        writeln!(
+            out,
+            "  removed      {} ({}): their calls are gone",
+            count(c.results_removed.len() as u64, "orphan tool result", "orphan tool results"),
+            c.results_removed.join(", ")
+        )?;
     }
     if !c.failures_dropped.is_empty() {
         let lines: Vec<String> = c.failures_dropped.iter().map(u64::to_string).collect();

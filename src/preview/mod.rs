@@ -144,6 +144,15 @@ pub fn preview(
             let Some(text) = edited(&text, r.offset, r.line) else { continue };
             let Ok(v) = serde_json::from_slice::<serde_json::Value>(&text) else { continue };
             push(&mut w, &v)?;
+            // Interrupted calls of this turn get their result right after it.
+            for op in rewrite.ops.get(&r.line).into_iter().flatten() {
+                if let rewrite::Op::Answer { call_id, tool } = op {
+                    let text = canon::Part::Text(rewrite::mend::INTERRUPTED.into());
+                    let result =
+                        canon::Part::Result { id: call_id.clone(), name: tool.clone(), parts: vec![text], error: true };
+                    w.push(canon::Msg::new(canon::Role::User, vec![result]))?;
+                }
+            }
         }
     }
     let items = w.items;

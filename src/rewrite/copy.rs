@@ -12,7 +12,7 @@ use crate::atomic::{self, Existing};
 use crate::formats::Format;
 
 use super::identity::{self, Identity};
-use super::{Rewrite, edits, splice};
+use super::{Op, Rewrite, edits, mend, splice};
 
 /// What a repair wrote.
 #[derive(Clone, Debug)]
@@ -23,6 +23,8 @@ pub struct Written {
     pub touched: u64,
     /// Lines left out: dropped by the rewrite, or damaged (cut short, not JSON).
     pub dropped: Vec<u64>,
+    /// Records added: results for interrupted tool calls.
+    pub inserted: u64,
 }
 
 /// Copies `src` (read as `format`) to a new session with `rewrite` applied.
@@ -40,7 +42,7 @@ pub fn repair(
     BufReader::new(open()?).read_until(b'\n', &mut first)?;
     let first_record = if single_document { whole(src)? } else { first };
     let identity = identity::new(format, src, dir, &first_record);
-    let mut w = Written { identity, lines: 0, touched: 0, dropped: Vec::new() };
+    let mut w = Written { identity, lines: 0, touched: 0, dropped: Vec::new(), inserted: 0 };
     let target = w.identity.path.clone();
     atomic::write(&target, Existing::Keep, |out| {
         if single_document {
@@ -100,12 +102,52 @@ pub fn repair(
             e.extend(identity::edit(format, &w.identity, text, line == 1));
             if e.is_empty() {
                 out.write_all(&buf)?;
+                if !newline && answers_after(rewrite, line) {
+                    out.write_all(b"\n")?;
+                }
             } else {
                 w.touched += u64::from(rewritten);
                 out.write_all(&splice::apply(text, e))?;
                 out.write_all(b"\n")?;
             }
             w.lines += 1;
+            // Interrupted calls of this turn: their results follow it.
+            let calls: Vec<(String, Option<String>)> = rewrite
+                .ops
+                .get(&line)
+                .into_iter()
+                .flatten()
+                .filter_map(|op| match op {
+                    Op::Answer { call_id, tool } => Some((call_id.clone(), tool.clone())),
+                    _ => None,
+                })
+                .collect();
+            if !calls.is_empty() {
+                // Claude Code answers them in one user message; Codex and pi one record each.
+                let groups: Vec<Vec<(String, Option<String>)>> = if format == Format::ClaudeCode {
+                    vec![calls]
+                } else {
+                    calls.into_iter().map(|c| vec![c]).collect()
+                };
+                let mut after = text.to_vec();
+                for g in groups {
+                    let id = match format {
+                        Format::Pi => uuid::Uuid::new_v4().simple().to_string()[..8].to_string(),
+                        _ => uuid::Uuid::new_v4().to_string(),
+                    };
+                    let Some(record) = mend::answer_record(format, &after, &g, &id, w.identity.id.as_deref()) else {
+                        break;
+                    };
+                    out.write_all(record.as_bytes())?;
+                    out.write_all(b"\n")?;
+                    w.lines += 1;
+                    w.inserted += 1;
+                    if let Some(c) = chain.as_mut() {
+                        c.insert_after(&after, record.as_bytes());
+                    }
+                    after = record.into_bytes();
+                }
+            }
         }
         Ok(())
     })?;
@@ -155,6 +197,16 @@ impl Chain {
         }
     }
 
+    /// A record written after `after`: the children `after` had become its children.
+    fn insert_after(&mut self, after: &[u8], record: &[u8]) {
+        if let (Some(old), Some(new)) = (Self::raw(after, self.id), Self::raw(record, self.id)) {
+            let new = String::from_utf8_lossy(new).into_owned();
+            self.dropped.insert(String::from_utf8_lossy(old).into_owned(), new.clone());
+            self.seen.insert(xxhash_rust::xxh3::xxh3_64(new.as_bytes()));
+            self.last = Some(new);
+        }
+    }
+
     fn keep(&mut self, text: &[u8]) -> Option<splice::Edit> {
         let hash = |b: &[u8]| xxhash_rust::xxh3::xxh3_64(b);
         let range = splice::locate(text, self.parent);
@@ -176,6 +228,11 @@ impl Chain {
         }
         edit
     }
+}
+
+/// Whether a synthetic record follows `line`.
+fn answers_after(rewrite: &Rewrite, line: u64) -> bool {
+    rewrite.ops.get(&line).is_some_and(|ops| ops.iter().any(|o| matches!(o, Op::Answer { .. })))
 }
 
 fn whole(src: &Path) -> anyhow::Result<Vec<u8>> {

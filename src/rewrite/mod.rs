@@ -9,6 +9,7 @@
 
 pub mod copy;
 pub mod identity;
+pub mod mend;
 pub mod splice;
 
 use std::collections::BTreeMap;
@@ -42,6 +43,11 @@ pub enum Op {
     Remove { pointer: String },
     /// Leave the whole record out.
     Drop,
+    /// After this record, answer a tool call the history left without a result.
+    Answer { call_id: String, tool: Option<String> },
+    /// Remove the result blocks answering a call that is not in the history;
+    /// `message` is the message's index within a logged request.
+    RemoveResult { call_id: String, message: Option<usize> },
 }
 
 /// What a rewrite changed, for the user and for `--json`.
@@ -57,6 +63,10 @@ pub struct Summary {
     pub reasoning_ids_dropped: usize,
     /// Lines of failed requests left out of a repaired copy.
     pub failures_dropped: Vec<u64>,
+    /// Tool calls given a result saying they were interrupted.
+    pub calls_answered: Vec<String>,
+    /// Results removed because their call is not in the history.
+    pub results_removed: Vec<String>,
 }
 
 /// The ops of a whole session, by the line their record starts on.
@@ -130,6 +140,9 @@ impl Rewrite {
             };
             r.ops.entry(key(x.line)).or_default().push(op);
         }
+        if !single_document {
+            r.mend(session, &crate::history::check(session));
+        }
         r
     }
 
@@ -188,6 +201,7 @@ pub fn edits(format: &str, text: &[u8], base: u64, ops: &[Op]) -> Option<Vec<spl
     let mut out = Vec::new();
     let mut removals: Vec<&str> = Vec::new();
     let mut snake_removals: Vec<String> = Vec::new();
+    let mut result_removals: Vec<String> = Vec::new();
     for op in ops {
         match op {
             Op::Drop => return None,
@@ -207,6 +221,10 @@ pub fn edits(format: &str, text: &[u8], base: u64, ops: &[Op]) -> Option<Vec<spl
                     out.push(splice::Edit { range: s..s + *len as usize, with: String::new() });
                 }
             }
+            Op::Answer { .. } => {}
+            Op::RemoveResult { call_id, message } => {
+                result_removals.extend(mend::result_pointers(format, text, call_id, *message));
+            }
             Op::Remove { pointer } => {
                 // Gemini accepts both spellings of the signature member.
                 let snake = pointer.strip_suffix("/thoughtSignature").map(|p| format!("{p}/thought_signature"));
@@ -218,7 +236,14 @@ pub fn edits(format: &str, text: &[u8], base: u64, ops: &[Op]) -> Option<Vec<spl
         }
     }
     removals.extend(snake_removals.iter().map(String::as_str));
-    out.extend(removal_edits(format, text, &removals));
+    out.extend(removal_edits(format, text, &removals, "[reasoning omitted]"));
+    let results: Vec<&str> = result_removals.iter().map(String::as_str).collect();
+    out.extend(removal_edits(
+        format,
+        text,
+        &results,
+        "[a tool result was removed here: the call it answered is no longer in the history]",
+    ));
     Some(out)
 }
 
@@ -226,7 +251,7 @@ pub fn edits(format: &str, text: &[u8], base: u64, ops: &[Op]) -> Option<Vec<spl
 /// the last: each sees the container as the previous one left it. A content
 /// array they would empty keeps one text note instead (Anthropic rejects an
 /// empty content array).
-fn removal_edits(format: &str, text: &[u8], pointers: &[&str]) -> Vec<splice::Edit> {
+fn removal_edits(format: &str, text: &[u8], pointers: &[&str], note: &str) -> Vec<splice::Edit> {
     let mut by_parent: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for p in pointers {
         if let Some((parent, last)) = p.rsplit_once('/') {
@@ -245,12 +270,12 @@ fn removal_edits(format: &str, text: &[u8], pointers: &[&str]) -> Vec<splice::Ed
             continue;
         }
         let emptied = array && splice::count(&container, "") == Some(kids.len());
-        let keep_note = emptied && !matches!(format, "codex" | "openai-responses");
+        // A list of messages or items may shrink; a content array must keep a block.
+        let keep_note = emptied && !matches!(format, "codex" | "openai-responses" | "openai-chat");
         for (n, k) in kids.iter().enumerate() {
             let at = format!("/{k}");
             let edit = if keep_note && n + 1 == kids.len() {
-                splice::locate(&container, &at)
-                    .map(|r| splice::Edit { range: r, with: note_block(format, b"", "[reasoning omitted]") })
+                splice::locate(&container, &at).map(|r| splice::Edit { range: r, with: note_block(format, b"", note) })
             } else {
                 splice::remove(&container, &at)
             };

@@ -1,0 +1,154 @@
+//! Mending a broken history (issue 14): a tool call left without its result
+//! (the run was interrupted mid-tool) gets a result saying so, right after
+//! the assistant turn that made it; a result whose call is gone is removed.
+//! This is what the agents' own resume fixes do, in each agent's own records.
+
+use serde_json::json;
+
+use crate::formats::Format;
+use crate::history::{Kind, Problem};
+use crate::model::{Role, Session};
+
+use super::{Op, Rewrite, splice};
+
+/// What the synthetic result of an interrupted call says.
+pub const INTERRUPTED: &str = "[Tool call interrupted: the run stopped before this tool returned, so its output is not available. Run it again if you need it.]";
+
+/// Formats whose records can hold a synthetic result line.
+fn answers(format: &str) -> bool {
+    matches!(format, "claude-code" | "codex" | "pi")
+}
+
+impl Rewrite {
+    /// Plans the mending of every structural problem `problems` names.
+    pub fn mend(&mut self, session: &Session, problems: &[Problem]) {
+        for p in problems {
+            let Some(call_id) = p.call_id.clone() else { continue };
+            match p.kind {
+                Kind::CallWithoutResult if answers(session.format) => {
+                    // After the last line of the assistant turn that made the call.
+                    let mut last = p.entry;
+                    while session.entries.get(last + 1).is_some_and(|e| e.role == Role::Assistant && e.error.is_none())
+                    {
+                        last += 1;
+                    }
+                    let Some(e) = session.entries.get(last) else { continue };
+                    self.ops.entry(e.line).or_default().push(Op::Answer { call_id, tool: p.tool.clone() });
+                    self.summary.calls_answered.push(p.call_id.clone().unwrap_or_default());
+                }
+                Kind::ResultWithoutCall => {
+                    // A result of its own record (Codex items, pi messages) goes with its record.
+                    let own_record = matches!(session.format, "codex" | "pi");
+                    let op = if own_record {
+                        Op::Drop
+                    } else {
+                        let first = session.entries.iter().position(|e| e.line == p.line).unwrap_or(p.entry);
+                        Op::RemoveResult { call_id, message: p.entry.checked_sub(first) }
+                    };
+                    self.ops.entry(p.line).or_default().push(op);
+                    self.summary.results_removed.push(p.call_id.clone().unwrap_or_default());
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The pointers of the result blocks answering `call_id` in a record of `format`:
+/// `message` is the message's index in a logged request.
+pub fn result_pointers(format: &str, text: &[u8], call_id: &str, message: Option<usize>) -> Vec<String> {
+    let lists: Vec<String> = match format {
+        "claude-code" => vec!["/message/content".into()],
+        "cline" | "anthropic" => {
+            let m = message.unwrap_or(0);
+            ["", "/request", "/body"].iter().map(|w| format!("{w}/messages/{m}/content")).collect()
+        }
+        // A whole message or item is the result: remove it from its list.
+        "openai-chat" => ["", "/request", "/body"].iter().map(|w| format!("{w}/messages")).collect(),
+        "openai-responses" => ["", "/request", "/body"].iter().map(|w| format!("{w}/input")).collect(),
+        _ => Vec::new(),
+    };
+    let key = match format {
+        "openai-chat" => "/tool_call_id",
+        "openai-responses" => "/call_id",
+        _ => "/tool_use_id",
+    };
+    let mut out = Vec::new();
+    for list in lists {
+        let Some(range) = splice::locate(text, &list) else { continue };
+        let Some(kids) = splice::children(text, range.start) else { continue };
+        for (i, k) in kids.iter().enumerate() {
+            let block = &text[k.value.clone()];
+            let id = splice::locate(block, key).and_then(|r| serde_json::from_slice::<String>(&block[r]).ok());
+            let is_result = match format {
+                "openai-responses" => splice::locate(block, "/type").is_some_and(|r| block[r].ends_with(b"_output\"")),
+                "openai-chat" => true,
+                _ => splice::locate(block, "/type").is_some_and(|r| &block[r] == b"\"tool_result\""),
+            };
+            if is_result && id.as_deref() == Some(call_id) {
+                out.push(format!("{list}/{i}"));
+            }
+        }
+        if !out.is_empty() {
+            break;
+        }
+    }
+    out
+}
+
+/// The record that answers interrupted calls, written after `after` (the
+/// record of the turn that made them), in `format`. `id` is the new record's
+/// own id where the format chains records; `session_id` the copy's.
+pub fn answer_record(
+    format: Format,
+    after: &[u8],
+    calls: &[(String, Option<String>)],
+    id: &str,
+    session_id: Option<&str>,
+) -> Option<String> {
+    let field = |ptr: &str| -> serde_json::Value {
+        splice::locate(after, ptr)
+            .and_then(|r| serde_json::from_slice(&after[r]).ok())
+            .unwrap_or(serde_json::Value::Null)
+    };
+    let now = crate::overlay::now_rfc3339();
+    let v = match format {
+        Format::ClaudeCode => {
+            let blocks: Vec<serde_json::Value> = calls
+                .iter()
+                .map(|(c, _)| json!({"type":"tool_result","tool_use_id":c,"content":INTERRUPTED,"is_error":true}))
+                .collect();
+            let mut line = serde_json::Map::new();
+            line.insert("parentUuid".into(), field("/uuid"));
+            line.insert("isSidechain".into(), field("/isSidechain"));
+            line.insert("userType".into(), json!("external"));
+            for k in ["cwd", "version", "gitBranch"] {
+                let v = field(&format!("/{k}"));
+                if !v.is_null() {
+                    line.insert(k.into(), v);
+                }
+            }
+            line.insert("sessionId".into(), session_id.map_or_else(|| field("/sessionId"), |s| json!(s)));
+            line.insert("type".into(), json!("user"));
+            line.insert("message".into(), json!({"role":"user","content":blocks}));
+            line.insert("uuid".into(), json!(id));
+            line.insert("timestamp".into(), json!(now));
+            line.insert("toolUseResult".into(), json!(format!("Error: {INTERRUPTED}")));
+            serde_json::Value::Object(line)
+        }
+        Format::Codex => {
+            // One item per call, as Codex writes them; the caller writes each line.
+            let (c, _) = calls.first()?;
+            json!({"timestamp": now, "type":"response_item","payload":{"type":"function_call_output","call_id":c,"output":INTERRUPTED}})
+        }
+        Format::Pi => {
+            let (c, tool) = calls.first()?;
+            let ms =
+                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+            json!({"type":"message","id":id,"parentId":field("/id"),"timestamp":now,"message":{"role":"toolResult","toolCallId":c,
+                "toolName":tool.clone().unwrap_or_default(),"content":[{"type":"text","text":INTERRUPTED}],"isError":true,"timestamp":ms}})
+        }
+        _ => return None,
+    };
+    Some(v.to_string())
+}
