@@ -73,7 +73,11 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
         );
     }
     let mut rewrite = Rewrite::plan(&session, &args.rewrite.options(), plan.single_document);
-    rewrite.drop_failures(&session, plan.single_document);
+    // pi's first layout counts entries by position (`firstKeptEntryIndex`):
+    // leaving a line out there would move its compactions.
+    if !(plan.format == crate::formats::Format::Pi && positional(&args.file)) {
+        rewrite.drop_failures(&session, plan.single_document);
+    }
     // Lines the reader had to skip (cut short, not JSON): not the history's
     // structural findings, which the rewrite mends.
     let mut damaged: Vec<u64> = session
@@ -105,6 +109,20 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
     }
     out.flush()?;
     Ok(Exit::Healthy)
+}
+
+/// Whether a pi session is of the first layout (no entry ids): its header has
+/// no `version`, or version 1.
+fn positional(path: &std::path::Path) -> bool {
+    use std::io::BufRead as _;
+    let mut first = Vec::new();
+    let read = std::fs::File::open(path).map(std::io::BufReader::new).and_then(|mut r| r.read_until(b'\n', &mut first));
+    if read.is_err() {
+        return false;
+    }
+    let version = crate::rewrite::splice::locate(&first, "/version")
+        .and_then(|r| std::str::from_utf8(&first[r]).ok()?.parse::<u32>().ok());
+    version.is_none_or(|v| v < 2)
 }
 
 fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
