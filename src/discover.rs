@@ -247,6 +247,9 @@ mod tests {
         let t = SystemTime::UNIX_EPOCH + Duration::from_secs(1_786_543_387);
         assert_eq!(rfc3339(t), "2026-08-12T14:03:07Z");
         assert_eq!(rfc3339(SystemTime::UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        let at = |s: u64| rfc3339(SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(s));
+        assert_eq!(at(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(at(1_796_013_930), "2026-11-30T04:45:30Z");
         assert_eq!(ago(t, t + Duration::from_secs(59)), "just now");
         assert_eq!(ago(t, t + Duration::from_secs(4 * 60 + 5)), "4 min ago");
         assert_eq!(ago(t, t + Duration::from_secs(3 * 86_400)), "3 days ago");

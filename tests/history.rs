@@ -165,9 +165,9 @@ fn the_human_report_names_the_orphaned_call() {
     assert!(!text.contains("damaged line"), "{text}");
 }
 
-#[test]
-fn orphan_results_in_the_anthropic_and_openai_dialects() {
-    let dir = tempfile::tempdir().unwrap();
+/// A result whose call is gone, in the Anthropic, Chat and Responses logs and
+/// in Claude Code after a compaction cut between a call and its result.
+fn orphan_cases() -> Vec<(&'static str, String, &'static str)> {
     let anthropic = json!({"model":"claude-sonnet-4-5","max_tokens":1024,"messages":[
         {"role":"user","content":"hello"},
         {"role":"assistant","content":[{"type":"text","text":"hi"}]},
@@ -186,12 +186,18 @@ fn orphan_results_in_the_anthropic_and_openai_dialects() {
         json!({"type":"user","uuid":"u0","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"summary of the earlier conversation"}}),
         json!({"type":"user","uuid":"u1","parentUuid":"u0","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01GONE","content":"ok"}]}}),
     ]);
-    let cases = [
+    vec![
         ("anthropic", lines(&[anthropic]), "toolu_01GONE"),
         ("openai-chat", lines(&[chat]), "call_gone"),
         ("openai-responses", lines(&[responses]), "call_gone"),
         ("claude-code", claude, "toolu_01GONE"),
-    ];
+    ]
+}
+
+#[test]
+fn orphan_results_in_the_anthropic_and_openai_dialects() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = orphan_cases();
     for (format, text, id) in cases {
         let file = write(dir.path(), &format!("{format}.jsonl"), &text);
         let (d, code) = diagnose(&file);
@@ -461,29 +467,7 @@ fn repair_answers_interrupted_calls_and_the_copy_is_whole() {
 #[test]
 fn repair_removes_orphan_results_in_the_anthropic_and_openai_dialects() {
     let dir = tempfile::tempdir().unwrap();
-    let anthropic = json!({"model":"claude-sonnet-4-5","max_tokens":1024,"messages":[
-        {"role":"user","content":"hello"},
-        {"role":"assistant","content":[{"type":"text","text":"hi"}]},
-        {"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01GONE","content":"ok"},{"type":"text","text":"go on"}]}]});
-    let chat = json!({"model":"gpt-4o","messages":[
-        {"role":"user","content":"hello"},
-        {"role":"assistant","content":"hi"},
-        {"role":"tool","tool_call_id":"call_gone","content":"ok"},
-        {"role":"user","content":"go on"}]});
-    let responses = json!({"model":"gpt-5","input":[
-        {"type":"message","role":"user","content":[{"type":"input_text","text":"hello"}]},
-        {"type":"function_call_output","call_id":"call_gone","output":"ok"},
-        {"type":"message","role":"user","content":[{"type":"input_text","text":"go on"}]}]});
-    let claude = lines(&[
-        json!({"type":"user","uuid":"u0","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"summary of the earlier conversation"}}),
-        json!({"type":"user","uuid":"u1","parentUuid":"u0","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01GONE","content":"ok"}]}}),
-    ]);
-    for (format, text, id) in [
-        ("anthropic", lines(&[anthropic]), "toolu_01GONE"),
-        ("openai-chat", lines(&[chat]), "call_gone"),
-        ("openai-responses", lines(&[responses]), "call_gone"),
-        ("claude-code", claude, "toolu_01GONE"),
-    ] {
+    for (format, text, id) in orphan_cases() {
         let file = write(dir.path(), &format!("{format}-orphan.jsonl"), &text);
         let (copy, r) = repair(&file);
         assert_eq!(r["changes"]["results_removed"], json!([id]), "{format}: {r:#}");

@@ -7,10 +7,10 @@ use crate::history::Kind;
 use crate::model::Severity;
 
 use super::sanitize;
-use super::scan::{dims, mime, origin, verdict, verdict_style};
+use super::scan::{attachment_row, attachment_table, verdict};
 use super::table::{Cell, Keep, Table, wrap};
 use super::term::{Term, styles};
-use super::units::{count, size};
+use super::units::count;
 
 /// Writes the report for `term`: fitted to its width, coloured when it takes colour.
 pub fn write(out: &mut impl Write, d: &Diagnosis, detected: bool, term: &Term) -> io::Result<()> {
@@ -58,26 +58,9 @@ pub fn write(out: &mut impl Write, d: &Diagnosis, detected: bool, term: &Term) -
     }
     if !d.suspects.is_empty() {
         writeln!(out, "{}:", count(d.suspects.len() as u64, "suspect", "suspects"))?;
-        let mut t = Table::new(&["", "ref", "line", "origin", "name", "type", "size", "dims", "verdict"])
-            .right("line")
-            .right("size")
-            .shrink("origin", Keep::Start, 6)
-            .shrink("name", Keep::End, 10)
-            .shrink("type", Keep::Start, 9)
-            .optional("line");
+        let mut t = attachment_table(Some(""), false);
         for s in &d.suspects {
-            let a = &s.attachment;
-            t.row([
-                Cell::from(if s.prime { "*" } else { "" }),
-                a.reference.clone().into(),
-                a.line.to_string().into(),
-                origin(a).into(),
-                sanitize(a.name.as_deref().or(a.url.as_deref()).unwrap_or("-")).into(),
-                mime(a).into(),
-                a.bytes.map_or("-".into(), size).into(),
-                dims(a).into(),
-                Cell::styled(verdict(a.verdict), verdict_style(a.verdict)),
-            ]);
+            t.row(attachment_row(&s.attachment, Some(if s.prime { "*" } else { "" }), false));
         }
         out.write_all(t.render(term).as_bytes())?;
         for s in &d.suspects {

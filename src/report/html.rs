@@ -26,21 +26,10 @@ pub const PREVIEW_BUDGET: usize = 2_400_000;
 /// Where the page gets an attachment's bytes (read back from the session file).
 pub type Payloads<'a> = &'a dyn Fn(&Attachment) -> Result<Vec<u8>, String>;
 
-/// Text made safe for HTML text and quoted attribute values.
+/// Text made safe for HTML text and quoted attribute values: terminal
+/// controls sanitized first, then markup escaped.
 pub fn esc(s: &str) -> String {
-    let s = sanitize(s);
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+    crate::report::markup_escape(&sanitize(s))
 }
 
 /// The agent that writes a session format, for the header.

@@ -17,7 +17,7 @@ use crate::media::{Problem, Verdict};
 use crate::model::{Attachment, Finding, Session, Severity};
 use crate::reader::Plan;
 
-pub use sanitize::sanitize;
+pub use sanitize::{markup_escape, sanitize};
 
 /// `scan --json`: the stable schema of DESIGN.md, plus a few added fields.
 #[derive(Debug, Serialize)]

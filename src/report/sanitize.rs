@@ -17,6 +17,29 @@ pub fn sanitize(s: &str) -> String {
     out
 }
 
+/// `s` as XML or HTML character data or a quoted attribute value: markup and
+/// quotes escaped; newlines, tabs and carriage returns as character references
+/// (an attribute keeps them, text renders them the same); the controls XML 1.0
+/// forbids even as references replaced. JUnit reports and the HTML page share it.
+pub fn markup_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\n' => out.push_str("&#10;"),
+            '\r' => out.push_str("&#13;"),
+            '\t' => out.push_str("&#9;"),
+            '\u{0}'..='\u{1f}' | '\u{fffe}' | '\u{ffff}' => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::sanitize;

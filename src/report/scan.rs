@@ -32,33 +32,9 @@ pub fn write_for(out: &mut impl Write, r: &ScanReport, term: &Term) -> io::Resul
     let file = format!("{}: ", term.paint(styles::HEADER, &sanitize(&r.file)));
     writeln!(out, "{}", wrap(&file, &summary, term.width, 2))?;
     if !r.attachments.is_empty() {
-        let mut t = Table::new(&["ref", "line", "origin", "name", "type", "size", "dims", "sha256", "verdict"])
-            .right("line")
-            .right("size")
-            .shrink("origin", Keep::Start, 6)
-            .shrink("name", Keep::End, 10)
-            .shrink("type", Keep::Start, 9)
-            .shrink("sha256", Keep::Start, 6)
-            // The ref already names the line; the sha256 prefix is for `--ref sha256:` (in --json too).
-            .optional("line")
-            .optional("sha256");
+        let mut t = attachment_table(None, true);
         for a in &r.attachments {
-            t.row([
-                Cell::from(a.reference.clone()),
-                a.line.to_string().into(),
-                origin(a).into(),
-                sanitize(a.name.as_deref().or(a.url.as_deref()).unwrap_or("-")).into(),
-                mime(a).into(),
-                a.bytes.map_or("-".into(), size).into(),
-                dims(a).into(),
-                a.sha256.as_deref().map_or("-".into(), |h| h[..12.min(h.len())].to_string()).into(),
-                if a.excluded {
-                    // The user left it out: the next request carries a note instead.
-                    Cell::styled("excluded", styles::DIM)
-                } else {
-                    Cell::styled(verdict(a.verdict), verdict_style(a.verdict))
-                },
-            ]);
+            t.row(attachment_row(a, None, true));
         }
         out.write_all(t.render(term).as_bytes())?;
     }
@@ -82,6 +58,50 @@ pub fn write_for(out: &mut impl Write, r: &ScanReport, term: &Term) -> io::Resul
         say(format!("  {severity}: line {}: ", f.line), &f.message)?;
     }
     writeln!(out)
+}
+
+/// The attachment table `scan` and `diagnose` print: a `lead` column first
+/// (diagnose's prime mark), the sha256 prefix where it helps (`--ref sha256:`).
+pub(crate) fn attachment_table(lead: Option<&str>, sha256: bool) -> Table {
+    let mut header: Vec<&str> = lead.into_iter().collect();
+    header.extend(["ref", "line", "origin", "name", "type", "size", "dims"]);
+    if sha256 {
+        header.push("sha256");
+    }
+    header.push("verdict");
+    let t = Table::new(&header)
+        .right("line")
+        .right("size")
+        .shrink("origin", Keep::Start, 6)
+        .shrink("name", Keep::End, 10)
+        .shrink("type", Keep::Start, 9)
+        // The ref already names the line; the sha256 prefix is in --json too.
+        .optional("line");
+    if sha256 { t.shrink("sha256", Keep::Start, 6).optional("sha256") } else { t }
+}
+
+/// One attachment's row of [`attachment_table`].
+pub(crate) fn attachment_row(a: &Attachment, lead: Option<&str>, sha256: bool) -> Vec<Cell> {
+    let mut row: Vec<Cell> = lead.map(Cell::from).into_iter().collect();
+    row.extend([
+        Cell::from(a.reference.clone()),
+        a.line.to_string().into(),
+        origin(a).into(),
+        sanitize(a.name.as_deref().or(a.url.as_deref()).unwrap_or("-")).into(),
+        mime(a).into(),
+        a.bytes.map_or("-".into(), size).into(),
+        dims(a).into(),
+    ]);
+    if sha256 {
+        row.push(a.sha256.as_deref().map_or("-".into(), |h| h[..12.min(h.len())].to_string()).into());
+    }
+    row.push(if a.excluded {
+        // The user left it out: the next request carries a note instead.
+        Cell::styled("excluded", styles::DIM)
+    } else {
+        Cell::styled(verdict(a.verdict), verdict_style(a.verdict))
+    });
+    row
 }
 
 /// The colour of a verdict: INVALID red bold, warn yellow, ok green.

@@ -15,27 +15,9 @@ use super::Printer;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Junit;
 
-/// `s` as XML character data or an attribute value (quotes escaped too;
-/// newlines, tabs and carriage returns as character references, so an
-/// attribute keeps them).
+/// `s` as XML character data or an attribute value.
 pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\n' => out.push_str("&#10;"),
-            '\r' => out.push_str("&#13;"),
-            '\t' => out.push_str("&#9;"),
-            // Not allowed in XML 1.0, not even as a reference.
-            '\u{0}'..='\u{1f}' | '\u{fffe}' | '\u{ffff}' => out.push('\u{fffd}'),
-            c => out.push(c),
-        }
-    }
-    out
+    crate::report::markup_escape(s)
 }
 
 fn located(p: &Problem) -> String {
