@@ -62,20 +62,7 @@ fn mangled_samples_never_panic() {
 #[test]
 fn a_decompression_bomb_in_a_session_is_a_finding_not_an_allocation() {
     // A PNG header claiming 100000×100000 RGBA pixels (40 GB decoded), with a valid CRC.
-    let mut ihdr = b"IHDR".to_vec();
-    ihdr.extend_from_slice(&100_000u32.to_be_bytes());
-    ihdr.extend_from_slice(&100_000u32.to_be_bytes());
-    ihdr.extend_from_slice(&[8, 6, 0, 0, 0]);
-    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
-    png.extend_from_slice(&13u32.to_be_bytes());
-    png.extend_from_slice(&ihdr);
-    png.extend_from_slice(&crc32fast::hash(&ihdr).to_be_bytes());
-    for (ty, data) in [(&b"IDAT"[..], &b"\x78\x9c\x03\x00\x00\x00\x00\x01"[..]), (b"IEND", b"")] {
-        png.extend_from_slice(&(data.len() as u32).to_be_bytes());
-        let body = [ty, data].concat();
-        png.extend_from_slice(&body);
-        png.extend_from_slice(&crc32fast::hash(&body).to_be_bytes());
-    }
+    let png = media_corpus::png_bomb();
     let text = b64(&png);
     let items = [common::wrap::Item { base64: &text, mime: "image/png" }];
     let dir = tempfile::tempdir().expect("tempdir");

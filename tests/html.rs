@@ -258,20 +258,7 @@ fn fifty_images_stay_under_three_megabytes() {
 #[test]
 fn a_bomb_is_not_decoded_for_its_thumbnail() {
     // A PNG header claiming 100000×100000 RGBA pixels, with a valid CRC.
-    let mut ihdr = b"IHDR".to_vec();
-    ihdr.extend_from_slice(&100_000u32.to_be_bytes());
-    ihdr.extend_from_slice(&100_000u32.to_be_bytes());
-    ihdr.extend_from_slice(&[8, 6, 0, 0, 0]);
-    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
-    png.extend_from_slice(&13u32.to_be_bytes());
-    png.extend_from_slice(&ihdr);
-    png.extend_from_slice(&crc32fast::hash(&ihdr).to_be_bytes());
-    for (ty, data) in [(&b"IDAT"[..], &b"\x78\x9c\x03\x00\x00\x00\x00\x01"[..]), (b"IEND", b"")] {
-        png.extend_from_slice(&(data.len() as u32).to_be_bytes());
-        let body = [ty, data].concat();
-        png.extend_from_slice(&body);
-        png.extend_from_slice(&crc32fast::hash(&body).to_be_bytes());
-    }
+    let png = media_corpus::png_bomb();
     let html_page = b"<!DOCTYPE html><html><head><title>404 Not Found</title></head><body>nginx</body></html>";
     let (a, b) = (b64(&png), b64(html_page));
     let items = [

@@ -178,13 +178,7 @@ fn formats_per_provider() {
 
 #[test]
 fn decompression_bomb_is_judged_from_the_header() {
-    let mut ihdr = 100_000u32.to_be_bytes().to_vec();
-    ihdr.extend_from_slice(&100_000u32.to_be_bytes());
-    ihdr.extend_from_slice(&[8, 6, 0, 0, 0]);
-    let mut f = b"\x89PNG\r\n\x1a\n".to_vec();
-    f.extend(media_corpus::png_chunk(b"IHDR", &ihdr));
-    f.extend(media_corpus::png_chunk(b"IDAT", &[0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]));
-    f.extend(media_corpus::png_chunk(b"IEND", b""));
+    let f = media_corpus::png_bomb();
     let p = Payload { bytes: &f, declared_mime: Some("image/png"), ..Default::default() };
     let ins = media::inspect(&p, Depth::Deep, &Rules::generic());
     assert_eq!((ins.width, ins.height), (Some(100_000), Some(100_000)));

@@ -87,6 +87,19 @@ pub fn png(w: u32, h: u32) -> Vec<u8> {
     out
 }
 
+/// A PNG whose header claims 100000×100000 RGBA pixels (40 GB decoded), with
+/// valid CRCs and a few bytes of image data: a decompression bomb by its header.
+pub fn png_bomb() -> Vec<u8> {
+    let mut ihdr = 100_000u32.to_be_bytes().to_vec();
+    ihdr.extend_from_slice(&100_000u32.to_be_bytes());
+    ihdr.extend_from_slice(&[8, 6, 0, 0, 0]);
+    let mut f = b"\x89PNG\r\n\x1a\n".to_vec();
+    f.extend(png_chunk(b"IHDR", &ihdr));
+    f.extend(png_chunk(b"IDAT", &[0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]));
+    f.extend(png_chunk(b"IEND", b""));
+    f
+}
+
 /// A 1-bit grayscale PNG: cheap to build even at 9000 px wide.
 pub fn png_1bit(w: u32, h: u32) -> Vec<u8> {
     let mut out = Vec::new();
