@@ -235,6 +235,13 @@ fn a_failure_followed_by_an_accepted_turn_is_not_stuck() {
     let file = write(dir.path(), "s.jsonl", &text);
     let (d, code) = diagnose(&file, &[]);
     assert_eq!((code, &d["stuck"], &d["failure"]["recovered"]), (0, &json!(false), &json!(true)), "{d:#}");
+    // A cut image pasted after the recovery is judged as if no failure were recorded.
+    let pasted = json!({"type":"user","uuid":"u10","parentUuid":"a9","sessionId":"s","message":{"role":"user","content":[
+        {"type":"image","source":{"type":"base64","media_type":"image/png","data":b64(&cut_png()[..100])}}]}});
+    let file = write(dir.path(), "s2.jsonl", &format!("{text}{pasted}\n"));
+    let (d, code) = diagnose(&file, &[]);
+    assert_eq!((code, &d["failure"]["source"]), (1, &json!("predicted")), "{d:#}");
+    assert_eq!(suspects(&d), vec![("L7.1".to_string(), true)], "{d:#}");
 }
 
 #[test]

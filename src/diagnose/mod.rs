@@ -178,7 +178,11 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
     }
 
     let numbering = numbering(&session, &rules);
-    let mut picked = suspects::pick(&session, failure.as_ref(), failing_entry, model.as_deref(), numbering);
+    // Past a failure the session recovered from, the boundary is the latest
+    // answer and the old failure blames nothing.
+    let live = failure.as_ref().filter(|f| !f.recovered);
+    let failing_entry = failing_entry.filter(|_| live.is_some());
+    let mut picked = suspects::pick(&session, live, failing_entry, model.as_deref(), numbering);
     if let Some(deepen) = judging.deepen {
         // Suspects are usually few; when they are many (no request ever
         // accepted), the newest are the likeliest and a full decode of all
@@ -210,7 +214,7 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
             }
         }
         if changed {
-            picked = suspects::pick(&session, failure.as_ref(), failing_entry, model.as_deref(), numbering);
+            picked = suspects::pick(&session, live, failing_entry, model.as_deref(), numbering);
         }
         picked.notes.extend(deep_note);
     }
@@ -245,7 +249,15 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
             None => earlier,
         },
     };
-    let failure = failure.or_else(|| predict(&session, &picked.suspects, &limits, &rules, unanswered, &mut notes));
+    // A failure answered since says nothing about what came after it: the
+    // history is judged as if none were recorded, and the old one is kept if
+    // nothing newer is wrong.
+    let failure = match failure {
+        Some(f) if f.recovered => {
+            predict(&session, &picked.suspects, &limits, &rules, unanswered, &mut notes).or(Some(f))
+        }
+        other => other.or_else(|| predict(&session, &picked.suspects, &limits, &rules, unanswered, &mut notes)),
+    };
     if failure.as_ref().is_some_and(|f| f.classification.class == Class::HistoryInvalid) {
         // The culprits are the orphaned calls and results, not attachments.
         picked.suspects.clear();
