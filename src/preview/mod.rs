@@ -3,7 +3,7 @@
 //!
 //! The records the provider sees are read again from their byte ranges, in
 //! history order, one at a time: each gets the rewrite's edits, becomes
-//! canonical messages ([`canon`]) and is written out at once ([`write`]).
+//! canonical messages ([`canon`]) and is written out at once ([`mod@write`]).
 //! A logged request in its own dialect is printed as logged, edits applied.
 
 pub mod canon;
