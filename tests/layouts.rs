@@ -409,6 +409,13 @@ fn opencode_database_most_recent_session_or_the_one_asked_for() {
     let out = run(&["scan", "--session", "ses_nope", path.to_str().expect("utf-8")]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("ses_new"));
+    // An exclusion of a stored session sits beside the store, named by the session.
+    let out = run(&["exclude", path.to_str().expect("utf-8"), "--session", "ses_new", "--ref", "L2.1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(dir.path().join("ses_new.doctor").exists());
+    assert_eq!(sha256_file(&path), before);
+    let (doc, _) = scan_json(&path, &["--session", "ses_new"]);
+    assert_eq!(attachments(&doc)[1]["excluded"], true);
     drop(keep_open);
 }
 

@@ -98,7 +98,7 @@ pub fn run(args: &ExcludeArgs) -> anyhow::Result<Exit> {
         chosen
     };
     let named: Vec<Named> = chosen.iter().map(|&i| Named::of(&session.attachments[i])).collect();
-    let overlay_path = args.read.overlay_path(&args.file);
+    let overlay_path = args.read.overlay_path(&args.file, &plan);
     let event_name = if args.undo { INCLUDED } else { EXCLUDED };
     let written = Overlay::update(&overlay_path, |current| {
         let excluded = current.excluded();

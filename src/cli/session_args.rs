@@ -73,8 +73,19 @@ pub struct ReadArgs {
 
 impl ReadArgs {
     /// Where the overlay of `session` is.
-    pub fn overlay_path(&self, session: &std::path::Path) -> PathBuf {
-        self.overlay.clone().unwrap_or_else(|| crate::overlay::default_path(session))
+    pub fn overlay_path(&self, session: &std::path::Path, plan: &crate::reader::Plan) -> PathBuf {
+        if let Some(o) = &self.overlay {
+            return o.clone();
+        }
+        match &plan.session {
+            // One of many sessions in a store (opencode's database): beside the
+            // store, named by the session's id.
+            Some(id) => {
+                let dir = if session.is_dir() { session } else { session.parent().unwrap_or(session) };
+                dir.join(format!("{id}.doctor"))
+            }
+            None => crate::overlay::default_path(session),
+        }
     }
 
     /// Reads a session (with a progress bar on long reads) and marks what its
@@ -96,7 +107,7 @@ impl ReadArgs {
         if let Some(note) = &plan.note {
             eprintln!("session-doctor: {}", crate::report::sanitize(note));
         }
-        let overlay = crate::overlay::Overlay::load(&self.overlay_path(path))?;
+        let overlay = crate::overlay::Overlay::load(&self.overlay_path(path, &plan))?;
         for (line, why) in &overlay.skipped {
             eprintln!(
                 "session-doctor: warning: {}: line {line} is not an overlay event ({}); it is ignored",
