@@ -107,7 +107,7 @@ impl ReadArgs {
         if let Some(note) = &plan.note {
             eprintln!("session-doctor: {}", crate::report::sanitize(note));
         }
-        let overlay = crate::overlay::Overlay::load(&self.overlay_path(path, &plan))?;
+        let overlay = crate::overlay::Overlay::load(&self.overlay_path(path, plan))?;
         for (line, why) in &overlay.skipped {
             eprintln!(
                 "session-doctor: warning: {}: line {line} is not an overlay event ({}); it is ignored",
