@@ -381,6 +381,13 @@ mod tests {
     }
 
     #[test]
+    fn the_adapters_cancel_records_are_aborted() {
+        for t in ["turn aborted: interrupted", "request aborted"] {
+            assert_eq!(c(t).class, Class::Aborted, "{t}");
+        }
+    }
+
+    #[test]
     fn empty_input_is_unknown() {
         let r = c("");
         assert_eq!((r.class, r.retryable, r.message), (Class::Unknown, None, None));

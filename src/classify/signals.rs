@@ -482,6 +482,11 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     r(&["canceled by user"], Class::Aborted),
     r(&["request was cancelled"], Class::Aborted),
     r(&["request was canceled"], Class::Aborted),
+    // The adapters' own words for a user's cancel the agent recorded without an
+    // error text: Codex `event_msg` `turn_aborted` ("turn aborted: interrupted"),
+    // pi `stopReason: "aborted"` ("request aborted").
+    r(&["turn aborted"], Class::Aborted),
+    r(&["request aborted"], Class::Aborted),
     // See: vercel/ai handle-fetch-error.ts ("fetch failed", ECONNRESET, ECONNREFUSED);
     // pi agent-session.ts _isRetryableError ("other side closed", "reset before headers");
     // codex "stream closed before response.completed"; openai-node "Connection error.".
