@@ -105,7 +105,7 @@ struct Kept {
 
 /// What became of one file.
 enum Outcome {
-    Checked(Checked, Option<Kept>),
+    Checked(Checked, Option<Box<Kept>>),
     /// Not a session (found by the walk): a note.
     Skipped(Skipped),
     /// Cannot be read: reported as a failing session, and the exit is 2.
@@ -133,7 +133,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
     let mut failed = !found.errors.is_empty();
     let mut sessions = Vec::new();
     // In step with `sessions`: what the page shows of each.
-    let mut kept: Vec<Option<Kept>> = Vec::new();
+    let mut kept: Vec<Option<Box<Kept>>> = Vec::new();
     let mut skipped = Vec::new();
     for (path, why) in &found.errors {
         let message = format!("{}: {why}", path.display());
@@ -285,7 +285,7 @@ fn check_one(c: &Candidate, read: &ReadArgs, opts: &check::Options, keep: bool) 
         let d = read.diagnose(path, session, &plan, &d_opts)?;
         let problems = check::judge(&d, images, opts);
         let format = d.format;
-        let kept = keep.then(|| Kept { path: path.clone(), diagnosis: d, detected: plan.detected });
+        let kept = keep.then(|| Box::new(Kept { path: path.clone(), diagnosis: d, detected: plan.detected }));
         Ok((format, problems, kept))
     });
     match judged {
