@@ -857,6 +857,8 @@ table.sessions td.count { text-align:right; }
 details.skipped { margin-top:8px; color:var(--muted); font-size:13px; }
 div.session { margin-top:28px; }
 div.session > header.summary { border:1px solid var(--line); border-top-width:6px; border-radius:8px; padding:14px 18px 10px; }
+div.session.healthy > header.summary { border-top-color:var(--good); }
+div.session.stuck > header.summary { border-top-color:var(--bad); }
 div.session > header.summary h2 { font-size:19px; }
 section.check ul.problems { padding-left:0; list-style:none; font-size:14px; }
 section.check ul.problems li { padding:3px 0; }
