@@ -9,7 +9,8 @@ use clap::{Args, ValueEnum};
 use crate::check::walk::{self, Candidate};
 use crate::check::{self, CheckReport, Checked, Skipped};
 use crate::exit::Exit;
-use crate::report::printer::{Github, Human, Json, Junit, Printer};
+use crate::report::html::{CheckSession, Diagnosed};
+use crate::report::printer::{CheckPage, Github, Html, Human, Json, Junit, Printer};
 use crate::report::{self, sanitize};
 
 use super::session_args::{FormatChoice, ReadArgs, parse_format, parse_threads};
@@ -30,6 +31,7 @@ Examples:
   session-doctor check recordings/
   session-doctor check --output-format github recordings/
   session-doctor check --output-format junit recordings/ > session-check.xml
+  session-doctor check --output-format html --out sessions.html recordings/
   session-doctor check --max-images 20 --allow base64.nonstandard fixtures/ evals/run-1.jsonl
   session-doctor check --output-format json recordings/ | jq '.sessions[] | select(.ok | not) | .file'
 
@@ -41,9 +43,15 @@ pub struct CheckArgs {
     /// Session files and folders; folders are walked recursively.
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
-    /// The report's form: human, json, junit or github (workflow annotations).
+    /// The report's form: human, json, junit, github (workflow annotations) or
+    /// html (one self-contained page: a summary table, then a section per
+    /// session as `diagnose --html` shows it, with thumbnails).
     #[arg(long = "output-format", value_name = "FORM", default_value = "human")]
     pub output_format: OutputForm,
+    /// Write the report to FILE (replaced whole, never half-written) instead of
+    /// standard output; any form, human without colour.
+    #[arg(long = "out", value_name = "FILE")]
+    pub out: Option<PathBuf>,
     /// Session format: auto (detect each file's) or one format for every file.
     #[arg(long = "format", value_name = "FORMAT", default_value = "auto", value_parser = parse_format)]
     pub format: FormatChoice,
@@ -77,6 +85,7 @@ pub enum OutputForm {
     Json,
     Junit,
     Github,
+    Html,
 }
 
 fn parse_code(s: &str) -> Result<String, String> {
@@ -86,9 +95,17 @@ fn parse_code(s: &str) -> Result<String, String> {
     }
 }
 
+/// What the html page needs of a session beyond its problems: its diagnosis,
+/// and where to read its attachments' bytes back. Kept only for that form.
+struct Kept {
+    path: PathBuf,
+    diagnosis: crate::diagnose::Diagnosis,
+    detected: bool,
+}
+
 /// What became of one file.
 enum Outcome {
-    Checked(Checked),
+    Checked(Checked, Option<Box<Kept>>),
     /// Not a session (found by the walk): a note.
     Skipped(Skipped),
     /// Cannot be read: reported as a failing session, and the exit is 2.
@@ -110,18 +127,26 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
         threads: if many { Some(1) } else { args.threads },
     };
     let opts = check::Options { max_images: args.max_images, allow: args.allow.clone() };
+    // Only the page shows more than the problems: the other forms keep no diagnosis.
+    let keep = args.output_format == OutputForm::Html;
 
     let mut failed = !found.errors.is_empty();
     let mut sessions = Vec::new();
+    // In step with `sessions`: what the page shows of each.
+    let mut kept: Vec<Option<Box<Kept>>> = Vec::new();
     let mut skipped = Vec::new();
     for (path, why) in &found.errors {
         let message = format!("{}: {why}", path.display());
         eprintln!("session-doctor: {}", sanitize(&message));
         sessions.push(Checked::unreadable(path.display().to_string(), message, &opts.allow));
+        kept.push(None);
     }
-    for outcome in in_parallel(&found.files, args.threads, |c| check_one(c, &read, &opts)) {
+    for outcome in in_parallel(&found.files, args.threads, |c| check_one(c, &read, &opts, keep)) {
         match outcome {
-            Outcome::Checked(c) => sessions.push(c),
+            Outcome::Checked(c, k) => {
+                sessions.push(c);
+                kept.push(k);
+            }
             Outcome::Skipped(s) => {
                 eprintln!("session-doctor: note: skipped {}: {}", sanitize(&s.file), sanitize(&s.reason));
                 skipped.push(s);
@@ -132,6 +157,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
                 }
                 failed = true;
                 sessions.push(c);
+                kept.push(None);
             }
         }
     }
@@ -141,22 +167,67 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
     }
     let report = CheckReport::new(sessions, skipped);
     // The command chooses the printer; the printer only prints.
+    let term = if args.out.is_some() { report::term::Term::PLAIN } else { report::term::current() };
     let printer: Box<dyn Printer<CheckReport>> = match args.output_format {
-        OutputForm::Human => Box::new(Human { term: report::term::current() }),
+        OutputForm::Human => Box::new(Human { term }),
         OutputForm::Json => Box::new(Json),
         OutputForm::Junit => Box::new(Junit),
         OutputForm::Github => Box::new(Github),
+        OutputForm::Html => {
+            // Each session's attachments are read back from its own file.
+            let readers: Vec<_> = kept
+                .iter()
+                .map(|k| {
+                    k.as_ref()
+                        .map(|k| move |a: &crate::model::Attachment| report::html::thumb::read_payload(&k.path, a))
+                })
+                .collect();
+            let shown: Vec<CheckSession<'_>> = report
+                .sessions
+                .iter()
+                .zip(kept.iter().zip(&readers))
+                .map(|(checked, (k, r))| CheckSession {
+                    checked,
+                    diagnosed: k.as_ref().zip(r.as_ref()).map(|(k, r)| Diagnosed {
+                        diagnosis: &k.diagnosis,
+                        detected: k.detected,
+                        payloads: r,
+                    }),
+                })
+                .collect();
+            let page = CheckPage { report: &report, sessions: shown };
+            emit(args.out.as_deref(), |w| Html.print(w, &page))?;
+            return Ok(exit(failed, &report));
+        }
     };
-    let mut out = std::io::stdout().lock();
-    printer.print(&mut out, &report)?;
-    std::io::Write::flush(&mut out)?;
-    Ok(if failed {
+    emit(args.out.as_deref(), |w| printer.print(w, &report))?;
+    Ok(exit(failed, &report))
+}
+
+/// Writes the report to `out` (atomically) or to stdout.
+fn emit(out: Option<&Path>, print: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>) -> anyhow::Result<()> {
+    match out {
+        Some(path) => {
+            crate::atomic::write(path, crate::atomic::Existing::Replace, |w| Ok(print(w)?))?;
+            eprintln!("session-doctor: wrote {}", sanitize(&path.display().to_string()));
+        }
+        None => {
+            let mut out = std::io::stdout().lock();
+            print(&mut out)?;
+            std::io::Write::flush(&mut out)?;
+        }
+    }
+    Ok(())
+}
+
+fn exit(failed: bool, report: &CheckReport) -> Exit {
+    if failed {
         Exit::Failed
     } else if report.ok {
         Exit::Healthy
     } else {
         Exit::Problems
-    })
+    }
 }
 
 /// Runs `f` over `items` on up to `threads` (default: one per core) scoped
@@ -189,7 +260,8 @@ fn without_path(error: &str, path: &Path) -> String {
     rest.split_once("; pass --format").map_or(rest, |(why, _)| why).to_string()
 }
 
-fn check_one(c: &Candidate, read: &ReadArgs, opts: &check::Options) -> Outcome {
+/// Checks one file; `keep`: keep its diagnosis for the page.
+fn check_one(c: &Candidate, read: &ReadArgs, opts: &check::Options, keep: bool) -> Outcome {
     let path = &c.path;
     let file = path.display().to_string();
     let options = read.options();
@@ -211,10 +283,13 @@ fn check_one(c: &Candidate, read: &ReadArgs, opts: &check::Options) -> Outcome {
             read_args: read.repeat(),
         };
         let d = read.diagnose(path, session, &plan, &d_opts)?;
-        Ok((d.format, check::judge(&d, images, opts)))
+        let problems = check::judge(&d, images, opts);
+        let format = d.format;
+        let kept = keep.then(|| Box::new(Kept { path: path.clone(), diagnosis: d, detected: plan.detected }));
+        Ok((format, problems, kept))
     });
     match judged {
-        Ok((format, problems)) => Outcome::Checked(Checked::new(file, Some(format), problems, &opts.allow)),
+        Ok((format, problems, kept)) => Outcome::Checked(Checked::new(file, Some(format), problems, &opts.allow), kept),
         Err(e) => Outcome::Failed(Checked::unreadable(file, format!("{e:#}"), &opts.allow)),
     }
 }

@@ -9,9 +9,11 @@
 
 pub mod thumb;
 
+use std::collections::HashMap;
 use std::io::{self, Write};
 
-use crate::diagnose::{Diagnosis, Source, Suspect};
+use crate::check::{CheckReport, Checked};
+use crate::diagnose::{Diagnosis, Source};
 use crate::media::Verdict;
 use crate::model::{Attachment, Entry, Origin, Role, Severity};
 
@@ -48,6 +50,116 @@ fn agent(format: &str) -> &'static str {
 /// Writes the page for `d`. `detected`: the format was detected, not given.
 pub fn write(out: &mut dyn Write, d: &Diagnosis, detected: bool, payloads: Payloads<'_>) -> io::Result<()> {
     let state = if d.stuck { "stuck" } else { "healthy" };
+    head(out, &format!("{state}: {}", esc(&file_name(&d.file))))?;
+    writeln!(out, "<body class=\"{state}\">")?;
+    let mut budget = Budget::new();
+    let part = Part::new(d, String::new(), 1);
+    header(out, &part, detected)?;
+    writeln!(out, "<main>")?;
+    sections(out, &part, payloads, &mut budget)?;
+    writeln!(out, "</main>")?;
+    footer(out, "the session file was only read")
+}
+
+/// One session of `check`'s page: its result, and its diagnosis when it could be read.
+pub struct CheckSession<'a> {
+    pub checked: &'a Checked,
+    pub diagnosed: Option<Diagnosed<'a>>,
+}
+
+/// A session's diagnosis, whether its format was detected, and where its bytes are.
+pub struct Diagnosed<'a> {
+    pub diagnosis: &'a Diagnosis,
+    pub detected: bool,
+    pub payloads: Payloads<'a>,
+}
+
+/// Writes `check`'s page: a summary table of `sessions` (one row each, linking
+/// to its section), then one section per session made of the diagnose page's
+/// parts. Every id of session `n` (from 1) starts with `s<n>-`, so ids stay
+/// unique across the page and a section's links stay inside it; thumbnails of
+/// all the sessions share one [`PREVIEW_BUDGET`].
+pub fn write_check(out: &mut dyn Write, report: &CheckReport, sessions: &[CheckSession<'_>]) -> io::Result<()> {
+    let failing = sessions.iter().filter(|s| !s.checked.ok).count();
+    let state = if report.ok { "healthy" } else { "stuck" };
+    let title =
+        format!("session-doctor check: {} session{}, {failing} failing", sessions.len(), plural(sessions.len()));
+    head(out, &title)?;
+    writeln!(out, "<body class=\"check {state}\">")?;
+    writeln!(out, "<header class=\"top\" id=\"top\">")?;
+    let (badge, class) = if report.ok { ("OK", "good") } else { ("FAILING", "bad") };
+    writeln!(out, "<h1><span class=\"state {class}\">{badge}</span> {title}</h1>")?;
+    writeln!(
+        out,
+        "<table class=\"sessions\" id=\"sessions\"><thead><tr><th>#</th><th>file</th><th>format</th><th>check</th><th>session</th><th>problems</th></tr></thead><tbody>"
+    )?;
+    for (i, s) in sessions.iter().enumerate() {
+        let c = s.checked;
+        let n = i + 1;
+        let check = if c.ok { "<span class=\"tag good\">ok</span>" } else { "<span class=\"tag bad\">fail</span>" };
+        let session = match &s.diagnosed {
+            Some(d) if d.diagnosis.stuck => "<span class=\"tag bad\">stuck</span>",
+            Some(_) => "<span class=\"tag good\">not stuck</span>",
+            None => "<span class=\"tag bad\">unreadable</span>",
+        };
+        let mut problems = c.problems.len().to_string();
+        if !c.allowed.is_empty() {
+            problems.push_str(&format!(" <span class=\"muted\">(+{} allowed)</span>", c.allowed.len()));
+        }
+        writeln!(
+            out,
+            "<tr class=\"{}\"><td>{n}</td><td><a href=\"#s{n}\"><code>{}</code></a></td><td>{}</td><td>{check}</td><td>{session}</td><td class=\"count\">{problems}</td></tr>",
+            if c.ok { "ok" } else { "fail" },
+            esc(&c.file),
+            esc(c.format.unwrap_or("unreadable")),
+        )?;
+    }
+    writeln!(out, "</tbody></table>")?;
+    if !report.skipped.is_empty() {
+        writeln!(
+            out,
+            "<details class=\"skipped\"><summary>{} file{} skipped</summary><ul>",
+            report.skipped.len(),
+            plural(report.skipped.len())
+        )?;
+        for s in &report.skipped {
+            writeln!(out, "<li><code>{}</code>: {}</li>", esc(&s.file), esc(&s.reason))?;
+        }
+        writeln!(out, "</ul></details>")?;
+    }
+    writeln!(out, "</header>")?;
+    writeln!(out, "<main>")?;
+    let mut budget = Budget::new();
+    for (i, s) in sessions.iter().enumerate() {
+        let n = i + 1;
+        let prefix = format!("s{n}-");
+        match &s.diagnosed {
+            Some(dd) => {
+                let d = dd.diagnosis;
+                let part = Part::new(d, prefix, 2);
+                writeln!(out, "<div class=\"session {}\" id=\"s{n}\">", if d.stuck { "stuck" } else { "healthy" })?;
+                header(out, &part, dd.detected)?;
+                problems(out, s.checked, Some(&part), &part.id("problems"))?;
+                sections(out, &part, dd.payloads, &mut budget)?;
+            }
+            None => {
+                writeln!(out, "<div class=\"session stuck\" id=\"s{n}\">")?;
+                writeln!(out, "<header class=\"summary\" id=\"{prefix}summary\">")?;
+                writeln!(out, "<h2><span class=\"state bad\">UNREADABLE</span></h2>")?;
+                writeln!(out, "<dl class=\"facts\">")?;
+                row(out, "file", &format!("<code>{}</code>", esc(&s.checked.file)))?;
+                writeln!(out, "</dl></header>")?;
+                problems(out, s.checked, None, &format!("{prefix}problems"))?;
+            }
+        }
+        writeln!(out, "<p class=\"back\"><a href=\"#top\">↑ all sessions</a></p></div>")?;
+    }
+    writeln!(out, "</main>")?;
+    footer(out, "the session files were only read")
+}
+
+/// `<!DOCTYPE>` to `</head>`: the policy that forbids any load, and the styles.
+fn head(out: &mut dyn Write, title: &str) -> io::Result<()> {
     writeln!(out, "<!DOCTYPE html>")?;
     writeln!(out, "<html lang=\"en\"><head><meta charset=\"utf-8\">")?;
     writeln!(
@@ -56,35 +168,138 @@ pub fn write(out: &mut dyn Write, d: &Diagnosis, detected: bool, payloads: Paylo
     )?;
     writeln!(out, "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")?;
     writeln!(out, "<meta name=\"generator\" content=\"session-doctor {}\">", env!("CARGO_PKG_VERSION"))?;
-    writeln!(out, "<title>{state}: {} — session-doctor</title>", esc(&file_name(&d.file)))?;
-    writeln!(out, "<style>{CSS}</style></head>")?;
-    writeln!(out, "<body class=\"{state}\">")?;
-    header(out, d, detected)?;
-    writeln!(out, "<main>")?;
-    failure(out, d)?;
-    next(out, d)?;
-    suspects(out, d)?;
-    remarks(out, d)?;
-    timeline(out, d, payloads)?;
-    writeln!(out, "</main>")?;
+    writeln!(out, "<title>{title} — session-doctor</title>")?;
+    writeln!(out, "<style>{CSS}</style></head>")
+}
+
+/// `read`: what the footer says of the session files, e.g. "the session file was only read".
+fn footer(out: &mut dyn Write, read: &str) -> io::Result<()> {
     writeln!(
         out,
-        "<footer>Written by session-doctor {} · the session file was only read · this page loads nothing from the network</footer>",
+        "<footer>Written by session-doctor {} · {read} · this page loads nothing from the network</footer>",
         env!("CARGO_PKG_VERSION")
     )?;
     writeln!(out, "</body></html>")
+}
+
+/// The parts under a session's header, in order.
+fn sections(out: &mut dyn Write, part: &Part<'_>, payloads: Payloads<'_>, budget: &mut Budget) -> io::Result<()> {
+    failure(out, part)?;
+    next(out, part)?;
+    suspects(out, part)?;
+    remarks(out, part)?;
+    timeline(out, part, payloads, budget)
+}
+
+/// One session's part of a page: where its ids go and how its timeline is laid
+/// out. The layout is decided before anything is written, so a link is only
+/// written to an id the page has. On the diagnose page the ids are bare
+/// (`line-3`, `att-L3.1`); on check's they carry the session's prefix (`s2-`).
+struct Part<'d> {
+    d: &'d Diagnosis,
+    prefix: String,
+    /// The level of the session's heading (1 alone on a page, 2 under check's summary).
+    level: u8,
+    rows: Vec<Row>,
+    /// Attachments (indexes into the timeline's) by entry.
+    by_entry: Vec<Vec<usize>>,
+    /// The entry that carries the id of each line shown (the first of that line).
+    lines: HashMap<u64, usize>,
+    /// The attachment that carries each card id (the first with that anchor).
+    cards: HashMap<String, usize>,
+    /// The entry the acceptance boundary is drawn under.
+    boundary: Option<usize>,
+}
+
+/// One row of the timeline: a run of plain entries is folded into one.
+enum Row {
+    Entry(usize),
+    Run(Vec<usize>),
+}
+
+impl<'d> Part<'d> {
+    fn new(d: &'d Diagnosis, prefix: String, level: u8) -> Part<'d> {
+        let h = &d.timeline;
+        let boundary_line = d.boundary.as_ref().map(|b| b.line);
+        let mut by_entry: Vec<Vec<usize>> = vec![Vec::new(); h.entries.len()];
+        for (k, a) in h.attachments.iter().enumerate() {
+            if let Some(v) = by_entry.get_mut(a.entry) {
+                v.push(k);
+            }
+        }
+        let failure_line = d.failure.as_ref().and_then(|f| f.line);
+        let plain = |i: usize, e: &Entry| {
+            by_entry[i].is_empty() && e.error.is_none() && Some(e.line) != boundary_line && Some(e.line) != failure_line
+        };
+        let mut rows: Vec<Row> = Vec::new();
+        for (i, e) in h.entries.iter().enumerate() {
+            if plain(i, e) {
+                if let Some(Row::Run(run)) = rows.last_mut() {
+                    run.push(i);
+                    continue;
+                }
+                rows.push(Row::Run(vec![i]));
+            } else {
+                rows.push(Row::Entry(i));
+            }
+        }
+        let mut lines = HashMap::new();
+        let mut cards = HashMap::new();
+        let mut boundary = None;
+        for r in &rows {
+            let shown: &[usize] = match r {
+                Row::Entry(i) => std::slice::from_ref(i),
+                Row::Run(run) if run.len() <= 2 => run,
+                Row::Run(_) => &[],
+            };
+            for &i in shown {
+                lines.entry(h.entries[i].line).or_insert(i);
+                for &k in &by_entry[i] {
+                    cards.entry(anchor(&h.attachments[k].reference)).or_insert(k);
+                }
+                if matches!(r, Row::Entry(_)) && Some(h.entries[i].line) == boundary_line {
+                    boundary = Some(i);
+                }
+            }
+        }
+        Part { d, prefix, level, rows, by_entry, lines, cards, boundary }
+    }
+
+    /// The page id of `name` in this part.
+    fn id(&self, name: &str) -> String {
+        format!("{}{name}", self.prefix)
+    }
+
+    /// A link to the row of `line`, when the timeline shows that line.
+    fn line_link(&self, line: u64, text: &str) -> String {
+        match self.lines.get(&line) {
+            Some(_) => format!("<a href=\"#{}\">{text}</a>", self.id(&format!("line-{line}"))),
+            None => text.to_string(),
+        }
+    }
+
+    /// A link to the card of `reference` (escaped), when the timeline shows it.
+    fn ref_link(&self, reference: &str) -> String {
+        let a = anchor(reference);
+        match self.cards.get(&a) {
+            Some(_) => format!("<a class=\"ref\" href=\"#{}\">{}</a>", self.id(&a), esc(reference)),
+            None => format!("<span class=\"ref\">{}</span>", esc(reference)),
+        }
+    }
 }
 
 fn file_name(path: &str) -> String {
     std::path::Path::new(path).file_name().map_or_else(|| path.to_string(), |n| n.to_string_lossy().into_owned())
 }
 
-fn header(out: &mut dyn Write, d: &Diagnosis, detected: bool) -> io::Result<()> {
+fn header(out: &mut dyn Write, part: &Part<'_>, detected: bool) -> io::Result<()> {
+    let d = part.d;
     let (badge, class) = if d.stuck { ("STUCK", "bad") } else { ("NOT STUCK", "good") };
-    writeln!(out, "<header id=\"summary\">")?;
+    let h = part.level;
+    writeln!(out, "<header class=\"summary\" id=\"{}\">", part.id("summary"))?;
     writeln!(
         out,
-        "<h1><span class=\"state {class}\">{badge}</span> <span class=\"verdict\">{}</span></h1>",
+        "<h{h}><span class=\"state {class}\">{badge}</span> <span class=\"verdict\">{}</span></h{h}>",
         esc(&d.verdict)
     )?;
     writeln!(out, "<dl class=\"facts\">")?;
@@ -102,12 +317,52 @@ fn row(out: &mut dyn Write, name: &str, html: &str) -> io::Result<()> {
     writeln!(out, "<dt>{name}</dt><dd>{html}</dd>")
 }
 
-fn failure(out: &mut dyn Write, d: &Diagnosis) -> io::Result<()> {
+/// `check`'s coded problems of one session (and those `--allow` accepts).
+fn problems(out: &mut dyn Write, c: &Checked, part: Option<&Part<'_>>, id: &str) -> io::Result<()> {
+    writeln!(out, "<section id=\"{id}\" class=\"check\"><h2>Check</h2>")?;
+    if c.problems.is_empty() && c.allowed.is_empty() {
+        writeln!(
+            out,
+            "<p><span class=\"tag good\">ok</span> no problem: every request would be accepted.</p></section>"
+        )?;
+        return Ok(());
+    }
+    writeln!(out, "<ul class=\"problems\">")?;
+    let all = c.problems.iter().map(|p| (p, false)).chain(c.allowed.iter().map(|p| (p, true)));
+    for (p, allowed) in all {
+        let (class, label) = match (allowed, p.severity) {
+            (true, _) => ("allowed", "allowed"),
+            (false, Severity::Error) => ("invalid", "error"),
+            (false, Severity::Warning) => ("warn", "warning"),
+            (false, Severity::Info) => ("info", "info"),
+        };
+        let mut at = Vec::new();
+        if let Some(l) = p.line {
+            let text = format!("line {l}");
+            at.push(part.map_or(text.clone(), |part| part.line_link(l, &text)));
+        }
+        if let Some(r) = &p.reference {
+            at.push(part.map_or_else(|| format!("<span class=\"ref\">{}</span>", esc(r)), |part| part.ref_link(r)));
+        }
+        let at = if at.is_empty() { String::new() } else { format!(" {}:", at.join(", ")) };
+        writeln!(
+            out,
+            "<li class=\"{class}\"><span class=\"v {class}\">{label}</span> <code>{}</code>{at} {}</li>",
+            esc(&p.code),
+            esc(&p.message)
+        )?;
+    }
+    writeln!(out, "</ul></section>")
+}
+
+fn failure(out: &mut dyn Write, part: &Part<'_>) -> io::Result<()> {
+    let d = part.d;
+    let id = part.id("failure");
     let Some(f) = &d.failure else {
-        return writeln!(out, "<section id=\"failure\"><h2>Failure</h2><p>None recorded.</p></section>");
+        return writeln!(out, "<section id=\"{id}\"><h2>Failure</h2><p>None recorded.</p></section>");
     };
     let c = &f.classification;
-    writeln!(out, "<section id=\"failure\"><h2>Failure</h2><dl class=\"facts\">")?;
+    writeln!(out, "<section id=\"{id}\"><h2>Failure</h2><dl class=\"facts\">")?;
     let retry = match c.retryable {
         Some(true) => "<span class=\"tag good\">retryable</span> a retry can work",
         Some(false) => "<span class=\"tag bad\">not retryable</span> every retry fails the same way",
@@ -115,7 +370,7 @@ fn failure(out: &mut dyn Write, d: &Diagnosis) -> io::Result<()> {
     };
     row(out, "class", &format!("<code class=\"class\">{}</code> {retry}", esc(&c.class.to_string())))?;
     let whence = match (f.source, f.line) {
-        (Source::Recorded, Some(l)) => format!("recorded at <a href=\"#line-{l}\">line {l}</a>"),
+        (Source::Recorded, Some(l)) => format!("recorded at {}", part.line_link(l, &format!("line {l}"))),
         (Source::Recorded, None) => "recorded".into(),
         (Source::Given, _) => "given on the command line".into(),
         (Source::Predicted, _) => "predicted: no error is recorded, the history alone says so".into(),
@@ -146,32 +401,33 @@ fn failure(out: &mut dyn Write, d: &Diagnosis) -> io::Result<()> {
     writeln!(out, "</dl></section>")
 }
 
-fn next(out: &mut dyn Write, d: &Diagnosis) -> io::Result<()> {
+fn next(out: &mut dyn Write, part: &Part<'_>) -> io::Result<()> {
+    let d = part.d;
     if d.next.is_empty() {
         return Ok(());
     }
-    writeln!(out, "<section id=\"next\"><h2>Next</h2><ol class=\"commands\">")?;
+    writeln!(out, "<section id=\"{}\"><h2>Next</h2><ol class=\"commands\">", part.id("next"))?;
     for c in &d.next {
         writeln!(out, "<li><code>{}</code></li>", esc(c))?;
     }
     writeln!(out, "</ol></section>")
 }
 
-fn suspects(out: &mut dyn Write, d: &Diagnosis) -> io::Result<()> {
+fn suspects(out: &mut dyn Write, part: &Part<'_>) -> io::Result<()> {
+    let d = part.d;
     if d.suspects.is_empty() {
         return Ok(());
     }
     let n = d.suspects.len();
-    writeln!(out, "<section id=\"suspects\"><h2>{n} suspect{}</h2><ul class=\"suspects\">", plural(n))?;
+    writeln!(out, "<section id=\"{}\"><h2>{n} suspect{}</h2><ul class=\"suspects\">", part.id("suspects"), plural(n))?;
     for s in &d.suspects {
         let a = &s.attachment;
         let (class, mark) = if s.prime { ("suspect prime", "prime suspect") } else { ("suspect", "suspect") };
         writeln!(
             out,
-            "<li class=\"{class}\"><span class=\"badge {}\">{mark}</span> <a class=\"ref\" href=\"#{}\">{}</a> <span class=\"name\">{}</span> <span class=\"v {}\">{}</span><br><span class=\"why\">{}</span></li>",
+            "<li class=\"{class}\"><span class=\"badge {}\">{mark}</span> {} <span class=\"name\">{}</span> <span class=\"v {}\">{}</span><br><span class=\"why\">{}</span></li>",
             if s.prime { "prime" } else { "suspect" },
-            anchor(&a.reference),
-            esc(&a.reference),
+            part.ref_link(&a.reference),
             esc(&display_name(a)),
             verdict_class(a.verdict),
             verdict(a.verdict),
@@ -181,15 +437,15 @@ fn suspects(out: &mut dyn Write, d: &Diagnosis) -> io::Result<()> {
     writeln!(out, "</ul></section>")
 }
 
-fn remarks(out: &mut dyn Write, d: &Diagnosis) -> io::Result<()> {
+fn remarks(out: &mut dyn Write, part: &Part<'_>) -> io::Result<()> {
+    let d = part.d;
     let damaged: Vec<_> = d.findings.iter().filter(|f| f.severity >= Severity::Warning).collect();
     if d.excluded.is_empty() && d.limits.is_empty() && d.notes.is_empty() && damaged.is_empty() {
         return Ok(());
     }
-    writeln!(out, "<section id=\"notes\"><h2>Notes</h2><ul class=\"notes\">")?;
+    writeln!(out, "<section id=\"{}\"><h2>Notes</h2><ul class=\"notes\">", part.id("notes"))?;
     if !d.excluded.is_empty() {
-        let refs: Vec<String> =
-            d.excluded.iter().map(|r| format!("<a class=\"ref\" href=\"#{}\">{}</a>", anchor(r), esc(r))).collect();
+        let refs: Vec<String> = d.excluded.iter().map(|r| part.ref_link(r)).collect();
         writeln!(out, "<li>excluded by the overlay: {}</li>", refs.join(", "))?;
     }
     for p in &d.limits {
@@ -211,52 +467,28 @@ fn remarks(out: &mut dyn Write, d: &Diagnosis) -> io::Result<()> {
 }
 
 /// What previews may still add to the page, and the previews made so far by
-/// sha256 (sessions re-send the same image often: it is decoded once).
+/// sha256 (sessions re-send the same image often: it is decoded once). One
+/// budget serves a whole page, however many sessions it shows.
 struct Budget {
     left: usize,
-    seen: std::collections::HashMap<String, Preview>,
+    seen: HashMap<String, Preview>,
 }
 
-/// One row of the timeline: a run of plain entries is folded into one.
-enum Row {
-    Entry(usize),
-    Run(Vec<usize>),
+impl Budget {
+    fn new() -> Budget {
+        Budget { left: PREVIEW_BUDGET, seen: HashMap::new() }
+    }
 }
 
-fn timeline(out: &mut dyn Write, d: &Diagnosis, payloads: Payloads<'_>) -> io::Result<()> {
+fn timeline(out: &mut dyn Write, part: &Part<'_>, payloads: Payloads<'_>, budget: &mut Budget) -> io::Result<()> {
+    let d = part.d;
     let h = &d.timeline;
     let last_accepted = h.entries.iter().rposition(|e| e.accepted);
-    let boundary = d.boundary.as_ref().map(|b| b.line);
-    let mut by_entry: Vec<Vec<&Attachment>> = vec![Vec::new(); h.entries.len()];
-    for a in &h.attachments {
-        if let Some(v) = by_entry.get_mut(a.entry) {
-            v.push(a);
-        }
-    }
-    let failure_line = d.failure.as_ref().and_then(|f| f.line);
-    let plain = |i: usize, e: &Entry| {
-        by_entry[i].is_empty() && e.error.is_none() && Some(e.line) != boundary && Some(e.line) != failure_line
-    };
-    let mut rows: Vec<Row> = Vec::new();
-    for (i, e) in h.entries.iter().enumerate() {
-        if plain(i, e) {
-            if let Some(Row::Run(run)) = rows.last_mut() {
-                run.push(i);
-                continue;
-            }
-            rows.push(Row::Run(vec![i]));
-        } else {
-            rows.push(Row::Entry(i));
-        }
-    }
-
-    writeln!(out, "<section id=\"timeline\"><h2>History as the provider sees it</h2>")?;
+    writeln!(out, "<section id=\"{}\"><h2>History as the provider sees it</h2>", part.id("timeline"))?;
     if h.entries.is_empty() {
         writeln!(out, "<p>No provider-visible entries.</p>")?;
     }
     writeln!(out, "<ol class=\"timeline\">")?;
-    let mut budget = Budget { left: PREVIEW_BUDGET, seen: std::collections::HashMap::new() };
-    let suspect = |a: &Attachment| d.suspects.iter().find(|s| s.attachment.reference == a.reference);
     let status = |idx: usize| -> (&'static str, &'static str) {
         let e = &h.entries[idx];
         if e.error.is_some() {
@@ -269,11 +501,11 @@ fn timeline(out: &mut dyn Write, d: &Diagnosis, payloads: Payloads<'_>) -> io::R
             ("not accepted yet", "warn")
         }
     };
-    for r in rows {
+    for r in &part.rows {
         match r {
             Row::Run(run) if run.len() <= 2 => {
-                for i in run {
-                    entry_row(out, &h.entries[i], status(i), &[], &suspect, payloads, &mut budget)?;
+                for &i in run {
+                    entry_row(out, part, i, status(i), payloads, budget)?;
                 }
             }
             Row::Run(run) => {
@@ -295,14 +527,15 @@ fn timeline(out: &mut dyn Write, d: &Diagnosis, payloads: Payloads<'_>) -> io::R
                     what.join(", ")
                 )?;
             }
-            Row::Entry(i) => {
+            &Row::Entry(i) => {
                 let e = &h.entries[i];
-                entry_row(out, e, status(i), &by_entry[i], &suspect, payloads, &mut budget)?;
-                if Some(e.line) == boundary {
+                entry_row(out, part, i, status(i), payloads, budget)?;
+                if part.boundary == Some(i) {
                     let model = d.boundary.as_ref().and_then(|b| b.model.as_deref()).or(d.model.as_deref());
                     writeln!(
                         out,
-                        "<li class=\"boundary\" id=\"boundary\"><span>acceptance boundary: {} accepted everything above (line {}); below, it has not</span></li>",
+                        "<li class=\"boundary\" id=\"{}\"><span>acceptance boundary: {} accepted everything above (line {}); below, it has not</span></li>",
+                        part.id("boundary"),
                         model.map_or("the model".into(), esc),
                         e.line
                     )?;
@@ -322,18 +555,25 @@ fn role(r: Role) -> &'static str {
     }
 }
 
-fn entry_row<'d>(
+fn entry_row(
     out: &mut dyn Write,
-    e: &Entry,
+    part: &Part<'_>,
+    i: usize,
     (st, cls): (&str, &str),
-    atts: &[&Attachment],
-    suspect: &dyn Fn(&Attachment) -> Option<&'d Suspect>,
     payloads: Payloads<'_>,
     budget: &mut Budget,
 ) -> io::Result<()> {
+    let h = &part.d.timeline;
+    let e = &h.entries[i];
     let r = role(e.role);
     let failed = if e.error.is_some() { " failed" } else { "" };
-    writeln!(out, "<li class=\"entry role-{r}{failed}\" id=\"line-{}\"><div class=\"row\">", e.line)?;
+    // Entries that share a line: the first carries the line's id.
+    let id = if part.lines.get(&e.line) == Some(&i) {
+        format!(" id=\"{}\"", part.id(&format!("line-{}", e.line)))
+    } else {
+        String::new()
+    };
+    writeln!(out, "<li class=\"entry role-{r}{failed}\"{id}><div class=\"row\">")?;
     write!(out, "<span class=\"lines\">line {}</span> <span class=\"role\">{r}</span>", e.line)?;
     if let Some(m) = &e.model {
         write!(out, " <span class=\"model\">{}</span>", esc(m))?;
@@ -343,23 +583,20 @@ fn entry_row<'d>(
         let status = err.status.map_or(String::new(), |s| format!("HTTP {s}: "));
         writeln!(out, "<pre class=\"message\">{status}{}</pre>", esc(&clip(&err.text, 2000)))?;
     }
+    let atts = &part.by_entry[i];
     if !atts.is_empty() {
         writeln!(out, "<div class=\"cards\">")?;
-        for a in atts {
-            card(out, a, suspect(a), payloads, budget)?;
+        for &k in atts {
+            card(out, part, k, payloads, budget)?;
         }
         writeln!(out, "</div>")?;
     }
     writeln!(out, "</li>")
 }
 
-fn card(
-    out: &mut dyn Write,
-    a: &Attachment,
-    s: Option<&Suspect>,
-    payloads: Payloads<'_>,
-    budget: &mut Budget,
-) -> io::Result<()> {
+fn card(out: &mut dyn Write, part: &Part<'_>, k: usize, payloads: Payloads<'_>, budget: &mut Budget) -> io::Result<()> {
+    let a = &part.d.timeline.attachments[k];
+    let s = part.d.suspects.iter().find(|s| s.attachment.reference == a.reference);
     let mut classes = vec!["card".to_string(), format!("v-{}", verdict_class(a.verdict))];
     if let Some(s) = s {
         classes.push("suspect".into());
@@ -370,7 +607,9 @@ fn card(
     if a.excluded {
         classes.push("excluded".into());
     }
-    writeln!(out, "<article class=\"{}\" id=\"{}\">", classes.join(" "), anchor(&a.reference))?;
+    let name = anchor(&a.reference);
+    let id = if part.cards.get(&name) == Some(&k) { format!(" id=\"{}\"", part.id(&name)) } else { String::new() };
+    writeln!(out, "<article class=\"{}\"{id}>", classes.join(" "))?;
     let left_out = || Preview::None { why: "preview left out to keep the page small".into() };
     let cached = a.sha256.as_ref().and_then(|h| budget.seen.get(h)).cloned();
     let preview = match cached {
@@ -542,8 +781,8 @@ const CSS: &str = r#"
   --bad:#b42318; --bad-bg:#fdecea; --good:#067647; --good-bg:#e7f6ec; --warn:#935f00; --warn-bg:#fff4d6; --accent:#3b5bdb; }
 * { box-sizing: border-box; }
 body { margin:0; font:15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color:var(--fg); background:var(--bg); }
-header#summary { padding:20px 32px 14px; background:var(--card); border-bottom:1px solid var(--line); border-top:6px solid var(--good); }
-body.stuck header#summary { border-top-color:var(--bad); }
+header.summary, header.top { padding:20px 32px 14px; background:var(--card); border-bottom:1px solid var(--line); border-top:6px solid var(--good); }
+.stuck > header.summary, .stuck > header.top { border-top-color:var(--bad); }
 h1 { font-size:22px; margin:0 0 10px; line-height:1.35; font-weight:600; }
 h2 { font-size:17px; margin:0 0 10px; }
 h3 { margin:0; font-size:15px; }
@@ -611,6 +850,20 @@ figure.doc, figure.bytes, figure.none { background:#fafbfc; align-items:stretch;
 figure.doc blockquote { margin:0; font-size:12px; color:var(--fg); max-height:9em; overflow:hidden; font-family:Georgia, serif; }
 figure.bytes pre { font-size:11px; max-height:10em; overflow:hidden; color:#333; }
 figure.none p { margin:0; font-size:12px; color:var(--bad); overflow-wrap:anywhere; }
+table.sessions { border-collapse:collapse; margin:6px 0 4px; font-size:14px; }
+table.sessions th { text-align:left; color:var(--muted); font-weight:600; border-bottom:2px solid var(--line); padding:4px 14px 4px 0; }
+table.sessions td { border-bottom:1px solid var(--line); padding:4px 14px 4px 0; overflow-wrap:anywhere; }
+table.sessions td.count { text-align:right; }
+details.skipped { margin-top:8px; color:var(--muted); font-size:13px; }
+div.session { margin-top:28px; }
+div.session > header.summary { border:1px solid var(--line); border-top-width:6px; border-radius:8px; padding:14px 18px 10px; }
+div.session.healthy > header.summary { border-top-color:var(--good); }
+div.session.stuck > header.summary { border-top-color:var(--bad); }
+div.session > header.summary h2 { font-size:19px; }
+section.check ul.problems { padding-left:0; list-style:none; font-size:14px; }
+section.check ul.problems li { padding:3px 0; }
+.v.allowed { background:#e9ecef; color:#495057; }
+p.back { margin:8px 0 0; font-size:13px; }
 footer { padding:10px 32px 24px; color:var(--muted); font-size:12px; }
 @media print { body { background:#fff; } section, article.card { break-inside:avoid; } }
 "#;

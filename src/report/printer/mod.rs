@@ -5,9 +5,11 @@
 //! - [`human::Human`]: what a person reads (tables and prose fitted to the terminal);
 //! - [`json::Json`]: the stable `--json` schemas (any serializable result);
 //! - [`junit::Junit`]: a JUnit XML report of `check` for CI test views;
-//! - [`github::Github`]: GitHub Actions workflow commands (`::error file=…`) of `check`.
+//! - [`github::Github`]: GitHub Actions workflow commands (`::error file=…`) of `check`;
+//! - [`html::Html`]: `check`'s self-contained HTML page, a section per session.
 
 pub mod github;
+pub mod html;
 pub mod human;
 pub mod json;
 pub mod junit;
@@ -20,6 +22,7 @@ pub trait Printer<R: ?Sized> {
 }
 
 pub use github::Github;
+pub use html::{CheckPage, Html};
 pub use human::Human;
 pub use json::Json;
 pub use junit::Junit;
