@@ -6,12 +6,12 @@
 //! Seeds are written by `SEED=1 cargo test --test fuzz_corpus write_seeds -- --ignored`.
 
 mod common;
+// `crate::wrap`, as `targets.rs` names it (the fuzz crate has it at its root).
+use common::wrap;
 #[path = "common/media_corpus.rs"]
 mod media_corpus;
 #[path = "../fuzz/src/targets.rs"]
 mod targets;
-#[path = "common/wrap.rs"]
-mod wrap;
 
 use std::path::{Path, PathBuf};
 
@@ -26,10 +26,8 @@ fn files(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
         .map(|rd| rd.flatten().map(|e| e.path()).filter(|p| p.is_file()).collect::<Vec<_>>())
         .unwrap_or_default()
         .into_iter()
-        .map(|p| {
-            let b = std::fs::read(&p).expect("corpus file");
-            (p, b)
-        })
+        // A file a running fuzzer just replaced is skipped, not an error.
+        .filter_map(|p| std::fs::read(&p).ok().map(|b| (p, b)))
         .collect();
     v.sort();
     v

@@ -23,8 +23,11 @@ use session_doctor::rewrite::{self, Rewrite, copy, splice};
 
 use crate::wrap;
 
-/// Every target, by the name of its corpus folder.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+/// One target: the name of its corpus folder and its body.
+pub type Target = (&'static str, fn(&[u8]));
+
+/// Every target.
+pub const TARGETS: &[Target] = &[
     ("reader", reader),
     ("media", media),
     ("payload", payload),
