@@ -240,3 +240,15 @@ fn write_seeds() {
         }
     }
 }
+
+/// Found by the `classify` target: a multibyte character 40 bytes before
+/// "N > M" made the limit extraction slice inside it and panic.
+#[test]
+fn regression_classify_multibyte_before_a_comparison() {
+    use session_doctor::classify::{Class, Hint, classify};
+    let text = format!("prompt is too long: {} > 30", "€".repeat(20));
+    let c = classify(&text, &Hint::default());
+    assert_eq!(c.class, Class::ContextOverflow);
+    let c = classify(&format!("prompt is too long: 31 {} > 30", "é".repeat(15)), &Hint::default());
+    assert_eq!(c.limit, Some(30));
+}
