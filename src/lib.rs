@@ -9,6 +9,7 @@ pub mod check;
 pub mod classify;
 pub mod cli;
 pub mod codes;
+pub mod contain;
 pub mod diagnose;
 pub mod discover;
 pub mod exit;

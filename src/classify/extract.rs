@@ -17,8 +17,10 @@ fn comparison(hay: &str) -> Option<u64> {
     let mut from = 0;
     while let Some(i) = hay[from..].find(" > ") {
         let at = from + i;
-        let before = &hay[at.saturating_sub(40)..at];
-        if before.bytes().any(|b| b.is_ascii_digit())
+        // Bytes, not a `str` slice: 40 bytes back may fall inside a multibyte
+        // character (found by fuzzing: "…m\u{e1}ximum … 202609 tokens > 200000" panicked).
+        let before = &hay.as_bytes()[at.saturating_sub(40)..at];
+        if before.iter().any(u8::is_ascii_digit)
             && let Some(n) = leading_number(&hay[at + 3..])
         {
             return Some(n);

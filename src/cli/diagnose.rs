@@ -89,7 +89,21 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
     };
     let mut inputs = super::input::Inputs::default();
     let path = inputs.path(&file)?;
-    let (mut session, plan) = args.read.read(&path)?;
+    let (mut session, plan) = match args.read.read(&path) {
+        Ok(read) => read,
+        // `--json` always answers with JSON, even when the session cannot be read
+        // at all (a one-document session cut short is not JSON): the fields of
+        // the schema, `stuck` unknown (null), and the reason in `error`. Exit 2.
+        Err(e) if args.json => {
+            let message = report::sanitize(&format!("{e:#}"));
+            eprintln!("session-doctor: {message}");
+            let v = serde_json::json!({"file": file.display().to_string(), "format": null, "stuck": null,
+                "failure": null, "suspects": [], "excluded": [], "next": [], "error": message});
+            writeln!(std::io::stdout().lock(), "{v:#}")?;
+            return Ok(Exit::Failed);
+        }
+        Err(e) => return Err(e),
+    };
     if file == std::path::Path::new("-") {
         session.file = super::input::STDIN_NAME.to_string();
     }

@@ -110,7 +110,7 @@ impl Inspection {
             self.push(Verdict::Warn, codes.0, message);
             return None;
         }
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(decode)) {
+        match crate::contain::contain(decode) {
             Ok(Ok(t)) => Some(t),
             Ok(Err(e)) => {
                 self.invalid(codes.1, format!("the {format} image data does not decode ({e}): it is corrupt"));

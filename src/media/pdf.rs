@@ -31,8 +31,7 @@ pub(crate) fn check(bytes: &[u8], depth: Depth, ins: &mut Inspection) {
         return;
     }
     let opts = LoadOptions { strict: true, max_decompressed_size: Some(LOAD_STREAM_CAP), ..LoadOptions::default() };
-    let loaded =
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| Document::load_mem_with_options(bytes, opts)));
+    let loaded = crate::contain::contain(|| Document::load_mem_with_options(bytes, opts));
     let doc = match loaded {
         Ok(Ok(doc)) => doc,
         Ok(Err(e)) => {
@@ -286,7 +285,7 @@ fn walk_pages(doc: &Document) -> Result<Pages, String> {
 const DECODABLE: [&[u8]; 5] = [b"FlateDecode", b"LZWDecode", b"ASCII85Decode", b"ASCIIHexDecode", b"RunLengthDecode"];
 
 fn deep(doc: &Document, pages: &[ObjectId], ins: &mut Inspection) {
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| deep_inner(doc, pages)));
+    let result = crate::contain::contain(|| deep_inner(doc, pages));
     match result {
         Ok(problems) => {
             for (sev, code, msg) in problems {

@@ -97,7 +97,7 @@ fn image_preview(a: &Attachment, bytes: &[u8], mime: &str) -> Preview {
             why: format!("too large to preview: {w}×{h} px is over {} megapixels", MAX_PIXELS / 1_000_000),
         };
     }
-    let decoded = std::panic::catch_unwind(|| decode(bytes, mime));
+    let decoded = crate::contain::contain(|| decode(bytes, mime));
     let (img, broken) = match decoded {
         // Some decoders fill in what a cut file lacks: the validation's damage still marks it.
         Ok(Ok(img)) => {
@@ -149,7 +149,7 @@ fn partial_png(bytes: &[u8], mime: &str) -> Option<(RgbaImage, String)> {
     if mime != "image/png" {
         return None;
     }
-    std::panic::catch_unwind(|| {
+    crate::contain::contain(|| {
         let mut dec = png::Decoder::new(Cursor::new(bytes));
         dec.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
         dec.set_limits(png::Limits { bytes: MAX_ALLOC as usize });
@@ -267,7 +267,7 @@ fn pdf_preview(a: &Attachment, bytes: &[u8]) -> Preview {
     if let Some(p) = a.problems.iter().find(|p| p.severity == Verdict::Invalid && p.code.starts_with("pdf.")) {
         return Preview::None { why: format!("does not open: {}", p.message) };
     }
-    let opened = std::panic::catch_unwind(|| {
+    let opened = crate::contain::contain(|| {
         let opts =
             lopdf::LoadOptions { strict: true, max_decompressed_size: Some(16 << 20), ..lopdf::LoadOptions::default() };
         let doc = lopdf::Document::load_mem_with_options(bytes, opts).map_err(|e| e.to_string())?;

@@ -1,0 +1,5 @@
+//! The fuzz targets' bodies live in `targets.rs`, shared with `tests/fuzz_corpus.rs`
+//! (which replays every committed corpus file in `cargo test`).
+pub mod targets;
+#[path = "../../tests/common/wrap.rs"]
+pub mod wrap;

@@ -1,0 +1,192 @@
+//! Bounds on every command, not only `scan`: a line of tens of MB (memory
+//! follows the line, not the file), 200000-deep nesting (a finding, never a
+//! stack overflow), hundreds of thousands of tiny lines, and media that hits a
+//! decode limit (a finding for that attachment; the run goes on).
+
+mod common;
+#[path = "common/media_corpus.rs"]
+mod media_corpus;
+
+use std::path::Path;
+use std::process::{Output, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{b64, bin, wrap};
+
+fn judge(what: &str, out: &Output) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(matches!(out.status.code(), Some(0..=2)), "{what}: ended with {:?}; stderr:\n{stderr}", out.status);
+    assert!(!stderr.contains("panicked"), "{what}: a panic; stderr:\n{stderr}");
+}
+
+/// Runs every command on `file` (outputs into `scratch`); returns `scan --json`
+/// and `diagnose --json`, and how long the slowest command took.
+fn every_command(file: &Path, scratch: &Path) -> (serde_json::Value, serde_json::Value, Duration) {
+    let f = file.to_str().unwrap();
+    let ov = scratch.join("o.doctor");
+    let ov = ov.to_str().unwrap();
+    let out_dir = scratch.join("repaired");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let preview = scratch.join("p.json");
+    let html = scratch.join("p.html");
+    let mut slowest = Duration::ZERO;
+    let mut json = Vec::new();
+    for args in [
+        vec!["scan", "--json", f],
+        vec!["diagnose", "--json", "--overlay", ov, f],
+        vec!["diagnose", "--overlay", ov, "--html", html.to_str().unwrap(), f],
+        vec!["exclude", "--overlay", ov, "--suspects", f],
+        vec!["preview", "--overlay", ov, "--out", preview.to_str().unwrap(), f],
+        vec!["repair", "--overlay", ov, "--out", out_dir.to_str().unwrap(), f],
+        vec!["check", f],
+    ] {
+        let t = Instant::now();
+        let out = bin().args(&args).stdin(Stdio::null()).output().unwrap();
+        slowest = slowest.max(t.elapsed());
+        judge(&args.join(" "), &out);
+        // `diagnose --json` answers with JSON whatever the input; `scan --json` may
+        // refuse a file that is not a session at all (exit 2, the reason on stderr).
+        if args.contains(&"--json") {
+            let v = serde_json::from_slice(&out.stdout);
+            if args[0] == "scan" && out.status.code() == Some(2) {
+                json.push(serde_json::Value::Null);
+                continue;
+            }
+            json.push(v.unwrap_or_else(|e| {
+                panic!("{}: no JSON ({e}); stderr: {}", args.join(" "), String::from_utf8_lossy(&out.stderr))
+            }));
+        }
+    }
+    let d = json.pop().unwrap();
+    (json.pop().unwrap(), d, slowest)
+}
+
+fn nested(depth: usize) -> String {
+    "[".repeat(depth) + &"]".repeat(depth)
+}
+
+#[test]
+fn deep_nesting_is_a_finding_in_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = b64(&media_corpus::png(4, 4));
+    let good = wrap::session("claude-code", &[wrap::Item { base64: &png, mime: "image/png" }]);
+    let deep = nested(200_000);
+    let inside = format!(
+        r#"{{"type":"user","uuid":"u9","parentUuid":"u0","sessionId":"s","message":{{"role":"user","content":[{{"type":"text","text":"x","extra":{deep}}}]}}}}"#
+    );
+    let cases = [
+        ("whole-line.jsonl", format!("{good}{deep}\n")),
+        ("in-a-record.jsonl", format!("{good}{inside}\n")),
+        ("document.json", format!("{{\"messages\":{deep}}}")),
+        ("objects.jsonl", format!("{good}{}{}\n", "{\"a\":".repeat(200_000), "}".repeat(200_000))),
+    ];
+    for (name, text) in cases {
+        let file = dir.path().join(name);
+        std::fs::write(&file, &text).unwrap();
+        let scratch = dir.path().join(format!("{name}.out"));
+        std::fs::create_dir(&scratch).unwrap();
+        let (scan, diagnosed, _) = every_command(&file, &scratch);
+        assert!(diagnosed.get("stuck").is_some(), "{name}: {diagnosed}");
+        if name.ends_with(".jsonl") {
+            let findings = scan["findings"].as_array().unwrap();
+            assert!(findings.iter().any(|f| f["line"] == 2), "{name}: the deep line is a finding: {scan}");
+        }
+    }
+}
+
+#[test]
+fn hundreds_of_thousands_of_tiny_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = b64(&media_corpus::png(4, 4));
+    let mut text = wrap::session("codex", &[wrap::Item { base64: &png, mime: "image/png" }]);
+    let tiny = r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count"}}"#;
+    for _ in 0..200_000 {
+        text.push_str(tiny);
+        text.push('\n');
+    }
+    let file = dir.path().join("tiny.jsonl");
+    std::fs::write(&file, &text).unwrap();
+    let (scan, d, slowest) = every_command(&file, dir.path());
+    assert_eq!(scan["lines"].as_u64(), Some(text.lines().count() as u64));
+    assert!(d.get("stuck").is_some());
+    assert!(slowest < Duration::from_secs(20), "a command took {slowest:?}");
+}
+
+/// The peak resident memory of a child, polled from /proc while it runs.
+fn peak_rss_kb(args: &[&str]) -> (Output, u64) {
+    let child = bin().args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let status = format!("/proc/{}/status", child.id());
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let poll = s.spawn(|| {
+            let mut peak = 0u64;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                if let Ok(t) = std::fs::read_to_string(&status)
+                    && let Some(kb) = t.lines().find_map(|l| l.strip_prefix("VmHWM:"))
+                {
+                    peak = peak.max(kb.trim().trim_end_matches(" kB").trim().parse().unwrap_or(0));
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            peak
+        });
+        let out = child.wait_with_output().unwrap();
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        (out, poll.join().unwrap())
+    })
+}
+
+/// A session of `lines` tool results of `line_bytes` of base64 each (Claude Code).
+fn big_session(dir: &Path, lines: usize, line_bytes: usize) -> std::path::PathBuf {
+    let mut blob = media_corpus::png(8, 8);
+    let mut x = 1u32;
+    blob.extend((0..line_bytes * 3 / 4).map(|_| {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        (x >> 16) as u8
+    }));
+    let blob = b64(&blob);
+    let items: Vec<wrap::Item<'_>> = (0..lines).map(|_| wrap::Item { base64: &blob, mime: "image/png" }).collect();
+    let file = dir.join(format!("big-{lines}.jsonl"));
+    std::fs::write(&file, wrap::session("claude-code", &items)).unwrap();
+    file
+}
+
+/// Peak RSS (kB) of each command on `file`.
+fn peaks(file: &Path, scratch: &Path) -> Vec<(String, u64)> {
+    let f = file.to_str().unwrap();
+    let out_dir = scratch.join("out");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let preview = scratch.join("p.json");
+    let ov = scratch.join("o.doctor");
+    let ov = ov.to_str().unwrap();
+    let mut v = Vec::new();
+    for args in [
+        vec!["scan", "-j", "1", f],
+        vec!["diagnose", "-j", "1", "--json", "--overlay", ov, f],
+        vec!["preview", "-j", "1", "--overlay", ov, "--out", preview.to_str().unwrap(), f],
+        vec!["repair", "-j", "1", "--overlay", ov, "--out", out_dir.to_str().unwrap(), f],
+        vec!["check", "-j", "1", f],
+    ] {
+        let (out, peak) = peak_rss_kb(&args);
+        judge(&args.join(" "), &out);
+        v.push((args[0].to_string(), peak));
+    }
+    v
+}
+
+#[test]
+fn memory_follows_the_line_not_the_file() {
+    // Lines of 3 MB of base64: a 12 MB file and a 48 MB one. Memory may be a
+    // multiple of the line (it is parsed, decoded, re-encoded), but four times
+    // the lines must not cost more than a line or two more.
+    let dir = tempfile::tempdir().unwrap();
+    let line = 3 << 20;
+    let small = peaks(&big_session(dir.path(), 4, line), dir.path());
+    let large = peaks(&big_session(dir.path(), 16, line), dir.path());
+    let line_kb = line as u64 / 1024;
+    for ((cmd, a), (_, b)) in small.iter().zip(&large) {
+        eprintln!("{cmd}: peak {a} kB for 4 lines, {b} kB for 16 lines of {line_kb} kB");
+        assert!(*b < a + 2 * line_kb + 8 * 1024, "{cmd}: peak RSS grows with the file: {a} kB → {b} kB");
+        assert!(*b < 16 * line_kb, "{cmd}: peak RSS {b} kB is as large as the file");
+    }
+}
