@@ -46,7 +46,7 @@ pub struct RepairArgs {
     /// The folder to write the copy in (default: beside the original, where the agent finds it).
     #[arg(long = "out", value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Print JSON: {"file", "format", "out", "id", "resume", "lines", "touched", "dropped", "changes"}.
+    /// Print JSON: {"file", "format", "out", "id", "resume", "lines", "touched", "inserted", "dropped", "changes"}.
     #[arg(long = "json")]
     pub json: bool,
 }
@@ -60,6 +60,8 @@ struct Report {
     resume: Option<String>,
     lines: u64,
     touched: u64,
+    /// Records added (results of interrupted tool calls).
+    inserted: u64,
     dropped: Vec<u64>,
     changes: Summary,
 }
@@ -97,6 +99,7 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
         resume: written.identity.resume.clone(),
         lines: written.lines,
         touched: written.touched,
+        inserted: written.inserted,
         dropped: written.dropped.clone(),
         changes: rewrite.summary,
     };
@@ -143,7 +146,7 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
     if !c.calls_answered.is_empty() {
         writeln!(
             out,
-            "  answered     {} ({}): the run stopped before they returned",
+            "  answered     {} ({}): the run stopped before it returned; each gets a result saying so",
             count(c.calls_answered.len() as u64, "interrupted tool call", "interrupted tool calls"),
             c.calls_answered.join(", ")
         )?;
@@ -175,7 +178,13 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
             lines.join(", ")
         )?;
     }
-    writeln!(out, "  {} rewritten; every other line is copied byte for byte", count(r.touched, "record", "records"))?;
+    let added =
+        if r.inserted > 0 { format!(", {} added", count(r.inserted, "record", "records")) } else { String::new() };
+    writeln!(
+        out,
+        "  {} rewritten{added}; every other line is copied byte for byte",
+        count(r.touched, "record", "records")
+    )?;
     writeln!(out, "the original is unchanged: {}", sanitize(&r.file))?;
     if let Some(cmd) = &r.resume {
         writeln!(out)?;

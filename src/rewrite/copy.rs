@@ -95,10 +95,10 @@ pub fn repair(
                 },
                 None => Vec::new(),
             };
-            let rewritten = !e.is_empty();
             if let Some(c) = chain.as_mut() {
                 e.extend(c.keep(text));
             }
+            let rewritten = !e.is_empty();
             e.extend(identity::edit(format, &w.identity, text, line == 1));
             if e.is_empty() {
                 out.write_all(&buf)?;
