@@ -92,9 +92,9 @@ pub fn cap_note(a: &Attachment, keep: usize) -> String {
 }
 
 impl Rewrite {
-    /// Plans the rewrite of `session` (its overlay already applied). `unit`
-    /// maps a line to the record key: the line itself, or 1 for a file that is
-    /// one JSON document.
+    /// Plans the rewrite of `session` (its overlay already applied): ops keyed
+    /// by the line their record starts on, or all on 1 for a file that is one
+    /// JSON document (`single_document`), whose pointers are document-wide.
     pub fn plan(session: &Session, opts: &Options, single_document: bool) -> Rewrite {
         let key = |line: u64| if single_document { 1 } else { line };
         let mut r = Rewrite::default();
@@ -160,10 +160,6 @@ impl Rewrite {
             self.ops.entry(line).or_default().push(Op::Drop);
             self.summary.failures_dropped.push(line);
         }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.ops.is_empty()
     }
 }
 
