@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::diagnose::{Diagnosis, Source};
 use crate::media::Verdict;
-use crate::model::{Session, Severity};
+use crate::model::Severity;
 
 /// What the user asked of `check` beyond reading the sessions.
 #[derive(Clone, Debug, Default)]
@@ -98,23 +98,6 @@ impl CheckReport {
     pub fn new(sessions: Vec<Checked>, skipped: Vec<Skipped>) -> CheckReport {
         let ok = sessions.iter().all(|s| s.ok);
         CheckReport { sessions, ok, skipped }
-    }
-}
-
-/// A failure the session got past says nothing about its next request, and
-/// `diagnose` explains such a failure rather than judging what came after the
-/// recovery. `check` gates the next request: when every recorded failure is
-/// followed by an accepted answer, the history is judged as if none had been
-/// recorded (media added after the recovery, limits, reasoning).
-pub fn forget_recovered_failures(session: &mut Session) {
-    let last_accepted = session.entries.iter().rposition(|e| e.accepted);
-    let last_failed = session.entries.iter().rposition(|e| e.error.is_some());
-    if let (Some(a), Some(f)) = (last_accepted, last_failed)
-        && f < a
-    {
-        for e in &mut session.entries {
-            e.error = None;
-        }
     }
 }
 

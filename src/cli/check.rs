@@ -274,7 +274,6 @@ fn check_one(c: &Candidate, read: &ReadArgs, opts: &check::Options, keep: bool) 
     };
     let judged = crate::reader::read_with_plan(path, &options, &plan, None).and_then(|mut session| {
         read.apply_overlay(path, &mut session, &plan)?;
-        check::forget_recovered_failures(&mut session);
         let images = u64::from(session.request_stats().images);
         let d_opts = crate::diagnose::Options {
             error: None,
