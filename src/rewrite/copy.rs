@@ -38,15 +38,18 @@ pub fn repair(
     dir: Option<&Path>,
 ) -> anyhow::Result<Written> {
     let open = || File::open(src).with_context(|| format!("opening {}", src.display()));
+    // A one-document file is read once, whole; a JSON Lines file only for its
+    // first line here (where the agents keep the session's id), then streamed.
+    let document = if single_document { Some(whole(src)?) } else { None };
     let mut first = Vec::new();
-    BufReader::new(open()?).read_until(b'\n', &mut first)?;
-    let first_record = if single_document { whole(src)? } else { first };
-    let identity = identity::new(format, src, dir, &first_record);
+    if document.is_none() {
+        BufReader::new(open()?).read_until(b'\n', &mut first)?;
+    }
+    let identity = identity::new(format, src, dir, document.as_deref().unwrap_or(&first));
     let mut w = Written { identity, lines: 0, touched: 0, dropped: Vec::new(), inserted: 0 };
     let target = w.identity.path.clone();
     atomic::write(&target, Existing::Keep, |out| {
-        if single_document {
-            let text = whole(src)?;
+        if let Some(text) = &document {
             let body_at = if text.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
             let body = &text[body_at..];
             let mut e = rewrite
@@ -58,7 +61,8 @@ pub fn repair(
             w.touched += u64::from(!e.is_empty());
             out.write_all(&text[..body_at])?;
             out.write_all(&splice::apply(body, e))?;
-            w.lines = memchr::memchr_iter(b'\n', body).count() as u64;
+            w.lines =
+                memchr::memchr_iter(b'\n', body).count() as u64 + u64::from(!body.is_empty() && !body.ends_with(b"\n"));
             return Ok(());
         }
         let mut reader = BufReader::with_capacity(1 << 20, open()?);
