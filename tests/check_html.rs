@@ -6,22 +6,21 @@
 mod common;
 #[path = "common/media_corpus.rs"]
 mod media_corpus;
+#[path = "common/page.rs"]
+mod page;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use common::wrap::{self, Item};
 use common::{b64, run, sha256_file};
-use scraper::{ElementRef, Html, Selector};
+use page::{assert_offline, sel};
+use scraper::{ElementRef, Html};
 
 const SCRIPT: &str = "<script>alert(1)</script>";
 const ESC: &str = "\u{1b}[31m";
 /// A file name cannot hold the `/` of a closing tag.
 const OPEN: &str = "<script>alert(1)";
-
-fn sel(s: &str) -> Selector {
-    Selector::parse(s).expect("selector")
-}
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
@@ -73,26 +72,6 @@ fn page(dir: &Path, out: &Path) -> (String, i32) {
             .unwrap_or_else(|e| panic!("no page ({e}): {}", String::from_utf8_lossy(&o.stderr))),
         code,
     )
-}
-
-/// No resource leaves the page: every `src`/`href` is a `data:` URL or a fragment.
-fn assert_offline(html: &str, doc: &Html) {
-    for el in doc.select(&sel("[src], [href]")) {
-        for attr in ["src", "href"] {
-            if let Some(v) = el.value().attr(attr) {
-                assert!(
-                    v.starts_with("data:") || v.starts_with('#'),
-                    "{attr}={v:.60} loads something outside the page"
-                );
-            }
-        }
-    }
-    assert_eq!(doc.select(&sel("script, link, iframe, object, embed, base")).count(), 0);
-    for bad in ["src=\"http", "href=\"http", "url(http", "@import"] {
-        assert!(!html.contains(bad), "the page contains {bad}");
-    }
-    let csp = doc.select(&sel("meta[http-equiv=Content-Security-Policy]")).next().expect("a CSP");
-    assert!(csp.value().attr("content").unwrap().starts_with("default-src 'none'"));
 }
 
 /// Every id on the page, each once; every `href="#…"` names one of them.

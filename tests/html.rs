@@ -5,20 +5,19 @@
 mod common;
 #[path = "common/media_corpus.rs"]
 mod media_corpus;
+#[path = "common/page.rs"]
+mod page;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{b64, run, sha256_file};
-use scraper::{Html, Selector};
+use page::{assert_offline, sel};
+use scraper::Html;
 use serde_json::{Value, json};
 
 const SCRIPT: &str = "<script>alert(1)</script>";
 const ESC: &str = "\u{1b}[31m";
-
-fn sel(s: &str) -> Selector {
-    Selector::parse(s).expect("selector")
-}
 
 /// A screenshot-like PNG: a window with a title bar and lines of "text".
 fn screenshot(w: u32, h: u32) -> Vec<u8> {
@@ -119,25 +118,6 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, text).expect("write");
     p
-}
-
-/// No resource leaves the page: every `src`/`href` is a `data:` URL or a fragment.
-fn assert_offline(html: &str, doc: &Html) {
-    for el in doc.select(&sel("[src], [href]")) {
-        for attr in ["src", "href"] {
-            if let Some(v) = el.value().attr(attr) {
-                assert!(
-                    v.starts_with("data:") || v.starts_with('#'),
-                    "<{}> {attr}={v:.60} loads something outside the page",
-                    el.value().name()
-                );
-            }
-        }
-    }
-    assert_eq!(doc.select(&sel("script, link, iframe, object, embed, base")).count(), 0);
-    for bad in ["src=\"http", "href=\"http", "url(http", "@import"] {
-        assert!(!html.contains(bad), "the page contains {bad}");
-    }
 }
 
 #[test]
