@@ -235,3 +235,27 @@ fn a_codex_copy_names_itself_by_its_session_meta_id() {
     assert!(!copy.contains("\"rs_"), "{copy}");
     assert_eq!(r["dropped"], json!([9]), "the reasoning item with nothing to replay is left out");
 }
+
+#[test]
+fn a_damaged_line_is_left_out_and_the_chain_bridged_around_it() {
+    let lines = [
+        json!({"type":"user","uuid":"u0","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"hello"}}).to_string(),
+        // Damaged mid-write: not JSON, its uuid (a1) unknown to the reader.
+        r#"{"type":"assistant","uuid":"a1","parentUuid":"u0","sessionId":"s","message":{"role":"assis"#.to_string(),
+        json!({"type":"user","uuid":"u2","parentUuid":"a1","sessionId":"s","message":{"role":"user","content":"go on"}}).to_string(),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "s.jsonl", &(lines.join("\n") + "\n"));
+    let out = run(&["repair", "--json", file.to_str().unwrap()]);
+    let r: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(r["dropped"], json!([2]));
+    let copy: Vec<Value> = std::fs::read_to_string(r["out"].as_str().unwrap())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every copied line is JSON"))
+        .collect();
+    assert_eq!(copy.len(), 2);
+    assert_eq!(copy[1]["uuid"], "u2");
+    assert_eq!(copy[1]["parentUuid"], "u0", "re-parented onto the line written before the damaged one");
+}

@@ -68,7 +68,7 @@ pub fn repair(
         let mut reader = BufReader::with_capacity(1 << 20, open()?);
         let mut buf = Vec::new();
         let (mut line, mut offset) = (0u64, 0u64);
-        let mut chain = Chain::of(format);
+        let mut chain = Chain::of(format, !damaged.is_empty());
         loop {
             buf.clear();
             if reader.read_until(b'\n', &mut buf)? == 0 {
@@ -168,8 +168,9 @@ struct Chain {
     parent: &'static str,
     /// Left-out ids → the parent they had (raw JSON text), already resolved.
     dropped: std::collections::HashMap<String, String>,
-    /// Hashes of the ids written so far.
-    seen: std::collections::HashSet<u64>,
+    /// Hashes of the ids written so far: kept only when a damaged line will be
+    /// left out (millions of lines otherwise cost memory for nothing).
+    seen: Option<std::collections::HashSet<u64>>,
     /// The raw JSON of the last id written.
     last: Option<String>,
     /// A damaged line was left out: its id, and so its children, are unknown.
@@ -177,13 +178,14 @@ struct Chain {
 }
 
 impl Chain {
-    fn of(format: Format) -> Option<Chain> {
+    fn of(format: Format, damaged: bool) -> Option<Chain> {
         let (id, parent) = match format {
             Format::ClaudeCode => ("/uuid", "/parentUuid"),
             Format::Pi => ("/id", "/parentId"),
             _ => return None,
         };
-        Some(Chain { id, parent, dropped: Default::default(), seen: Default::default(), last: None, lost: false })
+        let seen = damaged.then(Default::default);
+        Some(Chain { id, parent, dropped: Default::default(), seen, last: None, lost: false })
     }
 
     fn raw<'t>(text: &'t [u8], ptr: &str) -> Option<&'t [u8]> {
@@ -206,7 +208,9 @@ impl Chain {
         if let (Some(old), Some(new)) = (Self::raw(after, self.id), Self::raw(record, self.id)) {
             let new = String::from_utf8_lossy(new).into_owned();
             self.dropped.insert(String::from_utf8_lossy(old).into_owned(), new.clone());
-            self.seen.insert(xxhash_rust::xxh3::xxh3_64(new.as_bytes()));
+            if let Some(seen) = self.seen.as_mut() {
+                seen.insert(xxhash_rust::xxh3::xxh3_64(new.as_bytes()));
+            }
             self.last = Some(new);
         }
     }
@@ -221,13 +225,17 @@ impl Chain {
             }
             let with = match self.dropped.get(String::from_utf8_lossy(parent).as_ref()) {
                 Some(p) => p.clone(),
-                None if self.lost && !self.seen.contains(&hash(parent)) => self.last.clone()?,
+                None if self.lost && self.seen.as_ref().is_some_and(|s| !s.contains(&hash(parent))) => {
+                    self.last.clone()?
+                }
                 None => return None,
             };
             Some(splice::Edit { range: r, with })
         });
         if let Some(id) = Self::raw(text, self.id) {
-            self.seen.insert(hash(id));
+            if let Some(seen) = self.seen.as_mut() {
+                seen.insert(hash(id));
+            }
             self.last = Some(String::from_utf8_lossy(id).into_owned());
         }
         edit
