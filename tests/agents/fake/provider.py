@@ -1,0 +1,494 @@
+"""A loopback fake model provider for the round-trip suite.
+
+It speaks the four wire APIs the agents use — Anthropic Messages (JSON and
+SSE), OpenAI Responses (SSE), OpenAI Chat Completions (JSON and SSE) and
+Gemini generateContent/streamGenerateContent — and judges every request the
+way a strict provider does before any model sees it:
+
+* every image and document is decoded (``media.problem``); a broken one is
+  answered with that provider's real 400 body naming the block in the
+  provider's own numbering (``messages.N.content.M...``, ``input[N]...``);
+* tool calls and results must pair (Anthropic and Responses rules);
+* replayed ``rs_`` reasoning items are refused under ``store: false`` when
+  the scenario asks for it, as the Responses API does for items it never kept;
+* more images than ``max_images`` in one request is refused.
+
+Answers come from a *responder*: the last user turn decides whether the model
+calls the scenario's tool or answers with short text. Every request body is
+logged (``Provider.log``, and one JSON line per request in ``log_path``).
+Nothing listens beyond 127.0.0.1.
+"""
+
+import base64
+import json
+import re
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from . import media
+
+
+class Reject(Exception):
+    def __init__(self, status, body):
+        super().__init__(status)
+        self.status, self.body = status, body
+
+
+def _data_url(url):
+    m = re.match(r"data:([^;,]*)(;base64)?,(.*)$", url or "", re.S)
+    if not m:
+        return None, None
+    return m.group(1) or None, base64.b64decode(m.group(3)) if m.group(2) else m.group(3).encode()
+
+
+class Settings:
+    """What a scenario sets on the provider before it drives an agent."""
+
+    def __init__(self):
+        self.tool = None  # (tool name, arguments) the model calls on a fresh user turn
+        self.tool_trigger = "READ-THE-FILE"  # text in the user's turn that makes the model call it
+        self.gateway = None  # None, or "litellm": answer media errors as a LiteLLM-style proxy does
+        self.reject_replayed_reasoning = False  # Responses: refuse rs_ ids under store:false
+        self.emit_reasoning = False  # Responses: answer with a reasoning item first
+        self.max_images = None  # refuse a request carrying more images than this
+        self.check_media = True
+
+
+class Provider:
+    def __init__(self, log_path=None):
+        self.settings = Settings()
+        self.log = []
+        self.log_path = log_path
+        self._lock = threading.Lock()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        self.url = "http://127.0.0.1:%d" % self.port
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+
+    # ----------------------------------------------------------------- logging
+
+    def record(self, entry):
+        with self._lock:
+            self.log.append(entry)
+            if self.log_path:
+                with open(self.log_path, "a") as out:
+                    out.write(json.dumps(entry) + "\n")
+
+    def model_requests(self, api=None):
+        """Logged requests that reached a model endpoint, oldest first."""
+        return [e for e in self.log if e.get("api") and (api is None or e["api"] == api)]
+
+    # ---------------------------------------------------------------- dispatch
+
+    def handle(self, method, path, body):
+        route = path.split("?")[0]
+        if method != "POST":
+            if route.endswith("/models"):
+                return 200, {"object": "list", "data": [], "models": []}, None
+            return 200, {}, None
+        if route.endswith("/messages/count_tokens"):
+            return 200, {"input_tokens": 100}, None
+        if route.endswith("/messages"):
+            return self._anthropic(body)
+        if route.endswith("/responses"):
+            return self._responses(body)
+        if route.endswith("/chat/completions"):
+            return self._chat(body)
+        m = re.search(r"/models/([^/:]+):(generateContent|streamGenerateContent)", route)
+        if m:
+            return self._gemini(body, m.group(2) == "streamGenerateContent")
+        return 404, {"error": {"message": "no route %s" % route}}, None
+
+    # -------------------------------------------------------- the model's turn
+
+    def _reply(self, last_user_text, last_is_tool_result, tool_names):
+        """(text, tool call or None): the model's next turn."""
+        s = self.settings
+        if (
+            s.tool
+            and not last_is_tool_result
+            and s.tool_trigger in last_user_text
+            and (not tool_names or s.tool[0] in tool_names)
+        ):
+            return None, s.tool
+        return "Done.", None
+
+    # ------------------------------------------------------------- media check
+
+    def _media_error(self, api, path, mime, reason):
+        """The body a provider answers with for one attachment it cannot process."""
+        is_pdf = mime == "application/pdf"
+        if self.settings.gateway == "litellm":
+            text = (
+                "litellm.BadRequestError: OpenAIException - The image data you provided does not "
+                "represent a valid image. Please check your input and try again with one of the "
+                "supported image formats: ['image/jpeg', 'image/png', 'image/gif', 'image/webp']."
+            )
+            if is_pdf:
+                text = "litellm.BadRequestError: OpenAIException - Invalid file data: the PDF could not be parsed."
+            return Reject(400, {"error": {"message": text, "type": "invalid_request_error", "param": None, "code": "400"}})
+        if api == "anthropic":
+            text = "%s: The PDF specified was not valid." % path if is_pdf else "%s: Could not process image" % path
+            return Reject(400, {"type": "error", "error": {"type": "invalid_request_error", "message": text}, "request_id": _id("req_")})
+        if api in ("responses", "chat"):
+            text = (
+                "The image data you provided does not represent a valid image. Please check your input "
+                "and try again with one of the supported image formats: ['image/jpeg', 'image/png', "
+                "'image/gif', 'image/webp']."
+            )
+            if is_pdf:
+                text = "The file data you provided does not represent a valid PDF."
+            return Reject(400, {"error": {"message": text, "type": "invalid_request_error", "param": path, "code": "invalid_image_format" if not is_pdf else "invalid_file"}})
+        return Reject(400, {"error": {"code": 400, "message": "Unable to process input image. Please retry or report in https://developers.generativeai.google/guide/troubleshooting", "status": "INVALID_ARGUMENT"}})
+
+    def _judge_media(self, api, items):
+        """items: (path, declared mime, bytes). Raise the first rejection."""
+        if self.settings.max_images is not None:
+            images = [i for i in items if (i[1] or "").startswith("image/") or (media.sniff(i[2]) or "").startswith("image/")]
+            if len(images) > self.settings.max_images:
+                text = "Too many images in request: %d > %d" % (len(images), self.settings.max_images)
+                if api == "anthropic":
+                    raise Reject(400, {"type": "error", "error": {"type": "invalid_request_error", "message": "messages: " + text}})
+                raise Reject(400, {"error": {"message": text, "type": "invalid_request_error", "param": "input", "code": None}})
+        if not self.settings.check_media:
+            return
+        for path, declared, data in items:
+            why = media.problem(data, declared)
+            if why:
+                raise self._media_error(api, path, declared or media.sniff(data), why)
+
+    # -------------------------------------------------------------- Anthropic
+
+    def _anthropic(self, body):
+        items = []
+        messages = body.get("messages") or []
+        for i, msg in enumerate(messages):
+            content = msg.get("content")
+            if not isinstance(content, list):
+                continue
+            for j, block in enumerate(content):
+                _anthropic_media(block, "messages.%d.content.%d" % (i, j), items)
+                if block.get("type") == "tool_result" and isinstance(block.get("content"), list):
+                    for k, inner in enumerate(block["content"]):
+                        _anthropic_media(inner, "messages.%d.content.%d.content.%d" % (i, j, k), items)
+        _anthropic_pairs(messages)
+        self._judge_media("anthropic", items)
+        # Claude Code may end with a `system` message of its own; the turn is the last other one.
+        last = next((m for m in reversed(messages) if m.get("role") != "system"), {})
+        blocks = last.get("content") if isinstance(last.get("content"), list) else [{"type": "text", "text": last.get("content") or ""}]
+        is_result = any(b.get("type") == "tool_result" for b in blocks)
+        text = "\n".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+        tools = [t.get("name") for t in body.get("tools") or []]
+        reply, call = self._reply(text, is_result, tools)
+        content = []
+        if call:
+            content.append({"type": "tool_use", "id": _id("toolu_"), "name": call[0], "input": call[1]})
+        else:
+            content.append({"type": "text", "text": reply})
+        message = {
+            "id": _id("msg_"),
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model", "claude"),
+            "content": content,
+            "stop_reason": "tool_use" if call else "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 100, "output_tokens": 10, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+        }
+        if body.get("stream"):
+            return 200, None, _anthropic_sse(message)
+        return 200, message, None
+
+    # ------------------------------------------------------- OpenAI Responses
+
+    def _responses(self, body):
+        items = []
+        inputs = body.get("input") or []
+        if isinstance(inputs, str):
+            inputs = [{"type": "message", "role": "user", "content": inputs}]
+        calls, outputs = set(), []
+        for i, item in enumerate(inputs):
+            kind = item.get("type", "message")
+            if kind == "reasoning" and self.settings.reject_replayed_reasoning and body.get("store") is False and str(item.get("id", "")).startswith("rs_"):
+                raise Reject(404, {"error": {"message": "Item with id '%s' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input." % item["id"], "type": "invalid_request_error", "param": "input", "code": None}})
+            for key in ("content", "output"):
+                parts = item.get(key)
+                if isinstance(parts, list):
+                    for j, part in enumerate(parts):
+                        if isinstance(part, dict) and part.get("type") in ("input_image", "input_file"):
+                            url = part.get("image_url") or part.get("file_data")
+                            mime, data = _data_url(url)
+                            if data is not None:
+                                items.append(("input[%d].%s[%d].%s" % (i, key, j, "image_url" if part["type"] == "input_image" else "file_data"), mime, data))
+            if kind in ("function_call", "custom_tool_call", "local_shell_call"):
+                calls.add(item.get("call_id"))
+            if kind in ("function_call_output", "custom_tool_call_output"):
+                outputs.append((i, item.get("call_id")))
+        for i, call_id in outputs:
+            if call_id not in calls:
+                raise Reject(400, {"error": {"message": "No tool call found for function call output with call_id %s." % call_id, "type": "invalid_request_error", "param": "input", "code": None}})
+        answered = {c for _, c in outputs}
+        for call_id in calls - answered:
+            raise Reject(400, {"error": {"message": "No tool output found for function call %s." % call_id, "type": "invalid_request_error", "param": "input", "code": None}})
+        self._judge_media("responses", items)
+        last = inputs[-1] if inputs else {}
+        is_result = last.get("type") in ("function_call_output", "custom_tool_call_output")
+        last_user = next((x for x in reversed(inputs) if x.get("role") == "user"), {})
+        text = _responses_text(last_user)
+        tools = [t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)]
+        reply, call = self._reply(text, is_result, tools)
+        output = []
+        if self.settings.emit_reasoning:
+            output.append({"type": "reasoning", "id": _id("rs_"), "summary": [], "encrypted_content": base64.b64encode(uuid.uuid4().bytes * 4).decode()})
+        if call:
+            output.append({"type": "function_call", "id": _id("fc_"), "call_id": _id("call_"), "name": call[0], "arguments": json.dumps(call[1]), "status": "completed"})
+        else:
+            output.append({"type": "message", "id": _id("msg_"), "role": "assistant", "status": "completed", "content": [{"type": "output_text", "text": reply, "annotations": []}]})
+        response = {
+            "id": _id("resp_"),
+            "object": "response",
+            "created_at": int(time.time()),
+            "status": "completed",
+            "model": body.get("model", "gpt"),
+            "output": output,
+            "usage": {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 10, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 110},
+        }
+        return 200, None, _responses_sse(response)
+
+    # ------------------------------------------------------ Chat Completions
+
+    def _chat(self, body):
+        items = []
+        messages = body.get("messages") or []
+        for i, msg in enumerate(messages):
+            content = msg.get("content")
+            if isinstance(content, list):
+                for j, part in enumerate(content):
+                    if isinstance(part, dict) and part.get("type") == "image_url":
+                        url = (part.get("image_url") or {}).get("url")
+                        mime, data = _data_url(url)
+                        if data is not None:
+                            items.append(("messages[%d].content[%d].image_url" % (i, j), mime, data))
+        self._judge_media("chat", items)
+        last = messages[-1] if messages else {}
+        text = last.get("content") if isinstance(last.get("content"), str) else " ".join(p.get("text", "") for p in last.get("content") or [] if isinstance(p, dict))
+        tools = [(t.get("function") or {}).get("name") for t in body.get("tools") or []]
+        reply, call = self._reply(text or "", last.get("role") == "tool", tools)
+        message = {"role": "assistant", "content": reply}
+        if call:
+            message = {"role": "assistant", "content": None, "tool_calls": [{"id": _id("call_"), "type": "function", "function": {"name": call[0], "arguments": json.dumps(call[1])}}]}
+        finish = "tool_calls" if call else "stop"
+        usage = {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
+        if not body.get("stream"):
+            return 200, {"id": _id("chatcmpl-"), "object": "chat.completion", "created": int(time.time()), "model": body.get("model"), "choices": [{"index": 0, "message": message, "finish_reason": finish}], "usage": usage}, None
+        chunks = []
+        delta = {"role": "assistant"}
+        if call:
+            tc = message["tool_calls"][0]
+            delta["tool_calls"] = [{"index": 0, "id": tc["id"], "type": "function", "function": tc["function"]}]
+        else:
+            delta["content"] = reply
+        base = {"id": _id("chatcmpl-"), "object": "chat.completion.chunk", "created": int(time.time()), "model": body.get("model")}
+        chunks.append(dict(base, choices=[{"index": 0, "delta": delta, "finish_reason": None}]))
+        chunks.append(dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": finish}], usage=usage))
+        return 200, None, "".join("data: %s\n\n" % json.dumps(c) for c in chunks) + "data: [DONE]\n\n"
+
+    # ----------------------------------------------------------------- Gemini
+
+    def _gemini(self, body, stream):
+        items = []
+        contents = body.get("contents") or []
+        for i, content in enumerate(contents):
+            for j, part in enumerate(content.get("parts") or []):
+                inline = part.get("inlineData") or part.get("inline_data")
+                if inline:
+                    items.append(("contents[%d].parts[%d].inline_data" % (i, j), inline.get("mimeType") or inline.get("mime_type"), base64.b64decode(inline.get("data", ""))))
+                fr = part.get("functionResponse") or {}
+                for k, inner in enumerate(fr.get("parts") or []):
+                    inline = inner.get("inlineData") or {}
+                    if inline:
+                        items.append(("contents[%d].parts[%d].function_response.parts[%d].inline_data" % (i, j, k), inline.get("mimeType"), base64.b64decode(inline.get("data", ""))))
+        self._judge_media("gemini", items)
+        last = contents[-1] if contents else {}
+        parts = last.get("parts") or []
+        is_result = any("functionResponse" in p for p in parts)
+        text = " ".join(p.get("text", "") for p in parts if isinstance(p.get("text"), str))
+        names = [f.get("name") for t in body.get("tools") or [] for f in t.get("functionDeclarations") or []]
+        reply, call = self._reply(text, is_result, names)
+        part = {"functionCall": {"name": call[0], "args": call[1]}} if call else {"text": reply}
+        answer = {"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}], "usageMetadata": {"promptTokenCount": 100, "candidatesTokenCount": 10, "totalTokenCount": 110}, "modelVersion": "gemini"}
+        if stream:
+            return 200, None, "data: %s\n\n" % json.dumps(answer)
+        return 200, answer, None
+
+
+# --------------------------------------------------------------------- helpers
+
+
+def _id(prefix):
+    return prefix + uuid.uuid4().hex[:24]
+
+
+def _anthropic_media(block, path, items):
+    kind = block.get("type") if isinstance(block, dict) else None
+    if kind not in ("image", "document"):
+        return
+    source = block.get("source") or {}
+    if source.get("type") != "base64":
+        return
+    data = base64.b64decode(source.get("data", ""))
+    where = path + (".image.source.base64" if kind == "image" else ".pdf.source.base64.data")
+    items.append((where, source.get("media_type"), data))
+
+
+def _anthropic_pairs(messages):
+    """Anthropic's structural rules for tool_use and tool_result blocks."""
+    for i, msg in enumerate(messages):
+        blocks = msg.get("content") if isinstance(msg.get("content"), list) else []
+        if msg.get("role") == "assistant":
+            uses = [b.get("id") for b in blocks if b.get("type") == "tool_use"]
+            if not uses:
+                continue
+            following = messages[i + 1] if i + 1 < len(messages) else None
+            nxt = following.get("content") if following and isinstance(following.get("content"), list) else []
+            answered = {b.get("tool_use_id") for b in nxt if b.get("type") == "tool_result"}
+            missing = [u for u in uses if u not in answered]
+            if missing and following is not None:
+                raise Reject(400, {"type": "error", "error": {"type": "invalid_request_error", "message": "messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. Each `tool_use` block must have a corresponding `tool_result` block in the next message." % (i, ", ".join(missing))}})
+        else:
+            prev = messages[i - 1] if i > 0 else {}
+            prev_blocks = prev.get("content") if isinstance(prev.get("content"), list) else []
+            uses = {b.get("id") for b in prev_blocks if b.get("type") == "tool_use"} if prev.get("role") == "assistant" else set()
+            for j, b in enumerate(blocks):
+                if b.get("type") == "tool_result" and b.get("tool_use_id") not in uses:
+                    raise Reject(400, {"type": "error", "error": {"type": "invalid_request_error", "message": "messages.%d.content.%d: unexpected `tool_use_id` found in `tool_result` blocks: %s. Each `tool_result` block must have a corresponding `tool_use` block in the previous message." % (i, j, b.get("tool_use_id"))}})
+
+
+def _responses_text(item):
+    content = item.get("content")
+    if isinstance(content, str):
+        return content
+    return " ".join(p.get("text", "") for p in content or [] if isinstance(p, dict))
+
+
+def _sse(events):
+    return "".join("event: %s\ndata: %s\n\n" % (name, json.dumps(data)) for name, data in events)
+
+
+def _anthropic_sse(message):
+    start = dict(message, content=[], stop_reason=None, usage=dict(message["usage"], output_tokens=1))
+    events = [("message_start", {"type": "message_start", "message": start})]
+    for index, block in enumerate(message["content"]):
+        if block["type"] == "text":
+            events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}))
+            events.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": block["text"]}}))
+        else:
+            events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": dict(block, input={})}))
+            events.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}}))
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    events.append(("message_delta", {"type": "message_delta", "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None}, "usage": {"output_tokens": message["usage"]["output_tokens"]}}))
+    events.append(("message_stop", {"type": "message_stop"}))
+    return _sse(events)
+
+
+def _responses_sse(response):
+    created = dict(response, status="in_progress", output=[])
+    events = [("response.created", {"type": "response.created", "response": created}), ("response.in_progress", {"type": "response.in_progress", "response": created})]
+    for index, item in enumerate(response["output"]):
+        events.append(("response.output_item.added", {"type": "response.output_item.added", "output_index": index, "item": item}))
+        if item["type"] == "message":
+            text = item["content"][0]["text"]
+            events.append(("response.content_part.added", {"type": "response.content_part.added", "item_id": item["id"], "output_index": index, "content_index": 0, "part": {"type": "output_text", "text": "", "annotations": []}}))
+            events.append(("response.output_text.delta", {"type": "response.output_text.delta", "item_id": item["id"], "output_index": index, "content_index": 0, "delta": text}))
+            events.append(("response.output_text.done", {"type": "response.output_text.done", "item_id": item["id"], "output_index": index, "content_index": 0, "text": text}))
+            events.append(("response.content_part.done", {"type": "response.content_part.done", "item_id": item["id"], "output_index": index, "content_index": 0, "part": item["content"][0]}))
+        events.append(("response.output_item.done", {"type": "response.output_item.done", "output_index": index, "item": item}))
+    events.append(("response.completed", {"type": "response.completed", "response": response}))
+    return _sse(events)
+
+
+def _handler(provider):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+        def _serve(self, method):
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+                raw = _read_chunked(self.rfile)
+            try:
+                body = json.loads(raw) if raw else {}
+            except ValueError:
+                body = {}
+            api = _api_of(self.path) if method == "POST" else None
+            entry = {"at": time.time(), "method": method, "path": self.path, "api": api, "body": body}
+            try:
+                status, payload, stream = provider.handle(method, self.path, body)
+            except Reject as rej:
+                status, payload, stream = rej.status, rej.body, None
+            except Exception as err:  # a bug in the fake provider: answer it, never hang the agent
+                status, payload, stream = 500, {"error": {"message": "fake provider: %r" % err}}, None
+            entry["status"] = status
+            entry["answer"] = payload if payload is not None else "(stream)"
+            if api or status != 200:
+                provider.record(entry)
+            data = (stream if stream is not None else json.dumps(payload)).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "text/event-stream" if stream is not None else "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("request-id", _id("req_"))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_POST(self):
+            self._serve("POST")
+
+        def do_GET(self):
+            self._serve("GET")
+
+        def do_HEAD(self):
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    return Handler
+
+
+def _read_chunked(stream):
+    out = b""
+    while True:
+        size = int(stream.readline().strip() or b"0", 16)
+        if size == 0:
+            stream.readline()
+            return out
+        out += stream.read(size)
+        stream.readline()
+
+
+def _api_of(path):
+    route = path.split("?")[0]
+    if route.endswith("/messages/count_tokens"):
+        return None
+    if route.endswith("/messages"):
+        return "anthropic"
+    if route.endswith("/responses"):
+        return "responses"
+    if route.endswith("/chat/completions"):
+        return "chat"
+    if "generateContent" in route or "streamGenerateContent" in route:
+        return "gemini"
+    return None

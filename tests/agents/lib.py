@@ -1,0 +1,227 @@
+"""What every round-trip scenario needs: the pinned agents, a sandbox, session-doctor.
+
+* ``install(agent)`` installs the agent's pinned npm package into a cache folder
+  (``$SD_AGENTS_CACHE``, default ``~/.cache/session-doctor/agents``) once and
+  returns the path of its executable; later runs need no registry.
+* ``Sandbox`` is one scenario's world: a temporary HOME, a working folder and
+  an environment that points nowhere but the loopback fake provider.
+* ``doctor(...)`` runs the session-doctor binary under test (``$SD_BIN``, else
+  ``target/release/session-doctor``, else ``target/debug/session-doctor``).
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# The versions the suite drives. Bump them on purpose, with the README's table.
+AGENTS = {
+    "claude-code": ("@anthropic-ai/claude-code", "2.1.332", "claude"),
+    "codex": ("@openai/codex", "0.171.0", "codex"),
+    "pi": ("@mariozechner/pi-coding-agent", "0.73.1", "pi"),
+}
+
+AGENT_TIMEOUT = 120  # seconds for one agent run
+DOCTOR_TIMEOUT = 60
+
+
+def cache_dir():
+    return Path(os.environ.get("SD_AGENTS_CACHE") or Path.home() / ".cache" / "session-doctor" / "agents")
+
+
+def install(agent):
+    """The executable of the pinned agent, installed from npm on first use."""
+    package, version, binary = AGENTS[agent]
+    prefix = cache_dir() / ("%s@%s" % (agent, version))
+    exe = prefix / "node_modules" / ".bin" / binary
+    if exe.exists():
+        return exe
+    prefix.mkdir(parents=True, exist_ok=True)
+    (prefix / "package.json").write_text(json.dumps({"name": "sd-agent-cache", "private": True}))
+    cmd = ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", str(prefix), "%s@%s" % (package, version)]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if run.returncode != 0 or not exe.exists():
+        raise RuntimeError("npm install %s@%s failed:\n%s" % (package, version, run.stderr[-2000:]))
+    return exe
+
+
+def doctor_bin():
+    env = os.environ.get("SD_BIN")
+    if env:
+        return Path(env)
+    for profile in ("release", "debug"):
+        exe = ROOT / "target" / profile / "session-doctor"
+        if exe.exists():
+            return exe
+    raise RuntimeError("no session-doctor binary: run `cargo build --release` or set SD_BIN")
+
+
+class Result:
+    def __init__(self, argv, proc):
+        self.argv, self.code, self.stdout, self.stderr = argv, proc.returncode, proc.stdout, proc.stderr
+
+    def json(self):
+        return json.loads(self.stdout)
+
+    def __repr__(self):
+        return "$ %s\n[exit %s]\n--- stdout\n%s\n--- stderr\n%s" % (" ".join(map(str, self.argv)), self.code, self.stdout[-4000:], self.stderr[-4000:])
+
+
+class Sandbox:
+    """A temporary HOME and working folder; removed on exit unless SD_KEEP is set."""
+
+    def __init__(self, name):
+        self.root = Path(tempfile.mkdtemp(prefix="sd-%s-" % name))
+        self.home = self.root / "home"
+        self.work = self.root / "work"
+        self.home.mkdir()
+        self.work.mkdir()
+        self.env = {
+            "HOME": str(self.home),
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "LANG": "C.UTF-8",
+            "TERM": "dumb",
+            "NO_COLOR": "1",
+            "TMPDIR": str(self.root),
+            "XDG_CONFIG_HOME": str(self.home / ".config"),
+            "XDG_DATA_HOME": str(self.home / ".local" / "share"),
+            "XDG_CACHE_HOME": str(self.home / ".cache"),
+            "XDG_STATE_HOME": str(self.home / ".local" / "state"),
+            # Never reach beyond the loopback, even by accident.
+            "NO_PROXY": "127.0.0.1,localhost",
+            "HTTP_PROXY": "http://127.0.0.1:9",
+            "HTTPS_PROXY": "http://127.0.0.1:9",
+        }
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if not os.environ.get("SD_KEEP"):
+            shutil.rmtree(self.root, ignore_errors=True)
+        else:
+            print("  kept %s" % self.root, file=sys.stderr)
+
+    def run(self, argv, timeout=AGENT_TIMEOUT, env=None, cwd=None):
+        full = dict(self.env, **(env or {}))
+        try:
+            proc = subprocess.run([str(a) for a in argv], cwd=str(cwd or self.work), env=full, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired as err:
+            proc = subprocess.CompletedProcess(argv, 124, err.stdout or "", (err.stderr or "") + "\n(timed out after %ss)" % timeout)
+            if isinstance(proc.stdout, bytes):
+                proc.stdout = proc.stdout.decode(errors="replace")
+            if isinstance(proc.stderr, bytes):
+                proc.stderr = proc.stderr.decode(errors="replace")
+        return Result(argv, proc)
+
+    def doctor(self, *args):
+        return self.run([doctor_bin(), *args], timeout=DOCTOR_TIMEOUT, env={"COLUMNS": "200"})
+
+
+class Failed(AssertionError):
+    pass
+
+
+def check(cond, what, *evidence):
+    if not cond:
+        raise Failed(what + "".join("\n" + repr(e) for e in evidence))
+
+
+def known_gap(why):
+    """Mark a scenario that meets a gap the project knows about (see run.py)."""
+
+    def mark(fn):
+        fn.known_gap = why
+        return fn
+
+    return mark
+
+
+# ------------------------------------------------------------------ media bytes
+
+import struct as _struct
+import zlib as _zlib
+
+
+def png(width=4, height=4, rgb=(255, 0, 0)):
+    """A valid RGB PNG."""
+
+    def chunk(kind, body):
+        return _struct.pack(">I", len(body)) + kind + body + _struct.pack(">I", _zlib.crc32(kind + body))
+
+    raw = b"".join(b"\x00" + bytes(rgb) * width for _ in range(height))
+    ihdr = _struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", _zlib.compress(raw)) + chunk(b"IEND", b"")
+
+
+def cut_png():
+    """A PNG cut short inside its IDAT chunk, as an interrupted download leaves it."""
+    return png(16, 16)[:60]
+
+
+def pdf(text="hello"):
+    """A valid one-page PDF with a correct xref table."""
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R >>",
+    ]
+    stream = ("BT /F1 12 Tf 20 100 Td (%s) Tj ET" % text).encode()
+    objects.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    for off in offsets:
+        out += b"%010d 00000 n \n" % off
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+def cut_pdf():
+    """A PDF cut off before its xref and trailer."""
+    return pdf()[:200]
+
+
+# ------------------------------------------------------------- the rescue flow
+
+
+def diagnose(sb, session, *extra):
+    r = sb.doctor("diagnose", session, "--json", *extra)
+    check(r.code in (0, 1), "diagnose answers", r)
+    return r, r.json()
+
+
+def rescue_steps(sb, session, expect_class, out_dir):
+    """diagnose -> exclude --suspects -> repair; returns (diagnosis, repair JSON).
+
+    Checks what holds for every agent: the session is stuck with the expected
+    class, there is a prime suspect, the next commands name exclude and repair,
+    the original file is byte-identical afterwards, and the copy is not stuck.
+    """
+    before = Path(session).read_bytes()
+    r, d = diagnose(sb, session)
+    check(d["stuck"] is True and r.code == 1, "diagnose calls the session stuck", r)
+    check(d["failure"] and d["failure"]["class"] == expect_class, "failure class is %s" % expect_class, r)
+    if expect_class == "media_rejected":
+        prime = [s for s in d["suspects"] if s.get("prime")]
+        check(prime, "diagnose names a prime suspect", r)
+        check(any("exclude" in n for n in d["next"]), "next commands name exclude", r)
+        x = sb.doctor("exclude", session, "--suspects")
+        check(x.code == 0, "exclude --suspects lands", x)
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    rep = sb.doctor("repair", session, "--out", out_dir, "--json")
+    check(rep.code == 0, "repair writes a copy", rep)
+    copy = rep.json()
+    check(Path(session).read_bytes() == before, "the original session is byte-identical")
+    r2, d2 = diagnose(sb, copy["out"])
+    check(d2["stuck"] is False, "diagnose on the repaired copy says not stuck", r2)
+    return d, copy

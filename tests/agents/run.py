@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Run the round-trip suite: the real agents, a loopback fake provider, session-doctor.
+
+    python3 tests/agents/run.py                 # every agent, every scenario
+    python3 tests/agents/run.py codex           # one agent
+    python3 tests/agents/run.py pi -k stuck     # scenarios whose name holds "stuck"
+
+Each scenario is a function ``scenario_<name>(ctx)`` in ``scenarios/<agent>.py``
+(the agent's name with ``-`` as ``_``). A scenario that meets a gap the project
+knows about is marked ``@known_gap("why")``: its failure is reported but not
+counted, and its passing is reported as a failure until the mark is removed, so
+the mark cannot outlive the gap. The last line is ``N passed, N failed``.
+Logs of every provider request go to ``$SD_AGENTS_LOGS`` (default: a temporary
+folder, printed on failure).
+"""
+
+import argparse
+import importlib
+import os
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import lib  # noqa: E402
+from fake.provider import Provider  # noqa: E402
+
+
+class Context:
+    """What a scenario gets: the agent's executable, a sandbox, the provider."""
+
+    def __init__(self, agent, exe, sandbox, provider):
+        self.agent, self.exe, self.sb, self.provider = agent, exe, sandbox, provider
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("agents", nargs="*", help="agents to run (default: all)")
+    parser.add_argument("-k", dest="pattern", default="", help="only scenarios whose name holds this")
+    args = parser.parse_args()
+    agents = args.agents or list(lib.AGENTS)
+    logs = Path(os.environ.get("SD_AGENTS_LOGS") or tempfile.mkdtemp(prefix="sd-agents-logs-"))
+    logs.mkdir(parents=True, exist_ok=True)
+    passed = failed = gaps = 0
+    for agent in agents:
+        module = importlib.import_module("scenarios." + agent.replace("-", "_"))
+        started = time.time()
+        try:
+            exe = lib.install(agent)
+        except Exception as err:  # an agent that cannot install fails all of its scenarios
+            print("FAIL %s: install: %s" % (agent, err))
+            failed += 1
+            continue
+        print("%s %s (installed in %.0fs)" % (agent, lib.AGENTS[agent][1], time.time() - started), flush=True)
+        for name in sorted(n for n in dir(module) if n.startswith("scenario_")):
+            if args.pattern not in name:
+                continue
+            fn = getattr(module, name)
+            gap = getattr(fn, "known_gap", None)
+            log = logs / ("%s-%s.jsonl" % (agent, name))
+            log.unlink(missing_ok=True)
+            started = time.time()
+            error = None
+            with Provider(str(log)) as provider, lib.Sandbox(agent) as sb:
+                try:
+                    fn(Context(agent, exe, sb, provider))
+                except Exception as err:
+                    error = err if isinstance(err, lib.Failed) else traceback.format_exc()
+            took = "%.1fs" % (time.time() - started)
+            label = "%s/%s" % (agent, name[len("scenario_"):])
+            if error is None and gap:
+                failed += 1
+                print("FAIL %s (%s): passes, but is marked as a known gap (%s): remove the mark" % (label, took, gap))
+            elif error is None:
+                passed += 1
+                print("ok   %s (%s)" % (label, took))
+            elif gap:
+                gaps += 1
+                print("gap  %s (%s): %s" % (label, took, gap))
+            else:
+                failed += 1
+                print("FAIL %s (%s)\n%s\n  requests: %s" % (label, took, _indent(str(error)), log))
+            sys.stdout.flush()
+    if gaps:
+        print("%d known gap(s) not counted" % gaps)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+def _indent(text):
+    return "\n".join("  " + line for line in text.splitlines()[-60:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
