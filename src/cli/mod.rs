@@ -5,6 +5,7 @@ mod classify;
 mod completions;
 mod diagnose;
 mod exclude;
+mod guard;
 pub mod input;
 mod preview;
 mod repair;
@@ -57,6 +58,7 @@ pub enum Command {
     Check(check::CheckArgs),
     Classify(classify::ClassifyArgs),
     Sessions(sessions::SessionsArgs),
+    Guard(guard::GuardArgs),
     Completions(completions::CompletionsArgs),
 }
 
@@ -74,6 +76,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Classify(args) => classify::run(&args),
         Command::Completions(args) => completions::run(&args),
         Command::Sessions(args) => sessions::run(&args),
+        Command::Guard(args) => guard::run(&args),
     }
 }
 

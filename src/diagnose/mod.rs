@@ -10,7 +10,7 @@
 
 mod blocks;
 mod history;
-mod next;
+pub mod next;
 mod suspects;
 
 use serde::Serialize;

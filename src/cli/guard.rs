@@ -1,0 +1,183 @@
+//! `session-doctor guard`: the check an agent's hook runs before media enters
+//! its history, and `guard install`, which wires that hook in.
+
+use std::io::Read as _;
+use std::path::PathBuf;
+
+use anyhow::{Context as _, bail};
+use clap::{Args, Subcommand, ValueEnum};
+use serde_json::{Value, json};
+
+use crate::exit::Exit;
+use crate::guard::{self, Decision, install};
+use crate::media::rules::Rules;
+use crate::report::sanitize;
+
+/// Judge files before an agent reads them into its history.
+///
+/// A file that does not decode is denied with a reason the model sees; an
+/// image over the provider's limits is fitted (downscaled, re-encoded) into a
+/// cache folder and handed over instead; anything else passes untouched. Given
+/// FILEs, it prints one verdict per file. With --hook claude-code it reads
+/// Claude Code's PreToolUse event on stdin and answers in Claude Code's hook
+/// protocol (nothing printed: the call goes on as usual). `guard install`
+/// adds that hook to the agent's settings.
+#[derive(Debug, Args)]
+#[command(
+    args_conflicts_with_subcommands = true,
+    after_help = "\
+Examples:
+  session-doctor guard screenshot.png
+  session-doctor guard --provider openai --json shot.png report.pdf
+  session-doctor guard install claude-code --dry-run
+  session-doctor guard install claude-code
+
+Exit status:
+  0  every file passes or was fitted; with --hook, always (a guard never stops the agent by failing)
+  1  a file would be denied: the provider rejects it
+  2  usage error, or a file could not be read
+
+Fitted copies are kept in $XDG_CACHE_HOME/session-doctor/fitted (else ~/.cache/…), named by the
+original's sha256."
+)]
+pub struct GuardArgs {
+    #[command(subcommand)]
+    pub action: Option<GuardAction>,
+    /// Files to judge.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Answer an agent's hook event on stdin, in that agent's protocol.
+    #[arg(long = "hook", value_name = "AGENT")]
+    pub hook: Option<HookAgent>,
+    /// Judge by this provider's limits (default: anthropic, Claude Code's own).
+    #[arg(long = "provider", value_name = "PROVIDER", default_value = "anthropic")]
+    pub provider: String,
+    /// Print JSON: one object per file, {"file","decision","reason","fitted"}.
+    #[arg(long = "json")]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GuardAction {
+    /// Add the guard's hook to an agent's settings (a merge, shown first, with a backup).
+    Install(InstallArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  session-doctor guard install claude-code --dry-run
+  session-doctor guard install claude-code --settings .claude/settings.local.json
+
+Exit status:
+  0  installed, or already installed (nothing changed)
+  2  the settings file is not valid JSON, or could not be written
+
+The hook runs `session-doctor guard --hook claude-code` before every Read. The old file is kept
+beside the new one as FILE.session-doctor-backup.")]
+pub struct InstallArgs {
+    /// The agent to guard.
+    #[arg(value_name = "AGENT")]
+    pub agent: HookAgent,
+    /// Show the change and write nothing.
+    #[arg(long = "dry-run")]
+    pub dry_run: bool,
+    /// The settings file to change (default: the agent's user settings,
+    /// ~/.claude/settings.json or $CLAUDE_CONFIG_DIR/settings.json).
+    #[arg(long = "settings", value_name = "FILE")]
+    pub settings: Option<PathBuf>,
+    /// The provider whose limits the hook judges by (default: anthropic).
+    #[arg(long = "provider", value_name = "PROVIDER")]
+    pub provider: Option<String>,
+}
+
+/// The agents whose hook protocol the guard speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum HookAgent {
+    #[value(name = "claude-code")]
+    ClaudeCode,
+}
+
+pub fn run(args: &GuardArgs) -> anyhow::Result<Exit> {
+    if let Some(GuardAction::Install(i)) = &args.action {
+        return run_install(i);
+    }
+    let rules = rules_for(&args.provider)?;
+    let cache = guard::cache_dir();
+    if let Some(HookAgent::ClaudeCode) = args.hook {
+        let mut input = String::new();
+        std::io::stdin().take(1 << 20).read_to_string(&mut input).context("reading the hook event from stdin")?;
+        // Fail open: an event the guard cannot read is not a reason to stop the agent.
+        let Ok(event) = serde_json::from_str::<Value>(&input) else {
+            eprintln!("session-doctor guard: the hook event on stdin is not JSON; the tool call goes on unguarded");
+            return Ok(Exit::Healthy);
+        };
+        if let Some(answer) = guard::claude_code::answer(&event, &rules, &cache) {
+            println!("{answer}");
+        }
+        return Ok(Exit::Healthy);
+    }
+    if args.files.is_empty() {
+        bail!("nothing to judge: name FILEs, or use --hook AGENT (see --help)");
+    }
+    let mut exit = Exit::Healthy;
+    let mut rows = Vec::new();
+    for file in &args.files {
+        let decision = guard::judge_file(file, &rules, &cache)?;
+        let name = file.display().to_string();
+        let (word, reason, fitted) = match &decision {
+            Decision::NotMedia => ("pass", "not an image or PDF".to_string(), None),
+            Decision::Pass => ("pass", format!("valid, within {}'s limits", rules.provider), None),
+            Decision::Fitted { path, note } => ("fitted", note.clone(), Some(path.display().to_string())),
+            Decision::Deny { reason } => {
+                exit = Exit::Problems;
+                ("deny", reason.clone(), None)
+            }
+        };
+        if args.json {
+            rows.push(json!({"file": name, "decision": word, "reason": reason, "fitted": fitted}));
+        } else {
+            let to = fitted.map(|f| format!(" → {}", sanitize(&f))).unwrap_or_default();
+            println!("{word:<6}  {}{to}  {}", sanitize(&name), sanitize(&reason));
+        }
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&Value::Array(rows))?);
+    }
+    Ok(exit)
+}
+
+fn run_install(args: &InstallArgs) -> anyhow::Result<Exit> {
+    let HookAgent::ClaudeCode = args.agent;
+    let file = match &args.settings {
+        Some(f) => f.clone(),
+        None => install::claude_code_settings()?,
+    };
+    if let Some(p) = &args.provider {
+        rules_for(p)?;
+    }
+    let exe = std::env::current_exe().context("finding session-doctor's own path for the hook command")?;
+    let plan = install::plan_claude_code(&file, install::claude_code_entry(&exe, args.provider.as_deref()))?;
+    let shown = sanitize(&file.display().to_string());
+    if plan.already {
+        println!("the guard is already installed in {shown}; nothing to change");
+        return Ok(Exit::Healthy);
+    }
+    println!("adds to hooks.PreToolUse in {shown}:\n  {}", serde_json::to_string(&plan.entry)?);
+    if args.dry_run {
+        println!("(--dry-run: nothing written)");
+        return Ok(Exit::Healthy);
+    }
+    install::apply(&plan)?;
+    if let Some(b) = &plan.backup {
+        eprintln!("kept the old settings as {}", sanitize(&b.display().to_string()));
+    }
+    eprintln!("wrote {shown}");
+    Ok(Exit::Healthy)
+}
+
+fn rules_for(provider: &str) -> anyhow::Result<Rules> {
+    let name = crate::provider::canonical(provider).unwrap_or(provider);
+    Rules::builtin(name)
+        .with_context(|| format!("unknown provider {}: see `session-doctor scan --help`", sanitize(provider)))
+}

@@ -1,0 +1,321 @@
+//! Fitting a valid but oversized image to a provider's limits.
+//!
+//! Users ask for "shrink it instead of failing" far more than for "leave it
+//! out": an oversized screenshot is still worth seeing. [`fit`] decodes an
+//! image, downscales it with a Lanczos filter until every limit of the target
+//! provider holds (bytes per image, pixels per side, total pixels, the stricter
+//! side once a request carries many images), and re-encodes it: a PNG stays a
+//! PNG unless only JPEG gets under the byte limit, a JPEG stays a JPEG, a GIF
+//! or WebP becomes a PNG (its first frame, where the provider refuses
+//! animation). The fitted bytes must pass session-doctor's own deep check
+//! before they are returned.
+//!
+//! Undecodable bytes are never "fitted": a truncated PNG is excluded, not
+//! repainted, so [`fit`] refuses anything the deep check calls invalid.
+
+use std::io::Cursor;
+
+use image::codecs::jpeg::JpegEncoder;
+use image::imageops::FilterType;
+use image::{DynamicImage, ImageFormat};
+
+use crate::media::rules::{Measure, Rules};
+use crate::media::{Depth, Facts, Verdict};
+
+/// Most bytes of pixels decoded to fit one image (a 16k × 16k RGBA image).
+const MAX_DECODE: u64 = 1 << 30;
+/// JPEG quality tried when PNG cannot get under the byte limit.
+const JPEG_QUALITY: u8 = 85;
+/// How many smaller sizes are tried before giving up.
+const MAX_TRIES: u32 = 16;
+
+/// The limits one image must meet: one provider's, for a request holding
+/// `images` images.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Limits {
+    pub provider: String,
+    pub max_bytes: Option<u64>,
+    pub bytes_on: Measure,
+    pub max_side: Option<u32>,
+    pub max_pixels: Option<u64>,
+    pub animated_ok: bool,
+}
+
+impl Limits {
+    /// The limits `rules` set for an image in a request of `images` images
+    /// (the many-image side limit applies above its threshold).
+    pub fn of(rules: &Rules, images: usize) -> Limits {
+        let mut max_side = rules.max_side_px;
+        if let Some(many) = rules.many_images
+            && images > many.above_images as usize
+        {
+            max_side = Some(max_side.map_or(many.max_side_px, |s| s.min(many.max_side_px)));
+        }
+        Limits {
+            provider: rules.provider.clone(),
+            max_bytes: rules.max_image_bytes,
+            bytes_on: rules.image_bytes_on,
+            max_side,
+            max_pixels: rules.max_pixels,
+            animated_ok: rules.animated_gif,
+        }
+    }
+
+    /// The size the provider measures for `n` raw bytes.
+    fn measured(&self, n: usize) -> u64 {
+        match self.bytes_on {
+            Measure::Raw => n as u64,
+            Measure::Base64 => (n as u64).div_ceil(3) * 4,
+        }
+    }
+
+    fn bytes_fit(&self, n: usize) -> bool {
+        self.max_bytes.is_none_or(|max| self.measured(n) <= max)
+    }
+
+    fn dims_fit(&self, w: u32, h: u32) -> bool {
+        self.max_side.is_none_or(|max| w.max(h) <= max)
+            && self.max_pixels.is_none_or(|max| u64::from(w) * u64::from(h) <= max)
+    }
+
+    /// The largest size with the same aspect ratio that meets the pixel limits.
+    fn target_dims(&self, w: u32, h: u32) -> (u32, u32) {
+        let mut scale = 1.0_f64;
+        if let Some(max) = self.max_side {
+            scale = scale.min(f64::from(max) / f64::from(w.max(h)));
+        }
+        if let Some(max) = self.max_pixels {
+            scale = scale.min((max as f64 / (f64::from(w) * f64::from(h))).sqrt());
+        }
+        scaled(w, h, scale)
+    }
+}
+
+/// What [`fit`] made of one image.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// The image already meets every limit: send it as it is.
+    Fits,
+    /// A smaller copy that meets every limit.
+    Fitted(Fitted),
+    /// The bytes cannot be fitted (undecodable, not an image, too large to
+    /// decode safely): leave them out instead. The reason is a sentence.
+    Refused(String),
+}
+
+/// A re-encoded image that meets the provider's limits.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fitted {
+    pub bytes: Vec<u8>,
+    pub mime: &'static str,
+    pub from: (u32, u32),
+    pub to: (u32, u32),
+    pub provider: String,
+}
+
+impl Fitted {
+    /// The note placed beside the fitted image, saying what changed.
+    pub fn note(&self, original: Option<&str>) -> String {
+        let (fw, fh) = self.from;
+        let (tw, th) = self.to;
+        let what = if (fw, fh) == (tw, th) {
+            format!("re-encoded at {tw}×{th}")
+        } else {
+            format!("resized from {fw}×{fh} to {tw}×{th}")
+        };
+        let file = original.map(|o| format!(" Original file: {o}")).unwrap_or_default();
+        format!("[Image {what} to fit {}'s limits.{file}]", self.provider)
+    }
+
+    /// The extension for a file holding these bytes.
+    pub fn extension(&self) -> &'static str {
+        if self.mime == "image/jpeg" { "jpg" } else { "png" }
+    }
+}
+
+/// Fits `bytes` to `limits`; see the module doc.
+pub fn fit(bytes: &[u8], limits: &Limits) -> Outcome {
+    let facts = Facts::examine(bytes, None, Depth::Deep);
+    let Some(mime) = facts.mime_detected() else {
+        return Outcome::Refused("the bytes are not an image session-doctor can decode".into());
+    };
+    if !matches!(mime, "image/png" | "image/jpeg" | "image/gif" | "image/webp") {
+        return Outcome::Refused(format!("{mime} is not an image session-doctor can resize"));
+    }
+    if let Some(bad) = facts.damage.iter().find(|p| p.severity == Verdict::Invalid) {
+        return Outcome::Refused(format!("the image does not decode ({}): it is left out, not fitted", bad.message));
+    }
+    let (Some(w), Some(h)) = (facts.width, facts.height) else {
+        return Outcome::Refused("the image's dimensions are unknown".into());
+    };
+    let animated = facts.frames.is_some_and(|f| f > 1);
+    if limits.dims_fit(w, h) && limits.bytes_fit(bytes.len()) && (limits.animated_ok || !animated) {
+        return Outcome::Fits;
+    }
+    if u64::from(w) * u64::from(h) * 4 > MAX_DECODE {
+        return Outcome::Refused(format!("the image is {w}×{h} px, too large to decode safely"));
+    }
+    let img = match decode(bytes, mime) {
+        Ok(img) => img,
+        Err(e) => return Outcome::Refused(format!("the image does not decode ({e}): it is left out, not fitted")),
+    };
+    let keep_png = mime != "image/jpeg";
+    let (mut tw, mut th) = limits.target_dims(w, h);
+    for _ in 0..MAX_TRIES {
+        let small = if (tw, th) == (w, h) { img.clone() } else { img.resize_exact(tw, th, FilterType::Lanczos3) };
+        let candidates: &[&'static str] = if keep_png { &["image/png", "image/jpeg"] } else { &["image/jpeg"] };
+        for &out_mime in candidates {
+            let Some(out) = encode(&small, out_mime) else { continue };
+            if limits.bytes_fit(out.len()) && passes_deep_check(&out) {
+                return Outcome::Fitted(Fitted {
+                    bytes: out,
+                    mime: out_mime,
+                    from: (w, h),
+                    to: (tw, th),
+                    provider: limits.provider.clone(),
+                });
+            }
+        }
+        if tw <= 16 || th <= 16 {
+            break;
+        }
+        (tw, th) = scaled(tw, th, 0.75);
+    }
+    Outcome::Refused(format!("no smaller copy of the {w}×{h} image meets {}'s limits", limits.provider))
+}
+
+fn scaled(w: u32, h: u32, scale: f64) -> (u32, u32) {
+    if scale >= 1.0 {
+        return (w, h);
+    }
+    // Truncating casts on purpose: the result must not exceed the limit.
+    let side = |n: u32| ((f64::from(n) * scale).floor() as u32).max(1);
+    (side(w), side(h))
+}
+
+fn decode(bytes: &[u8], mime: &str) -> Result<DynamicImage, String> {
+    let format = match mime {
+        "image/png" => ImageFormat::Png,
+        "image/jpeg" => ImageFormat::Jpeg,
+        "image/gif" => ImageFormat::Gif,
+        _ => ImageFormat::WebP,
+    };
+    let mut reader = image::ImageReader::with_format(Cursor::new(bytes), format);
+    let mut limits = image::Limits::default();
+    limits.max_alloc = Some(MAX_DECODE + (64 << 20));
+    reader.limits(limits);
+    crate::contain::contain(|| reader.decode())
+        .map_err(|_| "the decoder failed".to_string())?
+        .map_err(|e| e.to_string())
+}
+
+fn encode(img: &DynamicImage, mime: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    match mime {
+        "image/png" => img.write_to(&mut Cursor::new(&mut out), ImageFormat::Png).ok()?,
+        _ => {
+            // JPEG has no alpha channel: flatten onto white, as a screenshot viewer would.
+            let rgb = flatten(img);
+            JpegEncoder::new_with_quality(&mut out, JPEG_QUALITY).encode_image(&rgb).ok()?;
+        }
+    }
+    Some(out)
+}
+
+fn flatten(img: &DynamicImage) -> DynamicImage {
+    if !img.color().has_alpha() {
+        return DynamicImage::ImageRgb8(img.to_rgb8());
+    }
+    let rgba = img.to_rgba8();
+    let rgb = image::RgbImage::from_fn(rgba.width(), rgba.height(), |x, y| {
+        let [r, g, b, a] = rgba.get_pixel(x, y).0;
+        let over = |c: u8| ((u16::from(c) * u16::from(a) + 255 * (255 - u16::from(a))) / 255) as u8;
+        image::Rgb([over(r), over(g), over(b)])
+    });
+    DynamicImage::ImageRgb8(rgb)
+}
+
+/// The fitted bytes must be what session-doctor itself would call valid.
+fn passes_deep_check(bytes: &[u8]) -> bool {
+    Facts::examine(bytes, None, Depth::Deep).damage.iter().all(|p| p.severity != Verdict::Invalid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn noisy_png(w: u32, h: u32) -> Vec<u8> {
+        // Noise does not compress, so the byte limit is what has to give.
+        let mut seed = 0x1234_5678_u32;
+        let img = image::RgbImage::from_fn(w, h, |_, _| {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            let [a, b, c, _] = seed.to_le_bytes();
+            image::Rgb([a, b, c])
+        });
+        let mut out = Vec::new();
+        DynamicImage::ImageRgb8(img).write_to(&mut Cursor::new(&mut out), ImageFormat::Png).unwrap();
+        out
+    }
+
+    fn limits(max_bytes: Option<u64>, max_side: Option<u32>) -> Limits {
+        Limits {
+            provider: "anthropic".into(),
+            max_bytes,
+            bytes_on: Measure::Raw,
+            max_side,
+            max_pixels: None,
+            animated_ok: true,
+        }
+    }
+
+    #[test]
+    fn an_image_within_limits_is_left_alone() {
+        assert_eq!(fit(&noisy_png(40, 30), &limits(None, Some(100))), Outcome::Fits);
+    }
+
+    #[test]
+    fn a_side_over_the_limit_is_downscaled_keeping_png_and_aspect() {
+        let Outcome::Fitted(f) = fit(&noisy_png(400, 300), &limits(None, Some(100))) else { panic!("not fitted") };
+        assert_eq!((f.from, f.to, f.mime), ((400, 300), (100, 75), "image/png"));
+        let facts = Facts::examine(&f.bytes, None, Depth::Deep);
+        assert_eq!((facts.width, facts.height), (Some(100), Some(75)));
+        assert!(
+            f.note(Some("shot.png")).starts_with("[Image resized from 400×300 to 100×75 to fit anthropic's limits.")
+        );
+    }
+
+    #[test]
+    fn a_byte_limit_png_cannot_meet_turns_to_jpeg_before_shrinking_further() {
+        let png = noisy_png(200, 200);
+        let max = (png.len() / 3) as u64;
+        let Outcome::Fitted(f) = fit(&png, &limits(Some(max), None)) else { panic!("not fitted") };
+        assert!(f.bytes.len() as u64 <= max, "{} > {max}", f.bytes.len());
+        assert_eq!(f.mime, "image/jpeg");
+    }
+
+    #[test]
+    fn base64_measure_counts_the_encoded_length() {
+        let png = noisy_png(64, 64);
+        let raw = png.len() as u64;
+        let l = Limits { bytes_on: Measure::Base64, ..limits(Some(raw + 1), None) };
+        // Fits raw, but not as base64 (4/3 larger).
+        assert!(matches!(fit(&png, &l), Outcome::Fitted(_)));
+    }
+
+    #[test]
+    fn undecodable_bytes_are_refused_never_fitted() {
+        let png = noisy_png(400, 300);
+        let cut = &png[..png.len() / 2];
+        assert!(matches!(fit(cut, &limits(None, Some(100))), Outcome::Refused(r) if r.contains("does not decode")));
+        assert!(matches!(fit(b"%PDF-1.4 hello", &limits(None, Some(100))), Outcome::Refused(_)));
+    }
+
+    #[test]
+    fn many_images_tighten_the_side_limit() {
+        let rules = Rules::builtin("anthropic").unwrap();
+        assert_eq!(Limits::of(&rules, 1).max_side, Some(8000));
+        assert_eq!(Limits::of(&rules, 21).max_side, Some(2000));
+    }
+}

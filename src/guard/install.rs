@@ -1,0 +1,209 @@
+//! `guard install`: wire the guard into an agent's settings without touching
+//! anything else there.
+//!
+//! The user's settings file is edited in place by byte range (see
+//! [`crate::rewrite::splice`]), so their keys, order, numbers and spacing stay
+//! as they wrote them; only the guard's own entry is added. Installing twice
+//! changes nothing. Before a change the old file is kept beside it as
+//! `<file>.session-doctor-backup`, and the new one is written atomically.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, bail};
+use serde_json::{Value, json};
+
+use crate::rewrite::splice;
+
+/// What marks the guard's own hook among the user's hooks.
+const MARK: &str = "guard --hook claude-code";
+
+/// The change `install` would make to one settings file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub file: PathBuf,
+    /// The guard is already there: nothing to change.
+    pub already: bool,
+    /// The entry added (for the user to see before it is written).
+    pub entry: Value,
+    /// The whole new text of the file.
+    pub text: String,
+    /// The backup written beside the file before the change, if it existed.
+    pub backup: Option<PathBuf>,
+}
+
+/// Claude Code's user settings: `$CLAUDE_CONFIG_DIR/settings.json`, else
+/// `~/.claude/settings.json`.
+pub fn claude_code_settings() -> anyhow::Result<PathBuf> {
+    if let Some(dir) = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
+        let first = dir.to_string_lossy().split(',').next().unwrap_or_default().to_string();
+        return Ok(PathBuf::from(first).join("settings.json"));
+    }
+    let home = std::env::var_os("HOME").context("HOME is not set: pass --settings FILE")?;
+    Ok(PathBuf::from(home).join(".claude").join("settings.json"))
+}
+
+/// The `PreToolUse` entry that runs `exe guard --hook claude-code` before every `Read`.
+pub fn claude_code_entry(exe: &Path, provider: Option<&str>) -> Value {
+    let mut command = format!("{} {MARK}", crate::diagnose::next::shell_quote(&exe.display().to_string()));
+    if let Some(p) = provider {
+        command.push_str(&format!(" --provider {}", crate::diagnose::next::shell_quote(p)));
+    }
+    json!({"matcher": "Read", "hooks": [{"type": "command", "command": command, "timeout": 30}]})
+}
+
+/// Plans adding `entry` to the `hooks.PreToolUse` list of the settings in `file`.
+pub fn plan_claude_code(file: &Path, entry: Value) -> anyhow::Result<Plan> {
+    let old = match std::fs::read(file) {
+        Ok(b) => String::from_utf8(b).with_context(|| format!("{} is not UTF-8 text", file.display()))?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", file.display())),
+    };
+    let backup = (!old.is_empty()).then(|| backup_path(file));
+    let plan = |already: bool, text: String| Plan {
+        file: file.to_path_buf(),
+        already,
+        entry: entry.clone(),
+        text,
+        backup: backup.clone(),
+    };
+    if old.trim().is_empty() {
+        let text = serde_json::to_string_pretty(&json!({"hooks": {"PreToolUse": [entry.clone()]}}))? + "\n";
+        return Ok(plan(false, text));
+    }
+    let parsed: Value = serde_json::from_str(&old)
+        .with_context(|| format!("{} is not valid JSON; fix it first, nothing was changed", file.display()))?;
+    if !parsed.is_object() {
+        bail!("{} does not hold a JSON object; nothing was changed", file.display());
+    }
+    let pre = parsed.pointer("/hooks/PreToolUse");
+    if pre.and_then(Value::as_array).is_some_and(|list| list.iter().any(has_mark)) {
+        return Ok(plan(true, old));
+    }
+    let compact = serde_json::to_string(&entry)?;
+    let t = old.as_bytes();
+    let (pointer, insert, empty) = match (pre, parsed.get("hooks")) {
+        (Some(Value::Array(list)), _) => ("/hooks/PreToolUse", compact, list.is_empty()),
+        (Some(_), _) => bail!("{}: hooks.PreToolUse is not a list; nothing was changed", file.display()),
+        (None, Some(Value::Object(hooks))) => ("/hooks", format!("\"PreToolUse\": [{compact}]"), hooks.is_empty()),
+        (None, Some(_)) => bail!("{}: hooks is not an object; nothing was changed", file.display()),
+        (None, None) => (
+            "",
+            format!("\"hooks\": {{\"PreToolUse\": [{compact}]}}"),
+            parsed.as_object().is_some_and(|o| o.is_empty()),
+        ),
+    };
+    let range = splice::locate(t, pointer).with_context(|| format!("{}: cannot find {pointer}", file.display()))?;
+    // The value ends with its closing bracket; the entry goes just before it.
+    let close = range.end - 1;
+    let with = if empty { insert } else { format!(", {insert}") };
+    let at = last_content_end(t, range.start, close);
+    let text = String::from_utf8(splice::apply(t, vec![splice::Edit { range: at..at, with }]))?;
+    serde_json::from_str::<Value>(&text).context("the merged settings would not be valid JSON; nothing was changed")?;
+    Ok(plan(false, text))
+}
+
+/// Writes a plan: the backup first, then the new file, atomically.
+pub fn apply(plan: &Plan) -> anyhow::Result<()> {
+    if plan.already {
+        return Ok(());
+    }
+    if let Some(parent) = plan.file.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    }
+    if let Some(backup) = &plan.backup {
+        std::fs::copy(&plan.file, backup)
+            .with_context(|| format!("backing up {} to {}", plan.file.display(), backup.display()))?;
+    }
+    crate::atomic::write(&plan.file, crate::atomic::Existing::Replace, |w| Ok(w.write_all(plan.text.as_bytes())?))
+}
+
+fn has_mark(entry: &Value) -> bool {
+    entry.get("hooks").and_then(Value::as_array).is_some_and(|hooks| {
+        hooks.iter().any(|h| h.get("command").and_then(Value::as_str).is_some_and(|c| c.contains(MARK)))
+    })
+}
+
+fn backup_path(file: &Path) -> PathBuf {
+    let mut name = file.file_name().unwrap_or_default().to_os_string();
+    name.push(".session-doctor-backup");
+    file.with_file_name(name)
+}
+
+/// Where the last member of the container `t[start..=close]` ends (before any
+/// trailing white space), so an insertion keeps the closing bracket's line.
+fn last_content_end(t: &[u8], start: usize, close: usize) -> usize {
+    let mut i = close;
+    while i > start + 1 && matches!(t[i - 1], b' ' | b'\t' | b'\n' | b'\r') {
+        i -= 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry() -> Value {
+        claude_code_entry(Path::new("/opt/sd/session-doctor"), None)
+    }
+
+    fn plan_on(text: &str) -> Plan {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("settings.json");
+        std::fs::write(&f, text).unwrap();
+        plan_claude_code(&f, entry()).unwrap()
+    }
+
+    #[test]
+    fn the_users_other_hooks_and_keys_stay_as_written() {
+        let old = "{\n  \"model\": \"opus\",\n  \"n\": 1.50,\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"my-check\"}]}\n    ],\n    \"Stop\": []\n  }\n}\n";
+        let p = plan_on(old);
+        assert!(!p.already);
+        assert!(p.text.starts_with("{\n  \"model\": \"opus\",\n  \"n\": 1.50,"), "{}", p.text);
+        let v: Value = serde_json::from_str(&p.text).unwrap();
+        let pre = v["hooks"]["PreToolUse"].as_array().unwrap();
+        assert_eq!(pre.len(), 2);
+        assert_eq!(pre[0]["hooks"][0]["command"], "my-check");
+        assert_eq!(pre[1], entry());
+        assert_eq!(v["hooks"]["Stop"], json!([]));
+    }
+
+    #[test]
+    fn installing_twice_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("settings.json");
+        std::fs::write(&f, "{\"theme\": \"dark\"}").unwrap();
+        let first = plan_claude_code(&f, entry()).unwrap();
+        apply(&first).unwrap();
+        let after_first = std::fs::read_to_string(&f).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("settings.json.session-doctor-backup")).unwrap(),
+            "{\"theme\": \"dark\"}"
+        );
+        let second = plan_claude_code(&f, entry()).unwrap();
+        assert!(second.already);
+        apply(&second).unwrap();
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), after_first);
+    }
+
+    #[test]
+    fn missing_or_empty_settings_get_a_fresh_file_and_no_hooks_key_gets_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = plan_claude_code(&dir.path().join("none.json"), entry()).unwrap();
+        assert_eq!(serde_json::from_str::<Value>(&p.text).unwrap()["hooks"]["PreToolUse"][0], entry());
+        assert!(p.backup.is_none());
+        for old in ["{}", "{\"hooks\": {}}", "{\"a\": [1, 2]}"] {
+            let v: Value = serde_json::from_str(&plan_on(old).text).unwrap();
+            assert_eq!(v["hooks"]["PreToolUse"][0], entry(), "{old}");
+        }
+    }
+
+    #[test]
+    fn broken_settings_are_refused_not_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("settings.json");
+        std::fs::write(&f, "{ \"hooks\": ").unwrap();
+        let err = plan_claude_code(&f, entry()).unwrap_err();
+        assert!(format!("{err:#}").contains("not valid JSON"));
+    }
+}

@@ -1,0 +1,122 @@
+//! The guard: judge a file *before* an agent reads it into its history.
+//!
+//! A session gets stuck because bytes a provider rejects entered the
+//! append-only history; after that, every request carries them. The guard is
+//! the check an agent's hook runs first: a file that does not decode is denied
+//! with a reason the model sees (so it can tell the user), an image over the
+//! provider's limits is handed over as a fitted copy (see [`crate::fit`]), and
+//! everything else passes untouched. Each agent's hook protocol lives in its
+//! own file ([`claude_code`]); [`install`] wires the hook into the agent's
+//! settings.
+
+pub mod claude_code;
+pub mod install;
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use sha2::Digest as _;
+
+use crate::fit::{self, Limits, Outcome};
+use crate::media::rules::Rules;
+use crate::media::{Depth, Facts, Verdict};
+
+/// Files larger than this are let through unjudged: reading a gigabyte into a
+/// hook would stall the agent, and no provider takes such an attachment inline
+/// anyway (the agent's own size check answers it).
+const MAX_GUARDED: u64 = 256 << 20;
+
+/// Problem codes that a smaller copy of the same image cures.
+const FITTABLE: [&str; 3] = ["image.too_large", "image.too_many_pixels", "gif.animated"];
+
+/// What the guard decided about one file.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Decision {
+    /// Not an image or PDF, or too large to judge: the agent goes on as usual.
+    NotMedia,
+    /// Valid media within the provider's limits.
+    Pass,
+    /// Oversized but valid: this fitted copy goes to the agent instead.
+    Fitted { path: PathBuf, note: String },
+    /// The provider would refuse it on every request: keep it out, and why.
+    Deny { reason: String },
+}
+
+/// The media types guessed from a file name, as agents do before reading.
+fn mime_by_name(path: &Path) -> Option<&'static str> {
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    Some(match ext.as_str() {
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        "pdf" => "application/pdf",
+        _ => return None,
+    })
+}
+
+/// Judges the file at `path` under `rules`; fitted copies go to `cache`.
+pub fn judge_file(path: &Path, rules: &Rules, cache: &Path) -> anyhow::Result<Decision> {
+    let meta = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
+    if !meta.is_file() || meta.len() > MAX_GUARDED {
+        return Ok(Decision::NotMedia);
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_GUARDED).read_to_end(&mut bytes))
+        .with_context(|| format!("reading {}", path.display()))?;
+    judge_bytes(&bytes, path, rules, cache)
+}
+
+/// [`judge_file`] on bytes already read.
+pub fn judge_bytes(bytes: &[u8], path: &Path, rules: &Rules, cache: &Path) -> anyhow::Result<Decision> {
+    let facts = Facts::examine(bytes, None, Depth::Deep);
+    let declared = mime_by_name(path);
+    let sniffed = facts.mime_detected();
+    let media = |m: Option<&str>| m.is_some_and(|m| m.starts_with("image/") || m == "application/pdf");
+    if !media(declared) && !media(sniffed) {
+        return Ok(Decision::NotMedia);
+    }
+    let name = path.display().to_string();
+    let ins = facts.judge(declared, Some(&name), rules);
+    let invalid: Vec<_> = ins.problems.iter().filter(|p| p.severity == Verdict::Invalid).collect();
+    if invalid.is_empty() {
+        return Ok(Decision::Pass);
+    }
+    if !invalid.iter().all(|p| FITTABLE.contains(&p.code)) {
+        let why: Vec<&str> = invalid.iter().map(|p| p.message.as_str()).collect();
+        return Ok(Decision::Deny { reason: deny_reason(&name, &why.join("; "), &rules.provider) });
+    }
+    match fit::fit(bytes, &Limits::of(rules, 1)) {
+        Outcome::Fits => Ok(Decision::Pass),
+        Outcome::Refused(why) => Ok(Decision::Deny { reason: deny_reason(&name, &why, &rules.provider) }),
+        Outcome::Fitted(f) => {
+            let digest = sha2::Sha256::digest(bytes);
+            let stem: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+            let out = cache.join(format!("{stem}-{}x{}.{}", f.to.0, f.to.1, f.extension()));
+            std::fs::create_dir_all(cache).with_context(|| format!("creating {}", cache.display()))?;
+            crate::atomic::write(&out, crate::atomic::Existing::Replace, |w| Ok(w.write_all(&f.bytes)?))?;
+            Ok(Decision::Fitted { note: f.note(Some(&name)), path: out })
+        }
+    }
+}
+
+fn deny_reason(name: &str, why: &str, provider: &str) -> String {
+    format!(
+        "session-doctor guard: {name} was not read: {why}. {provider} rejects such a file, and once it is in the \
+         session every later request fails the same way. Tell the user the file is broken and ask for a good copy."
+    )
+}
+
+/// Where fitted copies are kept: `$XDG_CACHE_HOME/session-doctor/fitted`
+/// (else `~/.cache/…`). They are named by the original's sha256, so fitting
+/// the same file twice reuses the name.
+pub fn cache_dir() -> PathBuf {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("session-doctor").join("fitted")
+}
