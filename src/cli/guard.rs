@@ -59,7 +59,7 @@ pub struct GuardArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum GuardAction {
-    /// Add the guard's hook to an agent's settings (a merge, shown first, with a backup).
+    /// Wire the guard into an agent: Claude Code's settings, pi's extensions, opencode's plugins.
     Install(InstallArgs),
 }
 
@@ -68,13 +68,17 @@ pub enum GuardAction {
 Examples:
   session-doctor guard install claude-code --dry-run
   session-doctor guard install claude-code --settings .claude/settings.local.json
+  session-doctor guard install pi
+  session-doctor guard install opencode
 
 Exit status:
   0  installed, or already installed (nothing changed)
   2  the settings file is not valid JSON, or could not be written
 
-The hook runs `session-doctor guard --hook claude-code` before every Read. The old file is kept
-beside the new one as FILE.session-doctor-backup.")]
+Claude Code gets a PreToolUse hook that runs `session-doctor guard --hook claude-code` before
+every Read (merged into its settings). pi gets an extension and opencode a plugin (from the
+repository's integrations/) that run `session-doctor guard` before every read and, for pi, on
+images in any tool's result. A file that was there before is kept as FILE.session-doctor-backup.")]
 pub struct InstallArgs {
     /// The agent to guard.
     #[arg(value_name = "AGENT")]
@@ -82,8 +86,9 @@ pub struct InstallArgs {
     /// Show the change and write nothing.
     #[arg(long = "dry-run")]
     pub dry_run: bool,
-    /// The settings file to change (default: the agent's user settings,
-    /// ~/.claude/settings.json or $CLAUDE_CONFIG_DIR/settings.json).
+    /// The file to change (default: Claude Code's ~/.claude/settings.json, pi's
+    /// ~/.pi/agent/extensions/session-doctor-guard.ts, opencode's
+    /// ~/.config/opencode/plugins/session-doctor-guard.js).
     #[arg(long = "settings", value_name = "FILE")]
     pub settings: Option<PathBuf>,
     /// The provider whose limits the hook judges by (default: anthropic).
@@ -96,6 +101,8 @@ pub struct InstallArgs {
 pub enum HookAgent {
     #[value(name = "claude-code")]
     ClaudeCode,
+    Pi,
+    Opencode,
 }
 
 pub fn run(args: &GuardArgs) -> anyhow::Result<Exit> {
@@ -148,29 +155,36 @@ pub fn run(args: &GuardArgs) -> anyhow::Result<Exit> {
 }
 
 fn run_install(args: &InstallArgs) -> anyhow::Result<Exit> {
-    let HookAgent::ClaudeCode = args.agent;
-    let file = match &args.settings {
-        Some(f) => f.clone(),
-        None => install::claude_code_settings()?,
-    };
-    if let Some(p) = &args.provider {
-        rules_for(p)?;
-    }
+    let provider = args.provider.as_deref().unwrap_or("anthropic");
+    rules_for(provider)?;
     let exe = std::env::current_exe().context("finding session-doctor's own path for the hook command")?;
-    let plan = install::plan_claude_code(&file, install::claude_code_entry(&exe, args.provider.as_deref()))?;
-    let shown = sanitize(&file.display().to_string());
+    let plan = match args.agent {
+        HookAgent::ClaudeCode => {
+            let file = args.settings.clone().map_or_else(install::claude_code_settings, Ok)?;
+            install::plan_claude_code(&file, install::claude_code_entry(&exe, args.provider.as_deref()))?
+        }
+        HookAgent::Pi => {
+            let file = args.settings.clone().map_or_else(install::pi_extension, Ok)?;
+            install::plan_file(&file, install::PI_EXTENSION, &exe, provider)?
+        }
+        HookAgent::Opencode => {
+            let file = args.settings.clone().map_or_else(install::opencode_plugin, Ok)?;
+            install::plan_file(&file, install::OPENCODE_PLUGIN, &exe, provider)?
+        }
+    };
+    let shown = sanitize(&plan.file.display().to_string());
     if plan.already {
         println!("the guard is already installed in {shown}; nothing to change");
         return Ok(Exit::Healthy);
     }
-    println!("adds to hooks.PreToolUse in {shown}:\n  {}", serde_json::to_string(&plan.entry)?);
+    println!("{shown}: {}", sanitize(&plan.summary));
     if args.dry_run {
         println!("(--dry-run: nothing written)");
         return Ok(Exit::Healthy);
     }
     install::apply(&plan)?;
     if let Some(b) = &plan.backup {
-        eprintln!("kept the old settings as {}", sanitize(&b.display().to_string()));
+        eprintln!("kept the old file as {}", sanitize(&b.display().to_string()));
     }
     eprintln!("wrote {shown}");
     Ok(Exit::Healthy)

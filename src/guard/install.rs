@@ -23,8 +23,8 @@ pub struct Plan {
     pub file: PathBuf,
     /// The guard is already there: nothing to change.
     pub already: bool,
-    /// The entry added (for the user to see before it is written).
-    pub entry: Value,
+    /// What the change adds, for the user to see before it is written.
+    pub summary: String,
     /// The whole new text of the file.
     pub text: String,
     /// The backup written beside the file before the change, if it existed.
@@ -59,10 +59,11 @@ pub fn plan_claude_code(file: &Path, entry: Value) -> anyhow::Result<Plan> {
         Err(e) => return Err(e).with_context(|| format!("reading {}", file.display())),
     };
     let backup = (!old.is_empty()).then(|| backup_path(file));
+    let summary = format!("adds to hooks.PreToolUse: {}", serde_json::to_string(&entry)?);
     let plan = |already: bool, text: String| Plan {
         file: file.to_path_buf(),
         already,
-        entry: entry.clone(),
+        summary: summary.clone(),
         text,
         backup: backup.clone(),
     };
@@ -100,6 +101,62 @@ pub fn plan_claude_code(file: &Path, entry: Value) -> anyhow::Result<Plan> {
     let text = String::from_utf8(splice::apply(t, vec![splice::Edit { range: at..at, with }]))?;
     serde_json::from_str::<Value>(&text).context("the merged settings would not be valid JSON; nothing was changed")?;
     Ok(plan(false, text))
+}
+
+/// pi's global extension folder: `$PI_CODING_AGENT_DIR/extensions`, else
+/// `~/.pi/agent/extensions` (pi loads every `*.ts` there at start).
+pub fn pi_extension() -> anyhow::Result<PathBuf> {
+    let dir = match std::env::var_os("PI_CODING_AGENT_DIR").filter(|d| !d.is_empty()) {
+        Some(d) => PathBuf::from(d),
+        None => {
+            PathBuf::from(std::env::var_os("HOME").context("HOME is not set: pass --settings FILE")?).join(".pi/agent")
+        }
+    };
+    Ok(dir.join("extensions").join("session-doctor-guard.ts"))
+}
+
+/// opencode's global plugin folder: `$XDG_CONFIG_HOME/opencode/plugins`, else
+/// `~/.config/opencode/plugins` (opencode loads every plugin file there at start).
+pub fn opencode_plugin() -> anyhow::Result<PathBuf> {
+    let config = match std::env::var_os("XDG_CONFIG_HOME").filter(|d| !d.is_empty()) {
+        Some(d) => PathBuf::from(d),
+        None => {
+            PathBuf::from(std::env::var_os("HOME").context("HOME is not set: pass --settings FILE")?).join(".config")
+        }
+    };
+    Ok(config.join("opencode").join("plugins").join("session-doctor-guard.js"))
+}
+
+/// The pi extension and the opencode plugin, as `integrations/` holds them.
+pub const PI_EXTENSION: &str = include_str!("../../integrations/pi/session-doctor-guard.ts");
+pub const OPENCODE_PLUGIN: &str = include_str!("../../integrations/opencode/session-doctor-guard.js");
+
+/// Plans writing an agent's guard file (`source`, with this binary's path and
+/// the provider filled in) at `file`. The same content already there is
+/// "already installed"; other content is backed up before it is replaced.
+pub fn plan_file(file: &Path, source: &str, exe: &Path, provider: &str) -> anyhow::Result<Plan> {
+    let text = source
+        .replace("__SESSION_DOCTOR__", &js_string(&exe.display().to_string()))
+        .replace("__PROVIDER__", &js_string(provider));
+    let old = match std::fs::read(file) {
+        Ok(b) => Some(b),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e).with_context(|| format!("reading {}", file.display())),
+    };
+    let already = old.as_deref() == Some(text.as_bytes());
+    let backup = old.filter(|_| !already).map(|_| backup_path(file));
+    let summary = format!(
+        "writes the guard ({} lines) that runs `{} guard` before every read",
+        text.lines().count(),
+        exe.display()
+    );
+    Ok(Plan { file: file.to_path_buf(), already, summary, text, backup })
+}
+
+/// `s` as the inside of a JavaScript string literal.
+fn js_string(s: &str) -> String {
+    let quoted = serde_json::to_string(s).unwrap_or_default();
+    quoted[1..quoted.len() - 1].to_string()
 }
 
 /// Writes a plan: the backup first, then the new file, atomically.
@@ -159,6 +216,7 @@ mod tests {
         let old = "{\n  \"model\": \"opus\",\n  \"n\": 1.50,\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"my-check\"}]}\n    ],\n    \"Stop\": []\n  }\n}\n";
         let p = plan_on(old);
         assert!(!p.already);
+        assert!(p.summary.contains("guard --hook claude-code"), "{}", p.summary);
         assert!(p.text.starts_with("{\n  \"model\": \"opus\",\n  \"n\": 1.50,"), "{}", p.text);
         let v: Value = serde_json::from_str(&p.text).unwrap();
         let pre = v["hooks"]["PreToolUse"].as_array().unwrap();
@@ -196,6 +254,21 @@ mod tests {
             let v: Value = serde_json::from_str(&plan_on(old).text).unwrap();
             assert_eq!(v["hooks"]["PreToolUse"][0], entry(), "{old}");
         }
+    }
+
+    #[test]
+    fn a_guard_file_is_filled_in_written_once_and_a_different_one_backed_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("ext").join("session-doctor-guard.ts");
+        let exe = Path::new("/opt/a \"b\"/session-doctor");
+        let p = plan_file(&f, PI_EXTENSION, exe, "anthropic").unwrap();
+        assert!(!p.already && p.backup.is_none());
+        assert!(p.text.contains(r#""/opt/a \"b\"/session-doctor""#), "the path is a valid JS string");
+        assert!(!p.text.contains("__SESSION_DOCTOR__") && !p.text.contains("__PROVIDER__"));
+        apply(&p).unwrap();
+        assert!(plan_file(&f, PI_EXTENSION, exe, "anthropic").unwrap().already);
+        let other = plan_file(&f, PI_EXTENSION, exe, "openai").unwrap();
+        assert!(!other.already && other.backup.is_some());
     }
 
     #[test]

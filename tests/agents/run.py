@@ -46,7 +46,10 @@ def main():
     logs.mkdir(parents=True, exist_ok=True)
     passed = failed = gaps = 0
     for agent in agents:
-        module = importlib.import_module("scenarios." + agent.replace("-", "_"))
+        stem = agent.replace("-", "_")
+        # scenarios/<agent>.py, and scenarios/<agent>_<topic>.py for scenarios of one topic.
+        names = sorted(p.stem for p in (Path(__file__).parent / "scenarios").glob(stem + "*.py"))
+        modules = [importlib.import_module("scenarios." + n) for n in names if n == stem or n.startswith(stem + "_")]
         started = time.time()
         try:
             exe = lib.install(agent)
@@ -55,10 +58,10 @@ def main():
             failed += 1
             continue
         print("%s %s (installed in %.0fs)" % (agent, lib.AGENTS[agent][1], time.time() - started), flush=True)
-        for name in sorted(n for n in dir(module) if n.startswith("scenario_")):
+        found = sorted(((n, getattr(m, n)) for m in modules for n in dir(m) if n.startswith("scenario_")), key=lambda f: f[0])
+        for name, fn in found:
             if args.pattern not in name:
                 continue
-            fn = getattr(module, name)
             gap = getattr(fn, "known_gap", None)
             log = logs / ("%s-%s.jsonl" % (agent, name))
             log.unlink(missing_ok=True)

@@ -151,3 +151,19 @@ def problem(data, declared=None):
     if declared and declared != kind and not (declared == "image/jpg" and kind == "image/jpeg"):
         return "declared %s, bytes are %s" % (declared, kind)
     return CHECKS[kind](data)
+
+
+def dimensions(data):
+    """(width, height) from a PNG's IHDR or a JPEG's frame header; None when unknown."""
+    if data.startswith(PNG_SIGNATURE) and len(data) >= 24:
+        return struct.unpack(">II", data[16:24])
+    if data.startswith(b"\xff\xd8"):
+        pos = 2
+        while pos + 9 <= len(data) and data[pos] == 0xFF:
+            marker = data[pos + 1]
+            (length,) = struct.unpack(">H", data[pos + 2 : pos + 4])
+            if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+                height, width = struct.unpack(">HH", data[pos + 5 : pos + 9])
+                return width, height
+            pos += 2 + length
+    return None

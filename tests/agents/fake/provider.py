@@ -54,6 +54,9 @@ class Settings:
         self.emit_reasoning = False  # Responses: answer with a reasoning item first
         self.max_images = None  # refuse a request carrying more images than this
         self.check_media = True
+        # Anthropic's per-image limits: a side over 8000 px, over 5 MB of base64.
+        self.anthropic_max_side = 8000
+        self.anthropic_max_base64 = 5 * 1024 * 1024
 
 
 class Provider:
@@ -167,6 +170,20 @@ class Provider:
             why = media.problem(data, declared)
             if why:
                 raise self._media_error(api, path, declared or media.sniff(data), why)
+            if api == "anthropic":
+                self._anthropic_limits(path, data)
+
+    def _anthropic_limits(self, path, data):
+        """Anthropic's 400s for a valid image over its per-image limits."""
+        s = self.settings
+        dims = media.dimensions(data)
+        if dims and s.anthropic_max_side and max(dims) > s.anthropic_max_side:
+            text = "%s: image dimensions exceed max allowed size: %d pixels" % (path, s.anthropic_max_side)
+        elif s.anthropic_max_base64 and (len(data) + 2) // 3 * 4 > s.anthropic_max_base64:
+            text = "%s: image exceeds 5 MB maximum: %d bytes > %d bytes" % (path, (len(data) + 2) // 3 * 4, s.anthropic_max_base64)
+        else:
+            return
+        raise Reject(400, {"type": "error", "error": {"type": "invalid_request_error", "message": text}, "request_id": _id("req_")})
 
     # -------------------------------------------------------------- Anthropic
 
