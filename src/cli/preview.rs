@@ -74,7 +74,10 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
     }
     let provider = session.provider.clone().unwrap_or_else(|| plan.rules.provider.clone());
     let dialect = args.target.0.unwrap_or_else(|| preview::native(session.format, &provider));
-    let rewrite = Rewrite::plan(&session, &args.rewrite.options(), plan.single_document);
+    let mut rewrite = Rewrite::plan(&session, &args.rewrite.options(), plan.single_document);
+    if args.rewrite.fit {
+        rewrite.fit(&session, &args.file, &plan.rules, plan.single_document);
+    }
     let done = match &args.out {
         Some(path) => {
             let mut result = None;
@@ -103,6 +106,9 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
         }
         if !c.capped.is_empty() {
             what.push(format!("{} over the image cap", c.capped.len()));
+        }
+        if !c.fitted.is_empty() {
+            what.push(format!("{} fitted", c.fitted.len()));
         }
         if c.reasoning_removed + c.reasoning_ids_dropped > 0 {
             what.push(format!("{} reasoning rewritten", c.reasoning_removed + c.reasoning_ids_dropped));

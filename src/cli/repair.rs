@@ -75,6 +75,9 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
         );
     }
     let mut rewrite = Rewrite::plan(&session, &args.rewrite.options(), plan.single_document);
+    if args.rewrite.fit {
+        rewrite.fit(&session, &args.file, &plan.rules, plan.single_document);
+    }
     // pi's first layout counts entries by position (`firstKeptEntryIndex`):
     // leaving a line out there would move its compactions.
     if !(plan.format == crate::formats::Format::Pi && positional(&args.file)) {
@@ -133,6 +136,12 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
     let c = &r.changes;
     if !c.excluded.is_empty() {
         writeln!(out, "  excluded     {}", c.excluded.join(", "))?;
+    }
+    if !c.fitted.is_empty() {
+        writeln!(out, "  fitted       {}", c.fitted.join(", "))?;
+    }
+    for why in &c.not_fitted {
+        writeln!(out, "  not fitted   {}", sanitize(why))?;
     }
     if !c.capped.is_empty() {
         writeln!(out, "  over the cap {} ({})", count(c.capped.len() as u64, "image", "images"), c.capped.join(", "))?;

@@ -20,6 +20,12 @@ pub struct RewriteArgs {
     /// encrypted content are removed.
     #[arg(long = "drop-reasoning-ids")]
     pub drop_reasoning_ids: bool,
+    /// Re-encode each image over the provider's limits (bytes, pixels per side,
+    /// the many-image side limit) to fit, with a note beside it saying what
+    /// changed, instead of sending it as it is. Bytes that do not decode are
+    /// never fitted: exclude them.
+    #[arg(long = "fit")]
+    pub fit: bool,
 }
 
 impl RewriteArgs {
@@ -42,6 +48,9 @@ impl RewriteArgs {
         }
         if self.drop_reasoning_ids {
             out.push("--drop-reasoning-ids".into());
+        }
+        if self.fit {
+            out.push("--fit".into());
         }
         out.join(" ")
     }

@@ -49,7 +49,11 @@ pub fn commands(
             cmd("exclude", &refs.join(" "))
         }
     };
+    // Every prime suspect is valid but over a size limit: a fitted copy keeps the image.
+    let fittable = !primes.is_empty()
+        && suspects.iter().filter(|s| s.prime).all(|s| crate::fit::only_fittable(&s.attachment.problems));
     match c.class {
+        Class::MediaRejected if fittable => vec![cmd("preview", "--fit"), cmd("repair", "--fit")],
         Class::MediaRejected => vec![exclude(), cmd("repair", "")],
         Class::ImageLimit => {
             let n = c.limit.or(rules.max_images_per_request.map(u64::from)).unwrap_or(20);

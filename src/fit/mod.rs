@@ -133,8 +133,24 @@ impl Fitted {
     }
 }
 
+/// Problem codes that a smaller copy of the same image cures.
+pub const FITTABLE: [&str; 3] = ["image.too_large", "image.too_many_pixels", "gif.animated"];
+
+/// Whether every invalid problem of an attachment is one [`fit`] cures (and there is one).
+pub fn only_fittable(problems: &[crate::media::Problem]) -> bool {
+    let mut invalid = problems.iter().filter(|p| p.severity == Verdict::Invalid).peekable();
+    invalid.peek().is_some() && invalid.all(|p| FITTABLE.contains(&p.code))
+}
+
 /// Fits `bytes` to `limits`; see the module doc.
 pub fn fit(bytes: &[u8], limits: &Limits) -> Outcome {
+    fit_as(bytes, limits, true)
+}
+
+/// [`fit`], where `allow_jpeg` says whether a PNG may become a JPEG to meet
+/// the byte limit (not where the mime type sits apart from the bytes and
+/// cannot change with them).
+pub fn fit_as(bytes: &[u8], limits: &Limits, allow_jpeg: bool) -> Outcome {
     let facts = Facts::examine(bytes, None, Depth::Deep);
     let Some(mime) = facts.mime_detected() else {
         return Outcome::Refused("the bytes are not an image session-doctor can decode".into());
@@ -163,7 +179,11 @@ pub fn fit(bytes: &[u8], limits: &Limits) -> Outcome {
     let (mut tw, mut th) = limits.target_dims(w, h);
     for _ in 0..MAX_TRIES {
         let small = if (tw, th) == (w, h) { img.clone() } else { img.resize_exact(tw, th, FilterType::Lanczos3) };
-        let candidates: &[&'static str] = if keep_png { &["image/png", "image/jpeg"] } else { &["image/jpeg"] };
+        let candidates: &[&'static str] = match (keep_png, allow_jpeg) {
+            (true, true) => &["image/png", "image/jpeg"],
+            (true, false) => &["image/png"],
+            (false, _) => &["image/jpeg"],
+        };
         for &out_mime in candidates {
             let Some(out) = encode(&small, out_mime) else { continue };
             if limits.bytes_fit(out.len()) && passes_deep_check(&out) {

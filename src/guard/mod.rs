@@ -27,9 +27,6 @@ use crate::media::{Depth, Facts, Verdict};
 /// anyway (the agent's own size check answers it).
 const MAX_GUARDED: u64 = 256 << 20;
 
-/// Problem codes that a smaller copy of the same image cures.
-const FITTABLE: [&str; 3] = ["image.too_large", "image.too_many_pixels", "gif.animated"];
-
 /// What the guard decided about one file.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Decision {
@@ -84,7 +81,7 @@ pub fn judge_bytes(bytes: &[u8], path: &Path, rules: &Rules, cache: &Path) -> an
     if invalid.is_empty() {
         return Ok(Decision::Pass);
     }
-    if !invalid.iter().all(|p| FITTABLE.contains(&p.code)) {
+    if !fit::only_fittable(&ins.problems) {
         let why: Vec<&str> = invalid.iter().map(|p| p.message.as_str()).collect();
         return Ok(Decision::Deny { reason: deny_reason(&name, &why.join("; "), &rules.provider) });
     }

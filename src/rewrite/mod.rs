@@ -8,6 +8,7 @@
 //! line no rewrite touches is copied byte for byte.
 
 pub mod copy;
+mod fit;
 pub mod identity;
 pub mod mend;
 pub mod splice;
@@ -45,6 +46,10 @@ pub enum Op {
     Drop,
     /// After this record, answer a tool call the history left without a result.
     Answer { call_id: String, tool: Option<String> },
+    /// Replace the payload text at `span` (an image over the provider's
+    /// limits) with `data`, its fitted copy of type `to`, and put `note` after
+    /// the block at `pointer`.
+    Fit { pointer: String, span: crate::model::Span, data: String, from: String, to: String, note: String },
     /// Remove the result blocks answering a call that is not in the history;
     /// `message` is the message's index within a logged request.
     RemoveResult { call_id: String, message: Option<usize> },
@@ -67,6 +72,10 @@ pub struct Summary {
     pub calls_answered: Vec<String>,
     /// Results removed because their call is not in the history.
     pub results_removed: Vec<String>,
+    /// Refs of oversized images re-encoded to fit (`--fit`).
+    pub fitted: Vec<String>,
+    /// Oversized images `--fit` could not fit, with the reason.
+    pub not_fitted: Vec<String>,
 }
 
 /// The ops of a whole session, by the line their record starts on.
@@ -218,6 +227,7 @@ pub fn edits(format: &str, text: &[u8], base: u64, ops: &[Op]) -> Option<Vec<spl
                 }
             }
             Op::Answer { .. } => {}
+            Op::Fit { .. } => out.extend(fit::edits(format, text, base, op)),
             Op::RemoveResult { call_id, message } => {
                 result_removals.extend(mend::result_pointers(format, text, call_id, *message));
             }

@@ -86,3 +86,29 @@ def scenario_unguarded_oversized_screenshot_is_refused_on_every_request(ctx):
     lib.check(resume.code != 0, "and so does its resume", resume)
     last = ctx.provider.model_requests("anthropic")[-1]
     lib.check(last["status"] == 400 and "exceed max allowed size" in json.dumps(last["answer"]), "Anthropic's side limit refused it", last["answer"])
+
+
+def scenario_repair_fit_resumes_a_session_stuck_on_an_oversized_screenshot(ctx):
+    """No guard: the session sticks on the 9000 px screenshot; `repair --fit` gets it going, image and all."""
+    sb, p = ctx.sb, ctx.provider
+    _setup(ctx, "wide.png", lib.png(9000, 40))
+    (sb.home / ".pi" / "agent" / "extensions" / "session-doctor-guard.ts").unlink()
+    run = _run(ctx, "READ-THE-FILE wide.png")
+    lib.check(run.code != 0, "the unguarded run fails", run)
+    session = _session(sb)
+    r, d = lib.diagnose(sb, session)
+    lib.check(d["stuck"] is True and d["failure"]["class"] == "media_rejected", "diagnose: stuck on a media rejection", r)
+    lib.check(any("--fit" in n for n in d["next"]), "diagnose offers --fit for a valid but oversized image", r)
+    out = sb.root / "repaired"
+    out.mkdir()
+    rep = sb.doctor("repair", session, "--fit", "--out", out, "--json")
+    lib.check(rep.code == 0 and rep.json()["changes"]["fitted"], "repair --fit fitted the screenshot", rep)
+    copy = rep.json()["out"]
+    before = len(p.model_requests("anthropic"))
+    resume = sb.run([ctx.exe, *MODEL, "--session", copy, "-p", "continue"], env=ENV)
+    reqs = p.model_requests("anthropic")[before:]
+    lib.check(resume.code == 0 and reqs and all(x["status"] == 200 for x in reqs), "the repaired copy resumes with a 200", resume, *[x["answer"] for x in reqs])
+    dims = {media.dimensions(data) for _, data in _images(reqs)}
+    lib.check(dims == {(8000, 35)}, "the model sees the fitted screenshot: %s" % dims)
+    r2, d2 = lib.diagnose(sb, copy)
+    lib.check(d2["stuck"] is False, "diagnose on the copy: not stuck", r2)
