@@ -101,16 +101,25 @@ pub fn signals(s: &Seen) -> Vec<Signal> {
     };
 
     // Anthropic's 413 `request_too_large` "Request size exceeds model context window" is a
-    // token problem: the overflow wording is more specific than the size code.
-    let overflow_phrase = signals::DETERMINISTIC_PHRASES
-        .iter()
-        .find(|r| r.class == Class::ContextOverflow && allowed(r.class) && r.matches(s.hay));
-    if let Some(r) = overflow_phrase.filter(|_| s.ev.codes.iter().any(|c| c == "request_too_large")) {
-        out.push(Signal {
-            id: format!("phrase:{}", r.all.join("+")),
-            what: format!("deterministic phrase {} (more specific than the size code)", r.describe()),
-            class: r.class,
-        });
+    // token problem: overflow wording is more specific than the size code.
+    if s.ev.codes.iter().any(|c| c == "request_too_large") {
+        let overflow = [signals::DETERMINISTIC_PHRASES].into_iter().flat_map(|t| t.iter());
+        for r in overflow.filter(|r| r.class == Class::ContextOverflow && allowed(r.class) && r.matches(s.hay)) {
+            out.push(Signal {
+                id: format!("phrase:{}", r.all.join("+")),
+                what: format!("deterministic phrase {} (more specific than the size code)", r.describe()),
+                class: r.class,
+            });
+        }
+        for f in families::DETERMINISTIC.iter().filter(|f| f.class == Class::ContextOverflow) {
+            if let Some(found) = f.matches(s.all) {
+                out.push(Signal {
+                    id: format!("family:{}", f.name),
+                    what: format!("deterministic family {} (more specific than the size code)", f.describe(&found)),
+                    class: f.class,
+                });
+            }
+        }
     }
     codes(signals::DETERMINISTIC_CODES, "deterministic", false, &mut out);
     phrases(signals::DETERMINISTIC_PHRASES, "deterministic", &mut out);
@@ -142,6 +151,7 @@ pub fn signals(s: &Seen) -> Vec<Signal> {
     phrases(signals::TIMEOUT_PHRASES, "transient", &mut out);
     fams(families::TRANSIENT, "transient", &mut out);
     phrases(signals::TRANSIENT_PHRASES, "transient", &mut out);
+    fams(families::LATE, "transient", &mut out);
     if !client && !matches!(by_status(status), Class::Unknown) {
         out.push(Signal {
             id: format!("status:{}", status.unwrap_or_default()),

@@ -40,8 +40,16 @@ impl Family {
 }
 
 /// Words that name replayed reasoning.
-const REASONING: &[&str] =
-    &["thinking", "thought", "reasoning", "encrypted content", "encrypted_content", "redacted_thinking"];
+const REASONING: &[&str] = &[
+    "thinking",
+    "thought",
+    "reasoning",
+    "encrypted content",
+    "encrypted_content",
+    "redacted_thinking",
+    "previous response",
+    "previous_response",
+];
 /// Words that say a replayed item is damaged, missing or altered. "invalid" only as a word:
 /// `invalid_request_error` is a type, and model names say "…-thinking".
 const REASONING_DEFECT: &[&str] = &[
@@ -59,6 +67,8 @@ const REASONING_DEFECT: &[&str] = &[
     "must be passed back",
     "could not be verified",
     "could not be decrypted",
+    "but found",
+    "without its required",
 ];
 /// Reasoning *settings* rather than replayed reasoning: a bad parameter, not a replay.
 const REASONING_VETO: &[&str] = &[
@@ -111,7 +121,7 @@ const PAIRING: &[&str] = &[
     "must have a response",
     "orphan",
     "does not match the number",
-    "number of function",
+    "the number of",
 ];
 /// A tool *definition* problem (schema, name, choice), not a history one.
 const TOOL_DEFINITION: &[&str] = &[
@@ -135,6 +145,10 @@ const ROLE: &[&str] = &["user", "assistant", "role", "message"];
 const PROMPT: &[&str] = &["prompt", "input", "context", "token", "messages"];
 const WINDOW: &[&str] = &[
     "maximum model length",
+    "maximum prompt length",
+    "maximum number of tokens",
+    "token count",
+    "for requested model",
     "max_model_len",
     "context length",
     "context window",
@@ -163,6 +177,7 @@ const PLAN: &[&str] = &[
     "daily limit",
     "plan limit",
     "hit your limit",
+    "extra usage",
     "free tier",
     "free_tier",
     "subscription",
@@ -181,6 +196,7 @@ const EXHAUSTED: &[&str] = &[
     "depleted",
     "not enough",
     "requires more",
+    "is required",
     "more credits",
     "will reset",
     "resets",
@@ -207,8 +223,19 @@ const NOT_A_PLAN_LIMIT: &[&str] = &[
 ];
 
 /// Words for a refusal, and words for the policy behind it.
-const BLOCKED: &[&str] =
-    &["blocked", "block reason", "blockreason", "blockedreason", "filtered", "flagged", "intervened", "intervention"];
+const BLOCKED: &[&str] = &[
+    "blocked",
+    "block reason",
+    "blockreason",
+    "blockedreason",
+    "filtered",
+    "flagged",
+    "intervened",
+    "intervention",
+    "rejected",
+    "violat",
+    "refus",
+];
 const POLICY: &[&str] = &[
     "prohibited",
     "content policy",
@@ -217,8 +244,64 @@ const POLICY: &[&str] = &[
     "safety",
     "moderation",
     "content management",
+    "content filtering",
     "usage polic",
     "responsibleai",
+];
+
+/// An empty message or block: a history the agent must mend. Not an empty attachment.
+const EMPTY: &[&str] = &["must be non-empty", "cannot be empty", "must have non-empty", "must have either content"];
+const EMPTY_OF: &[&str] = &["content", "message", "text", "toolresult", "tool_result"];
+const MEDIA_WORDS: &[&str] = &["image", "pdf", "document", "base64", "audio", "video"];
+
+/// The request's size in bytes, not tokens.
+const SIZE: &[&str] =
+    &["payload", "request size", "request entity", "body size", "string too long", "maximum length", "bytes"];
+const OVER_SIZE: &[&str] = &["exceeds", "too large", "too long", "maximum size"];
+const SIZE_VETO: &[&str] = &["image", "pdf", "document", "context window", "token"];
+
+/// Credentials.
+const CREDENTIAL: &[&str] = &[
+    "api key",
+    "api_key",
+    "x-api-key",
+    "credential",
+    "permission",
+    "access to the model",
+    "unauthorized",
+    "unauthenticated",
+    "forbidden",
+    "oauth",
+];
+const REFUSED_CREDENTIAL: &[&str] = &[
+    "invalid",
+    "not valid",
+    "expired",
+    "denied",
+    "does not have",
+    "don't have",
+    "unauthorized",
+    "unauthenticated",
+    "forbidden",
+    "incorrect",
+];
+/// "extra_forbidden" is pydantic's unknown-field error; plan words are quota.
+const CREDENTIAL_VETO: &[&str] = &["extra_forbidden", "not permitted", "quota", "credit", "rate limit", "billing"];
+
+/// Limits named by period (see [`LONG_PERIOD`]).
+const PLAN_OR_LIMIT: &[&str] = &[
+    "credit",
+    "balance",
+    "billing",
+    "quota",
+    "spending limit",
+    "budget",
+    "usage limit",
+    "plan",
+    "free tier",
+    "free_tier",
+    "token limit",
+    "request limit",
 ];
 
 /// Deterministic families, in priority order, checked after the exact phrases.
@@ -236,11 +319,18 @@ pub const DETERMINISTIC: &[Family] = &[
         class: Class::HistoryInvalid,
     },
     Family { name: "roles out of order", groups: &[ROLE_ORDER, ROLE], unless: &[], class: Class::HistoryInvalid },
+    Family { name: "an empty message", groups: &[EMPTY_OF, EMPTY], unless: MEDIA_WORDS, class: Class::HistoryInvalid },
     Family {
         name: "prompt longer than the window",
         groups: &[PROMPT, WINDOW, LONGER],
         unless: RATE_WORDS,
         class: Class::ContextOverflow,
+    },
+    Family {
+        name: "request larger than the size limit",
+        groups: &[SIZE, OVER_SIZE],
+        unless: SIZE_VETO,
+        class: Class::PayloadTooLarge,
     },
     Family {
         name: "refused by a content policy",
@@ -250,7 +340,7 @@ pub const DETERMINISTIC: &[Family] = &[
     },
     Family {
         name: "plan or billing limit over a long period",
-        groups: &[PLAN, LONG_PERIOD],
+        groups: &[PLAN_OR_LIMIT, LONG_PERIOD],
         unless: &["perminute", "per minute", "per_minute"],
         class: Class::Quota,
     },
@@ -259,6 +349,12 @@ pub const DETERMINISTIC: &[Family] = &[
         groups: &[PLAN, EXHAUSTED],
         unless: NOT_A_PLAN_LIMIT,
         class: Class::Quota,
+    },
+    Family {
+        name: "credentials refused",
+        groups: &[CREDENTIAL, REFUSED_CREDENTIAL],
+        unless: CREDENTIAL_VETO,
+        class: Class::Auth,
     },
 ];
 
@@ -308,11 +404,27 @@ const MEDIA_DEFECT: &[&str] = &[
     "malformed",
     "does not support",
     "doesn't support",
+    "couldn't",
+    "failed to",
+    "unknown format",
+    "does not match",
+    "appears to be a",
+    "has no pages",
 ];
 /// Counted media.
-const MEDIA_COUNT: &[&str] = &["image items", "image(s)", "images", "media items", "pdf pages"];
-const TOO_MANY: &[&str] =
-    &["but passed", "may be provided", "too many", "maximum of", "exceeding the maximum", "at most"];
+const MEDIA_COUNT: &[&str] =
+    &["image items", "image(s)", "images", "media items", "pdf pages", "image count", "one image", "single image"];
+const TOO_MANY: &[&str] = &[
+    "but passed",
+    "may be provided",
+    "too many",
+    "maximum of",
+    "exceeding the maximum",
+    "at most",
+    "exceeds limit",
+    "only supports one",
+    "only supports a single",
+];
 
 /// Media families (gated like media phrases: a client error, a stream error, or a local
 /// server's 5xx).
@@ -342,9 +454,84 @@ pub const TRANSIENT: &[Family] = &[
     },
     Family {
         name: "a concurrency or rate limit",
-        groups: &[&["concurrency limit", "rate limit", "rate_limit", "too many requests"]],
+        groups: &[&[
+            "concurrency limit",
+            "rate limit",
+            "rate_limit",
+            "ratelimit",
+            "too many requests",
+            "throttl",
+            "please wait",
+            "capacity exceeded",
+            "resource exhausted",
+            "resource_exhausted",
+            "quota exceeded",
+        ]],
         unless: &[],
         class: Class::RateLimit,
+    },
+];
+
+/// Transient families checked after the transient phrases: the broad vocabulary of a
+/// cancel, a failed connection and a failed server, for wordings no phrase knows.
+pub const LATE: &[Family] = &[
+    Family {
+        name: "the request was cancelled",
+        groups: &[&["abort", "cancel", "client closed request"], &["request", "operation", "user", "client", "turn"]],
+        unless: &["timeout", "timed out"],
+        class: Class::Aborted,
+    },
+    Family {
+        name: "the connection failed",
+        groups: &[
+            &[
+                "connection",
+                "connect",
+                "socket",
+                "stream",
+                "network",
+                "transport",
+                "getaddrinfo",
+                "econn",
+                "enotfound",
+                "epipe",
+                "und_err",
+            ],
+            &[
+                "reset",
+                "refused",
+                "closed",
+                "ended",
+                "disconnect",
+                "hang up",
+                "terminat",
+                "enotfound",
+                "getaddrinfo",
+                "error sending",
+                "error decoding",
+                "unexpected eof",
+                "premature",
+            ],
+        ],
+        unless: &[],
+        class: Class::Network,
+    },
+    Family {
+        name: "the server failed",
+        groups: &[&[
+            "bad gateway",
+            "service unavailable",
+            "temporarily unavailable",
+            "internal server error",
+            "internal error",
+            "server error",
+            "server had an error",
+            "error occurred while processing your request",
+            "runner process has terminated",
+            "provider returned error",
+        ]],
+        unless: &[],
+        class: Class::ServerError,
     },
 ];
 
@@ -388,7 +575,7 @@ mod tests {
 
     #[test]
     fn terms_are_lowercase() {
-        for f in DETERMINISTIC.iter().chain(MEDIA_FAMILIES).chain(TRANSIENT) {
+        for f in DETERMINISTIC.iter().chain(MEDIA_FAMILIES).chain(TRANSIENT).chain(LATE) {
             for t in f.groups.iter().flat_map(|g| g.iter()).chain(f.unless) {
                 assert_eq!(*t, t.to_lowercase(), "{}", f.name);
             }

@@ -93,6 +93,9 @@ pub struct Judgement {
     pub signal: Option<String>,
     /// For quota and rate limits: the reset time or wait the text names.
     pub resets: Option<Resets>,
+    /// Every signal the evidence offered (disabled ones included), in priority order, with
+    /// the class it names: what leave-one-source-out counts as a rule's support.
+    pub candidates: Vec<(String, Class)>,
 }
 
 /// [`classify`], with signals whose id `disabled` accepts left out (the
@@ -165,6 +168,7 @@ pub fn judge(text: &str, hint: &Hint, disabled: &dyn Fn(&str) -> bool) -> Judgem
 
     Judgement {
         signal: winner.map(|w| w.id.clone()),
+        candidates: candidates.iter().map(|c| (c.id.clone(), c.class)).collect(),
         resets,
         classification: Classification {
             class,
