@@ -355,6 +355,11 @@ fn walk(v: &Value, depth: usize, ev: &mut Evidence) {
             }
             if let Some(Value::String(p)) = map.get("param") {
                 frame.param = Some(p.clone());
+                // one-api / new-api gateways put the upstream's status in `param` when the
+                // code is `bad_response_status_code` (songquanpeng/one-api#1290).
+                if frame.status.is_none() && frame.code.as_deref() == Some("bad_response_status_code") {
+                    frame.status = as_status(&Value::String(p.clone()));
+                }
             }
             for key in ["provider_name", "provider"] {
                 if let Some(Value::String(p)) = map.get(key) {

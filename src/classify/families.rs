@@ -157,16 +157,27 @@ const WINDOW: &[&str] = &[
     "too long and exceeds limit",
     "too long to fit",
 ];
-const LONGER: &[&str] = &["longer than", "too long", "exceed", "greater than", "too large", "larger than"];
+/// Over the window, or the servers' advice that says so ("load the model with a larger
+/// context length", "provide a shorter input").
+const LONGER: &[&str] = &[
+    "longer than",
+    "too long",
+    "exceed",
+    "greater than",
+    "too large",
+    "larger than",
+    "a larger context",
+    "shorter input",
+];
 /// Throttling, not a window: Bedrock's "Too many tokens, please wait".
 const RATE_WORDS: &[&str] = &["please wait", "rate limit", "per minute", "per min", "throttl", "(tpm)"];
 
-/// Plan and billing words.
+/// Plan and billing words. Not "quota" alone: Google names every limit a quota, most of
+/// them per minute ("Quota exceeded for …online_prediction_requests_per_base_model").
 const PLAN: &[&str] = &[
     "credit",
     "balance",
     "billing",
-    "quota",
     "spending limit",
     "spend limit",
     "budget",
@@ -255,9 +266,19 @@ const EMPTY_OF: &[&str] = &["content", "message", "text", "toolresult", "tool_re
 const MEDIA_WORDS: &[&str] = &["image", "pdf", "document", "base64", "audio", "video"];
 
 /// The request's size in bytes, not tokens.
-const SIZE: &[&str] =
-    &["payload", "request size", "request entity", "body size", "string too long", "maximum length", "bytes"];
-const OVER_SIZE: &[&str] = &["exceeds", "too large", "too long", "maximum size"];
+const SIZE: &[&str] = &[
+    "payload",
+    "request size",
+    "request entity",
+    "body size",
+    "at 'body'",
+    "string too long",
+    "maximum length",
+    "bytes",
+];
+/// Over the size, including AWS's constraint wording ("Value at 'body' failed to satisfy
+/// constraint: Member must have length less than or equal to 25000000").
+const OVER_SIZE: &[&str] = &["exceeds", "too large", "too long", "maximum size", "length less than or equal to"];
 const SIZE_VETO: &[&str] = &["image", "pdf", "document", "context window", "token"];
 
 /// Credentials.
@@ -467,7 +488,7 @@ pub const TRANSIENT: &[Family] = &[
             "resource_exhausted",
             "quota exceeded",
         ]],
-        unless: &[],
+        unless: &["overloaded"],
         class: Class::RateLimit,
     },
 ];

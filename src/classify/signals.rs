@@ -583,6 +583,16 @@ pub const WEAK_PHRASES: &[Rule] = &[
     r(&["bad request"], Class::InvalidRequest),
     r(&["invalid request"], Class::InvalidRequest),
     r(&["invalid argument"], Class::InvalidRequest),
+    // The vocabulary of request validation, when nothing more specific matched and no
+    // status is known. See: diffbot/code-gpt-docs#300 (Bedrock "Malformed input request:
+    // … required key [max_tokens] not found"), boto/boto3#4463 ("Validation Error"),
+    // editor-code-assistant/eca#231 (pydantic "Extra inputs are not permitted").
+    r(&["malformed input"], Class::InvalidRequest),
+    r(&["malformed request"], Class::InvalidRequest),
+    r(&["validation error"], Class::InvalidRequest),
+    r(&["required key"], Class::InvalidRequest),
+    r(&["field required"], Class::InvalidRequest),
+    r(&["extra inputs are not permitted"], Class::InvalidRequest),
 ];
 
 /// gRPC status names (Gemini `error.status`), lowercased.
