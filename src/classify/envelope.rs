@@ -216,6 +216,10 @@ fn status_prefix(s: &str, frame: &mut Frame, ev: &mut Evidence) {
         "http/1.1 ",
         "http/2 ",
         "http ",
+        // "Request Failed: 400 {…}" (VS Code Copilot Chat), "Execution failed: 402 …"
+        // (Copilot CLI), "failed with status 429" (Claude Code's debug log).
+        "failed: ",
+        "failed with status ",
         // httpx: "Client error '400 Bad Request' for url …" (BerriAI/litellm#4348).
         "client error '",
         "server error '",

@@ -188,6 +188,7 @@ const PLAN: &[&str] = &[
     "daily limit",
     "plan limit",
     "hit your limit",
+    "no quota",
     "extra usage",
     "free tier",
     "free_tier",
@@ -207,6 +208,7 @@ const EXHAUSTED: &[&str] = &[
     "depleted",
     "not enough",
     "requires more",
+    "no quota",
     "is required",
     "more credits",
     "will reset",
@@ -325,6 +327,12 @@ const PLAN_OR_LIMIT: &[&str] = &[
     "request limit",
 ];
 
+/// A thing the request names that is not there: a deployment, a model, an endpoint. Waiting
+/// does not create it, whatever "please wait a moment" the text adds (Azure's
+/// DeploymentNotFound).
+const MISSING: &[&str] = &["does not exist", "not found", "no endpoints found"];
+const RESOURCE: &[&str] = &["deployment", "model", "resource", "endpoint", "entity"];
+
 /// Deterministic families, in priority order, checked after the exact phrases.
 pub const DETERMINISTIC: &[Family] = &[
     Family {
@@ -372,10 +380,24 @@ pub const DETERMINISTIC: &[Family] = &[
         class: Class::Quota,
     },
     Family {
+        name: "a plan limit an upgrade lifts",
+        groups: &[&["upgrade"], &["limit", "quota"]],
+        unless: NOT_A_PLAN_LIMIT,
+        class: Class::Quota,
+    },
+    Family {
         name: "credentials refused",
         groups: &[CREDENTIAL, REFUSED_CREDENTIAL],
         unless: CREDENTIAL_VETO,
         class: Class::Auth,
+    },
+    Family {
+        name: "the model or resource does not exist",
+        groups: &[MISSING, RESOURCE],
+        // "No endpoints found that support image input" is a media failure; a model *name*
+        // may say "image" ("gpt-5.4-image-2").
+        unless: &["support image", "image input", "image_url", "vision", "file"],
+        class: Class::InvalidRequest,
     },
 ];
 

@@ -140,6 +140,8 @@ pub const TRANSIENT_CODES: &[(&str, Class)] = &[
     ("overloaded", Class::Overloaded),
     // See: OpenAI `rate_limit_exceeded`; Gemini RESOURCE_EXHAUSTED; Bedrock ThrottlingException.
     ("rate_limit_exceeded", Class::RateLimit),
+    // See: github/copilot-cli#793 (`"code":"rate_limited"`), Mistral `"type":"rate_limited"`.
+    ("rate_limited", Class::RateLimit),
     ("ratelimiterror", Class::RateLimit),
     ("rate_limit_error", Class::RateLimit),
     ("rate_limit", Class::RateLimit),
