@@ -169,6 +169,10 @@ const LONGER: &[&str] = &[
     "a larger context",
     "shorter input",
 ];
+/// A count of the prompt set against the window: "Prompt has 49202 tokens, but the
+/// configured context size is 49152 tokens" (aaif-goose/goose#11048).
+const PROMPT_COUNT: &[&str] = &["prompt has", "input has", "request has", "request contains", "you requested"];
+
 /// Throttling, not a window: Bedrock's "Too many tokens, please wait".
 const RATE_WORDS: &[&str] = &["please wait", "rate limit", "per minute", "per min", "throttl", "(tpm)"];
 
@@ -263,8 +267,9 @@ const POLICY: &[&str] = &[
 ];
 
 /// An empty message or block: a history the agent must mend. Not an empty attachment.
-const EMPTY: &[&str] = &["must be non-empty", "cannot be empty", "must have non-empty", "must have either content"];
-const EMPTY_OF: &[&str] = &["content", "message", "text", "toolresult", "tool_result"];
+const EMPTY: &[&str] =
+    &["must be non-empty", "cannot be empty", "must not be empty", "must have non-empty", "must have either content"];
+const EMPTY_OF: &[&str] = &["content", "message", "text", "parts", "toolresult", "tool_result"];
 const MEDIA_WORDS: &[&str] = &["image", "pdf", "document", "base64", "audio", "video"];
 
 /// The request's size in bytes, not tokens.
@@ -286,6 +291,7 @@ const SIZE_VETO: &[&str] = &["image", "pdf", "document", "context window", "toke
 /// Credentials.
 const CREDENTIAL: &[&str] = &[
     "api key",
+    "authenticate",
     "api_key",
     "x-api-key",
     "credential",
@@ -298,6 +304,8 @@ const CREDENTIAL: &[&str] = &[
 ];
 const REFUSED_CREDENTIAL: &[&str] = &[
     "invalid",
+    "not able to",
+    "unable to",
     "not valid",
     "expired",
     "denied",
@@ -352,6 +360,12 @@ pub const DETERMINISTIC: &[Family] = &[
     Family {
         name: "prompt longer than the window",
         groups: &[PROMPT, WINDOW, LONGER],
+        unless: RATE_WORDS,
+        class: Class::ContextOverflow,
+    },
+    Family {
+        name: "prompt counted against the window",
+        groups: &[PROMPT_COUNT, WINDOW],
         unless: RATE_WORDS,
         class: Class::ContextOverflow,
     },
@@ -573,7 +587,7 @@ pub const LATE: &[Family] = &[
             "runner process has terminated",
             "provider returned error",
         ]],
-        unless: &[],
+        unless: &["bad request"],
         class: Class::ServerError,
     },
 ];
