@@ -44,6 +44,9 @@ pub struct Evidence {
     pub frames: Vec<Frame>,
     /// Every symbolic code, type, status name, reason or finish reason, lowercased.
     pub codes: Vec<String>,
+    /// The nesting depth each of `codes` was found at (same order): a wrapper's code is
+    /// shallower than the provider error it wraps.
+    pub code_depths: Vec<usize>,
     /// Human text: messages, and text around embedded bodies (original case).
     pub texts: Vec<String>,
     /// `provider_name` / `provider` values seen in bodies.
@@ -67,6 +70,21 @@ pub struct Shape {
     pub vllm: bool,
     /// `{"error":"text"}` and nothing else (Ollama)
     pub bare_error_string: bool,
+    /// `{"code":500,"message":…,"type":"server_error"}` at the top, no `error` wrapper
+    /// (llama.cpp's server, ggml-org/llama.cpp#13566)
+    pub llamacpp: bool,
+}
+
+impl Evidence {
+    fn push_code(&mut self, code: String, depth: usize) {
+        self.codes.push(code);
+        self.code_depths.push(depth);
+    }
+
+    /// Codes with their depth, for rules that rank a wrapper's code below the inner error.
+    pub fn codes_at(&self) -> impl Iterator<Item = (&str, usize)> {
+        self.codes.iter().map(String::as_str).zip(self.code_depths.iter().copied())
+    }
 }
 
 /// Unwraps `text` (already capped by the caller).
@@ -91,14 +109,14 @@ fn text_layer(s: &str, depth: usize, ev: &mut Evidence) -> bool {
             let around = format!("{} {}", &s[..*start], &s[*end..]);
             let around = around.trim();
             if !around.is_empty() {
-                exception_names(around, ev);
+                exception_names(around, depth, ev);
                 ev.texts.push(around.to_string());
             }
         }
         None => {
             let t = s.trim();
             if !t.is_empty() {
-                exception_names(t, ev);
+                exception_names(t, depth, ev);
                 ev.texts.push(t.to_string());
                 frame.message = Some(t.to_string());
             }
@@ -121,7 +139,7 @@ const MAX_NAMES: usize = 16;
 /// lowercased and without their module path, added to the codes: a gateway or SDK names the
 /// inner failure's class even where its status is the wrapper's generic one, and the
 /// code tables rank the specific names over that status.
-fn exception_names(s: &str, ev: &mut Evidence) {
+fn exception_names(s: &str, depth: usize, ev: &mut Evidence) {
     let mut found = 0;
     let mut rest = s;
     while !rest.is_empty() {
@@ -135,7 +153,7 @@ fn exception_names(s: &str, ev: &mut Evidence) {
         let named =
             timeout || ["error", "exception"].iter().any(|sfx| lower.len() > sfx.len() + 2 && lower.ends_with(sfx));
         if named && !ev.codes.iter().any(|c| c == lower) {
-            ev.codes.push(lower.to_string());
+            ev.push_code(lower.to_string(), depth);
             found += 1;
             if found >= MAX_NAMES {
                 break;
@@ -198,6 +216,13 @@ fn status_prefix(s: &str, frame: &mut Frame, ev: &mut Evidence) {
         "http/1.1 ",
         "http/2 ",
         "http ",
+        // "Request Failed: 400 {…}" (VS Code Copilot Chat), "Execution failed: 402 …"
+        // (Copilot CLI), "failed with status 429" (Claude Code's debug log).
+        "failed: ",
+        "failed with status ",
+        // httpx: "Client error '400 Bad Request' for url …" (BerriAI/litellm#4348).
+        "client error '",
+        "server error '",
         "error: ",
         "error ",
     ];
@@ -221,7 +246,7 @@ fn status_prefix(s: &str, frame: &mut Frame, ev: &mut Evidence) {
             frame.code = Some(word.to_ascii_uppercase());
             // gemini-cli "(Status: INVALID_ARGUMENT)": gRPC names in text are Google's.
             ev.shape.gemini = true;
-            ev.codes.push(word.to_string());
+            ev.push_code(word.to_string(), frame.depth);
         }
     }
 }
@@ -280,6 +305,13 @@ const CODE_KEYS: &[&str] = &[
     "block_reason",
     "__type",
     "stop_reason",
+    "stopReason",
+    // Gemini `QuotaFailure` / `RetryInfo` details: the quota's period ("…PerDay…",
+    // "…PerMinute…") is structure, not wording. See: google-gemini/gemini-cli-action#36.
+    "quotaId",
+    "quota_id",
+    "quotaMetric",
+    "retryDelay",
 ];
 
 fn walk(v: &Value, depth: usize, ev: &mut Evidence) {
@@ -323,10 +355,15 @@ fn walk(v: &Value, depth: usize, ev: &mut Evidence) {
                 if frame.implied.is_none() {
                     frame.implied = implied_status(&lower);
                 }
-                ev.codes.push(lower);
+                ev.push_code(lower, depth);
             }
             if let Some(Value::String(p)) = map.get("param") {
                 frame.param = Some(p.clone());
+                // one-api / new-api gateways put the upstream's status in `param` when the
+                // code is `bad_response_status_code` (songquanpeng/one-api#1290).
+                if frame.status.is_none() && frame.code.as_deref() == Some("bad_response_status_code") {
+                    frame.status = as_status(&Value::String(p.clone()));
+                }
             }
             for key in ["provider_name", "provider"] {
                 if let Some(Value::String(p)) = map.get(key) {
@@ -380,6 +417,14 @@ fn note_shape(map: &serde_json::Map<String, Value>, ev: &mut Evidence) {
         && map.len() == 1
     {
         s.bare_error_string = true;
+    }
+    if map.get("code").is_some_and(Value::is_number)
+        && str_of("message").is_some()
+        && str_of("type").is_some_and(|t| t.ends_with("_error"))
+        && !map.contains_key("error")
+        && !map.contains_key("object")
+    {
+        s.llamacpp = true;
     }
     if str_of("object") == Some("error") {
         s.object_error = true;

@@ -7,25 +7,11 @@
 //! into frames (`envelope`), lowercased once, and matched against data tables
 //! (`signals`) with plain `contains`. No regex, no backtracking, bounded nesting.
 //!
-//! ## Rule order (first hit wins)
-//! 1. **Deterministic structured codes** (`context_length_exceeded`, `invalid_encrypted_content`,
-//!    `insufficient_quota`, `content_policy_violation`, `invalid_api_key`, `request_too_large`,
-//!    `invalid_image_format`, …).
-//! 2. **Deterministic phrases**: reasoning replay, context overflow (vetoed on a 429 or by
-//!    rate-limit wording), whole-request size (incl. the 429 "Request too large … tokens per
-//!    min"), content policy, quota (vetoed by per-minute wording), auth.
-//! 3. **Media** — image-limit phrases, media phrases, then a request path into an image /
-//!    document part — *only for client errors*: a 4xx other than 429, or no status (a stream
-//!    error). A 429 or 5xx is never media, whatever its text says.
-//! 4. **Transient structured codes** (`overloaded_error`, `rate_limit_exceeded`,
-//!    `RESOURCE_EXHAUSTED`, `DEADLINE_EXCEEDED`, …).
-//! 5. **HTTP status** when it is a definite client error (4xx but 408/429/499).
-//! 6. **Transient phrases**: timeout (before abort: "aborted due to timeout" is a timeout),
-//!    abort, network, overloaded, rate limit, server error.
-//! 7. **HTTP status** fallback: 400→invalid_request, 401/403→auth, 402→quota, 408→timeout,
-//!    413→payload_too_large, 429→rate_limit, 499→aborted, 500/502/503→server_error,
-//!    504→timeout, 529→overloaded.
-//! 8. Weak phrases ("Bad Request") → invalid_request; otherwise `unknown`.
+//! ## Rule order
+//! Structure first, then vocabulary: the innermost error's codes, exact phrases, term
+//! families, media, transient codes, status, transient wording — documented in `decide.rs`.
+//! Every signal the evidence offers is listed in priority order; the first wins and the
+//! others are what it beat (`classify --explain`).
 //!
 //! The status used is the innermost one: a gateway's 400 wrapping an upstream 503 is a 503,
 //! a 200/502 wrapper around an upstream 400 is a 400. A deeper symbolic code
@@ -33,17 +19,20 @@
 //! status of the other kind (client vs transient) but never replaces one of the same kind.
 
 mod class;
+mod decide;
 mod envelope;
 mod extract;
+mod families;
 mod literal;
 mod provider;
+mod resets;
 mod signals;
 mod text;
 
 use serde::Serialize;
 
 pub use class::Class;
-use signals::Rule;
+pub use resets::Resets;
 
 /// What the caller already knows about the failure.
 #[derive(Clone, Debug, Default)]
@@ -93,6 +82,25 @@ const MAX_MESSAGE: usize = 4096;
 
 /// Classifies one provider error: a JSON body, an agent's recorded text, or a stream event.
 pub fn classify(text: &str, hint: &Hint) -> Classification {
+    judge(text, hint, &|_| false).classification
+}
+
+/// A classification with what decided it: the winning signal's id and when the limit lifts.
+#[derive(Clone, Debug)]
+pub struct Judgement {
+    pub classification: Classification,
+    /// The id of the signal that decided (`family:…`, `phrase:…`, `code:…`, `status:…`).
+    pub signal: Option<String>,
+    /// For quota and rate limits: the reset time or wait the text names.
+    pub resets: Option<Resets>,
+    /// Every signal the evidence offered (disabled ones included), in priority order, with
+    /// the class it names: what leave-one-source-out counts as a rule's support.
+    pub candidates: Vec<(String, Class)>,
+}
+
+/// [`classify`], with signals whose id `disabled` accepts left out (the
+/// leave-one-source-out measure in `tests/classify.rs` disables a source's own literals).
+pub fn judge(text: &str, hint: &Hint, disabled: &dyn Fn(&str) -> bool) -> Judgement {
     let capped = text::cap(text);
     let ev = envelope::unwrap(&capped);
 
@@ -101,14 +109,43 @@ pub fn classify(text: &str, hint: &Hint) -> Classification {
         text::normalize(t, &mut hay);
         hay.push_str(" | ");
     }
-    let status = effective_status(&ev.frames, hint.status);
+    let mut all = hay.clone();
+    for c in &ev.codes {
+        all.push_str(c);
+        all.push_str(" | ");
+    }
+    let (status, status_depth) = effective_status(&ev.frames, hint.status);
     let path = block_path(&ev);
-    let mut why = Vec::new();
-    let class = decide(&ev, &hay, status, path, &mut why);
 
     let mut lower = String::new();
     text::normalize(&capped, &mut lower);
     let provider = provider::detect(hint.provider.as_deref(), &ev, &lower);
+    let local = provider::is_local(provider.as_deref(), &lower) || ev.shape.llamacpp;
+
+    let seen = decide::Seen { ev: &ev, hay: &hay, all: &all, status, status_depth, path, local };
+    let candidates = decide::signals(&seen);
+    let mut live = candidates.iter().filter(|s| !disabled(&s.id));
+    let winner = live.next();
+    let class = winner.map_or(Class::Unknown, |w| w.class);
+
+    let mut why = vec![match status {
+        Some(s) => format!("status {s} ({})", status_origin(&ev, s)),
+        None => "no status: judged by codes and wording alone (a stream or transport error)".into(),
+    }];
+    match winner {
+        Some(w) => why.push(format!("decided by the {} → {}", w.what, w.class)),
+        None => why.push("nothing matched".into()),
+    }
+    let beaten: Vec<&decide::Signal> = live.filter(|s| s.class != class).collect();
+    for b in beaten.iter().take(MAX_BEATEN) {
+        why.push(format!("over the {} → {}", b.what, b.class));
+    }
+    if beaten.len() > MAX_BEATEN {
+        why.push(format!("over {} more signals", beaten.len() - MAX_BEATEN));
+    }
+    if !media_allowed(status, local) {
+        why.push("media signals not counted: a 429, or a hosted provider's 5xx, is never a media failure".into());
+    }
 
     let deepest = |get: fn(&envelope::Frame) -> Option<&String>| {
         ev.frames.iter().filter(|f| get(f).is_some()).max_by_key(|f| f.depth).and_then(get).cloned()
@@ -120,45 +157,73 @@ pub fn classify(text: &str, hint: &Hint) -> Classification {
         matches!(class, Class::ImageLimit | Class::MediaRejected | Class::ContextOverflow | Class::PayloadTooLarge)
             .then(|| extract::limit(&hay))
             .flatten();
+    let resets = matches!(class, Class::Quota | Class::RateLimit)
+        .then(|| resets::find(&ev.texts.iter().map(String::as_str).collect::<Vec<_>>()))
+        .flatten();
+    if let Some(r) = &resets {
+        let at = r.at.as_deref().map(|a| format!("resets at {a}"));
+        let within = r.within.as_deref().map(|w| format!("retry in {w}"));
+        why.push(format!("the text says when: {}", [at, within].into_iter().flatten().collect::<Vec<_>>().join(", ")));
+    }
 
-    Classification {
-        class,
-        retryable: class.retryable(),
-        provider,
-        status,
-        code: deepest(|f| f.code.as_ref()),
-        kind: deepest(|f| f.kind.as_ref()),
-        message,
-        limit,
-        block: path.and_then(extract::block),
-        remedy: class.remedy(),
-        call_ids: extract::call_ids(&ev.texts),
-        why,
+    Judgement {
+        signal: winner.map(|w| w.id.clone()),
+        candidates: candidates.iter().map(|c| (c.id.clone(), c.class)).collect(),
+        resets,
+        classification: Classification {
+            class,
+            retryable: class.retryable(),
+            provider,
+            status,
+            code: deepest(|f| f.code.as_ref()),
+            kind: deepest(|f| f.kind.as_ref()),
+            message,
+            limit,
+            block: path.and_then(extract::block),
+            remedy: class.remedy(),
+            call_ids: extract::call_ids(&ev.texts),
+            why,
+        },
     }
 }
 
-/// The innermost explicit status, corrected by a deeper symbolic code of the other kind.
-fn effective_status(frames: &[envelope::Frame], hint: Option<u16>) -> Option<u16> {
+/// Most beaten signals `--explain` lists.
+const MAX_BEATEN: usize = 4;
+
+/// Whether media signals count (mirrors `decide::signals`): a 429 never, a 5xx only when it
+/// is not a hosted provider's.
+fn media_allowed(status: Option<u16>, local: bool) -> bool {
+    match status {
+        None => true,
+        Some(429) => false,
+        Some(s) => s < 500 || local,
+    }
+}
+
+/// The innermost explicit status, corrected by a deeper symbolic code of the other kind,
+/// and the depth of the frame it came from (`None` when it is the caller's hint).
+fn effective_status(frames: &[envelope::Frame], hint: Option<u16>) -> (Option<u16>, Option<usize>) {
     let explicit = frames.iter().filter(|f| f.status.is_some()).max_by_key(|f| f.depth);
-    let (depth, mut status) = match explicit {
+    let (mut depth, mut status) = match explicit {
         Some(f) => (Some(f.depth), f.status),
         None => (None, hint),
     };
-    let implied = frames
-        .iter()
-        .filter(|f| f.implied.is_some() && depth.is_none_or(|d| f.depth > d))
-        .max_by_key(|f| f.depth)
-        .and_then(|f| f.implied);
-    if let Some(imp) = implied {
+    let implied =
+        frames.iter().filter(|f| f.implied.is_some() && depth.is_none_or(|d| f.depth > d)).max_by_key(|f| f.depth);
+    if let Some(f) = implied {
+        let imp = f.implied.unwrap_or_default();
         let transient = |s: u16| s == 429 || s >= 500;
-        status = match status {
-            None => Some(imp),
-            Some(s) if s < 400 => Some(imp),
-            Some(s) if transient(s) != transient(imp) => Some(imp),
-            keep => keep,
+        let replace = match status {
+            None => true,
+            Some(s) if s < 400 => true,
+            Some(s) => transient(s) != transient(imp),
         };
+        if replace {
+            status = Some(imp);
+            depth = Some(f.depth);
+        }
     }
-    status
+    (status, depth)
 }
 
 /// The request path the provider blames: an OpenAI `param`, else a path in a message;
@@ -171,109 +236,6 @@ fn block_path(ev: &envelope::Evidence) -> Option<&str> {
         .filter_map(|f| f.param.as_deref())
         .find_map(extract::path)
         .or_else(|| ev.texts.iter().rev().find_map(|t| extract::path(t)))
-}
-
-/// Whether media signals may count: a client error, or no status at all (stream error).
-/// A 429 or a 5xx is never a media failure.
-fn media_allowed(status: Option<u16>) -> bool {
-    match status {
-        None => true,
-        Some(429) => false,
-        Some(s) => s < 500,
-    }
-}
-
-/// The rule order documented at the top of this module. Every step that decides, and the
-/// status it judged by, is written to `why` (shown by `classify --explain`).
-fn decide(ev: &envelope::Evidence, hay: &str, status: Option<u16>, path: Option<&str>, why: &mut Vec<String>) -> Class {
-    let codes = &ev.codes;
-    why.push(match status {
-        Some(s) => format!("status {s} ({})", status_origin(ev, s)),
-        None => "no status: judged by codes and wording alone (a stream or transport error)".into(),
-    });
-    let media_ok = media_allowed(status);
-    let allowed = |c: Class| match c {
-        Class::MediaRejected | Class::ImageLimit => media_ok,
-        Class::ContextOverflow => status != Some(429),
-        _ => true,
-    };
-    let by_code = |table: &'static [(&'static str, Class)]| {
-        table.iter().filter(|(c, class)| allowed(*class) && codes.iter().any(|x| x == c)).copied().next()
-    };
-    let by_phrase = |table: &'static [Rule]| table.iter().filter(|r| allowed(r.class)).find(|r| r.matches(hay));
-    let phrase_why = |name: &str, r: &Rule| format!("{name} phrase {}", r.describe());
-    let code_why = |name: &str, code: &str| format!("{name} code `{code}`");
-
-    let phrase = by_phrase(signals::DETERMINISTIC_PHRASES);
-    if let Some((code, c)) = by_code(signals::DETERMINISTIC_CODES) {
-        // Anthropic's 413 `request_too_large` "Request size exceeds model context window"
-        // is a token problem: the wording is more specific than the code.
-        if let Some(r) = phrase.filter(|r| c == Class::PayloadTooLarge && r.class == Class::ContextOverflow) {
-            why.push(phrase_why("deterministic", r));
-            why.push(format!("(over the code `{code}`: the wording is more specific)"));
-            return r.class;
-        }
-        why.push(code_why("deterministic", code));
-        return c;
-    }
-    if let Some(r) = phrase {
-        why.push(phrase_why("deterministic", r));
-        return r.class;
-    }
-    if media_ok {
-        for (name, table) in [("image-limit", signals::IMAGE_LIMIT_PHRASES), ("media", signals::MEDIA_PHRASES)] {
-            if let Some(r) = by_phrase(table) {
-                why.push(phrase_why(name, r));
-                return r.class;
-            }
-        }
-        if let Some(p) = path.filter(|p| extract::path_is_media(p) && status.is_some_and(|s| (400..500).contains(&s))) {
-            why.push(format!("client error naming the media path `{p}`"));
-            return Class::MediaRejected;
-        }
-    } else {
-        why.push("media and image-limit signals ignored: a 429 or 5xx is never a media failure".into());
-    }
-    if let Some((code, c)) = by_code(signals::TRANSIENT_CODES) {
-        why.push(code_why("transient", code));
-        return c;
-    }
-    let definite_client = status.is_some_and(|s| (400..500).contains(&s) && !matches!(s, 408 | 429 | 499));
-    if definite_client {
-        why.push("a definite client error: judged by its status".into());
-        return by_status(status);
-    }
-    let whole = hay.trim_end_matches([' ', '|']).trim_end_matches(['.', '!']);
-    if let Some((text, c)) = signals::WHOLE_MESSAGES.iter().find(|(t, _)| *t == whole) {
-        why.push(format!("the whole message is \"{text}\""));
-        return *c;
-    }
-    if let Some(r) = by_phrase(signals::TRANSIENT_PHRASES) {
-        why.push(phrase_why("transient", r));
-        return r.class;
-    }
-    match by_status(status) {
-        Class::Unknown => {
-            if let Some((code, c)) = by_code(signals::WEAK_CODES) {
-                why.push(code_why("weak", code));
-                return c;
-            }
-            match by_phrase(signals::WEAK_PHRASES) {
-                Some(r) => {
-                    why.push(phrase_why("weak", r));
-                    r.class
-                }
-                None => {
-                    why.push("nothing matched".into());
-                    Class::Unknown
-                }
-            }
-        }
-        c => {
-            why.push("judged by its status".into());
-            c
-        }
-    }
 }
 
 /// Where the status came from, for `--explain`.
@@ -289,23 +251,6 @@ fn status_origin(ev: &envelope::Evidence, status: u16) -> String {
             ),
             None => "from the caller's hint".into(),
         },
-    }
-}
-
-/// The last-resort mapping from an HTTP status.
-fn by_status(status: Option<u16>) -> Class {
-    match status {
-        Some(401 | 403) => Class::Auth,
-        Some(402) => Class::Quota,
-        Some(408) => Class::Timeout,
-        Some(413) => Class::PayloadTooLarge,
-        Some(429) => Class::RateLimit,
-        Some(499) => Class::Aborted,
-        Some(504) => Class::Timeout,
-        Some(529) => Class::Overloaded,
-        Some(400..=499) => Class::InvalidRequest,
-        Some(500..=599) => Class::ServerError,
-        _ => Class::Unknown,
     }
 }
 
@@ -378,6 +323,7 @@ mod tests {
         assert_eq!(r.call_ids, ["call_abc123"]);
         assert!(r.why[0].starts_with("status 400 (implied by"), "{:?}", r.why);
         assert!(r.why[1].contains("no tool call found for function call output"), "{:?}", r.why);
+        assert!(r.why[1].starts_with("decided by the deterministic phrase"), "{:?}", r.why);
     }
 
     #[test]

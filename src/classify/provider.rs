@@ -154,3 +154,32 @@ fn detect_name(ev: &Evidence, lower: &str) -> Option<&'static str> {
     }
     None
 }
+
+/// Local model servers: they answer deterministic refusals (no vision, too many images)
+/// with 500 or no status, so a 5xx from them may still be a media failure.
+const LOCAL: &[&str] = &["ollama", "vllm", "llamacpp", "lmstudio", "llamafile"];
+/// Words only a local server's errors use. See: ggml-org/llama.cpp#13566, #15377
+/// ("got exception: … image input is not supported … provide the mmproj"), #12947
+/// ("Failed to parse messages: Unsupported content part type"), mozilla-ai/llamafile#298
+/// ("model projector can't be loaded"), vLLM's `--limit-mm-per-prompt`.
+const LOCAL_WORDS: &[&str] = &[
+    "ollama",
+    "vllm",
+    "llama.cpp",
+    "llama-server",
+    "llamafile",
+    "lm studio",
+    "lmstudio",
+    "mmproj",
+    "projector",
+    "limit-mm-per-prompt",
+    "limit_mm_per_prompt",
+    "got exception:",
+    "failed to parse messages",
+    "by this server",
+];
+
+/// Whether the provider (or the text) is a local model server.
+pub fn is_local(provider: Option<&str>, lower: &str) -> bool {
+    provider.is_some_and(|p| LOCAL.contains(&p)) || LOCAL_WORDS.iter().any(|w| lower.contains(w))
+}

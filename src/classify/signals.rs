@@ -25,7 +25,13 @@ const fn ru(all: &'static [&'static str], unless: &'static [&'static str], class
 impl Rule {
     /// Whether every needle of `all` and none of `unless` occurs in `hay`.
     pub fn matches(&self, hay: &str) -> bool {
-        self.all.iter().all(|n| hay.contains(n)) && !self.unless.iter().any(|n| hay.contains(n))
+        self.matches_with(hay, hay)
+    }
+
+    /// Every needle of `all` in `hay` (the messages), none of `unless` in `context` (the
+    /// messages and the structured codes: a Gemini `quotaId` "…PerMinute…" vetoes quota).
+    pub fn matches_with(&self, hay: &str, context: &str) -> bool {
+        self.all.iter().all(|n| hay.contains(n)) && !self.unless.iter().any(|n| context.contains(n))
     }
 
     /// The rule as `--explain` prints it: `"a" + "b"`, then what would have vetoed it.
@@ -134,6 +140,8 @@ pub const TRANSIENT_CODES: &[(&str, Class)] = &[
     ("overloaded", Class::Overloaded),
     // See: OpenAI `rate_limit_exceeded`; Gemini RESOURCE_EXHAUSTED; Bedrock ThrottlingException.
     ("rate_limit_exceeded", Class::RateLimit),
+    // See: github/copilot-cli#793 (`"code":"rate_limited"`), Mistral `"type":"rate_limited"`.
+    ("rate_limited", Class::RateLimit),
     ("ratelimiterror", Class::RateLimit),
     ("rate_limit_error", Class::RateLimit),
     ("rate_limit", Class::RateLimit),
@@ -463,8 +471,9 @@ pub const MEDIA_PHRASES: &[Rule] = &[
     r(&["unidentifiedimageerror"], Class::MediaRejected),
 ];
 
-/// Transient phrases, in priority order: a timeout worded as an abort is a timeout.
-pub const TRANSIENT_PHRASES: &[Rule] = &[
+/// Timeout and abort phrases, first among the transient ones: a timeout worded as an abort
+/// is a timeout.
+pub const TIMEOUT_PHRASES: &[Rule] = &[
     // See: Node.js DOMException TimeoutError "The operation was aborted due to timeout";
     // openai-node APIConnectionTimeoutError "Request timed out."; codex "idle timeout
     // waiting for SSE"; litellm timeout strings.
@@ -487,6 +496,27 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     // pi `stopReason: "aborted"` ("request aborted").
     r(&["turn aborted"], Class::Aborted),
     r(&["request aborted"], Class::Aborted),
+];
+
+/// The other transient phrases, in priority order: the cause (overload, rate limit) before
+/// the network words a wrapper adds around it ("stream disconnected before completion: Rate
+/// limit reached …", openai/codex#10055), then server errors.
+pub const TRANSIENT_PHRASES: &[Rule] = &[
+    // See: Anthropic 529 "Overloaded"; Gemini 503 "The model is overloaded."
+    r(&["overloaded"], Class::Overloaded),
+    r(&["over capacity"], Class::Overloaded),
+    // See: litellm is_error_str_rate_limit (rate limit, Mistral "service tier capacity
+    // exceeded"); Gemini RESOURCE_EXHAUSTED; Bedrock "Too many tokens, please wait".
+    r(&["rate limit"], Class::RateLimit),
+    r(&["rate_limit"], Class::RateLimit),
+    r(&["ratelimit"], Class::RateLimit),
+    r(&["too many requests"], Class::RateLimit),
+    r(&["throttl"], Class::RateLimit),
+    r(&["resource exhausted"], Class::RateLimit),
+    r(&["resource_exhausted"], Class::RateLimit),
+    r(&["capacity exceeded"], Class::RateLimit),
+    r(&["quota exceeded"], Class::RateLimit),
+    r(&["please wait"], Class::RateLimit),
     // See: vercel/ai handle-fetch-error.ts ("fetch failed", ECONNRESET, ECONNREFUSED);
     // pi agent-session.ts _isRetryableError ("other side closed", "reset before headers");
     // codex "stream closed before response.completed"; openai-node "Connection error.".
@@ -521,21 +551,6 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     r(&["peer closed connection"], Class::Network),
     r(&["server disconnected"], Class::Network),
     r(&["incomplete chunked read"], Class::Network),
-    // See: Anthropic 529 "Overloaded"; Gemini 503 "The model is overloaded."
-    r(&["overloaded"], Class::Overloaded),
-    r(&["over capacity"], Class::Overloaded),
-    // See: litellm is_error_str_rate_limit (rate limit, Mistral "service tier capacity
-    // exceeded"); Gemini RESOURCE_EXHAUSTED; Bedrock "Too many tokens, please wait".
-    r(&["rate limit"], Class::RateLimit),
-    r(&["rate_limit"], Class::RateLimit),
-    r(&["ratelimit"], Class::RateLimit),
-    r(&["too many requests"], Class::RateLimit),
-    r(&["throttl"], Class::RateLimit),
-    r(&["resource exhausted"], Class::RateLimit),
-    r(&["resource_exhausted"], Class::RateLimit),
-    r(&["capacity exceeded"], Class::RateLimit),
-    r(&["quota exceeded"], Class::RateLimit),
-    r(&["please wait"], Class::RateLimit),
     // See: generic gateway pages (502 Bad Gateway, 503 Service Unavailable).
     r(&["internal server error"], Class::ServerError),
     r(&["internal error"], Class::ServerError),
@@ -570,6 +585,16 @@ pub const WEAK_PHRASES: &[Rule] = &[
     r(&["bad request"], Class::InvalidRequest),
     r(&["invalid request"], Class::InvalidRequest),
     r(&["invalid argument"], Class::InvalidRequest),
+    // The vocabulary of request validation, when nothing more specific matched and no
+    // status is known. See: diffbot/code-gpt-docs#300 (Bedrock "Malformed input request:
+    // … required key [max_tokens] not found"), boto/boto3#4463 ("Validation Error"),
+    // editor-code-assistant/eca#231 (pydantic "Extra inputs are not permitted").
+    r(&["malformed input"], Class::InvalidRequest),
+    r(&["malformed request"], Class::InvalidRequest),
+    r(&["validation error"], Class::InvalidRequest),
+    r(&["required key"], Class::InvalidRequest),
+    r(&["field required"], Class::InvalidRequest),
+    r(&["extra inputs are not permitted"], Class::InvalidRequest),
 ];
 
 /// gRPC status names (Gemini `error.status`), lowercased.
@@ -641,7 +666,14 @@ mod tests {
 
     #[test]
     fn needles_are_lowercase_and_trimmed() {
-        for table in [DETERMINISTIC_PHRASES, IMAGE_LIMIT_PHRASES, MEDIA_PHRASES, TRANSIENT_PHRASES, WEAK_PHRASES] {
+        for table in [
+            DETERMINISTIC_PHRASES,
+            IMAGE_LIMIT_PHRASES,
+            MEDIA_PHRASES,
+            TIMEOUT_PHRASES,
+            TRANSIENT_PHRASES,
+            WEAK_PHRASES,
+        ] {
             for rule in table {
                 for n in rule.all.iter().chain(rule.unless) {
                     assert_eq!(*n, n.to_lowercase(), "{n}");

@@ -9,7 +9,7 @@ use std::path::Path;
 use anyhow::{Context as _, bail};
 use clap::Args;
 
-use crate::classify::{Classification, Hint, classify};
+use crate::classify::{Classification, Hint, Judgement, judge};
 use crate::exit::Exit;
 use crate::report::sanitize;
 use crate::report::table::wrap;
@@ -32,11 +32,14 @@ Exit status:
   0  the error was classified (even as `unknown`)
   2  usage error, or the input could not be read
 
---json prints {\"class\",\"retryable\",\"provider\",\"status\",\"code\",\"type\",\"message\",\"limit\",\"block\",\"remedy\",\"call_ids\"};
+--json prints {\"class\",\"retryable\",\"provider\",\"status\",\"code\",\"type\",\"message\",\"limit\",\"block\",\"remedy\",\"call_ids\",\"resets_at\",\"resets_in\"};
 absent values are null; call_ids is always an array (the tool call ids the provider names).
-With --explain, --json adds \"why\": the decision trail as an array of strings (the status
-judged by and where it came from, then the rule table and the phrase or code that decided).
-The trail's wording is for people and may change; the other keys are stable.
+resets_at and resets_in say when a quota or rate limit lifts, quoted as the text gives it
+(\"9am (America/Chicago)\", \"1.98s\"; a Unix time is given in UTC, RFC 3339).
+With --explain, --json adds \"signal\" (the id of the winning signal) and \"why\": the
+decision trail as an array of strings — the status judged by and where it came from, the
+signal that decided (a structured code, a phrase, a term family, the status), then the
+signals of other classes it beat. The trail's wording is for people and may change.
 
 provider is one of anthropic, bedrock, vertex-anthropic, openai, azure-openai, gemini,
 vertex-gemini, openrouter, litellm, mistral, xai, groq, deepseek, ollama, vllm, llamacpp,
@@ -51,8 +54,8 @@ pub struct ClassifyArgs {
     /// Print JSON instead of aligned lines.
     #[arg(long = "json")]
     pub json: bool,
-    /// Also print the signals that decided: the status used and where it came from, and
-    /// the rule table and phrase or code that matched.
+    /// Also print what decided: the status used and where it came from, the winning signal
+    /// (a structured code, a phrase, a term family, the status) and the signals it beat.
     #[arg(long = "explain")]
     pub explain: bool,
     /// The error: a JSON body or the text an agent recorded. When it names an
@@ -83,31 +86,46 @@ pub fn run(args: &ClassifyArgs) -> anyhow::Result<Exit> {
         bail!("the error text is empty");
     }
     let hint = Hint { status: args.status, provider: args.provider.clone() };
-    let c = classify(&text, &hint);
+    let j = judge(&text, &hint, &|_| false);
     if args.json {
-        let out = if args.explain {
-            serde_json::to_string_pretty(&Explained { c: &c, why: &c.why })?
-        } else {
-            serde_json::to_string_pretty(&c)?
+        let resets = j.resets.as_ref();
+        let out = Json {
+            c: &j.classification,
+            resets_at: resets.and_then(|r| r.at.as_deref()),
+            resets_in: resets.and_then(|r| r.within.as_deref()),
+            signal: args.explain.then_some(j.signal.as_deref()),
+            why: args.explain.then_some(j.classification.why.as_slice()),
         };
-        println!("{out}");
+        println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        print!("{}", human(&c, args.explain, crate::report::term::current().width));
+        print!("{}", human(&j, args.explain, crate::report::term::current().width));
     }
     Ok(Exit::Healthy)
 }
 
-/// `--json --explain`: the classification's keys in their order, then `why`.
+/// `--json`: the classification's keys in their order, the reset, then (with `--explain`)
+/// the winning signal and the trail.
 #[derive(serde::Serialize)]
-struct Explained<'a> {
+struct Json<'a> {
     #[serde(flatten)]
     c: &'a Classification,
-    why: &'a [String],
+    resets_at: Option<&'a str>,
+    resets_in: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    signal: Option<Option<&'a str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    why: Option<&'a [String]>,
 }
 
 /// Aligned `key  value` lines; absent values are left out, the message comes last.
 /// On a terminal (`width`) long values wrap at spaces under the value column.
-fn human(c: &Classification, explain: bool, width: Option<usize>) -> String {
+fn human(j: &Judgement, explain: bool, width: Option<usize>) -> String {
+    let c = &j.classification;
+    let resets = j.resets.as_ref().map(|r| {
+        let at = r.at.as_deref().map(|a| format!("at {a}"));
+        let within = r.within.as_deref().map(|w| format!("in {w}"));
+        [at, within].into_iter().flatten().collect::<Vec<_>>().join(", ")
+    });
     let retry = match c.retryable {
         Some(true) => "yes",
         Some(false) => "no",
@@ -126,6 +144,7 @@ fn human(c: &Classification, explain: bool, width: Option<usize>) -> String {
         ("limit", c.limit.map(|l| l.to_string())),
         ("block", c.block.clone()),
         ("call ids", (!c.call_ids.is_empty()).then(|| c.call_ids.join(", "))),
+        ("resets", resets),
         ("message", c.message.clone()),
     ];
     rows.extend(optional.into_iter().filter_map(|(k, v)| v.map(|v| (k, v))));
@@ -153,7 +172,7 @@ mod tests {
 
     #[test]
     fn human_output_is_sanitized_and_aligned() {
-        let c = classify("Could not process image \u{1b}[31mred", &Hint { status: Some(400), provider: None });
+        let c = judge("Could not process image \u{1b}[31mred", &Hint { status: Some(400), provider: None }, &|_| false);
         let out = human(&c, false, None);
         assert!(out.starts_with("class      media_rejected\n"), "{out}");
         assert!(out.contains("retryable  no\n"));
@@ -161,10 +180,7 @@ mod tests {
         assert!(out.contains("\\u{1b}[31m"));
         assert!(!out.contains("why"));
         let out = human(&c, true, None);
-        assert!(
-            out.contains("why        deterministic")
-                || out.contains("why        media phrase \"could not process image\""),
-            "{out}"
-        );
+        assert!(out.contains("why        decided by the media phrase \"could not process image\""), "{out}");
+        assert!(out.contains("why        over the status (a definite client error) → invalid_request"), "{out}");
     }
 }

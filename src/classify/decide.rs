@@ -1,0 +1,182 @@
+//! The rule order: every signal the evidence offers, in priority order; the first one not
+//! disabled wins, and the rest are what it beat (`classify --explain` prints both).
+//!
+//! Structure first, then vocabulary:
+//! 1. **Deterministic structured codes** — of the innermost error; a wrapper's code counts
+//!    only where the inner error has none of the kind.
+//! 2. **Deterministic phrases** (`signals`), then **deterministic families** (`families`):
+//!    reasoning replay, history structure, context overflow, content policy, plan/billing.
+//! 3. **Media** phrases, families and a request path into a media part — for a client
+//!    error, a status-less stream error, or a 5xx that is not a hosted provider's (local
+//!    servers answer deterministic refusals with 500). A 429 is never media.
+//! 4. **Transient structured codes** — but not a wrapper's (`api_error`,
+//!    `InternalServerError`, `APIConnectionError`) around an inner client error.
+//! 5. **HTTP status** when it is a definite client error (4xx but 408/429/499).
+//! 6. Whole-message words, then **transient families and phrases**: timeout, abort,
+//!    overload and rate limit before the network words a wrapper adds ("stream
+//!    disconnected before completion: Rate limit reached …" is a rate limit).
+//! 7. **HTTP status** fallback; then weak codes and weak phrases; otherwise `unknown`.
+
+use super::class::Class;
+use super::envelope::Evidence;
+use super::extract;
+use super::families::{self, Family};
+use super::signals::{self, Rule};
+
+/// One piece of evidence that names a class.
+#[derive(Clone, Debug)]
+pub struct Signal {
+    /// Stable id (`phrase:"could not process image"`, `family:…`, `code:…`, `status:400`):
+    /// what leave-one-source-out disables.
+    pub id: String,
+    /// The rule table it came from, and what matched, for people.
+    pub what: String,
+    pub class: Class,
+}
+
+/// What the rules saw: the normalized messages, the codes joined the same way, the status.
+pub struct Seen<'a> {
+    pub ev: &'a Evidence,
+    /// Normalized human text.
+    pub hay: &'a str,
+    /// `hay` followed by every structured code: families may match either.
+    pub all: &'a str,
+    pub status: Option<u16>,
+    /// Depth of the frame the status came from (`None` for a hint).
+    pub status_depth: Option<usize>,
+    pub path: Option<&'a str>,
+    /// Whether a 5xx may still be a media failure: not a hosted provider's, or a local
+    /// server's own words.
+    pub local: bool,
+}
+
+/// Every signal, in priority order.
+pub fn signals(s: &Seen) -> Vec<Signal> {
+    let mut out = Vec::new();
+    let status = s.status;
+    let media_ok = match status {
+        None => true,
+        Some(429) => false,
+        Some(st) if st >= 500 => s.local,
+        Some(_) => true,
+    };
+    let allowed = |c: Class| match c {
+        Class::MediaRejected | Class::ImageLimit => media_ok,
+        Class::ContextOverflow => status != Some(429),
+        _ => true,
+    };
+    let client = status.is_some_and(|st| (400..500).contains(&st) && !matches!(st, 408 | 429 | 499));
+    // A wrapper's code: shallower than (or level with) an inner client error's status.
+    let wrapper = |depth: usize| client && s.status_depth.is_some_and(|d| depth <= d);
+    let codes = |table: &'static [(&'static str, Class)], stage: &str, skip_wrappers: bool, out: &mut Vec<Signal>| {
+        for (code, class) in table {
+            if !allowed(*class) {
+                continue;
+            }
+            let found = s.ev.codes_at().any(|(c, d)| c == *code && !(skip_wrappers && wrapper(d)));
+            if found {
+                out.push(Signal { id: format!("code:{code}"), what: format!("{stage} code `{code}`"), class: *class });
+            }
+        }
+    };
+    let phrases = |table: &'static [Rule], stage: &str, out: &mut Vec<Signal>| {
+        for r in table.iter().filter(|r| allowed(r.class) && r.matches_with(s.hay, s.all)) {
+            out.push(Signal {
+                id: format!("phrase:{}", r.all.join("+")),
+                what: format!("{stage} phrase {}", r.describe()),
+                class: r.class,
+            });
+        }
+    };
+    let fams = |table: &'static [Family], stage: &str, out: &mut Vec<Signal>| {
+        for f in table.iter().filter(|f| allowed(f.class)) {
+            if let Some(found) = f.matches(s.all) {
+                out.push(Signal {
+                    id: format!("family:{}", f.name),
+                    what: format!("{stage} family {}", f.describe(&found)),
+                    class: f.class,
+                });
+            }
+        }
+    };
+
+    // Anthropic's 413 `request_too_large` "Request size exceeds model context window" is a
+    // token problem: overflow wording is more specific than the size code.
+    if s.ev.codes.iter().any(|c| c == "request_too_large") {
+        let overflow = [signals::DETERMINISTIC_PHRASES].into_iter().flat_map(|t| t.iter());
+        for r in overflow.filter(|r| r.class == Class::ContextOverflow && allowed(r.class) && r.matches(s.hay)) {
+            out.push(Signal {
+                id: format!("phrase:{}", r.all.join("+")),
+                what: format!("deterministic phrase {} (more specific than the size code)", r.describe()),
+                class: r.class,
+            });
+        }
+        for f in families::DETERMINISTIC.iter().filter(|f| f.class == Class::ContextOverflow) {
+            if let Some(found) = f.matches(s.all) {
+                out.push(Signal {
+                    id: format!("family:{}", f.name),
+                    what: format!("deterministic family {} (more specific than the size code)", f.describe(&found)),
+                    class: f.class,
+                });
+            }
+        }
+    }
+    codes(signals::DETERMINISTIC_CODES, "deterministic", false, &mut out);
+    phrases(signals::DETERMINISTIC_PHRASES, "deterministic", &mut out);
+    fams(families::DETERMINISTIC, "deterministic", &mut out);
+    if media_ok {
+        phrases(signals::IMAGE_LIMIT_PHRASES, "image-limit", &mut out);
+        phrases(signals::MEDIA_PHRASES, "media", &mut out);
+        fams(families::MEDIA_FAMILIES, "media", &mut out);
+        if let Some(p) = s.path.filter(|p| extract::path_is_media(p) && client) {
+            out.push(Signal {
+                id: "path:media".into(),
+                what: format!("client error naming the media path `{p}`"),
+                class: Class::MediaRejected,
+            });
+        }
+    }
+    codes(signals::TRANSIENT_CODES, "transient", true, &mut out);
+    if client {
+        out.push(Signal {
+            id: format!("status:{}", status.unwrap_or_default()),
+            what: "status (a definite client error)".into(),
+            class: by_status(status),
+        });
+    }
+    let whole = s.hay.trim_end_matches([' ', '|']).trim_end_matches(['.', '!']);
+    if let Some((text, c)) = signals::WHOLE_MESSAGES.iter().find(|(t, _)| *t == whole) {
+        out.push(Signal { id: format!("whole:{text}"), what: format!("the whole message is \"{text}\""), class: *c });
+    }
+    phrases(signals::TIMEOUT_PHRASES, "transient", &mut out);
+    fams(families::TRANSIENT, "transient", &mut out);
+    phrases(signals::TRANSIENT_PHRASES, "transient", &mut out);
+    fams(families::LATE, "transient", &mut out);
+    if !client && !matches!(by_status(status), Class::Unknown) {
+        out.push(Signal {
+            id: format!("status:{}", status.unwrap_or_default()),
+            what: "status".into(),
+            class: by_status(status),
+        });
+    }
+    codes(signals::WEAK_CODES, "weak", false, &mut out);
+    phrases(signals::WEAK_PHRASES, "weak", &mut out);
+    out
+}
+
+/// The last-resort mapping from an HTTP status.
+pub fn by_status(status: Option<u16>) -> Class {
+    match status {
+        Some(401 | 403) => Class::Auth,
+        Some(402) => Class::Quota,
+        Some(408) => Class::Timeout,
+        Some(413) => Class::PayloadTooLarge,
+        Some(429) => Class::RateLimit,
+        Some(499) => Class::Aborted,
+        Some(504) => Class::Timeout,
+        Some(529) => Class::Overloaded,
+        Some(400..=499) => Class::InvalidRequest,
+        Some(500..=599) => Class::ServerError,
+        _ => Class::Unknown,
+    }
+}

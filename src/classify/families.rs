@@ -1,0 +1,641 @@
+//! Term families: the vocabulary layer under the exact phrases of `signals`.
+//!
+//! A provider words the same failure many ways ("Corrupted thought signature", "Missing
+//! `reasoning_content` field", "`thinking` blocks … cannot be modified"); an exact phrase
+//! only knows the wording it was written for. A [`Family`] names the *kinds* of word a
+//! failure needs — a reasoning term together with a defect term is replayed reasoning,
+//! whatever the sentence around them — and the words that veto it where two families are
+//! known to collide ("invalid reasoning_effort" is a bad parameter, not a replay).
+//!
+//! Matching is `str::contains` on the normalized haystack joined with the structured codes
+//! (see `decide.rs`), so a family can see a Gemini `quotaId` as well as a message.
+
+use super::class::Class;
+
+/// A family matches when every group has at least one of its terms present and none of the
+/// `unless` terms is.
+#[derive(Debug)]
+pub struct Family {
+    /// Stable name, shown by `--explain` and used as the signal's id.
+    pub name: &'static str,
+    pub groups: &'static [&'static [&'static str]],
+    pub unless: &'static [&'static str],
+    pub class: Class,
+}
+
+impl Family {
+    /// The terms found for each group, or `None` when a group has none or a veto is present.
+    pub fn matches<'a>(&'a self, hay: &str) -> Option<Vec<&'a str>> {
+        if self.unless.iter().any(|u| hay.contains(u)) {
+            return None;
+        }
+        self.groups.iter().map(|g| g.iter().copied().find(|t| hay.contains(t))).collect()
+    }
+
+    /// `--explain`'s wording: the family and the terms that made it match.
+    pub fn describe(&self, found: &[&str]) -> String {
+        let terms: Vec<String> = found.iter().map(|t| format!("\"{t}\"")).collect();
+        format!("{} ({})", self.name, terms.join(" + "))
+    }
+}
+
+/// Words that name replayed reasoning.
+const REASONING: &[&str] = &[
+    "thinking",
+    "thought",
+    "reasoning",
+    "encrypted content",
+    "encrypted_content",
+    "redacted_thinking",
+    "previous response",
+    "previous_response",
+];
+/// Words that say a replayed item is damaged, missing or altered. "invalid" only as a word:
+/// `invalid_request_error` is a type, and model names say "…-thinking".
+const REASONING_DEFECT: &[&str] = &[
+    "signature",
+    "corrupt",
+    "invalid ",
+    "invalid.",
+    "invalid `",
+    "is invalid",
+    "not valid",
+    "missing",
+    "cannot be modified",
+    "must remain as they were",
+    "not found",
+    "must be passed back",
+    "could not be verified",
+    "could not be decrypted",
+    "but found",
+    "without its required",
+];
+/// Reasoning *settings* rather than replayed reasoning: a bad parameter, not a replay.
+const REASONING_VETO: &[&str] = &[
+    "budget",
+    "effort",
+    "not supported",
+    "unsupported",
+    "does not support",
+    "extra inputs",
+    "unrecognized",
+    "thinking.type",
+    "thinking_config",
+    "thinkingconfig",
+    "include_thoughts",
+    "thinking_level",
+    "thinking level",
+];
+
+/// Words for a tool call or its result.
+const TOOL: &[&str] = &[
+    "tool_result",
+    "tool_use",
+    "tool result",
+    "tool use",
+    "function call",
+    "function response",
+    "functioncall",
+    "functionresponse",
+    "tool call",
+    "tool_call",
+    "tool message",
+    "toolresult",
+    "tooluse",
+    "tool output",
+    "function_call_output",
+];
+/// Words that say calls and results do not pair up.
+const PAIRING: &[&str] = &[
+    "did not find",
+    "not the same number",
+    "matching number",
+    "must be followed",
+    "ids were found without",
+    "corresponding",
+    "no tool call found",
+    "no tool output found",
+    "preceding",
+    "preceeding",
+    "immediately after",
+    "must have a response",
+    "orphan",
+    "does not match the number",
+    "the number of",
+];
+/// A tool *definition* problem (schema, name, choice), not a history one.
+const TOOL_DEFINITION: &[&str] = &[
+    "tools.",
+    "tools[",
+    "function name",
+    "schema",
+    "tool_choice",
+    "invalid function",
+    "not a valid tool",
+    "function.name",
+    "tool definition",
+    "too many tools",
+];
+
+/// Roles out of order.
+const ROLE_ORDER: &[&str] = &["successive", "consecutive", "must alternate", "interleave", "roles must"];
+const ROLE: &[&str] = &["user", "assistant", "role", "message"];
+
+/// Words for the request's token budget.
+const PROMPT: &[&str] = &["prompt", "input", "context", "token", "messages"];
+const WINDOW: &[&str] = &[
+    "maximum model length",
+    "maximum prompt length",
+    "maximum number of tokens",
+    "token count",
+    "for requested model",
+    "max_model_len",
+    "context length",
+    "context window",
+    "context size",
+    "context limit",
+    "too long and exceeds limit",
+    "too long to fit",
+];
+/// Over the window, or the servers' advice that says so ("load the model with a larger
+/// context length", "provide a shorter input").
+const LONGER: &[&str] = &[
+    "longer than",
+    "too long",
+    "exceed",
+    "greater than",
+    "too large",
+    "larger than",
+    "a larger context",
+    "shorter input",
+];
+/// A count of the prompt set against the window: "Prompt has 49202 tokens, but the
+/// configured context size is 49152 tokens" (aaif-goose/goose#11048).
+const PROMPT_COUNT: &[&str] = &["prompt has", "input has", "request has", "request contains", "you requested"];
+
+/// Throttling, not a window: Bedrock's "Too many tokens, please wait".
+const RATE_WORDS: &[&str] = &["please wait", "rate limit", "per minute", "per min", "throttl", "(tpm)"];
+
+/// Plan and billing words. Not "quota" alone: Google names every limit a quota, most of
+/// them per minute ("Quota exceeded for …online_prediction_requests_per_base_model").
+const PLAN: &[&str] = &[
+    "credit",
+    "balance",
+    "billing",
+    "spending limit",
+    "spend limit",
+    "budget",
+    "usage limit",
+    "session limit",
+    "weekly limit",
+    "monthly limit",
+    "daily limit",
+    "plan limit",
+    "hit your limit",
+    "no quota",
+    "extra usage",
+    "free tier",
+    "free_tier",
+    "subscription",
+    "payment",
+];
+/// Words that say the allowance is used up.
+const EXHAUSTED: &[&str] = &[
+    "exhausted",
+    "exceeded",
+    "insufficient",
+    "too low",
+    "reached",
+    "hit your",
+    "run out",
+    "ran out",
+    "depleted",
+    "not enough",
+    "requires more",
+    "no quota",
+    "is required",
+    "more credits",
+    "will reset",
+    "resets",
+    "limit: 0,",
+];
+/// A limit over a period longer than minutes, or none at all (a free tier with limit 0):
+/// waiting minutes cannot lift it, whatever retry hint the provider adds.
+const LONG_PERIOD: &[&str] =
+    &["limit: 0,", "perday", "per day", "per_day", "daily", "permonth", "per month", "monthly", "weekly"];
+
+/// A per-minute limit, or Gemini's generic 429 wording ("Resource has been exhausted (e.g.
+/// check quota)"), which is a rate limit: the plan family does not apply.
+const NOT_A_PLAN_LIMIT: &[&str] = &[
+    "per minute",
+    "per_minute",
+    "perminute",
+    "per min",
+    "(tpm)",
+    "(rpm)",
+    "retry in",
+    "retrydelay",
+    "resource has been exhausted",
+    "check quota",
+];
+
+/// Words for a refusal, and words for the policy behind it.
+const BLOCKED: &[&str] = &[
+    "blocked",
+    "block reason",
+    "blockreason",
+    "blockedreason",
+    "filtered",
+    "flagged",
+    "intervened",
+    "intervention",
+    "rejected",
+    "violat",
+    "refus",
+];
+const POLICY: &[&str] = &[
+    "prohibited",
+    "content policy",
+    "content_policy",
+    "guardrail",
+    "safety",
+    "moderation",
+    "content management",
+    "content filtering",
+    "usage polic",
+    "responsibleai",
+];
+
+/// An empty message or block: a history the agent must mend. Not an empty attachment.
+const EMPTY: &[&str] =
+    &["must be non-empty", "cannot be empty", "must not be empty", "must have non-empty", "must have either content"];
+const EMPTY_OF: &[&str] = &["content", "message", "text", "parts", "toolresult", "tool_result"];
+const MEDIA_WORDS: &[&str] = &["image", "pdf", "document", "base64", "audio", "video"];
+
+/// The request's size in bytes, not tokens.
+const SIZE: &[&str] = &[
+    "payload",
+    "request size",
+    "request entity",
+    "body size",
+    "at 'body'",
+    "string too long",
+    "maximum length",
+    "bytes",
+];
+/// Over the size, including AWS's constraint wording ("Value at 'body' failed to satisfy
+/// constraint: Member must have length less than or equal to 25000000").
+const OVER_SIZE: &[&str] = &["exceeds", "too large", "too long", "maximum size", "length less than or equal to"];
+const SIZE_VETO: &[&str] = &["image", "pdf", "document", "context window", "token"];
+
+/// Credentials.
+const CREDENTIAL: &[&str] = &[
+    "api key",
+    "authenticate",
+    "api_key",
+    "x-api-key",
+    "credential",
+    "permission",
+    "access to the model",
+    "unauthorized",
+    "unauthenticated",
+    "forbidden",
+    "oauth",
+];
+const REFUSED_CREDENTIAL: &[&str] = &[
+    "invalid",
+    "not able to",
+    "unable to",
+    "not valid",
+    "expired",
+    "denied",
+    "does not have",
+    "don't have",
+    "unauthorized",
+    "unauthenticated",
+    "forbidden",
+    "incorrect",
+];
+/// "extra_forbidden" is pydantic's unknown-field error; plan words are quota.
+const CREDENTIAL_VETO: &[&str] = &["extra_forbidden", "not permitted", "quota", "credit", "rate limit", "billing"];
+
+/// Limits named by period (see [`LONG_PERIOD`]).
+const PLAN_OR_LIMIT: &[&str] = &[
+    "credit",
+    "balance",
+    "billing",
+    "quota",
+    "spending limit",
+    "budget",
+    "usage limit",
+    "plan",
+    "free tier",
+    "free_tier",
+    "token limit",
+    "request limit",
+];
+
+/// A thing the request names that is not there: a deployment, a model, an endpoint. Waiting
+/// does not create it, whatever "please wait a moment" the text adds (Azure's
+/// DeploymentNotFound).
+const MISSING: &[&str] = &["does not exist", "not found", "no endpoints found"];
+const RESOURCE: &[&str] = &["deployment", "model", "resource", "endpoint", "entity"];
+
+/// Deterministic families, in priority order, checked after the exact phrases.
+pub const DETERMINISTIC: &[Family] = &[
+    Family {
+        name: "replayed reasoning rejected",
+        groups: &[REASONING, REASONING_DEFECT],
+        unless: REASONING_VETO,
+        class: Class::ReasoningRejected,
+    },
+    Family {
+        name: "tool calls and results do not pair",
+        groups: &[TOOL, PAIRING],
+        unless: TOOL_DEFINITION,
+        class: Class::HistoryInvalid,
+    },
+    Family { name: "roles out of order", groups: &[ROLE_ORDER, ROLE], unless: &[], class: Class::HistoryInvalid },
+    Family { name: "an empty message", groups: &[EMPTY_OF, EMPTY], unless: MEDIA_WORDS, class: Class::HistoryInvalid },
+    Family {
+        name: "prompt longer than the window",
+        groups: &[PROMPT, WINDOW, LONGER],
+        unless: RATE_WORDS,
+        class: Class::ContextOverflow,
+    },
+    Family {
+        name: "prompt counted against the window",
+        groups: &[PROMPT_COUNT, WINDOW],
+        unless: RATE_WORDS,
+        class: Class::ContextOverflow,
+    },
+    Family {
+        name: "request larger than the size limit",
+        groups: &[SIZE, OVER_SIZE],
+        unless: SIZE_VETO,
+        class: Class::PayloadTooLarge,
+    },
+    Family {
+        name: "refused by a content policy",
+        groups: &[BLOCKED, POLICY],
+        unless: &[],
+        class: Class::ContentPolicy,
+    },
+    Family {
+        name: "plan or billing limit over a long period",
+        groups: &[PLAN_OR_LIMIT, LONG_PERIOD],
+        unless: &["perminute", "per minute", "per_minute"],
+        class: Class::Quota,
+    },
+    Family {
+        name: "plan or billing allowance used up",
+        groups: &[PLAN, EXHAUSTED],
+        unless: NOT_A_PLAN_LIMIT,
+        class: Class::Quota,
+    },
+    Family {
+        name: "a plan limit an upgrade lifts",
+        groups: &[&["upgrade"], &["limit", "quota"]],
+        unless: NOT_A_PLAN_LIMIT,
+        class: Class::Quota,
+    },
+    Family {
+        name: "credentials refused",
+        groups: &[CREDENTIAL, REFUSED_CREDENTIAL],
+        unless: CREDENTIAL_VETO,
+        class: Class::Auth,
+    },
+    Family {
+        name: "the model or resource does not exist",
+        groups: &[MISSING, RESOURCE],
+        // "No endpoints found that support image input" is a media failure; a model *name*
+        // may say "image" ("gpt-5.4-image-2").
+        unless: &["support image", "image input", "image_url", "vision", "file"],
+        class: Class::InvalidRequest,
+    },
+];
+
+/// Words for one attachment or the model's media input.
+const MEDIA: &[&str] = &[
+    "image",
+    "base64",
+    "data:",
+    "data url",
+    "data uri",
+    "mime",
+    "file type",
+    "media type",
+    "media_type",
+    "multimodal",
+    "mmproj",
+    "projector",
+    "content part",
+    "pdf",
+    "file bytes",
+    "inline_data",
+    "inlinedata",
+    "document",
+    "audio",
+    "video",
+];
+/// Words that say it cannot be taken.
+const MEDIA_DEFECT: &[&str] = &[
+    "illegal",
+    "invalid ",
+    "invalid.",
+    "invalid `",
+    "is invalid",
+    "not supported",
+    "unsupported",
+    "not a valid",
+    "not valid",
+    "exceeds",
+    "too large",
+    "failed to decode",
+    "cannot",
+    "can't",
+    "could not",
+    "unable to",
+    "not compiled",
+    "corrupt",
+    "malformed",
+    "does not support",
+    "doesn't support",
+    "couldn't",
+    "failed to",
+    "unknown format",
+    "does not match",
+    "appears to be a",
+    "has no pages",
+];
+/// Counted media.
+const MEDIA_COUNT: &[&str] =
+    &["image items", "image(s)", "images", "media items", "pdf pages", "image count", "one image", "single image"];
+const TOO_MANY: &[&str] = &[
+    "but passed",
+    "may be provided",
+    "too many",
+    "maximum of",
+    "exceeding the maximum",
+    "at most",
+    "exceeds limit",
+    "only supports one",
+    "only supports a single",
+];
+
+/// Media families (gated like media phrases: a client error, a stream error, or a local
+/// server's 5xx).
+pub const MEDIA_FAMILIES: &[Family] = &[
+    Family {
+        name: "too many media items",
+        groups: &[MEDIA_COUNT, TOO_MANY],
+        unless: &["encoder cache"],
+        class: Class::ImageLimit,
+    },
+    Family {
+        name: "an attachment the model cannot take",
+        groups: &[MEDIA, MEDIA_DEFECT],
+        unless: RATE_WORDS,
+        class: Class::MediaRejected,
+    },
+];
+
+/// Transient families, checked before the wrapper's network words: a cut stream that
+/// reports a rate limit is a rate limit.
+pub const TRANSIENT: &[Family] = &[
+    Family {
+        name: "too many connections",
+        groups: &[&["too many connections", "too many concurrent connections"]],
+        unless: &[],
+        class: Class::Overloaded,
+    },
+    Family {
+        name: "a concurrency or rate limit",
+        groups: &[&[
+            "concurrency limit",
+            "rate limit",
+            "rate_limit",
+            "ratelimit",
+            "too many requests",
+            "throttl",
+            "please wait",
+            "capacity exceeded",
+            "resource exhausted",
+            "resource_exhausted",
+            "quota exceeded",
+        ]],
+        unless: &["overloaded"],
+        class: Class::RateLimit,
+    },
+];
+
+/// Transient families checked after the transient phrases: the broad vocabulary of a
+/// cancel, a failed connection and a failed server, for wordings no phrase knows.
+pub const LATE: &[Family] = &[
+    Family {
+        name: "the request was cancelled",
+        groups: &[&["abort", "cancel", "client closed request"], &["request", "operation", "user", "client", "turn"]],
+        unless: &["timeout", "timed out"],
+        class: Class::Aborted,
+    },
+    Family {
+        name: "the connection failed",
+        groups: &[
+            &[
+                "connection",
+                "connect",
+                "socket",
+                "stream",
+                "network",
+                "transport",
+                "getaddrinfo",
+                "econn",
+                "enotfound",
+                "epipe",
+                "und_err",
+            ],
+            &[
+                "reset",
+                "refused",
+                "closed",
+                "ended",
+                "disconnect",
+                "hang up",
+                "terminat",
+                "enotfound",
+                "getaddrinfo",
+                "error sending",
+                "error decoding",
+                "unexpected eof",
+                "premature",
+            ],
+        ],
+        unless: &[],
+        class: Class::Network,
+    },
+    Family {
+        name: "the server failed",
+        groups: &[&[
+            "bad gateway",
+            "service unavailable",
+            "temporarily unavailable",
+            "internal server error",
+            "internal error",
+            "server error",
+            "server had an error",
+            "error occurred while processing your request",
+            "runner process has terminated",
+            "provider returned error",
+        ]],
+        unless: &["bad request"],
+        class: Class::ServerError,
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn first(table: &[Family], hay: &str) -> Option<Class> {
+        table.iter().find(|f| f.matches(hay).is_some()).map(|f| f.class)
+    }
+
+    #[test]
+    fn reasoning_needs_a_defect_and_no_setting() {
+        assert_eq!(first(DETERMINISTIC, "corrupted thought signature."), Some(Class::ReasoningRejected));
+        assert_eq!(
+            first(DETERMINISTIC, "missing `reasoning_content` field in the assistant message at message index 2"),
+            Some(Class::ReasoningRejected)
+        );
+        assert_eq!(first(DETERMINISTIC, "invalid reasoning effort: extreme"), None);
+        assert_eq!(first(DETERMINISTIC, "thinking.budget_tokens: input should be greater than or equal to 1024"), None);
+    }
+
+    #[test]
+    fn quota_and_rate_limit_by_period() {
+        assert_eq!(
+            first(
+                DETERMINISTIC,
+                "you exceeded your current quota … free_tier_requests, limit: 0, model: x. please retry in 25s"
+            ),
+            Some(Class::Quota)
+        );
+        assert_eq!(
+            first(
+                DETERMINISTIC,
+                "rate limit reached … on tokens per minute (tpm) … upgrade at console.groq.com/settings/billing"
+            ),
+            None
+        );
+        assert_eq!(first(DETERMINISTIC, "claude ai usage limit reached|1762952400"), Some(Class::Quota));
+    }
+
+    #[test]
+    fn terms_are_lowercase() {
+        for f in DETERMINISTIC.iter().chain(MEDIA_FAMILIES).chain(TRANSIENT).chain(LATE) {
+            for t in f.groups.iter().flat_map(|g| g.iter()).chain(f.unless) {
+                assert_eq!(*t, t.to_lowercase(), "{}", f.name);
+            }
+        }
+    }
+}
