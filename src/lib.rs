@@ -14,6 +14,7 @@ pub mod diagnose;
 pub mod discover;
 pub mod exit;
 pub mod formats;
+pub mod guard;
 pub mod history;
 pub mod json;
 pub mod media;

@@ -67,7 +67,10 @@ struct Report {
 }
 
 pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
+    // Before the first read: the copy is made only from the file the plan is made from.
+    let planned = crate::guard::Snapshot::of(&args.file);
     let (session, plan) = args.read.read(&args.file)?;
+    let planned = planned?;
     if plan.memory.is_some() {
         bail!(
             "{}: repair writes files, and this session lives in a store; export it first (`opencode export <id> > session.json`) and repair that",
@@ -90,7 +93,9 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
         .collect();
     damaged.sort_unstable();
     damaged.dedup();
-    let written = copy::repair(&args.file, plan.format, plan.single_document, &rewrite, &damaged, args.out.as_deref())?;
+    let reads = args.read.reads(&args.file, &plan, true);
+    let source = copy::Source { path: &args.file, planned, reads: &reads };
+    let written = copy::repair(&source, plan.format, plan.single_document, &rewrite, &damaged, args.out.as_deref())?;
     let r = Report {
         file: session.file.clone(),
         format: session.format,

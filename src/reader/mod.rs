@@ -65,6 +65,7 @@ pub struct Plan {
 }
 
 pub use detect::plan;
+pub use sidecar::files as sidecar_files;
 
 /// Reads a session into the canonical model; the file is opened read-only.
 pub fn read_session(path: &Path, opts: &Options) -> anyhow::Result<Session> {
