@@ -201,3 +201,26 @@ fn a_killed_repair_leaves_no_copy_or_a_complete_one() {
     let stray: Vec<String> = names(&out).into_iter().filter(|n| is_temp(n)).collect();
     assert!(stray.is_empty(), "temporary files of killed runs were not removed: {stray:?}");
 }
+
+#[test]
+fn the_next_write_removes_what_a_killed_run_left_and_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = session(dir.path(), 1, 1 << 10);
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    // A process that is gone, and one that runs (this test).
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    let stale = out.join(format!(".s.jsonl.sd-tmp.{dead}.Ab3xYz"));
+    let live = out.join(format!(".s.jsonl.sd-tmp.{}.Ab3xYz", std::process::id()));
+    let theirs = out.join(".notes.sd-tmp.x");
+    for p in [&stale, &live, &theirs] {
+        std::fs::write(p, b"half a copy").unwrap();
+    }
+    let r = bin().args(["repair", file.to_str().unwrap(), "--out", out.to_str().unwrap()]).output().unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(!stale.exists(), "a killed run's temporary file was left");
+    assert!(live.exists(), "a running process's temporary file was removed");
+    assert!(theirs.exists(), "a file that is not session-doctor's was removed");
+}
