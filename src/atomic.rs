@@ -59,9 +59,9 @@ pub fn write(
             tmp.persist(path).map_err(|e| io_error(e.error, "cannot write", path))?;
         }
         Existing::Keep => {
-            tmp.persist_noclobber(path).map_err(|e| e.error).with_context(|| {
-                format!("{} already exists; session-doctor never overwrites it", shown(path))
-            })?;
+            tmp.persist_noclobber(path)
+                .map_err(|e| e.error)
+                .with_context(|| format!("{} already exists; session-doctor never overwrites it", shown(path)))?;
         }
     }
     sync_dir(dir);

@@ -195,5 +195,4 @@ mod tests {
         std::fs::remove_file(&s).unwrap();
         assert!(before.unchanged(&s).unwrap_err().to_string().contains("is gone"));
     }
-
 }

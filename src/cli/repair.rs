@@ -153,7 +153,7 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
             out,
             "  answered     {} ({}): the run stopped before it returned; each gets a result saying so",
             count(c.calls_answered.len() as u64, "interrupted tool call", "interrupted tool calls"),
-            c.calls_answered.join(", ")
+            sanitize(&c.calls_answered.join(", "))
         )?;
     }
     if !c.results_removed.is_empty() {
@@ -161,7 +161,7 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
             out,
             "  removed      {} ({}): their calls are gone",
             count(c.results_removed.len() as u64, "orphan tool result", "orphan tool results"),
-            c.results_removed.join(", ")
+            sanitize(&c.results_removed.join(", "))
         )?;
     }
     if !c.failures_dropped.is_empty() {

@@ -100,7 +100,11 @@ impl ReadArgs {
         if let Some(r) = &self.rules {
             v.push(Input::new("the rules file", r.as_path()));
         }
-        v.extend(crate::reader::sidecar_files(session, plan.format).into_iter().map(|p| Input::new("a file beside the session", p)));
+        v.extend(
+            crate::reader::sidecar_files(session, plan.format)
+                .into_iter()
+                .map(|p| Input::new("a file beside the session", p)),
+        );
         v
     }
 

@@ -165,11 +165,8 @@ fn copy(
             .collect();
         if !calls.is_empty() {
             // Claude Code answers them in one user message; Codex and pi one record each.
-            let groups: Vec<Vec<(String, Option<String>)>> = if format == Format::ClaudeCode {
-                vec![calls]
-            } else {
-                calls.into_iter().map(|c| vec![c]).collect()
-            };
+            let groups: Vec<Vec<(String, Option<String>)>> =
+                if format == Format::ClaudeCode { vec![calls] } else { calls.into_iter().map(|c| vec![c]).collect() };
             let mut after = text.to_vec();
             for g in groups {
                 let id = match format {
