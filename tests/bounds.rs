@@ -190,3 +190,47 @@ fn memory_follows_the_line_not_the_file() {
         assert!(*b < 16 * line_kb, "{cmd}: peak RSS {b} kB is as large as the file");
     }
 }
+
+#[test]
+fn the_deep_decode_budget_is_shared_by_every_worker() {
+    // 16 distinct PNGs of 3000×3000 px (27 MB of pixels each, a few kB of
+    // zeros compressed), one per worker's share of the file: decoded at once
+    // by 16 workers they would take 16 × 27 MB; the shared budget holds them
+    // to `DECODE_BUDGET` in all.
+    let dir = tempfile::tempdir().unwrap();
+    let mut zeros = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut zeros, 3000, 3000);
+        enc.set_color(png::ColorType::Rgb);
+        let mut wr = enc.write_header().unwrap();
+        wr.write_image_data(&vec![0; 3000 * 3000 * 3]).unwrap();
+        wr.finish().unwrap();
+    }
+    let blobs: Vec<String> = (0..16u8)
+        .map(|i| {
+            b64(&media_corpus::png_insert_before_iend(
+                zeros.clone(),
+                &media_corpus::png_chunk(b"tEXt", &[b'k', 0, b'0' + i]),
+            ))
+        })
+        .collect();
+    // Filler between them, so the file is split 16 ways and each share holds one.
+    let filler = "x".repeat(400 << 10);
+    let items: Vec<wrap::Item<'_>> = blobs.iter().map(|b| wrap::Item { base64: b, mime: "image/png" }).collect();
+    let mut text = String::new();
+    for line in wrap::session("claude-code", &items).lines() {
+        text.push_str(line);
+        text.push('\n');
+        text.push_str(&format!("{{\"type\":\"progress\",\"data\":\"{filler}\"}}\n"));
+    }
+    let file = dir.path().join("bombs.jsonl");
+    std::fs::write(&file, text).unwrap();
+    let (out, peak) = peak_rss_kb(&["scan", "--deep", "-j", "16", "--json", file.to_str().unwrap()]);
+    judge("scan --deep -j 16", &out);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let decoded = v["attachments"].as_array().unwrap().iter().filter(|a| a["verdict"] == "ok").count();
+    assert_eq!(decoded, 16, "every image is decoded, one after another: {v}");
+    let budget_kb = session_doctor::media::DECODE_BUDGET / 1024;
+    eprintln!("scan --deep -j 16: peak {peak} kB (budget {budget_kb} kB)");
+    assert!(peak < budget_kb + 64 * 1024, "16 workers decoded past the shared budget: peak {peak} kB");
+}

@@ -343,7 +343,8 @@ pub fn rewrite(data: &[u8]) {
     std::fs::create_dir(&out).expect("out dir");
     let planned = session_doctor::guard::Snapshot::of(&path).expect("the session is there");
     let source = copy::Source { path: &path, planned, reads: &[] };
-    let written = copy::repair(&source, plan.format, plan.single_document, &rw, &[], Some(&out)).expect("repair writes");
+    let written =
+        copy::repair(&source, plan.format, plan.single_document, &rw, &[], Some(&out)).expect("repair writes");
     let back = reader::read_session(&written.identity.path, &opts).expect("the repaired copy reads");
     assert_eq!(back.format, session.format, "the copy reads back as the same format");
     assert_eq!(back.lines, session.lines, "no line lost or added");
