@@ -97,25 +97,21 @@ fn copy(
         e.extend(identity::edit(format, &w.identity, body, true));
         w.touched += u64::from(!e.is_empty());
         out.write_all(&text[..body_at])?;
-        out.write_all(&splice::apply(body, e))?;
+        splice::apply_to(body, e, out)?;
         w.lines =
             memchr::memchr_iter(b'\n', body).count() as u64 + u64::from(!body.is_empty() && !body.ends_with(b"\n"));
         return Ok(());
     }
-    let mut reader = BufReader::with_capacity(1 << 20, input);
-    let mut buf = Vec::new();
+    // The reader's own splitter: SIMD newline search, lines borrowed in place.
+    let mut reader = crate::reader::Lines::new(input);
     let (mut line, mut offset) = (0u64, 0u64);
     let mut chain = Chain::of(format, !damaged.is_empty());
-    loop {
-        buf.clear();
-        if reader.read_until(b'\n', &mut buf)? == 0 {
-            break;
-        }
+    while let Some(buf) = reader.next_line()? {
         line += 1;
         let at = offset;
         offset += buf.len() as u64;
         let newline = buf.last() == Some(&b'\n');
-        let text = if newline { &buf[..buf.len() - 1] } else { &buf[..] };
+        let text = if newline { &buf[..buf.len() - 1] } else { buf };
         if damaged.binary_search(&line).is_ok() {
             w.dropped.push(line);
             if let Some(c) = chain.as_mut() {
@@ -142,13 +138,13 @@ fn copy(
         let rewritten = !e.is_empty();
         e.extend(identity::edit(format, &w.identity, text, line == 1));
         if e.is_empty() {
-            out.write_all(&buf)?;
+            out.write_all(buf)?;
             if !newline && answers_after(rewrite, line) {
                 out.write_all(b"\n")?;
             }
         } else {
             w.touched += u64::from(rewritten);
-            out.write_all(&splice::apply(text, e))?;
+            splice::apply_to(text, e, out)?;
             out.write_all(b"\n")?;
         }
         w.lines += 1;
