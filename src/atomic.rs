@@ -5,12 +5,20 @@
 //! renamed over the target; then the folder itself is synced so the rename
 //! survives a power cut. A symlink at the target is replaced, never followed:
 //! a session folder's link cannot redirect a write elsewhere.
+//!
+//! Before anything is written, the target is compared with what the command
+//! reads ([`crate::guard::refuse_aliases`]): no flag can make a command write
+//! over its session. The temporary file is named `.<target>.sd-tmp.<pid>.<random>`:
+//! a run killed mid-write leaves it behind, and the next write into that folder
+//! removes every one whose process is gone. Every write error names the target.
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 use anyhow::Context as _;
+
+use crate::guard::{self, Input};
 
 /// What to do when the target exists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,44 +29,198 @@ pub enum Existing {
     Keep,
 }
 
-/// Writes `path` atomically with what `fill` writes.
+/// What marks session-doctor's temporary files, between the target's name and the pid.
+const TEMP_MARK: &str = ".sd-tmp.";
+
+/// Writes `path` atomically with what `fill` writes; `reads` are the files
+/// the command reads, none of which `path` may name.
 pub fn write(
     path: &Path,
     existing: Existing,
+    reads: &[Input],
     fill: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
+    guard::refuse_aliases(path, reads)?;
+    refuse_special(path)?;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
+    remove_stale(dir);
     let tmp = tempfile::Builder::new()
-        .prefix(".session-doctor-")
-        .suffix(".tmp")
+        .prefix(&temp_prefix(path))
+        .rand_bytes(6)
         .tempfile_in(dir)
-        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    {
-        let mut w = BufWriter::with_capacity(1 << 20, tmp.as_file());
-        fill(&mut w)?;
-        w.flush().with_context(|| format!("writing {}", path.display()))?;
-    }
-    tmp.as_file().sync_all().with_context(|| format!("syncing {}", path.display()))?;
+        .map_err(|e| io_error(e, "cannot create a temporary file in", dir))?;
+    fill_into(BufWriter::with_capacity(1 << 20, tmp.as_file()), path, fill)?;
+    tmp.as_file().sync_all().map_err(|e| io_error(e, "cannot write", path))?;
     match existing {
         Existing::Replace => {
-            tmp.persist(path).with_context(|| format!("cannot write {}", path.display()))?;
+            tmp.persist(path).map_err(|e| io_error(e.error, "cannot write", path))?;
         }
         Existing::Keep => {
             tmp.persist_noclobber(path)
                 .map_err(|e| e.error)
-                .with_context(|| format!("{} already exists; session-doctor never overwrites it", path.display()))?;
+                .with_context(|| format!("{} already exists; session-doctor never overwrites it", shown(path)))?;
         }
     }
     sync_dir(dir);
     Ok(())
 }
 
+/// Runs `fill` on `w` and flushes it. An error of the write itself (a full
+/// disk) names the file it was for; any other (reading the session) already
+/// names its own.
+fn fill_into<W: Write>(
+    w: W,
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let mut w = Named { inner: w, failed: false };
+    let filled = fill(&mut w).and_then(|()| Ok(w.flush()?));
+    filled.map_err(|e| if w.failed { e.context(format!("cannot write {}", shown(path))) } else { e })
+}
+
+/// An I/O error naming the file it concerns, with the plain words for a full disk.
+pub fn io_error(e: io::Error, doing: &str, path: &Path) -> anyhow::Error {
+    let full = e.kind() == io::ErrorKind::StorageFull || e.raw_os_error() == Some(28);
+    let e = anyhow::Error::new(e);
+    let e = if full { e.context("the disk is full") } else { e };
+    e.context(format!("{doing} {}", shown(path)))
+}
+
+fn shown(path: &Path) -> String {
+    crate::report::sanitize(&path.display().to_string())
+}
+
+/// A target that exists and is not a regular file (a device, a FIFO, a folder)
+/// is refused: replacing `/dev/stdout` or a folder by a file is never what was meant.
+fn refuse_special(path: &Path) -> anyhow::Result<()> {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => anyhow::bail!(
+            "{} is not a regular file (a folder, a device or a pipe); session-doctor writes only regular files (nothing was written)",
+            shown(path)
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// The writer `fill` gets: it remembers that a write failed, so the error can name the target.
+struct Named<W: Write> {
+    inner: W,
+    failed: bool,
+}
+
+impl<W: Write> Write for Named<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.inner.write(buf).inspect_err(|_| self.failed = true)
+    }
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.inner.write_all(buf).inspect_err(|_| self.failed = true)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush().inspect_err(|_| self.failed = true)
+    }
+}
+
+/// `.<target>.sd-tmp.<pid>.`: hidden, never `.jsonl` (no agent lists it), and
+/// telling which process wrote it. A long name is cut so the whole stays legal.
+fn temp_prefix(path: &Path) -> String {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut cut = name.len().min(120);
+    while !name.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!(".{}{TEMP_MARK}{}.", &name[..cut], std::process::id())
+}
+
+/// Removes the temporary files in `dir` that a killed run left: those whose
+/// process no longer runs. Best effort: a file that cannot be removed stays.
+fn remove_stale(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some(pid) = stale_pid(name) else { continue };
+        let regular = entry.file_type().is_ok_and(|t| t.is_file());
+        if regular && pid != std::process::id() && !alive(pid) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The pid in a temporary file's name, when it is one of ours.
+fn stale_pid(name: &str) -> Option<u32> {
+    if !name.starts_with('.') {
+        return None;
+    }
+    let (_, rest) = name.rsplit_once(TEMP_MARK)?;
+    let (pid, random) = rest.split_once('.')?;
+    (random.len() == 6 && random.bytes().all(|b| b.is_ascii_alphanumeric())).then_some(())?;
+    pid.parse().ok()
+}
+
+#[cfg(unix)]
+fn alive(pid: u32) -> bool {
+    let Some(pid) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) else { return false };
+    // EPERM: it runs, as another user.
+    !matches!(rustix::process::test_kill_process(pid), Err(rustix::io::Errno::SRCH))
+}
+
+#[cfg(not(unix))]
+fn alive(_: u32) -> bool {
+    true
+}
+
 /// Makes a rename in `dir` durable. Best effort: some file systems refuse it.
 fn sync_dir(dir: &Path) {
     if let Ok(d) = File::open(dir) {
         let _ = d.sync_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A disk that fills after `room` bytes.
+    struct Full {
+        room: usize,
+    }
+    impl Write for Full {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            if self.room == 0 {
+                return Err(io::Error::from_raw_os_error(28));
+            }
+            let n = buf.len().min(self.room);
+            self.room -= n;
+            Ok(n)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_full_disk_names_the_target() {
+        // A write past the buffer goes straight to the disk: the error must still name the file.
+        let r = fill_into(Full { room: 10 }, Path::new("/x/out.json"), |w| Ok(w.write_all(&[0; 2 << 20])?));
+        let e = format!("{:#}", r.unwrap_err());
+        assert!(e.starts_with("cannot write /x/out.json: "), "{e}");
+        let other = fill_into(Full { room: 10 }, Path::new("/x/out.json"), |_| anyhow::bail!("reading s.jsonl"));
+        assert_eq!(format!("{:#}", other.unwrap_err()), "reading s.jsonl");
+        let e = format!("{:#}", io_error(io::Error::from_raw_os_error(28), "cannot write", Path::new("/x/o")));
+        assert!(e.contains("/x/o") && e.contains("the disk is full"), "{e}");
+    }
+
+    #[test]
+    fn temporary_names_carry_the_pid_and_are_recognised() {
+        let p = temp_prefix(Path::new("/x/s.jsonl.doctor"));
+        assert_eq!(p, format!(".s.jsonl.doctor.sd-tmp.{}.", std::process::id()));
+        assert_eq!(stale_pid(&format!("{p}a1B2c3")), Some(std::process::id()));
+        assert_eq!(stale_pid(".s.jsonl.sd-tmp.12.x"), None);
+        assert_eq!(stale_pid("s.jsonl.sd-tmp.12.abcdef"), None);
+        assert!(temp_prefix(Path::new(&"é".repeat(200))).len() < 200);
+        assert!(alive(std::process::id()));
     }
 }

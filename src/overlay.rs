@@ -10,15 +10,27 @@
 //! Every write takes an exclusive lock (`<overlay>.lock`), re-reads the
 //! overlay under it, and replaces the file atomically: two `exclude` runs at
 //! once both land, and a crash leaves the old overlay or the new one.
+//!
+//! The overlay and its lock sit in a folder an agent (or anyone) writes to, so
+//! neither is trusted to be what its name says: both are opened without
+//! following a symbolic link and must be regular files (a link would copy
+//! another file's bytes into the overlay or create a file where it points; a
+//! device or a FIFO would be read forever), and the overlay has a size cap.
 
-use std::fs::OpenOptions;
+use std::fs::{File, OpenOptions};
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 
 use crate::atomic::{self, Existing};
+use crate::guard::Input;
 use crate::model::{Attachment, Session};
+
+/// The largest overlay read: a decision is a few hundred bytes, so this is
+/// tens of thousands of them; anything larger is not an overlay.
+pub const MAX_BYTES: u64 = 16 << 20;
 
 /// The event that excludes attachments.
 pub const EXCLUDED: &str = "attachments.excluded";
@@ -101,11 +113,7 @@ impl Overlay {
     /// from a crash must not lose the decisions before it.
     pub fn load(path: &Path) -> anyhow::Result<Overlay> {
         let mut o = Overlay { path: path.to_path_buf(), ..Overlay::default() };
-        let text = match std::fs::read(path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(o),
-            Err(e) => return Err(e).with_context(|| format!("cannot read the overlay {}", path.display())),
-        };
+        let Some(text) = read_bytes(path)? else { return Ok(o) };
         for (i, line) in text.split(|&b| b == b'\n').enumerate() {
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
@@ -146,27 +154,23 @@ impl Overlay {
     /// Under the overlay's lock: reads it again, asks `decide` for the event
     /// to append (`None`: nothing to change, nothing is written), and writes
     /// the overlay with it, atomically.
-    pub fn update(path: &Path, decide: impl FnOnce(&Overlay) -> Option<Event>) -> anyhow::Result<Option<Event>> {
+    /// `reads` are the files the command reads (the session): the overlay may name none of them.
+    pub fn update(
+        path: &Path,
+        reads: &[Input],
+        decide: impl FnOnce(&Overlay) -> Option<Event>,
+    ) -> anyhow::Result<Option<Event>> {
         let lock_path = {
             let mut n = path.as_os_str().to_os_string();
             n.push(".lock");
             PathBuf::from(n)
         };
-        let lock = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .with_context(|| format!("cannot open the overlay lock {}", lock_path.display()))?;
+        let lock = open_regular(&lock_path, "the overlay lock", true)?;
         lock.lock().with_context(|| format!("cannot lock {}", lock_path.display()))?;
         let current = Overlay::load(path)?;
         let Some(event) = decide(&current) else { return Ok(None) };
-        let old = match std::fs::read(path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(e).with_context(|| format!("cannot read the overlay {}", path.display())),
-        };
-        atomic::write(path, Existing::Replace, |w| {
+        let old = read_bytes(path)?.unwrap_or_default();
+        atomic::write(path, Existing::Replace, reads, |w| {
             w.write_all(&old)?;
             if !old.is_empty() && !old.ends_with(b"\n") {
                 // A torn last line stays what it was: its own (skipped) line.
@@ -179,6 +183,70 @@ impl Overlay {
         drop(lock);
         Ok(Some(event))
     }
+}
+
+/// The overlay's bytes, `None` when there is none; a link, a special file or
+/// one over [`MAX_BYTES`] is refused, never read through.
+fn read_bytes(path: &Path) -> anyhow::Result<Option<Vec<u8>>> {
+    let file = match open_regular(path, "the overlay", false) {
+        Ok(f) => f,
+        Err(e) if e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound) => {
+            return Ok(None);
+        }
+        Err(e) => return Err(e),
+    };
+    let mut text = Vec::new();
+    file.take(MAX_BYTES + 1)
+        .read_to_end(&mut text)
+        .with_context(|| format!("cannot read the overlay {}", shown(path)))?;
+    if text.len() as u64 > MAX_BYTES {
+        anyhow::bail!(
+            "the overlay {} is larger than {} MiB; an overlay holds a few decisions, so this is not one: pass --overlay with the right file",
+            shown(path),
+            MAX_BYTES >> 20
+        );
+    }
+    Ok(Some(text))
+}
+
+/// Opens `path` (`what` it is, for the error) without following a symbolic
+/// link and without blocking on a FIFO; anything but a regular file is refused.
+/// `create`: open for writing, creating it (the lock).
+fn open_regular(path: &Path, what: &str, create: bool) -> anyhow::Result<File> {
+    let mut o = OpenOptions::new();
+    if create {
+        o.create(true).truncate(false).write(true);
+    } else {
+        o.read(true);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
+        o.custom_flags(flags.bits() as i32);
+    }
+    #[cfg(not(unix))]
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        anyhow::bail!("{what} {} is a symbolic link; session-doctor does not follow it", shown(path));
+    }
+    let file = match o.open(path) {
+        Ok(f) => f,
+        #[cfg(unix)]
+        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => anyhow::bail!(
+            "{what} {} is a symbolic link; session-doctor does not follow it (it would read or create the file it points to): remove the link",
+            shown(path)
+        ),
+        Err(e) => return Err(anyhow::Error::new(e).context(format!("cannot open {what} {}", shown(path)))),
+    };
+    let meta = file.metadata().with_context(|| format!("cannot read {what} {}", shown(path)))?;
+    if !meta.is_file() {
+        anyhow::bail!("{what} {} is not a regular file (a folder, a device or a pipe); it is refused", shown(path));
+    }
+    Ok(file)
+}
+
+fn shown(path: &Path) -> String {
+    crate::report::sanitize(&path.display().to_string())
 }
 
 /// The current time as RFC 3339 UTC (`2026-11-30T04:45:30Z`).
@@ -203,7 +271,7 @@ mod tests {
         assert_eq!(o.excluded(), vec![named.clone()]);
         assert_eq!(o.skipped.len(), 1);
         // An update after the torn line still lands, on a line of its own.
-        Overlay::update(&path, |_| Some(Event::new(INCLUDED, vec![named], None))).unwrap();
+        Overlay::update(&path, &[], |_| Some(Event::new(INCLUDED, vec![named], None))).unwrap();
         let o = Overlay::load(&path).unwrap();
         assert!(o.excluded().is_empty());
         assert_eq!((o.events.len(), o.skipped.len()), (2, 1));

@@ -22,15 +22,16 @@ fn names(dir: &Path) -> Vec<String> {
     v
 }
 
+/// `.<target>.sd-tmp.<pid>.<random>`, as `atomic::write` names them.
 fn is_temp(n: &str) -> bool {
-    n.starts_with(".session-doctor-") && n.ends_with(".tmp")
+    n.starts_with('.') && (n.contains(".sd-tmp.") || n.ends_with(".tmp"))
 }
 
 #[test]
 fn the_temporary_file_is_in_the_target_folder_and_gone_after() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("out.json");
-    atomic::write(&target, Existing::Replace, |w| {
+    atomic::write(&target, Existing::Replace, &[], |w| {
         let during = names(dir.path());
         assert!(during.len() == 1 && is_temp(&during[0]), "the bytes go to a hidden temporary file first: {during:?}");
         w.write_all(b"new")?;
@@ -46,7 +47,7 @@ fn a_failed_fill_leaves_the_old_file_and_no_temporary() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("out.json");
     std::fs::write(&target, b"old").unwrap();
-    let r = atomic::write(&target, Existing::Replace, |w| {
+    let r = atomic::write(&target, Existing::Replace, &[], |w| {
         w.write_all(b"half")?;
         anyhow::bail!("the writer failed")
     });
@@ -60,14 +61,14 @@ fn keep_never_overwrites() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("copy.jsonl");
     std::fs::write(&target, b"old").unwrap();
-    let r = atomic::write(&target, Existing::Keep, |w| Ok(w.write_all(b"new")?));
+    let r = atomic::write(&target, Existing::Keep, &[], |w| Ok(w.write_all(b"new")?));
     assert!(r.is_err(), "an existing file is refused");
     assert_eq!(std::fs::read(&target).unwrap(), b"old");
     assert_eq!(names(dir.path()), vec!["copy.jsonl"], "no temporary left");
     // A dangling symlink is something that exists too: not followed, not replaced.
     let link = dir.path().join("link.jsonl");
     std::os::unix::fs::symlink(dir.path().join("nowhere"), &link).unwrap();
-    assert!(atomic::write(&link, Existing::Keep, |w| Ok(w.write_all(b"new")?)).is_err());
+    assert!(atomic::write(&link, Existing::Keep, &[], |w| Ok(w.write_all(b"new")?)).is_err());
     assert!(!dir.path().join("nowhere").exists(), "the link was followed");
 }
 
@@ -78,7 +79,7 @@ fn a_symlink_at_the_target_is_replaced_not_followed() {
     std::fs::write(&elsewhere, b"precious").unwrap();
     let target = dir.path().join("preview.json");
     std::os::unix::fs::symlink(&elsewhere, &target).unwrap();
-    atomic::write(&target, Existing::Replace, |w| Ok(w.write_all(b"new")?)).unwrap();
+    atomic::write(&target, Existing::Replace, &[], |w| Ok(w.write_all(b"new")?)).unwrap();
     assert_eq!(std::fs::read(&elsewhere).unwrap(), b"precious", "the write went through the link");
     assert!(!std::fs::symlink_metadata(&target).unwrap().file_type().is_symlink());
     assert_eq!(std::fs::read(&target).unwrap(), b"new");
@@ -175,13 +176,13 @@ fn a_killed_repair_leaves_no_copy_or_a_complete_one() {
     std::fs::create_dir(&out).unwrap();
     let o = out.to_str().unwrap();
     let mut rng = Lcg(99);
-    let mut complete = 0;
+    let (mut complete, mut left) = (0, 0);
     for i in 0..50 {
         let delay = full.mul_f64(rng.below(1200) as f64 / 1000.0);
         killed(&["repair", f, "--out", o], delay);
         for n in names(&out) {
             if is_temp(&n) {
-                std::fs::remove_file(out.join(&n)).unwrap();
+                left += 1;
                 continue;
             }
             assert!(n.ends_with(".jsonl"), "round {i}: {n}");
@@ -193,5 +194,33 @@ fn a_killed_repair_leaves_no_copy_or_a_complete_one() {
             complete += 1;
         }
     }
-    eprintln!("{complete} of 50 killed repairs completed");
+    eprintln!("{complete} of 50 killed repairs completed, {left} temporary files seen after a kill");
+    // The next run into that folder removes what the killed ones left.
+    let last = bin().args(["repair", f, "--out", o]).output().unwrap();
+    assert!(last.status.success(), "{}", String::from_utf8_lossy(&last.stderr));
+    let stray: Vec<String> = names(&out).into_iter().filter(|n| is_temp(n)).collect();
+    assert!(stray.is_empty(), "temporary files of killed runs were not removed: {stray:?}");
+}
+
+#[test]
+fn the_next_write_removes_what_a_killed_run_left_and_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = session(dir.path(), 1, 1 << 10);
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    // A process that is gone, and one that runs (this test).
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    let stale = out.join(format!(".s.jsonl.sd-tmp.{dead}.Ab3xYz"));
+    let live = out.join(format!(".s.jsonl.sd-tmp.{}.Ab3xYz", std::process::id()));
+    let theirs = out.join(".notes.sd-tmp.x");
+    for p in [&stale, &live, &theirs] {
+        std::fs::write(p, b"half a copy").unwrap();
+    }
+    let r = bin().args(["repair", file.to_str().unwrap(), "--out", out.to_str().unwrap()]).output().unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(!stale.exists(), "a killed run's temporary file was left");
+    assert!(live.exists(), "a running process's temporary file was removed");
+    assert!(theirs.exists(), "a file that is not session-doctor's was removed");
 }

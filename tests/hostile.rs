@@ -114,3 +114,113 @@ fn compressed_sessions_are_refused_with_the_way_out() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("compressed"));
 }
+
+/// Output lines that a hostile string forged: a line starting with `FORGED`,
+/// or with `ok` and naming the forged file.
+fn forged_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.trim_start().starts_with("FORGED") || l.starts_with("ok    FORGED"))
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn newlines_in_untrusted_strings_never_forge_output_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    // A file name that reads as an `ok` row of `check` once its newline prints.
+    let file = dir.path().join("x\nok    FORGED.jsonl (claude-code)");
+    // A tool name and a file path that would start rows of their own in `scan`'s table.
+    let text = std::fs::read_to_string(sample("claude-code.jsonl"))
+        .unwrap()
+        .replace(r#""name":"Read""#, r#""name":"Read\nFORGED tool""#)
+        .replace("/home/dev/shop/docs/spec.pdf", r"spec.pdf\nFORGED L9.9 ok\r\u2028FORGED");
+    std::fs::write(&file, text).unwrap();
+    let f = file.to_str().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let html = dir.path().join("page.html");
+    for args in [
+        vec!["scan", f],
+        vec!["diagnose", f],
+        vec!["check", d],
+        vec!["check", "--output-format", "github", d],
+        vec!["exclude", f, "--ref", "L5.1"],
+        vec!["repair", f, "--out", d],
+        vec!["preview", f, "--out", html.to_str().unwrap()],
+    ] {
+        let out = common::bin().args(&args).output().unwrap();
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(!stderr.contains("unexpected argument"), "{args:?}: {stderr}");
+        let forged = [forged_lines(&stdout), forged_lines(&stderr)].concat();
+        assert!(forged.is_empty(), "{args:?} printed forged lines {forged:?}:\n{stdout}\n{stderr}");
+        assert!(!stdout.contains('\u{2028}') && !stderr.contains('\u{2028}'), "{args:?}: a raw line separator");
+    }
+}
+
+/// Runs `args` with a deadline (a FIFO must not make it hang): exit code and stderr.
+fn bounded(args: &[&str]) -> (Option<i32>, String) {
+    let mut child = common::bin()
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Not a timing threshold: a guard against hanging the suite forever.
+    for _ in 0..600 {
+        if child.try_wait().unwrap().is_some() {
+            let out = child.wait_with_output().unwrap();
+            return (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    child.kill().unwrap();
+    panic!("{args:?} hung");
+}
+
+#[test]
+fn an_overlay_or_lock_that_is_a_link_or_a_special_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = dir.path().join("s.jsonl");
+    std::fs::copy(sample("claude-code.jsonl"), &s).unwrap();
+    let f = s.to_str().unwrap();
+    let overlay = dir.path().join("s.jsonl.doctor");
+    let lock = dir.path().join("s.jsonl.doctor.lock");
+    let secret = dir.path().join("secret.txt");
+    std::fs::write(&secret, "not an overlay\n").unwrap();
+
+    // A symlinked overlay: never read through, never copied into a new overlay.
+    std::os::unix::fs::symlink(&secret, &overlay).unwrap();
+    for args in [vec!["scan", f], vec!["exclude", f, "--ref", "L7.1"]] {
+        let (code, err) = bounded(&args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(err.contains("is a symbolic link"), "{args:?}: {err}");
+    }
+    assert!(std::fs::symlink_metadata(&overlay).unwrap().file_type().is_symlink(), "the link was replaced");
+    std::fs::remove_file(&overlay).unwrap();
+
+    // A symlinked lock: `exclude` creates nothing where it points.
+    let target = dir.path().join("created-by-the-lock");
+    std::os::unix::fs::symlink(&target, &lock).unwrap();
+    let (code, err) = bounded(&["exclude", f, "--ref", "L7.1"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("overlay lock") && err.contains("symbolic link"), "{err}");
+    assert!(!target.exists(), "the lock's link was followed");
+    std::fs::remove_file(&lock).unwrap();
+
+    // Special files: a device read forever, a FIFO that blocks.
+    let fifo = dir.path().join("fifo.doctor");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    for special in [Path::new("/dev/zero"), fifo.as_path()] {
+        let (code, err) = bounded(&["scan", f, "--overlay", special.to_str().unwrap()]);
+        assert_eq!(code, Some(2), "{special:?}: {err}");
+        assert!(err.contains("is not a regular file"), "{special:?}: {err}");
+    }
+
+    // An overlay over the cap.
+    let big = dir.path().join("big.doctor");
+    std::fs::File::create(&big).unwrap().set_len(session_doctor::overlay::MAX_BYTES + 1).unwrap();
+    let (code, err) = bounded(&["scan", f, "--overlay", big.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("larger than 16 MiB"), "{err}");
+    assert_eq!(std::fs::read(&secret).unwrap(), b"not an overlay\n");
+}

@@ -175,7 +175,7 @@ pub fn overlay(data: &[u8]) {
         let _ = before.excluded();
         let named = Named { reference: "L1.1".into(), sha256: Some("ab".into()), mime: None, name: Some("x".into()) };
         let ev = Event::new(overlay::EXCLUDED, vec![named], Some("fuzz".into()));
-        Overlay::update(p, |_| Some(ev.clone())).expect("update");
+        Overlay::update(p, &[], |_| Some(ev.clone())).expect("update");
         let after = Overlay::load(p).expect("reload");
         assert_eq!(after.events.len(), before.events.len() + 1, "every event kept, the new one added");
         assert_eq!(after.skipped.len(), before.skipped.len(), "no event torn by the update");
@@ -334,14 +334,17 @@ pub fn rewrite(data: &[u8]) {
         .collect();
     let ov = overlay::default_path(&path);
     if !chosen.is_empty() {
-        Overlay::update(&ov, |_| Some(Event::new(overlay::EXCLUDED, chosen, None))).expect("overlay update");
+        Overlay::update(&ov, &[], |_| Some(Event::new(overlay::EXCLUDED, chosen, None))).expect("overlay update");
     }
     Overlay::load(&ov).expect("overlay").apply(&mut session);
     let mut rw = Rewrite::plan(&session, &ropts, plan.single_document);
     rw.drop_failures(&session, plan.single_document);
     let out = dir.path().join("out");
     std::fs::create_dir(&out).expect("out dir");
-    let written = copy::repair(&path, plan.format, plan.single_document, &rw, &[], Some(&out)).expect("repair writes");
+    let planned = session_doctor::guard::Snapshot::of(&path).expect("the session is there");
+    let source = copy::Source { path: &path, planned, reads: &[] };
+    let written =
+        copy::repair(&source, plan.format, plan.single_document, &rw, &[], Some(&out)).expect("repair writes");
     let back = reader::read_session(&written.identity.path, &opts).expect("the repaired copy reads");
     assert_eq!(back.format, session.format, "the copy reads back as the same format");
     assert_eq!(back.lines, session.lines, "no line lost or added");

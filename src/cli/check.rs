@@ -166,6 +166,13 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
         anyhow::bail!("no session found in {}", sanitize(&shown.join(", ")));
     }
     let report = CheckReport::new(sessions, skipped);
+    // What the walk read: the report may replace none of it.
+    let mut reads: Vec<crate::guard::Input> = Vec::new();
+    for c in &found.files {
+        reads.push(crate::guard::Input::new("a session", c.path.as_path()));
+        reads.push(crate::guard::Input::new("the overlay", crate::overlay::default_path(&c.path)));
+    }
+    reads.extend(args.rules.iter().map(|r| crate::guard::Input::new("the rules file", r.as_path())));
     // The command chooses the printer; the printer only prints.
     let term = if args.out.is_some() { report::term::Term::PLAIN } else { report::term::current() };
     let printer: Box<dyn Printer<CheckReport>> = match args.output_format {
@@ -196,19 +203,23 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
                 })
                 .collect();
             let page = CheckPage { report: &report, sessions: shown };
-            emit(args.out.as_deref(), |w| Html.print(w, &page))?;
+            emit(args.out.as_deref(), &reads, |w| Html.print(w, &page))?;
             return Ok(exit(failed, &report));
         }
     };
-    emit(args.out.as_deref(), |w| printer.print(w, &report))?;
+    emit(args.out.as_deref(), &reads, |w| printer.print(w, &report))?;
     Ok(exit(failed, &report))
 }
 
 /// Writes the report to `out` (atomically) or to stdout.
-fn emit(out: Option<&Path>, print: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>) -> anyhow::Result<()> {
+fn emit(
+    out: Option<&Path>,
+    reads: &[crate::guard::Input],
+    print: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
     match out {
         Some(path) => {
-            crate::atomic::write(path, crate::atomic::Existing::Replace, |w| Ok(print(w)?))?;
+            crate::atomic::write(path, crate::atomic::Existing::Replace, reads, |w| Ok(print(w)?))?;
             eprintln!("session-doctor: wrote {}", sanitize(&path.display().to_string()));
         }
         None => {

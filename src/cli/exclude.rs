@@ -100,7 +100,7 @@ pub fn run(args: &ExcludeArgs) -> anyhow::Result<Exit> {
     let named: Vec<Named> = chosen.iter().map(|&i| Named::of(&session.attachments[i])).collect();
     let overlay_path = args.read.overlay_path(&args.file, &plan);
     let event_name = if args.undo { INCLUDED } else { EXCLUDED };
-    let written = Overlay::update(&overlay_path, |current| {
+    let written = Overlay::update(&overlay_path, &args.read.reads(&args.file, &plan, false), |current| {
         let excluded = current.excluded();
         let is_excluded = |n: &Named| excluded.iter().any(|x| x.reference == n.reference && x.sha256 == n.sha256);
         let todo: Vec<Named> = named.iter().filter(|n| is_excluded(n) == args.undo).cloned().collect();

@@ -68,7 +68,9 @@ pub struct PreviewArgs {
 }
 
 pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
+    let planned = crate::guard::Snapshot::of(&args.file);
     let (session, plan) = args.read.read(&args.file)?;
+    let planned = planned?;
     if plan.memory.is_some() {
         bail!("{}: preview reads the session's file; export this stored session first", args.file.display());
     }
@@ -81,9 +83,10 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
     let done = match &args.out {
         Some(path) => {
             let mut result = None;
-            atomic::write(path, Existing::Replace, |w| {
+            atomic::write(path, Existing::Replace, &args.read.reads(&args.file, &plan, true), |w| {
                 result = Some(preview::preview(&args.file, &session, rewrite, plan.single_document, dialect, w)?);
-                Ok(())
+                // The request is of the file that was planned, or it is not written.
+                planned.unchanged(&args.file)
             })?;
             result.ok_or_else(|| anyhow::anyhow!("nothing was written"))?
         }

@@ -67,7 +67,10 @@ struct Report {
 }
 
 pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
+    // Before the first read: the copy is made only from the file the plan is made from.
+    let planned = crate::guard::Snapshot::of(&args.file);
     let (session, plan) = args.read.read(&args.file)?;
+    let planned = planned?;
     if plan.memory.is_some() {
         bail!(
             "{}: repair writes files, and this session lives in a store; export it first (`opencode export <id> > session.json`) and repair that",
@@ -93,7 +96,9 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
         .collect();
     damaged.sort_unstable();
     damaged.dedup();
-    let written = copy::repair(&args.file, plan.format, plan.single_document, &rewrite, &damaged, args.out.as_deref())?;
+    let reads = args.read.reads(&args.file, &plan, true);
+    let source = copy::Source { path: &args.file, planned, reads: &reads };
+    let written = copy::repair(&source, plan.format, plan.single_document, &rewrite, &damaged, args.out.as_deref())?;
     let r = Report {
         file: session.file.clone(),
         format: session.format,
@@ -157,7 +162,7 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
             out,
             "  answered     {} ({}): the run stopped before it returned; each gets a result saying so",
             count(c.calls_answered.len() as u64, "interrupted tool call", "interrupted tool calls"),
-            c.calls_answered.join(", ")
+            sanitize(&c.calls_answered.join(", "))
         )?;
     }
     if !c.results_removed.is_empty() {
@@ -165,7 +170,7 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
             out,
             "  removed      {} ({}): their calls are gone",
             count(c.results_removed.len() as u64, "orphan tool result", "orphan tool results"),
-            c.results_removed.join(", ")
+            sanitize(&c.results_removed.join(", "))
         )?;
     }
     if !c.failures_dropped.is_empty() {

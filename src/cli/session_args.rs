@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::formats::Format;
+use crate::guard::Input;
 use crate::media::Depth;
 use crate::reader::Options;
 
@@ -86,6 +87,25 @@ impl ReadArgs {
             }
             None => crate::overlay::default_path(session),
         }
+    }
+
+    /// The files a command reading `session` with these arguments reads: the
+    /// session, its overlay (unless `overlay` is false: `exclude` writes it),
+    /// `--rules` and the files beside it the format reads. No output may name one of them.
+    pub fn reads(&self, session: &std::path::Path, plan: &crate::reader::Plan, overlay: bool) -> Vec<Input> {
+        let mut v = vec![Input::new("the session", session)];
+        if overlay {
+            v.push(Input::new("its overlay", self.overlay_path(session, plan)));
+        }
+        if let Some(r) = &self.rules {
+            v.push(Input::new("the rules file", r.as_path()));
+        }
+        v.extend(
+            crate::reader::sidecar_files(session, plan.format)
+                .into_iter()
+                .map(|p| Input::new("a file beside the session", p)),
+        );
+        v
     }
 
     /// Reads a session (with a progress bar on long reads) and marks what its

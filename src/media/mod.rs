@@ -40,6 +40,37 @@ use sniff::Kind;
 /// headers and reported as not decoded.
 pub const DECODE_CAP: u64 = 256 << 20;
 
+/// Most bytes of pixels all workers together decode at once. The cap above is
+/// per attachment; without a shared budget, one worker per core each decoding
+/// a bomb just under it would take cores × the cap (16 × 243 MB = 3.4 GB).
+/// A decode waits until its pixels fit; memory stays at this budget whatever `-j`.
+pub const DECODE_BUDGET: u64 = DECODE_CAP;
+
+/// The bytes of [`DECODE_BUDGET`] not held by a decode running now.
+static BUDGET: std::sync::Mutex<u64> = std::sync::Mutex::new(DECODE_BUDGET);
+static BUDGET_FREED: std::sync::Condvar = std::sync::Condvar::new();
+
+/// Bytes of the shared decode budget, held until dropped.
+struct Held(u64);
+
+/// Waits until `bytes` (at most the whole budget) fit in the shared budget, and takes them.
+fn hold(bytes: u64) -> Held {
+    let bytes = bytes.min(DECODE_BUDGET);
+    let mut free = BUDGET.lock().unwrap_or_else(|e| e.into_inner());
+    while *free < bytes {
+        free = BUDGET_FREED.wait(free).unwrap_or_else(|e| e.into_inner());
+    }
+    *free -= bytes;
+    Held(bytes)
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        *BUDGET.lock().unwrap_or_else(|e| e.into_inner()) += self.0;
+        BUDGET_FREED.notify_all();
+    }
+}
+
 /// Pillow refuses images over this many pixels as decompression bombs
 /// (`DecompressionBombError`, 2 × 89,478,485), and many provider back ends
 /// decode with Pillow.
@@ -110,7 +141,11 @@ impl Inspection {
             self.push(Verdict::Warn, codes.0, message);
             return None;
         }
-        match crate::contain::contain(decode) {
+        // Held across the decode, released even when the decoder panics.
+        let held = hold(pixel_bytes);
+        let decoded = crate::contain::contain(decode);
+        drop(held);
+        match decoded {
             Ok(Ok(t)) => Some(t),
             Ok(Err(e)) => {
                 self.invalid(codes.1, format!("the {format} image data does not decode ({e}): it is corrupt"));
@@ -437,12 +472,17 @@ thread_local! {
 
 /// Runs `f` with a zeroed scratch buffer of `len` bytes, reusing the
 /// thread's buffer so deep checks do not allocate per image.
+/// The largest scratch buffer a thread keeps between decodes.
+const SCRATCH_KEPT: usize = 8 << 20;
+
 pub(crate) fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
     let mut buf = SCRATCH.with(|c| c.take());
     buf.clear();
     buf.resize(len, 0);
     let r = f(&mut buf);
-    if buf.capacity() <= (64 << 20) {
+    // A buffer is kept for the next decode on this thread only when small: a
+    // large one kept per worker would be memory outside the shared budget.
+    if buf.capacity() <= SCRATCH_KEPT {
         SCRATCH.with(|c| c.replace(buf));
     }
     r
@@ -451,6 +491,23 @@ pub(crate) fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_decode_budget_is_shared_and_given_back() {
+        let whole = hold(DECODE_BUDGET);
+        // Another decode waits until the budget is given back.
+        let waited = std::thread::scope(|s| {
+            let other = s.spawn(|| {
+                let _h = hold(1 << 20);
+                *BUDGET.lock().unwrap()
+            });
+            drop(whole);
+            other.join().unwrap()
+        });
+        assert!(waited <= DECODE_BUDGET - (1 << 20));
+        // More than the budget takes the whole budget, not forever.
+        drop(hold(u64::MAX));
+    }
 
     #[test]
     fn empty_and_text() {

@@ -65,6 +65,8 @@ pub struct Plan {
 }
 
 pub use detect::plan;
+pub use lines::Lines;
+pub use sidecar::files as sidecar_files;
 
 /// Reads a session into the canonical model; the file is opened read-only.
 pub fn read_session(path: &Path, opts: &Options) -> anyhow::Result<Session> {
@@ -207,7 +209,7 @@ fn read_range(
     }
     let mut r = lines::Lines::new(file);
     if start > 0 {
-        pos += r.next_line()?.map_or(0, |l| l.len() as u64);
+        pos += r.skip_line()?;
     }
     let adapter = plan.format.adapter();
     let mut worker = line::Worker::new(media::Judge::new(opts.depth, &plan.rules));

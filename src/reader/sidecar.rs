@@ -9,6 +9,18 @@ use std::sync::Arc;
 use crate::formats::assemble::{Extra, LineRecord};
 use crate::formats::{Format, Unit, cline};
 
+/// The files beside a Cline task's history that it reads.
+const CLINE_FILES: [&str; 2] = ["task_metadata.json", "ui_messages.json"];
+
+/// The files beside the session at `path` that reading it as `format` reads:
+/// what no command may write over.
+pub fn files(path: &Path, format: Format) -> Vec<std::path::PathBuf> {
+    match (format, path.parent()) {
+        (Format::Cline, Some(dir)) => CLINE_FILES.iter().map(|n| dir.join(n)).collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// The model and provider the task folder names last.
 fn cline_task(path: &Path) -> Option<(Option<String>, Option<String>)> {
     let dir = path.parent()?;
@@ -21,12 +33,12 @@ fn cline_task(path: &Path) -> Option<(Option<String>, Option<String>)> {
         let provider = provider.and_then(|p| cline::provider(p, model.as_deref()));
         (model.is_some() || provider.is_some()).then_some((model, provider))
     };
-    let from_metadata = read("task_metadata.json").and_then(|m| {
+    let from_metadata = read(CLINE_FILES[0]).and_then(|m| {
         let last = m.get("model_usage")?.as_array()?.last()?.clone();
         named(last.get("model_id")?.as_str(), last.get("model_provider_id").and_then(|p| p.as_str()))
     });
     from_metadata.or_else(|| {
-        let ui = read("ui_messages.json")?;
+        let ui = read(CLINE_FILES[1])?;
         ui.as_array()?.iter().rev().find_map(|m| {
             let info = m.get("modelInfo")?;
             named(info.get("modelId").and_then(|v| v.as_str()), info.get("providerId").and_then(|v| v.as_str()))

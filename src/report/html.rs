@@ -18,7 +18,7 @@ use crate::media::Verdict;
 use crate::model::{Attachment, Entry, Origin, Role, Severity};
 
 use super::scan::{dims, verdict};
-use super::{sanitize, table};
+use super::table;
 use thumb::Preview;
 
 /// Most bytes of previews (thumbnails, text) one page carries: past it, cards
@@ -31,7 +31,7 @@ pub type Payloads<'a> = &'a dyn Fn(&Attachment) -> Result<Vec<u8>, String>;
 /// Text made safe for HTML text and quoted attribute values: terminal
 /// controls sanitized first, then markup escaped.
 pub fn esc(s: &str) -> String {
-    crate::report::markup_escape(&sanitize(s))
+    crate::report::markup_escape(&crate::report::sanitize_keeping_lines(s))
 }
 
 /// The agent that writes a session format, for the header.

@@ -17,7 +17,7 @@ use crate::media::{Problem, Verdict};
 use crate::model::{Attachment, Finding, Session, Severity};
 use crate::reader::Plan;
 
-pub use sanitize::{markup_escape, sanitize};
+pub use sanitize::{markup_escape, sanitize, sanitize_keeping_lines};
 
 /// `scan --json`: the stable schema of DESIGN.md, plus a few added fields.
 #[derive(Debug, Serialize)]

@@ -1,15 +1,23 @@
 //! `repair`'s writer: the session copied record by record into a new file,
 //! the rewrite's edits spliced into the records they touch, the new identity
 //! written where the agent keeps it. Memory stays at one line.
+//!
+//! The copy is made from the file the plan was made from: the session is
+//! opened once here and must still be the one the [`Snapshot`] taken before
+//! the first read saw (same device, inode, size and modification time), both
+//! when it is opened and after the last byte is copied; otherwise nothing is
+//! written. What is copied is bounded by the size that was planned, so a line
+//! an agent appends meanwhile cannot end up torn in the copy.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use anyhow::Context as _;
 
 use crate::atomic::{self, Existing};
 use crate::formats::Format;
+use crate::guard::{Input, Snapshot};
 
 use super::identity::{self, Identity};
 use super::{Op, Rewrite, edits, mend, splice};
@@ -27,135 +35,155 @@ pub struct Written {
     pub inserted: u64,
 }
 
-/// Copies `src` (read as `format`) to a new session with `rewrite` applied.
+/// What `repair` copies from: the session, the snapshot taken before it was
+/// first read, and every file the command read (none may be the copy).
+pub struct Source<'a> {
+    pub path: &'a Path,
+    pub planned: Snapshot,
+    pub reads: &'a [Input],
+}
+
+/// Copies the session (read as `format`) to a new session with `rewrite` applied.
 /// `damaged` are lines the reader could not read: they are left out.
 pub fn repair(
-    src: &Path,
+    source: &Source<'_>,
     format: Format,
     single_document: bool,
     rewrite: &Rewrite,
     damaged: &[u64],
     dir: Option<&Path>,
 ) -> anyhow::Result<Written> {
-    let open = || File::open(src).with_context(|| format!("opening {}", src.display()));
+    let src = source.path;
+    let file = File::open(src).with_context(|| format!("opening {}", src.display()))?;
+    source.planned.same_as(Snapshot::of_file(&file, src).ok().as_ref(), src)?;
+    let planned = || (&file).take(source.planned.len);
     // A one-document file is read once, whole; a JSON Lines file only for its
     // first line here (where the agents keep the session's id), then streamed.
-    let document = if single_document { Some(whole(src)?) } else { None };
+    let document = if single_document { Some(whole(planned(), src)?) } else { None };
     let mut first = Vec::new();
     if document.is_none() {
-        BufReader::new(open()?).read_until(b'\n', &mut first)?;
+        BufReader::new(planned()).read_until(b'\n', &mut first)?;
+        (&file).seek(SeekFrom::Start(0)).with_context(|| format!("reading {}", src.display()))?;
     }
     let identity = identity::new(format, src, dir, document.as_deref().unwrap_or(&first));
     let mut w = Written { identity, lines: 0, touched: 0, dropped: Vec::new(), inserted: 0 };
     let target = w.identity.path.clone();
-    atomic::write(&target, Existing::Keep, |out| {
-        if let Some(text) = &document {
-            let body_at = if text.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
-            let body = &text[body_at..];
-            let mut e = rewrite
-                .ops
-                .get(&1)
-                .map_or_else(|| Some(Vec::new()), |ops| edits(format.name(), body, body_at as u64, ops))
-                .unwrap_or_default();
-            e.extend(identity::edit(format, &w.identity, body, true));
-            w.touched += u64::from(!e.is_empty());
-            out.write_all(&text[..body_at])?;
-            out.write_all(&splice::apply(body, e))?;
-            w.lines =
-                memchr::memchr_iter(b'\n', body).count() as u64 + u64::from(!body.is_empty() && !body.ends_with(b"\n"));
-            return Ok(());
-        }
-        let mut reader = BufReader::with_capacity(1 << 20, open()?);
-        let mut buf = Vec::new();
-        let (mut line, mut offset) = (0u64, 0u64);
-        let mut chain = Chain::of(format, !damaged.is_empty());
-        loop {
-            buf.clear();
-            if reader.read_until(b'\n', &mut buf)? == 0 {
-                break;
-            }
-            line += 1;
-            let at = offset;
-            offset += buf.len() as u64;
-            let newline = buf.last() == Some(&b'\n');
-            let text = if newline { &buf[..buf.len() - 1] } else { &buf[..] };
-            if damaged.binary_search(&line).is_ok() {
-                w.dropped.push(line);
-                if let Some(c) = chain.as_mut() {
-                    c.drop(text);
-                }
-                continue;
-            }
-            let mut e = match rewrite.ops.get(&line) {
-                Some(ops) => match edits(format.name(), text, at, ops) {
-                    Some(e) => e,
-                    None => {
-                        w.dropped.push(line);
-                        if let Some(c) = chain.as_mut() {
-                            c.drop(text);
-                        }
-                        continue;
-                    }
-                },
-                None => Vec::new(),
-            };
-            if let Some(c) = chain.as_mut() {
-                e.extend(c.keep(text));
-            }
-            let rewritten = !e.is_empty();
-            e.extend(identity::edit(format, &w.identity, text, line == 1));
-            if e.is_empty() {
-                out.write_all(&buf)?;
-                if !newline && answers_after(rewrite, line) {
-                    out.write_all(b"\n")?;
-                }
-            } else {
-                w.touched += u64::from(rewritten);
-                out.write_all(&splice::apply(text, e))?;
-                out.write_all(b"\n")?;
-            }
-            w.lines += 1;
-            // Interrupted calls of this turn: their results follow it.
-            let calls: Vec<(String, Option<String>)> = rewrite
-                .ops
-                .get(&line)
-                .into_iter()
-                .flatten()
-                .filter_map(|op| match op {
-                    Op::Answer { call_id, tool } => Some((call_id.clone(), tool.clone())),
-                    _ => None,
-                })
-                .collect();
-            if !calls.is_empty() {
-                // Claude Code answers them in one user message; Codex and pi one record each.
-                let groups: Vec<Vec<(String, Option<String>)>> = if format == Format::ClaudeCode {
-                    vec![calls]
-                } else {
-                    calls.into_iter().map(|c| vec![c]).collect()
-                };
-                let mut after = text.to_vec();
-                for g in groups {
-                    let id = match format {
-                        Format::Pi => uuid::Uuid::new_v4().simple().to_string()[..8].to_string(),
-                        _ => uuid::Uuid::new_v4().to_string(),
-                    };
-                    let Some(record) = mend::answer_record(format, &after, &g, &id, w.identity.id.as_deref()) else {
-                        break;
-                    };
-                    out.write_all(record.as_bytes())?;
-                    out.write_all(b"\n")?;
-                    w.lines += 1;
-                    w.inserted += 1;
-                    if let Some(c) = chain.as_mut() {
-                        c.insert_after(&after, record.as_bytes());
-                    }
-                    after = record.into_bytes();
-                }
-            }
-        }
-        Ok(())
+    atomic::write(&target, Existing::Keep, source.reads, |out| {
+        copy(&mut w, planned(), document.as_deref(), format, rewrite, damaged, out)?;
+        // Still the file the plan was made from, or nothing is written.
+        source.planned.unchanged(src)
     })?;
     Ok(w)
+}
+
+/// The records of `input` (or the one `document`) into `out`, rewritten.
+fn copy(
+    w: &mut Written,
+    input: impl Read,
+    document: Option<&[u8]>,
+    format: Format,
+    rewrite: &Rewrite,
+    damaged: &[u64],
+    out: &mut dyn std::io::Write,
+) -> anyhow::Result<()> {
+    if let Some(text) = document {
+        let body_at = if text.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
+        let body = &text[body_at..];
+        let mut e = rewrite
+            .ops
+            .get(&1)
+            .map_or_else(|| Some(Vec::new()), |ops| edits(format.name(), body, body_at as u64, ops))
+            .unwrap_or_default();
+        e.extend(identity::edit(format, &w.identity, body, true));
+        w.touched += u64::from(!e.is_empty());
+        out.write_all(&text[..body_at])?;
+        splice::apply_to(body, e, out)?;
+        w.lines =
+            memchr::memchr_iter(b'\n', body).count() as u64 + u64::from(!body.is_empty() && !body.ends_with(b"\n"));
+        return Ok(());
+    }
+    // The reader's own splitter: SIMD newline search, lines borrowed in place.
+    let mut reader = crate::reader::Lines::new(input);
+    let (mut line, mut offset) = (0u64, 0u64);
+    let mut chain = Chain::of(format, !damaged.is_empty());
+    while let Some(buf) = reader.next_line()? {
+        line += 1;
+        let at = offset;
+        offset += buf.len() as u64;
+        let newline = buf.last() == Some(&b'\n');
+        let text = if newline { &buf[..buf.len() - 1] } else { buf };
+        if damaged.binary_search(&line).is_ok() {
+            w.dropped.push(line);
+            if let Some(c) = chain.as_mut() {
+                c.drop(text);
+            }
+            continue;
+        }
+        let mut e = match rewrite.ops.get(&line) {
+            Some(ops) => match edits(format.name(), text, at, ops) {
+                Some(e) => e,
+                None => {
+                    w.dropped.push(line);
+                    if let Some(c) = chain.as_mut() {
+                        c.drop(text);
+                    }
+                    continue;
+                }
+            },
+            None => Vec::new(),
+        };
+        if let Some(c) = chain.as_mut() {
+            e.extend(c.keep(text));
+        }
+        let rewritten = !e.is_empty();
+        e.extend(identity::edit(format, &w.identity, text, line == 1));
+        if e.is_empty() {
+            out.write_all(buf)?;
+            if !newline && answers_after(rewrite, line) {
+                out.write_all(b"\n")?;
+            }
+        } else {
+            w.touched += u64::from(rewritten);
+            splice::apply_to(text, e, out)?;
+            out.write_all(b"\n")?;
+        }
+        w.lines += 1;
+        // Interrupted calls of this turn: their results follow it.
+        let calls: Vec<(String, Option<String>)> = rewrite
+            .ops
+            .get(&line)
+            .into_iter()
+            .flatten()
+            .filter_map(|op| match op {
+                Op::Answer { call_id, tool } => Some((call_id.clone(), tool.clone())),
+                _ => None,
+            })
+            .collect();
+        if !calls.is_empty() {
+            // Claude Code answers them in one user message; Codex and pi one record each.
+            let groups: Vec<Vec<(String, Option<String>)>> =
+                if format == Format::ClaudeCode { vec![calls] } else { calls.into_iter().map(|c| vec![c]).collect() };
+            let mut after = text.to_vec();
+            for g in groups {
+                let id = match format {
+                    Format::Pi => uuid::Uuid::new_v4().simple().to_string()[..8].to_string(),
+                    _ => uuid::Uuid::new_v4().to_string(),
+                };
+                let Some(record) = mend::answer_record(format, &after, &g, &id, w.identity.id.as_deref()) else {
+                    break;
+                };
+                out.write_all(record.as_bytes())?;
+                out.write_all(b"\n")?;
+                w.lines += 1;
+                w.inserted += 1;
+                if let Some(c) = chain.as_mut() {
+                    c.insert_after(&after, record.as_bytes());
+                }
+                after = record.into_bytes();
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The parent links of a tree-shaped session (Claude Code `uuid`/`parentUuid`,
@@ -247,8 +275,8 @@ fn answers_after(rewrite: &Rewrite, line: u64) -> bool {
     rewrite.ops.get(&line).is_some_and(|ops| ops.iter().any(|o| matches!(o, Op::Answer { .. })))
 }
 
-fn whole(src: &Path) -> anyhow::Result<Vec<u8>> {
+fn whole(mut input: impl Read, src: &Path) -> anyhow::Result<Vec<u8>> {
     let mut v = Vec::new();
-    File::open(src).and_then(|mut f| f.read_to_end(&mut v)).with_context(|| format!("reading {}", src.display()))?;
+    input.read_to_end(&mut v).with_context(|| format!("reading {}", src.display()))?;
     Ok(v)
 }

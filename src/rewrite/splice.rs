@@ -213,20 +213,27 @@ pub fn count(t: &[u8], pointer: &str) -> Option<usize> {
 }
 
 /// Applies edits to `t`. Edits must not overlap; an edit inside another is dropped.
-pub fn apply(t: &[u8], mut edits: Vec<Edit>) -> Vec<u8> {
-    edits.sort_by_key(|e| (e.range.start, std::cmp::Reverse(e.range.end)));
+pub fn apply(t: &[u8], edits: Vec<Edit>) -> Vec<u8> {
     let mut out = Vec::with_capacity(t.len());
+    // Writing to a Vec cannot fail.
+    let _ = apply_to(t, edits, &mut out);
+    out
+}
+
+/// [`apply`] written straight to `out`: a 150 MB line with a new session id
+/// costs no second 150 MB buffer (`repair` streams its copy this way).
+pub fn apply_to(t: &[u8], mut edits: Vec<Edit>, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
+    edits.sort_by_key(|e| (e.range.start, std::cmp::Reverse(e.range.end)));
     let mut at = 0;
     for e in edits {
         if e.range.start < at {
             continue;
         }
-        out.extend_from_slice(&t[at..e.range.start]);
-        out.extend_from_slice(e.with.as_bytes());
+        out.write_all(&t[at..e.range.start])?;
+        out.write_all(e.with.as_bytes())?;
         at = e.range.end;
     }
-    out.extend_from_slice(&t[at..]);
-    out
+    out.write_all(&t[at..])
 }
 
 #[cfg(test)]
