@@ -7,7 +7,7 @@
 //! a session folder's link cannot redirect a write elsewhere.
 //!
 //! Before anything is written, the target is compared with what the command
-//! reads ([`crate::guard::refuse_aliases`]): no flag can make a command write
+//! reads ([`crate::alias::refuse_aliases`]): no flag can make a command write
 //! over its session. The temporary file is named `.<target>.sd-tmp.<pid>.<random>`:
 //! a run killed mid-write leaves it behind, and the next write into that folder
 //! removes every one whose process is gone. Every write error names the target.
@@ -18,7 +18,7 @@ use std::path::Path;
 
 use anyhow::Context as _;
 
-use crate::guard::{self, Input};
+use crate::alias::{self, Input};
 
 /// What to do when the target exists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,7 +40,7 @@ pub fn write(
     reads: &[Input],
     fill: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
-    guard::refuse_aliases(path, reads)?;
+    alias::refuse_aliases(path, reads)?;
     refuse_special(path)?;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,

@@ -4,6 +4,7 @@
 //! The pipeline is `reader` (stream lines) → `formats` (one adapter per agent, into
 //! `model`) → `media` (validate bytes) / `classify` (provider errors) → `report`.
 
+pub mod alias;
 pub mod atomic;
 pub mod check;
 pub mod classify;

@@ -24,8 +24,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 
+use crate::alias::Input;
 use crate::atomic::{self, Existing};
-use crate::guard::Input;
 use crate::model::{Attachment, Session};
 
 /// The largest overlay read: a decision is a few hundred bytes, so this is

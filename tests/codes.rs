@@ -18,10 +18,13 @@ const NOT_CODES: &[&str] = &[
     "attachments.included",
     "attachments.inc",
     "anthropic.claude",
+    // JSON paths providers name in their errors (classify's term families).
+    "thinking.type",
+    "function.name",
 ];
 
 /// The last part of a dotted literal that makes it a file or host name.
-const NAME_ENDINGS: &[&str] = &["json", "jsonl", "png", "pdf", "doctor", "cpp", "com", "dev", "ai", "db"];
+const NAME_ENDINGS: &[&str] = &["json", "jsonl", "png", "pdf", "doctor", "cpp", "com", "dev", "ai", "db", "html"];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).expect("src") {

@@ -10,7 +10,7 @@ mod media_corpus;
 use std::path::{Path, PathBuf};
 
 use common::{b64, wrap};
-use session_doctor::guard::Snapshot;
+use session_doctor::alias::Snapshot;
 use session_doctor::reader::{Options, plan, read_with_plan};
 use session_doctor::rewrite::{self, Rewrite, copy};
 

@@ -341,7 +341,7 @@ pub fn rewrite(data: &[u8]) {
     rw.drop_failures(&session, plan.single_document);
     let out = dir.path().join("out");
     std::fs::create_dir(&out).expect("out dir");
-    let planned = session_doctor::guard::Snapshot::of(&path).expect("the session is there");
+    let planned = session_doctor::alias::Snapshot::of(&path).expect("the session is there");
     let source = copy::Source { path: &path, planned, reads: &[] };
     let written =
         copy::repair(&source, plan.format, plan.single_document, &rw, &[], Some(&out)).expect("repair writes");

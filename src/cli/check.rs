@@ -167,12 +167,12 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
     }
     let report = CheckReport::new(sessions, skipped);
     // What the walk read: the report may replace none of it.
-    let mut reads: Vec<crate::guard::Input> = Vec::new();
+    let mut reads: Vec<crate::alias::Input> = Vec::new();
     for c in &found.files {
-        reads.push(crate::guard::Input::new("a session", c.path.as_path()));
-        reads.push(crate::guard::Input::new("the overlay", crate::overlay::default_path(&c.path)));
+        reads.push(crate::alias::Input::new("a session", c.path.as_path()));
+        reads.push(crate::alias::Input::new("the overlay", crate::overlay::default_path(&c.path)));
     }
-    reads.extend(args.rules.iter().map(|r| crate::guard::Input::new("the rules file", r.as_path())));
+    reads.extend(args.rules.iter().map(|r| crate::alias::Input::new("the rules file", r.as_path())));
     // The command chooses the printer; the printer only prints.
     let term = if args.out.is_some() { report::term::Term::PLAIN } else { report::term::current() };
     let printer: Box<dyn Printer<CheckReport>> = match args.output_format {
@@ -214,7 +214,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
 /// Writes the report to `out` (atomically) or to stdout.
 fn emit(
     out: Option<&Path>,
-    reads: &[crate::guard::Input],
+    reads: &[crate::alias::Input],
     print: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
     match out {

@@ -68,7 +68,7 @@ pub struct PreviewArgs {
 }
 
 pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
-    let planned = crate::guard::Snapshot::of(&args.file);
+    let planned = crate::alias::Snapshot::of(&args.file);
     let (session, plan) = args.read.read(&args.file)?;
     let planned = planned?;
     if plan.memory.is_some() {

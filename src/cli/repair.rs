@@ -68,7 +68,7 @@ struct Report {
 
 pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
     // Before the first read: the copy is made only from the file the plan is made from.
-    let planned = crate::guard::Snapshot::of(&args.file);
+    let planned = crate::alias::Snapshot::of(&args.file);
     let (session, plan) = args.read.read(&args.file)?;
     let planned = planned?;
     if plan.memory.is_some() {

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use crate::alias::Input;
 use crate::formats::Format;
-use crate::guard::Input;
 use crate::media::Depth;
 use crate::reader::Options;
 

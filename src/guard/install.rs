@@ -171,7 +171,8 @@ pub fn apply(plan: &Plan) -> anyhow::Result<()> {
         std::fs::copy(&plan.file, backup)
             .with_context(|| format!("backing up {} to {}", plan.file.display(), backup.display()))?;
     }
-    crate::atomic::write(&plan.file, crate::atomic::Existing::Replace, |w| Ok(w.write_all(plan.text.as_bytes())?))
+    // The settings are replaced on purpose: they are not an input the write must spare.
+    crate::atomic::write(&plan.file, crate::atomic::Existing::Replace, &[], |w| Ok(w.write_all(plan.text.as_bytes())?))
 }
 
 fn has_mark(entry: &Value) -> bool {

@@ -93,7 +93,8 @@ pub fn judge_bytes(bytes: &[u8], path: &Path, rules: &Rules, cache: &Path) -> an
             let stem: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
             let out = cache.join(format!("{stem}-{}x{}.{}", f.to.0, f.to.1, f.extension()));
             std::fs::create_dir_all(cache).with_context(|| format!("creating {}", cache.display()))?;
-            crate::atomic::write(&out, crate::atomic::Existing::Replace, |w| Ok(w.write_all(&f.bytes)?))?;
+            let reads = [crate::alias::Input::new("the file judged", path)];
+            crate::atomic::write(&out, crate::atomic::Existing::Replace, &reads, |w| Ok(w.write_all(&f.bytes)?))?;
             Ok(Decision::Fitted { note: f.note(Some(&name)), path: out })
         }
     }

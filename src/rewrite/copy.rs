@@ -15,9 +15,9 @@ use std::path::Path;
 
 use anyhow::Context as _;
 
+use crate::alias::{Input, Snapshot};
 use crate::atomic::{self, Existing};
 use crate::formats::Format;
-use crate::guard::{Input, Snapshot};
 
 use super::identity::{self, Identity};
 use super::{Op, Rewrite, edits, mend, splice};
