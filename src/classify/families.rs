@@ -79,7 +79,7 @@ const REASONING_VETO: &[&str] = &[
     "does not support",
     "extra inputs",
     "unrecognized",
-    "thinking.type",
+    "thinking.type:",
     "thinking_config",
     "thinkingconfig",
     "include_thoughts",
@@ -127,12 +127,12 @@ const PAIRING: &[&str] = &[
 const TOOL_DEFINITION: &[&str] = &[
     "tools.",
     "tools[",
-    "function name",
+    "function.name:",
     "schema",
     "tool_choice",
     "invalid function",
     "not a valid tool",
-    "function.name",
+    "function.name:",
     "tool definition",
     "too many tools",
 ];

@@ -334,6 +334,57 @@ mod tests {
     }
 
     #[test]
+    fn a_wrappers_transient_type_yields_to_the_inner_client_error() {
+        // heyhuynhgiabuu/proxypal#67: a router's api_error / provider_response_error
+        // around an inner 400 "Field required".
+        let r = c(
+            r#"API Error: 400 {"error":{"message":"Error from provider(x: 400): {\n \"error\": {\n \"code\": 400,\n \"message\": \"messages.7.content.0.text.text: Field required\",\n \"status\": \"INVALID_ARGUMENT\"\n }\n}","type":"api_error","code":"provider_response_error"}}"#,
+        );
+        assert_eq!((r.class, r.retryable), (Class::InvalidRequest, Some(false)), "{:?}", r.why);
+        // The same wrapper with nothing inside is a server error.
+        let r = c(r#"HTTP 503 {"error":{"message":"Service temporarily unavailable","type":"api_error"}}"#);
+        assert_eq!(r.class, Class::ServerError);
+    }
+
+    #[test]
+    fn a_local_servers_500_keeps_its_media_class_a_hosted_one_does_not() {
+        let r = c(
+            r#"got exception: {"code":500,"message":"image input is not supported by this server","type":"server_error"}"#,
+        );
+        assert_eq!((r.class, r.retryable), (Class::MediaRejected, Some(false)), "{:?}", r.why);
+        let r =
+            classify("image input is not supported", &Hint { status: Some(500), provider: Some("anthropic".into()) });
+        assert_eq!(r.class, Class::ServerError);
+    }
+
+    #[test]
+    fn quota_or_rate_limit_by_period_with_the_reset() {
+        let j =
+            judge("You've hit your session limit · resets 12:50am (America/Los_Angeles)", &Hint::default(), &|_| {
+                false
+            });
+        assert_eq!(j.classification.class, Class::Quota);
+        assert_eq!(j.resets.and_then(|r| r.at).as_deref(), Some("12:50am (America/Los_Angeles)"));
+        let j = judge(
+            "Error code: 429 - {'error': {'message': 'Rate limit reached on tokens per minute (TPM): Limit 6000. Please try again in 7.5s. Need more tokens? Upgrade to Dev Tier today at https://console.groq.com/settings/billing', 'code': 'rate_limit_exceeded'}}",
+            &Hint::default(),
+            &|_| false,
+        );
+        assert_eq!(j.classification.class, Class::RateLimit);
+        assert_eq!(j.resets.and_then(|r| r.within).as_deref(), Some("7.5s"));
+    }
+
+    #[test]
+    fn a_disabled_signal_falls_through_to_the_next() {
+        let text = "Corrupted thought signature.";
+        let j = judge(text, &Hint::default(), &|_| false);
+        assert_eq!(j.signal.as_deref(), Some("family:replayed reasoning rejected"));
+        let j = judge(text, &Hint::default(), &|id| id.starts_with("family:replayed"));
+        assert_eq!(j.classification.class, Class::Unknown);
+        assert!(j.classification.why.iter().any(|w| w == "nothing matched"), "{:?}", j.classification.why);
+    }
+
+    #[test]
     fn empty_input_is_unknown() {
         let r = c("");
         assert_eq!((r.class, r.retryable, r.message), (Class::Unknown, None, None));
