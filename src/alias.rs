@@ -174,7 +174,7 @@ mod tests {
         assert!(refuse_aliases(&dir.path().join("other.json"), &inputs).is_ok());
         // Inside a folder that is read file by file.
         let store = [Input::new("the store", dir.path())];
-        assert!(refuse_aliases(&dir.path().join("new.html"), &store).is_err());
+        assert!(refuse_aliases(&dir.path().join("new.json"), &store).is_err());
     }
 
     #[test]
