@@ -107,13 +107,22 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
     if file == std::path::Path::new("-") {
         session.file = super::input::STDIN_NAME.to_string();
     }
+    // A command cannot read stdin again: the next commands name a file the
+    // session is first saved to, and a note says how.
+    let from_stdin = file == std::path::Path::new("-");
+    let saved = if plan.single_document { "session.json" } else { "session.jsonl" };
     let opts = Options {
         error,
         model: args.read.model.clone(),
-        file_arg: file.display().to_string(),
+        file_arg: if from_stdin { saved.to_string() } else { file.display().to_string() },
         read_args: args.read.repeat(),
     };
-    let d = args.read.diagnose(&path, session, &plan, &opts)?;
+    let mut d = args.read.diagnose(&path, session, &plan, &opts)?;
+    if from_stdin && !d.next.is_empty() {
+        d.notes.push(format!(
+            "the session came from stdin, which a later command cannot read again: save the same bytes to {saved} first (the command you piped in, ending `> {saved}` instead of `| session-doctor diagnose -`), then run the next commands there"
+        ));
+    }
     if let Some(page) = &args.html {
         // The bytes are read back from where the session was read (stdin is spooled there).
         let payloads = |a: &crate::model::Attachment| report::html::thumb::read_payload(&path, a);

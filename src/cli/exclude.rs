@@ -7,7 +7,8 @@ use std::time::{Duration, SystemTime};
 use clap::Args;
 use serde::Serialize;
 
-use crate::diagnose::{Options, shell_quote};
+use crate::diagnose::Options;
+use crate::report::shell_quote;
 use crate::exit::Exit;
 use crate::model::{Ref, Session};
 use crate::overlay::{EXCLUDED, Event, INCLUDED, Named, Overlay};

@@ -147,7 +147,7 @@ impl ReadArgs {
             out.push(format!("--format {}", f.name()));
         }
         if let Some(o) = &self.overlay {
-            out.push(format!("--overlay {}", crate::diagnose::shell_quote(&o.display().to_string())));
+            out.push(format!("--overlay {}", crate::report::shell_quote(&o.display().to_string())));
         }
         out.join(" ")
     }

@@ -5,11 +5,7 @@ use crate::media::rules::Rules;
 
 use super::{Failure, Options, Suspect};
 
-/// Quotes `s` for a POSIX shell when it needs it.
-pub fn shell_quote(s: &str) -> String {
-    let plain = !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./:=@%+,".contains(&b));
-    if plain { s.to_string() } else { format!("'{}'", s.replace('\'', "'\\''")) }
-}
+pub use crate::report::shell_quote;
 
 /// What to run next, in order; empty when nothing needs doing (or nothing
 /// session-doctor does can help: credentials, billing, waiting).

@@ -6,6 +6,7 @@ pub mod printer;
 pub mod progress;
 mod sanitize;
 pub mod scan;
+mod shell;
 pub mod sessions;
 pub mod table;
 pub mod term;
@@ -18,6 +19,7 @@ use crate::model::{Attachment, Finding, Session, Severity};
 use crate::reader::Plan;
 
 pub use sanitize::{markup_escape, sanitize};
+pub use shell::shell_quote;
 
 /// `scan --json`: the stable schema of DESIGN.md, plus a few added fields.
 #[derive(Debug, Serialize)]
