@@ -87,3 +87,75 @@ fn a_next_command_names_the_real_file_even_with_controls_in_its_name() {
     // The exclusion landed beside the real file, and the repaired copy exists.
     assert!(dir.path().join(format!("{name}.doctor")).exists());
 }
+
+/// A copy of a sample in a fresh folder.
+fn copy_of(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join(name);
+    std::fs::copy(sample(name), &path).expect("copy");
+    (dir, path)
+}
+
+fn run(args: &[&str]) -> Output {
+    common::run(args)
+}
+
+// ---- 15. Exit codes -------------------------------------------------------------
+
+#[test]
+fn exclude_suspects_on_a_session_that_is_not_stuck_changes_nothing_and_exits_0() {
+    let (_dir, path) = copy_of("claude-code.jsonl");
+    let p = path.to_str().expect("utf-8");
+    assert_eq!(run(&["exclude", p, "--ref", "L7.1"]).status.code(), Some(0));
+    assert_eq!(run(&["diagnose", p]).status.code(), Some(0), "the excluded copy is not stuck");
+    let overlay = std::fs::read(path.with_extension("jsonl.doctor")).expect("overlay");
+    let out = run(&["exclude", p, "--suspects"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).starts_with("nothing to change: diagnose names no suspect"), "{}", text(&out.stdout));
+    assert_eq!(std::fs::read(path.with_extension("jsonl.doctor")).expect("overlay"), overlay, "nothing written");
+}
+
+// ---- 21. Error wording ------------------------------------------------------------
+
+#[test]
+fn undo_of_what_was_never_excluded_says_so() {
+    let (_dir, path) = copy_of("claude-code.jsonl");
+    let out = run(&["exclude", path.to_str().expect("utf-8"), "--ref", "L7.1", "--undo"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stdout), "nothing to change: L7.1 not excluded\n");
+}
+
+#[test]
+fn an_unnamed_attachment_is_not_called_dash_in_prose() {
+    let (_dir, path) = copy_of("claude-code.jsonl");
+    let out = run(&["exclude", path.to_str().expect("utf-8"), "--ref", "L2.1"]);
+    let first = text(&out.stdout).lines().next().unwrap_or_default().to_string();
+    assert_eq!(first, "excluded L2.1 (image/png)");
+}
+
+// ---- 23. --json answers JSON even on an error -------------------------------------
+
+#[test]
+fn json_answers_json_on_an_error_in_every_command() {
+    let (dir, path) = copy_of("claude-code.jsonl");
+    let p = path.to_str().expect("utf-8");
+    let missing = dir.path().join("missing.jsonl");
+    let m = missing.to_str().expect("utf-8");
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["scan", "--json", m],
+        vec!["diagnose", "--json", m],
+        vec!["exclude", "--json", p, "--ref", "L99.1"],
+        vec!["exclude", "--json", m, "--ref", "L1.1"],
+        vec!["preview", "--json", m],
+        vec!["repair", "--json", m],
+        vec!["check", "--output-format", "json", m],
+    ];
+    for args in cases {
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{args:?} printed no JSON ({e}): {:?}", text(&out.stdout)));
+        let error = v.get("error").or_else(|| v["sessions"][0]["problems"][0].get("message"));
+        assert!(error.and_then(|e| e.as_str()).is_some_and(|e| !e.is_empty()), "{args:?}: {v}");
+    }
+}

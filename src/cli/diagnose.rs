@@ -27,8 +27,6 @@ use super::session_args::ReadArgs;
 /// report names them, and `repair` pairs them), invalid media the model has not
 /// accepted, a request over the provider's limits, replayed reasoning another
 /// provider cannot verify.
-///
-/// Exit status: 0 not stuck, 1 stuck, 2 usage error or unreadable file.
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
   session-doctor diagnose ~/.claude/projects/-home-me-app/1f0e….jsonl
@@ -36,7 +34,12 @@ use super::session_args::ReadArgs;
   session-doctor diagnose session.jsonl --error 'messages.3.content.1.image.source.base64: Could not process image'
   session-doctor diagnose rollout.jsonl --error-file last-error.json --model gpt-5
   session-doctor diagnose --json session.jsonl | jq '.next[]'
-  session-doctor diagnose session.jsonl --html report.html")]
+  session-doctor diagnose session.jsonl --html report.html
+
+Exit status:
+  0  not stuck
+  1  stuck
+  2  usage error, or the session cannot be read")]
 pub struct DiagnoseArgs {
     /// The session file; `-` reads it from stdin.
     #[arg(value_name = "FILE", required_unless_present = "latest", conflicts_with = "latest")]

@@ -64,7 +64,41 @@ pub enum Command {
 pub fn run(cli: Cli) -> anyhow::Result<Exit> {
     // Decided once; printers read it with `report::term::current()`.
     crate::report::term::init(cli.color);
-    match cli.command {
+    let json = cli.command.json();
+    let ran = dispatch(cli.command);
+    // `--json` answers JSON even on an error: {"error": "…"} on stdout, exit 2
+    // (the message goes to stderr too, as for every error).
+    if let Err(e) = &ran
+        && json
+        && !is_broken_pipe(e)
+    {
+        let v = serde_json::json!({ "error": crate::report::sanitize(&format!("{e:#}")) });
+        use std::io::Write as _;
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{v:#}").and_then(|()| out.flush());
+    }
+    ran
+}
+
+impl Command {
+    /// Whether the command was asked for JSON (its errors then answer JSON too).
+    fn json(&self) -> bool {
+        match self {
+            Command::Scan(a) => a.json,
+            Command::Diagnose(a) => a.json,
+            Command::Exclude(a) => a.json,
+            Command::Preview(a) => a.json,
+            Command::Repair(a) => a.json,
+            Command::Check(a) => a.output_format == check::OutputForm::Json,
+            Command::Classify(a) => a.json,
+            Command::Sessions(a) => a.json,
+            Command::Completions(_) => false,
+        }
+    }
+}
+
+fn dispatch(command: Command) -> anyhow::Result<Exit> {
+    match command {
         Command::Scan(args) => scan::run(&args),
         Command::Diagnose(args) => diagnose::run(&args),
         Command::Exclude(args) => exclude::run(&args),

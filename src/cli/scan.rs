@@ -106,8 +106,9 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<Exit> {
         if args.files.files.len() > 1 {
             // Every file has its place in the array, an unreadable one as {"file", "error"}.
             Json.print(&mut out, &docs)?;
-        } else if let Some(Doc::Report(r)) = docs.first() {
-            Json.print(&mut out, r)?;
+        } else if let Some(doc) = docs.first() {
+            // One file: its report, or {"file", "error"} when it could not be read.
+            Json.print(&mut out, doc)?;
         }
     }
     out.flush()?;

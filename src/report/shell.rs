@@ -63,7 +63,8 @@ pub fn shell_quote(s: &str) -> String {
 /// stays inside the quotes as it is (sanitize keeps it too): command
 /// substitution would drop one that ends the name.
 fn hazardous(c: char) -> bool {
-    (c.is_control() && c != '\n') || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    (c.is_control() && c != '\n')
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 #[cfg(test)]
