@@ -159,3 +159,24 @@ fn json_answers_json_on_an_error_in_every_command() {
         assert!(error.and_then(|e| e.as_str()).is_some_and(|e| !e.is_empty()), "{args:?}: {v}");
     }
 }
+
+// ---- 19. Flags ----------------------------------------------------------------------
+
+#[test]
+fn agent_without_latest_is_refused_not_ignored() {
+    let out = run(&["diagnose", "--agent", "codex", sample("claude-code.jsonl").to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    assert!(text(&out.stderr).contains("--agent"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn check_takes_max_images_0_as_preview_and_repair_do() {
+    let s = sample("claude-code.jsonl");
+    let s = s.to_str().expect("utf-8");
+    for args in [vec!["preview", "--max-images", "0", s], vec!["check", "--max-images", "0", s]] {
+        let out = run(&args);
+        assert_ne!(out.status.code(), Some(2), "{args:?}: {}", text(&out.stderr));
+    }
+    let out = run(&["check", "--max-images", "0", s]);
+    assert!(text(&out.stdout).contains("request.over_max_images"), "{}", text(&out.stdout));
+}

@@ -67,8 +67,9 @@ pub struct CheckArgs {
     /// Decode every payload fully, not just its structure.
     #[arg(long = "deep")]
     pub deep: bool,
-    /// A problem when the next request of a session carries more than N images.
-    #[arg(long = "max-images", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    /// A problem when the next request of a session carries more than N images
+    /// (0: any image), as preview and repair take it.
+    #[arg(long = "max-images", value_name = "N")]
     pub max_images: Option<u32>,
     /// Accept problems with this code (repeatable), e.g. --allow base64.nonstandard.
     #[arg(long = "allow", value_name = "CODE", value_parser = parse_code)]

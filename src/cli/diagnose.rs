@@ -50,7 +50,7 @@ pub struct DiagnoseArgs {
     pub latest: bool,
     /// With --latest: only this agent's sessions (claude-code, codex, pi,
     /// gemini-cli, mux, opencode).
-    #[arg(long = "agent", value_name = "AGENT", requires = "latest")]
+    #[arg(long = "agent", value_name = "AGENT", requires = "latest", conflicts_with = "file")]
     pub agent: Option<String>,
     #[command(flatten)]
     pub read: ReadArgs,
