@@ -180,3 +180,46 @@ fn check_takes_max_images_0_as_preview_and_repair_do() {
     let out = run(&["check", "--max-images", "0", s]);
     assert!(text(&out.stdout).contains("request.over_max_images"), "{}", text(&out.stdout));
 }
+
+// ---- 18. Help that contradicts the binary ---------------------------------------------
+
+#[test]
+fn bash_completion_offers_the_values_of_vocabulary_flags_not_file_names() {
+    let script = text(&run(&["completions", "bash"]).stdout);
+    for flag in ["--format", "--provider", "--target", "--agent"] {
+        let cases: Vec<&str> =
+            script.split(&format!("{flag})")).skip(1).map(|c| c.lines().nth(1).unwrap_or_default()).collect();
+        assert!(!cases.is_empty(), "{flag} is never completed");
+        for c in cases {
+            assert!(c.contains("compgen -W"), "{flag} completes file names: {c}");
+        }
+    }
+}
+
+#[test]
+fn provider_help_and_provider_error_list_the_same_providers() {
+    let help = text(&run(&["scan", "--help"]).stdout);
+    let listed = help
+        .split("--provider <PROVIDER>")
+        .nth(1)
+        .and_then(|h| h.split("[possible values: ").nth(1))
+        .and_then(|h| h.split(']').next())
+        .expect("--provider lists its values")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let out = run(&["scan", "--provider", "bogus", sample("pi.jsonl").to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    let named = err.split("expected one of: ").nth(1).expect("the error lists providers").trim().replace(',', "");
+    assert_eq!(listed.replace(',', ""), named);
+    assert_eq!(named.split(' ').count(), session_doctor::provider::NAMES.len() + 1, "generic and the vocabulary");
+}
+
+#[test]
+fn sessions_help_does_not_say_opencodes_database_is_unread() {
+    let help = text(&run(&["sessions", "--help"]).stdout).replace('\n', " ");
+    assert!(!help.contains("database that is not read"), "{help}");
+    // scan reads it: an opencode.db is a session path scan takes.
+    assert!(text(&run(&["scan", "--help"]).stdout).contains("opencode.db"));
+}

@@ -13,7 +13,7 @@ use crate::report::html::{CheckSession, Diagnosed};
 use crate::report::printer::{CheckPage, Github, Html, Human, Json, Junit, Printer};
 use crate::report::{self, sanitize};
 
-use super::session_args::{FormatChoice, ReadArgs, parse_format, parse_threads};
+use super::session_args::{FormatChoice, ReadArgs, parse_threads};
 
 /// Check recorded sessions for anything a provider would reject: a CI gate.
 ///
@@ -53,10 +53,11 @@ pub struct CheckArgs {
     #[arg(long = "out", value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Session format: auto (detect each file's) or one format for every file.
-    #[arg(long = "format", value_name = "FORMAT", default_value = "auto", value_parser = parse_format)]
+    #[arg(long = "format", value_name = "FORMAT", default_value = "auto", value_parser = super::values::format())]
     pub format: FormatChoice,
-    /// Judge media by this provider's rules. Default: each session's own provider.
-    #[arg(long = "provider", value_name = "PROVIDER")]
+    /// Judge media by this provider's rules (a name below, or an alias such as
+    /// claude, azure, vertex). Default: each session's own provider.
+    #[arg(long = "provider", value_name = "PROVIDER", value_parser = super::values::provider())]
     pub provider: Option<String>,
     /// Judge every session for this model (and its provider's rules).
     #[arg(long = "model", value_name = "MODEL")]

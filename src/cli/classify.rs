@@ -38,15 +38,14 @@ With --explain, --json adds \"why\": the decision trail as an array of strings (
 judged by and where it came from, then the rule table and the phrase or code that decided).
 The trail's wording is for people and may change; the other keys are stable.
 
-provider is one of anthropic, bedrock, vertex-anthropic, openai, azure-openai, gemini,
-vertex-gemini, openrouter, litellm, mistral, xai, groq, deepseek, ollama, vllm, llamacpp,
-lmstudio; --provider accepts these and common aliases (claude, google, azure, aws, vertex_ai).")]
+provider is one of the names --provider lists, or null.")]
 pub struct ClassifyArgs {
     /// HTTP status, when the error text does not carry it.
     #[arg(long = "status", value_parser = clap::value_parser!(u16).range(100..=599))]
     pub status: Option<u16>,
-    /// Provider that returned the error (anthropic, openai, gemini, …); detected when absent.
-    #[arg(long = "provider")]
+    /// Provider that returned the error (a name below, or an alias such as
+    /// claude, google, azure, aws, vertex_ai); detected when absent.
+    #[arg(long = "provider", value_name = "PROVIDER", value_parser = super::values::error_provider())]
     pub provider: Option<String>,
     /// Print JSON instead of aligned lines.
     #[arg(long = "json")]

@@ -12,6 +12,7 @@ mod rewrite_args;
 mod scan;
 mod session_args;
 mod sessions;
+mod values;
 
 use clap::{Parser, Subcommand};
 
