@@ -167,7 +167,7 @@ fn a_killed_repair_leaves_no_copy_or_a_complete_one() {
     let f = file.to_str().unwrap();
     let reference = dir.path().join("reference");
     std::fs::create_dir(&reference).unwrap();
-    let full = timed(&["repair", f, "--out", reference.to_str().unwrap()]);
+    let full = timed(&["repair", f, "--force", "--out", reference.to_str().unwrap()]);
     let made = names(&reference);
     assert_eq!(made.len(), 1, "{made:?}");
     let want = std::fs::read(reference.join(&made[0])).unwrap();
@@ -178,7 +178,7 @@ fn a_killed_repair_leaves_no_copy_or_a_complete_one() {
     let mut complete = 0;
     for i in 0..50 {
         let delay = full.mul_f64(rng.below(1200) as f64 / 1000.0);
-        killed(&["repair", f, "--out", o], delay);
+        killed(&["repair", f, "--force", "--out", o], delay);
         for n in names(&out) {
             if is_temp(&n) {
                 std::fs::remove_file(out.join(&n)).unwrap();

@@ -223,3 +223,58 @@ fn sessions_help_does_not_say_opencodes_database_is_unread() {
     // scan reads it: an opencode.db is a session path scan takes.
     assert!(text(&run(&["scan", "--help"]).stdout).contains("opencode.db"));
 }
+
+// ---- 20. repair with nothing to repair; where Codex looks --------------------------------
+
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> =
+        std::fs::read_dir(dir).expect("dir").map(|e| e.expect("entry").file_name().to_string_lossy().into()).collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn repair_with_nothing_to_change_writes_nothing_and_says_so() {
+    let (dir, path) = copy_of("cline.json");
+    let p = path.to_str().expect("utf-8");
+    let out = run(&["repair", p]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).starts_with("nothing to repair: "), "{}", text(&out.stdout));
+    assert_eq!(listing(dir.path()), ["cline.json"], "nothing written");
+    // Asked for, the copy is written; asked again, the error names the way out.
+    assert_eq!(run(&["repair", p, "--force"]).status.code(), Some(0));
+    let again = run(&["repair", p, "--force"]);
+    assert_eq!(again.status.code(), Some(2));
+    let err = text(&again.stderr);
+    assert!(err.contains("already exists") && err.contains("--out"), "{err}");
+    assert!(!err.contains("os error"), "{err}");
+}
+
+#[test]
+fn a_codex_copy_outside_codex_home_says_codex_will_not_find_it() {
+    let (dir, path) = copy_of("codex.jsonl");
+    let home = tempfile::tempdir().expect("codex home");
+    let out_dir = dir.path().join("rescued");
+    std::fs::create_dir(&out_dir).expect("mkdir");
+    let out = bin()
+        .args(["repair", path.to_str().expect("utf-8"), "--out", out_dir.to_str().expect("utf-8")])
+        .env("CODEX_HOME", home.path())
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report = text(&out.stdout);
+    let sessions = home.path().join("sessions");
+    assert!(
+        report.contains(&format!("`codex resume` finds rollouts only under {}/YYYY/MM/DD/", sessions.display())),
+        "{report}"
+    );
+    // Written where Codex looks, no such warning.
+    let day = sessions.join("2026/01/01");
+    std::fs::create_dir_all(&day).expect("mkdir");
+    let out = bin()
+        .args(["repair", path.to_str().expect("utf-8"), "--out", day.to_str().expect("utf-8")])
+        .env("CODEX_HOME", home.path())
+        .output()
+        .expect("runs");
+    assert!(!text(&out.stdout).contains("finds rollouts only"), "{}", text(&out.stdout));
+}
