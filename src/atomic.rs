@@ -21,21 +21,44 @@ pub enum Existing {
     Keep,
 }
 
-/// Writes `path` atomically with what `fill` writes.
+/// Writes `path` atomically with what `fill` writes, with the mode a new file
+/// gets from the umask (0644 under the usual 022), not a temporary file's 0600.
 pub fn write(
     path: &Path,
     existing: Existing,
+    fill: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    write_with_mode(path, existing, None, fill)
+}
+
+/// As [`write`], the file taking `mode` when given (a repaired copy takes its
+/// original's: a private session stays private), set before it appears.
+pub fn write_with_mode(
+    path: &Path,
+    existing: Existing,
+    mode: Option<u32>,
     fill: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let tmp = tempfile::Builder::new()
-        .prefix(".session-doctor-")
-        .suffix(".tmp")
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".session-doctor-").suffix(".tmp");
+    // Created as any new file is (0666 less the umask), then given `mode`.
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let tmp = builder
         .tempfile_in(dir)
         .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    #[cfg(unix)]
+    if let Some(mode) = mode {
+        tmp.as_file()
+            .set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))
+            .with_context(|| format!("setting the mode of {}", path.display()))?;
+    }
+    #[cfg(not(unix))]
+    let _ = mode;
     {
         let mut w = BufWriter::with_capacity(1 << 20, tmp.as_file());
         fill(&mut w)?;
@@ -54,6 +77,21 @@ pub fn write(
     }
     sync_dir(dir);
     Ok(())
+}
+
+/// The permission bits of `path` (for a file written to take them), where the
+/// platform has them.
+pub fn mode_of(path: &Path) -> Option<u32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::metadata(path).ok().map(|m| m.permissions().mode() & 0o7777)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
 }
 
 /// Makes a rename in `dir` durable. Best effort: some file systems refuse it.

@@ -278,3 +278,43 @@ fn a_codex_copy_outside_codex_home_says_codex_will_not_find_it() {
         .expect("runs");
     assert!(!text(&out.stdout).contains("finds rollouts only"), "{}", text(&out.stdout));
 }
+
+// ---- 22. File modes ------------------------------------------------------------------------
+
+#[cfg(unix)]
+fn mode(p: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::metadata(p).expect("metadata").permissions().mode() & 0o777
+}
+
+/// What a new file gets under the process's umask, as the shell would create it.
+#[cfg(unix)]
+fn umask_mode(dir: &Path) -> u32 {
+    let probe = dir.join("probe");
+    std::fs::write(&probe, b"").expect("probe");
+    let m = mode(&probe);
+    std::fs::remove_file(&probe).expect("rm probe");
+    m
+}
+
+#[cfg(unix)]
+#[test]
+fn written_files_get_the_usual_mode_and_a_repaired_copy_its_originals() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let (dir, path) = copy_of("claude-code.jsonl");
+    let d = dir.path();
+    let usual = umask_mode(d);
+    let p = path.to_str().expect("utf-8");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+    assert_eq!(run(&["exclude", p, "--ref", "L7.1"]).status.code(), Some(0));
+    assert_eq!(mode(&d.join("claude-code.jsonl.doctor")), usual, "the overlay");
+    let page = d.join("page.html");
+    run(&["diagnose", p, "--html", page.to_str().expect("utf-8")]);
+    assert_eq!(mode(&page), usual, "the HTML page");
+    let request = d.join("request.json");
+    assert_eq!(run(&["preview", p, "--out", request.to_str().expect("utf-8")]).status.code(), Some(0));
+    assert_eq!(mode(&request), usual, "the previewed request");
+    let out = run(&["repair", "--json", p]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(mode(Path::new(v["out"].as_str().expect("out"))), 0o640, "the copy takes the original's mode");
+}

@@ -48,7 +48,7 @@ pub fn repair(
     let identity = identity::new(format, src, dir, document.as_deref().unwrap_or(&first));
     let mut w = Written { identity, lines: 0, touched: 0, dropped: Vec::new(), inserted: 0 };
     let target = w.identity.path.clone();
-    atomic::write(&target, Existing::Keep, |out| {
+    atomic::write_with_mode(&target, Existing::Keep, atomic::mode_of(src), |out| {
         if let Some(text) = &document {
             let body_at = if text.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
             let body = &text[body_at..];
