@@ -48,9 +48,8 @@ pub fn write_with_mode(
     // Created as any new file is (0666 less the umask), then given `mode`.
     #[cfg(unix)]
     builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-    let tmp = builder
-        .tempfile_in(dir)
-        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    let tmp =
+        builder.tempfile_in(dir).with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
     #[cfg(unix)]
     if let Some(mode) = mode {
         tmp.as_file()

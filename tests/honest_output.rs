@@ -318,3 +318,25 @@ fn written_files_get_the_usual_mode_and_a_repaired_copy_its_originals() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(mode(Path::new(v["out"].as_str().expect("out"))), 0o640, "the copy takes the original's mode");
 }
+
+// ---- 24. Numbers past f64 ----------------------------------------------------------------
+
+#[test]
+fn a_record_holding_1e400_is_read_and_repair_keeps_it_as_written() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let original = std::fs::read_to_string(sample("claude-code.jsonl")).expect("sample");
+    let mut lines: Vec<String> = original.lines().map(str::to_string).collect();
+    let third = lines[2].strip_suffix('}').expect("an object").to_string();
+    lines[2] = format!("{third},\"costUSD\":1e400}}");
+    let path = dir.path().join("s.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+    let p = path.to_str().expect("utf-8");
+    let (doc, _) = common::scan_json(&path, &[]);
+    assert!(doc["findings"].as_array().expect("findings").iter().all(|f| f["line"] != 3), "{}", doc["findings"]);
+    assert_eq!(run(&["exclude", p, "--ref", "L7.1"]).status.code(), Some(0));
+    let out = run(&["repair", "--json", p]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert!(!v["dropped"].as_array().expect("dropped").contains(&3.into()), "{v}");
+    let copy = std::fs::read_to_string(dir.path().join(v["out"].as_str().expect("out"))).expect("copy");
+    assert!(copy.contains("\"costUSD\":1e400}"), "the number as written");
+}

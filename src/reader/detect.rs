@@ -89,8 +89,9 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
             continue;
         }
         seen += 1;
-        match Value::parse(line) {
-            Ok(v) => {
+        let mut spare = None;
+        match Value::parse_tolerant(line, &mut spare) {
+            Ok((v, _)) => {
                 maybe_document.get_or_insert(v.is_array());
                 if v.is_object() {
                     if let Some(why) = not_a_session(&v) {
@@ -111,8 +112,9 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
     if maybe_document == Some(true) {
         let whole = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
         let body = whole.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&whole);
-        match Value::parse(body) {
-            Ok(v) => {
+        let mut spare = None;
+        match Value::parse_tolerant(body, &mut spare) {
+            Ok((v, _)) => {
                 ev = Evidence::new();
                 weigh_document(&mut ev, &v);
                 if let Some(why) = v.items().first().and_then(not_a_session) {

@@ -262,7 +262,8 @@ fn single_document(bytes: &[u8], opts: &Options, plan: &Plan) -> anyhow::Result<
     let mut worker = line::Worker::new(media::Judge::new(opts.depth, &plan.rules));
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let offset = (bytes.len() - body.len()) as u64;
-    let v = crate::json::Value::parse(body)?;
+    let mut spare = None;
+    let (v, body) = crate::json::Value::parse_tolerant(body, &mut spare)?;
     let adapter = plan.format.adapter();
     let Value::Array(items) = &v else {
         return Ok((vec![worker.record(adapter, &v, body, 1, offset, true)], Vec::new(), lines));
