@@ -340,3 +340,43 @@ fn a_record_holding_1e400_is_read_and_repair_keeps_it_as_written() {
     let copy = std::fs::read_to_string(dir.path().join(v["out"].as_str().expect("out"))).expect("copy");
     assert!(copy.contains("\"costUSD\":1e400}"), "the number as written");
 }
+
+// ---- 16. Counts ---------------------------------------------------------------------------
+
+#[test]
+fn preview_counts_every_item_it_writes() {
+    for name in ["claude-code.jsonl", "codex.jsonl", "gemini-cli.jsonl", "cline.json"] {
+        let out = run(&["preview", "--json", sample(name).to_str().expect("utf-8")]);
+        let request: serde_json::Value = serde_json::from_slice(&out.stdout).expect("request");
+        let written = ["messages", "input", "contents"].iter().find_map(|k| request[k].as_array()).map_or(0, Vec::len);
+        let summary: serde_json::Value = serde_json::from_slice(&out.stderr).expect("summary");
+        assert_eq!(summary["items"], written, "{name}");
+    }
+}
+
+#[test]
+fn repair_counts_the_lines_of_the_copy_it_wrote() {
+    // A pretty-printed one-document session: the note in place of a media block
+    // takes fewer lines than the block did.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(sample("cline.json")).expect("sample")).expect("json");
+    let path = dir.path().join("pretty.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&v).expect("pretty")).expect("write");
+    let p = path.to_str().expect("utf-8");
+    let (doc, _) = common::scan_json(&path, &[]);
+    let invalid = doc["attachments"]
+        .as_array()
+        .expect("attachments")
+        .iter()
+        .find(|a| a["verdict"] == "invalid")
+        .expect("an invalid attachment")["ref"]
+        .as_str()
+        .expect("ref")
+        .to_string();
+    assert_eq!(run(&["exclude", p, "--ref", &invalid]).status.code(), Some(0));
+    let out = run(&["repair", "--json", p]);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let copy = std::fs::read_to_string(dir.path().join(r["out"].as_str().expect("out"))).expect("copy");
+    assert_eq!(r["lines"], copy.lines().count(), "the copy's lines");
+}

@@ -9,7 +9,8 @@ use serde::Serialize;
 
 use crate::exit::Exit;
 use crate::model::Severity;
-use crate::report::{sanitize, units::count};
+use crate::report::sanitize;
+use crate::report::units::{count, first_few};
 use crate::rewrite::{Rewrite, Summary, copy};
 
 use super::rewrite_args::RewriteArgs;
@@ -208,10 +209,10 @@ fn human(
     writeln!(out, "wrote {} ({}, {})", sanitize(&r.out), r.format, count(r.lines, "line", "lines"))?;
     let c = &r.changes;
     if !c.excluded.is_empty() {
-        writeln!(out, "  excluded     {}", c.excluded.join(", "))?;
+        writeln!(out, "  excluded     {}", first_few(&c.excluded))?;
     }
     if !c.capped.is_empty() {
-        writeln!(out, "  over the cap {} ({})", count(c.capped.len() as u64, "image", "images"), c.capped.join(", "))?;
+        writeln!(out, "  over the cap {} ({})", count(c.capped.len() as u64, "image", "images"), first_few(&c.capped))?;
     }
     if c.reasoning_removed > 0 {
         writeln!(out, "  reasoning    {} removed", count(c.reasoning_removed as u64, "item", "items"))?;
@@ -224,7 +225,7 @@ fn human(
             out,
             "  answered     {} ({}): the run stopped before it returned; each gets a result saying so",
             count(c.calls_answered.len() as u64, "interrupted tool call", "interrupted tool calls"),
-            c.calls_answered.join(", ")
+            sanitize(&first_few(&c.calls_answered))
         )?;
     }
     if !c.results_removed.is_empty() {
@@ -232,26 +233,26 @@ fn human(
             out,
             "  removed      {} ({}): their calls are gone",
             count(c.results_removed.len() as u64, "orphan tool result", "orphan tool results"),
-            c.results_removed.join(", ")
+            sanitize(&first_few(&c.results_removed))
         )?;
     }
     if !c.failures_dropped.is_empty() {
-        let lines: Vec<String> = c.failures_dropped.iter().map(u64::to_string).collect();
+        let n = c.failures_dropped.len();
         writeln!(
             out,
-            "  failures     {} left out (line {}): agents do not send them",
-            count(lines.len() as u64, "error record", "error records"),
-            lines.join(", ")
+            "  failures     {} left out (line{} {}): agents do not send them",
+            count(n as u64, "error record", "error records"),
+            if n == 1 { "" } else { "s" },
+            first_few(&c.failures_dropped)
         )?;
     }
     let damaged: Vec<u64> = r.dropped.iter().copied().filter(|l| !c.failures_dropped.contains(l)).collect();
     if !damaged.is_empty() {
-        let lines: Vec<String> = r.dropped.iter().map(u64::to_string).collect();
         writeln!(
             out,
-            "  left out     line{} {} (damaged or dropped)",
-            if lines.len() == 1 { "" } else { "s" },
-            lines.join(", ")
+            "  left out     {} ({}): damaged or dropped",
+            count(damaged.len() as u64, "line", "lines"),
+            first_few(&damaged)
         )?;
     }
     let added =

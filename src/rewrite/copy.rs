@@ -60,9 +60,12 @@ pub fn repair(
             e.extend(identity::edit(format, &w.identity, body, true));
             w.touched += u64::from(!e.is_empty());
             out.write_all(&text[..body_at])?;
-            out.write_all(&splice::apply(body, e))?;
-            w.lines =
-                memchr::memchr_iter(b'\n', body).count() as u64 + u64::from(!body.is_empty() && !body.ends_with(b"\n"));
+            // The lines of the copy as written: a note in place of a
+            // pretty-printed media block takes fewer lines than the block.
+            let copy = splice::apply(body, e);
+            out.write_all(&copy)?;
+            w.lines = memchr::memchr_iter(b'\n', &copy).count() as u64
+                + u64::from(!copy.is_empty() && !copy.ends_with(b"\n"));
             return Ok(());
         }
         let mut reader = BufReader::with_capacity(1 << 20, open()?);
