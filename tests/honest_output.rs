@@ -380,3 +380,73 @@ fn repair_counts_the_lines_of_the_copy_it_wrote() {
     let copy = std::fs::read_to_string(dir.path().join(r["out"].as_str().expect("out"))).expect("copy");
     assert_eq!(r["lines"], copy.lines().count(), "the copy's lines");
 }
+
+// ---- 17. Notes that do not apply ------------------------------------------------------------
+
+fn diagnose_text(path: &Path, extra: &[&str]) -> String {
+    let mut args = vec!["diagnose", path.to_str().expect("utf-8")];
+    args.extend_from_slice(extra);
+    text(&run(&args).stdout)
+}
+
+/// A Claude Code session of plain text turns, `n` user lines each naming itself
+/// as its parent (a parent cycle per line), then an answer.
+fn cycles(n: usize) -> String {
+    let mut out = String::new();
+    for i in 0..n {
+        let id = format!("u{i}");
+        out.push_str(
+            &serde_json::json!({"parentUuid": id, "isSidechain": false, "type": "user", "uuid": id,
+            "sessionId": "s", "message": {"role": "user", "content": format!("turn {i}")}})
+            .to_string(),
+        );
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn no_suspect_note_without_suspects() {
+    // Not stuck once the broken PNG is excluded: nothing is a suspect, and no note says where suspects are.
+    let (_dir, path) = copy_of("claude-code.jsonl");
+    assert_eq!(run(&["exclude", path.to_str().expect("utf-8"), "--ref", "L7.1"]).status.code(), Some(0));
+    let report = diagnose_text(&path, &[]);
+    assert!(!report.contains("suspects are the attachments"), "{report}");
+    // A rate limit on a session without attachments: nothing is "every attachment".
+    let dir = tempfile::tempdir().expect("tempdir");
+    let plain = dir.path().join("plain.jsonl");
+    std::fs::write(
+        &plain,
+        cycles(0)
+            + &serde_json::json!({"parentUuid": null, "isSidechain": false, "type": "user",
+        "uuid": "a", "sessionId": "s", "message": {"role": "user", "content": "hello"}})
+            .to_string()
+            + "\n",
+    )
+    .expect("write");
+    let report = diagnose_text(&plain, &["--error", "Rate limit reached for requests"]);
+    assert!(!report.contains("every attachment is a suspect"), "{report}");
+}
+
+#[test]
+fn a_model_is_not_shown_under_the_provider_label() {
+    let report = diagnose_text(&sample("claude-code.jsonl"), &["--error", "Rate limit reached for requests"]);
+    assert!(!report.lines().any(|l| l.starts_with("provider  model")), "{report}");
+    assert!(report.lines().any(|l| l.starts_with("model     claude-sonnet-4-5")), "{report}");
+}
+
+#[test]
+fn parent_cycles_are_not_damaged_lines_and_check_says_them_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("cycles.jsonl");
+    std::fs::write(&path, cycles(24)).expect("write");
+    let report = diagnose_text(&path, &[]);
+    assert!(!report.contains("damaged line"), "{report}");
+    assert!(report.contains("24 lines: the records' parent links form a cycle"), "{report}");
+    let out = run(&["check", "--output-format", "json", path.to_str().expect("utf-8")]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let problems = v["sessions"][0]["problems"].as_array().expect("problems").clone();
+    let cycle: Vec<_> = problems.iter().filter(|p| p["code"] == "history.parent_cycle").collect();
+    assert_eq!(cycle.len(), 1, "{problems:#?}");
+    assert!(cycle[0]["message"].as_str().is_some_and(|m| m.contains("24 lines like it")), "{}", cycle[0]);
+}

@@ -34,18 +34,23 @@ pub fn write(out: &mut impl Write, d: &Diagnosis, detected: bool, term: &Term) -
             (Source::Predicted, _) => "predicted: no error recorded".into(),
         };
         writeln!(out, "failure   {} ({retry}; {whence})", c.class)?;
-        let mut who = Vec::new();
-        if let Some(p) = &c.provider {
-            who.push(sanitize(p));
-        }
-        if let Some(s) = c.status {
-            who.push(format!("status {s}"));
-        }
-        if let Some(m) = &d.model {
-            who.push(format!("model {}", sanitize(m)));
-        }
-        if !who.is_empty() {
-            writeln!(out, "provider  {}", who.join(", "))?;
+        // Under the provider's label only when the provider is known; else the
+        // status and the model stand under their own.
+        match &c.provider {
+            Some(p) => {
+                let mut who = vec![sanitize(p)];
+                who.extend(c.status.map(|s| format!("status {s}")));
+                who.extend(d.model.as_deref().map(|m| format!("model {}", sanitize(m))));
+                writeln!(out, "provider  {}", who.join(", "))?;
+            }
+            None => {
+                if let Some(s) = c.status {
+                    writeln!(out, "status    {s}")?;
+                }
+                if let Some(m) = &d.model {
+                    writeln!(out, "model     {}", sanitize(m))?;
+                }
+            }
         }
         if let Some(m) = &c.message {
             let m = sanitize(m).replace('\n', "\n          ");
@@ -85,16 +90,24 @@ pub fn write(out: &mut impl Write, d: &Diagnosis, detected: bool, term: &Term) -
     for n in &d.notes {
         writeln!(out, "note      {}", sanitize(n))?;
     }
-    // The history's structural problems have their own section above.
-    let damage = |f: &&crate::model::Finding| f.severity >= Severity::Warning && !crate::history::is_structural(f);
-    let damaged = d.findings.iter().filter(damage).count();
-    if damaged > 0 {
-        let first = &d.findings.iter().find(damage).map(|f| f.line).unwrap_or(0);
-        writeln!(
-            out,
-            "note      {} (first: line {first}); `session-doctor scan` lists them",
-            count(damaged as u64, "damaged line", "damaged lines")
-        )?;
+    // The reader's findings, one note per kind: damaged lines are called so,
+    // other warnings (a parent cycle, a missing parent) by what they are. The
+    // history's structural problems have their own section above.
+    let mut kinds: Vec<(Option<&str>, Vec<u64>)> = Vec::new();
+    for f in d.findings.iter().filter(|f| f.severity >= Severity::Warning && !crate::history::is_structural(f)) {
+        let kind = f.code.filter(|c| !c.starts_with("line."));
+        match kinds.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, lines)) => lines.push(f.line),
+            None => kinds.push((kind, vec![f.line])),
+        }
+    }
+    for (kind, lines) in kinds {
+        let what = match kind.and_then(crate::codes::lookup) {
+            Some(code) => format!("{}: {}", count(lines.len() as u64, "line", "lines"), code.description),
+            None => count(lines.len() as u64, "damaged line", "damaged lines"),
+        };
+        let note = format!("{what} (first: line {}); `session-doctor scan` lists them", lines[0]);
+        writeln!(out, "{}", wrap("note      ", &note, term.width, 10))?;
     }
     if !d.next.is_empty() {
         writeln!(out)?;
