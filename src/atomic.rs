@@ -48,8 +48,14 @@ pub fn write_with_mode(
     // Created as any new file is (0666 less the umask), then given `mode`.
     #[cfg(unix)]
     builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-    let tmp =
-        builder.tempfile_in(dir).with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    if !dir.is_dir() {
+        // Said of the file asked for, not of the hidden temporary one.
+        anyhow::bail!("cannot write {}: there is no folder {}", path.display(), dir.display());
+    }
+    let tmp = builder
+        .tempfile_in(dir)
+        .map_err(|e| std::io::Error::from(e.kind()))
+        .with_context(|| format!("cannot write {}: no file can be created in {}", path.display(), dir.display()))?;
     #[cfg(unix)]
     if let Some(mode) = mode {
         tmp.as_file()

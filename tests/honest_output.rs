@@ -450,3 +450,71 @@ fn parent_cycles_are_not_damaged_lines_and_check_says_them_once() {
     assert_eq!(cycle.len(), 1, "{problems:#?}");
     assert!(cycle[0]["message"].as_str().is_some_and(|m| m.contains("24 lines like it")), "{}", cycle[0]);
 }
+
+// ---- 21. Error wording (continued) ------------------------------------------------------------
+
+fn stderr_of(args: &[&str]) -> String {
+    text(&run(args).stderr)
+}
+
+#[test]
+fn a_missing_output_folder_is_named_not_the_hidden_temporary_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let target = dir.path().join("gone/request.json");
+    let err =
+        stderr_of(&["preview", sample("pi.jsonl").to_str().expect("utf-8"), "--out", target.to_str().expect("utf-8")]);
+    assert!(err.contains(&format!("cannot write {}", target.display())) && err.contains("there is no folder"), "{err}");
+    assert!(!err.contains(".session-doctor-"), "{err}");
+}
+
+#[test]
+fn detection_errors_are_worded_for_the_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let one = dir.path().join("one.jsonl");
+    std::fs::write(&one, b"{\"hello\":1}\n").expect("write");
+    let err = stderr_of(&["scan", one.to_str().expect("utf-8")]);
+    assert!(err.contains("looked at its first line)") && !err.contains("first 1 lines"), "{err}");
+    let err = stderr_of(&["scan", "--format", "opencode", sample("codex.jsonl").to_str().expect("utf-8")]);
+    assert!(err.contains("is an opencode record") && !err.contains("a opencode"), "{err}");
+    // The gzip hint names the file itself.
+    let gz = dir.path().join("my session.jsonl.gz");
+    std::fs::write(&gz, b"\x1f\x8b\x08\x00\x00\x00\x00\x00").expect("write");
+    let err = stderr_of(&["scan", gz.to_str().expect("utf-8")]);
+    assert!(err.contains(&format!("zcat '{}'", gz.display())) && !err.contains("zcat FILE"), "{err}");
+    // A binary file is called binary.
+    let bin_file = dir.path().join("blob.jsonl");
+    std::fs::write(&bin_file, b"\x00\x01\x02\x03binary\xff\n").expect("write");
+    let err = stderr_of(&["scan", bin_file.to_str().expect("utf-8")]);
+    assert!(err.contains("is a binary file"), "{err}");
+}
+
+#[test]
+fn check_notes_a_skipped_copilot_log_with_its_subject() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = serde_json::json!({"type": "session.start", "data": {"sessionId": "x"}, "id": "1", "parentId": null, "timestamp": "t"});
+    std::fs::write(dir.path().join("events.jsonl"), format!("{log}\n")).expect("write");
+    std::fs::copy(sample("pi.jsonl"), dir.path().join("pi.jsonl")).expect("copy");
+    let err = stderr_of(&["check", dir.path().to_str().expect("utf-8")]);
+    assert!(err.contains("events.jsonl: it is a GitHub Copilot CLI event log"), "{err}");
+}
+
+#[test]
+fn scan_ref_lists_nearby_refs_as_exclude_does() {
+    let s = sample("claude-code.jsonl");
+    let err = stderr_of(&["scan", "--ref", "L6.1", s.to_str().expect("utf-8")]);
+    assert!(err.contains("L6.1 names no attachment; nearby: L5.1, L7.1"), "{err}");
+}
+
+#[test]
+fn diagnose_latest_with_nothing_found_says_where_it_looked() {
+    let home = tempfile::tempdir().expect("home");
+    let out = bin()
+        .args(["diagnose", "--latest", "--agent", "codex"])
+        .env("HOME", home.path())
+        .env_remove("CODEX_HOME")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains(&format!("looked in {}", home.path().join(".codex/sessions").display())), "{err}");
+}

@@ -259,7 +259,9 @@ fn without_path(error: &str, path: &Path) -> String {
     let shown = path.display().to_string();
     let rest = error.strip_prefix(&shown).map_or(error, |rest| rest.trim_start_matches([':', ' ']));
     // The way out of a failed detection (`--format`) is not what a walk needs told.
-    rest.split_once("; pass --format").map_or(rest, |(why, _)| why).to_string()
+    let why = rest.split_once("; pass --format").map_or(rest, |(why, _)| why);
+    // "skipped X: is a GitHub Copilot CLI event log" has lost its subject.
+    if why.starts_with("is ") { format!("it {why}") } else { why.to_string() }
 }
 
 /// Checks one file; `keep`: keep its diagnosis for the page.

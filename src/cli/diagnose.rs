@@ -81,9 +81,17 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
     let file = match (&args.file, args.latest) {
         (Some(f), _) => f.clone(),
         (None, _) => {
-            let f = crate::discover::latest_session(args.agent).with_context(|| match &args.agent {
-                Some(a) => format!("no {a} session found in its standard location"),
-                None => "no session found in any agent's standard location".to_string(),
+            let f = crate::discover::latest_session(args.agent).with_context(|| {
+                // Where it looked, as `sessions` says it.
+                let env = crate::discover::Env::from_process();
+                let agents: Vec<&str> = args.agent.map_or(crate::discover::AGENTS.to_vec(), |a| vec![a]);
+                let looked: Vec<String> = env
+                    .iter()
+                    .flat_map(|env| agents.iter().flat_map(|a| crate::discover::roots(env, a)))
+                    .map(|r| r.display().to_string())
+                    .collect();
+                let whose = args.agent.map_or("no session".to_string(), |a| format!("no {a} session"));
+                format!("{whose} found; looked in {}", report::sanitize(&looked.join(", ")))
             })?;
             eprintln!("session-doctor: diagnosing {}", report::sanitize(&f.display().to_string()));
             f

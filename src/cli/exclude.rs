@@ -43,7 +43,7 @@ pub struct ExcludeArgs {
     pub read: ReadArgs,
     /// An attachment to exclude: L<line>.<n> as `scan`/`diagnose` print it,
     /// or sha256:<hex prefix> for every attachment with those bytes. Repeatable.
-    #[arg(long = "ref", value_name = "REF", value_parser = parse_ref, required_unless_present = "suspects")]
+    #[arg(long = "ref", value_name = "REF", value_parser = super::refs::parse_ref, required_unless_present = "suspects")]
     pub refs: Vec<Ref>,
     /// Exclude the prime suspects `diagnose` names (every suspect when none is prime).
     #[arg(long = "suspects", conflicts_with = "refs")]
@@ -57,10 +57,6 @@ pub struct ExcludeArgs {
     /// Print JSON: {"overlay", "event", "changed", "attachments": [refs], "next"}.
     #[arg(long = "json")]
     pub json: bool,
-}
-
-fn parse_ref(s: &str) -> Result<Ref, String> {
-    Ref::parse(s).map_err(|e| e.to_string())
 }
 
 #[derive(Serialize)]
@@ -87,7 +83,11 @@ pub fn run(args: &ExcludeArgs) -> anyhow::Result<Exit> {
             let hits: Vec<usize> =
                 (0..session.attachments.len()).filter(|&i| q.matches(&session.attachments[i])).collect();
             if hits.is_empty() {
-                anyhow::bail!("{}: {q} names no attachment{}; nothing was written", session.file, nearby(&session, q));
+                anyhow::bail!(
+                    "{}: {q} names no attachment{}; nothing was written",
+                    session.file,
+                    super::refs::nearby(&session.attachments, q)
+                );
             }
             for i in hits {
                 if !chosen.contains(&i) {
@@ -224,23 +224,6 @@ fn suspects(session: &Session, plan: &crate::reader::Plan, args: &ExcludeArgs) -
 enum Suspects {
     Some(Vec<usize>),
     None(String),
-}
-
-/// The refs a user probably meant: those on the nearest lines.
-fn nearby(session: &Session, q: &Ref) -> String {
-    let line = match q {
-        Ref::At { line, .. } => *line,
-        Ref::Sha256(_) => 0,
-    };
-    let mut refs: Vec<(u64, &str)> =
-        session.attachments.iter().map(|a| (a.line.abs_diff(line), a.reference.as_str())).collect();
-    refs.sort();
-    let shown: Vec<&str> = refs.iter().take(6).map(|(_, r)| *r).collect();
-    if shown.is_empty() {
-        "; the session holds no attachment".into()
-    } else {
-        format!("; nearby: {}", shown.join(", "))
-    }
 }
 
 /// An agent may still be writing the session: an exclusion made now may race it.

@@ -7,6 +7,7 @@ mod diagnose;
 mod exclude;
 pub mod input;
 mod preview;
+mod refs;
 mod repair;
 mod rewrite_args;
 mod scan;

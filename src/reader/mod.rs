@@ -145,7 +145,8 @@ fn nothing_recognised(path: &Path, opts: &Options, plan: &Plan) -> anyhow::Error
         Ok(_) => "nothing in it is part of a history".to_string(),
         Err(_) => "it does not look like any format session-doctor reads".to_string(),
     };
-    anyhow::anyhow!("{}: read as {given}, nothing in it is a {given} record (0 entries); {looks}", path.display())
+    let a = crate::report::units::article(given);
+    anyhow::anyhow!("{}: read as {given}, nothing in it is {a} {given} record (0 entries); {looks}", path.display())
 }
 
 /// What one worker read from its byte range; line numbers are relative to it.

@@ -23,6 +23,11 @@ pub fn count(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// `a` or `an` before `word`, as it is spoken (`an opencode record`, `a codex record`).
+pub fn article(word: &str) -> &'static str {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u', 'A', 'E', 'I', 'O', 'U']) { "an" } else { "a" }
+}
+
 /// How many items of a list prose names before "and N more".
 pub const FEW: usize = 5;
 
