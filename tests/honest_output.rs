@@ -518,3 +518,33 @@ fn diagnose_latest_with_nothing_found_says_where_it_looked() {
     let err = text(&out.stderr);
     assert!(err.contains(&format!("looked in {}", home.path().join(".codex/sessions").display())), "{err}");
 }
+
+// ---- 14. Prose fitted to the terminal; examples whole ------------------------------------------
+
+#[test]
+fn help_keeps_every_example_on_one_line_at_any_width() {
+    use clap::CommandFactory as _;
+    let top = session_doctor::cli::Cli::command();
+    let mut commands: Vec<(Vec<String>, clap::Command)> = vec![(vec![], top.clone())];
+    commands.extend(top.get_subcommands().map(|s| (vec![s.get_name().to_string()], s.clone())));
+    for (path, cmd) in commands {
+        let after = cmd.get_after_help().map(|s| s.to_string()).unwrap_or_default();
+        // Every line of the Examples block.
+        let examples: Vec<&str> =
+            after.split("\n\n").filter(|b| b.starts_with("Examples:")).flat_map(|b| b.lines().skip(1)).collect();
+        assert!(!examples.is_empty(), "{path:?} has no examples");
+        for columns in ["40", "80"] {
+            for flag in ["--help", "-h"] {
+                let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+                args.push(flag);
+                let out = bin().args(&args).env("COLUMNS", columns).output().expect("runs");
+                assert_eq!(out.status.code(), Some(0));
+                let help = text(&out.stdout);
+                for e in &examples {
+                    assert!(help.lines().any(|l| l == *e), "{args:?} at {columns} columns breaks {e:?}:\n{help}");
+                }
+                assert!(help.contains("Exit status:"), "{args:?}");
+            }
+        }
+    }
+}

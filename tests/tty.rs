@@ -109,3 +109,32 @@ fn a_terminal_without_a_size_is_taken_as_80_columns() {
     assert!(header.starts_with("ref   origin     name"), "columns must not collapse:\n{out}");
     assert!(out.lines().all(|l| width(l) <= 80), "{out}");
 }
+
+/// Issue 18 item 14: diagnose's header, verdict, failure lines and notes, and
+/// scan's header, wrap at spaces to the terminal as the tables are fitted to it.
+#[test]
+fn prose_wraps_at_spaces_to_a_narrow_terminal() {
+    for cols in [60u16, 80] {
+        for args in [
+            vec!["diagnose", "samples/claude-code.jsonl"],
+            vec!["diagnose", "samples/codex.jsonl"],
+            vec!["scan", "samples/claude-code.jsonl"],
+        ] {
+            let out = on_tty(cols, &args, &[("NO_COLOR", "1")]);
+            for line in out.lines() {
+                // Only a word longer than a line (after its label) may stick out: it is never
+                // cut; nor is a command to run, which must stay whole to be copied.
+                let one_word = line.split_whitespace().count() <= 2 || line.starts_with("  session-doctor ");
+                assert!(
+                    width(line) <= usize::from(cols) || one_word,
+                    "{args:?} at {cols}: {} columns: {line:?}\n{out}",
+                    width(line)
+                );
+            }
+        }
+    }
+    // A wrapped note continues under its value column.
+    let out = on_tty(60, &["diagnose", "samples/claude-code.jsonl"], &[("NO_COLOR", "1")]);
+    let note = out.lines().position(|l| l.starts_with("note      suspects are")).expect("the note");
+    assert!(out.lines().nth(note + 1).is_some_and(|l| l.starts_with("          ") && !l.trim().is_empty()), "{out}");
+}

@@ -62,6 +62,55 @@ pub enum Command {
     Completions(completions::CompletionsArgs),
 }
 
+/// clap's help without its `{after-help}`: [`parse`] prints that part itself.
+const HELP_TEMPLATE: &str = "{before-help}{about-with-newline}\n{usage-heading} {usage}\n\n{all-args}";
+
+/// Parses the process's arguments, as `Cli::parse` does, except for `--help`:
+/// clap wraps the `after_help` text (the examples and exit statuses) at the
+/// terminal's width like prose, which breaks an example mid-command so that it
+/// cannot be copied. Here the options are wrapped by clap and the examples
+/// follow as written, one per line. The man pages keep `after_help` as it is.
+pub fn parse() -> Cli {
+    use clap::{CommandFactory as _, FromArgMatches as _};
+    let full = Cli::command();
+    let bare = full.clone().help_template(HELP_TEMPLATE).mut_subcommands(|s| s.help_template(HELP_TEMPLATE));
+    let matches = bare.try_get_matches().unwrap_or_else(|e| {
+        if e.kind() == clap::error::ErrorKind::DisplayHelp {
+            let _ = e.print();
+            if let Some(after) = after_help(&full, std::env::args().skip(1)) {
+                println!("\n{after}");
+            }
+            std::process::exit(0);
+        }
+        e.exit()
+    });
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
+/// The `after_help` of the command `args` ask help for (`scan --help`, `help scan`, `--help`).
+fn after_help(top: &clap::Command, args: impl Iterator<Item = String>) -> Option<String> {
+    let mut cmd = top;
+    let mut value_next = false;
+    for arg in args {
+        // The one global option that takes a value: `--color WHEN`.
+        if std::mem::take(&mut value_next) {
+            continue;
+        }
+        if arg == "--color" {
+            value_next = true;
+            continue;
+        }
+        if arg.starts_with('-') || arg == "help" {
+            continue;
+        }
+        match cmd.find_subcommand(&arg) {
+            Some(sub) => cmd = sub,
+            None => break,
+        }
+    }
+    cmd.get_after_help().map(|s| s.to_string())
+}
+
 /// Runs one command and says how the process should exit.
 pub fn run(cli: Cli) -> anyhow::Result<Exit> {
     // Decided once; printers read it with `report::term::current()`.
