@@ -79,6 +79,9 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
         }
     };
     let mut err = std::io::stderr().lock();
+    if let (Some(path), false) = (&args.out, args.json) {
+        writeln!(err, "session-doctor: wrote {}", sanitize(&path.display().to_string()))?;
+    }
     if args.json {
         let v = serde_json::json!({"file": session.file, "format": session.format, "target": done.target, "items": done.items, "changes": done.changes});
         writeln!(err, "{v}")?;
