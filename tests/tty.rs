@@ -138,3 +138,19 @@ fn prose_wraps_at_spaces_to_a_narrow_terminal() {
     let note = out.lines().position(|l| l.starts_with("note      suspects are")).expect("the note");
     assert!(out.lines().nth(note + 1).is_some_and(|l| l.starts_with("          ") && !l.trim().is_empty()), "{out}");
 }
+
+/// The README's example at 80 columns (the block after its `80-column` marker)
+/// is what the binary prints on an 80-column terminal.
+#[test]
+fn the_readme_80_column_example_is_what_a_terminal_shows() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).expect("README");
+    let block = readme
+        .split("80-column terminal; tests/tty.rs checks the fitting) -->\n```console\n")
+        .nth(1)
+        .and_then(|b| b.split("```\n").next())
+        .expect("the README's 80-column block");
+    let (command, want) = block.split_once('\n').expect("a command and its output");
+    let args: Vec<&str> = command.strip_prefix("$ session-doctor ").expect("a session-doctor command").split(' ').collect();
+    let got = on_tty(80, &args, &[("NO_COLOR", "1")]);
+    assert_eq!(got.trim_end(), want.trim_end(), "README.md's 80-column example is stale");
+}
