@@ -548,3 +548,27 @@ fn help_keeps_every_example_on_one_line_at_any_width() {
         }
     }
 }
+
+#[test]
+fn a_long_list_of_ids_says_its_count_and_the_first_few() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let user = serde_json::json!({"parentUuid": null, "isSidechain": false, "type": "user", "uuid": "u1", "sessionId": "s",
+        "message": {"role": "user", "content": "run them"}});
+    let calls: Vec<serde_json::Value> = (0..12)
+        .map(|i| serde_json::json!({"type": "tool_use", "id": format!("toolu_{i:02}"), "name": "Bash", "input": {"command": "true"}}))
+        .collect();
+    let assistant = serde_json::json!({"parentUuid": "u1", "isSidechain": false, "type": "assistant", "uuid": "a1", "sessionId": "s",
+        "message": {"role": "assistant", "model": "claude-sonnet-4-5", "content": calls}});
+    let next = serde_json::json!({"parentUuid": "a1", "isSidechain": false, "type": "user", "uuid": "u2", "sessionId": "s",
+        "message": {"role": "user", "content": "and then?"}});
+    let path = dir.path().join("s.jsonl");
+    std::fs::write(&path, format!("{user}\n{assistant}\n{next}\n")).expect("write");
+    let out = run(&["repair", path.to_str().expect("utf-8")]);
+    let report = text(&out.stdout);
+    let answered =
+        report.lines().find(|l| l.trim_start().starts_with("answered")).unwrap_or_else(|| panic!("{report}"));
+    assert!(
+        answered.contains("12 interrupted tool calls (toolu_00, toolu_01, toolu_02, toolu_03, toolu_04 and 7 more)"),
+        "{answered}"
+    );
+}

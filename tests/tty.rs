@@ -150,7 +150,8 @@ fn the_readme_80_column_example_is_what_a_terminal_shows() {
         .and_then(|b| b.split("```\n").next())
         .expect("the README's 80-column block");
     let (command, want) = block.split_once('\n').expect("a command and its output");
-    let args: Vec<&str> = command.strip_prefix("$ session-doctor ").expect("a session-doctor command").split(' ').collect();
+    let args: Vec<&str> =
+        command.strip_prefix("$ session-doctor ").expect("a session-doctor command").split(' ').collect();
     let got = on_tty(80, &args, &[("NO_COLOR", "1")]);
     assert_eq!(got.trim_end(), want.trim_end(), "README.md's 80-column example is stale");
 }

@@ -124,7 +124,7 @@ fn human(c: &Classification, explain: bool, width: Option<usize>) -> String {
         ("type", c.kind.clone()),
         ("limit", c.limit.map(|l| l.to_string())),
         ("block", c.block.clone()),
-        ("call ids", (!c.call_ids.is_empty()).then(|| c.call_ids.join(", "))),
+        ("call ids", (!c.call_ids.is_empty()).then(|| crate::report::units::first_few(&c.call_ids))),
         ("message", c.message.clone()),
     ];
     rows.extend(optional.into_iter().filter_map(|(k, v)| v.map(|v| (k, v))));

@@ -93,7 +93,9 @@ pub fn write(out: &mut impl Write, d: &Diagnosis, detected: bool, term: &Term) -
         history(out, d, term)?;
     }
     if !d.excluded.is_empty() {
-        say(out, "excluded", &d.excluded.join(", "))?;
+        let n = d.excluded.len();
+        let refs = super::units::first_few(&d.excluded);
+        say(out, "excluded", &if n > super::units::FEW { format!("{n} attachments: {refs}") } else { refs })?;
     }
     for p in &d.limits {
         say(out, "request", &format!("{}: {}", verdict(p.severity), sanitize(&p.message)))?;
