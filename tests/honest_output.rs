@@ -547,6 +547,14 @@ fn help_keeps_every_example_on_one_line_at_any_width() {
             }
         }
     }
+    // Bare `session-doctor`: the help on stderr, examples included, exit 2.
+    let out = bin().output().expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("Examples:\n  session-doctor scan samples/claude-code.jsonl\n"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]

@@ -75,12 +75,18 @@ pub fn parse() -> Cli {
     let full = Cli::command();
     let bare = full.clone().help_template(HELP_TEMPLATE).mut_subcommands(|s| s.help_template(HELP_TEMPLATE));
     let matches = bare.try_get_matches().unwrap_or_else(|e| {
-        if e.kind() == clap::error::ErrorKind::DisplayHelp {
+        use clap::error::ErrorKind::{DisplayHelp, DisplayHelpOnMissingArgumentOrSubcommand};
+        if matches!(e.kind(), DisplayHelp | DisplayHelpOnMissingArgumentOrSubcommand) {
+            // `--help` on stdout (exit 0); bare `session-doctor` on stderr (exit 2), as clap does.
             let _ = e.print();
             if let Some(after) = after_help(&full, std::env::args().skip(1)) {
-                println!("\n{after}");
+                if e.use_stderr() {
+                    eprintln!("\n{after}");
+                } else {
+                    println!("\n{after}");
+                }
             }
-            std::process::exit(0);
+            std::process::exit(e.exit_code());
         }
         e.exit()
     });
