@@ -33,10 +33,24 @@ pub enum Existing {
 const TEMP_MARK: &str = ".sd-tmp.";
 
 /// Writes `path` atomically with what `fill` writes; `reads` are the files
-/// the command reads, none of which `path` may name.
+/// the command reads, none of which `path` may name. The file gets the mode a
+/// new file gets from the umask (0644 under the usual 022), not a temporary
+/// file's 0600.
 pub fn write(
     path: &Path,
     existing: Existing,
+    reads: &[Input],
+    fill: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    write_with_mode(path, existing, None, reads, fill)
+}
+
+/// As [`write`], the file taking `mode` when given (a repaired copy takes its
+/// original's: a private session stays private), set before it appears.
+pub fn write_with_mode(
+    path: &Path,
+    existing: Existing,
+    mode: Option<u32>,
     reads: &[Input],
     fill: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
@@ -46,12 +60,26 @@ pub fn write(
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
+    if !dir.is_dir() {
+        // Said of the file asked for, not of the hidden temporary one.
+        anyhow::bail!("cannot write {}: there is no folder {}", shown(path), dir.display());
+    }
     remove_stale(dir);
-    let tmp = tempfile::Builder::new()
-        .prefix(&temp_prefix(path))
-        .rand_bytes(6)
-        .tempfile_in(dir)
-        .map_err(|e| io_error(e, "cannot create a temporary file in", dir))?;
+    let prefix = temp_prefix(path);
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).rand_bytes(6);
+    // Created as any new file is (0666 less the umask), then given `mode`.
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let tmp = builder.tempfile_in(dir).map_err(|e| io_error(e, "cannot create a temporary file in", dir))?;
+    #[cfg(unix)]
+    if let Some(mode) = mode {
+        tmp.as_file()
+            .set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))
+            .map_err(|e| io_error(e, "cannot set the mode of", path))?;
+    }
+    #[cfg(not(unix))]
+    let _ = mode;
     fill_into(BufWriter::with_capacity(1 << 20, tmp.as_file()), path, fill)?;
     tmp.as_file().sync_all().map_err(|e| io_error(e, "cannot write", path))?;
     match existing {
@@ -170,6 +198,21 @@ fn alive(pid: u32) -> bool {
 #[cfg(not(unix))]
 fn alive(_: u32) -> bool {
     true
+}
+
+/// The permission bits of `path` (for a file written to take them), where the
+/// platform has them.
+pub fn mode_of(path: &Path) -> Option<u32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::metadata(path).ok().map(|m| m.permissions().mode() & 0o7777)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
 }
 
 /// Makes a rename in `dir` durable. Best effort: some file systems refuse it.

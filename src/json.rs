@@ -35,6 +35,26 @@ impl<'a> Value<'a> {
         Ok(v)
     }
 
+    /// As [`Value::parse`], but a number too large for an f64 (`1e400`: valid
+    /// JSON, which serde_json refuses) does not lose the record: the value is
+    /// parsed from a same-length copy kept in `spare` where such numbers read 0
+    /// ([`crate::rewrite::splice::tame_numbers`]). Returns the value and the bytes
+    /// it borrows from, at the same offsets as `bytes`.
+    pub fn parse_tolerant(
+        bytes: &'a [u8],
+        spare: &'a mut Option<Vec<u8>>,
+    ) -> Result<(Value<'a>, &'a [u8]), serde_json::Error> {
+        match Value::parse(bytes) {
+            Ok(v) => Ok((v, bytes)),
+            Err(e) if e.to_string().starts_with("number out of range") => {
+                let Some(tamed) = crate::rewrite::splice::tame_numbers(bytes) else { return Err(e) };
+                let tamed: &'a [u8] = spare.insert(tamed);
+                Value::parse(tamed).map(|v| (v, tamed))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     /// The member `key` of an object, or `Null`.
     pub fn get(&self, key: &str) -> &Value<'a> {
         match self {

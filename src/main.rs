@@ -2,11 +2,10 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
-use session_doctor::cli::{self, Cli};
+use session_doctor::cli;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = cli::parse();
     match cli::run(cli) {
         Ok(code) => code.into(),
         Err(err) => {

@@ -143,6 +143,7 @@ fn pages_show_commands_as_typed() {
             // Subcommands do not take -V (no propagate_version): their pages must not offer it.
             assert!(!page.contains("\\-\\-version"), "{file} documents --version");
             assert!(page.contains(".SH EXAMPLES"), "{file} has no examples");
+            assert!(page.contains(".SH \"EXIT STATUS\""), "{file} has no EXIT STATUS section");
         }
     }
 }

@@ -109,3 +109,49 @@ fn a_terminal_without_a_size_is_taken_as_80_columns() {
     assert!(header.starts_with("ref   origin     name"), "columns must not collapse:\n{out}");
     assert!(out.lines().all(|l| width(l) <= 80), "{out}");
 }
+
+/// Issue 18 item 14: diagnose's header, verdict, failure lines and notes, and
+/// scan's header, wrap at spaces to the terminal as the tables are fitted to it.
+#[test]
+fn prose_wraps_at_spaces_to_a_narrow_terminal() {
+    for cols in [60u16, 80] {
+        for args in [
+            vec!["diagnose", "samples/claude-code.jsonl"],
+            vec!["diagnose", "samples/codex.jsonl"],
+            vec!["scan", "samples/claude-code.jsonl"],
+        ] {
+            let out = on_tty(cols, &args, &[("NO_COLOR", "1")]);
+            for line in out.lines() {
+                // Only a word longer than a line (after its label) may stick out: it is never
+                // cut; nor is a command to run, which must stay whole to be copied.
+                let one_word = line.split_whitespace().count() <= 2 || line.starts_with("  session-doctor ");
+                assert!(
+                    width(line) <= usize::from(cols) || one_word,
+                    "{args:?} at {cols}: {} columns: {line:?}\n{out}",
+                    width(line)
+                );
+            }
+        }
+    }
+    // A wrapped note continues under its value column.
+    let out = on_tty(60, &["diagnose", "samples/claude-code.jsonl"], &[("NO_COLOR", "1")]);
+    let note = out.lines().position(|l| l.starts_with("note      suspects are")).expect("the note");
+    assert!(out.lines().nth(note + 1).is_some_and(|l| l.starts_with("          ") && !l.trim().is_empty()), "{out}");
+}
+
+/// The README's example at 80 columns (the block after its `80-column` marker)
+/// is what the binary prints on an 80-column terminal.
+#[test]
+fn the_readme_80_column_example_is_what_a_terminal_shows() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).expect("README");
+    let block = readme
+        .split("80-column terminal; tests/tty.rs checks the fitting) -->\n```console\n")
+        .nth(1)
+        .and_then(|b| b.split("```\n").next())
+        .expect("the README's 80-column block");
+    let (command, want) = block.split_once('\n').expect("a command and its output");
+    let args: Vec<&str> =
+        command.strip_prefix("$ session-doctor ").expect("a session-doctor command").split(' ').collect();
+    let got = on_tty(80, &args, &[("NO_COLOR", "1")]);
+    assert_eq!(got.trim_end(), want.trim_end(), "README.md's 80-column example is stale");
+}

@@ -134,11 +134,25 @@ pub fn judge(d: &Diagnosis, images: u64, opts: &Options) -> Vec<Problem> {
         let message = format!("the next request carries {images} images; --max-images allows {max}");
         out.push(Problem::new("request.over_max_images", Severity::Error, message));
     }
-    // Damaged lines.
+    // What the reader found: one problem per code and severity, at its first
+    // line, with the first line's message (24 lines in parent cycles are one
+    // problem, not 24).
+    let mut found: Vec<(&str, Severity, &str, Vec<u64>)> = Vec::new();
     for f in d.findings.iter().filter(|f| f.severity >= Severity::Warning) {
         let code =
             f.code.unwrap_or(if f.severity == Severity::Error { "line.invalid_json" } else { "line.invalid_utf8" });
-        out.push(Problem::new(code, f.severity, f.message.clone()).at(Some(f.line)));
+        match found.iter_mut().find(|(c, s, _, _)| *c == code && *s == f.severity) {
+            Some((_, _, _, lines)) => lines.push(f.line),
+            None => found.push((code, f.severity, &f.message, vec![f.line])),
+        }
+    }
+    for (code, severity, message, lines) in found {
+        let message = if lines.len() > 1 {
+            format!("{message}; {} lines like it: {}", lines.len(), crate::report::units::first_few(&lines))
+        } else {
+            message.to_string()
+        };
+        out.push(Problem::new(code, severity, message).at(lines.first().copied()));
     }
     // The failure itself.
     if let Some(f) = d.failure.as_ref().filter(|f| !f.recovered) {

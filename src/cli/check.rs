@@ -13,7 +13,7 @@ use crate::report::html::{CheckSession, Diagnosed};
 use crate::report::printer::{CheckPage, Github, Html, Human, Json, Junit, Printer};
 use crate::report::{self, sanitize};
 
-use super::session_args::{FormatChoice, ReadArgs, parse_format, parse_threads};
+use super::session_args::{FormatChoice, ReadArgs, parse_threads};
 
 /// Check recorded sessions for anything a provider would reject: a CI gate.
 ///
@@ -53,10 +53,11 @@ pub struct CheckArgs {
     #[arg(long = "out", value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Session format: auto (detect each file's) or one format for every file.
-    #[arg(long = "format", value_name = "FORMAT", default_value = "auto", value_parser = parse_format)]
+    #[arg(long = "format", value_name = "FORMAT", default_value = "auto", value_parser = super::values::format())]
     pub format: FormatChoice,
-    /// Judge media by this provider's rules. Default: each session's own provider.
-    #[arg(long = "provider", value_name = "PROVIDER")]
+    /// Judge media by this provider's rules (a name below, or an alias such as
+    /// claude, azure, vertex). Default: each session's own provider.
+    #[arg(long = "provider", value_name = "PROVIDER", value_parser = super::values::provider())]
     pub provider: Option<String>,
     /// Judge every session for this model (and its provider's rules).
     #[arg(long = "model", value_name = "MODEL")]
@@ -67,8 +68,9 @@ pub struct CheckArgs {
     /// Decode every payload fully, not just its structure.
     #[arg(long = "deep")]
     pub deep: bool,
-    /// A problem when the next request of a session carries more than N images.
-    #[arg(long = "max-images", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    /// A problem when the next request of a session carries more than N images
+    /// (0: any image), as preview and repair take it.
+    #[arg(long = "max-images", value_name = "N")]
     pub max_images: Option<u32>,
     /// Accept problems with this code (repeatable), e.g. --allow base64.nonstandard.
     #[arg(long = "allow", value_name = "CODE", value_parser = parse_code)]
@@ -268,7 +270,9 @@ fn without_path(error: &str, path: &Path) -> String {
     let shown = path.display().to_string();
     let rest = error.strip_prefix(&shown).map_or(error, |rest| rest.trim_start_matches([':', ' ']));
     // The way out of a failed detection (`--format`) is not what a walk needs told.
-    rest.split_once("; pass --format").map_or(rest, |(why, _)| why).to_string()
+    let why = rest.split_once("; pass --format").map_or(rest, |(why, _)| why);
+    // "skipped X: is a GitHub Copilot CLI event log" has lost its subject.
+    if why.starts_with("is ") { format!("it {why}") } else { why.to_string() }
 }
 
 /// Checks one file; `keep`: keep its diagnosis for the page.

@@ -41,15 +41,14 @@ decision trail as an array of strings — the status judged by and where it came
 signal that decided (a structured code, a phrase, a term family, the status), then the
 signals of other classes it beat. The trail's wording is for people and may change.
 
-provider is one of anthropic, bedrock, vertex-anthropic, openai, azure-openai, gemini,
-vertex-gemini, openrouter, litellm, mistral, xai, groq, deepseek, ollama, vllm, llamacpp,
-lmstudio; --provider accepts these and common aliases (claude, google, azure, aws, vertex_ai).")]
+provider is one of the names --provider lists, or null.")]
 pub struct ClassifyArgs {
     /// HTTP status, when the error text does not carry it.
     #[arg(long = "status", value_parser = clap::value_parser!(u16).range(100..=599))]
     pub status: Option<u16>,
-    /// Provider that returned the error (anthropic, openai, gemini, …); detected when absent.
-    #[arg(long = "provider")]
+    /// Provider that returned the error (a name below, or an alias such as
+    /// claude, google, azure, aws, vertex_ai); detected when absent.
+    #[arg(long = "provider", value_name = "PROVIDER", value_parser = super::values::error_provider())]
     pub provider: Option<String>,
     /// Print JSON instead of aligned lines.
     #[arg(long = "json")]
@@ -143,7 +142,7 @@ fn human(j: &Judgement, explain: bool, width: Option<usize>) -> String {
         ("type", c.kind.clone()),
         ("limit", c.limit.map(|l| l.to_string())),
         ("block", c.block.clone()),
-        ("call ids", (!c.call_ids.is_empty()).then(|| c.call_ids.join(", "))),
+        ("call ids", (!c.call_ids.is_empty()).then(|| crate::report::units::first_few(&c.call_ids))),
         ("resets", resets),
         ("message", c.message.clone()),
     ];

@@ -16,7 +16,11 @@ Examples:
   session-doctor completions bash > ~/.local/share/bash-completion/completions/session-doctor
   session-doctor completions zsh > ~/.zfunc/_session-doctor
   session-doctor completions fish > ~/.config/fish/completions/session-doctor.fish
-  session-doctor completions powershell >> $PROFILE")]
+  session-doctor completions powershell >> $PROFILE
+
+Exit status:
+  0  the script was printed
+  2  usage error (an unknown shell)")]
 pub struct CompletionsArgs {
     /// The shell to complete in.
     #[arg(value_name = "SHELL")]

@@ -27,8 +27,6 @@ use super::session_args::ReadArgs;
 /// report names them, and `repair` pairs them), invalid media the model has not
 /// accepted, a request over the provider's limits, replayed reasoning another
 /// provider cannot verify.
-///
-/// Exit status: 0 not stuck, 1 stuck, 2 usage error or unreadable file.
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
   session-doctor diagnose ~/.claude/projects/-home-me-app/1f0e….jsonl
@@ -36,7 +34,12 @@ use super::session_args::ReadArgs;
   session-doctor diagnose session.jsonl --error 'messages.3.content.1.image.source.base64: Could not process image'
   session-doctor diagnose rollout.jsonl --error-file last-error.json --model gpt-5
   session-doctor diagnose --json session.jsonl | jq '.next[]'
-  session-doctor diagnose session.jsonl --html report.html")]
+  session-doctor diagnose session.jsonl --html report.html
+
+Exit status:
+  0  not stuck
+  1  stuck
+  2  usage error, or the session cannot be read")]
 pub struct DiagnoseArgs {
     /// The session file; `-` reads it from stdin.
     #[arg(value_name = "FILE", required_unless_present = "latest", conflicts_with = "latest")]
@@ -45,10 +48,9 @@ pub struct DiagnoseArgs {
     /// locations (the newest `session-doctor sessions` lists).
     #[arg(long = "latest")]
     pub latest: bool,
-    /// With --latest: only this agent's sessions (claude-code, codex, pi,
-    /// gemini-cli, mux, opencode).
-    #[arg(long = "agent", value_name = "AGENT", requires = "latest")]
-    pub agent: Option<String>,
+    /// With --latest: only this agent's sessions.
+    #[arg(long = "agent", value_name = "AGENT", requires = "latest", conflicts_with = "file", value_parser = super::values::agent())]
+    pub agent: Option<&'static str>,
     #[command(flatten)]
     pub read: ReadArgs,
     /// The provider's error (a JSON body or the message the agent showed),
@@ -79,9 +81,17 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
     let file = match (&args.file, args.latest) {
         (Some(f), _) => f.clone(),
         (None, _) => {
-            let f = crate::discover::latest_session(args.agent.as_deref()).with_context(|| match &args.agent {
-                Some(a) => format!("no {a} session found in its standard location"),
-                None => "no session found in any agent's standard location".to_string(),
+            let f = crate::discover::latest_session(args.agent).with_context(|| {
+                // Where it looked, as `sessions` says it.
+                let env = crate::discover::Env::from_process();
+                let agents: Vec<&str> = args.agent.map_or(crate::discover::AGENTS.to_vec(), |a| vec![a]);
+                let looked: Vec<String> = env
+                    .iter()
+                    .flat_map(|env| agents.iter().flat_map(|a| crate::discover::roots(env, a)))
+                    .map(|r| r.display().to_string())
+                    .collect();
+                let whose = args.agent.map_or("no session".to_string(), |a| format!("no {a} session"));
+                format!("{whose} found; looked in {}", report::sanitize(&looked.join(", ")))
             })?;
             eprintln!("session-doctor: diagnosing {}", report::sanitize(&f.display().to_string()));
             f
@@ -107,13 +117,22 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
     if file == std::path::Path::new("-") {
         session.file = super::input::STDIN_NAME.to_string();
     }
+    // A command cannot read stdin again: the next commands name a file the
+    // session is first saved to, and a note says how.
+    let from_stdin = file == std::path::Path::new("-");
+    let saved = if plan.single_document { "session.json" } else { "session.jsonl" };
     let opts = Options {
         error,
         model: args.read.model.clone(),
-        file_arg: file.display().to_string(),
+        file_arg: if from_stdin { saved.to_string() } else { file.display().to_string() },
         read_args: args.read.repeat(),
     };
-    let d = args.read.diagnose(&path, session, &plan, &opts)?;
+    let mut d = args.read.diagnose(&path, session, &plan, &opts)?;
+    if from_stdin && !d.next.is_empty() {
+        d.notes.push(format!(
+            "the session came from stdin, which a later command cannot read again: save the same bytes to {saved} first (the command you piped in, ending `> {saved}` instead of `| session-doctor diagnose -`), then run the next commands there"
+        ));
+    }
     if let Some(page) = &args.html {
         // The bytes are read back from where the session was read (stdin is spooled there).
         let payloads = |a: &crate::model::Attachment| report::html::thumb::read_payload(&path, a);

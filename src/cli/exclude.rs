@@ -7,11 +7,12 @@ use std::time::{Duration, SystemTime};
 use clap::Args;
 use serde::Serialize;
 
-use crate::diagnose::{Options, shell_quote};
+use crate::diagnose::Options;
 use crate::exit::Exit;
 use crate::model::{Ref, Session};
 use crate::overlay::{EXCLUDED, Event, INCLUDED, Named, Overlay};
 use crate::report::sanitize;
+use crate::report::shell_quote;
 
 use super::session_args::ReadArgs;
 
@@ -23,15 +24,17 @@ use super::session_args::ReadArgs;
 /// `diagnose` show them as excluded. Each attachment is recorded by its ref
 /// and its sha256, so the exclusion still finds its bytes when the agent
 /// re-writes records. Excluding twice changes nothing; --undo includes again.
-///
-/// Exit status: 0 done (or nothing to change), 2 a ref that names no
-/// attachment (nothing is written), or an unreadable file.
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
   session-doctor exclude session.jsonl --ref L7.2
   session-doctor exclude session.jsonl --ref sha256:88709c --reason 'half-downloaded PDF'
   session-doctor exclude session.jsonl --suspects
-  session-doctor exclude session.jsonl --ref L7.2 --undo")]
+  session-doctor exclude session.jsonl --ref L7.2 --undo
+
+Exit status:
+  0  done, or nothing to change (--suspects when diagnose blames nothing)
+  2  usage error, a ref that names no attachment (nothing is written),
+     or the session cannot be read")]
 pub struct ExcludeArgs {
     /// The session file.
     #[arg(value_name = "FILE")]
@@ -40,7 +43,7 @@ pub struct ExcludeArgs {
     pub read: ReadArgs,
     /// An attachment to exclude: L<line>.<n> as `scan`/`diagnose` print it,
     /// or sha256:<hex prefix> for every attachment with those bytes. Repeatable.
-    #[arg(long = "ref", value_name = "REF", value_parser = parse_ref, required_unless_present = "suspects")]
+    #[arg(long = "ref", value_name = "REF", value_parser = super::refs::parse_ref, required_unless_present = "suspects")]
     pub refs: Vec<Ref>,
     /// Exclude the prime suspects `diagnose` names (every suspect when none is prime).
     #[arg(long = "suspects", conflicts_with = "refs")]
@@ -54,10 +57,6 @@ pub struct ExcludeArgs {
     /// Print JSON: {"overlay", "event", "changed", "attachments": [refs], "next"}.
     #[arg(long = "json")]
     pub json: bool,
-}
-
-fn parse_ref(s: &str) -> Result<Ref, String> {
-    Ref::parse(s).map_err(|e| e.to_string())
 }
 
 #[derive(Serialize)]
@@ -74,20 +73,21 @@ pub fn run(args: &ExcludeArgs) -> anyhow::Result<Exit> {
     let (session, plan) = args.read.read(&args.file)?;
     warn_if_live(&args.file);
     let chosen: Vec<usize> = if args.suspects {
-        suspects(&session, &plan, args)?
+        match suspects(&session, &plan, args)? {
+            Suspects::Some(chosen) => chosen,
+            Suspects::None(verdict) => return nothing_to_exclude(args, &session, &plan, &verdict),
+        }
     } else {
         let mut chosen = Vec::new();
         for q in &args.refs {
             let hits: Vec<usize> =
                 (0..session.attachments.len()).filter(|&i| q.matches(&session.attachments[i])).collect();
             if hits.is_empty() {
-                eprintln!(
-                    "session-doctor: {}: {q} names no attachment{}",
-                    sanitize(&session.file),
-                    nearby(&session, q)
+                anyhow::bail!(
+                    "{}: {q} names no attachment{}; nothing was written",
+                    session.file,
+                    super::refs::nearby(&session.attachments, q)
                 );
-                eprintln!("nothing was written");
-                return Ok(Exit::Failed);
             }
             for i in hits {
                 if !chosen.contains(&i) {
@@ -136,6 +136,36 @@ pub fn run(args: &ExcludeArgs) -> anyhow::Result<Exit> {
     Ok(Exit::Healthy)
 }
 
+/// `--suspects` when diagnose blames nothing: nothing is written, exit 0.
+fn nothing_to_exclude(
+    args: &ExcludeArgs,
+    session: &Session,
+    plan: &crate::reader::Plan,
+    verdict: &str,
+) -> anyhow::Result<Exit> {
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let outcome = Outcome {
+            overlay: args.read.overlay_path(&args.file, plan).display().to_string(),
+            event: if args.undo { INCLUDED } else { EXCLUDED },
+            changed: false,
+            attachments: Vec::new(),
+            next: Vec::new(),
+        };
+        serde_json::to_writer_pretty(&mut out, &outcome)?;
+        writeln!(out)?;
+    } else {
+        writeln!(
+            out,
+            "nothing to change: diagnose names no suspect in {} ({})",
+            sanitize(&session.file),
+            sanitize(verdict)
+        )?;
+    }
+    out.flush()?;
+    Ok(Exit::Healthy)
+}
+
 fn human(
     out: &mut impl std::io::Write,
     o: &Outcome,
@@ -146,14 +176,26 @@ fn human(
     let verb = if undo { "included again" } else { "excluded" };
     if !o.changed {
         let all: Vec<&str> = chosen.iter().map(|&i| session.attachments[i].reference.as_str()).collect();
-        writeln!(out, "nothing to change: {} already {verb}", all.join(", "))?;
+        let all = all.join(", ");
+        // --undo of what was never excluded: it was never left out, not "included again".
+        let state = if undo { format!("{all} not excluded") } else { format!("{all} already excluded") };
+        writeln!(out, "nothing to change: {state}")?;
         return Ok(());
     }
     for r in &o.attachments {
         let Some(a) = session.attachments.iter().find(|a| &a.reference == r) else { continue };
-        let name = a.name.as_deref().or(a.url.as_deref()).unwrap_or("-");
-        let mime = a.mime_detected.as_deref().or(a.mime_declared.as_deref()).unwrap_or("-");
-        writeln!(out, "{verb} {r} ({}, {})", sanitize(name), sanitize(mime))?;
+        // Prose names what is known; an attachment without a name or type just goes without.
+        let known: Vec<String> =
+            [a.name.as_deref().or(a.url.as_deref()), a.mime_detected.as_deref().or(a.mime_declared.as_deref())]
+                .into_iter()
+                .flatten()
+                .map(sanitize)
+                .collect();
+        if known.is_empty() {
+            writeln!(out, "{verb} {r}")?;
+        } else {
+            writeln!(out, "{verb} {r} ({})", known.join(", "))?;
+        }
     }
     writeln!(out, "recorded in {} (the session file is unchanged)", sanitize(&o.overlay))?;
     writeln!(out)?;
@@ -165,33 +207,23 @@ fn human(
 }
 
 /// `--suspects`: what `diagnose` would blame.
-fn suspects(session: &Session, plan: &crate::reader::Plan, args: &ExcludeArgs) -> anyhow::Result<Vec<usize>> {
+fn suspects(session: &Session, plan: &crate::reader::Plan, args: &ExcludeArgs) -> anyhow::Result<Suspects> {
     let opts = Options { model: args.read.model.clone(), ..Options::default() };
     let d = args.read.diagnose(&args.file, session.clone(), plan, &opts)?;
     let prime: Vec<&str> = d.suspects.iter().filter(|s| s.prime).map(|s| s.attachment.reference.as_str()).collect();
     let refs: Vec<&str> =
         if prime.is_empty() { d.suspects.iter().map(|s| s.attachment.reference.as_str()).collect() } else { prime };
     if refs.is_empty() {
-        anyhow::bail!("{}: diagnose names no suspect to exclude ({})", session.file, d.verdict);
+        // Nothing to change is a success (exit 0), as the help says.
+        return Ok(Suspects::None(d.verdict));
     }
-    Ok(refs.iter().filter_map(|r| session.attachments.iter().position(|a| a.reference == *r)).collect())
+    Ok(Suspects::Some(refs.iter().filter_map(|r| session.attachments.iter().position(|a| a.reference == *r)).collect()))
 }
 
-/// The refs a user probably meant: those on the nearest lines.
-fn nearby(session: &Session, q: &Ref) -> String {
-    let line = match q {
-        Ref::At { line, .. } => *line,
-        Ref::Sha256(_) => 0,
-    };
-    let mut refs: Vec<(u64, &str)> =
-        session.attachments.iter().map(|a| (a.line.abs_diff(line), a.reference.as_str())).collect();
-    refs.sort();
-    let shown: Vec<&str> = refs.iter().take(6).map(|(_, r)| *r).collect();
-    if shown.is_empty() {
-        "; the session holds no attachment".into()
-    } else {
-        format!("; nearby: {}", shown.join(", "))
-    }
+/// What `--suspects` found: the attachments to exclude, or diagnose's verdict naming none.
+enum Suspects {
+    Some(Vec<usize>),
+    None(String),
 }
 
 /// An agent may still be writing the session: an exclusion made now may race it.

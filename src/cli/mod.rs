@@ -8,11 +8,13 @@ mod exclude;
 mod guard;
 pub mod input;
 mod preview;
+mod refs;
 mod repair;
 mod rewrite_args;
 mod scan;
 mod session_args;
 mod sessions;
+mod values;
 
 use clap::{Parser, Subcommand};
 
@@ -62,11 +64,102 @@ pub enum Command {
     Completions(completions::CompletionsArgs),
 }
 
+/// clap's help without its `{after-help}`: [`parse`] prints that part itself.
+const HELP_TEMPLATE: &str = "{before-help}{about-with-newline}\n{usage-heading} {usage}\n\n{all-args}";
+
+/// Parses the process's arguments, as `Cli::parse` does, except for `--help`:
+/// clap wraps the `after_help` text (the examples and exit statuses) at the
+/// terminal's width like prose, which breaks an example mid-command so that it
+/// cannot be copied. Here the options are wrapped by clap and the examples
+/// follow as written, one per line. The man pages keep `after_help` as it is.
+pub fn parse() -> Cli {
+    use clap::{CommandFactory as _, FromArgMatches as _};
+    let full = Cli::command();
+    let bare = full.clone().help_template(HELP_TEMPLATE).mut_subcommands(|s| s.help_template(HELP_TEMPLATE));
+    let matches = bare.try_get_matches().unwrap_or_else(|e| {
+        use clap::error::ErrorKind::{DisplayHelp, DisplayHelpOnMissingArgumentOrSubcommand};
+        if matches!(e.kind(), DisplayHelp | DisplayHelpOnMissingArgumentOrSubcommand) {
+            // `--help` on stdout (exit 0); bare `session-doctor` on stderr (exit 2), as clap does.
+            let _ = e.print();
+            if let Some(after) = after_help(&full, std::env::args().skip(1)) {
+                if e.use_stderr() {
+                    eprintln!("\n{after}");
+                } else {
+                    println!("\n{after}");
+                }
+            }
+            std::process::exit(e.exit_code());
+        }
+        e.exit()
+    });
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
+/// The `after_help` of the command `args` ask help for (`scan --help`, `help scan`, `--help`).
+fn after_help(top: &clap::Command, args: impl Iterator<Item = String>) -> Option<String> {
+    let mut cmd = top;
+    let mut value_next = false;
+    for arg in args {
+        // The one global option that takes a value: `--color WHEN`.
+        if std::mem::take(&mut value_next) {
+            continue;
+        }
+        if arg == "--color" {
+            value_next = true;
+            continue;
+        }
+        if arg.starts_with('-') || arg == "help" {
+            continue;
+        }
+        match cmd.find_subcommand(&arg) {
+            Some(sub) => cmd = sub,
+            None => break,
+        }
+    }
+    cmd.get_after_help().map(|s| s.to_string())
+}
+
 /// Runs one command and says how the process should exit.
 pub fn run(cli: Cli) -> anyhow::Result<Exit> {
     // Decided once; printers read it with `report::term::current()`.
     crate::report::term::init(cli.color);
-    match cli.command {
+    let json = cli.command.json();
+    let ran = dispatch(cli.command);
+    // `--json` answers JSON even on an error: {"error": "…"} on stdout, exit 2
+    // (the message goes to stderr too, as for every error).
+    if let Err(e) = &ran
+        && json
+        && !is_broken_pipe(e)
+    {
+        let v = serde_json::json!({ "error": crate::report::sanitize(&format!("{e:#}")) });
+        use std::io::Write as _;
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{v:#}").and_then(|()| out.flush());
+    }
+    ran
+}
+
+impl Command {
+    /// Whether the command was asked for JSON (its errors then answer JSON too).
+    fn json(&self) -> bool {
+        match self {
+            Command::Scan(a) => a.json,
+            Command::Diagnose(a) => a.json,
+            Command::Exclude(a) => a.json,
+            Command::Preview(a) => a.json,
+            Command::Repair(a) => a.json,
+            Command::Check(a) => a.output_format == check::OutputForm::Json,
+            Command::Classify(a) => a.json,
+            Command::Sessions(a) => a.json,
+            Command::Completions(_) => false,
+            // A hook's stdout belongs to the agent's protocol: never an error object there.
+            Command::Guard(a) => a.json && a.hook.is_none(),
+        }
+    }
+}
+
+fn dispatch(command: Command) -> anyhow::Result<Exit> {
+    match command {
         Command::Scan(args) => scan::run(&args),
         Command::Diagnose(args) => diagnose::run(&args),
         Command::Exclude(args) => exclude::run(&args),

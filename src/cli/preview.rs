@@ -8,25 +8,12 @@ use clap::Args;
 
 use crate::atomic::{self, Existing};
 use crate::exit::Exit;
-use crate::preview::{self, Dialect};
+use crate::preview;
 use crate::report::{sanitize, units::count};
 use crate::rewrite::Rewrite;
 
 use super::rewrite_args::RewriteArgs;
 use super::session_args::ReadArgs;
-
-/// `--target`: `native` (`None`) or one dialect.
-#[derive(Clone, Copy, Debug)]
-pub struct Target(pub Option<Dialect>);
-
-fn parse_target(s: &str) -> Result<Target, String> {
-    if s == "native" {
-        return Ok(Target(None));
-    }
-    Dialect::from_name(s).map(|d| Target(Some(d))).ok_or_else(|| {
-        format!("unknown target `{s}`; expected native, anthropic, openai-chat, openai-responses or gemini")
-    })
-}
 
 /// Show the request the agent would send, once the overlay and the rewrites apply.
 ///
@@ -54,10 +41,10 @@ pub struct PreviewArgs {
     pub read: ReadArgs,
     #[command(flatten)]
     pub rewrite: RewriteArgs,
-    /// The dialect to write: native (what the agent sends its provider),
-    /// anthropic, openai-chat, openai-responses or gemini.
-    #[arg(long = "target", value_name = "TARGET", default_value = "native", value_parser = parse_target)]
-    pub target: Target,
+    /// The dialect to write: native (what the agent sends its provider) or
+    /// another provider's.
+    #[arg(long = "target", value_name = "TARGET", default_value = "native", value_parser = super::values::target())]
+    pub target: super::values::Target,
     /// Write the request to this file (atomically) instead of stdout.
     #[arg(long = "out", value_name = "FILE")]
     pub out: Option<PathBuf>,
@@ -98,6 +85,9 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
         }
     };
     let mut err = std::io::stderr().lock();
+    if let (Some(path), false) = (&args.out, args.json) {
+        writeln!(err, "session-doctor: wrote {}", sanitize(&path.display().to_string()))?;
+    }
     if args.json {
         let v = serde_json::json!({"file": session.file, "format": session.format, "target": done.target, "items": done.items, "changes": done.changes});
         writeln!(err, "{v}")?;

@@ -9,7 +9,8 @@ use serde::Serialize;
 
 use crate::exit::Exit;
 use crate::model::Severity;
-use crate::report::{sanitize, units::count};
+use crate::report::sanitize;
+use crate::report::units::{count, first_few};
 use crate::rewrite::{Rewrite, Summary, copy};
 
 use super::rewrite_args::RewriteArgs;
@@ -33,7 +34,7 @@ use super::session_args::ReadArgs;
   session-doctor repair session.jsonl --max-images 20 --out /tmp/rescued
 
 Exit status:
-  0  the copy was written
+  0  the copy was written, or there was nothing to repair (nothing written)
   2  usage error, unreadable session, or the target exists")]
 pub struct RepairArgs {
     /// The session file.
@@ -46,7 +47,13 @@ pub struct RepairArgs {
     /// The folder to write the copy in (default: beside the original, where the agent finds it).
     #[arg(long = "out", value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Print JSON: {"file", "format", "out", "id", "resume", "lines", "touched", "inserted", "dropped", "changes"}.
+    /// Write the copy even when nothing in it would change (a fork of the
+    /// session under a new id); without it, such a run writes nothing.
+    #[arg(long = "force")]
+    pub force: bool,
+    /// Print JSON: {"file", "format", "written", "out", "id", "resume", "lines",
+    /// "touched", "inserted", "dropped", "changes"}; with nothing to repair,
+    /// {"file", "format", "written": false, "reason"}.
     #[arg(long = "json")]
     pub json: bool,
 }
@@ -55,6 +62,7 @@ pub struct RepairArgs {
 struct Report {
     file: String,
     format: &'static str,
+    written: bool,
     out: String,
     id: Option<String>,
     resume: Option<String>,
@@ -96,12 +104,31 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
         .collect();
     damaged.sort_unstable();
     damaged.dedup();
+    // Nothing excluded, capped, rewritten, mended or left out: the copy would
+    // hold the very records of the original, so none is written unless asked.
+    if rewrite.ops.is_empty() && damaged.is_empty() && !args.force {
+        return nothing_to_repair(args, &session);
+    }
     let reads = args.read.reads(&args.file, &plan, true);
     let source = copy::Source { path: &args.file, planned, reads: &reads };
-    let written = copy::repair(&source, plan.format, plan.single_document, &rewrite, &damaged, args.out.as_deref())?;
+    let written = copy::repair(&source, plan.format, plan.single_document, &rewrite, &damaged, args.out.as_deref())
+        .map_err(|e| {
+            let exists = e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::AlreadyExists)
+            });
+            // The copy's name is fixed for these formats: an earlier repair's copy is in the way.
+            if exists {
+                anyhow::anyhow!(
+                    "{e} (an earlier repair's copy?): remove it, or write the copy elsewhere with --out DIR"
+                )
+            } else {
+                e
+            }
+        })?;
     let r = Report {
         file: session.file.clone(),
         format: session.format,
+        written: true,
         out: written.identity.path.display().to_string(),
         id: written.identity.id.clone(),
         resume: written.identity.resume.clone(),
@@ -116,10 +143,55 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
         serde_json::to_writer_pretty(&mut out, &r)?;
         writeln!(out)?;
     } else {
-        human(&mut out, &r)?;
+        human(&mut out, &r, plan.format, &written.identity.path)?;
     }
     out.flush()?;
     Ok(Exit::Healthy)
+}
+
+/// Says there is nothing to repair, and writes nothing (exit 0).
+fn nothing_to_repair(args: &RepairArgs, session: &crate::model::Session) -> anyhow::Result<Exit> {
+    let reason = "nothing to repair: no exclusion, image cap, reasoning rewrite, unanswered tool call, failed request or damaged line to change; a copy would hold the same records";
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let v = serde_json::json!({"file": session.file, "format": session.format, "written": false, "reason": reason});
+        writeln!(out, "{v:#}")?;
+    } else {
+        writeln!(out, "{reason}")?;
+        writeln!(
+            out,
+            "nothing was written: `session-doctor exclude` an attachment first, or pass --force for the copy anyway"
+        )?;
+    }
+    out.flush()?;
+    Ok(Exit::Healthy)
+}
+
+/// For a Codex rollout written where `codex resume` does not look: where it does.
+/// Codex finds rollouts only under `$CODEX_HOME/sessions/YYYY/MM/DD/`.
+fn codex_elsewhere(format: crate::formats::Format, path: &std::path::Path) -> Option<String> {
+    if format != crate::formats::Format::Codex {
+        return None;
+    }
+    let env = crate::discover::Env::from_process()?;
+    let root = crate::discover::roots(&env, "codex").into_iter().next()?;
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let (dir, root_abs) = (dir.canonicalize().ok()?, root.canonicalize().unwrap_or_else(|_| root.clone()));
+    if dir.starts_with(&root_abs) {
+        return None;
+    }
+    // rollout-YYYY-MM-DDThh-mm-ss-<uuid>.jsonl: the day folder Codex files it under.
+    let name = path.file_name()?.to_string_lossy().into_owned();
+    let day = name.strip_prefix("rollout-").and_then(|n| n.get(..10)).map(|d| d.replace('-', "/"));
+    let want = match day {
+        Some(d) => root.join(d),
+        None => root.join("YYYY/MM/DD"),
+    };
+    Some(format!(
+        "`codex resume` finds rollouts only under {}/YYYY/MM/DD/: move the copy to {} first",
+        sanitize(&root.display().to_string()),
+        sanitize(&want.display().to_string())
+    ))
 }
 
 /// Whether a pi session is of the first layout (no entry ids): its header has
@@ -136,11 +208,16 @@ fn positional(path: &std::path::Path) -> bool {
     version.is_none_or(|v| v < 2)
 }
 
-fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
+fn human(
+    out: &mut impl std::io::Write,
+    r: &Report,
+    format: crate::formats::Format,
+    path: &std::path::Path,
+) -> std::io::Result<()> {
     writeln!(out, "wrote {} ({}, {})", sanitize(&r.out), r.format, count(r.lines, "line", "lines"))?;
     let c = &r.changes;
     if !c.excluded.is_empty() {
-        writeln!(out, "  excluded     {}", c.excluded.join(", "))?;
+        writeln!(out, "  excluded     {}", first_few(&c.excluded))?;
     }
     if !c.fitted.is_empty() {
         writeln!(out, "  fitted       {}", c.fitted.join(", "))?;
@@ -149,7 +226,7 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
         writeln!(out, "  not fitted   {}", sanitize(why))?;
     }
     if !c.capped.is_empty() {
-        writeln!(out, "  over the cap {} ({})", count(c.capped.len() as u64, "image", "images"), c.capped.join(", "))?;
+        writeln!(out, "  over the cap {} ({})", count(c.capped.len() as u64, "image", "images"), first_few(&c.capped))?;
     }
     if c.reasoning_removed > 0 {
         writeln!(out, "  reasoning    {} removed", count(c.reasoning_removed as u64, "item", "items"))?;
@@ -162,7 +239,7 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
             out,
             "  answered     {} ({}): the run stopped before it returned; each gets a result saying so",
             count(c.calls_answered.len() as u64, "interrupted tool call", "interrupted tool calls"),
-            sanitize(&c.calls_answered.join(", "))
+            sanitize(&first_few(&c.calls_answered))
         )?;
     }
     if !c.results_removed.is_empty() {
@@ -170,26 +247,26 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
             out,
             "  removed      {} ({}): their calls are gone",
             count(c.results_removed.len() as u64, "orphan tool result", "orphan tool results"),
-            sanitize(&c.results_removed.join(", "))
+            sanitize(&first_few(&c.results_removed))
         )?;
     }
     if !c.failures_dropped.is_empty() {
-        let lines: Vec<String> = c.failures_dropped.iter().map(u64::to_string).collect();
+        let n = c.failures_dropped.len();
         writeln!(
             out,
-            "  failures     {} left out (line {}): agents do not send them",
-            count(lines.len() as u64, "error record", "error records"),
-            lines.join(", ")
+            "  failures     {} left out (line{} {}): agents do not send them",
+            count(n as u64, "error record", "error records"),
+            if n == 1 { "" } else { "s" },
+            first_few(&c.failures_dropped)
         )?;
     }
     let damaged: Vec<u64> = r.dropped.iter().copied().filter(|l| !c.failures_dropped.contains(l)).collect();
     if !damaged.is_empty() {
-        let lines: Vec<String> = r.dropped.iter().map(u64::to_string).collect();
         writeln!(
             out,
-            "  left out     line{} {} (damaged or dropped)",
-            if lines.len() == 1 { "" } else { "s" },
-            lines.join(", ")
+            "  left out     {} ({}): damaged or dropped",
+            count(damaged.len() as u64, "line", "lines"),
+            first_few(&damaged)
         )?;
     }
     let added =
@@ -202,7 +279,11 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
     writeln!(out, "the original is unchanged: {}", sanitize(&r.file))?;
     if let Some(cmd) = &r.resume {
         writeln!(out)?;
-        writeln!(out, "resume it:")?;
+        if let Some(move_first) = codex_elsewhere(format, path) {
+            writeln!(out, "{move_first}, then resume it:")?;
+        } else {
+            writeln!(out, "resume it:")?;
+        }
         writeln!(out, "  {}", sanitize(cmd))?;
     }
     Ok(())

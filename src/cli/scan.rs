@@ -45,15 +45,11 @@ pub struct ScanArgs {
     pub read: ReadArgs,
     /// Show only these attachments: L<line>.<n> as printed, or sha256:<hex prefix>
     /// for every attachment with those bytes. A ref that names none is an error.
-    #[arg(long = "ref", value_name = "REF", value_parser = parse_ref)]
+    #[arg(long = "ref", value_name = "REF", value_parser = super::refs::parse_ref)]
     pub refs: Vec<Ref>,
     /// Print JSON: one document per file, an array for several files.
     #[arg(long = "json")]
     pub json: bool,
-}
-
-fn parse_ref(s: &str) -> Result<Ref, String> {
-    Ref::parse(s).map_err(|e| e.to_string())
 }
 
 /// One element of `scan --json` over several files: a report, or why there is none.
@@ -85,7 +81,9 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<Exit> {
                 r.file.clone_from(&shown);
                 if !args.refs.is_empty() {
                     if let Some(missing) = args.refs.iter().find(|q| !r.attachments.iter().any(|a| q.matches(a))) {
-                        fail(&mut docs, shown, format!("{}: {missing} names no attachment", r.file));
+                        // As `exclude` says it: the refs the user probably meant.
+                        let near = super::refs::nearby(&r.attachments, missing);
+                        fail(&mut docs, shown, format!("{}: {missing} names no attachment{near}", r.file));
                         continue;
                     }
                     r.attachments.retain(|a| args.refs.iter().any(|q| q.matches(a)));
@@ -106,8 +104,9 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<Exit> {
         if args.files.files.len() > 1 {
             // Every file has its place in the array, an unreadable one as {"file", "error"}.
             Json.print(&mut out, &docs)?;
-        } else if let Some(Doc::Report(r)) = docs.first() {
-            Json.print(&mut out, r)?;
+        } else if let Some(doc) = docs.first() {
+            // One file: its report, or {"file", "error"} when it could not be read.
+            Json.print(&mut out, doc)?;
         }
     }
     out.flush()?;

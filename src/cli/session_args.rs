@@ -5,22 +5,10 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::alias::Input;
-use crate::formats::Format;
 use crate::media::Depth;
 use crate::reader::Options;
 
-/// `--format`: `auto` (`None`) or one format.
-#[derive(Clone, Copy, Debug)]
-pub struct FormatChoice(pub Option<Format>);
-
-pub(super) fn parse_format(s: &str) -> Result<FormatChoice, String> {
-    if s == "auto" {
-        return Ok(FormatChoice(None));
-    }
-    Format::from_name(s).map(|f| FormatChoice(Some(f))).ok_or_else(|| {
-        format!("unknown format `{s}`; expected auto or one of: {}", Format::ALL.map(Format::name).join(", "))
-    })
-}
+pub use super::values::FormatChoice;
 
 pub(super) fn parse_threads(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
@@ -32,14 +20,13 @@ pub(super) fn parse_threads(s: &str) -> Result<usize, String> {
 
 #[derive(Debug, Args, Clone)]
 pub struct ReadArgs {
-    /// Session format: auto (detect from the content) or claude-code, codex, pi,
-    /// gemini-cli, mux, opencode, openai-chat, openai-responses, anthropic, gemini, cline.
-    #[arg(long = "format", value_name = "FORMAT", default_value = "auto", value_parser = parse_format)]
+    /// Session format: auto (detect from the content) or one format.
+    #[arg(long = "format", value_name = "FORMAT", default_value = "auto", value_parser = super::values::format())]
     pub format: FormatChoice,
 
-    /// Judge media by this provider's rules (anthropic, bedrock, vertex-anthropic,
-    /// openai, gemini, mistral, xai, groq). Default: the session's own provider.
-    #[arg(long = "provider", value_name = "PROVIDER")]
+    /// Judge media by this provider's rules (a name below, or an alias such as
+    /// claude, azure, vertex). Default: the session's own provider.
+    #[arg(long = "provider", value_name = "PROVIDER", value_parser = super::values::provider())]
     pub provider: Option<String>,
 
     /// Decode every payload fully (PNG pixels, JPEG scans, every PDF object),
@@ -167,7 +154,7 @@ impl ReadArgs {
             out.push(format!("--format {}", f.name()));
         }
         if let Some(o) = &self.overlay {
-            out.push(format!("--overlay {}", crate::diagnose::shell_quote(&o.display().to_string())));
+            out.push(format!("--overlay {}", crate::report::shell_quote(&o.display().to_string())));
         }
         out.join(" ")
     }

@@ -18,8 +18,9 @@ use crate::report::{self, ScanReport};
 /// CODEX_HOME, PI_CODING_AGENT_DIR, GEMINI_CLI_HOME, MUX_ROOT and XDG_DATA_HOME),
 /// newest first by modification time, and judges each listed session as `scan`
 /// does: ok, problems (an invalid attachment, a provider limit broken, a line
-/// skipped) or unreadable. opencode keeps its sessions in a database that is not
-/// read: `opencode export <id>` writes one that is.
+/// skipped) or unreadable. opencode keeps its sessions in one database, listed
+/// whole and not judged here ("not read"): `scan` and `diagnose` read it, its
+/// newest session or the one --session names.
 #[derive(Debug, Args)]
 #[command(after_help = "\
 Examples:
@@ -31,8 +32,8 @@ Exit status:
   0  the sessions were listed (even with problems, or none)
   2  usage error")]
 pub struct SessionsArgs {
-    /// Only this agent's sessions: claude-code, codex, pi, gemini-cli, mux or opencode.
-    #[arg(long = "agent", value_name = "AGENT", value_parser = parse_agent)]
+    /// Only this agent's sessions (claude and gemini are short for claude-code and gemini-cli).
+    #[arg(long = "agent", value_name = "AGENT", value_parser = super::values::agent())]
     pub agent: Option<&'static str>,
     /// How many sessions to list (the newest).
     #[arg(long = "limit", short = 'n', value_name = "N", default_value_t = 10)]
@@ -40,10 +41,6 @@ pub struct SessionsArgs {
     /// Print JSON: an array of {"agent","format","path","bytes","modified","health"}.
     #[arg(long = "json")]
     pub json: bool,
-}
-
-fn parse_agent(s: &str) -> Result<&'static str, String> {
-    discover::agent_name(s).ok_or_else(|| format!("unknown agent `{s}`; expected one of: {}", AGENTS.join(", ")))
 }
 
 pub fn run(args: &SessionsArgs) -> anyhow::Result<Exit> {

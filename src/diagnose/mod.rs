@@ -298,6 +298,10 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
             format!("stuck: {}; every retry sends it again", history::summary(&broken))
         };
     }
+    if picked.suspects.is_empty() {
+        // Where suspects would be says nothing when there are none.
+        notes.retain(|n| !n.starts_with("suspects are") && !n.contains("every attachment is a suspect"));
+    }
     Ok(Diagnosis {
         file: session.file.clone(),
         format: session.format,

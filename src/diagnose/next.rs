@@ -5,39 +5,7 @@ use crate::media::rules::Rules;
 
 use super::{Failure, Options, Suspect};
 
-/// Quotes `s` for a POSIX shell when it needs it.
-pub fn shell_quote(s: &str) -> String {
-    let plain = !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./:=@%+,".contains(&b));
-    if plain {
-        s.to_string()
-    } else if s.chars().any(unprintable) {
-        // A newline (or another control) inside plain quotes would print as a
-        // second line: ANSI-C quoting (bash, zsh, ksh) spells every one escaped.
-        let mut out = String::from("$'");
-        for c in s.chars() {
-            match c {
-                '\'' => out.push_str("\\'"),
-                '\\' => out.push_str("\\\\"),
-                '\n' => out.push_str("\\n"),
-                '\t' => out.push_str("\\t"),
-                '\r' => out.push_str("\\r"),
-                c if unprintable(c) && (c as u32) < 0x100 => out.push_str(&format!("\\x{:02x}", c as u32)),
-                c if unprintable(c) => out.push_str(&format!("\\u{:04x}", c as u32)),
-                c => out.push(c),
-            }
-        }
-        out.push('\'');
-        out
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
-}
-
-/// What `report::sanitize` would escape: controls, line separators, bidi overrides.
-fn unprintable(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-}
+pub use crate::report::shell_quote;
 
 /// What to run next, in order; empty when nothing needs doing (or nothing
 /// session-doctor does can help: credentials, billing, waiting).
@@ -113,7 +81,8 @@ mod tests {
         assert_eq!(shell_quote("my session.jsonl"), "'my session.jsonl'");
         assert_eq!(shell_quote("it's"), "'it'\\''s'");
         assert_eq!(shell_quote(""), "''");
-        // A newline cannot make the command two lines.
-        assert_eq!(shell_quote("a\nb's\u{2028}.jsonl"), "$'a\\nb\\'s\\u2028.jsonl'");
+        // A newline cannot make the command two lines (report::shell's tests read the name back in sh).
+        let q = shell_quote("a\nb's\u{2028}.jsonl");
+        assert!(!q.contains('\n') && !q.contains('\u{2028}'), "{q}");
     }
 }

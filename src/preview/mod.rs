@@ -155,8 +155,7 @@ pub fn preview(
             }
         }
     }
-    let items = w.items;
-    w.finish()?;
+    let (_, items) = w.finish()?;
     Ok(Previewed { target: dialect.name(), items, changes: summary })
 }
 

@@ -119,7 +119,9 @@ impl<W: Write> Writer<W> {
         Ok(())
     }
 
-    pub fn finish(mut self) -> std::io::Result<W> {
+    /// Writes the last message and closes the request; returns the writer and
+    /// how many items were written (the last one counts only once it is out).
+    pub fn finish(mut self) -> std::io::Result<(W, u64)> {
         if let Some(p) = self.pending.take() {
             self.emit(p)?;
         }
@@ -133,7 +135,7 @@ impl<W: Write> Writer<W> {
             }
         }
         writeln!(self.out, "}}")?;
-        Ok(self.out)
+        Ok((self.out, self.items))
     }
 
     fn emit(&mut self, m: Msg) -> std::io::Result<()> {

@@ -28,6 +28,12 @@ const NOT_A_SESSION: &[(&[u8], &str)] = &[
     (b"\x28\xB5\x2F\xFD", "is compressed (zstd); decompress it first: `zstdcat FILE > session.jsonl`"),
 ];
 
+/// Whether the start of a file is binary rather than text: session text (JSON
+/// in UTF-8) never holds a NUL byte outside an escape.
+fn is_binary(start: &[u8]) -> bool {
+    memchr::memchr(0, &start[..start.len().min(8192)]).is_some()
+}
+
 /// What the first lines say about each format.
 struct Evidence {
     scores: [u32; Format::ALL.len()],
@@ -81,7 +87,12 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
     while seen < SNIFF_LINES && total < SNIFF_BYTES {
         let Some(line) = r.next_line().with_context(|| format!("reading {}", path.display()))? else { break };
         if let Some((_, why)) = NOT_A_SESSION.iter().find(|(magic, _)| total == 0 && line.starts_with(magic)) {
+            // The way out names the file itself, quoted as a shell needs it.
+            let why = why.replace("FILE", &crate::report::shell_quote(&path.display().to_string()));
             bail!("{} {why}", path.display());
+        }
+        if total == 0 && is_binary(line) {
+            bail!("{} is a binary file (it holds NUL bytes), not a session's JSON text", path.display());
         }
         total += line.len() as u64;
         let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line).trim_ascii();
@@ -89,8 +100,9 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
             continue;
         }
         seen += 1;
-        match Value::parse(line) {
-            Ok(v) => {
+        let mut spare = None;
+        match Value::parse_tolerant(line, &mut spare) {
+            Ok((v, _)) => {
                 maybe_document.get_or_insert(v.is_array());
                 if v.is_object() {
                     if let Some(why) = not_a_session(&v) {
@@ -111,8 +123,9 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
     if maybe_document == Some(true) {
         let whole = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
         let body = whole.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&whole);
-        match Value::parse(body) {
-            Ok(v) => {
+        let mut spare = None;
+        match Value::parse_tolerant(body, &mut spare) {
+            Ok((v, _)) => {
                 ev = Evidence::new();
                 weigh_document(&mut ev, &v);
                 if let Some(why) = v.items().first().and_then(not_a_session) {
@@ -131,8 +144,9 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
             Some(f) => (f, true),
             None if seen == 0 => bail!("{}: the file is empty; there is no session to read", path.display()),
             None => bail!(
-                "{}: cannot tell which agent wrote this file (looked at its first {seen} lines); pass --format with one of: {}",
+                "{}: cannot tell which agent wrote this file (looked at its {}); pass --format with one of: {}",
                 path.display(),
+                if seen == 1 { "first line".to_string() } else { format!("first {seen} lines") },
                 Format::ALL.map(Format::name).join(", ")
             ),
         },

@@ -47,8 +47,9 @@ impl<'r> Worker<'r> {
         if raw.iter().all(u8::is_ascii_whitespace) {
             return None;
         }
-        match Value::parse(raw) {
-            Ok(v) => Some(self.record(adapter, &v, raw, lineno, offset, false)),
+        let mut spare = None;
+        match Value::parse_tolerant(raw, &mut spare) {
+            Ok((v, text)) => Some(self.record(adapter, &v, text, lineno, offset, false)),
             Err(e) => {
                 let utf8 = std::str::from_utf8(raw).is_ok();
                 if !utf8 {

@@ -147,7 +147,8 @@ fn nothing_recognised(path: &Path, opts: &Options, plan: &Plan) -> anyhow::Error
         Ok(_) => "nothing in it is part of a history".to_string(),
         Err(_) => "it does not look like any format session-doctor reads".to_string(),
     };
-    anyhow::anyhow!("{}: read as {given}, nothing in it is a {given} record (0 entries); {looks}", path.display())
+    let a = crate::report::units::article(given);
+    anyhow::anyhow!("{}: read as {given}, nothing in it is {a} {given} record (0 entries); {looks}", path.display())
 }
 
 /// What one worker read from its byte range; line numbers are relative to it.
@@ -264,7 +265,8 @@ fn single_document(bytes: &[u8], opts: &Options, plan: &Plan) -> anyhow::Result<
     let mut worker = line::Worker::new(media::Judge::new(opts.depth, &plan.rules));
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let offset = (bytes.len() - body.len()) as u64;
-    let v = crate::json::Value::parse(body)?;
+    let mut spare = None;
+    let (v, body) = crate::json::Value::parse_tolerant(body, &mut spare)?;
     let adapter = plan.format.adapter();
     let Value::Array(items) = &v else {
         return Ok((vec![worker.record(adapter, &v, body, 1, offset, true)], Vec::new(), lines));

@@ -15,10 +15,19 @@ use super::units::count;
 /// Writes the report for `term`: fitted to its width, coloured when it takes colour.
 pub fn write(out: &mut impl Write, d: &Diagnosis, detected: bool, term: &Term) -> io::Result<()> {
     let how = if detected { "detected" } else { "given" };
-    let file = term.paint(styles::HEADER, &sanitize(&d.file));
-    writeln!(out, "{file}: {} ({how}), judged by {} rules", d.format, d.provider)?;
+    // Prose is wrapped at spaces to the terminal, as the tables are fitted to it:
+    // a label's continuation lines start under its value.
+    let say = |out: &mut dyn Write, label: &str, text: &str| -> io::Result<()> {
+        writeln!(out, "{}", wrap(&format!("{label:<10}"), text, term.width, 10))
+    };
+    let file = format!("{}: ", term.paint(styles::HEADER, &sanitize(&d.file)));
+    let summary = format!("{} ({how}), judged by {} rules", d.format, d.provider);
+    writeln!(out, "{}", wrap(&file, &summary, term.width, 2))?;
     let style = if d.stuck { styles::INVALID } else { styles::OK };
-    writeln!(out, "{}", term.paint(style, &d.verdict))?;
+    // Painted word by word, so a wrapped verdict keeps its colour on every line.
+    let said = wrap("", &sanitize(&d.verdict), term.width, 2);
+    let said: Vec<String> = said.split('\n').map(|l| term.paint(style, l)).collect();
+    writeln!(out, "{}", said.join("\n"))?;
     writeln!(out)?;
     if let Some(f) = &d.failure {
         let c = &f.classification;
@@ -33,26 +42,33 @@ pub fn write(out: &mut impl Write, d: &Diagnosis, detected: bool, term: &Term) -
             (Source::Given, _) => "given".into(),
             (Source::Predicted, _) => "predicted: no error recorded".into(),
         };
-        writeln!(out, "failure   {} ({retry}; {whence})", c.class)?;
-        let mut who = Vec::new();
-        if let Some(p) = &c.provider {
-            who.push(sanitize(p));
-        }
-        if let Some(s) = c.status {
-            who.push(format!("status {s}"));
-        }
-        if let Some(m) = &d.model {
-            who.push(format!("model {}", sanitize(m)));
-        }
-        if !who.is_empty() {
-            writeln!(out, "provider  {}", who.join(", "))?;
+        say(out, "failure", &format!("{} ({retry}; {whence})", c.class))?;
+        // Under the provider's label only when the provider is known; else the
+        // status and the model stand under their own.
+        match &c.provider {
+            Some(p) => {
+                let mut who = vec![sanitize(p)];
+                who.extend(c.status.map(|s| format!("status {s}")));
+                who.extend(d.model.as_deref().map(|m| format!("model {}", sanitize(m))));
+                say(out, "provider", &who.join(", "))?;
+            }
+            None => {
+                if let Some(s) = c.status {
+                    say(out, "status", &s.to_string())?;
+                }
+                if let Some(m) = &d.model {
+                    say(out, "model", &sanitize(m))?;
+                }
+            }
         }
         if let Some(m) = &c.message {
-            let m = sanitize(m).replace('\n', "\n          ");
-            writeln!(out, "message   {m}")?;
+            // A pipe gets the message's own lines, each under the value column.
+            let m = sanitize(m);
+            let m = if term.width.is_some() { m } else { m.replace('\n', "\n          ") };
+            say(out, "message", &m)?;
         }
         if let Some(b) = &c.block {
-            writeln!(out, "block     {}", sanitize(b))?;
+            say(out, "block", &sanitize(b))?;
         }
         writeln!(out)?;
     }
@@ -77,24 +93,33 @@ pub fn write(out: &mut impl Write, d: &Diagnosis, detected: bool, term: &Term) -
         history(out, d, term)?;
     }
     if !d.excluded.is_empty() {
-        writeln!(out, "excluded  {}", d.excluded.join(", "))?;
+        let n = d.excluded.len();
+        let refs = super::units::first_few(&d.excluded);
+        say(out, "excluded", &if n > super::units::FEW { format!("{n} attachments: {refs}") } else { refs })?;
     }
     for p in &d.limits {
-        writeln!(out, "request   {}: {}", verdict(p.severity), sanitize(&p.message))?;
+        say(out, "request", &format!("{}: {}", verdict(p.severity), sanitize(&p.message)))?;
     }
     for n in &d.notes {
-        writeln!(out, "note      {}", sanitize(n))?;
+        say(out, "note", &sanitize(n))?;
     }
-    // The history's structural problems have their own section above.
-    let damage = |f: &&crate::model::Finding| f.severity >= Severity::Warning && !crate::history::is_structural(f);
-    let damaged = d.findings.iter().filter(damage).count();
-    if damaged > 0 {
-        let first = &d.findings.iter().find(damage).map(|f| f.line).unwrap_or(0);
-        writeln!(
-            out,
-            "note      {} (first: line {first}); `session-doctor scan` lists them",
-            count(damaged as u64, "damaged line", "damaged lines")
-        )?;
+    // The reader's findings, one note per kind: damaged lines are called so,
+    // other warnings (a parent cycle, a missing parent) by what they are. The
+    // history's structural problems have their own section above.
+    let mut kinds: Vec<(Option<&str>, Vec<u64>)> = Vec::new();
+    for f in d.findings.iter().filter(|f| f.severity >= Severity::Warning && !crate::history::is_structural(f)) {
+        let kind = f.code.filter(|c| !c.starts_with("line."));
+        match kinds.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, lines)) => lines.push(f.line),
+            None => kinds.push((kind, vec![f.line])),
+        }
+    }
+    for (kind, lines) in kinds {
+        let what = match kind.and_then(crate::codes::lookup) {
+            Some(code) => format!("{}: {}", count(lines.len() as u64, "line", "lines"), code.description),
+            None => count(lines.len() as u64, "damaged line", "damaged lines"),
+        };
+        say(out, "note", &format!("{what} (first: line {}); `session-doctor scan` lists them", lines[0]))?;
     }
     if !d.next.is_empty() {
         writeln!(out)?;

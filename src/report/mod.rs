@@ -7,6 +7,7 @@ pub mod progress;
 mod sanitize;
 pub mod scan;
 pub mod sessions;
+mod shell;
 pub mod table;
 pub mod term;
 pub mod units;
@@ -18,6 +19,7 @@ use crate::model::{Attachment, Finding, Session, Severity};
 use crate::reader::Plan;
 
 pub use sanitize::{markup_escape, sanitize, sanitize_keeping_lines};
+pub use shell::shell_quote;
 
 /// `scan --json`: the stable schema of DESIGN.md, plus a few added fields.
 #[derive(Debug, Serialize)]

@@ -216,29 +216,45 @@ pub fn truncate(s: &str, width: usize, keep: Keep) -> String {
 
 /// Prose for a terminal: `first` then `text`, wrapped at spaces to `width` columns
 /// with continuation lines indented by `indent` spaces; unchanged when `width` is `None`
-/// (a pipe keeps one line per message, for grep). A word longer than a line is left whole.
+/// (a pipe keeps one line per message, for grep). A word longer than a line is left
+/// whole; a prefix wider than the first word allows (a long path) keeps its line to
+/// itself; the lines of a text that has several each start under the indent.
 pub fn wrap(first: &str, text: &str, width: Option<usize>, indent: usize) -> String {
     let Some(width) = width else { return format!("{first}{text}") };
     let mut out = String::from(first);
     let mut col = visible_width(first);
     let mut fresh = true; // nothing but the prefix on this line yet
-    for word in text.split(' ') {
-        let w = word.width();
-        if !fresh && col + 1 + w > width {
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
             out.push('\n');
             out.push_str(&" ".repeat(indent));
             col = indent;
             fresh = true;
         }
-        if !fresh {
-            out.push(' ');
-            col += 1;
-        }
-        out.push_str(word);
-        col += w;
-        fresh = false;
+        wrap_line(&mut out, &mut col, &mut fresh, line, width, indent);
     }
     out
+}
+
+fn wrap_line(out: &mut String, col: &mut usize, fresh: &mut bool, text: &str, width: usize, indent: usize) {
+    for word in text.split(' ') {
+        let w = word.width();
+        let need = if *fresh { w } else { 1 + w };
+        // Break where a break gains room: never on a line holding only the indent.
+        if *col + need > width && (!*fresh || *col > indent) {
+            out.push('\n');
+            out.push_str(&" ".repeat(indent));
+            *col = indent;
+            *fresh = true;
+        }
+        if !*fresh {
+            out.push(' ');
+            *col += 1;
+        }
+        out.push_str(word);
+        *col += w;
+        *fresh = false;
+    }
 }
 
 /// Display columns of `s`, not counting SGR colour sequences (`\x1b[…m`).

@@ -23,9 +23,33 @@ pub fn count(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// `a` or `an` before `word`, as it is spoken (`an opencode record`, `a codex record`).
+pub fn article(word: &str) -> &'static str {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u', 'A', 'E', 'I', 'O', 'U']) { "an" } else { "a" }
+}
+
+/// How many items of a list prose names before "and N more".
+pub const FEW: usize = 5;
+
+/// A list for a sentence: every item when there are few, else the first
+/// [`FEW`] and how many more (`a, b, c, d, e and 321 more`): a repair over a
+/// broken history may touch hundreds of ids, and a line of 326 ids says nothing.
+pub fn first_few<T: std::fmt::Display>(items: &[T]) -> String {
+    let shown: Vec<String> = items.iter().take(FEW).map(ToString::to_string).collect();
+    if items.len() <= FEW { shown.join(", ") } else { format!("{} and {} more", shown.join(", "), items.len() - FEW) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_lists_say_their_count_and_the_first_few() {
+        assert_eq!(first_few(&[1, 2]), "1, 2");
+        assert_eq!(first_few(&[1, 2, 3, 4, 5]), "1, 2, 3, 4, 5");
+        let many: Vec<u64> = (1..=326).collect();
+        assert_eq!(first_few(&many), "1, 2, 3, 4, 5 and 321 more");
+    }
 
     #[test]
     fn sizes_are_decimal() {

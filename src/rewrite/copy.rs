@@ -68,7 +68,7 @@ pub fn repair(
     let identity = identity::new(format, src, dir, document.as_deref().unwrap_or(&first));
     let mut w = Written { identity, lines: 0, touched: 0, dropped: Vec::new(), inserted: 0 };
     let target = w.identity.path.clone();
-    atomic::write(&target, Existing::Keep, source.reads, |out| {
+    atomic::write_with_mode(&target, Existing::Keep, atomic::mode_of(src), source.reads, |out| {
         copy(&mut w, planned(), document.as_deref(), format, rewrite, damaged, out)?;
         // Still the file the plan was made from, or nothing is written.
         source.planned.unchanged(src)
@@ -97,9 +97,12 @@ fn copy(
         e.extend(identity::edit(format, &w.identity, body, true));
         w.touched += u64::from(!e.is_empty());
         out.write_all(&text[..body_at])?;
-        splice::apply_to(body, e, out)?;
+        // The lines of the copy as written: a note in place of a pretty-printed
+        // media block takes fewer lines than the block.
+        let copy = splice::apply(body, e);
+        out.write_all(&copy)?;
         w.lines =
-            memchr::memchr_iter(b'\n', body).count() as u64 + u64::from(!body.is_empty() && !body.ends_with(b"\n"));
+            memchr::memchr_iter(b'\n', &copy).count() as u64 + u64::from(!copy.is_empty() && !copy.ends_with(b"\n"));
         return Ok(());
     }
     // The reader's own splitter: SIMD newline search, lines borrowed in place.

@@ -72,6 +72,38 @@ fn value_end(t: &[u8], i: usize) -> Option<usize> {
     }
 }
 
+/// A copy of `t` in which every number an f64 cannot hold (`1e400`, a 400-digit
+/// integer: valid JSON that serde_json refuses) reads `0`, padded with spaces to
+/// its length, so that the copy parses and every offset in it stays where it
+/// was; `None` when `t` holds no such number. Only the reader's parse sees the
+/// copy: a rewrite edits the original bytes, where the number stays as written.
+pub fn tame_numbers(t: &[u8]) -> Option<Vec<u8>> {
+    let mut out: Option<Vec<u8>> = None;
+    let mut i = 0;
+    while i < t.len() {
+        match t[i] {
+            b'"' => i = string_end(t, i).unwrap_or(t.len()),
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while i < t.len() && matches!(t[i], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') {
+                    i += 1;
+                }
+                let too_big = std::str::from_utf8(&t[start..i])
+                    .ok()
+                    .and_then(|n| n.parse::<f64>().ok())
+                    .is_some_and(f64::is_infinite);
+                if too_big {
+                    let o = out.get_or_insert_with(|| t.to_vec());
+                    o[start] = b'0';
+                    o[start + 1..i].fill(b' ');
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
 /// The decoded text of the key string at `range` (quotes included).
 fn key_text(t: &[u8], range: Range<usize>) -> Option<String> {
     let raw = &t[range.start + 1..range.end - 1];
@@ -253,6 +285,18 @@ mod tests {
         assert!(locate(LINE, "/message/content/2").is_none());
         assert_eq!(count(LINE, "/message/content"), Some(2));
         assert_eq!(count(LINE, "/z"), Some(0));
+    }
+
+    #[test]
+    fn numbers_past_f64_read_as_zero_at_the_same_offsets() {
+        let t = br#"{"n":1e400,"s":"1e400","m":-2E+999,"k":12.5,"big":1000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000}"#;
+        let tamed = tame_numbers(t).expect("two numbers overflow");
+        assert_eq!(tamed.len(), t.len());
+        let v: serde_json::Value = serde_json::from_slice(&tamed).expect("parses");
+        assert_eq!((v["n"].as_f64(), v["m"].as_f64(), v["big"].as_f64()), (Some(0.0), Some(0.0), Some(0.0)));
+        assert_eq!(v["s"], "1e400", "a string is left alone");
+        assert_eq!(v["k"], 12.5);
+        assert!(tame_numbers(br#"{"k":1e300}"#).is_none());
     }
 
     #[test]
