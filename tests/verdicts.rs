@@ -88,11 +88,15 @@ fn answered(format: &str, session: &str) -> String {
     let line = match format {
         "codex" => json!({"timestamp":"t","type":"response_item","payload":{"type":"message","role":"assistant",
             "content":[{"type":"output_text","text":"Both images show a login form."}]}}),
-        "pi" => json!({"type":"message","id":"000000aa","parentId":last["id"],"timestamp":"t","message":{"role":"assistant",
+        "pi" => {
+            json!({"type":"message","id":"000000aa","parentId":last["id"],"timestamp":"t","message":{"role":"assistant",
             "content":[{"type":"text","text":"Both images show a login form."}],"api":"anthropic-messages","provider":"anthropic",
-            "model":"claude-sonnet-4-5","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2},"stopReason":"stop","timestamp":4}}),
-        "gemini-cli" => json!({"id":"g2","timestamp":"t","type":"gemini","content":"Both images show a login form.","model":"gemini-2.5-pro",
-            "tokens":{"input":1,"output":1,"cached":0,"thoughts":0,"tool":0,"total":2}}),
+            "model":"claude-sonnet-4-5","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2},"stopReason":"stop","timestamp":4}})
+        }
+        "gemini-cli" => {
+            json!({"id":"g2","timestamp":"t","type":"gemini","content":"Both images show a login form.","model":"gemini-2.5-pro",
+            "tokens":{"input":1,"output":1,"cached":0,"thoughts":0,"tool":0,"total":2}})
+        }
         "anthropic" | "openai-chat" => {
             let msgs = lines[0]["messages"].as_array_mut().expect("messages");
             msgs.push(json!({"role":"assistant","content":"Both images show a login form."}));
@@ -102,7 +106,9 @@ fn answered(format: &str, session: &str) -> String {
         "openai-responses" => {
             let input = lines[0]["input"].as_array_mut().expect("input");
             input.push(json!({"type":"message","role":"assistant","content":[{"type":"output_text","text":"Both images show a login form."}]}));
-            input.push(json!({"type":"message","role":"user","content":[{"type":"input_text","text":"thanks, now fix it"}]}));
+            input.push(
+                json!({"type":"message","role":"user","content":[{"type":"input_text","text":"thanks, now fix it"}]}),
+            );
             return lines.iter().map(|l| l.to_string() + "\n").collect();
         }
         "gemini" => {
@@ -155,4 +161,118 @@ fn an_accepted_invalid_image_excluded_leaves_nothing_to_blame() {
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// A data URL of `bytes` as a PNG.
+fn png_url(bytes: &[u8]) -> String {
+    format!("data:image/png;base64,{}", b64(bytes))
+}
+
+/// A Codex rollout as Codex 0.58 writes it: the initial context items, a
+/// `view_image` that returned a cut PNG, the 400 naming it, and a retry. Codex
+/// records its undo snapshots (`ghost_snapshot`) among the items but never
+/// sends them: one lands between the call and its output, one after the retry.
+fn codex_rejected_rollout(cut: &[u8]) -> String {
+    let error = json!({"error":{"message":"Invalid image data: the image at input[6].output[0].image_url could not be decoded.",
+        "type":"invalid_request_error","param":"input[6].output[0].image_url","code":"invalid_image_format"}});
+    let ghost = |id: &str| {
+        json!({"timestamp":"2026-11-20T10:00:05.000Z","type":"response_item","payload":{"type":"ghost_snapshot",
+        "ghost_commit":{"id":id,"parent":"a1b2c3d4","preexisting_untracked_files":[],"preexisting_untracked_dirs":[]}}})
+    };
+    let failed = json!({"timestamp":"2026-11-20T10:00:06.000Z","type":"event_msg","payload":{"type":"error",
+        "message":format!("unexpected status 400 Bad Request: {error}")}});
+    let lines = [
+        json!({"timestamp":"2026-11-20T10:00:00.000Z","type":"session_meta","payload":{"id":"019a8b2c-3d4e-7f50-8a6b-7c8d9e0f1a2b",
+            "timestamp":"2026-11-20T10:00:00.000Z","cwd":"/home/dev/shop","originator":"codex_cli_rs","cli_version":"0.58.0","source":"cli","model_provider":"openai"}}),
+        json!({"timestamp":"2026-11-20T10:00:00.100Z","type":"response_item","payload":{"type":"message","role":"developer",
+            "content":[{"type":"input_text","text":"<permissions instructions>approval policy: on-request</permissions instructions>"}]}}),
+        json!({"timestamp":"2026-11-20T10:00:00.200Z","type":"response_item","payload":{"type":"message","role":"user",
+            "content":[{"type":"input_text","text":"<user_instructions>Run the tests before you finish.</user_instructions>"}]}}),
+        json!({"timestamp":"2026-11-20T10:00:00.300Z","type":"response_item","payload":{"type":"message","role":"user",
+            "content":[{"type":"input_text","text":"<environment_context><cwd>/home/dev/shop</cwd></environment_context>"}]}}),
+        json!({"timestamp":"2026-11-20T10:00:01.000Z","type":"turn_context","payload":{"cwd":"/home/dev/shop","approval_policy":"on-request",
+            "sandbox_policy":{"mode":"workspace-write"},"model":"gpt-5-codex","effort":"medium","summary":"auto"}}),
+        json!({"timestamp":"2026-11-20T10:00:02.000Z","type":"response_item","payload":{"type":"message","role":"user",
+            "content":[{"type":"input_text","text":"What does tmp/chart.png show?"}]}}),
+        json!({"timestamp":"2026-11-20T10:00:02.100Z","type":"event_msg","payload":{"type":"user_message","message":"What does tmp/chart.png show?","images":[]}}),
+        json!({"timestamp":"2026-11-20T10:00:03.000Z","type":"response_item","payload":{"type":"reasoning","summary":[],"content":null,"encrypted_content":"gAAAAABpQ3Zk"}}),
+        json!({"timestamp":"2026-11-20T10:00:04.000Z","type":"response_item","payload":{"type":"function_call","name":"view_image",
+            "arguments":"{\"path\":\"/home/dev/shop/tmp/chart.png\"}","call_id":"call_Vx81"}}),
+        ghost("5f0e7c1a"),
+        json!({"timestamp":"2026-11-20T10:00:05.500Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_Vx81",
+            "output":[{"type":"input_image","image_url":png_url(cut)}]}}),
+        failed.clone(),
+        json!({"timestamp":"2026-11-20T10:01:00.000Z","type":"response_item","payload":{"type":"message","role":"user",
+            "content":[{"type":"input_text","text":"try again"}]}}),
+        json!({"timestamp":"2026-11-20T10:01:00.100Z","type":"event_msg","payload":{"type":"user_message","message":"try again","images":[]}}),
+        ghost("9c2d4e6f"),
+        failed,
+    ];
+    lines.iter().map(|l| l.to_string() + "\n").collect()
+}
+
+/// Item 1: Codex's undo snapshots are neither sent nor an answer. Counted as
+/// both, they moved the acceptance boundary past the cut PNG and the request
+/// numbering off by one, and a recorded 400 naming the PNG read "not stuck".
+#[test]
+fn a_codex_400_naming_an_invalid_image_is_stuck() {
+    let dir = tempfile::tempdir().unwrap();
+    let cut = cut_png();
+    let file = write(
+        dir.path(),
+        "rollout-2026-11-20T10-00-00-019a8b2c-3d4e-7f50-8a6b-7c8d9e0f1a2b.jsonl",
+        &codex_rejected_rollout(&cut),
+    );
+    let cut_ref = ref_of(&file, &cut);
+    let (d, code) = diagnose(&file, &[]);
+    assert_eq!((code, &d["stuck"]), (1, &json!(true)), "{d:#}");
+    let first = &d["suspects"][0];
+    assert_eq!(
+        (first["ref"].as_str(), &first["named"], &first["prime"]),
+        (Some(cut_ref.as_str()), &json!(true), &json!(true)),
+        "{d:#}"
+    );
+    let next: Vec<&str> = d["next"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert!(next[0].ends_with(&format!("--ref {cut_ref}")), "{next:?}");
+    let out = run(&["check", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "check passed it: {}", String::from_utf8_lossy(&out.stdout));
+}
+
+/// Item 1, the rule: a named block that maps to no attachment is said so, and
+/// the suspects widen; a failed mapping never reads "not stuck". Claude Code
+/// sends this real-shaped session's screenshot at messages.4.content.0.content.1;
+/// the error names messages.3, an assistant message.
+#[test]
+fn a_named_block_that_maps_to_nothing_widens_the_suspects() {
+    let dir = tempfile::tempdir().unwrap();
+    let shot = media_corpus::png(30, 20);
+    let usage =
+        json!({"input_tokens":10,"output_tokens":5,"cache_creation_input_tokens":0,"cache_read_input_tokens":0});
+    let lines = [
+        json!({"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","isSidechain":false,"userType":"external","cwd":"/w","version":"2.1.38",
+            "message":{"role":"user","content":"open the page and take a screenshot"}}),
+        json!({"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","isSidechain":false,"version":"2.1.38","requestId":"req_1",
+            "message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-opus-4-5-20251101",
+            "content":[{"type":"tool_use","id":"toolu_1","name":"mcp__chrome-devtools__take_screenshot","input":{}}],"stop_reason":"tool_use","usage":usage}}),
+        json!({"type":"user","uuid":"u2","parentUuid":"a1","sessionId":"s","isSidechain":false,"version":"2.1.38",
+            "message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[
+                {"type":"text","text":"Took a screenshot of the current page."},
+                {"type":"image","source":{"type":"base64","media_type":"image/png","data":b64(&shot)}}]}]}}),
+        json!({"type":"assistant","uuid":"a2","parentUuid":"u2","sessionId":"s","isSidechain":false,"version":"2.1.38","requestId":"req_2",
+            "message":{"id":"msg_2","type":"message","role":"assistant","model":"claude-opus-4-5-20251101",
+            "content":[{"type":"text","text":"The page shows a login form."}],"stop_reason":"end_turn","usage":usage}}),
+    ];
+    let text: String = lines.iter().map(|l| l.to_string() + "\n").collect();
+    let file = write(dir.path(), "0b6f8a2e-1c3d-4e5f-8a9b-0c1d2e3f4a5b.jsonl", &text);
+    let error = "messages.3.content.0.content.0.image.source.base64: image exceeds 5 MB maximum";
+    let (d, code) = diagnose(&file, &["--error", error]);
+    assert_eq!((code, &d["stuck"]), (1, &json!(true)), "{d:#}");
+    let notes: Vec<&str> = d["notes"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert!(!notes.iter().any(|n| n.contains("a repaired copy carries a note")), "{notes:?}");
+    assert!(
+        notes.iter().any(|n| n.contains("messages.3.content.0.content.0") && n.contains("no attachment")),
+        "{notes:?}"
+    );
+    assert_eq!(d["suspects"].as_array().unwrap().len(), 1, "{d:#}");
+    assert!(!d["next"].as_array().unwrap().is_empty(), "{d:#}");
 }

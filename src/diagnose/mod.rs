@@ -462,8 +462,8 @@ fn is_stuck(f: &Failure, suspects: &[Suspect]) -> bool {
     match c.retryable() {
         Some(true) => false,
         Some(false) if c == Class::Aborted => false,
-        // A media failure with nothing left to blame: every suspect is excluded,
-        // or the block the provider named no longer holds one. The next request differs.
+        // A media failure with nothing left to blame: every suspect is excluded
+        // (the block the provider named among them). The next request differs.
         Some(false) => !(matches!(c, Class::MediaRejected) && suspects.is_empty()),
         None => suspects.iter().any(|s| s.prime),
     }

@@ -88,7 +88,8 @@ pub fn pick(
     };
     // A provider that says it could not process an *image* blames no PDF.
     let images_only = failure.is_some_and(|f| {
-        f.classification.class == Class::MediaRejected && f.classification.message.as_deref().is_some_and(names_images_only)
+        f.classification.class == Class::MediaRejected
+            && f.classification.message.as_deref().is_some_and(names_images_only)
     });
     let active = |i: usize| !session.attachments[i].excluded && (!images_only || session.attachments[i].is_image());
     let mut chosen: Vec<usize> = (0..session.attachments.len()).filter(|&i| active(i) && after(i)).collect();
@@ -98,46 +99,51 @@ pub fn pick(
     // The block the provider named, in the agent's own numbering.
     let block = failure.and_then(|f| f.classification.block.as_deref());
     let named: Vec<usize> = block.map(|b| blocks::locate(b, session, numbering)).unwrap_or_default();
-    if chosen.is_empty() && block.is_some() && named.is_empty() {
-        notes.push(
-            "the block the provider named holds no attachment any more (a repaired copy carries a note there): the next request differs"
-                .into(),
-        );
-    } else if chosen.is_empty() && answered {
-        notes.push(
-            "every attachment the model had not accepted is excluded: the next request carries notes in their place"
-                .into(),
-        );
-    } else if chosen.is_empty() && class.is_some_and(|c| matches!(c, Class::MediaRejected | Class::ImageLimit)) {
-        let rest: Vec<usize> = (0..session.attachments.len()).filter(|&i| active(i)).collect();
-        let invalid_left = rest.iter().any(|&i| session.attachments[i].verdict == Verdict::Invalid);
-        let invalid_excluded = session.attachments.iter().any(|a| a.excluded && a.verdict == Verdict::Invalid);
-        if invalid_excluded && !invalid_left && class == Some(Class::MediaRejected) {
-            // The user took out what validation blames; what is left the model
-            // accepted: the next request differs from the one that failed.
+    let named_live: Vec<usize> = named.iter().copied().filter(|&i| !session.attachments[i].excluded).collect();
+    if let (Some(b), false, true) = (block, named.is_empty(), named_live.is_empty()) {
+        // The user excluded what the provider named: the next request carries a
+        // note there; only bytes that fail validation are still to blame.
+        notes.push(format!(
+            "the block the provider named ({b}) is excluded: the next request carries a note in its place"
+        ));
+        chosen.retain(|&i| session.attachments[i].verdict == Verdict::Invalid);
+    } else if named_live.is_empty() {
+        // A path that maps to nothing says nothing: the suspects are chosen as
+        // if the provider had named no block (never "nothing left to blame").
+        if let Some(b) = block {
             notes.push(format!(
-                "the boundary leaves no suspect and every attachment whose bytes fail validation is excluded; the rest were accepted{}: the next request differs",
-                boundary_info.as_ref().map(|b| format!(" (line {})", b.line)).unwrap_or_default()
+                "the provider names {b}, which holds no attachment in the request as this agent builds it: the suspects are chosen as if it named none"
             ));
-        } else if !rest.is_empty() {
-            chosen = rest;
-            widened = true;
+        }
+        if chosen.is_empty() && answered {
             notes.push(
-                "the boundary leaves no suspect, yet the failure is about media (the provider's limits, the model or the route changed since it accepted them): every attachment in the history is a suspect"
+                "every attachment the model had not accepted is excluded: the next request carries notes in their place"
                     .into(),
             );
+        } else if chosen.is_empty() && class.is_some_and(|c| matches!(c, Class::MediaRejected | Class::ImageLimit)) {
+            let rest: Vec<usize> = (0..session.attachments.len()).filter(|&i| active(i)).collect();
+            let invalid_left = rest.iter().any(|&i| session.attachments[i].verdict == Verdict::Invalid);
+            let invalid_excluded = session.attachments.iter().any(|a| a.excluded && a.verdict == Verdict::Invalid);
+            if invalid_excluded && !invalid_left && class == Some(Class::MediaRejected) {
+                // The user took out what validation blames; what is left the model
+                // accepted: the next request differs from the one that failed.
+                notes.push(format!(
+                    "the boundary leaves no suspect and every attachment whose bytes fail validation is excluded; the rest were accepted{}: the next request differs",
+                    boundary_info.as_ref().map(|b| format!(" (line {})", b.line)).unwrap_or_default()
+                ));
+            } else if !rest.is_empty() {
+                chosen = rest;
+                widened = true;
+                notes.push(
+                    "the boundary leaves no suspect, yet the failure is about media (the provider's limits, the model or the route changed since it accepted them): every attachment in the history is a suspect"
+                        .into(),
+                );
+            }
         }
     }
-
-    if let Some(b) = block {
-        if named.is_empty() && !notes.iter().any(|n| n.starts_with("the block the provider named")) {
-            notes.push(format!("the provider names {b}, which holds no attachment of this session"));
-        } else {
-            for &i in &named {
-                if !chosen.contains(&i) && !session.attachments[i].excluded {
-                    chosen.push(i);
-                }
-            }
+    for &i in &named_live {
+        if !chosen.contains(&i) {
+            chosen.push(i);
         }
     }
     if class.is_some_and(|c| !media_class(c)) {
@@ -161,7 +167,9 @@ pub fn pick(
                 (false, true) => worst.unwrap_or_else(|| "its bytes fail validation".into()),
                 (false, false) => {
                     let taken = match (&boundary_info, widened && !after(i)) {
-                        (Some(b), true) => format!("accepted by the model (line {}), yet the failure is about media", b.line),
+                        (Some(b), true) => {
+                            format!("accepted by the model (line {}), yet the failure is about media", b.line)
+                        }
                         _ => "not yet accepted by the model".into(),
                     };
                     match (a.verdict, worst) {
