@@ -276,3 +276,71 @@ fn a_named_block_that_maps_to_nothing_widens_the_suspects() {
     assert_eq!(d["suspects"].as_array().unwrap().len(), 1, "{d:#}");
     assert!(!d["next"].as_array().unwrap().is_empty(), "{d:#}");
 }
+
+/// A Claude Code session whose pasted image is `image` (a payload block), answered.
+fn claude_code_answered(image: Value) -> String {
+    let usage =
+        json!({"input_tokens":10,"output_tokens":5,"cache_creation_input_tokens":0,"cache_read_input_tokens":0});
+    let lines = [
+        json!({"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","isSidechain":false,"userType":"external","cwd":"/w","version":"2.1.38",
+            "message":{"role":"user","content":[{"type":"text","text":"what is this chart?"},image]}}),
+        json!({"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","isSidechain":false,"version":"2.1.38","requestId":"req_1",
+            "message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5",
+            "content":[{"type":"text","text":"A bar chart of sales."}],"stop_reason":"end_turn","usage":usage}}),
+    ];
+    lines.iter().map(|l| l.to_string() + "\n").collect()
+}
+
+/// Item 5: an invalid attachment the model accepted is no reason to call the
+/// session stuck, but "nothing the next request carries is invalid" is untrue:
+/// the verdict names it and the answer that accepted it. The same for a
+/// redacted image URL.
+#[test]
+fn healthy_names_the_invalid_attachment_the_model_accepted() {
+    let cut = cut_png();
+    let blocks = [
+        json!({"type":"image","source":{"type":"base64","media_type":"image/png","data":b64(&cut)}}),
+        json!({"type":"image","source":{"type":"url","url":"[REDACTED]"}}),
+    ];
+    for block in blocks {
+        let dir = tempfile::tempdir().unwrap();
+        let file = write(dir.path(), "0b6f8a2e-1c3d-4e5f-8a9b-0c1d2e3f4a5b.jsonl", &claude_code_answered(block));
+        let (scan, scan_code) = common::scan_json(&file, &[]);
+        assert_eq!((scan_code, &scan["attachments"][0]["verdict"]), (1, &json!("invalid")), "{scan:#}");
+        let (d, code) = diagnose(&file, &[]);
+        assert_eq!((code, &d["stuck"]), (0, &json!(false)), "{d:#}");
+        let verdict = d["verdict"].as_str().unwrap();
+        assert!(!verdict.contains("nothing the next request carries is invalid"), "{verdict}");
+        assert!(verdict.contains("L1.1 is invalid") && verdict.contains("accepted it at line 2"), "{verdict}");
+        assert_eq!(d["accepted_invalid"][0]["ref"], "L1.1", "{d:#}");
+    }
+}
+
+/// Runs `check --output-format json` and parses it.
+fn check_json(file: &Path, extra: &[&str]) -> (Value, i32) {
+    let mut args = vec!["check", "--output-format", "json"];
+    args.extend_from_slice(extra);
+    args.push(file.to_str().expect("utf-8"));
+    let out = run(&args);
+    let v = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("check printed no JSON ({e}); stderr: {}", String::from_utf8_lossy(&out.stderr)));
+    (v, out.status.code().expect("exited"))
+}
+
+/// Item 6: `check` gates content. An invalid attachment a lenient model once
+/// accepted fails it (and the problem says it was accepted) unless `--allow`
+/// names its code.
+#[test]
+fn check_fails_invalid_media_a_lenient_model_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let block = json!({"type":"image","source":{"type":"base64","media_type":"image/png","data":b64(&cut_png())}});
+    let file = write(dir.path(), "0b6f8a2e-1c3d-4e5f-8a9b-0c1d2e3f4a5b.jsonl", &claude_code_answered(block));
+    let (c, code) = check_json(&file, &[]);
+    assert_eq!((code, &c["ok"]), (1, &json!(false)), "{c:#}");
+    let p = &c["sessions"][0]["problems"][0];
+    assert_eq!((p["ref"].as_str(), p["severity"].as_str()), (Some("L1.1"), Some("error")), "{c:#}");
+    assert!(p["message"].as_str().unwrap().contains("accepted it at line 2"), "{c:#}");
+    let code_name = p["code"].as_str().unwrap().to_string();
+    let (c, code) = check_json(&file, &["--allow", &code_name]);
+    assert_eq!((code, &c["ok"]), (0, &json!(true)), "{c:#}");
+}

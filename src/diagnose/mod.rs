@@ -111,6 +111,8 @@ pub struct Diagnosis {
     pub boundary: Option<Boundary>,
     /// Per-request limits the history (less the exclusions) breaks.
     pub limits: Vec<Problem>,
+    /// Invalid attachments the model accepted: no suspects, but not healthy media.
+    pub accepted_invalid: Vec<AcceptedInvalid>,
     /// How the suspects were chosen, and anything else worth saying.
     pub notes: Vec<String>,
     /// What the reader found wrong with the file itself.
@@ -290,6 +292,27 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
         session.attachments.iter().filter(|a| a.excluded).map(|a| a.reference.clone()).collect();
     let next = next::commands(failure.as_ref(), stuck, &picked.suspects, &excluded, &rules, opts);
     let mut verdict = verdict(failure.as_ref(), stuck, &picked.suspects);
+    // Invalid media the model took anyway: true of the file, and no reason to
+    // call the session stuck; a healthy verdict must not hide them.
+    let accepted = accepted_invalid(&session, &picked.suspects);
+    if !stuck && !accepted.is_empty() {
+        if let (None, Some(first)) = (&failure, accepted.first()) {
+            let more = match accepted.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            verdict = format!(
+                "healthy: no failure recorded; {}{more} is invalid, but the model accepted it at line {}: it does not stop this model, though a stricter provider, model or route may reject it",
+                first.reference, first.line
+            );
+        }
+        for a in &accepted {
+            notes.push(format!(
+                "{} is invalid ({}), yet the model answered the request that carried it at line {}",
+                a.reference, a.why, a.line
+            ));
+        }
+    }
     if stuck && failure.as_ref().is_some_and(|f| f.classification.class == Class::HistoryInvalid) {
         let broken: Vec<&crate::history::Problem> = history.iter().map(|i| &i.problem).collect();
         verdict = if broken.is_empty() {
@@ -312,6 +335,7 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
         model,
         boundary: picked.boundary,
         limits,
+        accepted_invalid: accepted,
         notes,
         lines: session.lines,
         entries: session.entries.len(),
@@ -319,6 +343,35 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
         findings: session.findings,
         timeline: History { entries: session.entries, attachments: session.attachments },
     })
+}
+
+/// An invalid attachment the model answered after: where it answered.
+#[derive(Clone, Debug, Serialize)]
+pub struct AcceptedInvalid {
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// The line of the first answer after it.
+    pub line: u64,
+    /// Its worst problem, in words.
+    pub why: String,
+}
+
+/// The active invalid attachments that are not suspects because a later answer
+/// accepted them, each with the line of that answer.
+fn accepted_invalid(session: &Session, suspects: &[Suspect]) -> Vec<AcceptedInvalid> {
+    session
+        .attachments
+        .iter()
+        .filter(|a| !a.excluded && a.verdict == Verdict::Invalid)
+        .filter(|a| !suspects.iter().any(|s| s.attachment.reference == a.reference))
+        .filter_map(|a| {
+            let answer = session.entries[a.entry + 1..]
+                .iter()
+                .find(|e| e.role == Role::Assistant && e.accepted && e.error.is_none())?;
+            let why = a.problems.iter().find(|p| p.severity == Verdict::Invalid).map(|p| p.message.clone());
+            Some(AcceptedInvalid { reference: a.reference.clone(), line: answer.line, why: why.unwrap_or_default() })
+        })
+        .collect()
 }
 
 /// The failure to explain: the one given, else the last one recorded in the
