@@ -99,6 +99,10 @@ pub struct Problem {
     pub at: Option<String>,
     /// A call in the session's last entry: the agent may still be running it.
     pub pending: bool,
+    /// A call the agent answers itself when it next sends the history (Codex
+    /// inserts "aborted", Claude Code an interrupted result, pi "No result
+    /// provided"): the provider never sees it unpaired.
+    pub agent_pairs: bool,
     /// What is wrong, in words.
     pub message: String,
     /// Index into [`Session::entries`] of the entry it is in.
@@ -184,10 +188,21 @@ pub fn check_as(session: &Session, dialect: Dialect) -> Vec<Problem> {
         }
         // Still running: nothing but the rest of the same response follows it.
         let pending = entries[c.entry + 1..].iter().all(|e| e.role == Role::Assistant && e.error.is_none());
+        let agent_pairs = pairs_interrupted_calls(session.format);
         let tool = c.name.as_deref().unwrap_or("a tool");
-        let message = if pending {
+        let message = if pending && agent_pairs {
+            format!(
+                "{tool} call {} has no result yet: the agent may still be running it; if the run was cut off, the agent answers it itself on resume",
+                c.call_id
+            )
+        } else if pending {
             format!(
                 "{tool} call {} has no result yet: the agent may still be running it; if it is not, the next request will fail",
+                c.call_id
+            )
+        } else if agent_pairs {
+            format!(
+                "{tool} call {} has no result (the run was cut off): the agent answers it itself as interrupted when it next sends the history",
                 c.call_id
             )
         } else {
@@ -209,6 +224,7 @@ pub fn check_as(session: &Session, dialect: Dialect) -> Vec<Problem> {
             tool: c.name.clone(),
             at: c.at.clone(),
             pending,
+            agent_pairs,
             message,
             entry: c.entry,
         });
@@ -254,6 +270,7 @@ pub fn check_as(session: &Session, dialect: Dialect) -> Vec<Problem> {
             tool,
             at: r.at.clone(),
             pending: false,
+            agent_pairs: false,
             message,
             entry: r.entry,
         });
@@ -278,6 +295,7 @@ pub fn check_as(session: &Session, dialect: Dialect) -> Vec<Problem> {
                     tool: r.and_then(|r| name_of.get(r.call_id.as_str()).map(|s| s.to_string())),
                     at: r.and_then(|r| r.at.clone()),
                     pending: false,
+                    agent_pairs: false,
                     message: format!(
                         "a tool message after the {} message at line {}: it must follow the assistant message that called the tool",
                         role_name(entries[j].role),
@@ -317,6 +335,7 @@ pub fn check_as(session: &Session, dialect: Dialect) -> Vec<Problem> {
             tool: None,
             at: None,
             pending: false,
+            agent_pairs: false,
             message: format!("an empty {} message: the provider requires content in every message", role_name(e.role)),
             entry: i,
         });
@@ -340,6 +359,13 @@ pub fn check_as(session: &Session, dialect: Dialect) -> Vec<Problem> {
     problems
 }
 
+/// Does this agent answer a tool call left without a result by itself before
+/// it sends the history? Codex (`normalize`: an "aborted" output), Claude Code
+/// (an interrupted tool result on resume) and pi ("No result provided") do.
+fn pairs_interrupted_calls(format: &str) -> bool {
+    matches!(format, "codex" | "claude-code" | "pi")
+}
+
 fn role_name(r: Role) -> &'static str {
     match r {
         Role::User => "user",
@@ -350,13 +376,13 @@ fn role_name(r: Role) -> &'static str {
 }
 
 /// The problems as findings of the file, for `scan` (a pending call is a warning:
-/// the agent may still be running it).
+/// the agent may still be running it; so is one the agent answers itself).
 pub fn findings(problems: &[Problem]) -> Vec<Finding> {
     problems
         .iter()
         .map(|p| Finding {
             line: p.line,
-            severity: if p.pending { Severity::Warning } else { Severity::Error },
+            severity: if p.pending || p.agent_pairs { Severity::Warning } else { Severity::Error },
             message: p.message.clone(),
             code: Some(p.code),
         })
