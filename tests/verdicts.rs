@@ -344,3 +344,50 @@ fn check_fails_invalid_media_a_lenient_model_accepted() {
     let (c, code) = check_json(&file, &["--allow", &code_name]);
     assert_eq!((code, &c["ok"]), (0, &json!(true)), "{c:#}");
 }
+
+/// Item 12: a result without its call, right after an assistant turn that made
+/// no call, in small Claude Code and Codex sessions that went on: the provider
+/// rejects it, and a later answer excuses nothing.
+#[test]
+fn a_result_without_its_call_after_a_turn_without_calls_is_found() {
+    let usage =
+        json!({"input_tokens":10,"output_tokens":5,"cache_creation_input_tokens":0,"cache_read_input_tokens":0});
+    let answer = |uuid: &str, parent: &str, id: &str, text: &str| {
+        json!({"type":"assistant","uuid":uuid,"parentUuid":parent,"sessionId":"s","isSidechain":false,"version":"2.1.38","requestId":format!("req_{id}"),
+            "message":{"id":id,"type":"message","role":"assistant","model":"claude-sonnet-4-5",
+            "content":[{"type":"text","text":text}],"stop_reason":"end_turn","usage":usage}})
+    };
+    let claude = [
+        json!({"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","isSidechain":false,"version":"2.1.38","message":{"role":"user","content":"hi"}}),
+        answer("a1", "u1", "msg_1", "Hello."),
+        json!({"type":"user","uuid":"u2","parentUuid":"a1","sessionId":"s","isSidechain":false,"version":"2.1.38",
+            "message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01GONE","content":"ok"}]}}),
+        answer("a2", "u2", "msg_2", "Done."),
+        json!({"type":"user","uuid":"u3","parentUuid":"a2","sessionId":"s","isSidechain":false,"version":"2.1.38","message":{"role":"user","content":"thanks"}}),
+    ];
+    let item =
+        |payload: Value| json!({"timestamp":"2026-11-20T10:00:01.000Z","type":"response_item","payload":payload});
+    let codex = [
+        json!({"timestamp":"2026-11-20T10:00:00.000Z","type":"session_meta","payload":{"id":"019a","timestamp":"2026-11-20T10:00:00.000Z","cwd":"/w","originator":"codex_cli_rs","cli_version":"0.58.0","model_provider":"openai"}}),
+        json!({"timestamp":"2026-11-20T10:00:00.000Z","type":"turn_context","payload":{"cwd":"/w","model":"gpt-5-codex","approval_policy":"never","sandbox_policy":{"mode":"read-only"},"summary":"auto"}}),
+        item(json!({"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]})),
+        item(json!({"type":"message","role":"assistant","content":[{"type":"output_text","text":"Hello."}]})),
+        item(json!({"type":"function_call_output","call_id":"call_GONE","output":"ok"})),
+        item(json!({"type":"message","role":"assistant","content":[{"type":"output_text","text":"Done."}]})),
+        item(json!({"type":"message","role":"user","content":[{"type":"input_text","text":"thanks"}]})),
+    ];
+    for (name, lines, id) in [("claude.jsonl", &claude[..], "toolu_01GONE"), ("rollout.jsonl", &codex[..], "call_GONE")]
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let text: String = lines.iter().map(|l| l.to_string() + "\n").collect();
+        let file = write(dir.path(), name, &text);
+        let (d, code) = diagnose(&file, &[]);
+        assert_eq!((code, &d["stuck"]), (1, &json!(true)), "{name}: {d:#}");
+        assert_eq!(d["history"][0]["kind"], "result_without_call", "{name}: {d:#}");
+        assert_eq!(d["history"][0]["call_id"], id, "{name}: {d:#}");
+        let (_, scan_code) = common::scan_json(&file, &[]);
+        assert_eq!(scan_code, 1, "{name}");
+        let (c, check_code) = check_json(&file, &[]);
+        assert_eq!(check_code, 1, "{name}: {c:#}");
+    }
+}

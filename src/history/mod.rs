@@ -342,10 +342,15 @@ pub fn check_as(session: &Session, dialect: Dialect) -> Vec<Problem> {
     }
     // A later request that the model accepted held this history: the agent sends it
     // in a form the provider takes (pi and Codex pair calls themselves, Cline writes
-    // its results as text): not a problem for the next request.
-    let logged = std::env::var_os("NOEXCUSE").is_none()
-        && matches!(session.format, "openai-chat" | "openai-responses" | "anthropic" | "gemini");
+    // its results as text): not a problem for the next request. Claude Code and
+    // Codex send a result without its call as recorded: a later answer excuses
+    // none (the provider rejects it).
+    let logged = matches!(session.format, "openai-chat" | "openai-responses" | "anthropic" | "gemini");
     let proof = |i: usize| sent(i) && entries[i].role == Role::Assistant && entries[i].accepted;
+    let excusable = |p: &Problem| {
+        !(matches!(session.format, "claude-code" | "codex")
+            && matches!(p.kind, Kind::ResultWithoutCall | Kind::DuplicateResult))
+    };
     if logged {
         // Every assistant message of a logged request counts as accepted; only a
         // response logged after the request proves the request was taken.
@@ -353,7 +358,7 @@ pub fn check_as(session: &Session, dialect: Dialect) -> Vec<Problem> {
             problems.retain(|p| p.line >= l);
         }
     } else if let Some(g) = (0..entries.len()).rev().find(|&i| proof(i)).map(|i| group_of[i]) {
-        problems.retain(|p| group_of[p.entry] == usize::MAX || group_of[p.entry] >= g);
+        problems.retain(|p| group_of[p.entry] == usize::MAX || group_of[p.entry] >= g || !excusable(p));
     }
     problems.sort_by_key(|p| (p.entry, p.line));
     problems
