@@ -391,3 +391,100 @@ fn a_result_without_its_call_after_a_turn_without_calls_is_found() {
         assert_eq!(check_code, 1, "{name}: {c:#}");
     }
 }
+
+/// Claude Code 2.1.38 running two tools of one response in parallel: one
+/// assistant line per `tool_use` (sharing `message.id`), each result on a line
+/// whose parent is the line of its own call. The first call's result (the user
+/// refused it) hangs off the first assistant line, a sibling of the second:
+/// walking parents back from the leaf never meets it.
+fn claude_code_parallel_calls() -> String {
+    let usage = json!({"input_tokens":1200,"output_tokens":85,"cache_creation_input_tokens":0,"cache_read_input_tokens":9000,"service_tier":"standard"});
+    let base = |uuid: &str, parent: Option<&str>, ts: &str| {
+        json!({"parentUuid":parent,"isSidechain":false,"userType":"external","cwd":"/home/dev/shop","sessionId":"0b6f8a2e-1c3d-4e5f-8a9b-0c1d2e3f4a5b",
+            "version":"2.1.38","gitBranch":"main","uuid":uuid,"timestamp":ts})
+    };
+    let with = |mut line: Value, extra: Value| {
+        for (k, v) in extra.as_object().unwrap() {
+            line[k] = v.clone();
+        }
+        line
+    };
+    let call = |uuid: &str, parent: &str, ts: &str, block: Value| {
+        with(
+            base(uuid, Some(parent), ts),
+            json!({"type":"assistant","requestId":"req_011CVq8mS1",
+            "message":{"id":"msg_01XbQ7","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929",
+            "content":[block],"stop_reason":null,"stop_sequence":null,"usage":usage}}),
+        )
+    };
+    let refused = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.";
+    let lines = [
+        with(
+            base("u1", None, "2026-11-20T10:00:00.000Z"),
+            json!({"type":"user","message":{"role":"user","content":"clean the build and show me the config"}}),
+        ),
+        call(
+            "a1",
+            "u1",
+            "2026-11-20T10:00:03.000Z",
+            json!({"type":"tool_use","id":"toolu_01Bash","name":"Bash","input":{"command":"rm -rf build","description":"Remove the build folder"}}),
+        ),
+        call(
+            "a2",
+            "a1",
+            "2026-11-20T10:00:03.400Z",
+            json!({"type":"tool_use","id":"toolu_01Read","name":"Read","input":{"file_path":"/home/dev/shop/config.toml"}}),
+        ),
+        with(
+            base("r1", Some("a1"), "2026-11-20T10:00:09.000Z"),
+            json!({"type":"user",
+            "message":{"role":"user","content":[{"type":"tool_result","content":refused,"is_error":true,"tool_use_id":"toolu_01Bash"}]},
+            "toolUseResult":"Error: The user doesn't want to proceed with this tool use.","sourceToolAssistantUUID":"a1"}),
+        ),
+        with(
+            base("r2", Some("a2"), "2026-11-20T10:00:09.100Z"),
+            json!({"type":"user",
+            "message":{"role":"user","content":[{"tool_use_id":"toolu_01Read","type":"tool_result","content":"     1\t[build]\n     2\tjobs = 4\n"}]},
+            "toolUseResult":{"type":"text","file":{"filePath":"/home/dev/shop/config.toml","content":"[build]\njobs = 4\n","numLines":2,"startLine":1,"totalLines":2}},
+            "sourceToolAssistantUUID":"a2"}),
+        ),
+        with(
+            base("u2", Some("r2"), "2026-11-20T10:00:10.000Z"),
+            json!({"type":"user","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user for tool use]"}]}}),
+        ),
+        with(
+            base("u3", Some("u2"), "2026-11-20T10:00:20.000Z"),
+            json!({"type":"user","message":{"role":"user","content":"keep the build, just show the config"}}),
+        ),
+    ];
+    lines.iter().map(|l| l.to_string() + "\n").collect()
+}
+
+/// Item 3: parallel calls are paired as Claude Code pairs them (the split lines
+/// of one message, with the results on their sibling branches); `repair` keeps
+/// the recorded result and invents none.
+#[test]
+fn claude_code_parallel_calls_keep_their_recorded_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "0b6f8a2e-1c3d-4e5f-8a9b-0c1d2e3f4a5b.jsonl", &claude_code_parallel_calls());
+    let (scan, _) = common::scan_json(&file, &[]);
+    let structural: Vec<&Value> = scan["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"].as_str().is_some_and(|c| c.starts_with("history.")))
+        .collect();
+    assert!(structural.is_empty(), "{structural:#?}");
+    let (d, code) = diagnose(&file, &[]);
+    assert_eq!((code, &d["stuck"]), (0, &json!(false)), "{d:#}");
+    assert!(d["history"].as_array().unwrap().is_empty(), "{d:#}");
+
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = run(&["repair", "--json", file.to_str().unwrap(), "--out", out_dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["changes"]["calls_answered"], json!([]), "{r:#}");
+    let copy = std::fs::read_to_string(r["out"].as_str().unwrap()).unwrap();
+    assert!(copy.contains("The user doesn't want to proceed with this tool use"), "the recorded result is kept");
+    assert!(!copy.contains("Tool call interrupted"), "no invented result: {copy}");
+}
