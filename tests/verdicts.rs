@@ -488,3 +488,39 @@ fn claude_code_parallel_calls_keep_their_recorded_results() {
     assert!(copy.contains("The user doesn't want to proceed with this tool use"), "the recorded result is kept");
     assert!(!copy.contains("Tool call interrupted"), "no invented result: {copy}");
 }
+
+/// Item 7: in a one-document session (Cline's `api_conversation_history.json`
+/// is one line) every attachment has its own ref, and `scan --ref`,
+/// `exclude --suspects` and `repair` all mean the same one.
+#[test]
+fn one_document_refs_name_one_attachment_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("api_conversation_history.json");
+    std::fs::copy(common::sample("cline.json"), &file).unwrap();
+    let (doc, _) = common::scan_json(&file, &[]);
+    let atts = doc["attachments"].as_array().unwrap();
+    let refs: Vec<&str> = atts.iter().filter_map(|a| a["ref"].as_str()).collect();
+    assert_eq!(refs.len(), 2);
+    assert_ne!(refs[0], refs[1], "{refs:?}");
+    let broken = atts.iter().find(|a| a["verdict"] == "invalid").unwrap();
+    let (broken_ref, broken_sha) = (broken["ref"].as_str().unwrap(), broken["sha256"].as_str().unwrap());
+    let (one, _) = common::scan_json(&file, &["--ref", broken_ref]);
+    assert_eq!(one["attachments"].as_array().unwrap().len(), 1, "{one:#}");
+    assert_eq!(one["attachments"][0]["sha256"], broken_sha);
+
+    let out = run(&["exclude", file.to_str().unwrap(), "--suspects"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let overlay = std::fs::read_to_string(dir.path().join("api_conversation_history.json.doctor")).unwrap();
+    assert!(overlay.contains(broken_sha), "exclude recorded another attachment: {overlay}");
+    assert_eq!(overlay.matches("sha256").count(), 1, "{overlay}");
+
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = run(&["repair", "--json", file.to_str().unwrap(), "--out", out_dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["changes"]["excluded"], json!([broken_ref]), "{r:#}");
+    let (copy, code) = common::scan_json(Path::new(r["out"].as_str().unwrap()), &[]);
+    assert_eq!(code, 0, "{copy:#}");
+    assert_eq!(copy["attachments"].as_array().unwrap().len(), 1, "{copy:#}");
+    assert_eq!(copy["attachments"][0]["verdict"], "ok", "{copy:#}");
+}

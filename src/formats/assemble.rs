@@ -66,10 +66,12 @@ pub struct History {
 }
 
 /// Gives every attachment its ref: `L<line>.<n>`, numbered per line in document
-/// order, over every attachment (visible or not) so refs never shift.
+/// order, over every attachment (visible or not) so refs never shift. The count
+/// runs across records: the records of a one-document session (Cline, an
+/// opencode export) share their line, and each attachment needs its own ref.
 pub fn assign_refs(records: &mut [LineRecord]) {
+    let mut counter: HashMap<u64, u32> = HashMap::new();
     for r in records {
-        let mut counter: HashMap<u64, u32> = HashMap::new();
         for a in r.attachments_mut() {
             let n = counter.entry(a.line).or_insert(0);
             *n += 1;
