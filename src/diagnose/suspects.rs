@@ -86,12 +86,16 @@ pub fn pick(
         let a = &session.attachments[i];
         boundary.is_none_or(|b| a.entry > b || (a.entry == b && a.origin == Origin::ToolResult))
     };
-    // A provider that says it could not process an *image* blames no PDF.
+    // A provider that says it could not process an *image* blames no healthy
+    // PDF (one whose bytes fail validation stays: the next request fails on it).
     let images_only = failure.is_some_and(|f| {
         f.classification.class == Class::MediaRejected
             && f.classification.message.as_deref().is_some_and(names_images_only)
     });
-    let active = |i: usize| !session.attachments[i].excluded && (!images_only || session.attachments[i].is_image());
+    let active = |i: usize| {
+        let a = &session.attachments[i];
+        !a.excluded && (!images_only || a.is_image() || a.verdict == Verdict::Invalid)
+    };
     let mut chosen: Vec<usize> = (0..session.attachments.len()).filter(|&i| active(i) && after(i)).collect();
     let answered = (0..session.attachments.len()).any(|i| session.attachments[i].excluded && after(i));
     // Suspects the model did accept, listed because the failure is about media.
