@@ -524,3 +524,44 @@ fn one_document_refs_name_one_attachment_each() {
     assert_eq!(copy["attachments"].as_array().unwrap().len(), 1, "{copy:#}");
     assert_eq!(copy["attachments"][0]["verdict"], "ok", "{copy:#}");
 }
+
+/// Item 10: a value no command can use is a usage error at parse time, from the
+/// one vocabulary, never "no session found"; and a walk passes over a file
+/// only when it is not a session.
+#[test]
+fn unknown_values_are_usage_errors_not_missing_sessions() {
+    let dir = tempfile::tempdir().unwrap();
+    let items = [Item { base64: &b64(&media_corpus::png(8, 8)), mime: "image/png" }];
+    write(dir.path(), "s.jsonl", &wrap::session("codex", &items));
+    write(dir.path(), "notes.txt", "not a session\n");
+    let d = dir.path().to_str().unwrap();
+    let cases: [&[&str]; 4] = [
+        &["check", "--provider", "bogus", d],
+        &["scan", "--provider", "bogus", d],
+        &["diagnose", "--agent", "bogus", "--latest"],
+        &["classify", "--provider", "bogus", "Could not process image"],
+    ];
+    for args in cases {
+        let out = run(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("unknown provider `bogus`") || err.contains("unknown agent `bogus`"), "{args:?}: {err}");
+        assert!(!err.contains("no session found") && !err.contains("no bogus session"), "{args:?}: {err}");
+    }
+    // A model no provider is known for fails every file alike: told, not skipped.
+    let out = run(&["check", "--model", "llama-3", d]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("cannot tell which provider serves model `llama-3`"), "{err}");
+    assert!(!err.contains("no session found"), "{err}");
+    // The aliases the two tables disagreed on mean one provider everywhere.
+    for (alias, want) in [("amazon_bedrock", "bedrock"), ("Amazon Bedrock", "bedrock"), ("vertex_ai", "vertex-gemini")]
+    {
+        let out = run(&["classify", "--json", "--provider", alias, "Could not process image"]);
+        let v: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|_| panic!("{alias}: {}", String::from_utf8_lossy(&out.stderr)));
+        assert_eq!(v["provider"], want, "{alias}");
+        let out = run(&["scan", "--json", "--provider", alias, &format!("{d}/s.jsonl")]);
+        assert_eq!(out.status.code(), Some(0), "{alias}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}

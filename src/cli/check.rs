@@ -56,7 +56,7 @@ pub struct CheckArgs {
     #[arg(long = "format", value_name = "FORMAT", default_value = "auto", value_parser = parse_format)]
     pub format: FormatChoice,
     /// Judge media by this provider's rules. Default: each session's own provider.
-    #[arg(long = "provider", value_name = "PROVIDER")]
+    #[arg(long = "provider", value_name = "PROVIDER", value_parser = crate::provider::parse_flag)]
     pub provider: Option<String>,
     /// Judge every session for this model (and its provider's rules).
     #[arg(long = "model", value_name = "MODEL")]
@@ -267,7 +267,9 @@ fn check_one(c: &Candidate, read: &ReadArgs, opts: &check::Options, keep: bool) 
     let options = read.options();
     let plan = match crate::reader::plan(path, &options) {
         Ok(p) => p,
-        Err(e) if !c.explicit => {
+        // Told apart by type: a walk passes over what is not a session, never over
+        // a file it cannot open or a setting that cannot work.
+        Err(e) if !c.explicit && e.downcast_ref::<crate::reader::NotASession>().is_some() => {
             return Outcome::Skipped(Skipped { reason: without_path(&format!("{e:#}"), path), file });
         }
         Err(e) => return Outcome::Failed(Checked::unreadable(file, format!("{e:#}"), &opts.allow)),

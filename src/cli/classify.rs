@@ -46,7 +46,7 @@ pub struct ClassifyArgs {
     #[arg(long = "status", value_parser = clap::value_parser!(u16).range(100..=599))]
     pub status: Option<u16>,
     /// Provider that returned the error (anthropic, openai, gemini, …); detected when absent.
-    #[arg(long = "provider")]
+    #[arg(long = "provider", value_parser = crate::provider::parse_flag)]
     pub provider: Option<String>,
     /// Print JSON instead of aligned lines.
     #[arg(long = "json")]

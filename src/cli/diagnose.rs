@@ -47,8 +47,8 @@ pub struct DiagnoseArgs {
     pub latest: bool,
     /// With --latest: only this agent's sessions (claude-code, codex, pi,
     /// gemini-cli, mux, opencode).
-    #[arg(long = "agent", value_name = "AGENT", requires = "latest")]
-    pub agent: Option<String>,
+    #[arg(long = "agent", value_name = "AGENT", requires = "latest", value_parser = crate::discover::parse_agent)]
+    pub agent: Option<&'static str>,
     #[command(flatten)]
     pub read: ReadArgs,
     /// The provider's error (a JSON body or the message the agent showed),
@@ -79,7 +79,7 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
     let file = match (&args.file, args.latest) {
         (Some(f), _) => f.clone(),
         (None, _) => {
-            let f = crate::discover::latest_session(args.agent.as_deref()).with_context(|| match &args.agent {
+            let f = crate::discover::latest_session(args.agent).with_context(|| match &args.agent {
                 Some(a) => format!("no {a} session found in its standard location"),
                 None => "no session found in any agent's standard location".to_string(),
             })?;

@@ -38,7 +38,7 @@ pub struct ReadArgs {
 
     /// Judge media by this provider's rules (anthropic, bedrock, vertex-anthropic,
     /// openai, gemini, mistral, xai, groq). Default: the session's own provider.
-    #[arg(long = "provider", value_name = "PROVIDER")]
+    #[arg(long = "provider", value_name = "PROVIDER", value_parser = crate::provider::parse_flag)]
     pub provider: Option<String>,
 
     /// Decode every payload fully (PNG pixels, JPEG scans, every PDF object),

@@ -32,7 +32,7 @@ Exit status:
   2  usage error")]
 pub struct SessionsArgs {
     /// Only this agent's sessions: claude-code, codex, pi, gemini-cli, mux or opencode.
-    #[arg(long = "agent", value_name = "AGENT", value_parser = parse_agent)]
+    #[arg(long = "agent", value_name = "AGENT", value_parser = discover::parse_agent)]
     pub agent: Option<&'static str>,
     /// How many sessions to list (the newest).
     #[arg(long = "limit", short = 'n', value_name = "N", default_value_t = 10)]
@@ -40,10 +40,6 @@ pub struct SessionsArgs {
     /// Print JSON: an array of {"agent","format","path","bytes","modified","health"}.
     #[arg(long = "json")]
     pub json: bool,
-}
-
-fn parse_agent(s: &str) -> Result<&'static str, String> {
-    discover::agent_name(s).ok_or_else(|| format!("unknown agent `{s}`; expected one of: {}", AGENTS.join(", ")))
 }
 
 pub fn run(args: &SessionsArgs) -> anyhow::Result<Exit> {

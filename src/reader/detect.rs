@@ -63,6 +63,25 @@ impl Evidence {
     }
 }
 
+/// The file is not a session any agent here wrote (not JSON, empty, another
+/// tool's log, no format recognised): a walk passes over it. Every other error
+/// of [`plan`] is about the file's access or the user's settings, and is told.
+#[derive(Debug)]
+pub struct NotASession(pub String);
+
+impl std::fmt::Display for NotASession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NotASession {}
+
+/// Returns early with a [`NotASession`] error.
+macro_rules! not_a_session {
+    ($($arg:tt)*) => { return Err(NotASession(format!($($arg)*)).into()) };
+}
+
 /// Decides how to read `path`.
 pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
     if let Some(store) = super::opencode_store::open(path, opts)? {
@@ -81,7 +100,7 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
     while seen < SNIFF_LINES && total < SNIFF_BYTES {
         let Some(line) = r.next_line().with_context(|| format!("reading {}", path.display()))? else { break };
         if let Some((_, why)) = NOT_A_SESSION.iter().find(|(magic, _)| total == 0 && line.starts_with(magic)) {
-            bail!("{} {why}", path.display());
+            not_a_session!("{} {why}", path.display());
         }
         total += line.len() as u64;
         let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line).trim_ascii();
@@ -94,7 +113,7 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
                 maybe_document.get_or_insert(v.is_array());
                 if v.is_object() {
                     if let Some(why) = not_a_session(&v) {
-                        bail!("{} {why}", path.display());
+                        not_a_session!("{} {why}", path.display());
                     }
                     ev.weigh(&v);
                 }
@@ -116,12 +135,14 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
                 ev = Evidence::new();
                 weigh_document(&mut ev, &v);
                 if let Some(why) = v.items().first().and_then(not_a_session) {
-                    bail!("{} {why}", path.display());
+                    not_a_session!("{} {why}", path.display());
                 }
                 drop(v);
                 document = Some(whole);
             }
-            Err(e) if ev.lines == 0 => bail!("{} is neither JSON Lines nor one JSON document: {e}", path.display()),
+            Err(e) if ev.lines == 0 => {
+                not_a_session!("{} is neither JSON Lines nor one JSON document: {e}", path.display())
+            }
             Err(_) => {}
         }
     }
@@ -129,8 +150,8 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
         Some(f) => (f, false),
         None => match ev.best() {
             Some(f) => (f, true),
-            None if seen == 0 => bail!("{}: the file is empty; there is no session to read", path.display()),
-            None => bail!(
+            None if seen == 0 => not_a_session!("{}: the file is empty; there is no session to read", path.display()),
+            None => not_a_session!(
                 "{}: cannot tell which agent wrote this file (looked at its first {seen} lines); pass --format with one of: {}",
                 path.display(),
                 Format::ALL.map(Format::name).join(", ")

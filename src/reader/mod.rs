@@ -64,7 +64,7 @@ pub struct Plan {
     pub session: Option<String>,
 }
 
-pub use detect::plan;
+pub use detect::{NotASession, plan};
 
 /// Reads a session into the canonical model; the file is opened read-only.
 pub fn read_session(path: &Path, opts: &Options) -> anyhow::Result<Session> {
