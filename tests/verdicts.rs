@@ -565,3 +565,102 @@ fn unknown_values_are_usage_errors_not_missing_sessions() {
         assert_eq!(out.status.code(), Some(0), "{alias}: {}", String::from_utf8_lossy(&out.stderr));
     }
 }
+
+/// opencode's database schema (1.2), the tables the reader reads.
+const OPENCODE_SCHEMA: &str = "
+CREATE TABLE `project` (`id` text PRIMARY KEY NOT NULL, `worktree` text NOT NULL, `vcs` text, `name` text,
+  `icon_url` text, `icon_color` text, `time_created` integer NOT NULL, `time_updated` integer NOT NULL,
+  `time_initialized` integer, `sandboxes` text NOT NULL);
+CREATE TABLE `session` (`id` text PRIMARY KEY NOT NULL, `project_id` text NOT NULL, `parent_id` text,
+  `slug` text NOT NULL, `directory` text NOT NULL, `title` text NOT NULL, `version` text NOT NULL,
+  `share_url` text, `summary_additions` integer, `summary_deletions` integer, `summary_files` integer,
+  `summary_diffs` text, `revert` text, `permission` text, `time_created` integer NOT NULL,
+  `time_updated` integer NOT NULL, `time_compacting` integer, `time_archived` integer,
+  FOREIGN KEY (`project_id`) REFERENCES `project`(`id`) ON DELETE cascade);
+CREATE INDEX `session_project_idx` ON `session` (`project_id`);
+CREATE INDEX `session_parent_idx` ON `session` (`parent_id`);
+CREATE TABLE `message` (`id` text PRIMARY KEY NOT NULL, `session_id` text NOT NULL,
+  `time_created` integer NOT NULL, `time_updated` integer NOT NULL, `data` text NOT NULL,
+  FOREIGN KEY (`session_id`) REFERENCES `session`(`id`) ON DELETE cascade);
+CREATE INDEX `message_session_idx` ON `message` (`session_id`);
+CREATE TABLE `part` (`id` text PRIMARY KEY NOT NULL, `message_id` text NOT NULL, `session_id` text NOT NULL,
+  `time_created` integer NOT NULL, `time_updated` integer NOT NULL, `data` text NOT NULL,
+  FOREIGN KEY (`message_id`) REFERENCES `message`(`id`) ON DELETE cascade);
+CREATE INDEX `part_message_idx` ON `part` (`message_id`);
+CREATE INDEX `part_session_idx` ON `part` (`session_id`);
+";
+
+/// Item 9: next commands read the session this one read. `diagnose opencode.db
+/// --session ses_new` (and the newest-at-the-time choice) must not suggest
+/// commands that read `ses_newer`; the read flags are repeated; `repair`,
+/// which refuses stores, is not suggested.
+#[test]
+fn next_commands_repeat_the_settings_actually_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("opencode.db");
+    let db = rusqlite::Connection::open(&path).unwrap();
+    db.execute_batch(OPENCODE_SCHEMA).unwrap();
+    db.execute("INSERT INTO project VALUES ('prj_1','/w','git','w',NULL,NULL,1,1,NULL,'[]')", []).unwrap();
+    let session = |id: &str, updated: i64| {
+        db.execute(
+            "INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated) VALUES (?1,'prj_1','s','/w','t','1.2.3',1,?2)",
+            rusqlite::params![id, updated],
+        )
+        .unwrap();
+    };
+    let message = |ses: &str, id: &str, n: i64, info: Value, parts: Vec<Value>| {
+        db.execute("INSERT INTO message VALUES (?1,?2,?3,?3,?4)", rusqlite::params![id, ses, n, info.to_string()])
+            .unwrap();
+        for (k, p) in parts.into_iter().enumerate() {
+            db.execute(
+                "INSERT INTO part VALUES (?1,?2,?3,?4,?4,?5)",
+                rusqlite::params![format!("prt_{id}_{k}"), id, ses, n, p.to_string()],
+            )
+            .unwrap();
+        }
+    };
+    session("ses_new", 20);
+    let user = json!({"role":"user","time":{"created":1},"agent":"build","model":{"providerID":"anthropic","modelID":"claude-sonnet-4-5"}});
+    message(
+        "ses_new",
+        "msg_01",
+        1,
+        user.clone(),
+        vec![
+            json!({"type":"text","text":"what is wrong here?"}),
+            json!({"type":"file","mime":"image/png","filename":"shot.png","url":png_url(&cut_png())}),
+        ],
+    );
+    message(
+        "ses_new",
+        "msg_02",
+        2,
+        json!({"role":"assistant","time":{"created":2},"parentID":"msg_01","modelID":"claude-sonnet-4-5","providerID":"anthropic",
+        "mode":"build","agent":"build","path":{"cwd":"/w","root":"/w"},"cost":0,"tokens":{"input":0,"output":0,"reasoning":0,"cache":{"read":0,"write":0}},
+        "error":{"name":"APIError","data":{"message":"Could not process image","statusCode":400,"isRetryable":false}}}),
+        vec![],
+    );
+    let (d, code) =
+        diagnose(&path, &["--session", "ses_new", "--provider", "anthropic", "--model", "claude-sonnet-4-5"]);
+    assert_eq!(code, 1, "{d:#}");
+    let next: Vec<String> =
+        d["next"].as_array().unwrap().iter().filter_map(|c| c.as_str().map(str::to_string)).collect();
+    assert!(!next.is_empty(), "{d:#}");
+    for c in &next {
+        for flag in ["--session ses_new", "--provider anthropic", "--model claude-sonnet-4-5"] {
+            assert!(c.contains(flag), "{c} drops {flag}");
+        }
+        assert!(!c.starts_with("session-doctor repair"), "repair refuses stores: {next:?}");
+    }
+    // Chosen as the newest: the next commands name it, so a newer session changes nothing.
+    let (d, _) = diagnose(&path, &[]);
+    let exclude = d["next"][0].as_str().unwrap().to_string();
+    assert!(exclude.contains("--session ses_new"), "{exclude}");
+    session("ses_newer", 30);
+    message("ses_newer", "msg_09", 9, user, vec![json!({"type":"text","text":"hello"})]);
+    let args: Vec<&str> = exclude.split_whitespace().skip(1).collect();
+    let out = run(&args);
+    assert_eq!(out.status.code(), Some(0), "{exclude}: {}", String::from_utf8_lossy(&out.stderr));
+    let (d, code) = diagnose(&path, &["--session", "ses_new"]);
+    assert_eq!((code, d["excluded"].as_array().unwrap().len()), (0, 1), "{d:#}");
+}

@@ -281,7 +281,8 @@ fn check_one(c: &Candidate, read: &ReadArgs, opts: &check::Options, keep: bool) 
             error: None,
             model: read.model.clone(),
             file_arg: file.clone(),
-            read_args: read.repeat(),
+            read_args: read.repeat(&plan),
+            store: plan.memory.is_some(),
         };
         let d = read.diagnose(path, session, &plan, &d_opts)?;
         let problems = check::judge(&d, images, opts);

@@ -111,7 +111,8 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
         error,
         model: args.read.model.clone(),
         file_arg: file.display().to_string(),
-        read_args: args.read.repeat(),
+        read_args: args.read.repeat(&plan),
+        store: plan.memory.is_some(),
     };
     let d = args.read.diagnose(&path, session, &plan, &opts)?;
     if let Some(page) = &args.html {

@@ -22,7 +22,7 @@ use crate::model::{Attachment, Finding, ReasoningKind, Role, Session};
 
 pub use blocks::Numbering;
 pub use history::HistoryItem;
-pub use next::shell_quote;
+pub use next::{command as next_command, shell_quote};
 
 /// How many suspects `diagnose` decodes fully after a structural read.
 const DEEP_SUSPECTS: usize = 32;
@@ -37,8 +37,11 @@ pub struct Options {
     /// The session file as the user typed it, for the commands in `next`.
     pub file_arg: String,
     /// Extra arguments the next commands need to read the session the same way
-    /// (`--format`, `--overlay`), already quoted.
+    /// (`ReadArgs::repeat`: the settings actually used), already quoted.
     pub read_args: String,
+    /// The session was read from a store of many (opencode's database), which
+    /// `repair` refuses: no next command sends it there.
+    pub store: bool,
 }
 
 /// Where the failure came from.
@@ -291,6 +294,12 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
     let excluded: Vec<String> =
         session.attachments.iter().filter(|a| a.excluded).map(|a| a.reference.clone()).collect();
     let next = next::commands(failure.as_ref(), stuck, &picked.suspects, &excluded, &rules, opts);
+    if opts.store && stuck {
+        notes.push(
+            "this session lives in a store, which `repair` does not write: export it (`opencode export <session id> > session.json`) and repair the export"
+                .into(),
+        );
+    }
     let mut verdict = verdict(failure.as_ref(), stuck, &picked.suspects);
     // Invalid media the model took anyway: true of the file, and no reason to
     // call the session stuck; a healthy verdict must not hide them.
