@@ -664,3 +664,36 @@ fn next_commands_repeat_the_settings_actually_used() {
     let (d, code) = diagnose(&path, &["--session", "ses_new"]);
     assert_eq!((code, d["excluded"].as_array().unwrap().len()), (0, 1), "{d:#}");
 }
+
+/// Item 11: Gemini CLI's `$set` checkpoint of the whole message list is the
+/// history: `scan` and `preview` agree on every message in it (and the one
+/// appended after it).
+#[test]
+fn gemini_cli_checkpoints_are_previewed_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let shot = b64(&media_corpus::png(12, 9));
+    let tokens = json!({"input":10,"output":5,"cached":0,"thoughts":0,"tool":0,"total":15});
+    let lines = [
+        json!({"sessionId":"2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f","projectHash":"9f8e7d6c","startTime":"2026-11-20T10:00:00.000Z","lastUpdated":"2026-11-20T10:00:00.000Z","kind":"main"}),
+        json!({"$set":{"lastUpdated":"2026-11-20T10:02:00.000Z","messages":[
+            {"id":"u1","timestamp":"2026-11-20T10:00:00.000Z","type":"user","content":[{"text":"what is in this screenshot?"},{"inlineData":{"mimeType":"image/png","data":shot}}]},
+            {"id":"g1","timestamp":"2026-11-20T10:00:05.000Z","type":"gemini","content":"A login form.","model":"gemini-2.5-pro","tokens":tokens},
+            {"id":"u2","timestamp":"2026-11-20T10:01:00.000Z","type":"user","content":[{"text":"make the button bigger"}]}]}}),
+        json!({"id":"g2","timestamp":"2026-11-20T10:01:05.000Z","type":"gemini","content":"Done.","model":"gemini-2.5-pro","tokens":tokens}),
+    ];
+    let text: String = lines.iter().map(|l| l.to_string() + "\n").collect();
+    let file = write(dir.path(), "session-2026-11-20T10-00-2c3d4e5f.jsonl", &text);
+    let (doc, _) = common::scan_json(&file, &[]);
+    assert_eq!((&doc["entries"], doc["attachments"].as_array().unwrap().len()), (&json!(4), 1), "{doc:#}");
+    let out = run(&["preview", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let contents = body["contents"].as_array().unwrap();
+    let texts: Vec<String> = contents.iter().map(|c| c["parts"].to_string()).collect();
+    assert_eq!(contents.len(), 4, "{texts:#?}");
+    assert!(texts[0].contains("inlineData") && texts[0].contains(&shot), "{texts:#?}");
+    assert!(
+        texts[1].contains("A login form.") && texts[2].contains("make the button bigger") && texts[3].contains("Done."),
+        "{texts:#?}"
+    );
+}
