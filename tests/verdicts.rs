@@ -697,3 +697,34 @@ fn gemini_cli_checkpoints_are_previewed_whole() {
         "{texts:#?}"
     );
 }
+
+/// Item 13: plain `repair` of a stuck session leaves out the prime suspect
+/// `diagnose` names (and says so), so the copy it tells you to resume is not
+/// stuck; `--keep-suspects` keeps it, and then no "resume it" is printed for
+/// a copy that fails the same way.
+#[test]
+fn repair_never_calls_a_stuck_copy_resumable() {
+    let (image, cut) = (b64(&media_corpus::png(40, 30)), b64(&cut_png()));
+    let items = [Item { base64: &image, mime: "image/png" }, Item { base64: &cut, mime: "image/png" }];
+    let dir = tempfile::tempdir().unwrap();
+    let text = wrap::failed("claude-code", &wrap::session("claude-code", &items), "Could not process image");
+    let file = write(dir.path(), "0b6f8a2e-1c3d-4e5f-8a9b-0c1d2e3f4a5b.jsonl", &text);
+    let cut_ref = ref_of(&file, &cut_png());
+
+    let out = run(&["repair", "--json", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["suspects_left_out"], json!([cut_ref]), "{r:#}");
+    assert!(r["still_stuck"].is_null(), "{r:#}");
+    let copy = PathBuf::from(r["out"].as_str().unwrap());
+    let (d, code) = diagnose(&copy, &[]);
+    assert_eq!((code, &d["stuck"]), (0, &json!(false)), "{d:#}");
+    let (scan, _) = common::scan_json(&copy, &[]);
+    assert!(scan["attachments"].as_array().unwrap().iter().all(|a| a["verdict"] == "ok"), "{scan:#}");
+
+    let out = run(&["repair", "--keep-suspects", file.to_str().unwrap()]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(!said.contains("resume it"), "{said}");
+    assert!(said.contains("not resumable yet") && said.contains(&format!("--ref {cut_ref}")), "{said}");
+}

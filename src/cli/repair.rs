@@ -33,7 +33,8 @@ use super::session_args::ReadArgs;
   session-doctor repair session.jsonl --max-images 20 --out /tmp/rescued
 
 Exit status:
-  0  the copy was written
+  0  the copy was written, and diagnose finds it not stuck
+  1  the copy was written, but diagnose still finds it stuck (what to run next is printed)
   2  usage error, unreadable session, or the target exists")]
 pub struct RepairArgs {
     /// The session file.
@@ -46,7 +47,12 @@ pub struct RepairArgs {
     /// The folder to write the copy in (default: beside the original, where the agent finds it).
     #[arg(long = "out", value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Print JSON: {"file", "format", "out", "id", "resume", "lines", "touched", "inserted", "dropped", "changes"}.
+    /// Keep the prime suspects of a stuck session in the copy. By default the
+    /// attachments `diagnose` blames (and the overlay does not exclude yet)
+    /// become notes in the copy, as `exclude` would make them.
+    #[arg(long = "keep-suspects")]
+    pub keep_suspects: bool,
+    /// Print JSON: {"file", "format", "out", "id", "resume", "lines", "touched", "inserted", "dropped", "changes", "suspects_left_out", "still_stuck"}.
     #[arg(long = "json")]
     pub json: bool,
 }
@@ -64,16 +70,25 @@ struct Report {
     inserted: u64,
     dropped: Vec<u64>,
     changes: Summary,
+    /// Prime suspects of the original, not excluded by the overlay, that the copy leaves out.
+    suspects_left_out: Vec<String>,
+    /// `diagnose`'s verdict on the copy when it is stuck still (`null` when it is not).
+    still_stuck: Option<String>,
+    /// What to run next when it is.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    next: Vec<String>,
 }
 
 pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
-    let (session, plan) = args.read.read(&args.file)?;
+    let (mut session, plan) = args.read.read(&args.file)?;
     if plan.memory.is_some() {
         bail!(
             "{}: repair writes files, and this session lives in a store; export it first (`opencode export <id> > session.json`) and repair that",
             args.file.display()
         );
     }
+    let suspects_left_out =
+        if args.keep_suspects { Vec::new() } else { leave_out_suspects(args, &mut session, &plan)? };
     let mut rewrite = Rewrite::plan(&session, &args.rewrite.options(), plan.single_document);
     // pi's first layout counts entries by position (`firstKeptEntryIndex`):
     // leaving a line out there would move its compactions.
@@ -91,6 +106,7 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
     damaged.sort_unstable();
     damaged.dedup();
     let written = copy::repair(&args.file, plan.format, plan.single_document, &rewrite, &damaged, args.out.as_deref())?;
+    let still = still_stuck(args, &written.identity.path, plan.format)?;
     let r = Report {
         file: session.file.clone(),
         format: session.format,
@@ -102,6 +118,9 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
         inserted: written.inserted,
         dropped: written.dropped.clone(),
         changes: rewrite.summary,
+        suspects_left_out,
+        still_stuck: still.as_ref().map(|d| d.verdict.clone()),
+        next: still.map(|d| d.next).unwrap_or_default(),
     };
     let mut out = std::io::stdout().lock();
     if args.json {
@@ -111,7 +130,56 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
         human(&mut out, &r)?;
     }
     out.flush()?;
-    Ok(Exit::Healthy)
+    Ok(if r.still_stuck.is_some() { Exit::Problems } else { Exit::Healthy })
+}
+
+/// Marks the prime suspects of a stuck session excluded, as `diagnose` names
+/// them (and the overlay does not exclude yet), so the copy carries notes in
+/// their place: a copy that keeps them fails the same way. Returns their refs.
+fn leave_out_suspects(
+    args: &RepairArgs,
+    session: &mut crate::model::Session,
+    plan: &crate::reader::Plan,
+) -> anyhow::Result<Vec<String>> {
+    let opts = crate::diagnose::Options { model: args.read.model.clone(), ..Default::default() };
+    let d = args.read.diagnose(&args.file, session.clone(), plan, &opts)?;
+    if !d.stuck {
+        return Ok(Vec::new());
+    }
+    let primes: Vec<String> = d
+        .suspects
+        .iter()
+        .filter(|s| s.prime && !s.attachment.excluded)
+        .map(|s| s.attachment.reference.clone())
+        .collect();
+    for a in session.attachments.iter_mut().filter(|a| primes.contains(&a.reference)) {
+        a.excluded = true;
+    }
+    Ok(primes)
+}
+
+/// Diagnoses the copy as the agent will resume it: `Some` when it is stuck still.
+fn still_stuck(
+    args: &RepairArgs,
+    copy: &std::path::Path,
+    format: crate::formats::Format,
+) -> anyhow::Result<Option<crate::diagnose::Diagnosis>> {
+    let read = super::session_args::ReadArgs {
+        format: super::session_args::FormatChoice(Some(format)),
+        overlay: None,
+        session: None,
+        threads: args.read.threads,
+        ..args.read.clone()
+    };
+    let (session, plan) = crate::report::progress::read(copy, &read.options())?;
+    let opts = crate::diagnose::Options {
+        model: read.model.clone(),
+        file_arg: copy.display().to_string(),
+        read_args: read.repeat(&plan),
+        ..Default::default()
+    };
+    let d = read.diagnose(copy, session, &plan, &opts)?;
+    Ok(d.stuck.then_some(d))
 }
 
 /// Whether a pi session is of the first layout (no entry ids): its header has
@@ -131,8 +199,17 @@ fn positional(path: &std::path::Path) -> bool {
 fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
     writeln!(out, "wrote {} ({}, {})", sanitize(&r.out), r.format, count(r.lines, "line", "lines"))?;
     let c = &r.changes;
-    if !c.excluded.is_empty() {
-        writeln!(out, "  excluded     {}", c.excluded.join(", "))?;
+    let by_overlay: Vec<&String> = c.excluded.iter().filter(|x| !r.suspects_left_out.contains(x)).collect();
+    if !by_overlay.is_empty() {
+        let refs: Vec<&str> = by_overlay.iter().map(|x| x.as_str()).collect();
+        writeln!(out, "  excluded     {}", refs.join(", "))?;
+    }
+    if !r.suspects_left_out.is_empty() {
+        writeln!(
+            out,
+            "  left out     {}: the prime suspects diagnose names, as notes in place (--keep-suspects keeps them)",
+            r.suspects_left_out.join(", ")
+        )?;
     }
     if !c.capped.is_empty() {
         writeln!(out, "  over the cap {} ({})", count(c.capped.len() as u64, "image", "images"), c.capped.join(", "))?;
@@ -186,7 +263,17 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
         count(r.touched, "record", "records")
     )?;
     writeln!(out, "the original is unchanged: {}", sanitize(&r.file))?;
-    if let Some(cmd) = &r.resume {
+    if let Some(verdict) = &r.still_stuck {
+        // Never "resume it" for a copy that fails the same way.
+        writeln!(out)?;
+        writeln!(out, "the copy is not resumable yet: {}", sanitize(verdict))?;
+        if !r.next.is_empty() {
+            writeln!(out, "next:")?;
+            for c in &r.next {
+                writeln!(out, "  {}", sanitize(c))?;
+            }
+        }
+    } else if let Some(cmd) = &r.resume {
         writeln!(out)?;
         writeln!(out, "resume it:")?;
         writeln!(out, "  {}", sanitize(cmd))?;
