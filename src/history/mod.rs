@@ -23,7 +23,13 @@
 //!   the results answering calls in them;
 //! - anything a later accepted request held: the agent sends it in a form the
 //!   provider takes (pi and Codex pair calls themselves on every request, Cline
-//!   turns its text results into `tool_result` blocks);
+//!   turns its text results into `tool_result` blocks) — except a result
+//!   without its call in Claude Code and Codex, which send it as recorded;
+//! - a call the run left without a result, where the agent answers it itself
+//!   when it next sends (Codex, Claude Code, pi): reported as `agent_pairs`, a
+//!   warning;
+//! - the result of a parallel call that Claude Code wrote on a side branch of
+//!   the split lines of one message: the reader puts it back with its message;
 //! - server-side tools (Anthropic `server_tool_use`, answered in the same
 //!   assistant message), and formats where one object is the call and its
 //!   result (Gemini CLI, AI SDK tool parts): a result in the call's own message counts.
