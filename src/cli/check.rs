@@ -283,6 +283,7 @@ fn check_one(c: &Candidate, read: &ReadArgs, opts: &check::Options, keep: bool) 
             file_arg: file.clone(),
             read_args: read.repeat(&plan),
             store: plan.memory.is_some(),
+            as_repaired: None,
         };
         let d = read.diagnose(path, session, &plan, &d_opts)?;
         let problems = check::judge(&d, images, opts);

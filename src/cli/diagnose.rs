@@ -113,6 +113,7 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
         file_arg: file.display().to_string(),
         read_args: args.read.repeat(&plan),
         store: plan.memory.is_some(),
+        as_repaired: None,
     };
     let d = args.read.diagnose(&path, session, &plan, &opts)?;
     if let Some(page) = &args.html {

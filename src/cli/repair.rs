@@ -72,7 +72,8 @@ struct Report {
     changes: Summary,
     /// Prime suspects of the original, not excluded by the overlay, that the copy leaves out.
     suspects_left_out: Vec<String>,
-    /// `diagnose`'s verdict on the copy when it is stuck still (`null` when it is not).
+    /// `diagnose`'s verdict on the copy when it is stuck still (`null` when it is not),
+    /// judged in memory as the copy reads.
     still_stuck: Option<String>,
     /// What to run next when it is.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -106,7 +107,7 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
     damaged.sort_unstable();
     damaged.dedup();
     let written = copy::repair(&args.file, plan.format, plan.single_document, &rewrite, &damaged, args.out.as_deref())?;
-    let still = still_stuck(args, &written.identity.path, plan.format)?;
+    let still = still_stuck(args, &session, &plan, &rewrite.summary)?;
     let r = Report {
         file: session.file.clone(),
         format: session.format,
@@ -158,27 +159,32 @@ fn leave_out_suspects(
     Ok(primes)
 }
 
-/// Diagnoses the copy as the agent will resume it: `Some` when it is stuck still.
+/// Diagnoses the session as its copy reads (without reading the copy again:
+/// the rewrite's exclusions, caps, reasoning edits, dropped failures and mended
+/// calls applied in memory): `Some` when the copy is stuck still. Its refs and
+/// next commands are the original's, which is what to fix and repair again.
 fn still_stuck(
     args: &RepairArgs,
-    copy: &std::path::Path,
-    format: crate::formats::Format,
+    session: &crate::model::Session,
+    plan: &crate::reader::Plan,
+    changes: &Summary,
 ) -> anyhow::Result<Option<crate::diagnose::Diagnosis>> {
-    let read = super::session_args::ReadArgs {
-        format: super::session_args::FormatChoice(Some(format)),
-        overlay: None,
-        session: None,
-        threads: args.read.threads,
-        ..args.read.clone()
-    };
-    let (session, plan) = crate::report::progress::read(copy, &read.options())?;
+    let mut copy = session.clone();
+    for a in copy.attachments.iter_mut().filter(|a| changes.capped.contains(&a.reference)) {
+        a.excluded = true;
+    }
+    if args.rewrite.strip_reasoning {
+        copy.reasoning.clear();
+    }
+    let mended = changes.calls_answered.iter().chain(&changes.results_removed).cloned().collect();
     let opts = crate::diagnose::Options {
-        model: read.model.clone(),
-        file_arg: copy.display().to_string(),
-        read_args: read.repeat(&plan),
+        model: args.read.model.clone(),
+        file_arg: args.file.display().to_string(),
+        read_args: args.read.repeat(plan),
+        as_repaired: Some(mended),
         ..Default::default()
     };
-    let d = read.diagnose(copy, session, &plan, &opts)?;
+    let d = args.read.diagnose(&args.file, copy, plan, &opts)?;
     Ok(d.stuck.then_some(d))
 }
 

@@ -42,6 +42,10 @@ pub struct Options {
     /// The session was read from a store of many (opencode's database), which
     /// `repair` refuses: no next command sends it there.
     pub store: bool,
+    /// Judge the session as a repaired copy of it reads: its recorded failures
+    /// left out (the copy drops them) and the tool calls it mends (answered, or
+    /// their orphan results removed) paired.
+    pub as_repaired: Option<Vec<String>>,
 }
 
 /// Where the failure came from.
@@ -155,7 +159,7 @@ pub type Deepen<'r> = &'r dyn Fn(&Attachment) -> Option<crate::media::Facts>;
 
 /// Diagnoses a session read by the reader, with the overlay already applied.
 pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> anyhow::Result<Diagnosis> {
-    let (failure, failing_entry) = find_failure(&session, opts);
+    let (failure, failing_entry) = if opts.as_repaired.is_some() { (None, None) } else { find_failure(&session, opts) };
     let model = opts
         .model
         .clone()
@@ -226,7 +230,10 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
     let limits = request_problems(&session.request_stats(), &rules);
     let unanswered = unanswered(&session);
 
-    let structure = crate::history::check(&session);
+    let mut structure = crate::history::check(&session);
+    if let Some(mended) = &opts.as_repaired {
+        structure.retain(|p| p.call_id.as_ref().is_none_or(|id| !mended.contains(id)));
+    }
 
     let mut notes = picked.notes;
     // A broken structure fails every request before its media are looked at; a
