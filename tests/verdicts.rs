@@ -64,17 +64,30 @@ fn excluding_the_only_invalid_attachment_unsticks_every_format() {
         Item { base64: &pdf64, mime: "application/pdf" },
         Item { base64: &cut64, mime: "image/png" },
     ];
+    // The same with a cut PDF that "The PDF specified was not valid." blames and
+    // a healthy image beside it: excluding the PDF leaves a valid suspect, yet
+    // what validation blames is gone and the next request differs.
+    let (cut_pdf, shot) = (media_corpus::pdf(2), media_corpus::png(20, 10));
+    let cut_pdf = cut_pdf[..cut_pdf.len() / 2].to_vec();
+    let (cut_pdf64, shot64) = (b64(&cut_pdf), b64(&shot));
+    let pdf_items = [
+        Item { base64: &image64, mime: "image/png" },
+        Item { base64: &cut_pdf64, mime: "application/pdf" },
+        Item { base64: &shot64, mime: "image/png" },
+    ];
+    let cases =
+        [(&items[..], "Could not process image", &cut), (&pdf_items[..], "The PDF specified was not valid.", &cut_pdf)];
     let mut failures = Vec::new();
-    for format in FORMATS {
+    for (format, (items, message, broken)) in FORMATS.iter().flat_map(|f| cases.map(|c| (*f, c))) {
         let dir = tempfile::tempdir().unwrap();
-        let text = wrap::failed(format, &wrap::session(format, &items), "Could not process image");
+        let text = wrap::failed(format, &wrap::session(format, items), message);
         let file = write(dir.path(), "s.jsonl", &text);
-        let cut_ref = ref_of(&file, &cut);
+        let cut_ref = ref_of(&file, broken);
         let out = run(&["exclude", file.to_str().unwrap(), "--ref", &cut_ref]);
         assert_eq!(out.status.code(), Some(0), "{format}: {}", String::from_utf8_lossy(&out.stderr));
         let (d, code) = diagnose(&file, &[]);
         if (code, &d["stuck"]) != (0, &json!(false)) {
-            failures.push(format!("{format}: {} suspects {}", d["verdict"], d["suspects"]));
+            failures.push(format!("{format} ({message}): {} suspects {}", d["verdict"], d["suspects"]));
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");

@@ -289,7 +289,8 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
             p.line
         ));
     }
-    let stuck = failure.as_ref().is_some_and(|f| is_stuck(f, &picked.suspects));
+    let invalid_excluded = session.attachments.iter().any(|a| a.excluded && a.verdict == Verdict::Invalid);
+    let stuck = failure.as_ref().is_some_and(|f| is_stuck(f, &picked.suspects, invalid_excluded));
     // The ids the provider's error names (a predicted failure lists the ones found).
     let named_ids = failure
         .as_ref()
@@ -523,7 +524,8 @@ fn reasoning_family(k: ReasoningKind) -> &'static str {
 }
 
 /// Stuck: the failure will come back on every retry.
-fn is_stuck(f: &Failure, suspects: &[Suspect]) -> bool {
+/// `invalid_excluded`: an attachment whose bytes fail validation is excluded.
+fn is_stuck(f: &Failure, suspects: &[Suspect], invalid_excluded: bool) -> bool {
     if f.recovered {
         return false;
     }
@@ -532,8 +534,12 @@ fn is_stuck(f: &Failure, suspects: &[Suspect]) -> bool {
         Some(true) => false,
         Some(false) if c == Class::Aborted => false,
         // A media failure with nothing left to blame: every suspect is excluded
-        // (the block the provider named among them). The next request differs.
-        Some(false) => !(matches!(c, Class::MediaRejected) && suspects.is_empty()),
+        // (the block the provider named among them), or what validation blames
+        // is, and no prime suspect is left. The next request differs.
+        Some(false) => {
+            let addressed = suspects.is_empty() || (invalid_excluded && !suspects.iter().any(|s| s.prime));
+            !(matches!(c, Class::MediaRejected) && addressed)
+        }
         None => suspects.iter().any(|s| s.prime),
     }
 }
@@ -550,6 +556,12 @@ fn verdict(f: Option<&Failure>, stuck: bool, suspects: &[Suspect]) -> String {
         return match class.retryable() {
             Some(true) => format!("not stuck: {class} is transient, a retry can work"),
             _ if class == Class::Aborted => "not stuck: the last request was cancelled".into(),
+            _ if class == Class::MediaRejected && !suspects.is_empty() => format!(
+                "not stuck: the attachments whose bytes fail validation are excluded, so the next request differs; if the provider rejects it too, {} valid suspect{} it has not accepted yet remain{}",
+                suspects.len(),
+                if suspects.len() == 1 { "" } else { "s" },
+                if suspects.len() == 1 { "s" } else { "" }
+            ),
             _ => format!("not stuck: nothing the {class} failure could blame is left in the next request"),
         };
     }
