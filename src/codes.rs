@@ -130,7 +130,7 @@ pub const CODES: &[Code] = &[
     c(
         "history.call_without_result",
         E,
-        "a tool call has no result before the next turn (a run interrupted mid-tool); `repair` pairs it",
+        "a tool call has no result before the next turn (a run interrupted mid-tool); `repair` pairs it; a warning where the agent pairs it itself on resume (Codex, Claude Code, pi)",
     ),
     c(
         "history.result_without_call",

@@ -77,6 +77,11 @@ pub struct Found {
     pub format: Option<Format>,
 }
 
+/// An `--agent` value, checked at parse time.
+pub fn parse_agent(s: &str) -> Result<&'static str, String> {
+    agent_name(s).ok_or_else(|| format!("unknown agent `{s}`; expected one of: {}", AGENTS.join(", ")))
+}
+
 /// Resolves an agent name (`claude` and `gemini` are accepted for the longer names).
 pub fn agent_name(name: &str) -> Option<&'static str> {
     let name = match name {

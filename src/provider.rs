@@ -70,6 +70,24 @@ pub fn canonical(name: &str) -> Option<&'static str> {
         .or_else(|| ALIASES.iter().find(|(a, _)| *a == raw || *a == n).map(|(_, p)| *p))
 }
 
+/// Spellings that name Google Vertex AI without saying which model family it
+/// serves: the canonical name is `vertex-gemini` unless the evidence (a Claude
+/// model, Anthropic's body shape) says `vertex-anthropic`.
+pub fn names_vertex_of_either_family(name: &str) -> bool {
+    let n = name.trim().to_ascii_lowercase().replace([' ', '_'], "-");
+    matches!(n.as_str(), "vertex" | "vertex-ai" | "google-vertex")
+}
+
+/// A `--provider` value, checked at parse time: `generic` or any name or alias
+/// of the vocabulary; the value is kept as typed (each command canonicalizes it).
+pub fn parse_flag(s: &str) -> Result<String, String> {
+    if s.trim().eq_ignore_ascii_case("generic") || canonical(s).is_some() {
+        Ok(s.to_string())
+    } else {
+        Err(format!("unknown provider `{s}`; expected generic or one of: {}", NAMES.join(", ")))
+    }
+}
+
 /// Which provider serves a model id, as agents write it: `claude-sonnet-4-5` →
 /// anthropic, `gpt-5`/`o3` → openai, `gemini-2.5-pro` → gemini, `grok-4` → xai,
 /// `pixtral-12b` → mistral. Understands OpenRouter-style `anthropic/claude-…`,

@@ -297,13 +297,23 @@ fn a_recovered_failure_does_not_hide_what_came_after() {
     let dir = tempfile::tempdir().unwrap();
     let ok = write(dir.path(), "ok.jsonl", &recovered_then(&media_corpus::png(8, 8)));
     let bad = write(dir.path(), "bad.jsonl", &recovered_then(&cut_png()));
+    // check gates content (DESIGN): the old cut PNG (line 3) fails even though
+    // the model answered after it, and says so; it is not a failure that blocks.
     let (doc, code) = json(&[s(&ok)]);
-    assert_eq!(code, 0, "{doc:#}");
+    assert_eq!(code, 1, "{doc:#}");
+    let problems = sessions(&doc)[0]["problems"].as_array().unwrap();
+    assert_eq!(problems.len(), 1, "{doc:#}");
+    assert_eq!(
+        (&problems[0]["line"], &problems[0]["code"]),
+        (&serde_json::json!(3), &serde_json::json!("png.truncated")),
+        "{doc:#}"
+    );
+    assert!(problems[0]["message"].as_str().unwrap().contains("the model accepted it at line 6"), "{doc:#}");
     let (doc, code) = json(&[s(&bad)]);
     assert_eq!(code, 1, "{doc:#}");
     let problems = sessions(&doc)[0]["problems"].as_array().unwrap();
-    // The new image (line 7) only: the model answered after the old one (line 3).
-    let lines: Vec<&Value> = problems.iter().map(|p| &p["line"]).collect();
-    assert_eq!(lines, [7], "{doc:#}");
-    assert_eq!(problems[0]["code"], "png.truncated");
+    let mut lines: Vec<u64> = problems.iter().filter_map(|p| p["line"].as_u64()).collect();
+    lines.sort_unstable();
+    assert_eq!(lines, [3, 7], "{doc:#}");
+    assert!(problems.iter().all(|p| p["code"] == "png.truncated"), "{doc:#}");
 }

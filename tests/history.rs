@@ -126,6 +126,10 @@ fn interrupted_calls_with_the_providers_error_recorded() {
     }
 }
 
+/// Codex, Claude Code and pi answer a call the run left without a result
+/// themselves when they next send the history (issue 18 item 6): with no
+/// error recorded, the cut-off call is a warning, not a stuck session, and
+/// `check` passes it with that warning.
 #[test]
 fn interrupted_calls_without_an_error_recorded() {
     let dir = tempfile::tempdir().unwrap();
@@ -137,18 +141,27 @@ fn interrupted_calls_without_an_error_recorded() {
     for (format, text, id, line, tool) in cases {
         let file = write(dir.path(), &format!("{format}.jsonl"), &text);
         let (d, code) = diagnose(&file);
-        assert_interrupted(&d, code, &file, id, line, tool, "predicted");
-        assert_eq!(d["failure"]["call_ids"], json!([id]), "{format}");
-        assert_eq!(d["history"][0]["named"], false, "{format}: no provider error names it");
-        // scan tells it too, with its code, as an error.
+        let ctx = serde_json::to_string_pretty(&d).unwrap();
+        assert_eq!((code, &d["stuck"]), (0, &json!(false)), "{format}: {ctx}");
+        let h = d["history"].as_array().expect("history");
+        assert_eq!(h.len(), 1, "{ctx}");
+        assert_eq!(
+            (&h[0]["call_id"], &h[0]["tool"], &h[0]["agent_pairs"]),
+            (&json!(id), &json!(tool), &json!(true)),
+            "{ctx}"
+        );
+        // scan tells it too, with its code, as a warning.
         let f = structural(&file);
         assert_eq!(f.len(), 1, "{format}: {f:?}");
         assert_eq!(f[0]["code"], "history.call_without_result");
-        assert_eq!(f[0]["severity"], "error");
+        assert_eq!(f[0]["severity"], "warning");
         assert_eq!(f[0]["line"], line);
-        assert!(f[0]["message"].as_str().unwrap().contains(id), "{format}: {f:?}");
-        let out = run(&["scan", file.to_str().unwrap()]);
-        assert_eq!(out.status.code(), Some(1), "{format}: scan exits 1 on a broken history");
+        let message = f[0]["message"].as_str().unwrap();
+        assert!(message.contains(id) && message.contains("answers it itself"), "{format}: {f:?}");
+        let out = run(&["check", file.to_str().unwrap()]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{format}: {text}");
+        assert!(text.contains("history.call_without_result"), "{format}: {text}");
     }
 }
 

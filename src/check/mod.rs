@@ -124,6 +124,17 @@ pub fn judge(d: &Diagnosis, images: u64, opts: &Options) -> Vec<Problem> {
             }
         }
     }
+    // Invalid media a lenient model accepted: check gates content, and another
+    // provider, a model switch or a stricter route rejects it. `--allow` its code.
+    for acc in &d.accepted_invalid {
+        let Some(a) = d.timeline.attachments.iter().find(|a| a.reference == acc.reference) else { continue };
+        for p in a.problems.iter().filter(|p| p.severity == Verdict::Invalid) {
+            let message = format!("{} (the model accepted it at line {})", p.message, acc.line);
+            let mut p = Problem::new(p.code, Severity::Error, message).at(Some(a.line));
+            p.reference = Some(a.reference.clone());
+            out.push(p);
+        }
+    }
     // The history as one request, under the provider's limits.
     for p in &d.limits {
         if let Some(sev) = severity(p.severity) {

@@ -51,38 +51,6 @@ const NAMES: &[(&str, &str)] = &[
     ("gpt-", "openai"),
 ];
 
-/// Aliases a user may pass as `--provider`, mapped onto the vocabulary. `vertex` and
-/// `vertex_ai` depend on the model family and are resolved like detection.
-const ALIASES: &[(&str, &str)] = &[
-    ("claude", "anthropic"),
-    ("anthropic", "anthropic"),
-    ("google", "gemini"),
-    ("google-ai-studio", "gemini"),
-    ("gemini", "gemini"),
-    ("azure", "azure-openai"),
-    ("azure_openai", "azure-openai"),
-    ("azure-openai", "azure-openai"),
-    ("aws", "bedrock"),
-    ("amazon-bedrock", "bedrock"),
-    ("amazon_bedrock", "bedrock"),
-    ("aws-bedrock", "bedrock"),
-    ("bedrock", "bedrock"),
-    ("vertex-anthropic", "vertex-anthropic"),
-    ("vertex-gemini", "vertex-gemini"),
-    ("vertex", "vertex"),
-    ("vertex_ai", "vertex"),
-    ("vertex-ai", "vertex"),
-    ("google-vertex", "vertex"),
-    ("google-vertex-anthropic", "vertex-anthropic"),
-    ("llama.cpp", "llamacpp"),
-    ("llama-cpp", "llamacpp"),
-    ("llama_cpp", "llamacpp"),
-    ("lm-studio", "lmstudio"),
-    ("lm_studio", "lmstudio"),
-    ("x-ai", "xai"),
-    ("grok", "xai"),
-];
-
 /// `vertex` resolved by model family: Anthropic's body shape or a Claude model name makes
 /// it `vertex-anthropic`, anything else `vertex-gemini`.
 fn vertex(ev: &Evidence, lower: &str) -> &'static str {
@@ -93,14 +61,14 @@ fn vertex(ev: &Evidence, lower: &str) -> &'static str {
     }
 }
 
-/// Maps a `--provider` value onto the vocabulary; unknown names pass through lowercased.
+/// Maps a provider name onto the one vocabulary ([`crate::provider::canonical`]);
+/// a Vertex name of either family is resolved by the evidence, and unknown
+/// names (from a session, never from the command line) pass through lowercased.
 pub fn normalize(hint: &str, ev: &Evidence, lower: &str) -> String {
-    let h = hint.trim().to_ascii_lowercase();
-    match ALIASES.iter().find(|(alias, _)| *alias == h).map(|(_, name)| *name) {
-        Some("vertex") => vertex(ev, lower).into(),
-        Some(name) => name.into(),
-        None => h,
+    if crate::provider::names_vertex_of_either_family(hint) {
+        return vertex(ev, lower).into();
     }
+    crate::provider::canonical(hint).map_or_else(|| hint.trim().to_ascii_lowercase(), str::to_string)
 }
 
 /// Detects the provider from a hint, the body shapes, or names in `lower` (lowercased input).

@@ -282,7 +282,9 @@ fn check_one(c: &Candidate, read: &ReadArgs, opts: &check::Options, keep: bool) 
     let options = read.options();
     let plan = match crate::reader::plan(path, &options) {
         Ok(p) => p,
-        Err(e) if !c.explicit => {
+        // Told apart by type: a walk passes over what is not a session, never over
+        // a file it cannot open or a setting that cannot work.
+        Err(e) if !c.explicit && e.downcast_ref::<crate::reader::NotASession>().is_some() => {
             return Outcome::Skipped(Skipped { reason: without_path(&format!("{e:#}"), path), file });
         }
         Err(e) => return Outcome::Failed(Checked::unreadable(file, format!("{e:#}"), &opts.allow)),
@@ -294,7 +296,9 @@ fn check_one(c: &Candidate, read: &ReadArgs, opts: &check::Options, keep: bool) 
             error: None,
             model: read.model.clone(),
             file_arg: file.clone(),
-            read_args: read.repeat(),
+            read_args: read.repeat(&plan),
+            store: plan.memory.is_some(),
+            as_repaired: None,
         };
         let d = read.diagnose(path, session, &plan, &d_opts)?;
         let problems = check::judge(&d, images, opts);

@@ -125,7 +125,9 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
         error,
         model: args.read.model.clone(),
         file_arg: if from_stdin { saved.to_string() } else { file.display().to_string() },
-        read_args: args.read.repeat(),
+        read_args: args.read.repeat(&plan),
+        store: plan.memory.is_some(),
+        as_repaired: None,
     };
     let mut d = args.read.diagnose(&path, session, &plan, &opts)?;
     if from_stdin && !d.next.is_empty() {

@@ -12,7 +12,6 @@ use crate::exit::Exit;
 use crate::model::{Ref, Session};
 use crate::overlay::{EXCLUDED, Event, INCLUDED, Named, Overlay};
 use crate::report::sanitize;
-use crate::report::shell_quote;
 
 use super::session_args::ReadArgs;
 
@@ -108,16 +107,10 @@ pub fn run(args: &ExcludeArgs) -> anyhow::Result<Exit> {
     })?;
     let refs: Vec<String> =
         written.as_ref().map_or_else(Vec::new, |e| e.attachments.iter().map(|n| n.reference.clone()).collect());
-    let file = shell_quote(&args.file.display().to_string());
-    let extra = args.read.repeat();
-    let with = |sub: &str| {
-        if extra.is_empty() {
-            format!("session-doctor {sub} {file}")
-        } else {
-            format!("session-doctor {sub} {file} {extra}")
-        }
-    };
-    let next = vec![with("preview"), with("repair")];
+    let (file, extra) = (args.file.display().to_string(), args.read.repeat(&plan));
+    let with = |sub: &str| crate::diagnose::next_command(&file, &extra, sub, "");
+    // `repair` refuses a store: only `preview` reads it.
+    let next = if plan.memory.is_some() { vec![with("preview")] } else { vec![with("preview"), with("repair")] };
     let outcome = Outcome {
         overlay: overlay_path.display().to_string(),
         event: event_name,

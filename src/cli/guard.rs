@@ -50,7 +50,7 @@ pub struct GuardArgs {
     #[arg(long = "hook", value_name = "AGENT")]
     pub hook: Option<HookAgent>,
     /// Judge by this provider's limits (default: anthropic, Claude Code's own).
-    #[arg(long = "provider", value_name = "PROVIDER", default_value = "anthropic")]
+    #[arg(long = "provider", value_name = "PROVIDER", default_value = "anthropic", value_parser = super::values::provider())]
     pub provider: String,
     /// Print JSON: one object per file, {"file","decision","reason","fitted"}.
     #[arg(long = "json")]
@@ -92,7 +92,7 @@ pub struct InstallArgs {
     #[arg(long = "settings", value_name = "FILE")]
     pub settings: Option<PathBuf>,
     /// The provider whose limits the hook judges by (default: anthropic).
-    #[arg(long = "provider", value_name = "PROVIDER")]
+    #[arg(long = "provider", value_name = "PROVIDER", value_parser = super::values::provider())]
     pub provider: Option<String>,
 }
 

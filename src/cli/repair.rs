@@ -34,7 +34,8 @@ use super::session_args::ReadArgs;
   session-doctor repair session.jsonl --max-images 20 --out /tmp/rescued
 
 Exit status:
-  0  the copy was written, or there was nothing to repair (nothing written)
+  0  the copy was written, and diagnose finds it not stuck; or there was nothing to repair (nothing written)
+  1  the copy was written, but diagnose still finds it stuck (what to run next is printed)
   2  usage error, unreadable session, or the target exists")]
 pub struct RepairArgs {
     /// The session file.
@@ -51,9 +52,14 @@ pub struct RepairArgs {
     /// session under a new id); without it, such a run writes nothing.
     #[arg(long = "force")]
     pub force: bool,
+    /// Keep the prime suspects of a stuck session in the copy. By default the
+    /// attachments `diagnose` blames (and the overlay does not exclude yet)
+    /// become notes in the copy, as `exclude` would make them.
+    #[arg(long = "keep-suspects")]
+    pub keep_suspects: bool,
     /// Print JSON: {"file", "format", "written", "out", "id", "resume", "lines",
-    /// "touched", "inserted", "dropped", "changes"}; with nothing to repair,
-    /// {"file", "format", "written": false, "reason"}.
+    /// "touched", "inserted", "dropped", "changes", "suspects_left_out", "still_stuck"};
+    /// with nothing to repair, {"file", "format", "written": false, "reason"}.
     #[arg(long = "json")]
     pub json: bool,
 }
@@ -72,12 +78,20 @@ struct Report {
     inserted: u64,
     dropped: Vec<u64>,
     changes: Summary,
+    /// Prime suspects of the original, not excluded by the overlay, that the copy leaves out.
+    suspects_left_out: Vec<String>,
+    /// `diagnose`'s verdict on the copy when it is stuck still (`null` when it is not),
+    /// judged in memory as the copy reads.
+    still_stuck: Option<String>,
+    /// What to run next when it is.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    next: Vec<String>,
 }
 
 pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
     // Before the first read: the copy is made only from the file the plan is made from.
     let planned = crate::alias::Snapshot::of(&args.file);
-    let (session, plan) = args.read.read(&args.file)?;
+    let (mut session, plan) = args.read.read(&args.file)?;
     let planned = planned?;
     if plan.memory.is_some() {
         bail!(
@@ -85,6 +99,8 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
             args.file.display()
         );
     }
+    let suspects_left_out =
+        if args.keep_suspects { Vec::new() } else { leave_out_suspects(args, &mut session, &plan)? };
     let mut rewrite = Rewrite::plan(&session, &args.rewrite.options(), plan.single_document);
     if args.rewrite.fit {
         rewrite.fit(&session, &args.file, &plan.rules, plan.single_document);
@@ -125,6 +141,7 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
                 e
             }
         })?;
+    let still = still_stuck(args, &session, &plan, &rewrite.summary)?;
     let r = Report {
         file: session.file.clone(),
         format: session.format,
@@ -137,6 +154,9 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
         inserted: written.inserted,
         dropped: written.dropped.clone(),
         changes: rewrite.summary,
+        suspects_left_out,
+        still_stuck: still.as_ref().map(|d| d.verdict.clone()),
+        next: still.map(|d| d.next).unwrap_or_default(),
     };
     let mut out = std::io::stdout().lock();
     if args.json {
@@ -146,7 +166,68 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
         human(&mut out, &r, plan.format, &written.identity.path)?;
     }
     out.flush()?;
-    Ok(Exit::Healthy)
+    Ok(if r.still_stuck.is_some() { Exit::Problems } else { Exit::Healthy })
+}
+
+/// Marks the prime suspects of a stuck session excluded, as `diagnose` names
+/// them (and the overlay does not exclude yet), so the copy carries notes in
+/// their place: a copy that keeps them fails the same way. Returns their refs.
+fn leave_out_suspects(
+    args: &RepairArgs,
+    session: &mut crate::model::Session,
+    plan: &crate::reader::Plan,
+) -> anyhow::Result<Vec<String>> {
+    let opts = crate::diagnose::Options { model: args.read.model.clone(), ..Default::default() };
+    let d = args.read.diagnose(&args.file, session.clone(), plan, &opts)?;
+    if !d.stuck {
+        return Ok(Vec::new());
+    }
+    let primes: Vec<String> = d
+        .suspects
+        .iter()
+        .filter(|s| s.prime && !s.attachment.excluded)
+        // With --fit, an image that is only too large is fitted, not left out.
+        .filter(|s| !(args.rewrite.fit && crate::fit::only_fittable(&s.attachment.problems)))
+        .map(|s| s.attachment.reference.clone())
+        .collect();
+    for a in session.attachments.iter_mut().filter(|a| primes.contains(&a.reference)) {
+        a.excluded = true;
+    }
+    Ok(primes)
+}
+
+/// Diagnoses the session as its copy reads (without reading the copy again:
+/// the rewrite's exclusions, caps, reasoning edits, dropped failures and mended
+/// calls applied in memory): `Some` when the copy is stuck still. Its refs and
+/// next commands are the original's, which is what to fix and repair again.
+fn still_stuck(
+    args: &RepairArgs,
+    session: &crate::model::Session,
+    plan: &crate::reader::Plan,
+    changes: &Summary,
+) -> anyhow::Result<Option<crate::diagnose::Diagnosis>> {
+    let mut copy = session.clone();
+    // A capped image is a note in the copy; a fitted one meets the limits it broke.
+    for a in copy
+        .attachments
+        .iter_mut()
+        .filter(|a| changes.capped.contains(&a.reference) || changes.fitted.contains(&a.reference))
+    {
+        a.excluded = true;
+    }
+    if args.rewrite.strip_reasoning {
+        copy.reasoning.clear();
+    }
+    let mended = changes.calls_answered.iter().chain(&changes.results_removed).cloned().collect();
+    let opts = crate::diagnose::Options {
+        model: args.read.model.clone(),
+        file_arg: args.file.display().to_string(),
+        read_args: args.read.repeat(plan),
+        as_repaired: Some(mended),
+        ..Default::default()
+    };
+    let d = args.read.diagnose(&args.file, copy, plan, &opts)?;
+    Ok(d.stuck.then_some(d))
 }
 
 /// Says there is nothing to repair, and writes nothing (exit 0).
@@ -216,11 +297,19 @@ fn human(
 ) -> std::io::Result<()> {
     writeln!(out, "wrote {} ({}, {})", sanitize(&r.out), r.format, count(r.lines, "line", "lines"))?;
     let c = &r.changes;
-    if !c.excluded.is_empty() {
-        writeln!(out, "  excluded     {}", first_few(&c.excluded))?;
+    let by_overlay: Vec<String> = c.excluded.iter().filter(|x| !r.suspects_left_out.contains(x)).cloned().collect();
+    if !by_overlay.is_empty() {
+        writeln!(out, "  excluded     {}", first_few(&by_overlay))?;
+    }
+    if !r.suspects_left_out.is_empty() {
+        writeln!(
+            out,
+            "  left out     {}: the prime suspects diagnose names, as notes in place (--keep-suspects keeps them)",
+            first_few(&r.suspects_left_out)
+        )?;
     }
     if !c.fitted.is_empty() {
-        writeln!(out, "  fitted       {}", c.fitted.join(", "))?;
+        writeln!(out, "  fitted       {}", first_few(&c.fitted))?;
     }
     for why in &c.not_fitted {
         writeln!(out, "  not fitted   {}", sanitize(why))?;
@@ -277,7 +366,17 @@ fn human(
         count(r.touched, "record", "records")
     )?;
     writeln!(out, "the original is unchanged: {}", sanitize(&r.file))?;
-    if let Some(cmd) = &r.resume {
+    if let Some(verdict) = &r.still_stuck {
+        // Never "resume it" for a copy that fails the same way.
+        writeln!(out)?;
+        writeln!(out, "the copy is not resumable yet: {}", sanitize(verdict))?;
+        if !r.next.is_empty() {
+            writeln!(out, "next:")?;
+            for c in &r.next {
+                writeln!(out, "  {}", sanitize(c))?;
+            }
+        }
+    } else if let Some(cmd) = &r.resume {
         writeln!(out)?;
         if let Some(move_first) = codex_elsewhere(format, path) {
             writeln!(out, "{move_first}, then resume it:")?;

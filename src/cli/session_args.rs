@@ -147,14 +147,30 @@ impl ReadArgs {
     }
 
     /// The arguments a later command needs to read the session the same way,
-    /// shell-quoted: an explicit `--format` and `--overlay`.
-    pub fn repeat(&self) -> String {
+    /// shell-quoted, from the settings actually used: an explicit `--format`,
+    /// `--provider`, `--model`, `--rules` and `--overlay`, and the session of a
+    /// store that was read (`plan.session`, chosen or the newest at the time:
+    /// a later command must not read a newer one).
+    pub fn repeat(&self, plan: &crate::reader::Plan) -> String {
+        let q = |s: &str| crate::diagnose::shell_quote(s);
         let mut out = Vec::new();
         if let Some(f) = self.format.0 {
             out.push(format!("--format {}", f.name()));
         }
+        if let Some(id) = plan.session.as_ref().or(self.session.as_ref()) {
+            out.push(format!("--session {}", q(id)));
+        }
+        if let Some(p) = &self.provider {
+            out.push(format!("--provider {}", q(p)));
+        }
+        if let Some(m) = &self.model {
+            out.push(format!("--model {}", q(m)));
+        }
+        if let Some(r) = &self.rules {
+            out.push(format!("--rules {}", q(&r.display().to_string())));
+        }
         if let Some(o) = &self.overlay {
-            out.push(format!("--overlay {}", crate::report::shell_quote(&o.display().to_string())));
+            out.push(format!("--overlay {}", q(&o.display().to_string())));
         }
         out.join(" ")
     }

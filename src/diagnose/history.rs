@@ -34,9 +34,10 @@ pub fn items(problems: Vec<Problem>, named_ids: &[String]) -> Vec<HistoryItem> {
 }
 
 /// With no failure recorded: the history alone shows the next request will be
-/// rejected (a call still pending is not enough: the agent may be running it).
+/// rejected (a call still pending is not enough: the agent may be running it;
+/// nor is one the agent answers itself when it sends).
 pub fn predict(problems: &[Problem], provider: &str) -> Option<Failure> {
-    let broken: Vec<&Problem> = problems.iter().filter(|p| !p.pending).collect();
+    let broken: Vec<&Problem> = problems.iter().filter(|p| !p.pending && !p.agent_pairs).collect();
     if broken.is_empty() {
         return None;
     }

@@ -22,7 +22,7 @@ use crate::model::{Attachment, Finding, ReasoningKind, Role, Session};
 
 pub use blocks::Numbering;
 pub use history::HistoryItem;
-pub use next::shell_quote;
+pub use next::{command as next_command, shell_quote};
 
 /// How many suspects `diagnose` decodes fully after a structural read.
 const DEEP_SUSPECTS: usize = 32;
@@ -37,8 +37,15 @@ pub struct Options {
     /// The session file as the user typed it, for the commands in `next`.
     pub file_arg: String,
     /// Extra arguments the next commands need to read the session the same way
-    /// (`--format`, `--overlay`), already quoted.
+    /// (`ReadArgs::repeat`: the settings actually used), already quoted.
     pub read_args: String,
+    /// The session was read from a store of many (opencode's database), which
+    /// `repair` refuses: no next command sends it there.
+    pub store: bool,
+    /// Judge the session as a repaired copy of it reads: its recorded failures
+    /// left out (the copy drops them) and the tool calls it mends (answered, or
+    /// their orphan results removed) paired.
+    pub as_repaired: Option<Vec<String>>,
 }
 
 /// Where the failure came from.
@@ -111,6 +118,8 @@ pub struct Diagnosis {
     pub boundary: Option<Boundary>,
     /// Per-request limits the history (less the exclusions) breaks.
     pub limits: Vec<Problem>,
+    /// Invalid attachments the model accepted: no suspects, but not healthy media.
+    pub accepted_invalid: Vec<AcceptedInvalid>,
     /// How the suspects were chosen, and anything else worth saying.
     pub notes: Vec<String>,
     /// What the reader found wrong with the file itself.
@@ -150,7 +159,7 @@ pub type Deepen<'r> = &'r dyn Fn(&Attachment) -> Option<crate::media::Facts>;
 
 /// Diagnoses a session read by the reader, with the overlay already applied.
 pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> anyhow::Result<Diagnosis> {
-    let (failure, failing_entry) = find_failure(&session, opts);
+    let (failure, failing_entry) = if opts.as_repaired.is_some() { (None, None) } else { find_failure(&session, opts) };
     let model = opts
         .model
         .clone()
@@ -221,7 +230,10 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
     let limits = request_problems(&session.request_stats(), &rules);
     let unanswered = unanswered(&session);
 
-    let structure = crate::history::check(&session);
+    let mut structure = crate::history::check(&session);
+    if let Some(mended) = &opts.as_repaired {
+        structure.retain(|p| p.call_id.as_ref().is_none_or(|id| !mended.contains(id)));
+    }
 
     let mut notes = picked.notes;
     // A broken structure fails every request before its media are looked at; a
@@ -277,7 +289,8 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
             p.line
         ));
     }
-    let stuck = failure.as_ref().is_some_and(|f| is_stuck(f, &picked.suspects));
+    let invalid_excluded = session.attachments.iter().any(|a| a.excluded && a.verdict == Verdict::Invalid);
+    let stuck = failure.as_ref().is_some_and(|f| is_stuck(f, &picked.suspects, invalid_excluded));
     // The ids the provider's error names (a predicted failure lists the ones found).
     let named_ids = failure
         .as_ref()
@@ -289,7 +302,34 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
     let excluded: Vec<String> =
         session.attachments.iter().filter(|a| a.excluded).map(|a| a.reference.clone()).collect();
     let next = next::commands(failure.as_ref(), stuck, &picked.suspects, &excluded, &rules, opts);
+    if opts.store && stuck {
+        notes.push(
+            "this session lives in a store, which `repair` does not write: export it (`opencode export <session id> > session.json`) and repair the export"
+                .into(),
+        );
+    }
     let mut verdict = verdict(failure.as_ref(), stuck, &picked.suspects);
+    // Invalid media the model took anyway: true of the file, and no reason to
+    // call the session stuck; a healthy verdict must not hide them.
+    let accepted = accepted_invalid(&session, &picked.suspects);
+    if !stuck && !accepted.is_empty() {
+        if let (None, Some(first)) = (&failure, accepted.first()) {
+            let more = match accepted.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            verdict = format!(
+                "healthy: no failure recorded; {}{more} is invalid, but the model accepted it at line {}: it does not stop this model, though a stricter provider, model or route may reject it",
+                first.reference, first.line
+            );
+        }
+        for a in &accepted {
+            notes.push(format!(
+                "{} is invalid ({}), yet the model answered the request that carried it at line {}",
+                a.reference, a.why, a.line
+            ));
+        }
+    }
     if stuck && failure.as_ref().is_some_and(|f| f.classification.class == Class::HistoryInvalid) {
         let broken: Vec<&crate::history::Problem> = history.iter().map(|i| &i.problem).collect();
         verdict = if broken.is_empty() {
@@ -316,6 +356,7 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
         model,
         boundary: picked.boundary,
         limits,
+        accepted_invalid: accepted,
         notes,
         lines: session.lines,
         entries: session.entries.len(),
@@ -323,6 +364,35 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
         findings: session.findings,
         timeline: History { entries: session.entries, attachments: session.attachments },
     })
+}
+
+/// An invalid attachment the model answered after: where it answered.
+#[derive(Clone, Debug, Serialize)]
+pub struct AcceptedInvalid {
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// The line of the first answer after it.
+    pub line: u64,
+    /// Its worst problem, in words.
+    pub why: String,
+}
+
+/// The active invalid attachments that are not suspects because a later answer
+/// accepted them, each with the line of that answer.
+fn accepted_invalid(session: &Session, suspects: &[Suspect]) -> Vec<AcceptedInvalid> {
+    session
+        .attachments
+        .iter()
+        .filter(|a| !a.excluded && a.verdict == Verdict::Invalid)
+        .filter(|a| !suspects.iter().any(|s| s.attachment.reference == a.reference))
+        .filter_map(|a| {
+            let answer = session.entries[a.entry + 1..]
+                .iter()
+                .find(|e| e.role == Role::Assistant && e.accepted && e.error.is_none())?;
+            let why = a.problems.iter().find(|p| p.severity == Verdict::Invalid).map(|p| p.message.clone());
+            Some(AcceptedInvalid { reference: a.reference.clone(), line: answer.line, why: why.unwrap_or_default() })
+        })
+        .collect()
 }
 
 /// The failure to explain: the one given, else the last one recorded in the
@@ -458,7 +528,8 @@ fn reasoning_family(k: ReasoningKind) -> &'static str {
 }
 
 /// Stuck: the failure will come back on every retry.
-fn is_stuck(f: &Failure, suspects: &[Suspect]) -> bool {
+/// `invalid_excluded`: an attachment whose bytes fail validation is excluded.
+fn is_stuck(f: &Failure, suspects: &[Suspect], invalid_excluded: bool) -> bool {
     if f.recovered {
         return false;
     }
@@ -466,9 +537,13 @@ fn is_stuck(f: &Failure, suspects: &[Suspect]) -> bool {
     match c.retryable() {
         Some(true) => false,
         Some(false) if c == Class::Aborted => false,
-        // A media failure with nothing left to blame: every suspect is excluded,
-        // or the block the provider named no longer holds one. The next request differs.
-        Some(false) => !(matches!(c, Class::MediaRejected) && suspects.is_empty()),
+        // A media failure with nothing left to blame: every suspect is excluded
+        // (the block the provider named among them), or what validation blames
+        // is, and no prime suspect is left. The next request differs.
+        Some(false) => {
+            let addressed = suspects.is_empty() || (invalid_excluded && !suspects.iter().any(|s| s.prime));
+            !(matches!(c, Class::MediaRejected) && addressed)
+        }
         None => suspects.iter().any(|s| s.prime),
     }
 }
@@ -485,6 +560,12 @@ fn verdict(f: Option<&Failure>, stuck: bool, suspects: &[Suspect]) -> String {
         return match class.retryable() {
             Some(true) => format!("not stuck: {class} is transient, a retry can work"),
             _ if class == Class::Aborted => "not stuck: the last request was cancelled".into(),
+            _ if class == Class::MediaRejected && !suspects.is_empty() => format!(
+                "not stuck: the attachments whose bytes fail validation are excluded, so the next request differs; if the provider rejects it too, {} valid suspect{} it has not accepted yet remain{}",
+                suspects.len(),
+                if suspects.len() == 1 { "" } else { "s" },
+                if suspects.len() == 1 { "s" } else { "" }
+            ),
             _ => format!("not stuck: nothing the {class} failure could blame is left in the next request"),
         };
     }

@@ -7,8 +7,24 @@ use super::{Failure, Options, Suspect};
 
 pub use crate::report::shell_quote;
 
+/// One next command: `session-doctor SUB FILE`, then the read arguments that
+/// make it read the session the way this one did (`read_args`, from
+/// `ReadArgs::repeat`), then `args`. Every command that suggests another builds it here.
+pub fn command(file_arg: &str, read_args: &str, sub: &str, args: &str) -> String {
+    let mut c = format!("session-doctor {sub} {}", shell_quote(file_arg));
+    for part in [read_args, args] {
+        if !part.is_empty() {
+            c.push(' ');
+            c.push_str(part);
+        }
+    }
+    c
+}
+
 /// What to run next, in order; empty when nothing needs doing (or nothing
-/// session-doctor does can help: credentials, billing, waiting).
+/// session-doctor does can help: credentials, billing, waiting). A session
+/// read from a store (`opts.store`) is never sent to `repair`, which refuses
+/// stores: `preview` shows the request instead.
 pub fn commands(
     failure: Option<&Failure>,
     stuck: bool,
@@ -17,19 +33,9 @@ pub fn commands(
     rules: &Rules,
     opts: &Options,
 ) -> Vec<String> {
-    let file = shell_quote(&opts.file_arg);
-    let extra = &opts.read_args;
     let cmd = |sub: &str, args: &str| {
-        let mut c = format!("session-doctor {sub} {file}");
-        if !extra.is_empty() {
-            c.push(' ');
-            c.push_str(extra);
-        }
-        if !args.is_empty() {
-            c.push(' ');
-            c.push_str(args);
-        }
-        c
+        let sub = if sub == "repair" && opts.store { "preview" } else { sub };
+        command(&opts.file_arg, &opts.read_args, sub, args)
     };
     let Some(f) = failure.filter(|_| stuck) else {
         // Not stuck, but exclusions were made: the repaired copy is what to resume.
@@ -48,7 +54,7 @@ pub fn commands(
     // Every prime suspect is valid but over a size limit: a fitted copy keeps the image.
     let fittable = !primes.is_empty()
         && suspects.iter().filter(|s| s.prime).all(|s| crate::fit::only_fittable(&s.attachment.problems));
-    match c.class {
+    let mut out = match c.class {
         Class::MediaRejected if fittable => vec![cmd("preview", "--fit"), cmd("repair", "--fit")],
         Class::MediaRejected => vec![exclude(), cmd("repair", "")],
         Class::ImageLimit => {
@@ -68,7 +74,9 @@ pub fn commands(
         Class::InvalidRequest | Class::Unknown if !primes.is_empty() => vec![exclude(), cmd("repair", "")],
         Class::HistoryInvalid => vec![cmd("repair", "")],
         _ => Vec::new(),
-    }
+    };
+    out.dedup();
+    out
 }
 
 #[cfg(test)]

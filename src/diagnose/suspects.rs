@@ -33,6 +33,12 @@ fn same_model(a: &str, b: &str) -> bool {
     a.eq_ignore_ascii_case(b) || bare(a) == bare(b)
 }
 
+/// Does the provider's message speak of images, and of no other kind of media?
+fn names_images_only(message: &str) -> bool {
+    let m = message.to_ascii_lowercase();
+    m.contains("image") && !["pdf", "document", "file", "media", "attachment"].iter().any(|w| m.contains(w))
+}
+
 /// The suspects of `failure` (or of the next request when none), by the
 /// acceptance boundary of `model`, ranked: the block the provider named, then
 /// bytes that fail validation, then the rest.
@@ -80,41 +86,68 @@ pub fn pick(
         let a = &session.attachments[i];
         boundary.is_none_or(|b| a.entry > b || (a.entry == b && a.origin == Origin::ToolResult))
     };
-    let active = |i: usize| !session.attachments[i].excluded;
+    // A provider that says it could not process an *image* blames no healthy
+    // PDF (one whose bytes fail validation stays: the next request fails on it).
+    let images_only = failure.is_some_and(|f| {
+        f.classification.class == Class::MediaRejected
+            && f.classification.message.as_deref().is_some_and(names_images_only)
+    });
+    let active = |i: usize| {
+        let a = &session.attachments[i];
+        !a.excluded && (!images_only || a.is_image() || a.verdict == Verdict::Invalid)
+    };
     let mut chosen: Vec<usize> = (0..session.attachments.len()).filter(|&i| active(i) && after(i)).collect();
-    let answered = (0..session.attachments.len()).any(|i| !active(i) && after(i));
+    let answered = (0..session.attachments.len()).any(|i| session.attachments[i].excluded && after(i));
+    // Suspects the model did accept, listed because the failure is about media.
+    let mut widened = false;
     // The block the provider named, in the agent's own numbering.
     let block = failure.and_then(|f| f.classification.block.as_deref());
     let named: Vec<usize> = block.map(|b| blocks::locate(b, session, numbering)).unwrap_or_default();
-    if chosen.is_empty() && block.is_some() && named.is_empty() {
-        notes.push(
-            "the block the provider named holds no attachment any more (a repaired copy carries a note there): the next request differs"
-                .into(),
-        );
-    } else if chosen.is_empty() && answered {
-        notes.push(
-            "every attachment the model had not accepted is excluded: the next request carries notes in their place"
-                .into(),
-        );
-    } else if chosen.is_empty() && class.is_some_and(|c| matches!(c, Class::MediaRejected | Class::ImageLimit)) {
-        chosen = (0..session.attachments.len()).filter(|&i| active(i)).collect();
-        if !chosen.is_empty() {
+    let named_live: Vec<usize> = named.iter().copied().filter(|&i| !session.attachments[i].excluded).collect();
+    if let (Some(b), false, true) = (block, named.is_empty(), named_live.is_empty()) {
+        // The user excluded what the provider named: the next request carries a
+        // note there; only bytes that fail validation are still to blame.
+        notes.push(format!(
+            "the block the provider named ({b}) is excluded: the next request carries a note in its place"
+        ));
+        chosen.retain(|&i| session.attachments[i].verdict == Verdict::Invalid);
+    } else if named_live.is_empty() {
+        // A path that maps to nothing says nothing: the suspects are chosen as
+        // if the provider had named no block (never "nothing left to blame").
+        if let Some(b) = block {
+            notes.push(format!(
+                "the provider names {b}, which holds no attachment in the request as this agent builds it: the suspects are chosen as if it named none"
+            ));
+        }
+        if chosen.is_empty() && answered {
             notes.push(
-                "the boundary leaves no suspect, yet the failure is about media (the provider's limits, the model or the route changed since it accepted them): every attachment in the history is a suspect"
+                "every attachment the model had not accepted is excluded: the next request carries notes in their place"
                     .into(),
             );
+        } else if chosen.is_empty() && class.is_some_and(|c| matches!(c, Class::MediaRejected | Class::ImageLimit)) {
+            let rest: Vec<usize> = (0..session.attachments.len()).filter(|&i| active(i)).collect();
+            let invalid_left = rest.iter().any(|&i| session.attachments[i].verdict == Verdict::Invalid);
+            let invalid_excluded = session.attachments.iter().any(|a| a.excluded && a.verdict == Verdict::Invalid);
+            if invalid_excluded && !invalid_left && class == Some(Class::MediaRejected) {
+                // The user took out what validation blames; what is left the model
+                // accepted: the next request differs from the one that failed.
+                notes.push(format!(
+                    "the boundary leaves no suspect and every attachment whose bytes fail validation is excluded; the rest were accepted{}: the next request differs",
+                    boundary_info.as_ref().map(|b| format!(" (line {})", b.line)).unwrap_or_default()
+                ));
+            } else if !rest.is_empty() {
+                chosen = rest;
+                widened = true;
+                notes.push(
+                    "the boundary leaves no suspect, yet the failure is about media (the provider's limits, the model or the route changed since it accepted them): every attachment in the history is a suspect"
+                        .into(),
+                );
+            }
         }
     }
-
-    if let Some(b) = block {
-        if named.is_empty() && !notes.iter().any(|n| n.starts_with("the block the provider named")) {
-            notes.push(format!("the provider names {b}, which holds no attachment of this session"));
-        } else {
-            for &i in &named {
-                if !chosen.contains(&i) && active(i) {
-                    chosen.push(i);
-                }
-            }
+    for &i in &named_live {
+        if !chosen.contains(&i) {
+            chosen.push(i);
         }
     }
     if class.is_some_and(|c| !media_class(c)) {
@@ -136,10 +169,18 @@ pub fn pick(
                 ),
                 (true, false) => format!("the provider's error names it ({})", block.unwrap_or_default()),
                 (false, true) => worst.unwrap_or_else(|| "its bytes fail validation".into()),
-                (false, false) => match (a.verdict, worst) {
-                    (Verdict::Warn, Some(w)) => format!("not yet accepted by the model; {w}"),
-                    _ => "not yet accepted by the model; its bytes look valid".into(),
-                },
+                (false, false) => {
+                    let taken = match (&boundary_info, widened && !after(i)) {
+                        (Some(b), true) => {
+                            format!("accepted by the model (line {}), yet the failure is about media", b.line)
+                        }
+                        _ => "not yet accepted by the model".into(),
+                    };
+                    match (a.verdict, worst) {
+                        (Verdict::Warn, Some(w)) => format!("{taken}; {w}"),
+                        _ => format!("{taken}; its bytes look valid"),
+                    }
+                }
             };
             Suspect { attachment: a.clone(), prime: is_named || invalid, named: is_named, why }
         })

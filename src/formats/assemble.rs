@@ -66,10 +66,12 @@ pub struct History {
 }
 
 /// Gives every attachment its ref: `L<line>.<n>`, numbered per line in document
-/// order, over every attachment (visible or not) so refs never shift.
+/// order, over every attachment (visible or not) so refs never shift. The count
+/// runs across records: the records of a one-document session (Cline, an
+/// opencode export) share their line, and each attachment needs its own ref.
 pub fn assign_refs(records: &mut [LineRecord]) {
+    let mut counter: HashMap<u64, u32> = HashMap::new();
     for r in records {
-        let mut counter: HashMap<u64, u32> = HashMap::new();
         for a in r.attachments_mut() {
             let n = counter.entry(a.line).or_insert(0);
             *n += 1;
@@ -296,6 +298,7 @@ fn tree_path(records: &[LineRecord], findings: &mut Vec<Finding>) -> Vec<usize> 
         };
     }
     path.reverse();
+    let path = with_sibling_results(records, path);
     // The latest compaction on the path replaces what came before its kept range.
     let compaction = path.iter().rposition(|&i| matches!(records[i].unit, Unit::Node { keep_from: Some(_), .. }));
     if let Some(c) = compaction {
@@ -308,6 +311,61 @@ fn tree_path(records: &[LineRecord], findings: &mut Vec<Finding>) -> Vec<usize> 
         return out;
     }
     path
+}
+
+/// Claude Code writes one response as one line per content block, chained, and
+/// the result of each parallel call on a line whose parent is that call's own
+/// line: all but the last result hang off a side branch of the split message.
+/// Claude Code sends them with the message, so a line off the path that holds
+/// tool results, whose parent is a line of a message the path goes on
+/// through, goes in right after that message's last line.
+fn with_sibling_results(records: &[LineRecord], path: Vec<usize>) -> Vec<usize> {
+    let message_of = |i: usize| match records[i].unit {
+        Unit::Node { message, .. } => message,
+        _ => None,
+    };
+    if !path.iter().any(|&i| message_of(i).is_some()) {
+        return path;
+    }
+    let mut pos: HashMap<Id, usize> = HashMap::new();
+    let mut last_of: HashMap<Id, usize> = HashMap::new();
+    for (k, &i) in path.iter().enumerate() {
+        if let Unit::Node { id, .. } = records[i].unit {
+            pos.insert(id, k);
+        }
+        if let Some(m) = message_of(i) {
+            last_of.insert(m, k);
+        }
+    }
+    let holds_results_only = |r: &LineRecord| {
+        r.extra.as_ref().is_some_and(|x| !x.results.is_empty())
+            && r.entries.iter().all(|e| e.role == crate::model::Role::User)
+    };
+    let on_path: std::collections::HashSet<usize> = path.iter().copied().collect();
+    let mut after: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (j, r) in records.iter().enumerate() {
+        let Unit::Node { parent: Some(p), sidechain: false, .. } = r.unit else { continue };
+        if on_path.contains(&j) || !holds_results_only(r) {
+            continue;
+        }
+        let Some(&k) = pos.get(&p) else { continue };
+        let Some(last) = message_of(path[k]).and_then(|m| last_of.get(&m).copied()) else { continue };
+        // Only a split message the path goes on through: the parent is not its last line.
+        if last > k {
+            after.entry(last).or_default().push(j);
+        }
+    }
+    if after.is_empty() {
+        return path;
+    }
+    let mut out = Vec::with_capacity(path.len() + after.len());
+    for (k, &i) in path.iter().enumerate() {
+        out.push(i);
+        if let Some(js) = after.get(&k) {
+            out.extend(js);
+        }
+    }
+    out
 }
 
 fn link_finding(line: u64, code: &'static str, message: String) -> Finding {

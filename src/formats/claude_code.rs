@@ -43,6 +43,9 @@ impl Adapter for ClaudeCode {
             parent: Id::of_value(v.get("parentUuid")),
             sidechain: v.get("isSidechain").as_bool().unwrap_or(false),
             keep_from: None,
+            message: Some(v.get("message").get("id"))
+                .filter(|_| v.get("type").as_str() == Some("assistant"))
+                .and_then(Id::of_value),
         };
         let msg = v.get("message");
         out.at = v.get("timestamp").to_text();

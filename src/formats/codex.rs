@@ -63,7 +63,7 @@ impl Adapter for Codex {
         out.at = v.get("timestamp").to_text();
         if !v.has("payload") {
             // The envelope-less format of older builds.
-            if LEGACY_ITEMS.contains(&ty) && !v.get("message").is_object() {
+            if LEGACY_ITEMS.contains(&ty) && !v.get("message").is_object() && !unsent(v) {
                 let e = out.entry(item_entry(v));
                 responses_item(v, e, "", out);
             } else {
@@ -80,13 +80,14 @@ impl Adapter for Codex {
                 out.unit = Unit::Hidden;
                 out.context_model = p.get("model").to_text();
             }
+            "response_item" if unsent(p) => out.unit = Unit::Hidden,
             "response_item" => {
                 let e = out.entry(item_entry(p));
                 responses_item(p, e, "/payload", out);
             }
             "compacted" => {
                 out.unit = Unit::Reset;
-                for (i, item) in p.get("replacement_history").items().iter().enumerate() {
+                for (i, item) in p.get("replacement_history").items().iter().enumerate().filter(|(_, it)| !unsent(it)) {
                     let e = out.entry(item_entry(item));
                     responses_item(item, e, &ptr("/payload/replacement_history", i), out);
                 }
@@ -97,6 +98,18 @@ impl Adapter for Codex {
     }
 }
 
+/// Items Codex records but never sends (`is_api_message` drops them from
+/// every prompt): undo snapshots, compaction triggers, system messages and
+/// items of a kind it does not know. They are neither part of the request's
+/// numbering nor an answer that accepted anything.
+fn unsent(item: &Value<'_>) -> bool {
+    match item.get("type").as_str().unwrap_or("message") {
+        "message" => item.get("role").as_str() == Some("system"),
+        "ghost_snapshot" | "compaction_trigger" | "other" => true,
+        _ => false,
+    }
+}
+
 /// The entry a Responses item stands for.
 fn item_entry(item: &Value<'_>) -> RawEntry {
     let role = match (item.get("type").as_str().unwrap_or("message"), item.get("role").as_str()) {
@@ -104,6 +117,8 @@ fn item_entry(item: &Value<'_>) -> RawEntry {
         ("message", Some("developer" | "system")) => Role::System,
         ("message", _) => Role::User,
         (t, _) if t.ends_with("_output") => Role::Tool,
+        // Compaction summaries are sent, but the model did not write them in answer to a request.
+        ("compaction" | "compaction_summary" | "context_compaction", _) => Role::System,
         _ => Role::Assistant,
     };
     let mut e = RawEntry::new(role);

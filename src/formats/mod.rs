@@ -152,6 +152,9 @@ pub enum Unit {
         sidechain: bool,
         /// A compaction: the path before this id is replaced by this line.
         keep_from: Option<Id>,
+        /// The provider message this line is one of, where the agent writes one
+        /// message as several lines (Claude Code's `message.id`).
+        message: Option<Id>,
     },
     /// A record re-written in full each time it changes: the last copy wins,
     /// at the place of the first.

@@ -23,7 +23,13 @@
 //!   the results answering calls in them;
 //! - anything a later accepted request held: the agent sends it in a form the
 //!   provider takes (pi and Codex pair calls themselves on every request, Cline
-//!   turns its text results into `tool_result` blocks);
+//!   turns its text results into `tool_result` blocks) — except a result
+//!   without its call in Claude Code and Codex, which send it as recorded;
+//! - a call the run left without a result, where the agent answers it itself
+//!   when it next sends (Codex, Claude Code, pi): reported as `agent_pairs`, a
+//!   warning;
+//! - the result of a parallel call that Claude Code wrote on a side branch of
+//!   the split lines of one message: the reader puts it back with its message;
 //! - server-side tools (Anthropic `server_tool_use`, answered in the same
 //!   assistant message), and formats where one object is the call and its
 //!   result (Gemini CLI, AI SDK tool parts): a result in the call's own message counts.
@@ -99,6 +105,10 @@ pub struct Problem {
     pub at: Option<String>,
     /// A call in the session's last entry: the agent may still be running it.
     pub pending: bool,
+    /// A call the agent answers itself when it next sends the history (Codex
+    /// inserts "aborted", Claude Code an interrupted result, pi "No result
+    /// provided"): the provider never sees it unpaired.
+    pub agent_pairs: bool,
     /// What is wrong, in words.
     pub message: String,
     /// Index into [`Session::entries`] of the entry it is in.
@@ -184,10 +194,21 @@ pub fn check_as(session: &Session, dialect: Dialect) -> Vec<Problem> {
         }
         // Still running: nothing but the rest of the same response follows it.
         let pending = entries[c.entry + 1..].iter().all(|e| e.role == Role::Assistant && e.error.is_none());
+        let agent_pairs = pairs_interrupted_calls(session.format);
         let tool = c.name.as_deref().unwrap_or("a tool");
-        let message = if pending {
+        let message = if pending && agent_pairs {
+            format!(
+                "{tool} call {} has no result yet: the agent may still be running it; if the run was cut off, the agent answers it itself on resume",
+                c.call_id
+            )
+        } else if pending {
             format!(
                 "{tool} call {} has no result yet: the agent may still be running it; if it is not, the next request will fail",
+                c.call_id
+            )
+        } else if agent_pairs {
+            format!(
+                "{tool} call {} has no result (the run was cut off): the agent answers it itself as interrupted when it next sends the history",
                 c.call_id
             )
         } else {
@@ -209,6 +230,7 @@ pub fn check_as(session: &Session, dialect: Dialect) -> Vec<Problem> {
             tool: c.name.clone(),
             at: c.at.clone(),
             pending,
+            agent_pairs,
             message,
             entry: c.entry,
         });
@@ -254,6 +276,7 @@ pub fn check_as(session: &Session, dialect: Dialect) -> Vec<Problem> {
             tool,
             at: r.at.clone(),
             pending: false,
+            agent_pairs: false,
             message,
             entry: r.entry,
         });
@@ -278,6 +301,7 @@ pub fn check_as(session: &Session, dialect: Dialect) -> Vec<Problem> {
                     tool: r.and_then(|r| name_of.get(r.call_id.as_str()).map(|s| s.to_string())),
                     at: r.and_then(|r| r.at.clone()),
                     pending: false,
+                    agent_pairs: false,
                     message: format!(
                         "a tool message after the {} message at line {}: it must follow the assistant message that called the tool",
                         role_name(entries[j].role),
@@ -317,16 +341,22 @@ pub fn check_as(session: &Session, dialect: Dialect) -> Vec<Problem> {
             tool: None,
             at: None,
             pending: false,
+            agent_pairs: false,
             message: format!("an empty {} message: the provider requires content in every message", role_name(e.role)),
             entry: i,
         });
     }
     // A later request that the model accepted held this history: the agent sends it
     // in a form the provider takes (pi and Codex pair calls themselves, Cline writes
-    // its results as text): not a problem for the next request.
-    let logged = std::env::var_os("NOEXCUSE").is_none()
-        && matches!(session.format, "openai-chat" | "openai-responses" | "anthropic" | "gemini");
+    // its results as text): not a problem for the next request. Claude Code and
+    // Codex send a result without its call as recorded: a later answer excuses
+    // none (the provider rejects it).
+    let logged = matches!(session.format, "openai-chat" | "openai-responses" | "anthropic" | "gemini");
     let proof = |i: usize| sent(i) && entries[i].role == Role::Assistant && entries[i].accepted;
+    let excusable = |p: &Problem| {
+        !(matches!(session.format, "claude-code" | "codex")
+            && matches!(p.kind, Kind::ResultWithoutCall | Kind::DuplicateResult))
+    };
     if logged {
         // Every assistant message of a logged request counts as accepted; only a
         // response logged after the request proves the request was taken.
@@ -334,10 +364,17 @@ pub fn check_as(session: &Session, dialect: Dialect) -> Vec<Problem> {
             problems.retain(|p| p.line >= l);
         }
     } else if let Some(g) = (0..entries.len()).rev().find(|&i| proof(i)).map(|i| group_of[i]) {
-        problems.retain(|p| group_of[p.entry] == usize::MAX || group_of[p.entry] >= g);
+        problems.retain(|p| group_of[p.entry] == usize::MAX || group_of[p.entry] >= g || !excusable(p));
     }
     problems.sort_by_key(|p| (p.entry, p.line));
     problems
+}
+
+/// Does this agent answer a tool call left without a result by itself before
+/// it sends the history? Codex (`normalize`: an "aborted" output), Claude Code
+/// (an interrupted tool result on resume) and pi ("No result provided") do.
+fn pairs_interrupted_calls(format: &str) -> bool {
+    matches!(format, "codex" | "claude-code" | "pi")
 }
 
 fn role_name(r: Role) -> &'static str {
@@ -350,13 +387,13 @@ fn role_name(r: Role) -> &'static str {
 }
 
 /// The problems as findings of the file, for `scan` (a pending call is a warning:
-/// the agent may still be running it).
+/// the agent may still be running it; so is one the agent answers itself).
 pub fn findings(problems: &[Problem]) -> Vec<Finding> {
     problems
         .iter()
         .map(|p| Finding {
             line: p.line,
-            severity: if p.pending { Severity::Warning } else { Severity::Error },
+            severity: if p.pending || p.agent_pairs { Severity::Warning } else { Severity::Error },
             message: p.message.clone(),
             code: Some(p.code),
         })

@@ -335,6 +335,12 @@ fn gemini_content(c: &Value) -> Option<Msg> {
 }
 
 fn gemini_cli(v: &Value) -> Vec<Msg> {
+    // A `$set` checkpoint of the whole list (and a legacy ConversationRecord)
+    // holds the records themselves: each is read as its own line would be.
+    let list = v.get("$set").and_then(|x| x.get("messages")).or_else(|| v.get("projectHash").and(v.get("messages")));
+    if let Some(Value::Array(records)) = list {
+        return records.iter().flat_map(gemini_cli).collect();
+    }
     match v.get("type").and_then(Value::as_str) {
         Some("user") => vec![Msg::new(Role::User, gemini_parts(v.get("content").unwrap_or(&Value::Null)))],
         Some("gemini") => {

@@ -69,6 +69,25 @@ impl Evidence {
     }
 }
 
+/// The file is not a session any agent here wrote (not JSON, empty, another
+/// tool's log, no format recognised): a walk passes over it. Every other error
+/// of [`plan`] is about the file's access or the user's settings, and is told.
+#[derive(Debug)]
+pub struct NotASession(pub String);
+
+impl std::fmt::Display for NotASession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NotASession {}
+
+/// Returns early with a [`NotASession`] error.
+macro_rules! not_a_session {
+    ($($arg:tt)*) => { return Err(NotASession(format!($($arg)*)).into()) };
+}
+
 /// Decides how to read `path`.
 pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
     if let Some(store) = super::opencode_store::open(path, opts)? {
@@ -89,7 +108,7 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
         if let Some((_, why)) = NOT_A_SESSION.iter().find(|(magic, _)| total == 0 && line.starts_with(magic)) {
             // The way out names the file itself, quoted as a shell needs it.
             let why = why.replace("FILE", &crate::report::shell_quote(&path.display().to_string()));
-            bail!("{} {why}", path.display());
+            not_a_session!("{} {why}", path.display());
         }
         if total == 0 && is_binary(line) {
             bail!("{} is a binary file (it holds NUL bytes), not a session's JSON text", path.display());
@@ -106,7 +125,7 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
                 maybe_document.get_or_insert(v.is_array());
                 if v.is_object() {
                     if let Some(why) = not_a_session(&v) {
-                        bail!("{} {why}", path.display());
+                        not_a_session!("{} {why}", path.display());
                     }
                     ev.weigh(&v);
                 }
@@ -129,12 +148,14 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
                 ev = Evidence::new();
                 weigh_document(&mut ev, &v);
                 if let Some(why) = v.items().first().and_then(not_a_session) {
-                    bail!("{} {why}", path.display());
+                    not_a_session!("{} {why}", path.display());
                 }
                 drop(v);
                 document = Some(whole);
             }
-            Err(e) if ev.lines == 0 => bail!("{} is neither JSON Lines nor one JSON document: {e}", path.display()),
+            Err(e) if ev.lines == 0 => {
+                not_a_session!("{} is neither JSON Lines nor one JSON document: {e}", path.display())
+            }
             Err(_) => {}
         }
     }
@@ -142,8 +163,8 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
         Some(f) => (f, false),
         None => match ev.best() {
             Some(f) => (f, true),
-            None if seen == 0 => bail!("{}: the file is empty; there is no session to read", path.display()),
-            None => bail!(
+            None if seen == 0 => not_a_session!("{}: the file is empty; there is no session to read", path.display()),
+            None => not_a_session!(
                 "{}: cannot tell which agent wrote this file (looked at its {}); pass --format with one of: {}",
                 path.display(),
                 if seen == 1 { "first line".to_string() } else { format!("first {seen} lines") },

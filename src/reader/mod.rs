@@ -64,7 +64,7 @@ pub struct Plan {
     pub session: Option<String>,
 }
 
-pub use detect::plan;
+pub use detect::{NotASession, plan};
 pub use lines::Lines;
 pub use sidecar::files as sidecar_files;
 
