@@ -119,6 +119,14 @@ impl<W: Write> Writer<W> {
         Ok(())
     }
 
+    /// An item already in this dialect, written as it is (after what is pending).
+    pub fn push_raw(&mut self, item: &Value) -> std::io::Result<()> {
+        if let Some(p) = self.pending.take() {
+            self.emit(p)?;
+        }
+        self.write_item(item)
+    }
+
     pub fn finish(mut self) -> std::io::Result<W> {
         if let Some(p) = self.pending.take() {
             self.emit(p)?;
@@ -138,14 +146,19 @@ impl<W: Write> Writer<W> {
 
     fn emit(&mut self, m: Msg) -> std::io::Result<()> {
         for v in self.render(m) {
-            if !self.first {
-                write!(self.out, ",")?;
-            }
-            self.first = false;
-            writeln!(self.out)?;
-            serde_json::to_writer(&mut self.out, &v)?;
-            self.items += 1;
+            self.write_item(&v)?;
         }
+        Ok(())
+    }
+
+    fn write_item(&mut self, v: &Value) -> std::io::Result<()> {
+        if !self.first {
+            write!(self.out, ",")?;
+        }
+        self.first = false;
+        writeln!(self.out)?;
+        serde_json::to_writer(&mut self.out, v)?;
+        self.items += 1;
         Ok(())
     }
 
