@@ -134,8 +134,11 @@ pub fn check_as(session: &Session, dialect: Dialect) -> Vec<Problem> {
         group_of[i] = groups.len() - 1;
     }
 
-    // Cline keeps its tool results as text and pairs them with the calls when it sends.
-    let paired_by_agent = session.format == "cline";
+    // Cline keeps its tool results as text and pairs them with the calls when it sends;
+    // Codex answers a call left without output and drops an orphaned output itself
+    // (`formats::codex_pairs`).
+    let paired_by_agent = matches!(session.format, "cline" | "codex");
+    let drops_orphans = session.format == "codex";
     let calls: Vec<&crate::model::ToolCall> = session.tool_calls.iter().filter(|c| sent(c.entry)).collect();
     let call_ids: HashSet<&str> = calls.iter().map(|c| c.call_id.as_str()).collect();
     // Calls of unsent entries: the agents drop their results with them.
@@ -218,7 +221,7 @@ pub fn check_as(session: &Session, dialect: Dialect) -> Vec<Problem> {
     for (k, r) in results.iter().enumerate().filter(|(k, _)| !used[*k]) {
         let call = call_of.get(r.call_id.as_str()).copied();
         // A server-side tool's result sits in the assistant message; its call may be a kind not counted.
-        if call.is_none() && entries[r.entry].role == Role::Assistant {
+        if call.is_none() && (drops_orphans || entries[r.entry].role == Role::Assistant) {
             continue;
         }
         let answered_before = by_id.get(r.call_id.as_str()).is_some_and(|v| v.iter().any(|&o| o != k && used[o]));

@@ -6,15 +6,19 @@
 //! `function_call.arguments` exactly as written, without the rollout-only
 //! `internal_chat_message_metadata_passthrough`. Converting through the
 //! canonical messages would drop those fields, so in its native dialect the
-//! preview passes the items through.
+//! preview passes the items through, paired as Codex pairs them
+//! ([`crate::formats::codex_pairs`]).
 
-use serde_json::Value;
+use serde_json::{Value, json};
+
+use crate::formats::codex_pairs::{ABORTED, Pairs};
 
 /// What Codex sends that no rollout line holds: a preview names it instead of
 /// leaving it silently out.
 pub const NOT_IN_SESSION: &[&str] = &[
     "instructions: the leading developer message Codex builds for each request from its base instructions and the tools at hand",
     "tools: the tool list Codex sends with each request",
+    "ids: the id Codex gives each \"aborted\" output it adds for a call left without one",
 ];
 
 /// Rollout-only fields Codex does not send.
@@ -24,7 +28,7 @@ const NOT_SENT: &[&str] = &["internal_chat_message_metadata_passthrough"];
 const NEVER_SENT: &[&str] = &["ghost_snapshot", "other"];
 
 /// The items one rollout line puts into Codex's request.
-pub fn items(v: &Value) -> Vec<Value> {
+pub fn items(v: &Value, pairs: &Pairs) -> Vec<Value> {
     let p = v.get("payload");
     let list: Vec<&Value> = match v.get("type").and_then(Value::as_str) {
         Some("response_item") => p.into_iter().collect(),
@@ -36,7 +40,20 @@ pub fn items(v: &Value) -> Vec<Value> {
         _ if v.get("record_type").is_none() && v.get("timestamp").is_none() => vec![v],
         _ => Vec::new(),
     };
-    list.into_iter().filter_map(sent).collect()
+    let mut out = Vec::new();
+    for item in list {
+        let ty = item.get("type").and_then(Value::as_str).unwrap_or("message");
+        let call_id = item.get("call_id").and_then(Value::as_str);
+        if ty.ends_with("_output") && call_id.is_some_and(|c| pairs.orphan(c)) {
+            continue;
+        }
+        out.extend(sent(item));
+        if let Some(c) = call_id.filter(|c| !ty.ends_with("_output") && pairs.unanswered(c)) {
+            let kind = if ty == "custom_tool_call" { "custom_tool_call_output" } else { "function_call_output" };
+            out.push(json!({"type": kind, "call_id": c, "output": ABORTED}));
+        }
+    }
+    out
 }
 
 fn sent(item: &Value) -> Option<Value> {

@@ -119,10 +119,11 @@ pub fn preview(
     // An agent whose records are its request items passes them through in its own dialect.
     let verbatim = format == "codex" && dialect == Dialect::OpenaiResponses;
     let not_in_session = if verbatim { codex::NOT_IN_SESSION } else { &[] };
+    let pairs = crate::formats::codex_pairs::Pairs::of(session);
     let mut w = write::Writer::start(out, dialect, model.as_deref())?;
     let push = |w: &mut write::Writer<&mut dyn Write>, v: &serde_json::Value| -> std::io::Result<()> {
         if verbatim {
-            return codex::items(v).iter().try_for_each(|item| w.push_raw(item));
+            return codex::items(v, &pairs).iter().try_for_each(|item| w.push_raw(item));
         }
         let msgs = if logged(format) {
             let b = ["request", "body"].iter().find_map(|k| v.get(*k).filter(|b| b.is_object())).unwrap_or(v);

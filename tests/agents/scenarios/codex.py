@@ -91,6 +91,18 @@ def compare_preview(ctx, session, request, *flags):
     return body
 
 
+def _text(item):
+    return " ".join(p.get("text", "") for p in item.get("content") or [] if isinstance(p, dict))
+
+
+def _without_synthetic_ids(item):
+    """Codex gives the "aborted" output it adds an id of its own making, which no rollout
+    line holds (preview names it as not in the session): compare without it."""
+    if item.get("type") == "function_call_output" and item.get("output") == "aborted":
+        return {k: v for k, v in item.items() if k != "id"}
+    return item
+
+
 # ------------------------------------------------------------------- scenarios
 
 
@@ -136,3 +148,120 @@ def compare_preview_rewritten(ctx, session):
     r = ctx.sb.doctor("preview", session, "--drop-reasoning-ids")
     lib.check(r.code == 0, "preview --drop-reasoning-ids runs", r)
     return json.loads(r.stdout)
+
+
+def start(ctx, env, prompt):
+    """`codex exec PROMPT` in the background, in its own process group."""
+    full = dict(ctx.sb.env, **env)
+    argv = [str(ctx.exe), "exec", "--skip-git-repo-check", prompt]
+    return subprocess.Popen(argv, cwd=str(ctx.sb.work), env=full, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+
+
+def wait_for_line(ctx, predicate, bound=60):
+    """The rollout and line index of the first rollout line `predicate` accepts, polled up to `bound` seconds."""
+    deadline = time.time() + bound
+    while time.time() < deadline:
+        for path in sessions_dir(ctx).rglob("rollout-*.jsonl"):
+            for line in path.read_text(errors="replace").splitlines():
+                try:
+                    if predicate(json.loads(line)):
+                        return path
+                except ValueError:
+                    pass
+        time.sleep(0.1)
+    return None
+
+
+def scenario_killed_mid_tool(ctx):
+    """A run killed while its shell call sleeps: Codex answers the orphaned call itself on resume."""
+    ctx.provider.settings.tool = ("exec_command", {"cmd": "sleep 60", "yield_time_ms": 30000})
+    env = setup(ctx)
+    proc = start(ctx, env, "READ-THE-FILE and wait")
+    try:
+        session = wait_for_line(ctx, lambda v: v.get("type") == "response_item" and v["payload"].get("type") == "function_call")
+        lib.check(session, "Codex wrote the shell call before running it")
+        time.sleep(1)  # let the shell start, so the kill lands mid-tool
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate(timeout=30)
+    lines = [json.loads(x) for x in session.read_text().splitlines() if x.strip()]
+    outputs = [x for x in lines if x.get("type") == "response_item" and x["payload"].get("type") == "function_call_output"]
+    lib.check(not outputs, "the kill left the call without its output", session.read_text()[-2000:])
+
+    r, d = lib.diagnose(ctx.sb, session)
+    lib.check(d["stuck"] is False and r.code == 0, "diagnose: not stuck (Codex answers the call on resume)", r)
+    notes = " ".join(d.get("notes") or [])
+    lib.check("aborted" in notes, "diagnose notes that Codex answers the call with \"aborted\"", r)
+    lib.check(not d.get("history"), "diagnose lists no structural problem", r)
+    x = ctx.sb.doctor("preview", session)
+    lib.check(x.code == 0, "preview runs", x)
+    previewed = json.loads(x.stdout)["input"]
+
+    sid = re.search(r"([0-9a-f-]{36})\.jsonl$", session.name).group(1)
+    before = len(ctx.provider.model_requests())
+    again = resume(ctx, env, sid)
+    lib.check(again.code == 0 and failed_with(ctx, before, 200), "Codex's own resume gets a 200", again)
+    sent = ctx.provider.model_requests("responses")[before]["body"]["input"]
+    lib.check(_text(sent[-1]) == "continue", "the resume request ends with the resume prompt", sent[-1:])
+    diffs = request_diff.items(previewed, sent[1:-1], normalise=_without_synthetic_ids)
+    lib.check(not diffs, "the preview before the resume equals what Codex sent (the resume prompt aside)", *diffs)
+    r2, d2 = lib.diagnose(ctx.sb, session)
+    lib.check(d2["stuck"] is False, "diagnose after Codex's resume: not stuck", r2)
+
+
+def _lines(path):
+    return [json.loads(x) for x in Path(path).read_text().splitlines() if x.strip()]
+
+
+def _write_lines(path, lines):
+    Path(path).write_text("".join(json.dumps(v, ensure_ascii=False, separators=(",", ":")) + "\n" for v in lines))
+
+
+def _item(v, ty, role=None):
+    p = v.get("payload") or {}
+    return v.get("type") == "response_item" and p.get("type") == ty and (role is None or p.get("role") == role)
+
+
+def scenario_orphan_output_after_a_turn_without_call(ctx):
+    """Issue 18 item 12, for Codex: an output without its call right after an assistant turn
+    that made no call. Codex drops such an output itself before it sends: not stuck, and
+    preview leaves it out as Codex does."""
+    ctx.provider.settings.tool = ("view_image", {"path": "pic.png"})
+    (ctx.sb.work / "pic.png").write_bytes(lib.png())
+    env = setup(ctx)
+    first = exec_(ctx, env, "hello")
+    lib.check(first.code == 0, "the first turn answers", first)
+    sid = session_id_of(first)
+    second = resume(ctx, env, sid, "READ-THE-FILE pic.png")
+    lib.check(second.code == 0, "the second turn calls view_image and answers", second)
+    session = rollout(ctx, sid)
+    lines = _lines(session)
+    # Cut the second turn's prompt and call: its output now follows the first turn's answer.
+    prompt = max(i for i, v in enumerate(lines) if _item(v, "message", "user"))
+    call = next(i for i, v in enumerate(lines) if _item(v, "function_call"))
+    lib.check(_item(lines[prompt - 1 - next(k for k, v in enumerate(reversed(lines[:prompt])) if v.get("type") == "response_item")], "message", "assistant"), "the turn before is an answer without a call", lines[:prompt])
+    broken = ctx.sb.root / "orphan" / session.name
+    broken.parent.mkdir()
+    _write_lines(broken, [v for i, v in enumerate(lines) if i not in (prompt, call)])
+
+    r, d = lib.diagnose(ctx.sb, broken)
+    lib.check(d["stuck"] is False and r.code == 0, "diagnose: not stuck (Codex leaves the orphan out)", r)
+    lib.check("leaves it out" in " ".join(d.get("notes") or []), "diagnose notes that Codex leaves the output out", r)
+    x = ctx.sb.doctor("preview", broken)
+    lib.check(x.code == 0, "preview runs", x)
+    previewed = json.loads(x.stdout)["input"]
+    lib.check(not any(i.get("type") == "function_call_output" for i in previewed), "the preview leaves the orphan out", previewed)
+
+    # Codex itself, resuming the cut rollout from its sessions folder.
+    shutil_target = session.parent / broken.name.replace(sid, "00000000-0000-4000-8000-000000000012")
+    lines2 = _lines(broken)
+    for v in lines2:
+        if v.get("type") == "session_meta":
+            v["payload"]["id"] = v["payload"]["session_id"] = "00000000-0000-4000-8000-000000000012"
+    _write_lines(shutil_target, lines2)
+    before = len(ctx.provider.model_requests())
+    again = resume(ctx, env, "00000000-0000-4000-8000-000000000012")
+    lib.check(again.code == 0 and failed_with(ctx, before, 200), "Codex resumes the cut rollout with a 200", again)
+    sent = ctx.provider.model_requests("responses")[before]["body"]["input"]
+    diffs = request_diff.items(previewed, sent[1:-1])
+    lib.check(not diffs, "the preview equals what Codex sent (the resume prompt aside)", *diffs)
