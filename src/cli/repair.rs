@@ -46,7 +46,7 @@ pub struct RepairArgs {
     /// The folder to write the copy in (default: beside the original, where the agent finds it).
     #[arg(long = "out", value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Print JSON: {"file", "format", "out", "id", "resume", "lines", "touched", "inserted", "dropped", "changes"}.
+    /// Print JSON: {"file", "format", "out", "id", "resume", "resume_note"?, "lines", "touched", "inserted", "dropped", "changes"}.
     #[arg(long = "json")]
     pub json: bool,
 }
@@ -58,6 +58,9 @@ struct Report {
     out: String,
     id: Option<String>,
     resume: Option<String>,
+    /// What the resume command needs (Codex: a copy outside its sessions folder).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resume_note: Option<String>,
     lines: u64,
     touched: u64,
     /// Records added (results of interrupted tool calls).
@@ -97,6 +100,7 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
         out: written.identity.path.display().to_string(),
         id: written.identity.id.clone(),
         resume: written.identity.resume.clone(),
+        resume_note: written.identity.resume_note.clone(),
         lines: written.lines,
         touched: written.touched,
         inserted: written.inserted,
@@ -189,6 +193,9 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
     if let Some(cmd) = &r.resume {
         writeln!(out)?;
         writeln!(out, "resume it:")?;
+        if let Some(note) = &r.resume_note {
+            writeln!(out, "  ({})", sanitize(note))?;
+        }
         writeln!(out, "  {}", sanitize(cmd))?;
     }
     Ok(())

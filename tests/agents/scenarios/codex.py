@@ -75,8 +75,9 @@ def failed_with(ctx, since, status):
     return bool(got) and all(s == status for s in got)
 
 
-def compare_preview(ctx, session, request, *flags):
-    """preview (with `flags`) against a logged request body, item by item."""
+def compare_preview(ctx, session, request, *flags, reply=0):
+    """preview (with `flags`) against a logged request body, item by item; the session's
+    last `reply` items are the model's answer to that request, not part of it."""
     r = ctx.sb.doctor("preview", session, "--json", *flags)
     lib.check(r.code == 0, "preview runs", r)
     body = json.loads(r.stdout)
@@ -86,7 +87,7 @@ def compare_preview(ctx, session, request, *flags):
     sent = request["input"]
     # The injected developer message is the first item Codex sends; no rollout line holds it.
     lib.check(sent and sent[0].get("role") == "developer", "Codex sent a leading developer message", sent[:1])
-    diffs = request_diff.items(body["input"], sent[1:])
+    diffs = request_diff.items(body["input"][: len(body["input"]) - reply], sent[1:])
     lib.check(not diffs, "preview equals the request Codex sent, item by item", *diffs)
     return body
 
@@ -106,8 +107,8 @@ def _without_synthetic_ids(item):
 # ------------------------------------------------------------------- scenarios
 
 
-def scenario_reasoning_replayed_under_store_false(ctx):
-    """Codex replays its rs_ reasoning item under store:false; the provider refuses it on every try."""
+def stuck_on_replayed_reasoning(ctx):
+    """A session stuck for real on its replayed rs_ item: (env, session id, rollout)."""
     p = ctx.provider.settings
     p.emit_reasoning = True
     p.reject_replayed_reasoning = True
@@ -123,6 +124,12 @@ def scenario_reasoning_replayed_under_store_false(ctx):
     again = resume(ctx, env, sid)
     lib.check(failed_with(ctx, before, 404), "Codex's own resume fails the same way", again)
     lib.check(again.code != 0 or "404" in again.stderr, "the resume reports the failure", again)
+    return env, sid, session
+
+
+def scenario_reasoning_replayed_under_store_false(ctx):
+    """Codex replays its rs_ reasoning item under store:false; the provider refuses it on every try."""
+    env, sid, session = stuck_on_replayed_reasoning(ctx)
 
     r, d = lib.diagnose(ctx.sb, session)
     lib.check(d["stuck"] and d["failure"]["class"] == "reasoning_rejected", "diagnose: stuck, reasoning_rejected", r)
@@ -265,3 +272,103 @@ def scenario_orphan_output_after_a_turn_without_call(ctx):
     sent = ctx.provider.model_requests("responses")[before]["body"]["input"]
     diffs = request_diff.items(previewed, sent[1:-1])
     lib.check(not diffs, "the preview equals what Codex sent (the resume prompt aside)", *diffs)
+
+
+def _refused(ctx, env, run, refusal):
+    """What holds when Codex refused an undecodable image itself: the request carried its
+    refusal text and no image, got a 200, and session-doctor neither calls the session stuck
+    nor brings the image back."""
+    lib.check(run.code == 0, "Codex answers", run)
+    reqs = ctx.provider.model_requests("responses")
+    lib.check(reqs and all(e["status"] == 200 for e in reqs), "every request got a 200", run)
+    sent = reqs[-1]["body"]["input"]
+    lib.check(refusal in json.dumps(sent), "Codex sent its own refusal text", sent[-2:])
+    lib.check("input_image" not in json.dumps(sent), "Codex sent no image", sent[-2:])
+    session = rollout(ctx, session_id_of(run))
+    r, d = lib.diagnose(ctx.sb, session)
+    lib.check(d["stuck"] is False and r.code == 0, "diagnose: not stuck", r)
+    lib.check(not d["suspects"], "diagnose names no suspect (the session holds no image)", r)
+    compare_preview(ctx, session, {"input": sent}, reply=1)
+    out = ctx.sb.root / "copy"
+    out.mkdir()
+    rep = ctx.sb.doctor("repair", session, "--out", out, "--json")
+    lib.check(rep.code == 0, "repair writes a copy", rep)
+    text = Path(rep.json()["out"]).read_text()
+    lib.check(refusal in text and "data:image" not in text, "the copy keeps Codex's refusal and holds no image", rep)
+
+
+def scenario_cut_png_refused_by_view_image(ctx):
+    """view_image of a cut PNG: Codex answers the call with its own refusal; not stuck."""
+    ctx.provider.settings.tool = ("view_image", {"path": "cut.png"})
+    (ctx.sb.work / "cut.png").write_bytes(lib.cut_png())
+    env = setup(ctx)
+    run = exec_(ctx, env, "READ-THE-FILE cut.png")
+    _refused(ctx, env, run, "unable to process image: invalid or unsupported image data")
+
+
+def scenario_cut_png_refused_as_attachment(ctx):
+    """`codex exec --image cut.png`: Codex sends a note in the image's place; not stuck."""
+    (ctx.sb.work / "cut.png").write_bytes(lib.cut_png())
+    env = setup(ctx)
+    run = exec_(ctx, env, "look", "--image=%s" % (ctx.sb.work / "cut.png"))
+    _refused(ctx, env, run, "image content omitted because it could not be processed")
+
+
+def scenario_valid_png_over_the_image_limit(ctx):
+    """A valid PNG by view_image that the provider refuses anyway (too many images for one
+    request): stuck for real; the rescue drops the image and Codex's resume gets a 200."""
+    p = ctx.provider.settings
+    p.tool = ("view_image", {"path": "pic.png"})
+    p.max_images = 0
+    (ctx.sb.work / "pic.png").write_bytes(lib.png())
+    env = setup(ctx)
+    first = exec_(ctx, env, "READ-THE-FILE pic.png")
+    sid = session_id_of(first)
+    lib.check(failed_with(ctx, 1, 400), "the request carrying the image gets a 400", first)
+    session = rollout(ctx, sid)
+    before = len(ctx.provider.model_requests())
+    again = resume(ctx, env, sid)
+    lib.check(failed_with(ctx, before, 400), "Codex's own resume fails the same way", again)
+
+    r, d = lib.diagnose(ctx.sb, session)
+    lib.check(d["stuck"] is True and r.code == 1, "diagnose: stuck", r)
+    nxt = [n for n in d["next"] if "--max-images" in n or "exclude" in n]
+    lib.check(nxt, "next commands name --max-images or exclude", r)
+    compare_preview(ctx, session, ctx.provider.model_requests("responses")[-1]["body"])
+    flags = ["--max-images", "0"] if any("--max-images" in n for n in d["next"]) else []
+    if not flags:
+        x = ctx.sb.doctor("exclude", session, "--suspects")
+        lib.check(x.code == 0, "exclude --suspects lands", x)
+    rep = ctx.sb.doctor("repair", session, *flags, "--json")
+    lib.check(rep.code == 0, "repair writes a copy", rep)
+    copy = rep.json()
+    before = len(ctx.provider.model_requests())
+    fixed = resume(ctx, env, resume_id(copy))
+    lib.check(fixed.code == 0 and failed_with(ctx, before, 200), "`codex exec resume <new id> continue` gets a 200", fixed)
+    r2, d2 = lib.diagnose(ctx.sb, copy["out"])
+    lib.check(d2["stuck"] is False, "diagnose on the resumed copy: not stuck", r2)
+
+
+def scenario_repair_out_dir_outside_sessions(ctx):
+    """`repair --out DIR`: Codex resumes only from its sessions folder, so repair says so and
+    its resume command moves the copy there; that command, run as printed, gets a 200."""
+    env, sid, session = stuck_on_replayed_reasoning(ctx)
+    out = ctx.sb.root / "elsewhere"
+    out.mkdir()
+    rep = ctx.sb.doctor("repair", session, "--drop-reasoning-ids", "--out", out, "--json")
+    lib.check(rep.code == 0, "repair writes the copy into DIR", rep)
+    copy = rep.json()
+    lib.check(Path(copy["out"]).parent == out, "the copy is where --out asked", copy)
+    new_id = resume_id(copy)
+    lost = resume(ctx, env, new_id)
+    lib.check(lost.code != 0 and "no rollout found" in lost.stderr, "Codex does not find a rollout outside its sessions folder", lost)
+    lib.check("sessions folder" in (copy.get("resume_note") or ""), "repair says the copy must move into Codex's sessions folder", copy)
+    text = ctx.sb.doctor("repair", session, "--drop-reasoning-ids", "--out", out)
+    lib.check("sessions folder" in text.stdout, "repair's text report says so too", text)
+    move = copy["resume"].split(" && ")[0]
+    lib.check(move.startswith("mv "), "the resume command moves the copy first", copy)
+    moved = ctx.sb.run(["sh", "-c", move])
+    lib.check(moved.code == 0, "the move runs", moved)
+    before = len(ctx.provider.model_requests())
+    fixed = resume(ctx, env, new_id)
+    lib.check(fixed.code == 0 and failed_with(ctx, before, 200), "after the move, Codex's resume gets a 200", fixed)
