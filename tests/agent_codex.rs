@@ -66,7 +66,10 @@ fn a_turn_that_failed_is_read_from_task_complete_error() {
     assert_eq!(d["failure"]["class"], "reasoning_rejected", "{d:#}");
     // The status sits inside the `codex_error_info` variant: {"http_connection_failed": {"http_status_code": 404}}.
     assert_eq!(d["failure"]["status"], 404, "{d:#}");
-    assert!(d["next"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("--drop-reasoning-ids")), "{d:#}");
+    assert!(
+        d["next"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("--drop-reasoning-ids")),
+        "{d:#}"
+    );
 }
 
 #[test]
@@ -123,7 +126,8 @@ fn preview_is_the_items_codex_sends() {
 #[test]
 fn preview_with_drop_reasoning_ids_sends_the_reasoning_without_its_id() {
     let (body, _) = preview(&fixture("reasoning-rejected-store-false.jsonl"), &["--drop-reasoning-ids"]);
-    let reasoning: Vec<&Value> = body["input"].as_array().unwrap().iter().filter(|i| i["type"] == "reasoning").collect();
+    let reasoning: Vec<&Value> =
+        body["input"].as_array().unwrap().iter().filter(|i| i["type"] == "reasoning").collect();
     assert!(!reasoning.is_empty());
     assert!(reasoning.iter().all(|r| r.get("id").is_none() && r["encrypted_content"].is_string()), "{reasoning:?}");
 }
@@ -139,7 +143,10 @@ fn a_call_killed_mid_tool_is_answered_by_codex_itself() {
     let input = body["input"].as_array().unwrap();
     let at = input.iter().position(|i| i["type"] == "function_call").unwrap();
     let call_id = &input[at]["call_id"];
-    assert_eq!(input[at + 1], serde_json::json!({"type": "function_call_output", "call_id": call_id, "output": "aborted"}));
+    assert_eq!(
+        input[at + 1],
+        serde_json::json!({"type": "function_call_output", "call_id": call_id, "output": "aborted"})
+    );
 }
 
 #[test]
@@ -167,7 +174,9 @@ fn an_image_codex_refused_itself_is_not_a_suspect_and_stays_refused() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     let copy = std::fs::read_to_string(r["out"].as_str().unwrap()).unwrap();
-    assert!(copy.contains("unable to process image: invalid or unsupported image data") && !copy.contains("data:image"));
+    assert!(
+        copy.contains("unable to process image: invalid or unsupported image data") && !copy.contains("data:image")
+    );
 }
 
 #[test]
@@ -176,7 +185,8 @@ fn a_copy_outside_codex_sessions_folder_says_it_must_move_there() {
     let f = copy_to("reasoning-rejected-store-false.jsonl", dir.path(), "home/.codex/sessions/2026/12/01");
     let elsewhere = dir.path().join("elsewhere");
     std::fs::create_dir(&elsewhere).unwrap();
-    let out = run(&["repair", "--json", "--drop-reasoning-ids", "--out", elsewhere.to_str().unwrap(), f.to_str().unwrap()]);
+    let out =
+        run(&["repair", "--json", "--drop-reasoning-ids", "--out", elsewhere.to_str().unwrap(), f.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     let copy = PathBuf::from(r["out"].as_str().unwrap());

@@ -18,6 +18,9 @@ pub const ABORTED: &str = "aborted";
 pub struct Pairs {
     calls: HashSet<String>,
     outputs: HashSet<String>,
+    /// Calls a recorded failure names: the history check reports them and
+    /// `repair` answers them, so Codex finds them answered.
+    named: HashSet<String>,
 }
 
 impl Pairs {
@@ -25,18 +28,30 @@ impl Pairs {
         Pairs {
             calls: session.tool_calls.iter().map(|c| c.call_id.clone()).collect(),
             outputs: session.tool_results.iter().map(|r| r.call_id.clone()).collect(),
+            named: session
+                .tool_calls
+                .iter()
+                .filter(|c| named_after(session, &c.call_id, c.entry))
+                .map(|c| c.call_id.clone())
+                .collect(),
         }
     }
 
     /// Codex answers this call with [`ABORTED`] when it sends the history.
     pub fn unanswered(&self, call_id: &str) -> bool {
-        !self.outputs.contains(call_id)
+        !self.outputs.contains(call_id) && !self.named.contains(call_id)
     }
 
     /// Codex leaves this output out: its call is gone.
     pub fn orphan(&self, call_id: &str) -> bool {
         !self.calls.contains(call_id)
     }
+}
+
+/// Whether a failure recorded after entry `from` names `call_id`: the provider
+/// refused that very call or output, so it is reported, not assumed mended.
+pub fn named_after(session: &Session, call_id: &str, from: usize) -> bool {
+    session.entries.iter().skip(from + 1).any(|e| e.error.as_ref().is_some_and(|x| x.text.contains(call_id)))
 }
 
 /// What diagnose says about the calls and outputs Codex will pair itself.
@@ -46,7 +61,8 @@ pub fn notes(session: &Session) -> Vec<String> {
     }
     let pairs = Pairs::of(session);
     let mut notes = Vec::new();
-    for c in session.tool_calls.iter().filter(|c| pairs.unanswered(&c.call_id)) {
+    let calls = session.tool_calls.iter().filter(|c| !named_after(session, &c.call_id, c.entry));
+    for c in calls.filter(|c| pairs.unanswered(&c.call_id)) {
         notes.push(format!(
             "the {} call {} (line {}) has no output: Codex sends \"{ABORTED}\" as its output with the next request (unless it is still running it), so this does not block the session",
             c.name.as_deref().unwrap_or("tool"),
@@ -54,7 +70,8 @@ pub fn notes(session: &Session) -> Vec<String> {
             c.line
         ));
     }
-    for r in session.tool_results.iter().filter(|r| pairs.orphan(&r.call_id)) {
+    let results = session.tool_results.iter().filter(|r| !named_after(session, &r.call_id, r.entry));
+    for r in results.filter(|r| pairs.orphan(&r.call_id)) {
         notes.push(format!(
             "the output for call {} (line {}) has no call: Codex leaves it out of its requests, so this does not block the session",
             r.call_id, r.line
