@@ -53,6 +53,7 @@ class Settings:
         self.reject_replayed_reasoning = False  # Responses: refuse rs_ ids under store:false
         self.emit_reasoning = False  # Responses: answer with a reasoning item first
         self.max_images = None  # refuse a request carrying more images than this
+        self.refuse_image = None  # bytes of one valid image this provider cannot process anyway
         self.check_media = True
 
 
@@ -164,7 +165,7 @@ class Provider:
         if not self.settings.check_media:
             return
         for path, declared, data in items:
-            why = media.problem(data, declared)
+            why = media.problem(data, declared) or (data == self.settings.refuse_image and "refused by this provider")
             if why:
                 raise self._media_error(api, path, declared or media.sniff(data), why)
 
