@@ -198,3 +198,25 @@ fn a_copy_outside_codex_sessions_folder_says_it_must_move_there() {
     assert!(mv.starts_with("mv ") && mv.contains(copy.to_str().unwrap()) && mv.contains("sessions/2026/12/01"), "{mv}");
     assert!(r["resume_note"].as_str().unwrap().contains("sessions folder"), "{r:#}");
 }
+
+#[test]
+fn a_block_path_the_provider_blames_counts_codex_s_leading_developer_message() {
+    // The provider's reply to the request Codex sent (logged by the suite's fake provider):
+    // input[0] is Codex's own developer message, so input[9] is the session's item 8.
+    let f = fixture("image-refused-by-provider.jsonl");
+    let reply = r#"{"error": {"message": "The image data you provided does not represent a valid image. Please check your input and try again with one of the supported image formats: ['image/jpeg', 'image/png', 'image/gif', 'image/webp'].", "type": "invalid_request_error", "param": "input[9].output[0].image_url", "code": "invalid_image_format"}}"#;
+    let out = run(&["diagnose", "--json", "--error", reply, f.to_str().unwrap()]);
+    let d: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(d["failure"]["block"], "input[9].output[0]", "{d:#}");
+    let prime: Vec<&str> = d["suspects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["prime"] == true)
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(prime, ["bad.png"], "{d:#}");
+    // Codex's own record of it: its paraphrase, still a media rejection.
+    let (d, code) = diagnose(&f);
+    assert_eq!((code, d["failure"]["class"].as_str()), (1, Some("media_rejected")), "{d:#}");
+}

@@ -372,3 +372,50 @@ def scenario_repair_out_dir_outside_sessions(ctx):
     before = len(ctx.provider.model_requests())
     fixed = resume(ctx, env, new_id)
     lib.check(fixed.code == 0 and failed_with(ctx, before, 200), "after the move, Codex's resume gets a 200", fixed)
+
+
+def scenario_valid_png_the_provider_cannot_process(ctx):
+    """A valid PNG by view_image that this provider cannot process (its own invalid-image
+    400 with the block path `input[N].output[0].image_url`), after an earlier image it took:
+    diagnose must map the path through Codex's numbering (its injected developer message
+    first) to the second PNG, and the rescue must land."""
+    p = ctx.provider.settings
+    (ctx.sb.work / "ok.png").write_bytes(lib.png(4, 4, (0, 255, 0)))
+    bad = lib.png(8, 8, (0, 0, 255))
+    (ctx.sb.work / "bad.png").write_bytes(bad)
+    p.refuse_image = bad
+    env = setup(ctx)
+    p.tool = ("view_image", {"path": "ok.png"})
+    first = exec_(ctx, env, "READ-THE-FILE ok.png")
+    lib.check(first.code == 0, "the first image is taken", first)
+    sid = session_id_of(first)
+    p.tool = ("view_image", {"path": "bad.png"})
+    before = len(ctx.provider.model_requests())
+    second = resume(ctx, env, sid, "READ-THE-FILE bad.png")
+    lib.check(failed_with(ctx, before + 1, 400), "the request carrying bad.png gets a 400", second)
+    session = rollout(ctx, sid)
+    before = len(ctx.provider.model_requests())
+    again = resume(ctx, env, sid)
+    lib.check(failed_with(ctx, before, 400), "Codex's own resume fails the same way", again)
+    answer = ctx.provider.log[-1]["answer"]
+    block = answer["error"]["param"]
+
+    # Codex records only its paraphrase ("Invalid image in your last message…", "bad_request"):
+    # the only suspect is the image the model has not accepted yet.
+    r, d = lib.diagnose(ctx.sb, session)
+    lib.check(d["stuck"] and d["failure"]["class"] == "media_rejected", "diagnose: stuck, media_rejected", r)
+    lib.check([s.get("name") for s in d["suspects"]] == ["bad.png"], "the one suspect is bad.png", r)
+    # Given the provider's own reply, the blamed block maps through Codex's numbering
+    # (its injected developer message is input[0]) to bad.png.
+    r1, d1 = lib.diagnose(ctx.sb, session, "--error", json.dumps(answer))
+    prime = [s.get("name") for s in d1["suspects"] if s.get("prime")]
+    lib.check(block.startswith(d1["failure"]["block"] or "-") and prime == ["bad.png"], "%s names bad.png as the prime suspect" % block, r1)
+    compare_preview(ctx, session, ctx.provider.model_requests("responses")[-1]["body"])
+    x = ctx.sb.doctor("exclude", session, "--suspects")
+    lib.check(x.code == 0, "exclude --suspects lands", x)
+    rep = ctx.sb.doctor("repair", session, "--json")
+    lib.check(rep.code == 0, "repair writes a copy", rep)
+    copy = rep.json()
+    before = len(ctx.provider.model_requests())
+    fixed = resume(ctx, env, resume_id(copy))
+    lib.check(fixed.code == 0 and failed_with(ctx, before, 200), "`codex exec resume <new id> continue` gets a 200", fixed)
