@@ -61,7 +61,7 @@ pub struct PreviewArgs {
     /// Write the request to this file (atomically) instead of stdout.
     #[arg(long = "out", value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Print {"file", "format", "target", "items", "changes"} to stderr as JSON
+    /// Print {"file", "format", "target", "items", "changes", "not_in_session"} to stderr as JSON
     /// instead of the summary line.
     #[arg(long = "json")]
     pub json: bool,
