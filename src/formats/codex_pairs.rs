@@ -25,13 +25,14 @@ pub struct Pairs {
 
 impl Pairs {
     pub fn of(session: &Session) -> Pairs {
+        let failures = Failures::of(session);
         Pairs {
             calls: session.tool_calls.iter().map(|c| c.call_id.clone()).collect(),
             outputs: session.tool_results.iter().map(|r| r.call_id.clone()).collect(),
             named: session
                 .tool_calls
                 .iter()
-                .filter(|c| named_after(session, &c.call_id, c.entry))
+                .filter(|c| failures.name_after(&c.call_id, c.entry))
                 .map(|c| c.call_id.clone())
                 .collect(),
         }
@@ -48,10 +49,26 @@ impl Pairs {
     }
 }
 
-/// Whether a failure recorded after entry `from` names `call_id`: the provider
-/// refused that very call or output, so it is reported, not assumed mended.
-pub fn named_after(session: &Session, call_id: &str, from: usize) -> bool {
-    session.entries.iter().skip(from + 1).any(|e| e.error.as_ref().is_some_and(|x| x.text.contains(call_id)))
+/// The failures a session records, by entry: few, so looked through per call.
+pub struct Failures<'a>(Vec<(usize, &'a str)>);
+
+impl<'a> Failures<'a> {
+    pub fn of(session: &'a Session) -> Failures<'a> {
+        Failures(
+            session
+                .entries
+                .iter()
+                .enumerate()
+                .filter_map(|(i, e)| Some((i, e.error.as_ref()?.text.as_str())))
+                .collect(),
+        )
+    }
+
+    /// Whether a failure recorded after entry `from` names `call_id`: the provider
+    /// refused that very call or output, so it is reported, not assumed mended.
+    pub fn name_after(&self, call_id: &str, from: usize) -> bool {
+        self.0.iter().any(|(i, text)| *i > from && text.contains(call_id))
+    }
 }
 
 /// What diagnose says about the calls and outputs Codex will pair itself.
@@ -60,8 +77,9 @@ pub fn notes(session: &Session) -> Vec<String> {
         return Vec::new();
     }
     let pairs = Pairs::of(session);
+    let failures = Failures::of(session);
     let mut notes = Vec::new();
-    let calls = session.tool_calls.iter().filter(|c| !named_after(session, &c.call_id, c.entry));
+    let calls = session.tool_calls.iter().filter(|c| !failures.name_after(&c.call_id, c.entry));
     for c in calls.filter(|c| pairs.unanswered(&c.call_id)) {
         notes.push(format!(
             "the {} call {} (line {}) has no output: Codex sends \"{ABORTED}\" as its output with the next request (unless it is still running it), so this does not block the session",
@@ -70,7 +88,7 @@ pub fn notes(session: &Session) -> Vec<String> {
             c.line
         ));
     }
-    let results = session.tool_results.iter().filter(|r| !named_after(session, &r.call_id, r.entry));
+    let results = session.tool_results.iter().filter(|r| !failures.name_after(&r.call_id, r.entry));
     for r in results.filter(|r| pairs.orphan(&r.call_id)) {
         notes.push(format!(
             "the output for call {} (line {}) has no call: Codex leaves it out of its requests, so this does not block the session",

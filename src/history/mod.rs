@@ -138,9 +138,8 @@ pub fn check_as(session: &Session, dialect: Dialect) -> Vec<Problem> {
     // Codex answers a call left without output and drops an orphaned output itself
     // (`formats::codex_pairs`), unless a failure recorded after it names the call
     // (a build that did not pair sent it, and the provider said so).
-    let codex_pairs = |call_id: &str, from: usize| {
-        session.format == "codex" && !crate::formats::codex_pairs::named_after(session, call_id, from)
-    };
+    let failures = crate::formats::codex_pairs::Failures::of(session);
+    let codex_pairs = |call_id: &str, from: usize| session.format == "codex" && !failures.name_after(call_id, from);
     let paired_by_agent = session.format == "cline";
     let calls: Vec<&crate::model::ToolCall> = session.tool_calls.iter().filter(|c| sent(c.entry)).collect();
     let call_ids: HashSet<&str> = calls.iter().map(|c| c.call_id.as_str()).collect();
