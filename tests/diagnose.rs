@@ -200,7 +200,8 @@ fn an_error_naming_a_block_pins_that_attachment() {
         ("claude-code", "messages.2.content.0.content.0.image.source.base64: image exceeds 5 MB maximum", 1),
         ("pi", "messages.4.content.0.content.0.image.source.base64: image exceeds 5 MB maximum", 2),
         ("anthropic", "messages.0.content.0.image.source.base64: image exceeds 5 MB maximum", 0),
-        ("codex", "Invalid image data at input[2].output[0]", 1),
+        // Codex sends its developer message first (input[0]): the session's item 2 is input[3].
+        ("codex", "Invalid image data at input[3].output[0]", 1),
         ("openai-responses", "Invalid image data at input[4].output[0]", 2),
     ];
     for (format, message, want) in cases {

@@ -48,7 +48,7 @@ pub struct PreviewArgs {
     /// Write the request to this file (atomically) instead of stdout.
     #[arg(long = "out", value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Print {"file", "format", "target", "items", "changes"} to stderr as JSON
+    /// Print {"file", "format", "target", "items", "changes", "not_in_session"} to stderr as JSON
     /// instead of the summary line.
     #[arg(long = "json")]
     pub json: bool,
@@ -89,7 +89,7 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
         writeln!(err, "session-doctor: wrote {}", sanitize(&path.display().to_string()))?;
     }
     if args.json {
-        let v = serde_json::json!({"file": session.file, "format": session.format, "target": done.target, "items": done.items, "changes": done.changes});
+        let v = serde_json::json!({"file": session.file, "format": session.format, "target": done.target, "items": done.items, "changes": done.changes, "not_in_session": done.not_in_session});
         writeln!(err, "{v}")?;
     } else {
         let c = &done.changes;
@@ -107,6 +107,9 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
             what.push(format!("{} reasoning rewritten", c.reasoning_removed + c.reasoning_ids_dropped));
         }
         writeln!(err, "session-doctor: {} request for {}: {}", done.target, sanitize(&session.file), what.join(", "))?;
+        for absent in done.not_in_session {
+            writeln!(err, "  not in the session (the agent adds it): {absent}")?;
+        }
     }
     Ok(Exit::Healthy)
 }

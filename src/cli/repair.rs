@@ -57,7 +57,7 @@ pub struct RepairArgs {
     /// become notes in the copy, as `exclude` would make them.
     #[arg(long = "keep-suspects")]
     pub keep_suspects: bool,
-    /// Print JSON: {"file", "format", "written", "out", "id", "resume", "lines",
+    /// Print JSON: {"file", "format", "written", "out", "id", "resume", "resume_note"?, "lines",
     /// "touched", "inserted", "dropped", "changes", "suspects_left_out", "still_stuck"};
     /// with nothing to repair, {"file", "format", "written": false, "reason"}.
     #[arg(long = "json")]
@@ -72,6 +72,9 @@ struct Report {
     out: String,
     id: Option<String>,
     resume: Option<String>,
+    /// What the resume command needs (Codex: a copy outside its sessions folder).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resume_note: Option<String>,
     lines: u64,
     touched: u64,
     /// Records added (results of interrupted tool calls).
@@ -149,6 +152,7 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
         out: written.identity.path.display().to_string(),
         id: written.identity.id.clone(),
         resume: written.identity.resume.clone(),
+        resume_note: written.identity.resume_note.clone(),
         lines: written.lines,
         touched: written.touched,
         inserted: written.inserted,
@@ -163,7 +167,7 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
         serde_json::to_writer_pretty(&mut out, &r)?;
         writeln!(out)?;
     } else {
-        human(&mut out, &r, plan.format, &written.identity.path)?;
+        human(&mut out, &r)?;
     }
     out.flush()?;
     Ok(if r.still_stuck.is_some() { Exit::Problems } else { Exit::Healthy })
@@ -248,33 +252,6 @@ fn nothing_to_repair(args: &RepairArgs, session: &crate::model::Session) -> anyh
     Ok(Exit::Healthy)
 }
 
-/// For a Codex rollout written where `codex resume` does not look: where it does.
-/// Codex finds rollouts only under `$CODEX_HOME/sessions/YYYY/MM/DD/`.
-fn codex_elsewhere(format: crate::formats::Format, path: &std::path::Path) -> Option<String> {
-    if format != crate::formats::Format::Codex {
-        return None;
-    }
-    let env = crate::discover::Env::from_process()?;
-    let root = crate::discover::roots(&env, "codex").into_iter().next()?;
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-    let (dir, root_abs) = (dir.canonicalize().ok()?, root.canonicalize().unwrap_or_else(|_| root.clone()));
-    if dir.starts_with(&root_abs) {
-        return None;
-    }
-    // rollout-YYYY-MM-DDThh-mm-ss-<uuid>.jsonl: the day folder Codex files it under.
-    let name = path.file_name()?.to_string_lossy().into_owned();
-    let day = name.strip_prefix("rollout-").and_then(|n| n.get(..10)).map(|d| d.replace('-', "/"));
-    let want = match day {
-        Some(d) => root.join(d),
-        None => root.join("YYYY/MM/DD"),
-    };
-    Some(format!(
-        "`codex resume` finds rollouts only under {}/YYYY/MM/DD/: move the copy to {} first",
-        sanitize(&root.display().to_string()),
-        sanitize(&want.display().to_string())
-    ))
-}
-
 /// Whether a pi session is of the first layout (no entry ids): its header has
 /// no `version`, or version 1.
 fn positional(path: &std::path::Path) -> bool {
@@ -289,12 +266,7 @@ fn positional(path: &std::path::Path) -> bool {
     version.is_none_or(|v| v < 2)
 }
 
-fn human(
-    out: &mut impl std::io::Write,
-    r: &Report,
-    format: crate::formats::Format,
-    path: &std::path::Path,
-) -> std::io::Result<()> {
+fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
     writeln!(out, "wrote {} ({}, {})", sanitize(&r.out), r.format, count(r.lines, "line", "lines"))?;
     let c = &r.changes;
     let by_overlay: Vec<String> = c.excluded.iter().filter(|x| !r.suspects_left_out.contains(x)).cloned().collect();
@@ -378,10 +350,9 @@ fn human(
         }
     } else if let Some(cmd) = &r.resume {
         writeln!(out)?;
-        if let Some(move_first) = codex_elsewhere(format, path) {
-            writeln!(out, "{move_first}, then resume it:")?;
-        } else {
-            writeln!(out, "resume it:")?;
+        writeln!(out, "resume it:")?;
+        if let Some(note) = &r.resume_note {
+            writeln!(out, "  ({})", sanitize(note))?;
         }
         writeln!(out, "  {}", sanitize(cmd))?;
     }

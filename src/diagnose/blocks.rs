@@ -52,7 +52,11 @@ pub fn locate(block: &str, session: &Session, numbering: Numbering) -> Vec<usize
             .collect();
     }
     let messages = request_messages(session, numbering);
-    let Some(slots) = messages.get(idx[0] as usize) else { return Vec::new() };
+    // Items the agent sends before the session's own hold no attachment of ours.
+    let Some(first) = idx[0].checked_sub(crate::preview::codex::leading_items(session.format)) else {
+        return Vec::new();
+    };
+    let Some(slots) = messages.get(first as usize) else { return Vec::new() };
     let slot_of = |a: &Attachment| slots.iter().find(|s| s.entry == a.entry && s.tool_part == tool_part(session, a));
     let in_message: Vec<usize> = (0..atts.len()).filter(|&i| slot_of(&atts[i]).is_some()).collect();
     if idx.len() == 1 {

@@ -282,6 +282,7 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
             );
         }
     }
+    notes.extend(crate::formats::codex_pairs::notes(&session));
     if let Some(p) = structure.iter().find(|p| p.pending) {
         notes.push(format!(
             "the last tool call ({}, line {}) has no result yet: the agent may still be running it; if it is not, `session-doctor repair` pairs it",

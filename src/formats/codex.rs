@@ -4,7 +4,9 @@
 //! Responses API items Codex re-sends; they are written only after a successful
 //! stream, so model output in them was accepted. `turn_context` names the model
 //! for the items after it. `compacted.replacement_history` replaces everything
-//! before it. Errors are `event_msg` lines (only in newer builds).
+//! before it. Errors are `event_msg` lines (only in newer builds): `error`,
+//! `stream_error`, `turn_aborted`, and the `error` of a `task_complete` (0.171.0
+//! records a failed turn only there).
 //!
 //! Builds before the `{timestamp, type, payload}` envelope wrote a metadata
 //! line `{id, timestamp, instructions?, git?}`, then bare Responses items, with
@@ -144,14 +146,34 @@ fn event<'a>(p: &'a Value<'a>, out: &mut LineOut<'a>) {
         }
         "error" | "stream_error" => p.get("message").to_text().unwrap_or_else(|| p.to_string()),
         "turn_aborted" => format!("turn aborted: {}", p.get("reason").to_text().unwrap_or_default()),
+        // A turn that ended on an error: 0.171.0 writes the provider's reply only here
+        // (`error.message`, `error.codex_error_info`), not as an `error` event.
+        "task_complete" | "turn_complete" if p.get("error").is_object() => {
+            let err = p.get("error");
+            let text = err.get("message").to_text().unwrap_or_else(|| err.to_string());
+            failure(text, err, out);
+            return;
+        }
         _ => {
             out.unit = Unit::Hidden;
             return;
         }
     };
+    failure(text, p, out);
+}
+
+/// One recorded failure; `at` holds its `codex_error_info` (or a bare `http_status_code`).
+fn failure<'a>(text: String, at: &Value<'_>, out: &mut LineOut<'a>) {
     let mut e = RawEntry::new(Role::System);
-    let status =
-        p.at(&["codex_error_info", "http_status_code"]).as_f64().or_else(|| p.get("http_status_code").as_f64());
+    let status = http_status(at.get("codex_error_info")).or_else(|| at.get("http_status_code").as_f64());
     e.error = Some(ErrorRecord { text, status: status.map(|s| s as u16) });
     out.entry(e);
+}
+
+/// The HTTP status in a `codex_error_info`: flat (`{http_status_code}`) in older builds,
+/// inside its variant in newer ones (`{"http_connection_failed": {"http_status_code": 404}}`).
+fn http_status(info: &Value<'_>) -> Option<f64> {
+    info.get("http_status_code")
+        .as_f64()
+        .or_else(|| info.keys().find_map(|k| info.at(&[k, "http_status_code"]).as_f64()))
 }

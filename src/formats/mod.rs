@@ -13,6 +13,7 @@ mod blocks;
 mod claude_code;
 pub mod cline;
 mod codex;
+pub mod codex_pairs;
 mod gemini_cli;
 mod mux;
 mod opencode;

@@ -144,7 +144,12 @@ pub fn check_as(session: &Session, dialect: Dialect) -> Vec<Problem> {
         group_of[i] = groups.len() - 1;
     }
 
-    // Cline keeps its tool results as text and pairs them with the calls when it sends.
+    // Cline keeps its tool results as text and pairs them with the calls when it sends;
+    // Codex answers a call left without output and drops an orphaned output itself
+    // (`formats::codex_pairs`), unless a failure recorded after it names the call
+    // (a build that did not pair sent it, and the provider said so).
+    let failures = crate::formats::codex_pairs::Failures::of(session);
+    let codex_pairs = |call_id: &str, from: usize| session.format == "codex" && !failures.name_after(call_id, from);
     let paired_by_agent = session.format == "cline";
     let calls: Vec<&crate::model::ToolCall> = session.tool_calls.iter().filter(|c| sent(c.entry)).collect();
     let call_ids: HashSet<&str> = calls.iter().map(|c| c.call_id.as_str()).collect();
@@ -189,7 +194,7 @@ pub fn check_as(session: &Session, dialect: Dialect) -> Vec<Problem> {
             used[k] = true;
             continue;
         }
-        if paired_by_agent {
+        if paired_by_agent || codex_pairs(&c.call_id, c.entry) {
             continue;
         }
         // Still running: nothing but the rest of the same response follows it.
@@ -240,7 +245,7 @@ pub fn check_as(session: &Session, dialect: Dialect) -> Vec<Problem> {
     for (k, r) in results.iter().enumerate().filter(|(k, _)| !used[*k]) {
         let call = call_of.get(r.call_id.as_str()).copied();
         // A server-side tool's result sits in the assistant message; its call may be a kind not counted.
-        if call.is_none() && entries[r.entry].role == Role::Assistant {
+        if call.is_none() && (codex_pairs(&r.call_id, r.entry) || entries[r.entry].role == Role::Assistant) {
             continue;
         }
         let answered_before = by_id.get(r.call_id.as_str()).is_some_and(|v| v.iter().any(|&o| o != k && used[o]));

@@ -7,6 +7,7 @@
 //! A logged request in its own dialect is printed as logged, edits applied.
 
 pub mod canon;
+pub mod codex;
 pub mod read;
 pub mod write;
 
@@ -55,6 +56,9 @@ pub struct Previewed {
     /// Messages or items in the request.
     pub items: u64,
     pub changes: rewrite::Summary,
+    /// What the agent sends that the session cannot hold (its injected
+    /// instructions, its tool list), named rather than silently missing.
+    pub not_in_session: &'static [&'static str],
 }
 
 /// Writes the request `session` would produce to `out`.
@@ -109,11 +113,18 @@ pub fn preview(
             .ok()
             .and_then(|v| ["messages", "input", "contents"].iter().find_map(|k| v.get(k)?.as_array().map(Vec::len)))
             .unwrap_or(0) as u64;
-        return Ok(Previewed { target: dialect.name(), items, changes: summary });
+        return Ok(Previewed { target: dialect.name(), items, changes: summary, not_in_session: &[] });
     }
 
+    // An agent whose records are its request items passes them through in its own dialect.
+    let verbatim = format == "codex" && dialect == Dialect::OpenaiResponses;
+    let not_in_session = if verbatim { codex::NOT_IN_SESSION } else { &[] };
+    let pairs = crate::formats::codex_pairs::Pairs::of(session);
     let mut w = write::Writer::start(out, dialect, model.as_deref())?;
     let push = |w: &mut write::Writer<&mut dyn Write>, v: &serde_json::Value| -> std::io::Result<()> {
+        if verbatim {
+            return codex::items(v, &pairs).iter().try_for_each(|item| w.push_raw(item));
+        }
         let msgs = if logged(format) {
             let b = ["request", "body"].iter().find_map(|k| v.get(*k).filter(|b| b.is_object())).unwrap_or(v);
             read::body(format, b)
@@ -156,7 +167,7 @@ pub fn preview(
         }
     }
     let (_, items) = w.finish()?;
-    Ok(Previewed { target: dialect.name(), items, changes: summary })
+    Ok(Previewed { target: dialect.name(), items, changes: summary, not_in_session })
 }
 
 fn is_request(text: &[u8]) -> bool {

@@ -119,6 +119,14 @@ impl<W: Write> Writer<W> {
         Ok(())
     }
 
+    /// An item already in this dialect, written as it is (after what is pending).
+    pub fn push_raw(&mut self, item: &Value) -> std::io::Result<()> {
+        if let Some(p) = self.pending.take() {
+            self.emit(p)?;
+        }
+        self.write_item(item)
+    }
+
     /// Writes the last message and closes the request; returns the writer and
     /// how many items were written (the last one counts only once it is out).
     pub fn finish(mut self) -> std::io::Result<(W, u64)> {
@@ -140,14 +148,19 @@ impl<W: Write> Writer<W> {
 
     fn emit(&mut self, m: Msg) -> std::io::Result<()> {
         for v in self.render(m) {
-            if !self.first {
-                write!(self.out, ",")?;
-            }
-            self.first = false;
-            writeln!(self.out)?;
-            serde_json::to_writer(&mut self.out, &v)?;
-            self.items += 1;
+            self.write_item(&v)?;
         }
+        Ok(())
+    }
+
+    fn write_item(&mut self, v: &Value) -> std::io::Result<()> {
+        if !self.first {
+            write!(self.out, ",")?;
+        }
+        self.first = false;
+        writeln!(self.out)?;
+        serde_json::to_writer(&mut self.out, v)?;
+        self.items += 1;
         Ok(())
     }
 

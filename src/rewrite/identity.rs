@@ -18,6 +18,8 @@ pub struct Identity {
     pub old_id: Option<String>,
     /// The command that resumes the copy.
     pub resume: Option<String>,
+    /// What the user must know for that command to work, when something is needed.
+    pub resume_note: Option<String>,
 }
 
 /// The new identity of a repaired copy of `src` (read as `format`), in `dir`
@@ -39,16 +41,20 @@ pub fn new(format: Format, src: &Path, dir: Option<&Path>, first_line: &[u8]) ->
             // Every line's `sessionId` is the session's; a renamed file keeps it.
             old_id: None,
             resume: Some(format!("claude --resume {v4}")),
+            resume_note: None,
             id: Some(v4),
         },
         Format::Codex => {
             let id = uuid::Uuid::now_v7().to_string();
             // rollout-2026-11-30T05-12-40-<uuid>.jsonl, as Codex names them.
             let ts = now.trim_end_matches('Z').replace(':', "-");
+            let path = dir.join(format!("rollout-{ts}-{id}.jsonl"));
+            let (resume, resume_note) = codex_resume(&path, src, &id);
             Identity {
-                path: dir.join(format!("rollout-{ts}-{id}.jsonl")),
+                path,
                 old_id: field("/payload/id").or_else(|| field("/id")),
-                resume: Some(format!("codex resume {id}")),
+                resume: Some(resume),
+                resume_note,
                 id: Some(id),
             }
         }
@@ -59,6 +65,7 @@ pub fn new(format: Format, src: &Path, dir: Option<&Path>, first_line: &[u8]) ->
                 resume: Some(format!("pi --session {}", crate::diagnose::shell_quote(&path.display().to_string()))),
                 path,
                 old_id: field("/id"),
+                resume_note: None,
                 id: Some(v4),
             }
         }
@@ -68,25 +75,64 @@ pub fn new(format: Format, src: &Path, dir: Option<&Path>, first_line: &[u8]) ->
                 path: dir.join(format!("session-{ts}-{}.{ext}", &v4[..8])),
                 old_id: field("/sessionId"),
                 resume: Some(format!("gemini --resume {v4}")),
+                resume_note: None,
                 id: Some(v4),
             }
         }
-        _ => Identity { path: dir.join(format!("{stem}.repaired.{ext}")), id: None, old_id: None, resume: None },
+        _ => Identity {
+            path: dir.join(format!("{stem}.repaired.{ext}")),
+            id: None,
+            old_id: None,
+            resume: None,
+            resume_note: None,
+        },
     }
 }
 
-/// The edit that writes the new id into one record, where `format` keeps it.
-pub fn edit(format: Format, id: &Identity, line: &[u8], first: bool) -> Option<splice::Edit> {
-    let new = id.id.as_deref()?;
-    let pointer = match format {
+/// Where Codex finds the copy. `codex resume ID` looks only under its sessions
+/// folder (`$CODEX_HOME/sessions/YYYY/MM/DD/`; 0.171.0 answers "no rollout found
+/// for thread id" for a rollout elsewhere, and takes a path for a new prompt), so
+/// a copy written outside it is resumed only once moved there.
+fn codex_resume(path: &Path, src: &Path, id: &str) -> (String, Option<String>) {
+    let in_sessions = |p: &Path| p.ancestors().any(|a| a.file_name().is_some_and(|n| n == "sessions"));
+    let plain = format!("codex resume {id}");
+    if in_sessions(path) {
+        return (plain, None);
+    }
+    let quote = |p: &Path| crate::diagnose::shell_quote(&p.display().to_string());
+    match src.parent().filter(|d| in_sessions(d)) {
+        Some(beside) => (
+            format!("mv {} {}/ && {plain}", quote(path), quote(beside)),
+            Some(format!(
+                "Codex resumes a session only from its sessions folder: the copy is outside it, so the command moves it beside the original ({}) first",
+                beside.display()
+            )),
+        ),
+        None => (
+            plain,
+            Some("Codex resumes a session only from its sessions folder: move the copy into $CODEX_HOME/sessions/YYYY/MM/DD/ (by default ~/.codex/sessions/…) first".into()),
+        ),
+    }
+}
+
+/// The edits that write the new id into one record, where `format` keeps it.
+pub fn edit(format: Format, id: &Identity, line: &[u8], first: bool) -> Vec<splice::Edit> {
+    let Some(new) = id.id.as_deref() else { return Vec::new() };
+    let pointers: &[&str] = match format {
         // Every line names its session.
-        Format::ClaudeCode => "/sessionId",
-        Format::Codex if first => "/payload/id",
-        Format::Pi if first => "/id",
-        Format::GeminiCli if first => "/sessionId",
-        _ => return None,
+        Format::ClaudeCode => &["/sessionId"],
+        // 0.171.0 names the session twice in its `session_meta`.
+        Format::Codex if first => &["/payload/id", "/payload/session_id"],
+        Format::Pi if first => &["/id"],
+        Format::GeminiCli if first => &["/sessionId"],
+        _ => return Vec::new(),
     };
-    let range = splice::locate(line, pointer)?;
-    let old: String = serde_json::from_slice(&line[range.clone()]).ok()?;
-    (id.old_id.as_deref().is_none_or(|o| o == old)).then(|| splice::Edit { range, with: format!("\"{new}\"") })
+    pointers
+        .iter()
+        .filter_map(|pointer| {
+            let range = splice::locate(line, pointer)?;
+            let old: String = serde_json::from_slice(&line[range.clone()]).ok()?;
+            (id.old_id.as_deref().is_none_or(|o| o == old)).then(|| splice::Edit { range, with: format!("\"{new}\"") })
+        })
+        .collect()
 }

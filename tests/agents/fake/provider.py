@@ -53,6 +53,7 @@ class Settings:
         self.reject_replayed_reasoning = False  # Responses: refuse rs_ ids under store:false
         self.emit_reasoning = False  # Responses: answer with a reasoning item first
         self.max_images = None  # refuse a request carrying more images than this
+        self.refuse_image = None  # bytes of one valid image this provider cannot process anyway
         self.check_media = True
         # Anthropic's per-image limits: a side over 8000 px, over 5 MB of base64.
         self.anthropic_max_side = 8000
@@ -167,7 +168,7 @@ class Provider:
         if not self.settings.check_media:
             return
         for path, declared, data in items:
-            why = media.problem(data, declared)
+            why = media.problem(data, declared) or (data == self.settings.refuse_image and "refused by this provider")
             if why:
                 raise self._media_error(api, path, declared or media.sniff(data), why)
             if api == "anthropic":

@@ -1,0 +1,78 @@
+//! Codex's own request, item by item: the Responses items of its rollout as
+//! Codex 0.171.0 sends them back to the provider.
+//!
+//! Codex re-sends each `response_item` payload (and a compaction's
+//! `replacement_history`) with its `id`, `status`, image `detail` and
+//! `function_call.arguments` exactly as written, without the rollout-only
+//! `internal_chat_message_metadata_passthrough`. Converting through the
+//! canonical messages would drop those fields, so in its native dialect the
+//! preview passes the items through, paired as Codex pairs them
+//! ([`crate::formats::codex_pairs`]).
+
+use serde_json::{Value, json};
+
+use crate::formats::codex_pairs::{ABORTED, Pairs};
+
+/// What Codex sends that no rollout line holds: a preview names it instead of
+/// leaving it silently out.
+pub const NOT_IN_SESSION: &[&str] = &[
+    "instructions: the leading developer message Codex builds for each request from its base instructions and the tools at hand",
+    "tools: the tool list Codex sends with each request",
+    "ids: the id Codex gives each \"aborted\" output it adds for a call left without one",
+];
+
+/// How many items `format`'s agent sends before the session's own: Codex opens
+/// every request with its developer message, so a provider's `input[N]` is the
+/// session's item N-1.
+pub fn leading_items(format: &str) -> u64 {
+    u64::from(format == "codex")
+}
+
+/// Rollout-only fields Codex does not send.
+const NOT_SENT: &[&str] = &["internal_chat_message_metadata_passthrough"];
+
+/// Item types Codex keeps in its rollout but never sends.
+const NEVER_SENT: &[&str] = &["ghost_snapshot", "other"];
+
+/// The items one rollout line puts into Codex's request.
+pub fn items(v: &Value, pairs: &Pairs) -> Vec<Value> {
+    let p = v.get("payload");
+    let list: Vec<&Value> = match v.get("type").and_then(Value::as_str) {
+        Some("response_item") => p.into_iter().collect(),
+        Some("compacted") => {
+            p.and_then(|p| p.get("replacement_history")).and_then(Value::as_array).into_iter().flatten().collect()
+        }
+        Some(_) if p.is_some() => Vec::new(),
+        // Rollouts before the `{timestamp, type, payload}` envelope: bare items.
+        _ if v.get("record_type").is_none() && v.get("timestamp").is_none() => vec![v],
+        _ => Vec::new(),
+    };
+    let mut out = Vec::new();
+    for item in list {
+        let ty = item.get("type").and_then(Value::as_str).unwrap_or("message");
+        let call_id = item.get("call_id").and_then(Value::as_str);
+        if ty.ends_with("_output") && call_id.is_some_and(|c| pairs.orphan(c)) {
+            continue;
+        }
+        out.extend(sent(item));
+        if let Some(c) = call_id.filter(|c| !ty.ends_with("_output") && pairs.unanswered(c)) {
+            let kind = if ty == "custom_tool_call" { "custom_tool_call_output" } else { "function_call_output" };
+            out.push(json!({"type": kind, "call_id": c, "output": ABORTED}));
+        }
+    }
+    out
+}
+
+fn sent(item: &Value) -> Option<Value> {
+    let ty = item.get("type").and_then(Value::as_str).unwrap_or("message");
+    if NEVER_SENT.contains(&ty) || !item.is_object() {
+        return None;
+    }
+    let mut item = item.clone();
+    if let Some(o) = item.as_object_mut() {
+        NOT_SENT.iter().for_each(|k| {
+            o.remove(*k);
+        });
+    }
+    Some(item)
+}
