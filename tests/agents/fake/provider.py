@@ -54,6 +54,7 @@ class Settings:
         self.emit_reasoning = False  # Responses: answer with a reasoning item first
         self.max_images = None  # refuse a request carrying more images than this
         self.check_media = True
+        self.fail_next = []  # (status, body) answered to the next model requests, one each, before any check
 
 
 class Provider:
@@ -99,6 +100,9 @@ class Provider:
             return 200, {}, None
         if route.endswith("/messages/count_tokens"):
             return 200, {"input_tokens": 100}, None
+        if self.settings.fail_next and _api_of(path):
+            status, answer = self.settings.fail_next.pop(0)
+            raise Reject(status, answer)
         if route.endswith("/messages"):
             return self._anthropic(body)
         if route.endswith("/responses"):
