@@ -7,6 +7,7 @@
 //! A logged request in its own dialect is printed as logged, edits applied.
 
 pub mod canon;
+pub mod pi;
 pub mod read;
 pub mod write;
 
@@ -55,6 +56,46 @@ pub struct Previewed {
     /// Messages or items in the request.
     pub items: u64,
     pub changes: rewrite::Summary,
+    /// What the agent sends besides the history, which its session does not hold.
+    pub not_in_session: &'static [&'static str],
+}
+
+/// An agent whose request the canonical writer does not shape as the agent
+/// does (its merging, joining, own answers): its adapter renders each record
+/// in the dialect itself.
+pub trait Sends {
+    /// The messages complete once `record` (edits applied) is in.
+    fn record(&mut self, record: &serde_json::Value) -> Vec<serde_json::Value>;
+    /// The messages still held at the end of the history.
+    fn finish(&mut self) -> Vec<serde_json::Value>;
+}
+
+impl Sends for pi::Request {
+    fn record(&mut self, record: &serde_json::Value) -> Vec<serde_json::Value> {
+        pi::Request::record(self, record)
+    }
+
+    fn finish(&mut self) -> Vec<serde_json::Value> {
+        pi::Request::finish(self)
+    }
+}
+
+/// The agent's own rendering of its records in `dialect`, where it has one.
+fn sends(format: &str, dialect: Dialect, provider: Option<&str>, model: Option<&str>) -> Option<Box<dyn Sends>> {
+    match (format, dialect) {
+        ("pi", Dialect::Anthropic) => Some(Box::new(pi::Request::new(provider, model))),
+        _ => None,
+    }
+}
+
+/// What `format`'s agent sends in `dialect` that its session cannot hold.
+fn not_in_session(format: &str, dialect: Dialect) -> &'static [&'static str] {
+    match (format, dialect) {
+        ("pi", Dialect::Anthropic) => {
+            &["system prompt", "tool list", "request options (max_tokens, thinking, cache_control)"]
+        }
+        _ => &[],
+    }
 }
 
 /// Writes the request `session` would produce to `out`.
@@ -68,12 +109,9 @@ pub fn preview(
 ) -> anyhow::Result<Previewed> {
     let format = session.format;
     let mut file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
-    let model = session
-        .entries
-        .iter()
-        .rev()
-        .filter(|e| e.role == EntryRole::Assistant)
-        .find_map(|e| e.model.as_deref().map(str::to_string));
+    let last = session.entries.iter().rev().filter(|e| e.role == EntryRole::Assistant).find(|e| e.model.is_some());
+    let model = last.and_then(|e| e.model.as_deref().map(str::to_string));
+    let absent = not_in_session(format, dialect);
     let mut read_record = |offset: u64, len: u64| -> anyhow::Result<Vec<u8>> {
         let mut buf = vec![0; usize::try_from(len)?];
         file.seek(SeekFrom::Start(offset))?;
@@ -109,11 +147,15 @@ pub fn preview(
             .ok()
             .and_then(|v| ["messages", "input", "contents"].iter().find_map(|k| v.get(k)?.as_array().map(Vec::len)))
             .unwrap_or(0) as u64;
-        return Ok(Previewed { target: dialect.name(), items, changes: summary });
+        return Ok(Previewed { target: dialect.name(), items, changes: summary, not_in_session: &[] });
     }
 
     let mut w = write::Writer::start(out, dialect, model.as_deref())?;
-    let push = |w: &mut write::Writer<&mut dyn Write>, v: &serde_json::Value| -> std::io::Result<()> {
+    let mut agent = sends(format, dialect, last.and_then(|e| e.provider.as_deref()), model.as_deref());
+    let mut push = |w: &mut write::Writer<&mut dyn Write>, v: &serde_json::Value| -> std::io::Result<()> {
+        if let Some(a) = agent.as_mut() {
+            return a.record(v).into_iter().try_for_each(|m| w.push_sent(m));
+        }
         let msgs = if logged(format) {
             let b = ["request", "body"].iter().find_map(|k| v.get(*k).filter(|b| b.is_object())).unwrap_or(v);
             read::body(format, b)
@@ -155,9 +197,12 @@ pub fn preview(
             }
         }
     }
+    if let Some(a) = agent.as_mut() {
+        a.finish().into_iter().try_for_each(|m| w.push_sent(m))?;
+    }
     let items = w.items;
     w.finish()?;
-    Ok(Previewed { target: dialect.name(), items, changes: summary })
+    Ok(Previewed { target: dialect.name(), items, changes: summary, not_in_session: absent })
 }
 
 fn is_request(text: &[u8]) -> bool {

@@ -119,6 +119,23 @@ impl<W: Write> Writer<W> {
         Ok(())
     }
 
+    /// A message already in the dialect, as the agent itself renders it
+    /// (its adapter knows the agent's merging and joining): written as is,
+    /// after the message being built.
+    pub fn push_sent(&mut self, v: Value) -> std::io::Result<()> {
+        if let Some(p) = self.pending.take() {
+            self.emit(p)?;
+        }
+        if !self.first {
+            write!(self.out, ",")?;
+        }
+        self.first = false;
+        writeln!(self.out)?;
+        serde_json::to_writer(&mut self.out, &v)?;
+        self.items += 1;
+        Ok(())
+    }
+
     pub fn finish(mut self) -> std::io::Result<W> {
         if let Some(p) = self.pending.take() {
             self.emit(p)?;
