@@ -83,7 +83,9 @@ impl Sends for pi::Request {
 /// The agent's own rendering of its records in `dialect`, where it has one.
 fn sends(format: &str, dialect: Dialect, provider: Option<&str>, model: Option<&str>) -> Option<Box<dyn Sends>> {
     match (format, dialect) {
-        ("pi", Dialect::Anthropic) => Some(Box::new(pi::Request::new(provider, model))),
+        ("pi", Dialect::Anthropic | Dialect::OpenaiResponses) => {
+            Some(Box::new(pi::Request::new(dialect, provider, model)))
+        }
         _ => None,
     }
 }
@@ -93,6 +95,9 @@ fn not_in_session(format: &str, dialect: Dialect) -> &'static [&'static str] {
     match (format, dialect) {
         ("pi", Dialect::Anthropic) => {
             &["system prompt", "tool list", "request options (max_tokens, thinking, cache_control)"]
+        }
+        ("pi", Dialect::OpenaiResponses) => {
+            &["system prompt (pi's first input item)", "tool list", "request options (store, reasoning, include)"]
         }
         _ => &[],
     }

@@ -1,7 +1,8 @@
-//! The Anthropic Messages request pi sends, built as pi builds it from the
-//! entries of its branch (checked against pi 0.73.1's logged requests by the
-//! round-trip suite, `tests/agents/scenarios/pi.py`). Its shape differs from
-//! the canonical writer's in ways a provider sees and numbers:
+//! The request pi sends, built as pi builds it from the entries of its branch
+//! (checked against pi 0.73.1's logged requests by the round-trip suite,
+//! `tests/agents/scenarios/pi.py`), on the Anthropic Messages API and on the
+//! OpenAI Responses API. On Anthropic its shape differs from the canonical
+//! writer's in ways a provider sees and numbers:
 //!
 //! - consecutive user turns stay separate messages; only consecutive tool
 //!   results share one user message;
@@ -19,12 +20,21 @@
 //! - extension messages, `!` commands and summaries go as user turns, in the
 //!   words pi wraps them in.
 //!
+//! On Responses: user text as `input_text` (blank kept), images with
+//! `detail: "auto"`, each reply's reasoning item as serialized in its thinking
+//! block, its text as a `message` item with the id of its `textSignature` (else
+//! `msg_<index>`), `status` and empty `annotations`, calls as `function_call`
+//! items with their `fc_` id, results as `function_call_output` whose output is
+//! the joined text when there is no image.
+//!
 //! What pi adds besides the history (system prompt, tool list, `cache_control`
 //! on the last block, thinking budget) is not in the session.
 
 use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
+
+use super::write::Dialect;
 
 /// What pi answers a tool call with when its result never came.
 pub const NO_RESULT: &str = "No result provided";
@@ -39,10 +49,13 @@ const BRANCH_SUFFIX: &str = "</summary>";
 /// pi's request, one record at a time: tool results wait for the record after
 /// them, since consecutive results share a message.
 pub struct Request {
+    dialect: Dialect,
     provider: Option<String>,
     model: Option<String>,
-    /// Tool results of the message being gathered.
-    results: Vec<Value>,
+    /// Tool results not yet sent: (call id, pi's content, is_error).
+    results: Vec<(String, Value, bool)>,
+    /// Messages pi has converted so far (it numbers replies without a text id by it).
+    index: usize,
     /// The calls of the last reply that made any, and which were answered.
     open: Vec<String>,
     answered: HashSet<String>,
@@ -63,9 +76,12 @@ fn image(b: &Value) -> Value {
 }
 
 impl Request {
-    /// The request resumed with `model` of `provider` (the branch's last).
-    pub fn new(provider: Option<&str>, model: Option<&str>) -> Request {
+    /// The request in `dialect` (Anthropic or OpenAI Responses) resumed with
+    /// `model` of `provider` (the branch's last).
+    pub fn new(dialect: Dialect, provider: Option<&str>, model: Option<&str>) -> Request {
         Request {
+            dialect,
+            index: 0,
             provider: provider.map(str::to_string),
             model: model.map(str::to_string),
             results: Vec::new(),
@@ -78,41 +94,41 @@ impl Request {
     /// The messages complete once `record` (one line of the branch, edits applied) is in.
     pub fn record(&mut self, v: &Value) -> Vec<Value> {
         let mut out = Vec::new();
-        let text = |t: String| json!({"role":"user","content":[{"type":"text","text":t}]});
+        let text = |t: String| Value::Array(vec![json!({"type":"text","text":t})]);
         let message = match s(v, "type") {
             Some("message") => v.get("message"),
             // Entries without ids (pi's first layout) are the message themselves.
             None if v.get("role").is_some() => Some(v),
             Some("custom_message") => {
-                self.turn(&mut out, user(v.get("content").unwrap_or(&Value::Null)));
+                self.turn(&mut out, v.get("content").unwrap_or(&Value::Null));
                 return out;
             }
             Some("branch_summary") => {
                 if let Some(sum) = s(v, "summary").filter(|t| !t.is_empty()) {
-                    self.turn(&mut out, Some(text(format!("{BRANCH_PREFIX}{sum}{BRANCH_SUFFIX}"))));
+                    self.turn(&mut out, &text(format!("{BRANCH_PREFIX}{sum}{BRANCH_SUFFIX}")));
                 }
                 return out;
             }
             Some("compaction") => {
                 let sum = s(v, "summary").unwrap_or_default();
-                self.turn(&mut out, Some(text(format!("{COMPACTION_PREFIX}{sum}{COMPACTION_SUFFIX}"))));
+                self.turn(&mut out, &text(format!("{COMPACTION_PREFIX}{sum}{COMPACTION_SUFFIX}")));
                 return out;
             }
             _ => None,
         };
         let Some(m) = message else { return out };
         match s(m, "role").unwrap_or("") {
-            "user" | "custom" | "hookMessage" => self.turn(&mut out, user(m.get("content").unwrap_or(&Value::Null))),
+            "user" | "custom" | "hookMessage" => self.turn(&mut out, m.get("content").unwrap_or(&Value::Null)),
             "bashExecution" if m.get("excludeFromContext").and_then(Value::as_bool) != Some(true) => {
-                self.turn(&mut out, Some(text(bash_text(m))));
+                self.turn(&mut out, &text(bash_text(m)));
             }
             "branchSummary" => {
                 let sum = s(m, "summary").unwrap_or_default();
-                self.turn(&mut out, Some(text(format!("{BRANCH_PREFIX}{sum}{BRANCH_SUFFIX}"))));
+                self.turn(&mut out, &text(format!("{BRANCH_PREFIX}{sum}{BRANCH_SUFFIX}")));
             }
             "compactionSummary" => {
                 let sum = s(m, "summary").unwrap_or_default();
-                self.turn(&mut out, Some(text(format!("{COMPACTION_PREFIX}{sum}{COMPACTION_SUFFIX}"))));
+                self.turn(&mut out, &text(format!("{COMPACTION_PREFIX}{sum}{COMPACTION_SUFFIX}")));
             }
             "assistant" => {
                 self.answer_open();
@@ -121,17 +137,18 @@ impl Request {
                     return out;
                 }
                 self.send_results(&mut out);
-                if let Some(reply) = self.reply(m) {
-                    out.push(reply);
+                let reply = self.reply(m);
+                if !reply.is_empty() {
+                    self.index += 1;
                 }
+                out.extend(reply);
             }
             "toolResult" => {
                 let id = s(m, "toolCallId").unwrap_or_default();
                 self.answered.insert(id.to_string());
-                let id = self.renamed.get(id).map_or(id, String::as_str);
+                let id = self.renamed.get(id).map_or(id, String::as_str).to_string();
                 let error = m.get("isError").and_then(Value::as_bool).unwrap_or(false);
-                let content = result_content(m.get("content").unwrap_or(&Value::Null));
-                self.results.push(json!({"type":"tool_result","tool_use_id":id,"content":content,"is_error":error}));
+                self.results.push((id, m.get("content").cloned().unwrap_or(Value::Null), error));
             }
             _ => {}
         }
@@ -146,8 +163,15 @@ impl Request {
     }
 
     /// A user-side turn: the calls before it are closed first.
-    fn turn(&mut self, out: &mut Vec<Value>, m: Option<Value>) {
+    fn turn(&mut self, out: &mut Vec<Value>, content: &Value) {
         self.close(out);
+        let m = match self.dialect {
+            Dialect::OpenaiResponses => responses_user(content),
+            _ => user(content),
+        };
+        if m.is_some() {
+            self.index += 1;
+        }
         out.extend(m);
     }
 
@@ -160,22 +184,42 @@ impl Request {
     fn answer_open(&mut self) {
         for id in std::mem::take(&mut self.open) {
             if !self.answered.contains(&id) {
-                self.results.push(json!({"type":"tool_result","tool_use_id":id,"content":NO_RESULT,"is_error":true}));
+                self.results.push((id, json!([{"type":"text","text":NO_RESULT}]), true));
             }
         }
         self.answered.clear();
     }
 
     fn send_results(&mut self, out: &mut Vec<Value>) {
-        if !self.results.is_empty() {
-            out.push(json!({"role":"user","content":std::mem::take(&mut self.results)}));
+        let results = std::mem::take(&mut self.results);
+        self.index += results.len();
+        if self.dialect == Dialect::OpenaiResponses {
+            out.extend(results.into_iter().map(|(id, content, _)| responses_result(&id, &content)));
+            return;
+        }
+        let blocks: Vec<Value> = results
+            .into_iter()
+            .map(|(id, content, error)| {
+                json!({"type":"tool_result","tool_use_id":id,"content":result_content(&content),"is_error":error})
+            })
+            .collect();
+        if !blocks.is_empty() {
+            out.push(json!({"role":"user","content":blocks}));
         }
     }
 
-    fn reply(&mut self, m: &Value) -> Option<Value> {
+    /// A reply as pi sends it: one Anthropic message, or Responses items.
+    fn reply(&mut self, m: &Value) -> Vec<Value> {
+        let api = match self.dialect {
+            Dialect::OpenaiResponses => "openai-responses",
+            _ => "anthropic-messages",
+        };
         let same = s(m, "provider") == self.provider.as_deref()
             && s(m, "model") == self.model.as_deref()
-            && s(m, "api").is_none_or(|a| a == "anthropic-messages");
+            && s(m, "api").is_none_or(|a| a == api);
+        if self.dialect == Dialect::OpenaiResponses {
+            return self.responses_reply(m, same);
+        }
         let mut blocks = Vec::new();
         let mut calls = Vec::new();
         for b in m.get("content").and_then(Value::as_array).into_iter().flatten() {
@@ -221,12 +265,120 @@ impl Request {
                 _ => {}
             }
         }
+        self.calls(calls);
+        if blocks.is_empty() { Vec::new() } else { vec![json!({"role":"assistant","content":blocks})] }
+    }
+
+    /// The calls a reply made are the open ones until the next turn.
+    fn calls(&mut self, calls: Vec<String>) {
         if !calls.is_empty() {
             self.open = calls;
             self.answered.clear();
         }
-        (!blocks.is_empty()).then(|| json!({"role":"assistant","content":blocks}))
     }
+
+    fn responses_reply(&mut self, m: &Value, same: bool) -> Vec<Value> {
+        let mut items = Vec::new();
+        let mut calls = Vec::new();
+        for b in m.get("content").and_then(Value::as_array).into_iter().flatten() {
+            let text = |t: &str, sig: Option<&str>, index: usize| {
+                let (id, phase) = text_signature(sig);
+                let mut item = json!({"type":"message","role":"assistant","content":[{"type":"output_text","text":t,"annotations":[]}],"status":"completed","id":id.unwrap_or_else(|| format!("msg_{index}"))});
+                if let Some(p) = phase {
+                    item["phase"] = json!(p);
+                }
+                item
+            };
+            match s(b, "type").unwrap_or("") {
+                "thinking" => {
+                    let sig = s(b, "thinkingSignature").filter(|t| !t.is_empty());
+                    let thought = s(b, "thinking").unwrap_or_default();
+                    match (same, sig) {
+                        (true, Some(sig)) => items.extend(serde_json::from_str::<Value>(sig).ok()),
+                        // Another model's thinking goes as text; empty thinking not at all.
+                        (false, _) if !blank(thought) && b.get("redacted").and_then(Value::as_bool) != Some(true) => {
+                            items.push(text(thought, None, self.index));
+                        }
+                        _ => {}
+                    }
+                }
+                "text" => {
+                    let sig = if same { s(b, "textSignature") } else { None };
+                    items.push(text(s(b, "text").unwrap_or_default(), sig, self.index));
+                }
+                "toolCall" => {
+                    let id = s(b, "id").unwrap_or_default();
+                    calls.push(id.to_string());
+                    let (call_id, item_id) = id.split_once('|').map_or((id, None), |(c, i)| (c, Some(i)));
+                    let args = b.get("arguments").cloned().unwrap_or(Value::Null);
+                    let mut item = json!({"type":"function_call","call_id":call_id,"name":b.get("name"),"arguments":args.to_string()});
+                    if let Some(i) = item_id {
+                        item["id"] = json!(i);
+                    }
+                    items.push(item);
+                }
+                _ => {}
+            }
+        }
+        self.calls(calls);
+        items
+    }
+}
+
+/// pi's `textSignature`: `{v:1, id, phase?}`, or the id itself.
+fn text_signature(sig: Option<&str>) -> (Option<String>, Option<String>) {
+    let Some(sig) = sig.filter(|t| !t.is_empty()) else { return (None, None) };
+    if let Ok(v) = serde_json::from_str::<Value>(sig)
+        && v.get("v").and_then(Value::as_u64) == Some(1)
+        && let Some(id) = s(&v, "id")
+    {
+        let phase = s(&v, "phase").filter(|p| matches!(*p, "commentary" | "final_answer")).map(str::to_string);
+        return (Some(id.to_string()), phase);
+    }
+    (Some(sig.to_string()), None)
+}
+
+/// A user turn on Responses: every text as `input_text`, images inline.
+fn responses_user(content: &Value) -> Option<Value> {
+    if let Some(t) = content.as_str() {
+        return Some(json!({"role":"user","content":[{"type":"input_text","text":t}]}));
+    }
+    let parts: Vec<Value> = content
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|b| match s(b, "type") {
+            Some("text") => Some(json!({"type":"input_text","text":s(b, "text").unwrap_or_default()})),
+            Some("image") => Some(responses_image(b)),
+            _ => None,
+        })
+        .collect();
+    (!parts.is_empty()).then(|| json!({"role":"user","content":parts}))
+}
+
+fn responses_image(b: &Value) -> Value {
+    let url = format!("data:{};base64,{}", s(b, "mimeType").unwrap_or_default(), s(b, "data").unwrap_or_default());
+    json!({"type":"input_image","detail":"auto","image_url":url})
+}
+
+/// A tool result on Responses: its joined text, or text and images as parts.
+fn responses_result(id: &str, content: &Value) -> Value {
+    let blocks = content.as_array().map_or(&[][..], Vec::as_slice);
+    let text: Vec<&str> = blocks.iter().filter(|b| s(b, "type") == Some("text")).filter_map(|b| s(b, "text")).collect();
+    let text = text.join("\n");
+    let images: Vec<Value> = blocks.iter().filter(|b| s(b, "type") == Some("image")).map(responses_image).collect();
+    let output = if images.is_empty() {
+        Value::String(if text.is_empty() { "(see attached image)".into() } else { text })
+    } else {
+        let mut parts = Vec::new();
+        if !text.is_empty() {
+            parts.push(json!({"type":"input_text","text":text}));
+        }
+        parts.extend(images);
+        Value::Array(parts)
+    };
+    let call_id = id.split('|').next().unwrap_or(id);
+    json!({"type":"function_call_output","call_id":call_id,"output":output})
 }
 
 /// A user turn as pi sends it: a string as a string, blank text left out.
@@ -294,7 +446,7 @@ mod tests {
     use super::*;
 
     fn run(lines: &[Value]) -> Vec<Value> {
-        let mut r = Request::new(Some("anthropic"), Some("m"));
+        let mut r = Request::new(Dialect::Anthropic, Some("anthropic"), Some("m"));
         let mut out: Vec<Value> = lines.iter().flat_map(|l| r.record(l)).collect();
         out.extend(r.finish());
         out
