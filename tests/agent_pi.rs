@@ -153,6 +153,41 @@ fn an_orphaned_call_before_a_user_turn_is_not_a_broken_history_for_pi() {
 }
 
 #[test]
+fn preview_is_the_input_pi_sent_on_the_responses_api() {
+    let dir = tempfile::tempdir().unwrap();
+    let (body, summary) = preview(&session(&dir, "responses-reasoning"));
+    let text = std::fs::read_to_string(fixture("responses-reasoning.sent.json")).unwrap();
+    let sent: Value = serde_json::from_str(&text).unwrap();
+    let sent = sent["input"].as_array().unwrap();
+    let diffs = differences(body["input"].as_array().unwrap(), &sent[..sent.len() - 1]);
+    assert!(diffs.is_empty(), "preview differs from what pi sent:\n{}", diffs.join("\n"));
+    assert!(summary["not_in_session"].to_string().contains("system prompt"), "{summary}");
+}
+
+#[test]
+fn drop_reasoning_ids_reaches_the_item_pi_serializes_in_thinking_signature() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = session(&dir, "responses-reasoning");
+    let path = file.to_str().unwrap();
+    let (body, _) = {
+        let out = run(&["preview", path, "--drop-reasoning-ids"]);
+        (serde_json::from_slice::<Value>(&out.stdout).expect("JSON"), ())
+    };
+    let item = body["input"].as_array().unwrap().iter().find(|i| i["type"] == "reasoning").expect("the reasoning item");
+    assert!(item.get("id").is_none() && item["encrypted_content"].is_string(), "{item}");
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let (rep, code) = json_of(&["repair", path, "--drop-reasoning-ids", "--out", out.to_str().unwrap(), "--json"]);
+    assert_eq!((code, &rep["changes"]["reasoning_ids_dropped"]), (0, &serde_json::json!(1)), "{rep:#}");
+    let copy = std::fs::read_to_string(rep["out"].as_str().unwrap()).unwrap();
+    assert!(!copy.contains("rs_"), "the copy still replays an rs_ id: {copy}");
+    assert!(copy.contains("encrypted_content"), "the encrypted reasoning stays to replay");
+    // The copy still reads as pi, its thinking signature a reasoning item pi can parse.
+    let (scan, code) = common::scan_json(Path::new(rep["out"].as_str().unwrap()), &[]);
+    assert_eq!((code, scan["format"].as_str()), (0, Some("pi")), "{scan:#}");
+}
+
+#[test]
 fn pis_own_refusal_is_not_stuck_and_repair_keeps_its_note() {
     let dir = tempfile::tempdir().unwrap();
     let file = session(&dir, "auto-resize-refused");

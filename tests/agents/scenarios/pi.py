@@ -277,3 +277,63 @@ def scenario_killed_mid_tool_then_a_user_turn(ctx):
     check(d["failure"] is None or d["failure"]["class"] != "history_invalid", "the failure is not called history_invalid", rd)
     r = preview_then_resume(ctx, session, "killed-then-user-turn")
     check(r.code == 0 and last_request(ctx)["status"] == 200, "pi resumes with a 200 once the key is right", r)
+
+
+def setup_openai(ctx):
+    agent = ctx.sb.home / ".pi" / "agent"
+    agent.mkdir(parents=True, exist_ok=True)
+    (agent / "models.json").write_text(json.dumps({"providers": {"openai": {"baseUrl": ctx.provider.url + "/v1"}}}))
+    # pi sends `store: false` and replays each reasoning item whole, `rs_` id included.
+    ctx.provider.settings.emit_reasoning = True
+    ctx.provider.settings.reject_replayed_reasoning = True
+
+
+OPENAI = {"OPENAI_API_KEY": "sk-suite", "PI_OFFLINE": "1"}
+
+
+def replayed_reasoning_session(ctx):
+    r = ctx.sb.run([ctx.exe, "--provider", "openai", "--model", "gpt-5-mini", "-p", "hello"], env=OPENAI)
+    check(r.code == 0, "the first run gets a 200 (its reasoning is new)", r)
+    session = sessions(ctx)[0]
+    check("rs_" in session.read_text(), "pi kept the reasoning item, rs_ id included, in thinkingSignature")
+    r = ctx.sb.run([ctx.exe, "--session", session, "-p", "continue"], env=OPENAI)
+    check(r.code != 0 and "not found" in r.stderr, "pi's resume replays the rs_ id: 404", r)
+    return session
+
+
+def scenario_replayed_reasoning_openai(ctx):
+    """pi on the Responses API: the replayed rs_ id is refused under store:false on every resume."""
+    setup_openai(ctx)
+    session = replayed_reasoning_session(ctx)
+    r = ctx.sb.run([ctx.exe, "--session", session, "-p", "continue"], env=OPENAI)
+    check(r.code != 0 and "not found" in r.stderr, "and again: stuck", r)
+    rd, d = lib.diagnose(ctx.sb, session)
+    check(any("--drop-reasoning-ids" in n for n in d["next"]), "diagnose points at --drop-reasoning-ids", rd)
+    d, copy = lib.rescue_steps(ctx.sb, session, "reasoning_rejected", session.parent, "--drop-reasoning-ids")
+    check(copy["changes"]["reasoning_ids_dropped"] >= 1 and "rs_" not in Path(copy["out"]).read_text(), "the copy holds no rs_ id", copy)
+    r = ctx.sb.run([ctx.exe, *shlex.split(copy["resume"])[1:], "-p", "continue"], env=OPENAI)
+    check(r.code == 0 and ctx.provider.model_requests("responses")[-1]["status"] == 200, "pi resumes the copy with a 200", r)
+
+
+def scenario_preview_openai_responses(ctx):
+    """preview of a pi session on the Responses API is the input pi sends."""
+    setup_openai(ctx)
+    ctx.provider.settings.reject_replayed_reasoning = False
+    r = ctx.sb.run([ctx.exe, "--provider", "openai", "--model", "gpt-5-mini", "-p", "hello"], env=OPENAI)
+    check(r.code == 0, "pi answers", r)
+    session = sessions(ctx)[0]
+    before = session.read_bytes()
+    previewed, summary = lib.preview(ctx.sb, session)
+    r = ctx.sb.run([ctx.exe, "--session", session, "-p", "continue"], env=OPENAI)
+    check(r.code == 0, "pi resumes", r)
+    sent = ctx.provider.model_requests("responses")[-1]["body"]
+    # pi's system prompt is its first input item (a developer message); the resume prompt its last.
+    check(sent["input"][0].get("role") == "developer", "pi's first input item is its system prompt", sent["input"][0])
+    diffs = lib.message_differences(previewed["input"], sent["input"][1:-1])
+    check(not diffs, "preview equals the input pi sent (%d difference(s))" % len(diffs), "\n".join(diffs))
+    check(any("system prompt" in a for a in summary.get("not_in_session") or []), "preview names the system prompt as not in the session", summary)
+    out = os.environ.get("SD_FIXTURES")
+    if out:
+        Path(out).mkdir(parents=True, exist_ok=True)
+        (Path(out) / "responses-reasoning.jsonl").write_bytes(before)
+        (Path(out) / "responses-reasoning.sent.json").write_text(json.dumps({"status": 200, "input": sent["input"][1:]}, indent=1) + "\n")
