@@ -61,8 +61,9 @@ pub struct PreviewArgs {
     /// Write the request to this file (atomically) instead of stdout.
     #[arg(long = "out", value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Print {"file", "format", "target", "items", "changes"} to stderr as JSON
-    /// instead of the summary line.
+    /// Print {"file", "format", "target", "items", "changes", "not_in_session"}
+    /// to stderr as JSON instead of the summary line; "not_in_session" names
+    /// what the agent sends besides the history (its system prompt, tool list).
     #[arg(long = "json")]
     pub json: bool,
 }
