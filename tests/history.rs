@@ -113,7 +113,8 @@ fn interrupted_calls_with_the_providers_error_recorded() {
     let cases = [
         ("claude-code", claude_code_interrupted(), ANTHROPIC_ERROR, "toolu_01ABC", 2, "Bash"),
         ("codex", codex_interrupted(), OPENAI_ERROR, "call_abc123", 4, "shell"),
-        ("pi", pi_interrupted(), ANTHROPIC_ERROR, "toolu_01ABC", 3, "bash"),
+        // Not pi: it answers an orphaned call itself on every request
+        // (`pi_answers_its_interrupted_calls_itself`).
     ];
     for (format, text, error, id, line, tool) in cases {
         let file = write(dir.path(), &format!("{format}-err.jsonl"), &wrap::failed(format, &text, error));
@@ -136,8 +137,8 @@ fn interrupted_calls_without_an_error_recorded() {
     let cases = [
         ("claude-code", claude_code_interrupted(), "toolu_01ABC", 2, "Bash"),
         // Not Codex: it answers such a call itself ("aborted") when it sends; see
-        // tests/agent_codex.rs, on a rollout the agent wrote.
-        ("pi", pi_interrupted(), "toolu_01ABC", 3, "bash"),
+        // tests/agent_codex.rs, on a rollout the agent wrote. Not pi: it answers an
+        // orphaned call itself on every request (`pi_answers_its_interrupted_calls_itself`).
     ];
     for (format, text, id, line, tool) in cases {
         let file = write(dir.path(), &format!("{format}.jsonl"), &text);
@@ -164,6 +165,20 @@ fn interrupted_calls_without_an_error_recorded() {
         assert_eq!(out.status.code(), Some(0), "{format}: {text}");
         assert!(text.contains("history.call_without_result"), "{format}: {text}");
     }
+}
+
+#[test]
+fn pi_answers_its_interrupted_calls_itself() {
+    // pi 0.73.1 sends `No result provided` for a call left without a result
+    // (tests/agent_pi.rs checks it on sessions the real pi wrote): not stuck,
+    // not a scan error, and a note says so.
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "pi.jsonl", &pi_interrupted());
+    let (d, code) = diagnose(&file);
+    assert_eq!((code, &d["stuck"], &d["history"]), (0, &json!(false), &json!([])), "{d:#}");
+    assert!(d["notes"].to_string().contains("toolu_01ABC (line 3) has no result: pi answers it itself"), "{d:#}");
+    assert!(structural(&file).is_empty());
+    assert_eq!(run(&["scan", file.to_str().unwrap()]).status.code(), Some(0));
 }
 
 #[test]
@@ -468,7 +483,11 @@ fn repair_answers_interrupted_calls_and_the_copy_is_whole() {
             }
             let (copy, r) = repair(&file);
             assert_eq!(sha256_file(&file), before, "{format}: the original changed");
-            assert_eq!(r["changes"]["calls_answered"].as_array().map(Vec::len), Some(1), "{format}: {r:#}");
+            // pi answers an orphaned call itself on every request (pi 0.73.1,
+            // tests/agent_pi.rs): the copy is left for it to answer.
+            let (answered, says): (usize, &[u8]) =
+                if format == "pi" { (0, b"No result provided") } else { (1, b"[Tool call interrupted: the") };
+            assert_eq!(r["changes"]["calls_answered"].as_array().map(Vec::len), Some(answered), "{format}: {r:#}");
             let (doc, code) = common::scan_json(&copy, &[]);
             assert_eq!(doc["format"], format, "{format}: the copy reads as its format");
             assert!(structural(&copy).is_empty(), "{format}: the copy still breaks the rules: {doc:#}");
@@ -478,7 +497,7 @@ fn repair_answers_interrupted_calls_and_the_copy_is_whole() {
             let out = run(&["preview", copy.to_str().unwrap()]);
             let v: Value = serde_json::from_slice(&out.stdout).expect("preview JSON");
             assert!(calls_paired(&v), "{format}: {v:#}");
-            assert!(out.stdout.windows(27).any(|w| w == b"[Tool call interrupted: the"), "{format}");
+            assert!(out.stdout.windows(says.len()).any(|w| w == says), "{format}");
         }
     }
 }

@@ -48,8 +48,9 @@ pub struct PreviewArgs {
     /// Write the request to this file (atomically) instead of stdout.
     #[arg(long = "out", value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Print {"file", "format", "target", "items", "changes", "not_in_session"} to stderr as JSON
-    /// instead of the summary line.
+    /// Print {"file", "format", "target", "items", "changes", "not_in_session"}
+    /// to stderr as JSON instead of the summary line; "not_in_session" names
+    /// what the agent sends besides the history (its system prompt, tool list).
     #[arg(long = "json")]
     pub json: bool,
 }
@@ -107,8 +108,8 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
             what.push(format!("{} reasoning rewritten", c.reasoning_removed + c.reasoning_ids_dropped));
         }
         writeln!(err, "session-doctor: {} request for {}: {}", done.target, sanitize(&session.file), what.join(", "))?;
-        for absent in done.not_in_session {
-            writeln!(err, "  not in the session (the agent adds it): {absent}")?;
+        if !done.not_in_session.is_empty() {
+            writeln!(err, "  not in the session (the agent adds them): {}", done.not_in_session.join(", "))?;
         }
     }
     Ok(Exit::Healthy)

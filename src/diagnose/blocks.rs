@@ -38,6 +38,16 @@ pub enum Numbering {
     PerEntry,
     /// Consecutive entries of one side merged into one message (Anthropic).
     Merged,
+    /// One message per sent entry, except that consecutive tool results share
+    /// one user message, a `tool_result` block each (pi on Anthropic).
+    ResultsMerged,
+}
+
+impl Numbering {
+    /// Whether a tool-result entry is one `tool_result` block of its message.
+    fn results_are_blocks(self) -> bool {
+        matches!(self, Numbering::Merged | Numbering::ResultsMerged)
+    }
 }
 
 /// The attachments `block` names, in `session`'s own numbering. Empty when the
@@ -70,7 +80,7 @@ pub fn locate(block: &str, session: &Session, numbering: Numbering) -> Vec<usize
             return false;
         }
         let Some(mut p) = pointer_indices(&a.pointer, None) else { return false };
-        if numbering == Numbering::Merged && session.entries[a.entry].role == Role::Tool {
+        if numbering.results_are_blocks() && session.entries[a.entry].role == Role::Tool {
             // A tool-result entry sends one `tool_result` block holding its content.
             p.insert(0, slot.offset);
         } else if let Some(first) = p.first_mut() {
@@ -110,32 +120,36 @@ fn request_messages(session: &Session, numbering: Numbering) -> Vec<Vec<Slot>> {
         v
     };
     let mut out: Vec<Vec<Slot>> = Vec::new();
-    let mut last_user_side = None;
+    // The side and whether it was a tool result, of the last message's last entry.
+    let mut last: Option<(bool, bool)> = None;
     let mut offset = 0u64;
-    let mut push = |slot: Slot, user_side: bool, blocks: u64, out: &mut Vec<Vec<Slot>>| {
-        if numbering == Numbering::Merged
-            && last_user_side == Some(user_side)
-            && let Some(m) = out.last_mut()
-        {
+    let mut push = |slot: Slot, user_side: bool, result: bool, blocks: u64, out: &mut Vec<Vec<Slot>>| {
+        let joins = match numbering {
+            Numbering::Merged => last.map(|l| l.0) == Some(user_side),
+            Numbering::ResultsMerged => result && last.map(|l| l.1) == Some(true),
+            Numbering::Logged | Numbering::PerEntry => false,
+        };
+        if joins && let Some(m) = out.last_mut() {
             m.push(Slot { offset, ..slot });
             offset += blocks;
+            last = Some((user_side, result));
             return;
         }
         out.push(vec![slot]);
         offset = blocks;
-        last_user_side = Some(user_side);
+        last = Some((user_side, result));
     };
     for (i, e) in session.entries.iter().enumerate() {
         // Failed requests and agent notices are not sent back.
         if e.error.is_some() || (numbering == Numbering::Merged && e.role == Role::System) {
             continue;
         }
-        let blocks =
-            if e.role == Role::Tool && numbering == Numbering::Merged { 1 } else { u64::from(e.blocks.max(1)) };
+        let result = e.role == Role::Tool;
+        let blocks = if result && numbering.results_are_blocks() { 1 } else { u64::from(e.blocks.max(1)) };
         let user_side = e.role != Role::Assistant;
-        push(Slot { entry: i, offset: 0, tool_part: false }, user_side, blocks, &mut out);
+        push(Slot { entry: i, offset: 0, tool_part: false }, user_side, result, blocks, &mut out);
         if holds_results[i] {
-            push(Slot { entry: i, offset: 0, tool_part: true }, true, 1, &mut out);
+            push(Slot { entry: i, offset: 0, tool_part: true }, true, true, 1, &mut out);
         }
     }
     out

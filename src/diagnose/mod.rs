@@ -283,6 +283,16 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
         }
     }
     notes.extend(crate::formats::codex_pairs::notes(&session));
+    for p in crate::history::answered_by_agent(&session) {
+        notes.push(format!(
+            "{} call {} (line {}) has no result: {} answers it itself when it sends (\"{}\"), so nothing needs repairing",
+            p.tool.as_deref().unwrap_or("a tool"),
+            p.call_id.as_deref().unwrap_or("-"),
+            p.line,
+            session.format,
+            crate::preview::pi::NO_RESULT,
+        ));
+    }
     if let Some(p) = structure.iter().find(|p| p.pending) {
         notes.push(format!(
             "the last tool call ({}, line {}) has no result yet: the agent may still be running it; if it is not, `session-doctor repair` pairs it",
@@ -445,7 +455,9 @@ fn numbering(session: &Session, rules: &Rules) -> Numbering {
     match session.format {
         "openai-chat" | "openai-responses" | "anthropic" | "gemini" => Numbering::Logged,
         "claude-code" => Numbering::Merged,
-        "pi" | "mux" | "opencode" if anthropic => Numbering::Merged,
+        // pi keeps consecutive user turns apart (issue 17, tests/agent_pi.rs).
+        "pi" if anthropic => Numbering::ResultsMerged,
+        "mux" | "opencode" if anthropic => Numbering::Merged,
         _ => Numbering::PerEntry,
     }
 }

@@ -131,6 +131,29 @@ pub fn check(session: &Session) -> Vec<Problem> {
 
 /// [`check`] under a given dialect.
 pub fn check_as(session: &Session, dialect: Dialect) -> Vec<Problem> {
+    check_with(session, dialect, agent_pairs_calls(session.format))
+}
+
+/// Whether the agent pairs a call left without a result when it sends, so an
+/// orphaned call never reaches the provider: Cline keeps its tool results as
+/// text and pairs them; pi answers such a call itself (`No result provided`)
+/// on every request.
+fn agent_pairs_calls(format: &str) -> bool {
+    matches!(format, "cline" | "pi")
+}
+
+/// The calls left without a result that the agent answers itself when it
+/// sends (pi), for a note: they are not a problem.
+pub fn answered_by_agent(session: &Session) -> Vec<Problem> {
+    if session.format != "pi" {
+        return Vec::new();
+    }
+    let mut calls = check_with(session, Dialect::of(session.format), false);
+    calls.retain(|p| p.kind == Kind::CallWithoutResult);
+    calls
+}
+
+fn check_with(session: &Session, dialect: Dialect, paired_by_agent: bool) -> Vec<Problem> {
     let entries = &session.entries;
     // Entries recording a failed request are not sent again.
     let sent = |i: usize| entries.get(i).is_some_and(|e| e.error.is_none());
@@ -144,13 +167,11 @@ pub fn check_as(session: &Session, dialect: Dialect) -> Vec<Problem> {
         group_of[i] = groups.len() - 1;
     }
 
-    // Cline keeps its tool results as text and pairs them with the calls when it sends;
     // Codex answers a call left without output and drops an orphaned output itself
     // (`formats::codex_pairs`), unless a failure recorded after it names the call
     // (a build that did not pair sent it, and the provider said so).
     let failures = crate::formats::codex_pairs::Failures::of(session);
     let codex_pairs = |call_id: &str, from: usize| session.format == "codex" && !failures.name_after(call_id, from);
-    let paired_by_agent = session.format == "cline";
     let calls: Vec<&crate::model::ToolCall> = session.tool_calls.iter().filter(|c| sent(c.entry)).collect();
     let call_ids: HashSet<&str> = calls.iter().map(|c| c.call_id.as_str()).collect();
     // Calls of unsent entries: the agents drop their results with them.

@@ -34,6 +34,27 @@ const NOT_SENT: &[&str] = &["internal_chat_message_metadata_passthrough"];
 /// Item types Codex keeps in its rollout but never sends.
 const NEVER_SENT: &[&str] = &["ghost_snapshot", "other"];
 
+/// Codex's request, record by record: its rollout items as it sends them.
+pub struct Request {
+    pairs: Pairs,
+}
+
+impl Request {
+    pub fn new(session: &crate::model::Session) -> Request {
+        Request { pairs: Pairs::of(session) }
+    }
+}
+
+impl super::Sends for Request {
+    fn record(&mut self, record: &Value) -> Vec<Value> {
+        items(record, &self.pairs)
+    }
+
+    fn finish(&mut self) -> Vec<Value> {
+        Vec::new()
+    }
+}
+
 /// The items one rollout line puts into Codex's request.
 pub fn items(v: &Value, pairs: &Pairs) -> Vec<Value> {
     let p = v.get("payload");

@@ -8,6 +8,7 @@
 
 pub mod canon;
 pub mod codex;
+pub mod pi;
 pub mod read;
 pub mod write;
 
@@ -56,9 +57,55 @@ pub struct Previewed {
     /// Messages or items in the request.
     pub items: u64,
     pub changes: rewrite::Summary,
-    /// What the agent sends that the session cannot hold (its injected
-    /// instructions, its tool list), named rather than silently missing.
+    /// What the agent sends besides the history, which its session does not hold.
     pub not_in_session: &'static [&'static str],
+}
+
+/// An agent whose request the canonical writer does not shape as the agent
+/// does (its merging, joining, own answers): its adapter renders each record
+/// in the dialect itself.
+pub trait Sends {
+    /// The messages complete once `record` (edits applied) is in.
+    fn record(&mut self, record: &serde_json::Value) -> Vec<serde_json::Value>;
+    /// The messages still held at the end of the history.
+    fn finish(&mut self) -> Vec<serde_json::Value>;
+}
+
+impl Sends for pi::Request {
+    fn record(&mut self, record: &serde_json::Value) -> Vec<serde_json::Value> {
+        pi::Request::record(self, record)
+    }
+
+    fn finish(&mut self) -> Vec<serde_json::Value> {
+        pi::Request::finish(self)
+    }
+}
+
+/// The agent's own rendering of its records in `dialect`, where it has one.
+fn sends(session: &Session, dialect: Dialect, provider: Option<&str>, model: Option<&str>) -> Option<Box<dyn Sends>> {
+    let format = session.format;
+    match (format, dialect) {
+        ("pi", Dialect::Anthropic | Dialect::OpenaiResponses) => {
+            Some(Box::new(pi::Request::new(dialect, provider, model)))
+        }
+        // Codex's records are its request items: passed through in its own dialect.
+        ("codex", Dialect::OpenaiResponses) => Some(Box::new(codex::Request::new(session))),
+        _ => None,
+    }
+}
+
+/// What `format`'s agent sends in `dialect` that its session cannot hold.
+fn not_in_session(format: &str, dialect: Dialect) -> &'static [&'static str] {
+    match (format, dialect) {
+        ("pi", Dialect::Anthropic) => {
+            &["system prompt", "tool list", "request options (max_tokens, thinking, cache_control)"]
+        }
+        ("pi", Dialect::OpenaiResponses) => {
+            &["system prompt (pi's first input item)", "tool list", "request options (store, reasoning, include)"]
+        }
+        ("codex", Dialect::OpenaiResponses) => codex::NOT_IN_SESSION,
+        _ => &[],
+    }
 }
 
 /// Writes the request `session` would produce to `out`.
@@ -72,12 +119,9 @@ pub fn preview(
 ) -> anyhow::Result<Previewed> {
     let format = session.format;
     let mut file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
-    let model = session
-        .entries
-        .iter()
-        .rev()
-        .filter(|e| e.role == EntryRole::Assistant)
-        .find_map(|e| e.model.as_deref().map(str::to_string));
+    let last = session.entries.iter().rev().filter(|e| e.role == EntryRole::Assistant).find(|e| e.model.is_some());
+    let model = last.and_then(|e| e.model.as_deref().map(str::to_string));
+    let absent = not_in_session(format, dialect);
     let mut read_record = |offset: u64, len: u64| -> anyhow::Result<Vec<u8>> {
         let mut buf = vec![0; usize::try_from(len)?];
         file.seek(SeekFrom::Start(offset))?;
@@ -116,14 +160,11 @@ pub fn preview(
         return Ok(Previewed { target: dialect.name(), items, changes: summary, not_in_session: &[] });
     }
 
-    // An agent whose records are its request items passes them through in its own dialect.
-    let verbatim = format == "codex" && dialect == Dialect::OpenaiResponses;
-    let not_in_session = if verbatim { codex::NOT_IN_SESSION } else { &[] };
-    let pairs = crate::formats::codex_pairs::Pairs::of(session);
     let mut w = write::Writer::start(out, dialect, model.as_deref())?;
-    let push = |w: &mut write::Writer<&mut dyn Write>, v: &serde_json::Value| -> std::io::Result<()> {
-        if verbatim {
-            return codex::items(v, &pairs).iter().try_for_each(|item| w.push_raw(item));
+    let mut agent = sends(session, dialect, last.and_then(|e| e.provider.as_deref()), model.as_deref());
+    let mut push = |w: &mut write::Writer<&mut dyn Write>, v: &serde_json::Value| -> std::io::Result<()> {
+        if let Some(a) = agent.as_mut() {
+            return a.record(v).iter().try_for_each(|m| w.push_sent(m));
         }
         let msgs = if logged(format) {
             let b = ["request", "body"].iter().find_map(|k| v.get(*k).filter(|b| b.is_object())).unwrap_or(v);
@@ -166,8 +207,11 @@ pub fn preview(
             }
         }
     }
+    if let Some(a) = agent.as_mut() {
+        a.finish().iter().try_for_each(|m| w.push_sent(m))?;
+    }
     let (_, items) = w.finish()?;
-    Ok(Previewed { target: dialect.name(), items, changes: summary, not_in_session })
+    Ok(Previewed { target: dialect.name(), items, changes: summary, not_in_session: absent })
 }
 
 fn is_request(text: &[u8]) -> bool {

@@ -119,8 +119,10 @@ impl<W: Write> Writer<W> {
         Ok(())
     }
 
-    /// An item already in this dialect, written as it is (after what is pending).
-    pub fn push_raw(&mut self, item: &Value) -> std::io::Result<()> {
+    /// An item already in the dialect, as the agent itself renders it (its
+    /// adapter knows the agent's merging, joining and ids): written as is,
+    /// after the message being built.
+    pub fn push_sent(&mut self, item: &Value) -> std::io::Result<()> {
         if let Some(p) = self.pending.take() {
             self.emit(p)?;
         }

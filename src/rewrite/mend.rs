@@ -14,9 +14,11 @@ use super::{Op, Rewrite, splice};
 /// What the synthetic result of an interrupted call says.
 pub const INTERRUPTED: &str = "[Tool call interrupted: the run stopped before this tool returned, so its output is not available. Run it again if you need it.]";
 
-/// Formats whose records can hold a synthetic result line.
+/// Formats whose records can hold a synthetic result line. Not pi: it answers
+/// an orphaned call itself on every request (`preview::pi::NO_RESULT`), so a
+/// result of ours would only change what it sends.
 fn answers(format: &str) -> bool {
-    matches!(format, "claude-code" | "codex" | "pi")
+    matches!(format, "claude-code" | "codex")
 }
 
 impl Rewrite {

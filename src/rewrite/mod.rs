@@ -42,6 +42,9 @@ pub enum Op {
     Blank { offset: u64, len: u64 },
     /// Remove the member or element at `pointer`.
     Remove { pointer: String },
+    /// Remove the member `inner` of the JSON document serialized in the string
+    /// at `pointer` (pi keeps an OpenAI reasoning item as `thinkingSignature`).
+    RemoveInString { pointer: String, inner: String },
     /// Leave the whole record out.
     Drop,
     /// After this record, answer a tool call the history left without a result.
@@ -139,6 +142,10 @@ impl Rewrite {
             } else if opts.drop_reasoning_ids && openai && x.id.is_some() {
                 r.summary.reasoning_ids_dropped += 1;
                 match x.kind {
+                    // pi sends the item serialized in its thinking block's signature.
+                    ReasoningKind::OpenaiEncrypted if session.format == "pi" => {
+                        Op::RemoveInString { pointer: format!("{}/thinkingSignature", x.pointer), inner: "/id".into() }
+                    }
                     ReasoningKind::OpenaiEncrypted => Op::Remove { pointer: format!("{}/id", x.pointer) },
                     // No encrypted content to replay: the item cannot stand alone.
                     _ if x.pointer.is_empty() || x.pointer == "/payload" => Op::Drop,
@@ -228,6 +235,7 @@ pub fn edits(format: &str, text: &[u8], base: u64, ops: &[Op]) -> Option<Vec<spl
             }
             Op::Answer { .. } => {}
             Op::Fit { .. } => out.extend(fit::edits(format, text, base, op)),
+            Op::RemoveInString { pointer, inner } => out.extend(remove_in_string(format, text, pointer, inner)),
             Op::RemoveResult { call_id, message } => {
                 result_removals.extend(mend::result_pointers(format, text, call_id, *message));
             }
@@ -292,6 +300,19 @@ fn removal_edits(format: &str, text: &[u8], pointers: &[&str], note: &str) -> Ve
         out.push(splice::Edit { range, with: String::from_utf8_lossy(&container).into_owned() });
     }
     out
+}
+
+/// The string at `pointer` rewritten without the member `inner` of the JSON it
+/// serializes; the rest of that JSON keeps its bytes.
+fn remove_in_string(format: &str, text: &[u8], pointer: &str, inner: &str) -> Option<splice::Edit> {
+    let range = splice::locate(text, pointer)?;
+    let doc: String = serde_json::from_slice(&text[range.clone()]).ok()?;
+    let edits = removal_edits(format, doc.as_bytes(), &[inner], "");
+    if edits.is_empty() {
+        return None;
+    }
+    let doc = splice::apply(doc.as_bytes(), edits);
+    Some(splice::Edit { range, with: serde_json::to_string(&String::from_utf8_lossy(&doc)).ok()? })
 }
 
 /// opencode keeps a tool's media in `state.attachments`, which must hold file

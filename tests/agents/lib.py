@@ -200,8 +200,8 @@ def diagnose(sb, session, *extra):
     return r, r.json()
 
 
-def rescue_steps(sb, session, expect_class, out_dir):
-    """diagnose -> exclude --suspects -> repair; returns (diagnosis, repair JSON).
+def rescue_steps(sb, session, expect_class, out_dir, *repair_args):
+    """diagnose -> exclude --suspects -> repair [repair_args]; returns (diagnosis, repair JSON).
 
     Checks what holds for every agent: the session is stuck with the expected
     class, there is a prime suspect, the next commands name exclude and repair,
@@ -218,10 +218,49 @@ def rescue_steps(sb, session, expect_class, out_dir):
         x = sb.doctor("exclude", session, "--suspects")
         check(x.code == 0, "exclude --suspects lands", x)
     Path(out_dir).mkdir(parents=True, exist_ok=True)
-    rep = sb.doctor("repair", session, "--out", out_dir, "--json")
+    rep = sb.doctor("repair", session, "--out", out_dir, "--json", *repair_args)
     check(rep.code == 0, "repair writes a copy", rep)
     copy = rep.json()
     check(Path(session).read_bytes() == before, "the original session is byte-identical")
     r2, d2 = diagnose(sb, copy["out"])
     check(d2["stuck"] is False, "diagnose on the repaired copy says not stuck", r2)
     return d, copy
+
+
+# ------------------------------------------------- preview against the request
+
+
+def spawn(sb, argv, env=None):
+    """Start an agent in the sandbox without waiting (for a run the scenario kills)."""
+    full = dict(sb.env, **(env or {}))
+    return subprocess.Popen([str(a) for a in argv], cwd=str(sb.work), env=full, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+
+
+def preview(sb, session, *extra):
+    """(request body, summary JSON) that `preview --json` prints for `session`."""
+    r = sb.doctor("preview", session, "--json", *extra)
+    check(r.code == 0, "preview writes the request", r)
+    lines = [l for l in r.stderr.splitlines() if l.startswith("{")]
+    return json.loads(r.stdout), (json.loads(lines[-1]) if lines else {})
+
+
+def message_differences(previewed, sent, normalise=None):
+    """Where the preview's messages differ from the messages a logged request sent.
+
+    Both are lists of provider messages; ``normalise`` (per agent) maps one
+    message to the form compared — for what the agent adds on the wire and the
+    session cannot know. Returns one line per difference: ``messages.N: …``.
+    """
+    norm = normalise or (lambda m: m)
+    out = []
+    for i in range(max(len(previewed), len(sent))):
+        a = norm(previewed[i]) if i < len(previewed) else None
+        b = norm(sent[i]) if i < len(sent) else None
+        if a != b:
+            out.append("messages.%d: preview %s\n            sent    %s" % (i, _short(a), _short(b)))
+    return out
+
+
+def _short(v):
+    text = json.dumps(v, sort_keys=True)
+    return text if len(text) < 600 else text[:600] + "…"

@@ -58,6 +58,7 @@ class Settings:
         # Anthropic's per-image limits: a side over 8000 px, over 5 MB of base64.
         self.anthropic_max_side = 8000
         self.anthropic_max_base64 = 5 * 1024 * 1024
+        self.fail_next = []  # (status, body) answered to the next model requests, one each, before any check
 
 
 class Provider:
@@ -103,6 +104,9 @@ class Provider:
             return 200, {}, None
         if route.endswith("/messages/count_tokens"):
             return 200, {"input_tokens": 100}, None
+        if self.settings.fail_next and _api_of(path):
+            status, answer = self.settings.fail_next.pop(0)
+            raise Reject(status, answer)
         if route.endswith("/messages"):
             return self._anthropic(body)
         if route.endswith("/responses"):

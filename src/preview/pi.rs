@@ -1,0 +1,517 @@
+//! The request pi sends, built as pi builds it from the entries of its branch
+//! (checked against pi 0.73.1's logged requests by the round-trip suite,
+//! `tests/agents/scenarios/pi.py`), on the Anthropic Messages API and on the
+//! OpenAI Responses API. On Anthropic its shape differs from the canonical
+//! writer's in ways a provider sees and numbers:
+//!
+//! - consecutive user turns stay separate messages; only consecutive tool
+//!   results share one user message;
+//! - a user turn whose content is a string is sent as that string; blank text
+//!   blocks are dropped, and a turn left empty is not sent;
+//! - a tool result holding only text is one string, its texts joined with
+//!   `\n`; one holding images but no text opens with `(see attached image)`;
+//!   `is_error` is always sent;
+//! - a tool call left without a result (a run killed mid-tool) is answered by
+//!   pi itself with an error result `No result provided` before the next turn;
+//! - failed and aborted replies are not sent, nor a reply left empty; thinking
+//!   without a signature goes as text; another model's thinking goes as text,
+//!   its redacted thinking not at all, and its tool call ids with characters
+//!   Anthropic refuses replaced by `_`;
+//! - extension messages, `!` commands and summaries go as user turns, in the
+//!   words pi wraps them in.
+//!
+//! On Responses: user text as `input_text` (blank kept), images with
+//! `detail: "auto"`, each reply's reasoning item as serialized in its thinking
+//! block, its text as a `message` item with the id of its `textSignature` (else
+//! `msg_<index>`), `status` and empty `annotations`, calls as `function_call`
+//! items with their `fc_` id, results as `function_call_output` whose output is
+//! the joined text when there is no image.
+//!
+//! What pi adds besides the history (system prompt, tool list, `cache_control`
+//! on the last block, thinking budget) is not in the session.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Value, json};
+
+use super::write::Dialect;
+
+/// What pi answers a tool call with when its result never came.
+pub const NO_RESULT: &str = "No result provided";
+
+const COMPACTION_PREFIX: &str =
+    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
+const COMPACTION_SUFFIX: &str = "\n</summary>";
+const BRANCH_PREFIX: &str =
+    "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
+const BRANCH_SUFFIX: &str = "</summary>";
+
+/// pi's request, one record at a time: tool results wait for the record after
+/// them, since consecutive results share a message.
+pub struct Request {
+    dialect: Dialect,
+    provider: Option<String>,
+    model: Option<String>,
+    /// Tool results not yet sent: (call id, pi's content, is_error).
+    results: Vec<(String, Value, bool)>,
+    /// Messages pi has converted so far (it numbers replies without a text id by it).
+    index: usize,
+    /// The calls of the last reply that made any, and which were answered.
+    open: Vec<String>,
+    answered: HashSet<String>,
+    /// Another model's call ids as pi rewrites them, for their results.
+    renamed: HashMap<String, String>,
+}
+
+fn s<'v>(v: &'v Value, k: &str) -> Option<&'v str> {
+    v.get(k).and_then(Value::as_str)
+}
+
+fn blank(t: &str) -> bool {
+    t.trim().is_empty()
+}
+
+fn image(b: &Value) -> Value {
+    json!({"type":"image","source":{"type":"base64","media_type":b.get("mimeType"),"data":b.get("data")}})
+}
+
+impl Request {
+    /// The request in `dialect` (Anthropic or OpenAI Responses) resumed with
+    /// `model` of `provider` (the branch's last).
+    pub fn new(dialect: Dialect, provider: Option<&str>, model: Option<&str>) -> Request {
+        Request {
+            dialect,
+            index: 0,
+            provider: provider.map(str::to_string),
+            model: model.map(str::to_string),
+            results: Vec::new(),
+            open: Vec::new(),
+            answered: HashSet::new(),
+            renamed: HashMap::new(),
+        }
+    }
+
+    /// The messages complete once `record` (one line of the branch, edits applied) is in.
+    pub fn record(&mut self, v: &Value) -> Vec<Value> {
+        let mut out = Vec::new();
+        let text = |t: String| Value::Array(vec![json!({"type":"text","text":t})]);
+        let message = match s(v, "type") {
+            Some("message") => v.get("message"),
+            // Entries without ids (pi's first layout) are the message themselves.
+            None if v.get("role").is_some() => Some(v),
+            Some("custom_message") => {
+                self.turn(&mut out, v.get("content").unwrap_or(&Value::Null));
+                return out;
+            }
+            Some("branch_summary") => {
+                if let Some(sum) = s(v, "summary").filter(|t| !t.is_empty()) {
+                    self.turn(&mut out, &text(format!("{BRANCH_PREFIX}{sum}{BRANCH_SUFFIX}")));
+                }
+                return out;
+            }
+            Some("compaction") => {
+                let sum = s(v, "summary").unwrap_or_default();
+                self.turn(&mut out, &text(format!("{COMPACTION_PREFIX}{sum}{COMPACTION_SUFFIX}")));
+                return out;
+            }
+            _ => None,
+        };
+        let Some(m) = message else { return out };
+        match s(m, "role").unwrap_or("") {
+            "user" | "custom" | "hookMessage" => self.turn(&mut out, m.get("content").unwrap_or(&Value::Null)),
+            "bashExecution" if m.get("excludeFromContext").and_then(Value::as_bool) != Some(true) => {
+                self.turn(&mut out, &text(bash_text(m)));
+            }
+            "branchSummary" => {
+                let sum = s(m, "summary").unwrap_or_default();
+                self.turn(&mut out, &text(format!("{BRANCH_PREFIX}{sum}{BRANCH_SUFFIX}")));
+            }
+            "compactionSummary" => {
+                let sum = s(m, "summary").unwrap_or_default();
+                self.turn(&mut out, &text(format!("{COMPACTION_PREFIX}{sum}{COMPACTION_SUFFIX}")));
+            }
+            "assistant" => {
+                self.answer_open();
+                // A failed reply is not in the list pi converts: results around it run on.
+                if matches!(s(m, "stopReason"), Some("error" | "aborted")) {
+                    return out;
+                }
+                self.send_results(&mut out);
+                let reply = self.reply(m);
+                if !reply.is_empty() {
+                    self.index += 1;
+                }
+                out.extend(reply);
+            }
+            "toolResult" => {
+                let id = s(m, "toolCallId").unwrap_or_default();
+                self.answered.insert(id.to_string());
+                let id = self.renamed.get(id).map_or(id, String::as_str).to_string();
+                let error = m.get("isError").and_then(Value::as_bool).unwrap_or(false);
+                self.results.push((id, m.get("content").cloned().unwrap_or(Value::Null), error));
+            }
+            _ => {}
+        }
+        out
+    }
+
+    /// The messages still gathered at the end of the branch.
+    pub fn finish(&mut self) -> Vec<Value> {
+        let mut out = Vec::new();
+        self.close(&mut out);
+        out
+    }
+
+    /// A user-side turn: the calls before it are closed first.
+    fn turn(&mut self, out: &mut Vec<Value>, content: &Value) {
+        self.close(out);
+        let m = match self.dialect {
+            Dialect::OpenaiResponses => responses_user(content),
+            _ => user(content),
+        };
+        if m.is_some() {
+            self.index += 1;
+        }
+        out.extend(m);
+    }
+
+    /// Answers the open calls pi would answer itself, and sends the gathered results.
+    fn close(&mut self, out: &mut Vec<Value>) {
+        self.answer_open();
+        self.send_results(out);
+    }
+
+    fn answer_open(&mut self) {
+        for id in std::mem::take(&mut self.open) {
+            if !self.answered.contains(&id) {
+                self.results.push((id, json!([{"type":"text","text":NO_RESULT}]), true));
+            }
+        }
+        self.answered.clear();
+    }
+
+    fn send_results(&mut self, out: &mut Vec<Value>) {
+        let results = std::mem::take(&mut self.results);
+        self.index += results.len();
+        if self.dialect == Dialect::OpenaiResponses {
+            out.extend(results.into_iter().map(|(id, content, _)| responses_result(&id, &content)));
+            return;
+        }
+        let blocks: Vec<Value> = results
+            .into_iter()
+            .map(|(id, content, error)| {
+                json!({"type":"tool_result","tool_use_id":id,"content":result_content(&content),"is_error":error})
+            })
+            .collect();
+        if !blocks.is_empty() {
+            out.push(json!({"role":"user","content":blocks}));
+        }
+    }
+
+    /// A reply as pi sends it: one Anthropic message, or Responses items.
+    fn reply(&mut self, m: &Value) -> Vec<Value> {
+        let api = match self.dialect {
+            Dialect::OpenaiResponses => "openai-responses",
+            _ => "anthropic-messages",
+        };
+        let same = s(m, "provider") == self.provider.as_deref()
+            && s(m, "model") == self.model.as_deref()
+            && s(m, "api").is_none_or(|a| a == api);
+        if self.dialect == Dialect::OpenaiResponses {
+            return self.responses_reply(m, same);
+        }
+        let mut blocks = Vec::new();
+        let mut calls = Vec::new();
+        for b in m.get("content").and_then(Value::as_array).into_iter().flatten() {
+            match s(b, "type").unwrap_or("") {
+                "text" => {
+                    let t = s(b, "text").unwrap_or_default();
+                    if !blank(t) {
+                        blocks.push(json!({"type":"text","text":t}));
+                    }
+                }
+                "thinking" => {
+                    let thought = s(b, "thinking").unwrap_or_default();
+                    let sig = s(b, "thinkingSignature").filter(|t| !blank(t));
+                    let redacted = b.get("redacted").and_then(Value::as_bool) == Some(true);
+                    if redacted {
+                        if same {
+                            blocks.push(json!({"type":"redacted_thinking","data":b.get("thinkingSignature")}));
+                        }
+                    } else if blank(thought) {
+                    } else if let (true, Some(sig)) = (same, sig) {
+                        blocks.push(json!({"type":"thinking","thinking":thought,"signature":sig}));
+                    } else {
+                        blocks.push(json!({"type":"text","text":thought}));
+                    }
+                }
+                "toolCall" => {
+                    let mut id = s(b, "id").unwrap_or_default().to_string();
+                    if !same {
+                        let safe: String = id
+                            .chars()
+                            .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+                            .take(64)
+                            .collect();
+                        if safe != id {
+                            self.renamed.insert(id, safe.clone());
+                            id = safe;
+                        }
+                    }
+                    calls.push(id.clone());
+                    let input = b.get("arguments").filter(|a| !a.is_null()).cloned().unwrap_or_else(|| json!({}));
+                    blocks.push(json!({"type":"tool_use","id":id,"name":b.get("name"),"input":input}));
+                }
+                _ => {}
+            }
+        }
+        self.calls(calls);
+        if blocks.is_empty() { Vec::new() } else { vec![json!({"role":"assistant","content":blocks})] }
+    }
+
+    /// The calls a reply made are the open ones until the next turn.
+    fn calls(&mut self, calls: Vec<String>) {
+        if !calls.is_empty() {
+            self.open = calls;
+            self.answered.clear();
+        }
+    }
+
+    fn responses_reply(&mut self, m: &Value, same: bool) -> Vec<Value> {
+        let mut items = Vec::new();
+        let mut calls = Vec::new();
+        for b in m.get("content").and_then(Value::as_array).into_iter().flatten() {
+            let text = |t: &str, sig: Option<&str>, index: usize| {
+                let (id, phase) = text_signature(sig);
+                let mut item = json!({"type":"message","role":"assistant","content":[{"type":"output_text","text":t,"annotations":[]}],"status":"completed","id":id.unwrap_or_else(|| format!("msg_{index}"))});
+                if let Some(p) = phase {
+                    item["phase"] = json!(p);
+                }
+                item
+            };
+            match s(b, "type").unwrap_or("") {
+                "thinking" => {
+                    let sig = s(b, "thinkingSignature").filter(|t| !t.is_empty());
+                    let thought = s(b, "thinking").unwrap_or_default();
+                    match (same, sig) {
+                        (true, Some(sig)) => items.extend(serde_json::from_str::<Value>(sig).ok()),
+                        // Another model's thinking goes as text; empty thinking not at all.
+                        (false, _) if !blank(thought) && b.get("redacted").and_then(Value::as_bool) != Some(true) => {
+                            items.push(text(thought, None, self.index));
+                        }
+                        _ => {}
+                    }
+                }
+                "text" => {
+                    let sig = if same { s(b, "textSignature") } else { None };
+                    items.push(text(s(b, "text").unwrap_or_default(), sig, self.index));
+                }
+                "toolCall" => {
+                    let id = s(b, "id").unwrap_or_default();
+                    calls.push(id.to_string());
+                    let (call_id, item_id) = id.split_once('|').map_or((id, None), |(c, i)| (c, Some(i)));
+                    let args = b.get("arguments").cloned().unwrap_or(Value::Null);
+                    let mut item = json!({"type":"function_call","call_id":call_id,"name":b.get("name"),"arguments":args.to_string()});
+                    if let Some(i) = item_id {
+                        item["id"] = json!(i);
+                    }
+                    items.push(item);
+                }
+                _ => {}
+            }
+        }
+        self.calls(calls);
+        items
+    }
+}
+
+/// pi's `textSignature`: `{v:1, id, phase?}`, or the id itself.
+fn text_signature(sig: Option<&str>) -> (Option<String>, Option<String>) {
+    let Some(sig) = sig.filter(|t| !t.is_empty()) else { return (None, None) };
+    if let Ok(v) = serde_json::from_str::<Value>(sig)
+        && v.get("v").and_then(Value::as_u64) == Some(1)
+        && let Some(id) = s(&v, "id")
+    {
+        let phase = s(&v, "phase").filter(|p| matches!(*p, "commentary" | "final_answer")).map(str::to_string);
+        return (Some(id.to_string()), phase);
+    }
+    (Some(sig.to_string()), None)
+}
+
+/// A user turn on Responses: every text as `input_text`, images inline.
+fn responses_user(content: &Value) -> Option<Value> {
+    if let Some(t) = content.as_str() {
+        return Some(json!({"role":"user","content":[{"type":"input_text","text":t}]}));
+    }
+    let parts: Vec<Value> = content
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|b| match s(b, "type") {
+            Some("text") => Some(json!({"type":"input_text","text":s(b, "text").unwrap_or_default()})),
+            Some("image") => Some(responses_image(b)),
+            _ => None,
+        })
+        .collect();
+    (!parts.is_empty()).then(|| json!({"role":"user","content":parts}))
+}
+
+fn responses_image(b: &Value) -> Value {
+    let url = format!("data:{};base64,{}", s(b, "mimeType").unwrap_or_default(), s(b, "data").unwrap_or_default());
+    json!({"type":"input_image","detail":"auto","image_url":url})
+}
+
+/// A tool result on Responses: its joined text, or text and images as parts.
+fn responses_result(id: &str, content: &Value) -> Value {
+    let blocks = content.as_array().map_or(&[][..], Vec::as_slice);
+    let text: Vec<&str> = blocks.iter().filter(|b| s(b, "type") == Some("text")).filter_map(|b| s(b, "text")).collect();
+    let text = text.join("\n");
+    let images: Vec<Value> = blocks.iter().filter(|b| s(b, "type") == Some("image")).map(responses_image).collect();
+    let output = if images.is_empty() {
+        Value::String(if text.is_empty() { "(see attached image)".into() } else { text })
+    } else {
+        let mut parts = Vec::new();
+        if !text.is_empty() {
+            parts.push(json!({"type":"input_text","text":text}));
+        }
+        parts.extend(images);
+        Value::Array(parts)
+    };
+    let call_id = id.split('|').next().unwrap_or(id);
+    json!({"type":"function_call_output","call_id":call_id,"output":output})
+}
+
+/// A user turn as pi sends it: a string as a string, blank text left out.
+fn user(content: &Value) -> Option<Value> {
+    if let Some(t) = content.as_str() {
+        return (!blank(t)).then(|| json!({"role":"user","content":t}));
+    }
+    let blocks: Vec<Value> = content
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|b| match s(b, "type") {
+            Some("text") => s(b, "text").filter(|t| !blank(t)).map(|t| json!({"type":"text","text":t})),
+            Some("image") => Some(image(b)),
+            _ => None,
+        })
+        .collect();
+    (!blocks.is_empty()).then(|| json!({"role":"user","content":blocks}))
+}
+
+/// A tool result's content: text alone joined into one string, else blocks.
+fn result_content(content: &Value) -> Value {
+    let blocks = content.as_array().map_or(&[][..], Vec::as_slice);
+    let has_image = blocks.iter().any(|b| s(b, "type") == Some("image"));
+    if !has_image {
+        let texts: Vec<&str> = blocks.iter().map(|b| s(b, "text").unwrap_or_default()).collect();
+        return Value::String(texts.join("\n"));
+    }
+    let mut out: Vec<Value> = blocks
+        .iter()
+        .map(|b| match s(b, "type") {
+            Some("image") => image(b),
+            _ => json!({"type":"text","text":s(b, "text").unwrap_or_default()}),
+        })
+        .collect();
+    if !blocks.iter().any(|b| s(b, "type") != Some("image")) {
+        out.insert(0, json!({"type":"text","text":"(see attached image)"}));
+    }
+    Value::Array(out)
+}
+
+/// A `!` command's record as the text pi sends for it.
+fn bash_text(m: &Value) -> String {
+    let mut t = format!("Ran `{}`\n", s(m, "command").unwrap_or_default());
+    match s(m, "output").filter(|o| !o.is_empty()) {
+        Some(o) => t.push_str(&format!("```\n{o}\n```")),
+        None => t.push_str("(no output)"),
+    }
+    let code = m.get("exitCode").and_then(Value::as_i64);
+    if m.get("cancelled").and_then(Value::as_bool) == Some(true) {
+        t.push_str("\n\n(command cancelled)");
+    } else if let Some(c) = code.filter(|c| *c != 0) {
+        t.push_str(&format!("\n\nCommand exited with code {c}"));
+    }
+    if m.get("truncated").and_then(Value::as_bool) == Some(true)
+        && let Some(p) = s(m, "fullOutputPath")
+    {
+        t.push_str(&format!("\n\n[Output truncated. Full output: {p}]"));
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(lines: &[Value]) -> Vec<Value> {
+        let mut r = Request::new(Dialect::Anthropic, Some("anthropic"), Some("m"));
+        let mut out: Vec<Value> = lines.iter().flat_map(|l| r.record(l)).collect();
+        out.extend(r.finish());
+        out
+    }
+
+    fn msg(m: Value) -> Value {
+        json!({"type":"message","message":m})
+    }
+
+    #[test]
+    fn consecutive_results_share_a_message_and_users_stay_apart() {
+        let call = |id: &str| json!({"type":"toolCall","id":id,"name":"read","arguments":{}});
+        let result = |id: &str| {
+            msg(
+                json!({"role":"toolResult","toolCallId":id,"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}],"isError":false}),
+            )
+        };
+        let out = run(&[
+            msg(json!({"role":"user","content":"hi"})),
+            msg(json!({"role":"assistant","provider":"anthropic","model":"m","content":[call("1"),call("2")]})),
+            result("1"),
+            result("2"),
+            msg(json!({"role":"user","content":[{"type":"text","text":"more"},{"type":"text","text":"  "}]})),
+            msg(json!({"role":"user","content":"   "})),
+        ]);
+        assert_eq!(out.len(), 4, "{out:#?}");
+        assert_eq!(out[0], json!({"role":"user","content":"hi"}));
+        assert_eq!(out[2]["content"].as_array().unwrap().len(), 2);
+        assert_eq!(
+            out[2]["content"][1],
+            json!({"type":"tool_result","tool_use_id":"2","content":"a\nb","is_error":false})
+        );
+        assert_eq!(out[3], json!({"role":"user","content":[{"type":"text","text":"more"}]}));
+    }
+
+    #[test]
+    fn an_orphaned_call_gets_pis_own_result_and_failures_are_skipped() {
+        let out = run(&[
+            msg(json!({"role":"user","content":"go"})),
+            msg(
+                json!({"role":"assistant","provider":"anthropic","model":"m","content":[{"type":"toolCall","id":"x","name":"bash","arguments":{}}]}),
+            ),
+            msg(json!({"role":"assistant","provider":"anthropic","model":"m","content":[],"stopReason":"error"})),
+        ]);
+        assert_eq!(out.len(), 3, "{out:#?}");
+        assert_eq!(
+            out[2]["content"][0],
+            json!({"type":"tool_result","tool_use_id":"x","content":NO_RESULT,"is_error":true})
+        );
+    }
+
+    #[test]
+    fn another_models_thinking_goes_as_text_and_its_ids_are_made_safe() {
+        let out = run(&[
+            msg(json!({"role":"user","content":"go"})),
+            msg(json!({"role":"assistant","provider":"openai","model":"g","api":"openai-responses","content":[
+                {"type":"thinking","thinking":"hmm","thinkingSignature":"{\"type\":\"reasoning\"}"},
+                {"type":"toolCall","id":"call_1|fc_2","name":"read","arguments":{}}]})),
+            msg(
+                json!({"role":"toolResult","toolCallId":"call_1|fc_2","content":[{"type":"image","data":"AA==","mimeType":"image/png"}],"isError":false}),
+            ),
+        ]);
+        assert_eq!(out[1]["content"][0], json!({"type":"text","text":"hmm"}));
+        assert_eq!(out[1]["content"][1]["id"], "call_1_fc_2");
+        assert_eq!(out[2]["content"][0]["tool_use_id"], "call_1_fc_2");
+        assert_eq!(out[2]["content"][0]["content"][0], json!({"type":"text","text":"(see attached image)"}));
+    }
+}

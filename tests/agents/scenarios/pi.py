@@ -1,0 +1,339 @@
+"""pi (@mariozechner/pi-coding-agent) against the fake provider's Anthropic Messages API.
+
+pi is pointed at the provider by ``~/.pi/agent/models.json``
+(``{"providers": {"anthropic": {"baseUrl": URL}}}``; the Anthropic SDK adds
+``/v1/messages`` itself), ``ANTHROPIC_API_KEY`` and ``PI_OFFLINE=1``; it runs
+headless with ``-p PROMPT`` and resumes with ``--session PATH``. Its read tool
+is ``read{path}``. With ``images.autoResize`` on (the default) it decodes an
+image before sending it and drops one it cannot decode; with it off it sends
+the file's bytes as they are.
+"""
+
+import json
+import os
+import shlex
+import signal
+import time
+from pathlib import Path
+
+import lib
+from lib import check
+
+MODEL = "claude-sonnet-4-5"
+ENV = {"ANTHROPIC_API_KEY": "sk-ant-suite", "PI_OFFLINE": "1"}
+
+
+def setup(ctx, auto_resize=True):
+    agent = ctx.sb.home / ".pi" / "agent"
+    agent.mkdir(parents=True, exist_ok=True)
+    (agent / "models.json").write_text(json.dumps({"providers": {"anthropic": {"baseUrl": ctx.provider.url}}}))
+    if not auto_resize:
+        (agent / "settings.json").write_text(json.dumps({"images": {"autoResize": False}}))
+
+
+def sessions(ctx):
+    return sorted((ctx.sb.home / ".pi" / "agent" / "sessions").glob("*/*.jsonl"))
+
+
+def first_run(ctx, prompt):
+    r = ctx.sb.run([ctx.exe, "--provider", "anthropic", "--model", MODEL, "-p", prompt], env=ENV)
+    found = sessions(ctx)
+    check(len(found) == 1, "pi wrote one session file", r, found)
+    return r, found[0]
+
+
+def resume(ctx, session, prompt="continue"):
+    return ctx.sb.run([ctx.exe, "--session", session, "-p", prompt], env=ENV)
+
+
+def resume_printed(ctx, command, prompt="continue"):
+    """Runs the resume command `repair` printed, with pi's headless flag."""
+    argv = shlex.split(command)
+    check(argv[:2] == ["pi", "--session"] and len(argv) == 3, "repair prints `pi --session PATH`", command)
+    return ctx.sb.run([ctx.exe, *argv[1:], "-p", prompt], env=ENV)
+
+
+def last_request(ctx):
+    return ctx.provider.model_requests("anthropic")[-1]
+
+
+def check_preview_is_sent(ctx, previewed, summary, sent):
+    """The preview is the request pi sent on resume, less the resume prompt it adds.
+
+    Message by message, with no normalisation: pi's `cache_control` lands on
+    the resume prompt, which is not compared. What pi sends besides the
+    history (system prompt, tools) must be named by preview as not in the session.
+    """
+    body = sent["body"]
+    diffs = lib.message_differences(previewed["messages"], body["messages"][:-1])
+    check(not diffs, "preview equals the messages pi sent (%d difference(s))" % len(diffs), "\n".join(diffs))
+    check(previewed.get("model") == body.get("model"), "preview names the model pi sent", previewed.get("model"), body.get("model"))
+    absent = summary.get("not_in_session") or []
+    for key, what in (("system", "system prompt"), ("tools", "tool list")):
+        if body.get(key):
+            check(any(what in a for a in absent), "preview names the %s as not in the session" % what, summary)
+
+
+def preview_then_resume(ctx, session, fixture=None, prompt="continue"):
+    """Previews `session`, resumes it with pi, and checks the preview was the request.
+
+    With ``$SD_FIXTURES`` set, the session as previewed and the messages pi
+    sent are written there as ``<fixture>.jsonl`` and ``<fixture>.sent.json``
+    (how tests/data/agents/pi/ was made). Returns pi's run.
+    """
+    before = Path(session).read_bytes()
+    previewed, summary = lib.preview(ctx.sb, session)
+    r = resume(ctx, session, prompt)
+    sent = last_request(ctx)
+    check_preview_is_sent(ctx, previewed, summary, sent)
+    out = os.environ.get("SD_FIXTURES")
+    if out and fixture:
+        Path(out).mkdir(parents=True, exist_ok=True)
+        (Path(out) / (fixture + ".jsonl")).write_bytes(before)
+        (Path(out) / (fixture + ".sent.json")).write_text(json.dumps({"status": sent["status"], "messages": sent["body"]["messages"]}, indent=1) + "\n")
+    return r
+
+
+def check_named(d):
+    """The provider's block path leads to the prime suspect (not to a guess)."""
+    prime = [x for x in d["suspects"] if x.get("prime")]
+    check(prime and prime[0].get("named") is True, "the provider's block path names the prime suspect", d["suspects"], d["notes"])
+    check(not any("holds no attachment" in n for n in d["notes"]), "no note says the named block is empty", d["notes"])
+
+
+def tool_results(session):
+    out = []
+    for line in Path(session).read_text().splitlines():
+        m = json.loads(line).get("message") or {}
+        if m.get("role") == "toolResult":
+            out.append(m)
+    return out
+
+
+# ------------------------------------------------------------------ scenarios
+
+
+def scenario_cut_png_auto_resize_refuses(ctx):
+    """Default settings: pi decodes the cut PNG itself and sends a note instead."""
+    setup(ctx)
+    (ctx.sb.work / "shot.png").write_bytes(lib.cut_png())
+    ctx.provider.settings.tool = ("read", {"path": "shot.png"})
+    r, session = first_run(ctx, "READ-THE-FILE shot.png")
+    check(r.code == 0, "pi answers", r)
+    results = tool_results(session)
+    check(results and "[Image omitted: could not be resized" in results[0]["content"][0]["text"], "pi wrote its own note", results)
+    check(all(b["type"] != "image" for m in results for b in m["content"]), "pi kept no image bytes")
+    rd, d = lib.diagnose(ctx.sb, session)
+    check(d["stuck"] is False and rd.code == 0, "diagnose does not call pi's refusal stuck", rd)
+    before = Path(session).read_bytes()
+    out = ctx.sb.root / "copy"
+    out.mkdir()
+    rep = ctx.sb.doctor("repair", session, "--out", out, "--json")
+    check(rep.code == 0, "repair writes a copy", rep)
+    copy = Path(rep.json()["out"])
+    check("[Image omitted: could not be resized" in copy.read_text(), "the copy keeps pi's note (the refusal is not undone)")
+    check(Path(session).read_bytes() == before, "the original session is byte-identical")
+    r2 = preview_then_resume(ctx, session, "auto-resize-refused")
+    check(r2.code == 0, "pi resumes its own session with a 200", r2)
+
+
+def scenario_cut_png_stuck_without_auto_resize(ctx):
+    """images.autoResize false: pi sends the cut PNG, on every run, until it is excluded."""
+    setup(ctx, auto_resize=False)
+    (ctx.sb.work / "shot.png").write_bytes(lib.cut_png())
+    ctx.provider.settings.tool = ("read", {"path": "shot.png"})
+    r, session = first_run(ctx, "READ-THE-FILE shot.png")
+    check(r.code != 0 and "Could not process image" in r.stderr, "the first run fails on the image", r)
+    r = preview_then_resume(ctx, session, "cut-png-stuck")
+    check(r.code != 0 and "Could not process image" in r.stderr, "pi's own resume fails the same way", r)
+    check(last_request(ctx)["status"] == 400, "the resume request got a 400")
+
+    d, copy = lib.rescue_steps(ctx.sb, session, "media_rejected", session.parent)
+    prime = [s for s in d["suspects"] if s.get("prime")]
+    check(len(prime) == 1 and prime[0].get("name") == "shot.png", "the prime suspect is shot.png", d)
+    check_named(d)
+    previewed, summary = lib.preview(ctx.sb, session)  # the overlay's exclusion applied
+    r = resume_printed(ctx, copy["resume"])
+    check(r.code == 0 and last_request(ctx)["status"] == 200, "pi resumes the repaired copy with a 200", r)
+    # The copy holds the resume prompt of pi's failed resume; the preview of the
+    # original with its overlay is the copy's request without it.
+    sent = last_request(ctx)["body"]["messages"]
+    diffs = lib.message_differences(previewed["messages"], sent[: len(previewed["messages"])])
+    check(not diffs, "preview of the original (overlay applied) equals what pi sent from the copy", "\n".join(diffs))
+    r = preview_then_resume(ctx, Path(copy["out"]), "cut-png-repaired")
+    check(r.code == 0, "pi resumes the copy again", r)
+    rd, d = lib.diagnose(ctx.sb, copy["out"])
+    check(d["stuck"] is False, "diagnose on the resumed copy says not stuck", rd)
+
+
+def scenario_cut_png_after_consecutive_user_turns(ctx):
+    """pi keeps consecutive user turns apart: the provider's messages.N counts them one by one."""
+    setup(ctx, auto_resize=False)
+    (ctx.sb.work / "shot.png").write_bytes(lib.cut_png())
+    ctx.provider.settings.tool = ("read", {"path": "shot.png"})
+    # The first request fails for another reason (a bad key, fixed since): pi skips its
+    # error record, so the next request holds two user turns in a row.
+    bad_key = {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}
+    ctx.provider.settings.fail_next = [(401, bad_key)]
+    r, session = first_run(ctx, "hello")
+    check(r.code != 0, "the first run fails on the key", r)
+    r = resume(ctx, session, "READ-THE-FILE shot.png")
+    check(r.code != 0 and "messages.3.content.0.content.1" in r.stderr, "the image is blamed at messages.3", r)
+    r = preview_then_resume(ctx, session, "consecutive-users")
+    check(r.code != 0 and "Could not process image" in r.stderr, "pi's own resume fails the same way", r)
+    d, copy = lib.rescue_steps(ctx.sb, session, "media_rejected", session.parent)
+    check_named(d)
+    r = resume_printed(ctx, copy["resume"])
+    check(r.code == 0 and last_request(ctx)["status"] == 200, "pi resumes the repaired copy with a 200", r)
+
+
+def scenario_cut_pdf_read_as_text(ctx):
+    """pi's read tool attaches images only: a PDF's bytes are never sent as a document."""
+    setup(ctx, auto_resize=False)
+    (ctx.sb.work / "paper.pdf").write_bytes(lib.cut_pdf())
+    ctx.provider.settings.tool = ("read", {"path": "paper.pdf"})
+    r, session = first_run(ctx, "READ-THE-FILE paper.pdf")
+    check(r.code == 0, "pi answers: the PDF went as text", r)
+    sent = json.dumps(ctx.provider.model_requests("anthropic")[-1]["body"]["messages"])
+    check('"document"' not in sent and "%PDF-1.4" in sent, "the PDF was read as text, not attached", sent[:2000])
+    rd, d = lib.diagnose(ctx.sb, session)
+    check(d["stuck"] is False and not d["suspects"], "diagnose: healthy, no attachment to suspect", rd)
+    r = preview_then_resume(ctx, session, "cut-pdf-as-text")
+    check(r.code == 0, "pi resumes", r)
+
+
+def scenario_too_many_images(ctx):
+    """Three reads of valid images against a provider that takes two per request."""
+    setup(ctx, auto_resize=False)
+    ctx.provider.settings.max_images = 2
+    for name, colour in (("a.png", (255, 0, 0)), ("b.png", (0, 255, 0)), ("c.png", (0, 0, 255))):
+        (ctx.sb.work / name).write_bytes(lib.png(8, 8, colour))
+    ctx.provider.settings.tool = ("read", {"path": "a.png"})
+    r, session = first_run(ctx, "READ-THE-FILE a.png")
+    check(r.code == 0, "the first image goes through", r)
+    ctx.provider.settings.tool = ("read", {"path": "b.png"})
+    r = resume(ctx, session, "READ-THE-FILE b.png")
+    check(r.code == 0, "the second image goes through", r)
+    ctx.provider.settings.tool = ("read", {"path": "c.png"})
+    r = resume(ctx, session, "READ-THE-FILE c.png")
+    check(r.code != 0 and "Too many images" in r.stderr, "the third image is one too many", r)
+    r = preview_then_resume(ctx, session, "too-many-images")
+    check(r.code != 0 and "Too many images" in r.stderr, "pi's own resume fails the same way", r)
+    rd, d = lib.diagnose(ctx.sb, session)
+    check(any("--max-images 2" in n for n in d["next"]), "diagnose's next commands use --max-images 2 (the limit in the message)", rd)
+    capped, capped_summary = lib.preview(ctx.sb, session, "--max-images", "2")
+    _, copy = lib.rescue_steps(ctx.sb, session, "image_limit", session.parent, "--max-images", "2")
+    r = resume_printed(ctx, copy["resume"])
+    check(r.code == 0 and last_request(ctx)["status"] == 200, "pi resumes the capped copy with a 200", r)
+    sent = last_request(ctx)["body"]["messages"]
+    diffs = lib.message_differences(capped["messages"], sent[: len(capped["messages"])])
+    check(not diffs, "preview --max-images 2 equals what pi sent from the copy", "\n".join(diffs))
+
+
+def killed_mid_tool(ctx):
+    """Runs pi until its bash call is under way, SIGKILLs it; the session."""
+    proc = lib.spawn(ctx.sb, [ctx.exe, "--provider", "anthropic", "--model", MODEL, "-p", "READ-THE-FILE and wait"], env=ENV)
+    deadline = time.time() + lib.AGENT_TIMEOUT
+    session = None
+    while time.time() < deadline and proc.poll() is None:
+        found = sessions(ctx)
+        if found and '"toolCall"' in found[0].read_text():
+            session = found[0]
+            break
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    check(session is not None, "pi wrote the tool call before it was killed")
+    check(not tool_results(session), "the call has no result in the session")
+    return session
+
+
+def scenario_killed_mid_tool(ctx):
+    """SIGKILL while a bash call runs: pi answers the orphaned call itself on resume."""
+    setup(ctx)
+    ctx.provider.settings.tool = ("bash", {"command": "sleep 60"})
+    session = killed_mid_tool(ctx)
+    rd, d = lib.diagnose(ctx.sb, session)
+    check(d["stuck"] is False and rd.code == 0, "diagnose: pi mends the orphaned call itself, not stuck", rd)
+    check(any("call" in n for n in d.get("notes", [])), "diagnose notes the unanswered call", rd)
+    r = preview_then_resume(ctx, session, "killed-mid-tool")
+    check(r.code == 0 and last_request(ctx)["status"] == 200, "pi resumes with a 200", r)
+
+
+def scenario_killed_mid_tool_then_a_user_turn(ctx):
+    """The orphaned call followed by a user turn (a resume refused for a bad key):
+    pi still answers the call itself, so the history is not broken."""
+    setup(ctx)
+    ctx.provider.settings.tool = ("bash", {"command": "sleep 60"})
+    session = killed_mid_tool(ctx)
+    bad_key = {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}
+    ctx.provider.settings.fail_next = [(401, bad_key)]
+    r = resume(ctx, session)
+    check(r.code != 0 and "invalid x-api-key" in r.stderr, "the resume is refused for the key", r)
+    sent = last_request(ctx)["body"]["messages"]
+    check(any(b.get("content") == "No result provided" for m in sent if isinstance(m["content"], list) for b in m["content"]), "pi answered the call itself", sent)
+    rd, d = lib.diagnose(ctx.sb, session)
+    check(not d["history"], "diagnose reports no broken history: pi pairs the call itself", rd)
+    check(d["failure"] is None or d["failure"]["class"] != "history_invalid", "the failure is not called history_invalid", rd)
+    r = preview_then_resume(ctx, session, "killed-then-user-turn")
+    check(r.code == 0 and last_request(ctx)["status"] == 200, "pi resumes with a 200 once the key is right", r)
+
+
+def setup_openai(ctx):
+    agent = ctx.sb.home / ".pi" / "agent"
+    agent.mkdir(parents=True, exist_ok=True)
+    (agent / "models.json").write_text(json.dumps({"providers": {"openai": {"baseUrl": ctx.provider.url + "/v1"}}}))
+    # pi sends `store: false` and replays each reasoning item whole, `rs_` id included.
+    ctx.provider.settings.emit_reasoning = True
+    ctx.provider.settings.reject_replayed_reasoning = True
+
+
+OPENAI = {"OPENAI_API_KEY": "sk-suite", "PI_OFFLINE": "1"}
+
+
+def replayed_reasoning_session(ctx):
+    r = ctx.sb.run([ctx.exe, "--provider", "openai", "--model", "gpt-5-mini", "-p", "hello"], env=OPENAI)
+    check(r.code == 0, "the first run gets a 200 (its reasoning is new)", r)
+    session = sessions(ctx)[0]
+    check("rs_" in session.read_text(), "pi kept the reasoning item, rs_ id included, in thinkingSignature")
+    r = ctx.sb.run([ctx.exe, "--session", session, "-p", "continue"], env=OPENAI)
+    check(r.code != 0 and "not found" in r.stderr, "pi's resume replays the rs_ id: 404", r)
+    return session
+
+
+def scenario_replayed_reasoning_openai(ctx):
+    """pi on the Responses API: the replayed rs_ id is refused under store:false on every resume."""
+    setup_openai(ctx)
+    session = replayed_reasoning_session(ctx)
+    r = ctx.sb.run([ctx.exe, "--session", session, "-p", "continue"], env=OPENAI)
+    check(r.code != 0 and "not found" in r.stderr, "and again: stuck", r)
+    rd, d = lib.diagnose(ctx.sb, session)
+    check(any("--drop-reasoning-ids" in n for n in d["next"]), "diagnose points at --drop-reasoning-ids", rd)
+    d, copy = lib.rescue_steps(ctx.sb, session, "reasoning_rejected", session.parent, "--drop-reasoning-ids")
+    check(copy["changes"]["reasoning_ids_dropped"] >= 1 and "rs_" not in Path(copy["out"]).read_text(), "the copy holds no rs_ id", copy)
+    r = ctx.sb.run([ctx.exe, *shlex.split(copy["resume"])[1:], "-p", "continue"], env=OPENAI)
+    check(r.code == 0 and ctx.provider.model_requests("responses")[-1]["status"] == 200, "pi resumes the copy with a 200", r)
+
+
+def scenario_preview_openai_responses(ctx):
+    """preview of a pi session on the Responses API is the input pi sends."""
+    setup_openai(ctx)
+    ctx.provider.settings.reject_replayed_reasoning = False
+    r = ctx.sb.run([ctx.exe, "--provider", "openai", "--model", "gpt-5-mini", "-p", "hello"], env=OPENAI)
+    check(r.code == 0, "pi answers", r)
+    session = sessions(ctx)[0]
+    before = session.read_bytes()
+    previewed, summary = lib.preview(ctx.sb, session)
+    r = ctx.sb.run([ctx.exe, "--session", session, "-p", "continue"], env=OPENAI)
+    check(r.code == 0, "pi resumes", r)
+    sent = ctx.provider.model_requests("responses")[-1]["body"]
+    # pi's system prompt is its first input item (a developer message); the resume prompt its last.
+    check(sent["input"][0].get("role") == "developer", "pi's first input item is its system prompt", sent["input"][0])
+    diffs = lib.message_differences(previewed["input"], sent["input"][1:-1])
+    check(not diffs, "preview equals the input pi sent (%d difference(s))" % len(diffs), "\n".join(diffs))
+    check(any("system prompt" in a for a in summary.get("not_in_session") or []), "preview names the system prompt as not in the session", summary)
+    out = os.environ.get("SD_FIXTURES")
+    if out:
+        Path(out).mkdir(parents=True, exist_ok=True)
+        (Path(out) / "responses-reasoning.jsonl").write_bytes(before)
+        (Path(out) / "responses-reasoning.sent.json").write_text(json.dumps({"status": 200, "input": sent["input"][1:]}, indent=1) + "\n")
