@@ -48,6 +48,7 @@ class Settings:
 
     def __init__(self):
         self.tool = None  # (tool name, arguments) the model calls on a fresh user turn
+        self.more_tools = []  # Anthropic: further (name, arguments) called in the same turn, in parallel
         self.tool_trigger = "READ-THE-FILE"  # text in the user's turn that makes the model call it
         self.gateway = None  # None, or "litellm": answer media errors as a LiteLLM-style proxy does
         self.reject_replayed_reasoning = False  # Responses: refuse rs_ ids under store:false
@@ -193,7 +194,8 @@ class Provider:
         reply, call = self._reply(text, is_result, tools)
         content = []
         if call:
-            content.append({"type": "tool_use", "id": _id("toolu_"), "name": call[0], "input": call[1]})
+            for name, args in [call] + list(self.settings.more_tools):
+                content.append({"type": "tool_use", "id": _id("toolu_"), "name": name, "input": args})
         else:
             content.append({"type": "text", "text": reply})
         message = {
