@@ -200,7 +200,7 @@ def diagnose(sb, session, *extra):
     return r, r.json()
 
 
-def rescue_steps(sb, session, expect_class, out_dir):
+def rescue_steps(sb, session, expect_class, out_dir, *repair_extra):
     """diagnose -> exclude --suspects -> repair; returns (diagnosis, repair JSON).
 
     Checks what holds for every agent: the session is stuck with the expected
@@ -218,10 +218,51 @@ def rescue_steps(sb, session, expect_class, out_dir):
         x = sb.doctor("exclude", session, "--suspects")
         check(x.code == 0, "exclude --suspects lands", x)
     Path(out_dir).mkdir(parents=True, exist_ok=True)
-    rep = sb.doctor("repair", session, "--out", out_dir, "--json")
+    rep = sb.doctor("repair", session, "--out", out_dir, "--json", *repair_extra)
     check(rep.code == 0, "repair writes a copy", rep)
     copy = rep.json()
     check(Path(session).read_bytes() == before, "the original session is byte-identical")
     r2, d2 = diagnose(sb, copy["out"])
     check(d2["stuck"] is False, "diagnose on the repaired copy says not stuck", r2)
     return d, copy
+
+
+# ------------------------------------------------ preview against the wire
+
+
+def message_differences(preview_messages, sent_messages, normalise=lambda m: m):
+    """Differences between what ``preview`` printed and what the agent sent,
+    message by message, after ``normalise`` (the agent's own spellings that
+    mean the same to the provider, e.g. a string for one text block).
+
+    Returns a list of human-readable differences; empty means equal.
+    """
+    want = [normalise(m) for m in sent_messages]
+    got = [normalise(m) for m in preview_messages]
+    out = []
+    if len(want) != len(got):
+        out.append("preview has %d messages, the agent sent %d" % (len(got), len(want)))
+    for i, (g, w) in enumerate(zip(got, want)):
+        if g != w:
+            out.append("message %d differs:\n  preview: %s\n  sent:    %s" % (i, _short(g), _short(w)))
+    for i in range(len(got), len(want)):
+        out.append("message %d missing from preview: %s" % (i, _short(want[i])))
+    for i in range(len(want), len(got)):
+        out.append("message %d only in preview: %s" % (i, _short(got[i])))
+    return out
+
+
+def _short(v, limit=600):
+    text = json.dumps(v, sort_keys=True)
+    return text if len(text) <= limit else text[:limit] + "…(%d chars)" % len(text)
+
+
+def preview_messages(sb, session, *extra):
+    """The `messages`/`input`/`contents` list `session-doctor preview` prints."""
+    r = sb.doctor("preview", session, *extra)
+    check(r.code == 0, "preview answers", r)
+    body = json.loads(r.stdout)
+    for key in ("messages", "input", "contents"):
+        if key in body:
+            return body, body[key]
+    raise Failed("preview printed no message list\n%r" % r)
