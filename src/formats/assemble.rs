@@ -6,7 +6,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::model::{Attachment, Entry, Finding, Reasoning, Record, Ref, Severity, ToolCall, ToolResult};
+use crate::model::{
+    Attachment, Entry, Finding, MediaKind, Reasoning, Record, Ref, Role, Severity, Span, ToolCall, ToolResult,
+};
 
 use super::{Id, RawCall, RawReasoning, RawResult, Unit};
 
@@ -137,6 +139,7 @@ pub fn assemble(mut records: Vec<LineRecord>) -> History {
     }
     h.attachments = attachments;
     mirrors_on_other_lines(&records, &mut h.attachments);
+    mark_healed(&h.entries, &mut h.attachments);
     // The provider in use now: the one the latest entry that names one went to.
     h.provider = h.entries.iter().rev().find_map(|e| e.provider.as_deref().map(str::to_string));
     h
@@ -155,8 +158,27 @@ fn mirrors_on_other_lines(records: &[LineRecord], visible: &mut [Attachment]) {
                 .rposition(|a| a.sha256.as_ref() == Some(sha) && a.line <= m.line)
                 .or_else(|| visible.iter().position(|a| a.sha256.as_ref() == Some(sha)));
             if let Some(i) = i {
-                visible[i].mirrors.push(span);
+                visible[i].mirrors.push(Span { line: m.line, ..span });
             }
+        }
+    }
+}
+
+/// An agent's own heal ([`Entry::heals`]): the media of that kind in the
+/// nearest earlier user entry carrying any are no longer sent. Walks back over
+/// entries that carry none, as Claude Code does.
+fn mark_healed(entries: &[Entry], attachments: &mut [Attachment]) {
+    for (k, e) in entries.iter().enumerate() {
+        let Some(kind) = e.heals else { continue };
+        let of_kind = |a: &Attachment| match kind {
+            MediaKind::Image => a.is_image(),
+            MediaKind::Document => !a.is_image(),
+        };
+        let carrier = (0..k).rev().find(|&j| {
+            entries[j].role != Role::Assistant && attachments.iter().any(|a| a.entry == j && !a.healed && of_kind(a))
+        });
+        if let Some(j) = carrier {
+            attachments.iter_mut().filter(|a| a.entry == j && of_kind(a)).for_each(|a| a.healed = true);
         }
     }
 }
@@ -296,6 +318,7 @@ fn tree_path(records: &[LineRecord], findings: &mut Vec<Finding>) -> Vec<usize> 
         };
     }
     path.reverse();
+    join_parallel_results(records, &mut path, &on_path);
     // The latest compaction on the path replaces what came before its kept range.
     let compaction = path.iter().rposition(|&i| matches!(records[i].unit, Unit::Node { keep_from: Some(_), .. }));
     if let Some(c) = compaction {
@@ -308,6 +331,50 @@ fn tree_path(records: &[LineRecord], findings: &mut Vec<Finding>) -> Vec<usize> 
         return out;
     }
     path
+}
+
+/// Results of parallel tool calls that sit on side branches: Claude Code
+/// chains each result to the assistant line holding its call, so only the last
+/// result is on the path from the leaf; it sends the others too, in file
+/// order, with the turn's results. A side node joins the path when its parent
+/// is on the path and it only answers calls of the path no result on the path
+/// answers (so a rewound, re-run call is never answered twice).
+fn join_parallel_results(records: &[LineRecord], path: &mut Vec<usize>, on_path: &[bool]) {
+    let results = |i: usize| records[i].extra.as_ref().map_or(&[][..], |x| &x.results[..]);
+    let answered: std::collections::HashSet<&str> =
+        path.iter().flat_map(|&i| results(i)).map(|r| r.call_id.as_str()).collect();
+    let called: std::collections::HashSet<&str> = path
+        .iter()
+        .flat_map(|&i| records[i].extra.as_ref().map_or(&[][..], |x| &x.calls[..]))
+        .map(|c| c.call_id.as_str())
+        .collect();
+    let ids: HashMap<Id, usize> = path
+        .iter()
+        .enumerate()
+        .filter_map(|(pos, &i)| match records[i].unit {
+            Unit::Node { id, .. } => Some((id, pos)),
+            _ => None,
+        })
+        .collect();
+    let mut joins: Vec<(usize, usize)> = Vec::new();
+    for (j, r) in records.iter().enumerate() {
+        let Unit::Node { parent: Some(p), sidechain: false, .. } = r.unit else { continue };
+        let (Some(&at), false) = (ids.get(&p), on_path[j]) else { continue };
+        let rs = results(j);
+        let only_results = r.entries.iter().all(|e| e.role != Role::Assistant) && !rs.is_empty();
+        if only_results
+            && rs.iter().all(|x| called.contains(x.call_id.as_str()) && !answered.contains(x.call_id.as_str()))
+        {
+            // Before the first later node of the path written after it.
+            let pos = (at + 1..path.len()).find(|&q| path[q] > j).unwrap_or(path.len());
+            joins.push((pos, j));
+        }
+    }
+    // Insert from the back so earlier positions stay valid; file order within one position.
+    joins.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+    for (pos, j) in joins {
+        path.insert(pos, j);
+    }
 }
 
 fn link_finding(line: u64, code: &'static str, message: String) -> Finding {

@@ -22,7 +22,7 @@ mod raw;
 use std::borrow::Cow;
 
 use crate::json::Value;
-use crate::model::{ErrorRecord, Origin, ReasoningKind, Role};
+use crate::model::{ErrorRecord, MediaKind, Origin, ReasoningKind, Role};
 
 /// The session formats session-doctor reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -101,6 +101,11 @@ impl Format {
             Format::Cline => &cline::Cline,
         }
     }
+}
+
+/// The text an agent sends in place of media it healed away itself, where it heals.
+pub fn heal_placeholder(format: &str) -> Option<&'static str> {
+    (format == Format::ClaudeCode.name()).then_some(claude_code::MEDIA_REMOVED)
 }
 
 /// Reads one format.
@@ -210,11 +215,24 @@ pub struct RawEntry {
     /// The message has no content the provider accepts (set only where the
     /// adapter can tell for sure; `false` means "not empty, or not known").
     pub empty: bool,
+    /// The agent healed this failure itself: on every later request it sends
+    /// the media of this kind in the nearest earlier message carrying one as
+    /// a placeholder (Claude Code's `media_removed`).
+    pub heals: Option<MediaKind>,
 }
 
 impl RawEntry {
     pub fn new(role: Role) -> RawEntry {
-        RawEntry { role, model: None, provider: None, accepted: false, error: None, blocks: 0, empty: false }
+        RawEntry {
+            role,
+            model: None,
+            provider: None,
+            accepted: false,
+            error: None,
+            blocks: 0,
+            empty: false,
+            heals: None,
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 //! A logged request in its own dialect is printed as logged, edits applied.
 
 pub mod canon;
+mod claude_code;
 pub mod read;
 pub mod write;
 
@@ -113,7 +114,18 @@ pub fn preview(
     }
 
     let mut w = write::Writer::start(out, dialect, model.as_deref())?;
-    let push = |w: &mut write::Writer<&mut dyn Write>, v: &serde_json::Value| -> std::io::Result<()> {
+    // Claude Code orders each turn itself (its attachments' text moves to the turn's start).
+    let mut turn = (format == "claude-code").then(claude_code::Turn::default);
+    if turn.is_some() && dialect == Dialect::Anthropic {
+        w.inline_system();
+    }
+    let push = |w: &mut write::Writer<&mut dyn Write>,
+                turn: &mut Option<claude_code::Turn>,
+                v: &serde_json::Value|
+     -> std::io::Result<()> {
+        if let Some(t) = turn.as_mut() {
+            return t.push(v, w);
+        }
         let msgs = if logged(format) {
             let b = ["request", "body"].iter().find_map(|k| v.get(*k).filter(|b| b.is_object())).unwrap_or(v);
             read::body(format, b)
@@ -133,8 +145,8 @@ pub fn preview(
                     .as_array()
                     .or_else(|| doc.get("messages").and_then(|m| m.as_array()).filter(|_| !logged(format)));
                 match list {
-                    Some(items) => items.iter().try_for_each(|v| push(&mut w, v))?,
-                    None => push(&mut w, &doc)?,
+                    Some(items) => items.iter().try_for_each(|v| push(&mut w, &mut turn, v))?,
+                    None => push(&mut w, &mut turn, &doc)?,
                 }
             }
         }
@@ -143,17 +155,24 @@ pub fn preview(
             let text = read_record(r.offset, r.len)?;
             let Some(text) = edited(&text, r.offset, r.line) else { continue };
             let Ok(v) = serde_json::from_slice::<serde_json::Value>(&text) else { continue };
-            push(&mut w, &v)?;
+            push(&mut w, &mut turn, &v)?;
             // Interrupted calls of this turn get their result right after it.
             for op in rewrite.ops.get(&r.line).into_iter().flatten() {
                 if let rewrite::Op::Answer { call_id, tool } = op {
                     let text = canon::Part::Text(rewrite::mend::INTERRUPTED.into());
                     let result =
                         canon::Part::Result { id: call_id.clone(), name: tool.clone(), parts: vec![text], error: true };
-                    w.push(canon::Msg::new(canon::Role::User, vec![result]))?;
+                    let m = canon::Msg::new(canon::Role::User, vec![result]);
+                    match turn.as_mut() {
+                        Some(t) => t.push_msg(m, &mut w)?,
+                        None => w.push(m)?,
+                    }
                 }
             }
         }
+    }
+    if let Some(t) = turn.as_mut() {
+        t.flush(&mut w)?;
     }
     let items = w.items;
     w.finish()?;
