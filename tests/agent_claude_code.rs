@@ -244,3 +244,43 @@ fn parallel_tool_results_on_side_branches_are_history() {
     assert_eq!(rep["changes"]["capped"].as_array().map(Vec::len), Some(1), "{rep}");
     assert_preview_is_sent(&preview(&file, &["--max-images", "2"]), "parallel-images.sent.json");
 }
+
+/// `messages.N.content.M…` of every inline media block, with its sha256.
+fn media_paths(v: &Value, path: String, out: &mut Vec<(String, String)>) {
+    use base64::Engine as _;
+    use sha2::{Digest, Sha256};
+    if let Some(d) = v.pointer("/source/data").and_then(Value::as_str) {
+        let bytes = base64::engine::general_purpose::STANDARD.decode(d).unwrap();
+        out.push((path.clone(), format!("{:x}", Sha256::digest(&bytes))));
+    }
+    if let Some(items) = v.get("content").and_then(Value::as_array) {
+        for (i, x) in items.iter().enumerate() {
+            media_paths(x, format!("{path}.content.{i}"), out);
+        }
+    }
+}
+
+#[test]
+fn a_block_path_of_the_request_names_the_attachment_at_it() {
+    // Claude Code's system messages and moved attachment text shift the
+    // provider's numbering: each media block's path in the request the agent
+    // sends (preview) must lead diagnose back to that very attachment.
+    for name in ["gateway-png.jsonl", "parallel-images.jsonl"] {
+        let file = fixture(name);
+        let p = preview(&file, &[]);
+        let mut paths = Vec::new();
+        for (i, m) in p["messages"].as_array().unwrap().iter().enumerate() {
+            media_paths(m, format!("messages.{i}"), &mut paths);
+        }
+        assert!(!paths.is_empty(), "{name}: the request carries media");
+        let (scan, _) = common::scan_json(&file, &[]);
+        for (path, sha) in paths {
+            let want = scan["attachments"].as_array().unwrap().iter().find(|a| a["sha256"] == sha.as_str()).unwrap();
+            let error = format!("{path}.image.source.base64: Could not process image");
+            let d = ok_json(&["diagnose", s(&file), "--error", &error, "--json"]);
+            let prime: Vec<&Value> = d["suspects"].as_array().unwrap().iter().filter(|x| x["prime"] == true).collect();
+            assert_eq!(prime.len(), 1, "{name} {path}: one prime suspect: {d}");
+            assert_eq!(prime[0]["ref"], want["ref"], "{name} {path}: the attachment at that path");
+        }
+    }
+}
