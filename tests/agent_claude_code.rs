@@ -284,3 +284,20 @@ fn a_block_path_of_the_request_names_the_attachment_at_it() {
         }
     }
 }
+
+#[test]
+fn a_heal_not_yet_followed_by_an_answer_is_not_stuck_either() {
+    // The run stopped right after the agent wrote its media_removed line: the
+    // next request (any resume) sends the placeholder, so a retry can work.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture("heal-image.jsonl")).unwrap();
+    let upto: Vec<&str> =
+        text.lines().take(text.lines().position(|l| l.contains("\"media_removed\"")).unwrap() + 1).collect();
+    let file = dir.path().join("healed-then-stopped.jsonl");
+    std::fs::write(&file, upto.join("\n") + "\n").unwrap();
+    let d = ok_json(&["diagnose", s(&file), "--json"]);
+    assert_eq!(d["failure"]["class"], "media_rejected", "{d}");
+    assert_eq!(d["stuck"], false, "{d}");
+    assert!(d["notes"].to_string().contains("healed the rejection itself"), "{d}");
+    assert_eq!(media_blocks(&preview(&file, &[])["messages"]), 0, "the next request carries no image");
+}

@@ -80,9 +80,14 @@ pub fn pick(
         let a = &session.attachments[i];
         boundary.is_none_or(|b| a.entry > b || (a.entry == b && a.origin == Origin::ToolResult))
     };
-    let active = |i: usize| !session.attachments[i].excluded;
+    // Excluded by the user, or healed away by the agent itself: not in the next request.
+    let active = |i: usize| !session.attachments[i].excluded && !session.attachments[i].healed;
     let mut chosen: Vec<usize> = (0..session.attachments.len()).filter(|&i| active(i) && after(i)).collect();
     let answered = (0..session.attachments.len()).any(|i| !active(i) && after(i));
+    let healed: Vec<&str> = (0..session.attachments.len())
+        .filter(|&i| session.attachments[i].healed && !session.attachments[i].excluded && after(i))
+        .map(|i| session.attachments[i].reference.as_str())
+        .collect();
     // The block the provider named, in the agent's own numbering.
     let block = failure.and_then(|f| f.classification.block.as_deref());
     let named: Vec<usize> = block.map(|b| blocks::locate(b, session, numbering)).unwrap_or_default();
@@ -91,6 +96,11 @@ pub fn pick(
             "the block the provider named holds no attachment any more (a repaired copy carries a note there): the next request differs"
                 .into(),
         );
+    } else if chosen.is_empty() && !healed.is_empty() {
+        notes.push(format!(
+            "the agent healed the rejection itself: it no longer sends {} (a placeholder goes in its place), so the next request differs",
+            healed.join(", ")
+        ));
     } else if chosen.is_empty() && answered {
         notes.push(
             "every attachment the model had not accepted is excluded: the next request carries notes in their place"
