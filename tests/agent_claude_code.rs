@@ -301,3 +301,16 @@ fn a_heal_not_yet_followed_by_an_answer_is_not_stuck_either() {
     assert!(d["notes"].to_string().contains("healed the rejection itself"), "{d}");
     assert_eq!(media_blocks(&preview(&file, &[])["messages"]), 0, "the next request carries no image");
 }
+
+#[test]
+fn a_pdf_only_in_tool_use_result_is_not_sent() {
+    // pdf-ui-copy.jsonl: the agent's own PDF session with the result spelled as
+    // older versions wrote it (a string, the PDF only in `toolUseResult`);
+    // resuming it, 2.1.332 sent the string and no document (pdf-ui-copy.sent.json).
+    let file = fixture("pdf-ui-copy.jsonl");
+    let (scan, _) = common::scan_json(&file, &[]);
+    assert_eq!(scan["attachments"], json!([]), "the UI copy is not an attachment the provider sees: {scan}");
+    let p = preview(&file, &[]);
+    assert_eq!(media_blocks(&p["messages"]), 0);
+    assert_preview_is_sent(&p, "pdf-ui-copy.sent.json");
+}

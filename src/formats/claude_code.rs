@@ -142,10 +142,12 @@ fn content_text(content: &Value<'_>) -> Option<String> {
 }
 
 /// `toolUseResult` repeats the media of the line's tool result for the UI; it is
-/// not sent, but a rewrite must change it too.
+/// not sent, but a rewrite must change it too. Where the result itself holds
+/// no media (a PDF read as a string result, as older versions wrote it), the
+/// agent sends none: 2.1.332, resuming such a line, sends the string alone.
 fn tool_use_result<'a>(v: &'a Value<'a>, entry: usize, out: &mut LineOut<'a>) {
     let r = v.get("toolUseResult");
-    if r.is_null() {
+    if r.is_null() || out.media.iter().all(|m| m.entry != entry) {
         return;
     }
     let call_id = v

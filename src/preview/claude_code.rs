@@ -8,9 +8,12 @@
 //!   `messages` list (not the top-level `system`); consecutive ones are one
 //!   message, their texts without the `<system-reminder>` wrapper, joined by a
 //!   blank line;
-//! * `renderedRole: "user"`: a text block (its text and a `\n`) that moves up
-//!   to the start of the turn — after the last assistant message or tool
-//!   result — and so joins the user message there.
+//! * `renderedRole: "user"`: a text block that moves up to the start of the
+//!   turn — after the last assistant message or tool result — and so joins
+//!   the user message there;
+//! * consecutive user messages are one message, and a text block that ends
+//!   one of them before the next gets a `\n` (`continue` then `continue`
+//!   sends `"continue\n"`, `"continue"`).
 //!
 //! What the session cannot give — the system prompt and the tool list the
 //! agent sends with every request — is not in these messages.
@@ -52,7 +55,7 @@ fn attachment(v: &Value) -> Option<Msg> {
         let joined = texts.iter().map(|t| unwrap_reminder(t)).collect::<Vec<_>>().join("\n\n");
         return Some(Msg::new(Role::System, vec![Part::Text(joined)]));
     }
-    Some(Msg::new(Role::User, texts.into_iter().map(|t| Part::Text(t + "\n")).collect()))
+    Some(Msg::new(Role::User, texts.into_iter().map(Part::Text).collect()))
 }
 
 /// The text inside `<system-reminder>\n…\n</system-reminder>`, else the text.
@@ -104,7 +107,19 @@ impl Turn {
 
     pub fn flush<W: std::io::Write>(&mut self, w: &mut Writer<W>) -> std::io::Result<()> {
         self.lead = 0;
-        std::mem::take(&mut self.held).into_iter().try_for_each(|m| w.push(m))
+        let mut out: Vec<Msg> = Vec::new();
+        for m in std::mem::take(&mut self.held) {
+            match out.last_mut() {
+                Some(prev) if prev.role == Role::User && m.role == Role::User => {
+                    if let Some(Part::Text(t)) = prev.parts.last_mut() {
+                        t.push('\n');
+                    }
+                    prev.parts.extend(m.parts);
+                }
+                _ => out.push(m),
+            }
+        }
+        out.into_iter().try_for_each(|m| w.push(m))
     }
 }
 
