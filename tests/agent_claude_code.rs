@@ -314,3 +314,31 @@ fn a_pdf_only_in_tool_use_result_is_not_sent() {
     assert_eq!(media_blocks(&p["messages"]), 0);
     assert_preview_is_sent(&p, "pdf-ui-copy.sent.json");
 }
+
+#[test]
+fn scan_says_what_the_agent_side_copies_and_the_heals_are() {
+    let file = fixture("gateway-png.jsonl");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let blob = 1 + text.lines().position(|l| l.contains("\"api-request-blob\"") && l.contains(CUT_PNG_B64)).unwrap();
+    let out = run(&["scan", s(&file)]);
+    let said = String::from_utf8(out.stdout).unwrap();
+    assert!(said.contains(&format!("L22.1 copies: line {blob} holds its bytes again for the agent itself")), "{said}");
+    let (scan, _) = common::scan_json(&file, &[]);
+    let lines: Vec<&Value> = scan["attachments"][0]["mirrors"].as_array().unwrap().iter().map(|m| &m["line"]).collect();
+    assert!(lines.contains(&&json!(blob)), "--json names the copy's line: {scan}");
+    let said = String::from_utf8(run(&["scan", s(&fixture("heal-image.jsonl"))]).stdout).unwrap();
+    assert!(said.contains("healed: the agent replaced it with its own placeholder"), "{said}");
+}
+
+#[test]
+fn preview_names_what_the_agent_adds_from_outside_the_history() {
+    // Claude Code sends its system prompt and tool list with every request:
+    // preview says it leaves them out rather than leaving them out silently.
+    let out = run(&["preview", s(&fixture("heal-image.jsonl")), "--json"]);
+    let v: Value = serde_json::from_slice(&out.stderr).expect("--json summary on stderr");
+    assert_eq!(v["not_shown"], json!(["system prompt", "tool list"]), "{v}");
+    assert_eq!(v["changes"]["healed"].as_array().map(Vec::len), Some(1), "{v}");
+    let out = run(&["preview", s(&fixture("heal-image.jsonl"))]);
+    let said = String::from_utf8(out.stderr).unwrap();
+    assert!(said.contains("not shown: the system prompt and tool list the agent sends with every request"), "{said}");
+}

@@ -93,7 +93,7 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
     };
     let mut err = std::io::stderr().lock();
     if args.json {
-        let v = serde_json::json!({"file": session.file, "format": session.format, "target": done.target, "items": done.items, "changes": done.changes});
+        let v = serde_json::json!({"file": session.file, "format": session.format, "target": done.target, "items": done.items, "changes": done.changes, "not_shown": done.not_shown});
         writeln!(err, "{v}")?;
     } else {
         let c = &done.changes;
@@ -107,7 +107,17 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
         if c.reasoning_removed + c.reasoning_ids_dropped > 0 {
             what.push(format!("{} reasoning rewritten", c.reasoning_removed + c.reasoning_ids_dropped));
         }
+        if !c.healed.is_empty() {
+            what.push(format!("{} healed away by the agent", c.healed.len()));
+        }
         writeln!(err, "session-doctor: {} request for {}: {}", done.target, sanitize(&session.file), what.join(", "))?;
+        if !done.not_shown.is_empty() {
+            writeln!(
+                err,
+                "session-doctor: not shown: the {} the agent sends with every request, from outside the history",
+                done.not_shown.join(" and ")
+            )?;
+        }
     }
     Ok(Exit::Healthy)
 }

@@ -123,8 +123,12 @@ pub struct Span {
     pub len: u64,
     /// The line it sits on when that is not its attachment's own line (a copy
     /// on another line: Codex's `event_msg`, Claude Code's `api-request-blob`); 0 otherwise.
-    #[serde(skip)]
+    #[serde(skip_serializing_if = "is_zero")]
     pub line: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One media payload in the provider-visible history.

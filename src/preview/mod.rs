@@ -56,7 +56,13 @@ pub struct Previewed {
     /// Messages or items in the request.
     pub items: u64,
     pub changes: rewrite::Summary,
+    /// What the agent sends besides the history and preview does not show:
+    /// its system prompt and tool list (empty for a logged request, shown whole).
+    pub not_shown: &'static [&'static str],
 }
+
+/// What an agent adds to every request from outside its history.
+const AGENT_ADDS: &[&str] = &["system prompt", "tool list"];
 
 /// Writes the request `session` would produce to `out`.
 pub fn preview(
@@ -110,7 +116,7 @@ pub fn preview(
             .ok()
             .and_then(|v| ["messages", "input", "contents"].iter().find_map(|k| v.get(k)?.as_array().map(Vec::len)))
             .unwrap_or(0) as u64;
-        return Ok(Previewed { target: dialect.name(), items, changes: summary });
+        return Ok(Previewed { target: dialect.name(), items, changes: summary, not_shown: &[] });
     }
 
     let mut w = write::Writer::start(out, dialect, model.as_deref())?;
@@ -176,7 +182,8 @@ pub fn preview(
     }
     let items = w.items;
     w.finish()?;
-    Ok(Previewed { target: dialect.name(), items, changes: summary })
+    let not_shown = if logged(format) { &[][..] } else { AGENT_ADDS };
+    Ok(Previewed { target: dialect.name(), items, changes: summary, not_shown })
 }
 
 fn is_request(text: &[u8]) -> bool {
