@@ -342,3 +342,13 @@ fn preview_names_what_the_agent_adds_from_outside_the_history() {
     let said = String::from_utf8(out.stderr).unwrap();
     assert!(said.contains("not shown: the system prompt and tool list the agent sends with every request"), "{said}");
 }
+
+#[test]
+fn a_run_killed_mid_tool_is_mended_by_the_agent_and_previewed_as_it_mends_it() {
+    let file = fixture("killed-mid-tool.jsonl");
+    let d = ok_json(&["diagnose", s(&file), "--json"]);
+    assert_eq!(d["stuck"], false, "{d}");
+    assert!(d["notes"].as_array().is_some_and(|n| !n.is_empty()), "a note on the unanswered call: {d}");
+    // The agent answers the call with its own words on resume: preview says the same.
+    assert_preview_is_sent(&preview(&file, &[]), "killed-mid-tool.sent.json");
+}

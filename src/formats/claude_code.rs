@@ -30,6 +30,9 @@ pub struct ClaudeCode;
 /// What Claude Code sends in place of a tool result's media it healed away.
 pub const MEDIA_REMOVED: &str = "(media removed \u{2014} rejected by API)";
 
+/// What Claude Code sends, on resume, as the result of a call its run left unanswered.
+pub const TOOL_INTERRUPTED: &str = "[Tool call interrupted: the session ended before this call's result was recorded, so its outcome is unknown. Check whether it took effect before relying on it or running it again.]";
+
 const TYPES: &[&str] = &[
     "user",
     "assistant",

@@ -108,6 +108,11 @@ pub fn heal_placeholder(format: &str) -> Option<&'static str> {
     (format == Format::ClaudeCode.name()).then_some(claude_code::MEDIA_REMOVED)
 }
 
+/// The result an agent itself sends for a call its run left unanswered, where it mends one.
+pub fn interrupted_result(format: &str) -> Option<&'static str> {
+    (format == Format::ClaudeCode.name()).then_some(claude_code::TOOL_INTERRUPTED)
+}
+
 /// Reads one format.
 pub trait Adapter: Sync {
     /// How strongly one parsed line looks like this format: 0 not at all.

@@ -165,7 +165,7 @@ pub fn preview(
             // Interrupted calls of this turn get their result right after it.
             for op in rewrite.ops.get(&r.line).into_iter().flatten() {
                 if let rewrite::Op::Answer { call_id, tool } = op {
-                    let text = canon::Part::Text(rewrite::mend::INTERRUPTED.into());
+                    let text = canon::Part::Text(rewrite::mend::interrupted(format).into());
                     let result =
                         canon::Part::Result { id: call_id.clone(), name: tool.clone(), parts: vec![text], error: true };
                     let m = canon::Msg::new(canon::Role::User, vec![result]);
