@@ -55,6 +55,7 @@ class Settings:
         self.emit_reasoning = False  # Responses: answer with a reasoning item first
         self.max_images = None  # refuse a request carrying more images than this
         self.check_media = True
+        self.thinking_key = None  # Anthropic: answer with a thinking block signed with this key, and refuse replayed ones it did not sign
 
 
 class Provider:
@@ -184,6 +185,7 @@ class Provider:
                     for k, inner in enumerate(block["content"]):
                         _anthropic_media(inner, "messages.%d.content.%d.content.%d" % (i, j, k), items)
         _anthropic_pairs(messages)
+        self._check_thinking(messages)
         self._judge_media("anthropic", items)
         # Claude Code may end with a `system` message of its own; the turn is the last other one.
         last = next((m for m in reversed(messages) if m.get("role") != "system"), {})
@@ -193,6 +195,9 @@ class Provider:
         tools = [t.get("name") for t in body.get("tools") or []]
         reply, call = self._reply(text, is_result, tools)
         content = []
+        if self.settings.thinking_key:
+            thought = "Thinking about it."
+            content.append({"type": "thinking", "thinking": thought, "signature": _sign(self.settings.thinking_key, thought)})
         if call:
             for name, args in [call] + list(self.settings.more_tools):
                 content.append({"type": "tool_use", "id": _id("toolu_"), "name": name, "input": args})
@@ -211,6 +216,18 @@ class Provider:
         if body.get("stream"):
             return 200, None, _anthropic_sse(message)
         return 200, message, None
+
+    def _check_thinking(self, messages):
+        """Anthropic verifies the signature of every replayed thinking block."""
+        key = self.settings.thinking_key
+        if not key:
+            return
+        for i, msg in enumerate(messages):
+            if msg.get("role") != "assistant" or not isinstance(msg.get("content"), list):
+                continue
+            for j, b in enumerate(msg["content"]):
+                if b.get("type") == "thinking" and b.get("signature") != _sign(key, b.get("thinking", "")):
+                    raise Reject(400, {"type": "error", "error": {"type": "invalid_request_error", "message": "messages.%d.content.%d: Invalid `signature` in `thinking` block" % (i, j)}, "request_id": _id("req_")})
 
     # ------------------------------------------------------- OpenAI Responses
 
@@ -338,6 +355,13 @@ class Provider:
 # --------------------------------------------------------------------- helpers
 
 
+def _sign(key, text):
+    import hashlib
+    import hmac
+
+    return base64.b64encode(hmac.new(key.encode(), text.encode(), hashlib.sha256).digest()).decode()
+
+
 def _id(prefix):
     return prefix + uuid.uuid4().hex[:24]
 
@@ -395,6 +419,10 @@ def _anthropic_sse(message):
         if block["type"] == "text":
             events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}))
             events.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": block["text"]}}))
+        elif block["type"] == "thinking":
+            events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}))
+            events.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": {"type": "thinking_delta", "thinking": block["thinking"]}}))
+            events.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": {"type": "signature_delta", "signature": block["signature"]}}))
         else:
             events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": dict(block, input={})}))
             events.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}}))
