@@ -288,3 +288,35 @@ def kill_mid_tool(ctx):
     check(not results, "the call was killed before its result was written", results)
     ctx.provider.settings.tool = None
     return session
+
+
+def scenario_replayed_thinking_after_a_key_change(ctx):
+    """The provider signs the thinking it emits; after its key changes it refuses
+    replayed blocks ("Invalid `signature` in `thinking` block"). Claude Code heals
+    that itself (it retries without its thinking, recording no error): diagnose
+    must not call it stuck; `repair --strip-reasoning` writes a copy whose very
+    first request gets a 200, and preview --strip-reasoning is that request."""
+    f = _write(ctx, "ok.png", lib.png())
+    ctx.provider.settings.tool = ("Read", {"file_path": str(f)})
+    ctx.provider.settings.thinking_key = "key-1"
+    r, res = _run(ctx, "READ-THE-FILE ok.png please")
+    check(r.code == 0 and not res.get("is_error"), "the first run succeeds with signed thinking", r)
+    sid = res["session_id"]
+    session = _session(ctx, sid)
+    check('"type":"thinking"' in session.read_text(), "the session keeps the thinking blocks")
+    ctx.provider.settings.thinking_key = "key-2"
+    since = _mark(ctx)
+    r2, res2 = _resume(ctx, sid)
+    sent = _sent(ctx, since)
+    check(sent and sent[0]["status"] == 400 and "Invalid `signature`" in json.dumps(sent[0]["answer"]), "after the key change the replayed thinking is refused", [e["answer"] for e in sent][:1])
+    check(r2.code == 0 and not res2.get("is_error"), "Claude Code heals it itself: it retries without the thinking and finishes", r2)
+    rd, d = lib.diagnose(ctx.sb, session)
+    check(d["stuck"] is False and rd.code == 0, "diagnose: a session the agent heals is not stuck", rd)
+    rep = ctx.sb.doctor("repair", session, "--out", session.parent, "--strip-reasoning", "--json")
+    check(rep.code == 0, "repair --strip-reasoning writes a copy", rep)
+    since = _mark(ctx)
+    r4, res4 = _resume(ctx, rep.json()["resume"].split()[-1])
+    check(r4.code == 0 and not res4.get("is_error"), "the stripped copy resumes", r4)
+    sent = _sent(ctx, since)
+    check(sent and sent[0]["status"] == 200, "its very first request gets a 200", sent[:1])
+    _check_preview_is_sent(ctx, session, sent[0]["body"], ("--strip-reasoning",))
