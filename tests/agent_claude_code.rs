@@ -352,3 +352,26 @@ fn a_run_killed_mid_tool_is_mended_by_the_agent_and_previewed_as_it_mends_it() {
     // The agent answers the call with its own words on resume: preview says the same.
     assert_preview_is_sent(&preview(&file, &[]), "killed-mid-tool.sent.json");
 }
+
+#[test]
+fn a_parallel_call_whose_own_line_is_off_the_path_is_history_too() {
+    // The last result written answers the second call: the path from the leaf
+    // runs through the reply's first two lines only. The third line (same
+    // message.id), and the results chained to lines 1 and 3, are sent too.
+    let file = fixture("parallel-images-reordered.jsonl");
+    let (scan, _) = common::scan_json(&file, &[]);
+    assert_eq!(scan["attachments"].as_array().unwrap().len(), 3, "three images are sent: {scan}");
+    let d = ok_json(&["diagnose", s(&file), "--json"]);
+    assert_eq!(d["failure"]["class"], "image_limit", "{d}");
+    assert_eq!(d["history"], json!([]), "every call has its result: {d}");
+    let p = preview(&file, &[]);
+    let calls: Vec<&Value> = p["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["content"].as_array().into_iter().flatten())
+        .filter(|b| b["type"] == "tool_use")
+        .collect();
+    assert_eq!(calls.len(), 3, "the reply's three calls are one message: {p}");
+    assert_eq!(media_blocks(&p["messages"]), 3);
+}

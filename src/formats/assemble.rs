@@ -3,7 +3,7 @@
 //! compactions, logged requests), in what order, and which call each tool
 //! result answers. Works on small owned records, after the bytes are gone.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::model::{
@@ -318,7 +318,7 @@ fn tree_path(records: &[LineRecord], findings: &mut Vec<Finding>) -> Vec<usize> 
         };
     }
     path.reverse();
-    join_parallel_results(records, &mut path, &on_path);
+    join_parallel_results(records, &mut path, &mut on_path);
     // The latest compaction on the path replaces what came before its kept range.
     let compaction = path.iter().rposition(|&i| matches!(records[i].unit, Unit::Node { keep_from: Some(_), .. }));
     if let Some(c) = compaction {
@@ -333,47 +333,66 @@ fn tree_path(records: &[LineRecord], findings: &mut Vec<Finding>) -> Vec<usize> 
     path
 }
 
-/// Results of parallel tool calls that sit on side branches: Claude Code
-/// chains each result to the assistant line holding its call, so only the last
-/// result is on the path from the leaf; it sends the others too, in file
-/// order, with the turn's results. A side node joins the path when its parent
-/// is on the path and it only answers calls of the path no result on the path
-/// answers (so a rewound, re-run call is never answered twice).
-fn join_parallel_results(records: &[LineRecord], path: &mut Vec<usize>, on_path: &[bool]) {
-    let results = |i: usize| records[i].extra.as_ref().map_or(&[][..], |x| &x.results[..]);
-    let answered: std::collections::HashSet<&str> =
-        path.iter().flat_map(|&i| results(i)).map(|r| r.call_id.as_str()).collect();
-    let called: std::collections::HashSet<&str> = path
-        .iter()
-        .flat_map(|&i| records[i].extra.as_ref().map_or(&[][..], |x| &x.calls[..]))
-        .map(|c| c.call_id.as_str())
-        .collect();
-    let ids: HashMap<Id, usize> = path
-        .iter()
-        .enumerate()
-        .filter_map(|(pos, &i)| match records[i].unit {
-            Unit::Node { id, .. } => Some((id, pos)),
-            _ => None,
-        })
-        .collect();
-    let mut joins: Vec<(usize, usize)> = Vec::new();
+/// Parallel tool calls as Claude Code chains them: one reply split over one
+/// line per call, and each result chained to the line of its own call, so the
+/// path from the leaf misses some calls and results; the agent sends them all,
+/// in file order. A side node joins the path when its parent is on it and it
+/// is a line of a reply on the path (same [`Unit::Node`] `group`), or only
+/// answers calls of the path that nothing on it answers (so a rewound, re-run
+/// call is never answered twice).
+fn join_parallel_results(records: &[LineRecord], path: &mut Vec<usize>, on_path: &mut [bool]) {
+    let mut children: HashMap<Id, Vec<usize>> = HashMap::new();
     for (j, r) in records.iter().enumerate() {
-        let Unit::Node { parent: Some(p), sidechain: false, .. } = r.unit else { continue };
-        let (Some(&at), false) = (ids.get(&p), on_path[j]) else { continue };
-        let rs = results(j);
-        let only_results = r.entries.iter().all(|e| e.role != Role::Assistant) && !rs.is_empty();
-        if only_results
-            && rs.iter().all(|x| called.contains(x.call_id.as_str()) && !answered.contains(x.call_id.as_str()))
+        if let Unit::Node { parent: Some(p), sidechain: false, .. } = r.unit
+            && !on_path[j]
         {
-            // Before the first later node of the path written after it.
-            let pos = (at + 1..path.len()).find(|&q| path[q] > j).unwrap_or(path.len());
-            joins.push((pos, j));
+            children.entry(p).or_default().push(j);
         }
     }
-    // Insert from the back so earlier positions stay valid; file order within one position.
-    joins.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
-    for (pos, j) in joins {
-        path.insert(pos, j);
+    if children.is_empty() {
+        return;
+    }
+    let extra = |i: usize| records[i].extra.as_deref();
+    let group = |i: usize| match records[i].unit {
+        Unit::Node { group, .. } => group,
+        _ => None,
+    };
+    let mut groups: HashSet<Id> = path.iter().filter_map(|&i| group(i)).collect();
+    let mut called: HashSet<&str> = HashSet::new();
+    let mut answered: HashSet<&str> = HashSet::new();
+    fn take<'a>(x: Option<&'a Extra>, called: &mut HashSet<&'a str>, answered: &mut HashSet<&'a str>) {
+        if let Some(x) = x {
+            called.extend(x.calls.iter().map(|c| c.call_id.as_str()));
+            answered.extend(x.results.iter().map(|r| r.call_id.as_str()));
+        }
+    }
+    path.iter().for_each(|&i| take(extra(i), &mut called, &mut answered));
+    let mut queue: std::collections::VecDeque<usize> = path.iter().copied().collect();
+    while let Some(i) = queue.pop_front() {
+        let Unit::Node { id, .. } = records[i].unit else { continue };
+        for &j in children.get(&id).map_or(&[][..], Vec::as_slice) {
+            if on_path[j] {
+                continue;
+            }
+            let results = extra(j).map_or(&[][..], |x| &x.results[..]);
+            let only_results = !results.is_empty() && records[j].entries.iter().all(|e| e.role != Role::Assistant);
+            let joins = group(j).is_some_and(|g| groups.contains(&g))
+                || (only_results
+                    && results
+                        .iter()
+                        .all(|r| called.contains(r.call_id.as_str()) && !answered.contains(r.call_id.as_str())));
+            if !joins {
+                continue;
+            }
+            // Before the first later node of the path written after it.
+            let at = path.iter().position(|&k| k == i).unwrap_or(0);
+            let pos = (at + 1..path.len()).find(|&q| path[q] > j).unwrap_or(path.len());
+            path.insert(pos, j);
+            on_path[j] = true;
+            groups.extend(group(j));
+            take(extra(j), &mut called, &mut answered);
+            queue.push_back(j);
+        }
     }
 }
 

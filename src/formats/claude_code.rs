@@ -72,6 +72,9 @@ impl Adapter for ClaudeCode {
             id: uuid,
             parent: Id::of_value(v.get("parentUuid")),
             sidechain: v.get("isSidechain").as_bool().unwrap_or(false),
+            group: (v.get("type").as_str() == Some("assistant"))
+                .then(|| Id::of_value(v.at(&["message", "id"])))
+                .flatten(),
             keep_from: None,
         };
         let msg = v.get("message");

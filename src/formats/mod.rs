@@ -160,6 +160,9 @@ pub enum Unit {
         parent: Option<Id>,
         /// On a side branch (a subagent): never the leaf.
         sidechain: bool,
+        /// The lines of one reply split over several nodes share this (Claude
+        /// Code's `message.id`): a side node of the path's reply is history too.
+        group: Option<Id>,
         /// A compaction: the path before this id is replaced by this line.
         keep_from: Option<Id>,
     },

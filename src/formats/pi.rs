@@ -66,7 +66,9 @@ impl Adapter for Pi {
             _ => {}
         }
         out.unit = match Id::of_value(v.get("id")) {
-            Some(id) => Unit::Node { id, parent: Id::of_value(v.get("parentId")), sidechain: false, keep_from },
+            Some(id) => {
+                Unit::Node { id, parent: Id::of_value(v.get("parentId")), sidechain: false, group: None, keep_from }
+            }
             // v1: no ids, the entries are the history in file order.
             None => match v.get("firstKeptEntryIndex").as_f64() {
                 Some(i) if ty == "compaction" => Unit::ResetKeeping(i as u64),
