@@ -48,7 +48,12 @@ DATA = lambda mime, b: "data:%s;base64,%s" % (mime, B(b))
 # The block each error names is where the cut PNG sits in the request the agent builds.
 def anthropic_err(block):
     return {"type": "error", "error": {"type": "invalid_request_error", "message": block + ".image.source.base64: Could not process image"}, "request_id": "req_011CVHx8n1Dq2"}
-OPENAI_ERR = {"error": {"message": "Invalid image data: the image at input[3].output[0].image_url could not be decoded.", "type": "invalid_request_error", "param": "input[3].output[0].image_url", "code": "invalid_image_format"}}
+def openai_err(item):
+    return {"error": {"message": "Invalid image data: the image at input[%d].output[0].image_url could not be decoded." % item, "type": "invalid_request_error", "param": "input[%d].output[0].image_url" % item, "code": "invalid_image_format"}}
+# A logged Responses request numbers its own input; Codex sends a developer
+# message of its own ahead of the rollout's items, so there the output is one further.
+OPENAI_ERR = openai_err(3)
+CODEX_ERR = openai_err(4)
 GEMINI_ERR = {"error": {"code": 400, "message": "Unable to process input image. Please retry or report in https://developers.generativeai.google/guide/troubleshooting", "status": "INVALID_ARGUMENT"}}
 
 
@@ -68,7 +73,7 @@ def claude_code():
         base("user", "00000000-0000-4000-8000-000000000001", None, message={"role": "user", "content": [{"type": "text", "text": "The checkout button overlaps the footer, see screenshot"}, {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": B(SHOT)}}]}),
         base("assistant", "00000000-0000-4000-8000-000000000002", "00000000-0000-4000-8000-000000000001", requestId="req_011CVHa1", message=asst("msg_01A", [{"type": "thinking", "thinking": "Look at the spec first.", "signature": "EqQBCkYIBxgCKkB0c2lnbmF0dXJl"}])),
         base("assistant", "00000000-0000-4000-8000-000000000003", "00000000-0000-4000-8000-000000000002", requestId="req_011CVHa1", message=asst("msg_01A", [{"type": "tool_use", "id": "toolu_01PDF", "name": "Read", "input": {"file_path": "/home/dev/shop/docs/spec.pdf"}}])),
-        base("user", "00000000-0000-4000-8000-000000000004", "00000000-0000-4000-8000-000000000003", message={"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01PDF", "content": "PDF file read: /home/dev/shop/docs/spec.pdf (%d B)" % len(PDF)}]}, toolUseResult={"type": "pdf", "file": {"filePath": "/home/dev/shop/docs/spec.pdf", "base64": B(PDF), "originalSize": len(PDF)}}),
+        base("user", "00000000-0000-4000-8000-000000000004", "00000000-0000-4000-8000-000000000003", message={"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01PDF", "content": [{"type": "text", "text": "PDF file read: /home/dev/shop/docs/spec.pdf (%d bytes)" % len(PDF)}, {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": B(PDF)}}]}]}, toolUseResult={"type": "pdf", "file": {"filePath": "/home/dev/shop/docs/spec.pdf", "base64": B(PDF), "originalSize": len(PDF)}}),
         base("assistant", "00000000-0000-4000-8000-000000000005", "00000000-0000-4000-8000-000000000004", requestId="req_011CVHa2", message=asst("msg_01B", [{"type": "tool_use", "id": "toolu_01IMG", "name": "Read", "input": {"file_path": "/home/dev/shop/tmp/layout-diagram.png"}}])),
         base("user", "00000000-0000-4000-8000-000000000006", "00000000-0000-4000-8000-000000000005", message={"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01IMG", "content": [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": B(CUT)}}]}]}, toolUseResult={"type": "image", "file": {"base64": B(CUT), "type": "image/png", "originalSize": len(CUT), "dimensions": {"originalWidth": 120, "originalHeight": 80, "displayWidth": 120, "displayHeight": 80}}}),
         base("assistant", "00000000-0000-4000-8000-000000000007", "00000000-0000-4000-8000-000000000006", isApiErrorMessage=True, apiErrorStatus=400, error="invalid_request", message={"id": "3c1f5a2e-9d8b-4e7f-a6c5-1b2d3e4f5a6b", "type": "message", "role": "assistant", "model": "<synthetic>", "content": [{"type": "text", "text": "API Error: 400 " + json.dumps(anthropic_err("messages.4.content.0.content.0"), separators=(",", ":"))}], "stop_reason": "stop_sequence", "stop_sequence": "", "usage": {"input_tokens": 0, "output_tokens": 0, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}),
@@ -89,7 +94,7 @@ def codex():
         L(5, "response_item", {"type": "function_call", "name": "view_image", "arguments": json.dumps({"path": "/home/dev/shop/tmp/layout-diagram.png"}), "call_id": "call_Vx81"}),
         L(6, "response_item", {"type": "function_call_output", "call_id": "call_Vx81", "output": [{"type": "input_image", "image_url": DATA("image/png", CUT)}]}),
         L(7, "event_msg", {"type": "token_count", "info": {"total_token_usage": {"input_tokens": 5120, "cached_input_tokens": 0, "output_tokens": 80, "reasoning_output_tokens": 64, "total_tokens": 5200}, "last_token_usage": {"input_tokens": 5120, "cached_input_tokens": 0, "output_tokens": 80, "reasoning_output_tokens": 64, "total_tokens": 5200}, "model_context_window": 272000}, "rate_limits": None}),
-        L(8, "event_msg", {"type": "error", "message": "unexpected status 400 Bad Request: " + json.dumps(OPENAI_ERR)}),
+        L(8, "event_msg", {"type": "error", "message": "unexpected status 400 Bad Request: " + json.dumps(CODEX_ERR)}),
     ]
 
 

@@ -170,7 +170,8 @@ fn an_image_codex_refused_itself_is_not_a_suspect_and_stays_refused() {
     let f = copy_to("view-image-refused.jsonl", dir.path(), "sessions/2026/12/01");
     let (d, _) = diagnose(&f);
     assert_eq!(d["suspects"], serde_json::json!([]), "{d:#}");
-    let out = run(&["repair", "--json", f.to_str().unwrap()]);
+    // Nothing to repair (--force writes the copy anyway): the refusal must stay in it.
+    let out = run(&["repair", "--json", "--force", f.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     let copy = std::fs::read_to_string(r["out"].as_str().unwrap()).unwrap();

@@ -126,7 +126,8 @@ fn a_run_killed_mid_tool_is_healthy_and_repair_leaves_pi_its_own_answer() {
     assert_eq!((code, d["stuck"].as_bool()), (0, Some(false)), "{d:#}");
     let out = dir.path().join("out");
     std::fs::create_dir(&out).unwrap();
-    let (rep, code) = json_of(&["repair", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--json"]);
+    // Nothing to repair (--force writes the copy anyway, to look at it).
+    let (rep, code) = json_of(&["repair", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--json", "--force"]);
     assert_eq!(code, 0, "{rep:#}");
     // pi answers the orphaned call itself ("No result provided") on every
     // request; a result written into the copy would change what it sends.
@@ -195,7 +196,7 @@ fn pis_own_refusal_is_not_stuck_and_repair_keeps_its_note() {
     assert_eq!((code, d["stuck"].as_bool()), (0, Some(false)), "{d:#}");
     let out = dir.path().join("out");
     std::fs::create_dir(&out).unwrap();
-    let (rep, _) = json_of(&["repair", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--json"]);
+    let (rep, _) = json_of(&["repair", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--json", "--force"]);
     let copy = std::fs::read_to_string(rep["out"].as_str().unwrap()).unwrap();
     assert!(copy.contains("[Image omitted: could not be resized below the inline image size limit.]"));
 }

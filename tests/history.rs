@@ -431,9 +431,10 @@ fn unanswered_calls_in_formats_that_keep_call_and_result_together() {
     }
 }
 
-/// Repairs `file` and returns the copy's path and the report.
+/// Repairs `file` (written even where the agent mends it itself: --force) and
+/// returns the copy's path and the report.
 fn repair(file: &Path) -> (PathBuf, Value) {
-    let out = run(&["repair", "--json", file.to_str().expect("utf-8")]);
+    let out = run(&["repair", "--json", "--force", file.to_str().expect("utf-8")]);
     assert_eq!(out.status.code(), Some(0), "repair failed: {}", String::from_utf8_lossy(&out.stderr));
     let r: Value = serde_json::from_slice(&out.stdout).expect("repair --json");
     (PathBuf::from(r["out"].as_str().expect("out")), r)

@@ -107,6 +107,9 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
         if c.reasoning_removed + c.reasoning_ids_dropped > 0 {
             what.push(format!("{} reasoning rewritten", c.reasoning_removed + c.reasoning_ids_dropped));
         }
+        if !c.healed.is_empty() {
+            what.push(format!("{} healed away by the agent", c.healed.len()));
+        }
         writeln!(err, "session-doctor: {} request for {}: {}", done.target, sanitize(&session.file), what.join(", "))?;
         if !done.not_in_session.is_empty() {
             writeln!(err, "  not in the session (the agent adds them): {}", done.not_in_session.join(", "))?;

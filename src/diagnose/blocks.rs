@@ -56,6 +56,13 @@ impl Numbering {
 pub fn locate(block: &str, session: &Session, numbering: Numbering) -> Vec<usize> {
     let Some((list, idx)) = parse(block) else { return Vec::new() };
     let atts = &session.attachments;
+    // Claude Code's request holds more messages than its entries: read the path against it.
+    if numbering == Numbering::Merged
+        && session.format == "claude-code"
+        && let Some(found) = super::claude_code::locate(session, &list, &idx)
+    {
+        return found;
+    }
     if numbering == Numbering::Logged {
         return (0..atts.len())
             .filter(|&i| pointer_indices(&atts[i].pointer, Some(&list)).is_some_and(|p| p.starts_with(&idx)))

@@ -9,6 +9,7 @@
 //! after its latest answer can be to blame.
 
 mod blocks;
+mod claude_code;
 mod history;
 pub mod next;
 mod suspects;

@@ -92,24 +92,37 @@ pub fn pick(
         f.classification.class == Class::MediaRejected
             && f.classification.message.as_deref().is_some_and(names_images_only)
     });
+    // Excluded by the user, or healed away by the agent itself: not in the next request.
+    let gone = |i: usize| session.attachments[i].excluded || session.attachments[i].healed;
     let active = |i: usize| {
         let a = &session.attachments[i];
-        !a.excluded && (!images_only || a.is_image() || a.verdict == Verdict::Invalid)
+        !gone(i) && (!images_only || a.is_image() || a.verdict == Verdict::Invalid)
     };
     let mut chosen: Vec<usize> = (0..session.attachments.len()).filter(|&i| active(i) && after(i)).collect();
-    let answered = (0..session.attachments.len()).any(|i| session.attachments[i].excluded && after(i));
+    let answered = (0..session.attachments.len()).any(|i| gone(i) && after(i));
+    let healed: Vec<&str> = (0..session.attachments.len())
+        .filter(|&i| session.attachments[i].healed && !session.attachments[i].excluded && after(i))
+        .map(|i| session.attachments[i].reference.as_str())
+        .collect();
     // Suspects the model did accept, listed because the failure is about media.
     let mut widened = false;
     // The block the provider named, in the agent's own numbering.
     let block = failure.and_then(|f| f.classification.block.as_deref());
     let named: Vec<usize> = block.map(|b| blocks::locate(b, session, numbering)).unwrap_or_default();
-    let named_live: Vec<usize> = named.iter().copied().filter(|&i| !session.attachments[i].excluded).collect();
+    let named_live: Vec<usize> = named.iter().copied().filter(|&i| !gone(i)).collect();
     if let (Some(b), false, true) = (block, named.is_empty(), named_live.is_empty()) {
-        // The user excluded what the provider named: the next request carries a
-        // note there; only bytes that fail validation are still to blame.
-        notes.push(format!(
-            "the block the provider named ({b}) is excluded: the next request carries a note in its place"
-        ));
+        // What the provider named is gone from the next request: the user excluded
+        // it (a note there), or the agent healed it (a placeholder); only bytes that
+        // fail validation are still to blame.
+        if named.iter().all(|&i| !session.attachments[i].excluded) {
+            notes.push(format!(
+                "the agent healed the rejection itself: it no longer sends the block the provider named ({b}), a placeholder goes in its place"
+            ));
+        } else {
+            notes.push(format!(
+                "the block the provider named ({b}) is excluded: the next request carries a note in its place"
+            ));
+        }
         chosen.retain(|&i| session.attachments[i].verdict == Verdict::Invalid);
     } else if named_live.is_empty() {
         // A path that maps to nothing says nothing: the suspects are chosen as
@@ -119,7 +132,12 @@ pub fn pick(
                 "the provider names {b}, which holds no attachment in the request as this agent builds it: the suspects are chosen as if it named none"
             ));
         }
-        if chosen.is_empty() && answered {
+        if chosen.is_empty() && !healed.is_empty() {
+            notes.push(format!(
+                "the agent healed the rejection itself: it no longer sends {} (a placeholder goes in its place), so the next request differs",
+                healed.join(", ")
+            ));
+        } else if chosen.is_empty() && answered {
             notes.push(
                 "every attachment the model had not accepted is excluded: the next request carries notes in their place"
                     .into(),

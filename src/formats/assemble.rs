@@ -3,10 +3,12 @@
 //! compactions, logged requests), in what order, and which call each tool
 //! result answers. Works on small owned records, after the bytes are gone.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use crate::model::{Attachment, Entry, Finding, Reasoning, Record, Ref, Severity, ToolCall, ToolResult};
+use crate::model::{
+    Attachment, Entry, Finding, MediaKind, Reasoning, Record, Ref, Role, Severity, Span, ToolCall, ToolResult,
+};
 
 use super::{Id, RawCall, RawReasoning, RawResult, Unit};
 
@@ -139,6 +141,7 @@ pub fn assemble(mut records: Vec<LineRecord>) -> History {
     }
     h.attachments = attachments;
     mirrors_on_other_lines(&records, &mut h.attachments);
+    mark_healed(&h.entries, &mut h.attachments);
     // The provider in use now: the one the latest entry that names one went to.
     h.provider = h.entries.iter().rev().find_map(|e| e.provider.as_deref().map(str::to_string));
     h
@@ -157,8 +160,27 @@ fn mirrors_on_other_lines(records: &[LineRecord], visible: &mut [Attachment]) {
                 .rposition(|a| a.sha256.as_ref() == Some(sha) && a.line <= m.line)
                 .or_else(|| visible.iter().position(|a| a.sha256.as_ref() == Some(sha)));
             if let Some(i) = i {
-                visible[i].mirrors.push(span);
+                visible[i].mirrors.push(Span { line: m.line, ..span });
             }
+        }
+    }
+}
+
+/// An agent's own heal ([`Entry::heals`]): the media of that kind in the
+/// nearest earlier user entry carrying any are no longer sent. Walks back over
+/// entries that carry none, as Claude Code does.
+fn mark_healed(entries: &[Entry], attachments: &mut [Attachment]) {
+    for (k, e) in entries.iter().enumerate() {
+        let Some(kind) = e.heals else { continue };
+        let of_kind = |a: &Attachment| match kind {
+            MediaKind::Image => a.is_image(),
+            MediaKind::Document => !a.is_image(),
+        };
+        let carrier = (0..k).rev().find(|&j| {
+            entries[j].role != Role::Assistant && attachments.iter().any(|a| a.entry == j && !a.healed && of_kind(a))
+        });
+        if let Some(j) = carrier {
+            attachments.iter_mut().filter(|a| a.entry == j && of_kind(a)).for_each(|a| a.healed = true);
         }
     }
 }
@@ -298,7 +320,7 @@ fn tree_path(records: &[LineRecord], findings: &mut Vec<Finding>) -> Vec<usize> 
         };
     }
     path.reverse();
-    let path = with_sibling_results(records, path);
+    join_parallel_results(records, &mut path, &mut on_path);
     // The latest compaction on the path replaces what came before its kept range.
     let compaction = path.iter().rposition(|&i| matches!(records[i].unit, Unit::Node { keep_from: Some(_), .. }));
     if let Some(c) = compaction {
@@ -313,59 +335,67 @@ fn tree_path(records: &[LineRecord], findings: &mut Vec<Finding>) -> Vec<usize> 
     path
 }
 
-/// Claude Code writes one response as one line per content block, chained, and
-/// the result of each parallel call on a line whose parent is that call's own
-/// line: all but the last result hang off a side branch of the split message.
-/// Claude Code sends them with the message, so a line off the path that holds
-/// tool results, whose parent is a line of a message the path goes on
-/// through, goes in right after that message's last line.
-fn with_sibling_results(records: &[LineRecord], path: Vec<usize>) -> Vec<usize> {
-    let message_of = |i: usize| match records[i].unit {
-        Unit::Node { message, .. } => message,
+/// Parallel tool calls as Claude Code chains them: one reply split over one
+/// line per call, and each result chained to the line of its own call, so the
+/// path from the leaf misses some calls and results; the agent sends them all,
+/// in file order. A side node joins the path when its parent is on it and it
+/// is a line of a reply on the path (same [`Unit::Node`] `group`), or only
+/// answers calls of the path that nothing on it answers (so a rewound, re-run
+/// call is never answered twice).
+fn join_parallel_results(records: &[LineRecord], path: &mut Vec<usize>, on_path: &mut [bool]) {
+    let mut children: HashMap<Id, Vec<usize>> = HashMap::new();
+    for (j, r) in records.iter().enumerate() {
+        if let Unit::Node { parent: Some(p), sidechain: false, .. } = r.unit
+            && !on_path[j]
+        {
+            children.entry(p).or_default().push(j);
+        }
+    }
+    if children.is_empty() {
+        return;
+    }
+    let extra = |i: usize| records[i].extra.as_deref();
+    let group = |i: usize| match records[i].unit {
+        Unit::Node { group, .. } => group,
         _ => None,
     };
-    if !path.iter().any(|&i| message_of(i).is_some()) {
-        return path;
-    }
-    let mut pos: HashMap<Id, usize> = HashMap::new();
-    let mut last_of: HashMap<Id, usize> = HashMap::new();
-    for (k, &i) in path.iter().enumerate() {
-        if let Unit::Node { id, .. } = records[i].unit {
-            pos.insert(id, k);
-        }
-        if let Some(m) = message_of(i) {
-            last_of.insert(m, k);
+    let mut groups: HashSet<Id> = path.iter().filter_map(|&i| group(i)).collect();
+    let mut called: HashSet<&str> = HashSet::new();
+    let mut answered: HashSet<&str> = HashSet::new();
+    fn take<'a>(x: Option<&'a Extra>, called: &mut HashSet<&'a str>, answered: &mut HashSet<&'a str>) {
+        if let Some(x) = x {
+            called.extend(x.calls.iter().map(|c| c.call_id.as_str()));
+            answered.extend(x.results.iter().map(|r| r.call_id.as_str()));
         }
     }
-    let holds_results_only = |r: &LineRecord| {
-        r.extra.as_ref().is_some_and(|x| !x.results.is_empty())
-            && r.entries.iter().all(|e| e.role == crate::model::Role::User)
-    };
-    let on_path: std::collections::HashSet<usize> = path.iter().copied().collect();
-    let mut after: HashMap<usize, Vec<usize>> = HashMap::new();
-    for (j, r) in records.iter().enumerate() {
-        let Unit::Node { parent: Some(p), sidechain: false, .. } = r.unit else { continue };
-        if on_path.contains(&j) || !holds_results_only(r) {
-            continue;
-        }
-        let Some(&k) = pos.get(&p) else { continue };
-        let Some(last) = message_of(path[k]).and_then(|m| last_of.get(&m).copied()) else { continue };
-        // Only a split message the path goes on through: the parent is not its last line.
-        if last > k {
-            after.entry(last).or_default().push(j);
+    path.iter().for_each(|&i| take(extra(i), &mut called, &mut answered));
+    let mut queue: std::collections::VecDeque<usize> = path.iter().copied().collect();
+    while let Some(i) = queue.pop_front() {
+        let Unit::Node { id, .. } = records[i].unit else { continue };
+        for &j in children.get(&id).map_or(&[][..], Vec::as_slice) {
+            if on_path[j] {
+                continue;
+            }
+            let results = extra(j).map_or(&[][..], |x| &x.results[..]);
+            let only_results = !results.is_empty() && records[j].entries.iter().all(|e| e.role != Role::Assistant);
+            let joins = group(j).is_some_and(|g| groups.contains(&g))
+                || (only_results
+                    && results
+                        .iter()
+                        .all(|r| called.contains(r.call_id.as_str()) && !answered.contains(r.call_id.as_str())));
+            if !joins {
+                continue;
+            }
+            // Before the first later node of the path written after it.
+            let at = path.iter().position(|&k| k == i).unwrap_or(0);
+            let pos = (at + 1..path.len()).find(|&q| path[q] > j).unwrap_or(path.len());
+            path.insert(pos, j);
+            on_path[j] = true;
+            groups.extend(group(j));
+            take(extra(j), &mut called, &mut answered);
+            queue.push_back(j);
         }
     }
-    if after.is_empty() {
-        return path;
-    }
-    let mut out = Vec::with_capacity(path.len() + after.len());
-    for (k, &i) in path.iter().enumerate() {
-        out.push(i);
-        if let Some(js) = after.get(&k) {
-            out.extend(js);
-        }
-    }
-    out
 }
 
 fn link_finding(line: u64, code: &'static str, message: String) -> Finding {

@@ -5,14 +5,33 @@
 //! One API response is split over several assistant lines sharing `message.id`.
 //! Failed requests are synthetic assistant lines with `isApiErrorMessage`.
 //! Tool media sits in `tool_result.content` and again in `toolUseResult`.
+//!
+//! Since 2.1.3xx the file also logs what each request sent: `api-request`
+//! records chain `api-request-blob` messages by hash. They are never sent
+//! again (a resume rebuilds the request from the history), so they are not
+//! history; media in a blob is an agent-side copy of an attachment of the
+//! history, which a rewrite must change too. `queue-operation`, `atis-latch`,
+//! `last-prompt`, `api-request-shape`, `tools-used`, `cost-state` and `mode`
+//! are bookkeeping without `uuid`: hidden.
+//!
+//! On Anthropic's own media wording the agent heals itself: an error line with
+//! `apiError: "media_removed"` and `healsDistinctCarrier`, after which every
+//! request carries [`MEDIA_REMOVED`] in place of the media of that kind in the
+//! nearest earlier message carrying one.
 
 use crate::json::Value;
-use crate::model::{ErrorRecord, Origin, Role};
+use crate::model::{ErrorRecord, MediaKind, Origin, Role};
 
 use super::blocks::anthropic_content;
 use super::{Adapter, Id, LineOut, RawEntry, RawPayload, Site, Unit};
 
 pub struct ClaudeCode;
+
+/// What Claude Code sends in place of a tool result's media it healed away.
+pub const MEDIA_REMOVED: &str = "(media removed \u{2014} rejected by API)";
+
+/// What Claude Code sends, on resume, as the result of a call its run left unanswered.
+pub const TOOL_INTERRUPTED: &str = "[Tool call interrupted: the session ended before this call's result was recorded, so its outcome is unknown. Check whether it took effect before relying on it or running it again.]";
 
 const TYPES: &[&str] = &[
     "user",
@@ -24,6 +43,14 @@ const TYPES: &[&str] = &[
     "progress",
     "attachment",
     "custom-title",
+    "api-request",
+    "api-request-blob",
+    "api-request-shape",
+    "last-prompt",
+    "atis-latch",
+    "tools-used",
+    "cost-state",
+    "mode",
 ];
 
 impl Adapter for ClaudeCode {
@@ -34,6 +61,9 @@ impl Adapter for ClaudeCode {
     }
 
     fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
+        if v.get("type").as_str() == Some("api-request-blob") {
+            return request_blob(v, out);
+        }
         let Some(uuid) = Id::of_value(v.get("uuid")) else {
             out.unit = Unit::Hidden;
             return;
@@ -42,10 +72,10 @@ impl Adapter for ClaudeCode {
             id: uuid,
             parent: Id::of_value(v.get("parentUuid")),
             sidechain: v.get("isSidechain").as_bool().unwrap_or(false),
+            group: (v.get("type").as_str() == Some("assistant"))
+                .then(|| Id::of_value(v.at(&["message", "id"])))
+                .flatten(),
             keep_from: None,
-            message: Some(v.get("message").get("id"))
-                .filter(|_| v.get("type").as_str() == Some("assistant"))
-                .and_then(Id::of_value),
         };
         let msg = v.get("message");
         out.at = v.get("timestamp").to_text();
@@ -66,10 +96,16 @@ impl Adapter for ClaudeCode {
                 entry.model = model.filter(|_| !synthetic);
                 if v.get("isApiErrorMessage").as_bool() == Some(true) {
                     entry.accepted = false;
-                    entry.error = Some(ErrorRecord {
-                        text: content_text(msg.get("content")).unwrap_or_else(|| v.get("error").to_string()),
-                        status: v.get("apiErrorStatus").as_f64().map(|s| s as u16),
+                    let status = v.get("apiErrorStatus").as_f64().map(|s| s as u16);
+                    // The provider's own reply, where kept, before the agent's paraphrase of it.
+                    entry.error = Some(match provider_reply(v.get("errorDetails")) {
+                        Some((code, text)) => ErrorRecord { text, status: status.or(code) },
+                        None => ErrorRecord {
+                            text: content_text(msg.get("content")).unwrap_or_else(|| v.get("error").to_string()),
+                            status,
+                        },
                     });
+                    entry.heals = heals(v);
                 }
                 entry.blocks = blocks(msg.get("content"));
                 entry.empty = empty(msg.get("content"));
@@ -112,10 +148,12 @@ fn content_text(content: &Value<'_>) -> Option<String> {
 }
 
 /// `toolUseResult` repeats the media of the line's tool result for the UI; it is
-/// not sent, but a rewrite must change it too.
+/// not sent, but a rewrite must change it too. Where the result itself holds
+/// no media (a PDF read as a string result, as older versions wrote it), the
+/// agent sends none: 2.1.332, resuming such a line, sends the string alone.
 fn tool_use_result<'a>(v: &'a Value<'a>, entry: usize, out: &mut LineOut<'a>) {
     let r = v.get("toolUseResult");
-    if r.is_null() {
+    if r.is_null() || out.media.iter().all(|m| m.entry != entry) {
         return;
     }
     let call_id = v
@@ -146,6 +184,52 @@ fn tool_use_result<'a>(v: &'a Value<'a>, entry: usize, out: &mut LineOut<'a>) {
         }
     }
     for m in &mut out.media[first..] {
+        m.mirror = true;
+    }
+    out.calls.truncate(calls);
+    out.results.truncate(results);
+}
+
+/// `errorDetails` as Claude Code keeps it: the provider's reply, after its
+/// HTTP status (`400 {"type":"error",…}`). `None` when it is not a reply.
+fn provider_reply(details: &Value<'_>) -> Option<(Option<u16>, String)> {
+    let d = details.as_str()?.trim();
+    let (head, rest) = d.split_once(' ').unwrap_or(("", d));
+    match head.parse::<u16>() {
+        Ok(code) if (100..600).contains(&code) && !rest.trim().is_empty() => {
+            Some((Some(code), rest.trim().to_string()))
+        }
+        _ if d.starts_with('{') => Some((None, d.to_string())),
+        _ => None,
+    }
+}
+
+/// The kind of media a `media_removed` line heals away, when the agent heals
+/// a message other than the error line itself (`healsDistinctCarrier`).
+fn heals(v: &Value<'_>) -> Option<MediaKind> {
+    if v.get("apiError").as_str() != Some("media_removed") || v.get("healsDistinctCarrier").as_bool() != Some(true) {
+        return None;
+    }
+    match v.at(&["apiErrorParams", "media"]).as_str()? {
+        "image" => Some(MediaKind::Image),
+        "document" | "pdf" => Some(MediaKind::Document),
+        _ => None,
+    }
+}
+
+/// An `api-request-blob`: one message as a request sent it. Not history; its
+/// media are agent-side copies of attachments of the history (mirrors).
+fn request_blob<'a>(v: &'a Value<'a>, out: &mut LineOut<'a>) {
+    out.unit = Unit::Hidden;
+    let content = v.at(&["message", "content"]);
+    if !content.is_array() {
+        return;
+    }
+    let origin =
+        if v.at(&["message", "role"]).as_str() == Some("assistant") { Origin::Assistant } else { Origin::User };
+    let (calls, results) = (out.calls.len(), out.results.len());
+    anthropic_content(content, &Site::new(0, origin), "/message/content", out);
+    for m in &mut out.media {
         m.mirror = true;
     }
     out.calls.truncate(calls);

@@ -23,7 +23,7 @@ mod raw;
 use std::borrow::Cow;
 
 use crate::json::Value;
-use crate::model::{ErrorRecord, Origin, ReasoningKind, Role};
+use crate::model::{ErrorRecord, MediaKind, Origin, ReasoningKind, Role};
 
 /// The session formats session-doctor reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -104,6 +104,16 @@ impl Format {
     }
 }
 
+/// The text an agent sends in place of media it healed away itself, where it heals.
+pub fn heal_placeholder(format: &str) -> Option<&'static str> {
+    (format == Format::ClaudeCode.name()).then_some(claude_code::MEDIA_REMOVED)
+}
+
+/// The result an agent itself sends for a call its run left unanswered, where it mends one.
+pub fn interrupted_result(format: &str) -> Option<&'static str> {
+    (format == Format::ClaudeCode.name()).then_some(claude_code::TOOL_INTERRUPTED)
+}
+
 /// Reads one format.
 pub trait Adapter: Sync {
     /// How strongly one parsed line looks like this format: 0 not at all.
@@ -151,11 +161,11 @@ pub enum Unit {
         parent: Option<Id>,
         /// On a side branch (a subagent): never the leaf.
         sidechain: bool,
+        /// The lines of one reply split over several nodes share this (Claude
+        /// Code's `message.id`): a side node of the path's reply is history too.
+        group: Option<Id>,
         /// A compaction: the path before this id is replaced by this line.
         keep_from: Option<Id>,
-        /// The provider message this line is one of, where the agent writes one
-        /// message as several lines (Claude Code's `message.id`).
-        message: Option<Id>,
     },
     /// A record re-written in full each time it changes: the last copy wins,
     /// at the place of the first.
@@ -214,11 +224,24 @@ pub struct RawEntry {
     /// The message has no content the provider accepts (set only where the
     /// adapter can tell for sure; `false` means "not empty, or not known").
     pub empty: bool,
+    /// The agent healed this failure itself: on every later request it sends
+    /// the media of this kind in the nearest earlier message carrying one as
+    /// a placeholder (Claude Code's `media_removed`).
+    pub heals: Option<MediaKind>,
 }
 
 impl RawEntry {
     pub fn new(role: Role) -> RawEntry {
-        RawEntry { role, model: None, provider: None, accepted: false, error: None, blocks: 0, empty: false }
+        RawEntry {
+            role,
+            model: None,
+            provider: None,
+            accepted: false,
+            error: None,
+            blocks: 0,
+            empty: false,
+            heals: None,
+        }
     }
 }
 

@@ -67,7 +67,7 @@ impl Adapter for Pi {
         }
         out.unit = match Id::of_value(v.get("id")) {
             Some(id) => {
-                Unit::Node { id, parent: Id::of_value(v.get("parentId")), sidechain: false, keep_from, message: None }
+                Unit::Node { id, parent: Id::of_value(v.get("parentId")), sidechain: false, group: None, keep_from }
             }
             // v1: no ids, the entries are the history in file order.
             None => match v.get("firstKeptEntryIndex").as_f64() {

@@ -60,6 +60,17 @@ pub struct Entry {
     /// The message has no content the provider accepts (only where the format tells for sure).
     #[serde(skip)]
     pub empty: bool,
+    /// A failure the agent healed itself by no longer sending media of this kind.
+    #[serde(skip)]
+    pub heals: Option<MediaKind>,
+}
+
+/// The kinds of media an agent's heal can take out of its requests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MediaKind {
+    Image,
+    Document,
 }
 
 /// A tool invocation in the provider-visible history, linked to its result by `call_id`.
@@ -110,6 +121,14 @@ pub struct Span {
     pub offset: u64,
     /// Length of the encoded payload text in bytes.
     pub len: u64,
+    /// The line it sits on when that is not its attachment's own line (a copy
+    /// on another line: Codex's `event_msg`, Claude Code's `api-request-blob`); 0 otherwise.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub line: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One media payload in the provider-visible history.
@@ -147,6 +166,10 @@ pub struct Attachment {
     /// The user excluded it (the overlay beside the session): previews and
     /// repaired copies carry a note in its place.
     pub excluded: bool,
+    /// The agent itself no longer sends it (a heal recorded later in the
+    /// history): previews and repaired copies carry the agent's placeholder.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub healed: bool,
     /// Index into [`Session::entries`] of the entry that holds it.
     #[serde(skip)]
     pub entry: usize,

@@ -7,6 +7,7 @@
 //! A logged request in its own dialect is printed as logged, edits applied.
 
 pub mod canon;
+mod claude_code;
 pub mod codex;
 pub mod pi;
 pub mod read;
@@ -57,7 +58,9 @@ pub struct Previewed {
     /// Messages or items in the request.
     pub items: u64,
     pub changes: rewrite::Summary,
-    /// What the agent sends besides the history, which its session does not hold.
+    /// What the agent sends besides the history, which its session does not hold
+    /// (its system prompt, tool list): named, never silently missing. Empty for
+    /// a logged request, shown whole.
     pub not_in_session: &'static [&'static str],
 }
 
@@ -104,9 +107,13 @@ fn not_in_session(format: &str, dialect: Dialect) -> &'static [&'static str] {
             &["system prompt (pi's first input item)", "tool list", "request options (store, reasoning, include)"]
         }
         ("codex", Dialect::OpenaiResponses) => codex::NOT_IN_SESSION,
-        _ => &[],
+        // Every agent sends a system prompt and its tools with the history.
+        _ => AGENT_ADDS,
     }
 }
+
+/// What an agent adds to every request from outside its history.
+const AGENT_ADDS: &[&str] = &["system prompt", "tool list"];
 
 /// Writes the request `session` would produce to `out`.
 pub fn preview(
@@ -162,9 +169,20 @@ pub fn preview(
 
     let mut w = write::Writer::start(out, dialect, model.as_deref())?;
     let mut agent = sends(session, dialect, last.and_then(|e| e.provider.as_deref()), model.as_deref());
-    let mut push = |w: &mut write::Writer<&mut dyn Write>, v: &serde_json::Value| -> std::io::Result<()> {
+    // Claude Code orders each turn itself (its attachments' text moves to the turn's start).
+    let mut turn = (format == "claude-code").then(claude_code::Turn::default);
+    if turn.is_some() && dialect == Dialect::Anthropic {
+        w.inline_system();
+    }
+    let mut push = |w: &mut write::Writer<&mut dyn Write>,
+                    turn: &mut Option<claude_code::Turn>,
+                    v: &serde_json::Value|
+     -> std::io::Result<()> {
         if let Some(a) = agent.as_mut() {
             return a.record(v).iter().try_for_each(|m| w.push_sent(m));
+        }
+        if let Some(t) = turn.as_mut() {
+            return t.push(v, w);
         }
         let msgs = if logged(format) {
             let b = ["request", "body"].iter().find_map(|k| v.get(*k).filter(|b| b.is_object())).unwrap_or(v);
@@ -185,8 +203,8 @@ pub fn preview(
                     .as_array()
                     .or_else(|| doc.get("messages").and_then(|m| m.as_array()).filter(|_| !logged(format)));
                 match list {
-                    Some(items) => items.iter().try_for_each(|v| push(&mut w, v))?,
-                    None => push(&mut w, &doc)?,
+                    Some(items) => items.iter().try_for_each(|v| push(&mut w, &mut turn, v))?,
+                    None => push(&mut w, &mut turn, &doc)?,
                 }
             }
         }
@@ -195,20 +213,27 @@ pub fn preview(
             let text = read_record(r.offset, r.len)?;
             let Some(text) = edited(&text, r.offset, r.line) else { continue };
             let Ok(v) = serde_json::from_slice::<serde_json::Value>(&text) else { continue };
-            push(&mut w, &v)?;
+            push(&mut w, &mut turn, &v)?;
             // Interrupted calls of this turn get their result right after it.
             for op in rewrite.ops.get(&r.line).into_iter().flatten() {
                 if let rewrite::Op::Answer { call_id, tool } = op {
-                    let text = canon::Part::Text(rewrite::mend::INTERRUPTED.into());
+                    let text = canon::Part::Text(rewrite::mend::interrupted(format).into());
                     let result =
                         canon::Part::Result { id: call_id.clone(), name: tool.clone(), parts: vec![text], error: true };
-                    w.push(canon::Msg::new(canon::Role::User, vec![result]))?;
+                    let m = canon::Msg::new(canon::Role::User, vec![result]);
+                    match turn.as_mut() {
+                        Some(t) => t.push_msg(m, &mut w)?,
+                        None => w.push(m)?,
+                    }
                 }
             }
         }
     }
     if let Some(a) = agent.as_mut() {
         a.finish().iter().try_for_each(|m| w.push_sent(m))?;
+    }
+    if let Some(t) = turn.as_mut() {
+        t.flush(&mut w)?;
     }
     let (_, items) = w.finish()?;
     Ok(Previewed { target: dialect.name(), items, changes: summary, not_in_session: absent })

@@ -24,7 +24,7 @@ fn args(v: Option<&Value>) -> Value {
 /// The messages one native record stands for, in `format`.
 pub fn record(format: &str, v: &Value) -> Vec<Msg> {
     match format {
-        "claude-code" => claude_code(v),
+        "claude-code" => super::claude_code::record(v),
         "codex" => codex(v),
         "pi" => pi(v),
         "gemini-cli" => gemini_cli(v),
@@ -63,17 +63,7 @@ pub fn body(format: &str, b: &Value) -> Vec<Msg> {
     }
 }
 
-fn claude_code(v: &Value) -> Vec<Msg> {
-    if v.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true) {
-        return Vec::new();
-    }
-    match v.get("type").and_then(Value::as_str) {
-        Some("user" | "assistant") => v.get("message").and_then(anthropic_msg).into_iter().collect(),
-        _ => Vec::new(),
-    }
-}
-
-fn anthropic_msg(m: &Value) -> Option<Msg> {
+pub(super) fn anthropic_msg(m: &Value) -> Option<Msg> {
     let role = match m.get("role")?.as_str()? {
         "assistant" => Role::Assistant,
         _ => Role::User,

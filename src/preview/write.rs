@@ -70,6 +70,9 @@ pub struct Writer<W: Write> {
     calls: std::collections::HashMap<String, String>,
     /// Every item written, for the caller's summary.
     pub items: u64,
+    /// System messages stay in the message list, where the agent sends them
+    /// (Claude Code's `role: "system"` messages), instead of the top-level prompt.
+    inline_system: bool,
 }
 
 impl<W: Write> Writer<W> {
@@ -79,7 +82,21 @@ impl<W: Write> Writer<W> {
             write!(out, "\"model\":{},", json!(m))?;
         }
         write!(out, "\n\"{}\":[", dialect.list())?;
-        Ok(Writer { out, dialect, pending: None, first: true, system: Vec::new(), calls: Default::default(), items: 0 })
+        Ok(Writer {
+            out,
+            dialect,
+            pending: None,
+            first: true,
+            system: Vec::new(),
+            calls: Default::default(),
+            items: 0,
+            inline_system: false,
+        })
+    }
+
+    /// Keeps system messages in the message list, in place.
+    pub fn inline_system(&mut self) {
+        self.inline_system = self.dialect == Dialect::Anthropic;
     }
 
     pub fn push(&mut self, mut m: Msg) -> std::io::Result<()> {
@@ -94,7 +111,7 @@ impl<W: Write> Writer<W> {
                 _ => {}
             }
         }
-        if m.role == Role::System {
+        if m.role == Role::System && !self.inline_system {
             self.system
                 .extend(m.parts.iter().filter_map(|p| if let Part::Text(t) = p { Some(t.clone()) } else { None }));
             if self.dialect != Dialect::OpenaiChat && self.dialect != Dialect::OpenaiResponses {

@@ -123,6 +123,7 @@ impl<'r> Worker<'r> {
                 error: e.error.map(Box::new),
                 blocks: e.blocks,
                 empty: e.empty,
+                heals: e.heals,
             });
         }
         let rare = !attachments.is_empty()

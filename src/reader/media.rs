@@ -92,6 +92,7 @@ impl Judge<'_> {
             span: None,
             mirrors: Vec::new(),
             excluded: false,
+            healed: false,
             entry: m.entry,
             facts: None,
             source_problems: Vec::new(),
@@ -230,7 +231,7 @@ fn payload_text<'p>(p: &'p RawPayload<'_>) -> Option<&'p str> {
 fn span_of(text: Option<&str>, line: &[u8], offset: u64) -> Option<Span> {
     let t = text?;
     let start = (t.as_ptr() as usize).checked_sub(line.as_ptr() as usize)?;
-    (start + t.len() <= line.len()).then_some(Span { offset: offset + start as u64, len: t.len() as u64 })
+    (start + t.len() <= line.len()).then_some(Span { offset: offset + start as u64, len: t.len() as u64, line: 0 })
 }
 
 /// `%XX` escapes of a non-base64 data URL.

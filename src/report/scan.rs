@@ -45,6 +45,23 @@ pub fn write_for(out: &mut impl Write, r: &ScanReport, term: &Term) -> io::Resul
         for p in &a.problems {
             say(format!("  {} {}: ", a.reference, v(p.severity)), &p.message)?;
         }
+        if a.healed {
+            say(
+                format!("  {} healed: ", a.reference),
+                "the agent replaced it with its own placeholder after the provider rejected it, and does not send it again",
+            )?;
+        }
+        let copies: Vec<String> = a.mirrors.iter().filter(|m| m.line != 0).map(|m| m.line.to_string()).collect();
+        if !copies.is_empty() {
+            let (lines, hold) = if copies.len() == 1 { ("line", "holds") } else { ("lines", "hold") };
+            say(
+                format!("  {} copies: ", a.reference),
+                &format!(
+                    "{lines} {} {hold} its bytes again for the agent itself (its record of a request it sent, or of its UI), never sent again; exclude and repair leave no copy of an excluded attachment",
+                    copies.join(", ")
+                ),
+            )?;
+        }
     }
     for p in &r.limits {
         say(format!("  request {}: ", v(p.severity)), &p.message)?;

@@ -14,6 +14,13 @@ use super::{Op, Rewrite, splice};
 /// What the synthetic result of an interrupted call says.
 pub const INTERRUPTED: &str = "[Tool call interrupted: the run stopped before this tool returned, so its output is not available. Run it again if you need it.]";
 
+/// The synthetic result an interrupted call gets in `format`: the agent's own
+/// words where it mends such a call itself (so preview and a repaired copy
+/// carry what the agent would send), else [`INTERRUPTED`].
+pub fn interrupted(format: &str) -> &'static str {
+    crate::formats::interrupted_result(format).unwrap_or(INTERRUPTED)
+}
+
 /// Formats whose records can hold a synthetic result line. Not pi: it answers
 /// an orphaned call itself on every request (`preview::pi::NO_RESULT`), so a
 /// result of ours would only change what it sends.
@@ -118,7 +125,7 @@ pub fn answer_record(
         Format::ClaudeCode => {
             let blocks: Vec<serde_json::Value> = calls
                 .iter()
-                .map(|(c, _)| json!({"type":"tool_result","tool_use_id":c,"content":INTERRUPTED,"is_error":true}))
+                .map(|(c, _)| json!({"type":"tool_result","tool_use_id":c,"content":interrupted(format.name()),"is_error":true}))
                 .collect();
             let mut line = serde_json::Map::new();
             line.insert("parentUuid".into(), field("/uuid"));
@@ -135,7 +142,7 @@ pub fn answer_record(
             line.insert("message".into(), json!({"role":"user","content":blocks}));
             line.insert("uuid".into(), json!(id));
             line.insert("timestamp".into(), json!(now));
-            line.insert("toolUseResult".into(), json!(format!("Error: {INTERRUPTED}")));
+            line.insert("toolUseResult".into(), json!(format!("Error: {}", interrupted(format.name()))));
             serde_json::Value::Object(line)
         }
         Format::Codex => {

@@ -47,6 +47,9 @@ pub enum Op {
     RemoveInString { pointer: String, inner: String },
     /// Leave the whole record out.
     Drop,
+    /// Take out the media block at `pointer` as the agent's own heal does: a
+    /// content array it would empty keeps one `text` block instead.
+    Heal { pointer: String, text: &'static str },
     /// After this record, answer a tool call the history left without a result.
     Answer { call_id: String, tool: Option<String> },
     /// Replace the payload text at `span` (an image over the provider's
@@ -65,6 +68,9 @@ pub struct Summary {
     pub excluded: Vec<String>,
     /// Refs replaced by the image-cap note.
     pub capped: Vec<String>,
+    /// Refs the agent healed away itself: sent as its placeholder, as it does.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub healed: Vec<String>,
     /// Reasoning items removed.
     pub reasoning_removed: usize,
     /// Reasoning items whose ids were dropped.
@@ -110,16 +116,28 @@ impl Rewrite {
     pub fn plan(session: &Session, opts: &Options, single_document: bool) -> Rewrite {
         let key = |line: u64| if single_document { 1 } else { line };
         let mut r = Rewrite::default();
-        let note = |r: &mut Rewrite, a: &Attachment, text: String| {
-            let ops = r.ops.entry(key(a.line)).or_default();
-            ops.push(Op::Note { pointer: a.pointer.clone(), text });
+        // Every copy of the bytes goes, on whatever line it sits.
+        let blank_mirrors = |r: &mut Rewrite, a: &Attachment| {
             for m in &a.mirrors {
-                ops.push(Op::Blank { offset: m.offset, len: m.len });
+                let line = if m.line == 0 { a.line } else { m.line };
+                r.ops.entry(key(line)).or_default().push(Op::Blank { offset: m.offset, len: m.len });
             }
+        };
+        let note = |r: &mut Rewrite, a: &Attachment, text: String| {
+            r.ops.entry(key(a.line)).or_default().push(Op::Note { pointer: a.pointer.clone(), text });
+            blank_mirrors(r, a);
         };
         for a in session.attachments.iter().filter(|a| a.excluded) {
             note(&mut r, a, exclusion_note(a));
             r.summary.excluded.push(a.reference.clone());
+        }
+        // What the agent itself no longer sends stays out: the same replacement as its heal.
+        if let Some(text) = crate::formats::heal_placeholder(session.format) {
+            for a in session.attachments.iter().filter(|a| a.healed && !a.excluded) {
+                r.ops.entry(key(a.line)).or_default().push(Op::Heal { pointer: a.pointer.clone(), text });
+                blank_mirrors(&mut r, a);
+                r.summary.healed.push(a.reference.clone());
+            }
         }
         if let Some(keep) = opts.max_images {
             let images: Vec<&Attachment> = session.attachments.iter().filter(|a| !a.excluded && a.is_image()).collect();
@@ -214,9 +232,15 @@ pub fn edits(format: &str, text: &[u8], base: u64, ops: &[Op]) -> Option<Vec<spl
     let mut removals: Vec<&str> = Vec::new();
     let mut snake_removals: Vec<String> = Vec::new();
     let mut result_removals: Vec<String> = Vec::new();
+    let mut heals: Vec<&str> = Vec::new();
+    let mut heal_text = "";
     for op in ops {
         match op {
             Op::Drop => return None,
+            Op::Heal { pointer, text } => {
+                heals.push(pointer);
+                heal_text = text;
+            }
             Op::Note { pointer, text: note } => {
                 if let Some(range) = splice::locate(text, pointer) {
                     if let Some(e) = opencode_tool_attachment(format, text, pointer, note) {
@@ -251,6 +275,7 @@ pub fn edits(format: &str, text: &[u8], base: u64, ops: &[Op]) -> Option<Vec<spl
     }
     removals.extend(snake_removals.iter().map(String::as_str));
     out.extend(removal_edits(format, text, &removals, "[reasoning omitted]"));
+    out.extend(removal_edits(format, text, &heals, heal_text));
     let results: Vec<&str> = result_removals.iter().map(String::as_str).collect();
     out.extend(removal_edits(
         format,

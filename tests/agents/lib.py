@@ -244,23 +244,40 @@ def preview(sb, session, *extra):
     return json.loads(r.stdout), (json.loads(lines[-1]) if lines else {})
 
 
-def message_differences(previewed, sent, normalise=None):
-    """Where the preview's messages differ from the messages a logged request sent.
+def message_differences(preview_messages, sent_messages, normalise=None):
+    """Differences between what ``preview`` printed and what the agent sent,
+    message by message, after ``normalise`` (the agent's own spellings that
+    mean the same to the provider, e.g. a string for one text block).
 
-    Both are lists of provider messages; ``normalise`` (per agent) maps one
-    message to the form compared — for what the agent adds on the wire and the
-    session cannot know. Returns one line per difference: ``messages.N: …``.
+    Returns a list of human-readable differences; empty means equal.
     """
-    norm = normalise or (lambda m: m)
+    normalise = normalise or (lambda m: m)
+    want = [normalise(m) for m in sent_messages]
+    got = [normalise(m) for m in preview_messages]
     out = []
-    for i in range(max(len(previewed), len(sent))):
-        a = norm(previewed[i]) if i < len(previewed) else None
-        b = norm(sent[i]) if i < len(sent) else None
-        if a != b:
-            out.append("messages.%d: preview %s\n            sent    %s" % (i, _short(a), _short(b)))
+    if len(want) != len(got):
+        out.append("preview has %d messages, the agent sent %d" % (len(got), len(want)))
+    for i, (g, w) in enumerate(zip(got, want)):
+        if g != w:
+            out.append("message %d differs:\n  preview: %s\n  sent:    %s" % (i, _short(g), _short(w)))
+    for i in range(len(got), len(want)):
+        out.append("message %d missing from preview: %s" % (i, _short(want[i])))
+    for i in range(len(want), len(got)):
+        out.append("message %d only in preview: %s" % (i, _short(got[i])))
     return out
 
 
-def _short(v):
+def _short(v, limit=600):
     text = json.dumps(v, sort_keys=True)
-    return text if len(text) < 600 else text[:600] + "…"
+    return text if len(text) <= limit else text[:limit] + "…(%d chars)" % len(text)
+
+
+def preview_messages(sb, session, *extra):
+    """The `messages`/`input`/`contents` list `session-doctor preview` prints."""
+    r = sb.doctor("preview", session, *extra)
+    check(r.code == 0, "preview answers", r)
+    body = json.loads(r.stdout)
+    for key in ("messages", "input", "contents"):
+        if key in body:
+            return body, body[key]
+    raise Failed("preview printed no message list\n%r" % r)

@@ -48,6 +48,7 @@ class Settings:
 
     def __init__(self):
         self.tool = None  # (tool name, arguments) the model calls on a fresh user turn
+        self.more_tools = []  # Anthropic: further (name, arguments) called in the same turn, in parallel
         self.tool_trigger = "READ-THE-FILE"  # text in the user's turn that makes the model call it
         self.gateway = None  # None, or "litellm": answer media errors as a LiteLLM-style proxy does
         self.reject_replayed_reasoning = False  # Responses: refuse rs_ ids under store:false
@@ -59,6 +60,7 @@ class Settings:
         self.anthropic_max_side = 8000
         self.anthropic_max_base64 = 5 * 1024 * 1024
         self.fail_next = []  # (status, body) answered to the next model requests, one each, before any check
+        self.thinking_key = None  # Anthropic: answer with a thinking block signed with this key, and refuse replayed ones it did not sign
 
 
 class Provider:
@@ -205,6 +207,7 @@ class Provider:
                     for k, inner in enumerate(block["content"]):
                         _anthropic_media(inner, "messages.%d.content.%d.content.%d" % (i, j, k), items)
         _anthropic_pairs(messages)
+        self._check_thinking(messages)
         self._judge_media("anthropic", items)
         # Claude Code may end with a `system` message of its own; the turn is the last other one.
         last = next((m for m in reversed(messages) if m.get("role") != "system"), {})
@@ -214,8 +217,12 @@ class Provider:
         tools = [t.get("name") for t in body.get("tools") or []]
         reply, call = self._reply(text, is_result, tools)
         content = []
+        if self.settings.thinking_key:
+            thought = "Thinking about it."
+            content.append({"type": "thinking", "thinking": thought, "signature": _sign(self.settings.thinking_key, thought)})
         if call:
-            content.append({"type": "tool_use", "id": _id("toolu_"), "name": call[0], "input": call[1]})
+            for name, args in [call] + list(self.settings.more_tools):
+                content.append({"type": "tool_use", "id": _id("toolu_"), "name": name, "input": args})
         else:
             content.append({"type": "text", "text": reply})
         message = {
@@ -231,6 +238,18 @@ class Provider:
         if body.get("stream"):
             return 200, None, _anthropic_sse(message)
         return 200, message, None
+
+    def _check_thinking(self, messages):
+        """Anthropic verifies the signature of every replayed thinking block."""
+        key = self.settings.thinking_key
+        if not key:
+            return
+        for i, msg in enumerate(messages):
+            if msg.get("role") != "assistant" or not isinstance(msg.get("content"), list):
+                continue
+            for j, b in enumerate(msg["content"]):
+                if b.get("type") == "thinking" and b.get("signature") != _sign(key, b.get("thinking", "")):
+                    raise Reject(400, {"type": "error", "error": {"type": "invalid_request_error", "message": "messages.%d.content.%d: Invalid `signature` in `thinking` block" % (i, j)}, "request_id": _id("req_")})
 
     # ------------------------------------------------------- OpenAI Responses
 
@@ -358,6 +377,13 @@ class Provider:
 # --------------------------------------------------------------------- helpers
 
 
+def _sign(key, text):
+    import hashlib
+    import hmac
+
+    return base64.b64encode(hmac.new(key.encode(), text.encode(), hashlib.sha256).digest()).decode()
+
+
 def _id(prefix):
     return prefix + uuid.uuid4().hex[:24]
 
@@ -415,6 +441,10 @@ def _anthropic_sse(message):
         if block["type"] == "text":
             events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}))
             events.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": block["text"]}}))
+        elif block["type"] == "thinking":
+            events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}))
+            events.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": {"type": "thinking_delta", "thinking": block["thinking"]}}))
+            events.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": {"type": "signature_delta", "signature": block["signature"]}}))
         else:
             events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": dict(block, input={})}))
             events.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}}))

@@ -1,0 +1,136 @@
+//! How Claude Code (2.1.3xx) turns its records into the messages it sends.
+//!
+//! Besides its `user` and `assistant` lines it sends the `rendered` text of
+//! its `attachment` records (environment, model, skill listing, date,
+//! reminders…), as the real agent showed against the suite's fake provider:
+//!
+//! * `renderedRole: "system"`: a `role: "system"` message in place, in the
+//!   `messages` list (not the top-level `system`); consecutive ones are one
+//!   message, their texts without the `<system-reminder>` wrapper, joined by a
+//!   blank line;
+//! * `renderedRole: "user"`: a text block that moves up to the start of the
+//!   turn — after the last assistant message or tool result — and so joins
+//!   the user message there;
+//! * consecutive user messages are one message, and a text block that ends
+//!   one of them before the next gets a `\n` (`continue` then `continue`
+//!   sends `"continue\n"`, `"continue"`).
+//!
+//! What the session cannot give — the system prompt and the tool list the
+//! agent sends with every request — is not in these messages.
+
+use serde_json::Value;
+
+use super::canon::{Msg, Part, Role};
+use super::write::Writer;
+
+/// One record's messages: a line of the history, or an attachment's text.
+pub fn record(v: &Value) -> Vec<Msg> {
+    if v.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true) {
+        return Vec::new();
+    }
+    match v.get("type").and_then(Value::as_str) {
+        Some("user" | "assistant") => v.get("message").and_then(super::read::anthropic_msg).into_iter().collect(),
+        Some("attachment") => attachment(v).into_iter().collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn attachment(v: &Value) -> Option<Msg> {
+    let texts: Vec<String> = v
+        .get("rendered")?
+        .as_array()?
+        .iter()
+        .filter_map(|r| match r.get("content")? {
+            Value::String(s) => Some(s.clone()),
+            Value::Array(blocks) => {
+                Some(blocks.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n"))
+            }
+            _ => None,
+        })
+        .collect();
+    if texts.is_empty() {
+        return None;
+    }
+    if v.get("renderedRole").and_then(Value::as_str) == Some("system") {
+        let joined = texts.iter().map(|t| unwrap_reminder(t)).collect::<Vec<_>>().join("\n\n");
+        return Some(Msg::new(Role::System, vec![Part::Text(joined)]));
+    }
+    Some(Msg::new(Role::User, texts.into_iter().map(Part::Text).collect()))
+}
+
+/// The text inside `<system-reminder>\n…\n</system-reminder>`, else the text.
+fn unwrap_reminder(t: &str) -> &str {
+    let t = t.trim();
+    t.strip_prefix("<system-reminder>\n").and_then(|r| r.strip_suffix("\n</system-reminder>")).unwrap_or(t)
+}
+
+/// Claude Code's ordering of one turn: the messages since the last assistant
+/// message or tool result, held until the next one, so that user-role
+/// attachment text can move to the turn's start as the agent moves it.
+#[derive(Default)]
+pub struct Turn {
+    held: Vec<Msg>,
+    /// How many user-role attachment messages lead `held`.
+    lead: usize,
+}
+
+impl Turn {
+    pub fn push<W: std::io::Write>(&mut self, v: &Value, w: &mut Writer<W>) -> std::io::Result<()> {
+        let from_attachment = v.get("type").and_then(Value::as_str) == Some("attachment");
+        for m in record(v) {
+            match (from_attachment, m.role) {
+                (true, Role::User) => {
+                    self.held.insert(self.lead, m);
+                    self.lead += 1;
+                }
+                (true, Role::System) => match self.held.last_mut() {
+                    Some(prev) if prev.role == Role::System => join_system(prev, m),
+                    _ => self.held.push(m),
+                },
+                _ => self.push_msg(m, w)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// A message of the history itself (or one the rewrite adds).
+    pub fn push_msg<W: std::io::Write>(&mut self, m: Msg, w: &mut Writer<W>) -> std::io::Result<()> {
+        let starts_turn = m.role == Role::Assistant || m.parts.iter().any(|p| matches!(p, Part::Result { .. }));
+        if starts_turn {
+            self.flush(w)?;
+            w.push(m)
+        } else {
+            self.held.push(m);
+            Ok(())
+        }
+    }
+
+    pub fn flush<W: std::io::Write>(&mut self, w: &mut Writer<W>) -> std::io::Result<()> {
+        self.lead = 0;
+        let mut out: Vec<Msg> = Vec::new();
+        for m in std::mem::take(&mut self.held) {
+            match out.last_mut() {
+                Some(prev) if prev.role == Role::User && m.role == Role::User => {
+                    if let Some(Part::Text(t)) = prev.parts.last_mut() {
+                        t.push('\n');
+                    }
+                    prev.parts.extend(m.parts);
+                }
+                _ => out.push(m),
+            }
+        }
+        out.into_iter().try_for_each(|m| w.push(m))
+    }
+}
+
+fn join_system(prev: &mut Msg, m: Msg) {
+    for p in m.parts {
+        match (prev.parts.last_mut(), p) {
+            (Some(Part::Text(a)), Part::Text(b)) => {
+                a.push_str("\n\n");
+                a.push_str(&b);
+            }
+            (_, p) => prev.parts.push(p),
+        }
+    }
+}
