@@ -93,7 +93,7 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
     };
     let mut err = std::io::stderr().lock();
     if args.json {
-        let v = serde_json::json!({"file": session.file, "format": session.format, "target": done.target, "items": done.items, "changes": done.changes});
+        let v = serde_json::json!({"file": session.file, "format": session.format, "target": done.target, "items": done.items, "changes": done.changes, "not_in_session": done.not_in_session});
         writeln!(err, "{v}")?;
     } else {
         let c = &done.changes;
@@ -108,6 +108,13 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
             what.push(format!("{} reasoning rewritten", c.reasoning_removed + c.reasoning_ids_dropped));
         }
         writeln!(err, "session-doctor: {} request for {}: {}", done.target, sanitize(&session.file), what.join(", "))?;
+        if !done.not_in_session.is_empty() {
+            writeln!(
+                err,
+                "not in the session (the agent adds it to every request): {}",
+                done.not_in_session.join("; ")
+            )?;
+        }
     }
     Ok(Exit::Healthy)
 }

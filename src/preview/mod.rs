@@ -7,6 +7,7 @@
 //! A logged request in its own dialect is printed as logged, edits applied.
 
 pub mod canon;
+mod gemini_cli;
 pub mod read;
 pub mod write;
 
@@ -55,6 +56,16 @@ pub struct Previewed {
     /// Messages or items in the request.
     pub items: u64,
     pub changes: rewrite::Summary,
+    /// What the agent sends with every request that the session does not hold.
+    pub not_in_session: &'static [&'static str],
+}
+
+/// What `format`'s agent adds to every request from outside the session.
+pub fn not_in_session(format: &str) -> &'static [&'static str] {
+    match format {
+        "gemini-cli" => gemini_cli::NOT_IN_SESSION,
+        _ => &[],
+    }
 }
 
 /// Writes the request `session` would produce to `out`.
@@ -109,7 +120,12 @@ pub fn preview(
             .ok()
             .and_then(|v| ["messages", "input", "contents"].iter().find_map(|k| v.get(k)?.as_array().map(Vec::len)))
             .unwrap_or(0) as u64;
-        return Ok(Previewed { target: dialect.name(), items, changes: summary });
+        return Ok(Previewed {
+            target: dialect.name(),
+            items,
+            changes: summary,
+            not_in_session: not_in_session(format),
+        });
     }
 
     let mut w = write::Writer::start(out, dialect, model.as_deref())?;
@@ -157,7 +173,7 @@ pub fn preview(
     }
     let items = w.items;
     w.finish()?;
-    Ok(Previewed { target: dialect.name(), items, changes: summary })
+    Ok(Previewed { target: dialect.name(), items, changes: summary, not_in_session: not_in_session(format) })
 }
 
 fn is_request(text: &[u8]) -> bool {

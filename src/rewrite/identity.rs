@@ -83,10 +83,21 @@ pub fn edit(format: Format, id: &Identity, line: &[u8], first: bool) -> Option<s
         Format::ClaudeCode => "/sessionId",
         Format::Codex if first => "/payload/id",
         Format::Pi if first => "/id",
-        Format::GeminiCli if first => "/sessionId",
+        Format::GeminiCli => gemini_cli_pointer(line, first)?,
         _ => return None,
     };
     let range = splice::locate(line, pointer)?;
     let old: String = serde_json::from_slice(&line[range.clone()]).ok()?;
     (id.old_id.as_deref().is_none_or(|o| o == old)).then(|| splice::Edit { range, with: format!("\"{new}\"") })
+}
+
+/// Where a Gemini CLI line names its session. The CLI takes the last name it
+/// reads: every metadata line (a start in the same minute appends a second one
+/// to the same file) and every `{"$set":{"sessionId":…}}` (written on resume),
+/// not only the first line, or it resumes the copy as the original.
+fn gemini_cli_pointer(line: &[u8], first: bool) -> Option<&'static str> {
+    if splice::locate(line, "/$set/sessionId").is_some() {
+        return Some("/$set/sessionId");
+    }
+    (first || splice::locate(line, "/projectHash").is_some()).then_some("/sessionId")
 }
