@@ -64,6 +64,7 @@ pub struct Previewed {
 pub fn not_in_session(format: &str) -> &'static [&'static str] {
     match format {
         "gemini-cli" => gemini_cli::NOT_IN_SESSION,
+        "opencode" => &["the system prompt (opencode writes it for each request)", "the tool definitions"],
         _ => &[],
     }
 }
