@@ -200,3 +200,67 @@ def scenario_healthy_tool_resume(ctx):
     session = _sessions(ctx)[0]
     r, d = lib.diagnose(ctx.sb, session)
     lib.check(d["stuck"] is False and r.code == 0, "diagnose says healthy", r)
+
+
+def scenario_killed_mid_tool(ctx):
+    """A run killed (CLI and tool, SIGKILL) while its shell tool runs: the session
+    holds no dangling call the CLI would send, its resume sends no trace of the
+    call and gets a 200, and diagnose says healthy before and after."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    _setup(ctx, "unused.txt", b"")
+    ctx.provider.settings.tool = ("run_shell_command", {"command": "sleep 97", "description": "wait"})
+    env = dict(ctx.sb.env, **_env(ctx))
+    proc = subprocess.Popen([str(ctx.exe), "-p", "READ-THE-FILE now", "--yolo"], cwd=str(ctx.sb.work), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    running = False
+
+    def tool_pids():
+        # The CLI detaches its shell commands into a session of their own: find this
+        # sandbox's command by its text and its working folder.
+        found = subprocess.run(["pgrep", "-f", "sleep 97"], capture_output=True, text=True)
+        mine = []
+        for pid in (int(p) for p in found.stdout.split()):
+            try:
+                if os.readlink("/proc/%d/cwd" % pid) == str(ctx.sb.work):
+                    mine.append(pid)
+            except OSError:
+                pass
+        return mine
+
+    try:
+        for _ in range(lib.AGENT_TIMEOUT):
+            if tool_pids():
+                running = True
+                break
+            if proc.poll() is not None:
+                break
+            time.sleep(0.5)
+    finally:
+        # Every process this run started, by id: first the CLI (it relaunches itself as a
+        # child, so its whole process group, which it leads), then its tool.
+        tools = tool_pids()
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        for pid in tools:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        proc.wait()
+    lib.check(running, "the shell tool was running when the CLI was killed")
+    session = _sessions(ctx)[0]
+    r, d = lib.diagnose(ctx.sb, session)
+    lib.check(d["stuck"] is False and r.code == 0, "diagnose on the killed session says healthy", r)
+    again = _gemini(ctx, "--resume", "latest", "-p", "continue")
+    lib.check(again.code == 0, "the CLI's resume succeeds", again)
+    sent = ctx.provider.model_requests("gemini")[-1]
+    lib.check(sent["status"] == 200, "with a 200", sent)
+    calls = [p for c in sent["body"]["contents"] for p in c["parts"] if "functionCall" in p]
+    lib.check(not calls, "the resume sends no trace of the killed call", calls)
+    r, d = lib.diagnose(ctx.sb, session)
+    lib.check(d["stuck"] is False and r.code == 0, "diagnose after the resume says healthy", r)
