@@ -77,12 +77,14 @@ fn the_image_opencode_left_out_is_healthy_and_stays_left_out() {
     let out = run(&["diagnose", e, "--json"]);
     let d: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!((out.status.code(), &d["stuck"]), (Some(0), &json!(false)), "{d:#}");
-    let out = run(&["preview", e, "--target", "anthropic", "--json"]);
+    // opencode sent Anthropic Messages (its custom provider is `@ai-sdk/anthropic`, the model a Claude).
+    let out = run(&["preview", e, "--json"]);
     assert_eq!(out.status.code(), Some(0));
     let p: Value = serde_json::from_slice(&out.stdout).unwrap();
     // What opencode sends beside the history is named, not silently missing.
     let summary = String::from_utf8_lossy(&out.stderr);
     assert!(summary.contains("system prompt") && summary.contains("tool definitions"), "{summary}");
+    assert!(summary.contains("\"target\":\"anthropic\""), "{summary}");
     let result = &p["messages"][2]["content"][0];
     assert_eq!(result["type"], json!("tool_result"), "{p:#}");
     assert!(result.to_string().contains(&OMITTED.replace('"', "\\\"")), "{p:#}");

@@ -122,9 +122,11 @@ def scenario_undecodable_image_left_out_by_opencode(ctx):
     export.write_text(ex.stdout[ex.stdout.index("{"):])
     r, d = lib.diagnose(ctx.sb, export)
     lib.check(d["stuck"] is False and r.code == 0, "diagnose on the export says healthy", r)
-    p = ctx.sb.doctor("preview", export, "--target", "anthropic", "--json")
+    p = ctx.sb.doctor("preview", export, "--json")
     lib.check(p.code == 0, "preview runs", p)
-    named = json.dumps(json.loads(p.stderr.strip().splitlines()[-1]).get("not_in_session"))
+    summary = json.loads(p.stderr.strip().splitlines()[-1])
+    lib.check(summary.get("target") == "anthropic", "preview speaks Anthropic Messages, as opencode did", p)
+    named = json.dumps(summary.get("not_in_session"))
     for key, words in (("system", "system prompt"), ("tools", "tool definitions")):
         lib.check(key in resumed["body"] and words in named, "preview names the %s opencode sends as not in the session" % words, p)
     previewed = _anthropic_turns(json.loads(p.stdout)["messages"])
