@@ -95,5 +95,72 @@ fn the_image_opencode_left_out_is_healthy_and_stays_left_out() {
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     let written = std::fs::read_to_string(r["out"].as_str().unwrap()).unwrap();
     assert!(written.contains(OMITTED));
-    assert_eq!(written, std::fs::read_to_string(fixture(&format!("{SESSION}.json"))).unwrap());
+    // The export as it was, but for the ids of a session of its own.
+    let original = std::fs::read_to_string(fixture(&format!("{SESSION}.json"))).unwrap();
+    assert_eq!(masked(&written), masked(&original));
+    assert!(ids(&written).is_disjoint(&ids(&original)));
+}
+
+const STUCK: &str = "ses_dcf272eddffe2NXrNcmKeu4HO4";
+
+/// The text with every opencode id replaced by its first 16 characters (prefix and time).
+fn masked(text: &str) -> String {
+    ids(text).iter().fold(text.to_string(), |t, id| t.replace(id.as_str(), &id[..16]))
+}
+
+/// Every opencode id in a text.
+fn ids(text: &str) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    for prefix in ["ses_", "msg_", "prt_"] {
+        for (at, _) in text.match_indices(prefix) {
+            let id: String = text[at..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            if id.len() > 20 {
+                out.insert(id);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_repaired_export_is_a_session_of_its_own_that_opencode_imports_beside_the_original() {
+    // `opencode import` keeps an export's ids: a copy under the original's ids would
+    // replace the original session and its messages in opencode.db.
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join("export.json");
+    std::fs::copy(fixture(&format!("{STUCK}.json")), &export).unwrap();
+    let e = export.to_str().unwrap();
+    assert_eq!(run(&["exclude", e, "--suspects"]).status.code(), Some(0));
+    let out = run(&["repair", e, "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let new = r["id"].as_str().expect("the copy has an id");
+    assert!(new.starts_with("ses_") && new != STUCK, "{r:#}");
+    let path = PathBuf::from(r["out"].as_str().unwrap());
+    assert_eq!(path, dir.path().join(format!("{new}.json")));
+    assert!(r["resume"].as_str().unwrap().starts_with("opencode import "), "{r:#}");
+    assert!(r["resume"].as_str().unwrap().ends_with(&format!(" && opencode --session {new}")), "{r:#}");
+
+    let original = std::fs::read_to_string(fixture(&format!("{STUCK}.json"))).unwrap();
+    let written = std::fs::read_to_string(&path).unwrap();
+    assert!(ids(&written).is_disjoint(&ids(&original)), "the copy shares ids with the original");
+    // Each id is replaced the same way everywhere: the copy links up as the original does.
+    let v: Value = serde_json::from_str(&written).unwrap();
+    assert_eq!(v["info"]["id"], json!(new));
+    let mut messages = std::collections::HashSet::new();
+    let mut previous = String::new();
+    for m in v["messages"].as_array().unwrap() {
+        let id = m["info"]["id"].as_str().unwrap().to_string();
+        assert_eq!(m["info"]["sessionID"], json!(new));
+        assert!(id > previous, "messages keep their order");
+        for p in m["parts"].as_array().unwrap() {
+            assert_eq!((&p["sessionID"], p["messageID"].as_str()), (&json!(new), Some(id.as_str())));
+        }
+        if let Some(parent) = m["info"]["parentID"].as_str() {
+            assert!(messages.contains(parent), "{parent} is an earlier message of the copy");
+        }
+        messages.insert(id.clone());
+        previous = id;
+    }
+    assert!(written.contains("[Attachment omitted: "));
 }

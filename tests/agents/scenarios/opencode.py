@@ -140,3 +140,63 @@ def scenario_undecodable_image_left_out_by_opencode(ctx):
     lib.check(rep.code == 0, "repair writes a copy", rep)
     written = open(rep.json()["out"]).read()
     lib.check(OMITTED in written, "the repaired copy keeps the omission note")
+
+
+def _export(ctx, session):
+    ex = _opencode(ctx, "export", session)
+    lib.check(ex.code == 0 and "{" in ex.stdout, "opencode export %s runs" % session, ex)
+    return ex.stdout[ex.stdout.index("{"):]
+
+
+def scenario_cut_pdf_rescued(ctx):
+    """A cut PDF is sent as a document and refused: stuck for real in opencode.db,
+    then rescued through an export, a repaired copy with ids of its own, and
+    ``opencode import`` + ``opencode run --session``."""
+    _setup(ctx, "doc.pdf", lib.cut_pdf())
+    first = _opencode(ctx, "run", "READ-THE-FILE doc.pdf")
+    lib.check(first.code != 0, "the first run fails", first)
+    last = ctx.provider.model_requests("anthropic")[-1]
+    lib.check(last["status"] == 400 and "The PDF specified was not valid" in json.dumps(last["answer"]), "with Anthropic's PDF error", last["answer"])
+    again = _opencode(ctx, "run", "--continue", "continue")
+    lib.check(again.code != 0 and ctx.provider.model_requests("anthropic")[-1]["status"] == 400, "its own resume meets the same 400", again)
+
+    db = _db(ctx)
+    session = _session_id(db)
+    r, d = lib.diagnose(ctx.sb, db, "--session", session)
+    lib.check(d["stuck"] is True and r.code == 1, "diagnose on opencode.db calls it stuck", r)
+    lib.check(d["failure"]["class"] == "media_rejected", "media_rejected", r)
+    prime = [s for s in d["suspects"] if s.get("prime")]
+    lib.check(prime and "doc.pdf" in json.dumps(prime), "the PDF is the prime suspect", r)
+    lib.check(any("exclude" in n for n in d["next"]), "the next commands name exclude", r)
+
+    original = _export(ctx, session)
+    export = ctx.sb.root / "export.json"
+    export.write_text(original)
+    x = ctx.sb.doctor("exclude", export, "--suspects")
+    lib.check(x.code == 0, "exclude --suspects lands on the export", x)
+    p = ctx.sb.doctor("preview", export)
+    lib.check(p.code == 0, "preview runs", p)
+    lib.check("[Attachment omitted: " in p.stdout and "application/pdf" in p.stdout, "preview carries the exclusion note", p.stdout[:2000])
+    lib.check(json.loads(original)["messages"] and "JVBERi0" not in p.stdout, "and no byte of the PDF", p.stdout[:2000])
+
+    out = ctx.sb.root / "repaired"
+    out.mkdir()
+    rep = ctx.sb.doctor("repair", export, "--out", out, "--json")
+    lib.check(rep.code == 0, "repair writes a copy", rep)
+    copy = rep.json()
+    new = copy.get("id") or ""
+    lib.check(new.startswith("ses_") and new != session, "the copy is a session of its own", copy)
+    resume = copy.get("resume") or ""
+    lib.check(resume.startswith("opencode import ") and resume.endswith("opencode --session %s" % new), "repair prints how to import and resume it", copy)
+    imp = _opencode(ctx, "import", copy["out"])
+    lib.check(imp.code == 0, "opencode imports the copy", imp)
+    n = len(ctx.provider.model_requests("anthropic"))
+    resumed = _opencode(ctx, "run", "--session", new, "continue")
+    lib.check(resumed.code == 0, "opencode run --session <copy> exits 0", resumed)
+    sent = [e for e in ctx.provider.model_requests("anthropic")[n:] if "tools" in e["body"]]
+    lib.check(sent and sent[0]["status"] == 200, "the provider answered 200", sent)
+    body = json.dumps(sent[0]["body"]["messages"])
+    lib.check("[Attachment omitted: " in body and "JVBERi0" not in body, "opencode sent the note, not the PDF", body[:2000])
+    lib.check(_export(ctx, session) == original, "the original session in opencode.db is unchanged")
+    r, d = lib.diagnose(ctx.sb, db, "--session", new)
+    lib.check(d["stuck"] is False, "diagnose on the resumed copy says not stuck", r)
