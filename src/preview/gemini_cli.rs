@@ -166,17 +166,24 @@ fn ignored(content: &Value) -> bool {
     t.is_empty() || ["/", "?", "<session_context>", "<hook_context>"].iter().any(|p| t.starts_with(p))
 }
 
-/// The CLI's one-line summary of a content (`partListUnionToString`): text as it
-/// is, every other part a bracketed label.
+/// The CLI's one-line summary of a content (`partListUnionToString`): a part of
+/// another kind (a thought included) is a bracketed label, else its text.
 fn summary(content: &Value) -> String {
+    const LABELLED: [&str; 8] = [
+        "videoMetadata",
+        "thought",
+        "codeExecutionResult",
+        "executableCode",
+        "fileData",
+        "functionCall",
+        "functionResponse",
+        "inlineData",
+    ];
     match content {
         Value::String(s) => s.clone(),
         Value::Array(list) => list.iter().map(summary).collect(),
-        Value::Object(o) => match o.get("text").and_then(Value::as_str) {
-            Some(t) if o.len() == 1 || !o.keys().any(|k| k != "text" && k != "thought") => t.to_string(),
-            _ if o.keys().any(|k| k != "text") => "[part]".into(),
-            _ => String::new(),
-        },
+        Value::Object(o) if LABELLED.iter().any(|k| o.contains_key(*k)) => "[part]".into(),
+        Value::Object(o) => o.get("text").and_then(Value::as_str).unwrap_or("").to_string(),
         _ => String::new(),
     }
 }
