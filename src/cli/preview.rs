@@ -62,7 +62,13 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
     if plan.memory.is_some() {
         bail!("{}: preview reads the session's file; export this stored session first", args.file.display());
     }
-    let provider = session.provider.clone().unwrap_or_else(|| plan.rules.provider.clone());
+    // A provider name nobody knows (an opencode custom provider) says nothing of the
+    // dialect; the provider the rules came from (the model's) does.
+    let provider = session
+        .provider
+        .clone()
+        .filter(|p| crate::provider::canonical(p).is_some())
+        .unwrap_or_else(|| plan.rules.provider.clone());
     let dialect = args.target.0.unwrap_or_else(|| preview::native(session.format, &provider));
     let mut rewrite = Rewrite::plan(&session, &args.rewrite.options(), plan.single_document);
     if args.rewrite.fit {

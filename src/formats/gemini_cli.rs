@@ -60,9 +60,21 @@ fn records<'a>(list: &'a Value<'a>, base: &str, out: &mut LineOut<'a>) {
 }
 
 /// `content` is a PartListUnion: a string, one part, or a list of strings and parts.
+///
+/// Gemini CLI puts a tool's media beside its `functionResponse` (the API takes no
+/// media inside one): parts after a response belong to that tool's result.
 fn content<'a>(c: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOut<'a>) {
     if c.is_array() {
-        gemini_parts(c, site, at, out);
+        let mut current = site.clone();
+        for (i, p) in c.items().iter().enumerate() {
+            let resp = p.get("functionResponse");
+            if resp.is_object() {
+                let id = resp.get("id").to_text().or_else(|| resp.get("name").to_text());
+                current = Site::tool_result(site.entry, id);
+                current.tool = resp.get("name").to_text();
+            }
+            gemini_part(p, &current, &ptr(at, i), out);
+        }
     } else if c.is_object() {
         gemini_part(c, site, at, out);
     }

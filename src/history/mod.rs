@@ -33,6 +33,8 @@
 //! - server-side tools (Anthropic `server_tool_use`, answered in the same
 //!   assistant message), and formats where one object is the call and its
 //!   result (Gemini CLI, AI SDK tool parts): a result in the call's own message counts.
+//! - a second response to an answered call under Gemini: Gemini CLI sends each
+//!   tool response twice once it resumes, and Gemini takes it.
 
 use std::collections::{HashMap, HashSet};
 
@@ -272,6 +274,10 @@ fn check_with(session: &Session, dialect: Dialect, paired_by_agent: bool) -> Vec
         let answered_before = by_id.get(r.call_id.as_str()).is_some_and(|v| v.iter().any(|&o| o != k && used[o]));
         let tool = name_of.get(r.call_id.as_str()).map(|s| s.to_string());
         let (kind, message) = match call {
+            // Gemini does not pair results with calls one to one: Gemini CLI sends a
+            // tool's response twice on every resume (its call record and its user
+            // record) and the API takes it.
+            Some(_) if answered_before && dialect == Dialect::Gemini => continue,
             Some(_) if answered_before => {
                 (Kind::DuplicateResult, format!("a second result for call {}: each call takes exactly one", r.call_id))
             }

@@ -9,6 +9,7 @@
 pub mod canon;
 mod claude_code;
 pub mod codex;
+mod gemini_cli;
 pub mod pi;
 pub mod read;
 pub mod write;
@@ -107,6 +108,8 @@ fn not_in_session(format: &str, dialect: Dialect) -> &'static [&'static str] {
             &["system prompt (pi's first input item)", "tool list", "request options (store, reasoning, include)"]
         }
         ("codex", Dialect::OpenaiResponses) => codex::NOT_IN_SESSION,
+        ("gemini-cli", _) => gemini_cli::NOT_IN_SESSION,
+        ("opencode", _) => &["the system prompt (opencode writes it for each request)", "the tool definitions"],
         // Every agent sends a system prompt and its tools with the history.
         _ => AGENT_ADDS,
     }

@@ -27,7 +27,7 @@ pub fn record(format: &str, v: &Value) -> Vec<Msg> {
         "claude-code" => super::claude_code::record(v),
         "codex" => codex(v),
         "pi" => pi(v),
-        "gemini-cli" => gemini_cli(v),
+        "gemini-cli" => super::gemini_cli::record(v),
         "mux" => mux(v),
         "opencode" => opencode(v),
         "cline" | "anthropic" => anthropic_msg(v).into_iter().collect(),
@@ -285,7 +285,7 @@ fn either<'v>(v: &'v Value, camel: &str, snake: &str) -> Option<&'v Value> {
     v.get(camel).or_else(|| v.get(snake))
 }
 
-fn gemini_part(p: &Value) -> Option<Part> {
+pub(super) fn gemini_part(p: &Value) -> Option<Part> {
     if p.get("thought").and_then(Value::as_bool) == Some(true) {
         return Some(Part::Reasoning { family: "gemini", raw: p.clone() });
     }
@@ -322,43 +322,6 @@ fn gemini_part(p: &Value) -> Option<Part> {
 fn gemini_content(c: &Value) -> Option<Msg> {
     let role = if c.get("role").and_then(Value::as_str) == Some("model") { Role::Assistant } else { Role::User };
     Some(Msg::new(role, gemini_parts(c.get("parts")?)))
-}
-
-fn gemini_cli(v: &Value) -> Vec<Msg> {
-    // A `$set` checkpoint of the whole list (and a legacy ConversationRecord)
-    // holds the records themselves: each is read as its own line would be.
-    let list = v.get("$set").and_then(|x| x.get("messages")).or_else(|| v.get("projectHash").and(v.get("messages")));
-    if let Some(Value::Array(records)) = list {
-        return records.iter().flat_map(gemini_cli).collect();
-    }
-    match v.get("type").and_then(Value::as_str) {
-        Some("user") => vec![Msg::new(Role::User, gemini_parts(v.get("content").unwrap_or(&Value::Null)))],
-        Some("gemini") => {
-            let mut said: Vec<Part> = items(v.get("thoughts"))
-                .iter()
-                .filter(|t| t.get("signature").is_some())
-                .map(|t| Part::Reasoning { family: "gemini", raw: t.clone() })
-                .collect();
-            said.extend(gemini_parts(v.get("content").unwrap_or(&Value::Null)));
-            let mut results = Vec::new();
-            for c in items(v.get("toolCalls")) {
-                let Some(name) = s(c, "name") else { continue };
-                let id = s(c, "id").unwrap_or_else(|| name.clone());
-                said.push(Part::Call { id: id.clone(), name: name.clone(), args: args(c.get("args")) });
-                for r in items(c.get("result")) {
-                    if let Some(Part::Result { parts, error, .. }) = gemini_part(r) {
-                        results.push(Part::Result { id: id.clone(), name: Some(name.clone()), parts, error });
-                    }
-                }
-            }
-            let mut out = vec![Msg::new(Role::Assistant, said)];
-            if !results.is_empty() {
-                out.push(Msg::new(Role::User, results));
-            }
-            out
-        }
-        _ => Vec::new(),
-    }
 }
 
 /// An AI SDK tool part: the call, and its result when it has one.

@@ -79,6 +79,21 @@ pub fn new(format: Format, src: &Path, dir: Option<&Path>, first_line: &[u8]) ->
                 id: Some(v4),
             }
         }
+        // An `opencode export`: imported back, it would replace the original session
+        // (and its messages) under the same ids, so the copy gets ids of its own.
+        Format::Opencode if field("/info/id").is_some_and(|i| i.starts_with("ses_")) => {
+            let old = field("/info/id");
+            let id = old.as_deref().map(opencode_id).unwrap_or_default();
+            let path = dir.join(format!("{id}.json"));
+            let quoted = crate::diagnose::shell_quote(&path.display().to_string());
+            Identity {
+                resume: Some(format!("opencode import {quoted} && opencode --session {id}")),
+                path,
+                old_id: old,
+                id: Some(id),
+                resume_note: None,
+            }
+        }
         _ => Identity {
             path: dir.join(format!("{stem}.repaired.{ext}")),
             id: None,
@@ -115,16 +130,65 @@ fn codex_resume(path: &Path, src: &Path, id: &str) -> (String, Option<String>) {
     }
 }
 
+/// A fresh opencode id for `old` (`ses_`, `msg_`, `prt_` + 12 hex of time + 14
+/// random base62): the time part is kept, so the copy's messages and parts sort
+/// as the original's do; the random part is new.
+fn opencode_id(old: &str) -> String {
+    const B62: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    let keep = old.len().saturating_sub(14).max(4).min(old.len());
+    let bytes = uuid::Uuid::new_v4().into_bytes();
+    let tail: String = bytes.iter().take(old.len() - keep).map(|b| B62[usize::from(*b) % B62.len()] as char).collect();
+    format!("{}{tail}", &old[..keep])
+}
+
+/// Every opencode id in an export (the session's, its messages' and parts'), as
+/// edits to fresh ones: each id the same new id wherever it appears.
+fn opencode_ids(text: &[u8]) -> Vec<splice::Edit> {
+    let mut fresh: std::collections::HashMap<&[u8], String> = std::collections::HashMap::new();
+    let mut edits = Vec::new();
+    let mut i = 0;
+    while let Some(at) = memchr::memchr(b'"', &text[i..]).map(|k| i + k) {
+        let body = &text[at + 1..];
+        let len = body.iter().position(|b| !b.is_ascii_alphanumeric() && *b != b'_').unwrap_or(body.len());
+        let id = &body[..len];
+        let closed = body.get(len) == Some(&b'"');
+        if closed && len > 4 && [&b"ses_"[..], b"msg_", b"prt_"].iter().any(|p| id.starts_with(p)) {
+            let new = fresh.entry(id).or_insert_with(|| opencode_id(std::str::from_utf8(id).unwrap_or_default()));
+            edits.push(splice::Edit { range: at..at + len + 2, with: format!("\"{new}\"") });
+            i = at + len + 2;
+        } else {
+            // Past this string (escapes included), to the next one.
+            let mut k = at + 1;
+            while k < text.len() && text[k] != b'"' {
+                k += if text[k] == b'\\' { 2 } else { 1 };
+            }
+            i = (k + 1).min(text.len());
+        }
+    }
+    edits
+}
+
 /// The edits that write the new id into one record, where `format` keeps it.
 pub fn edit(format: Format, id: &Identity, line: &[u8], first: bool) -> Vec<splice::Edit> {
+    if format == Format::Opencode && id.id.is_some() {
+        let mut edits = opencode_ids(line);
+        // The session's own id is the one the identity chose (the resume command names it).
+        if let (Some(old), Some(new)) = (&id.old_id, &id.id) {
+            let (old, new) = (format!("\"{old}\""), format!("\"{new}\""));
+            for e in edits.iter_mut().filter(|e| line[e.range.clone()] == *old.as_bytes()) {
+                e.with.clone_from(&new);
+            }
+        }
+        return edits;
+    }
     let Some(new) = id.id.as_deref() else { return Vec::new() };
-    let pointers: &[&str] = match format {
+    let pointers: Vec<&str> = match format {
         // Every line names its session.
-        Format::ClaudeCode => &["/sessionId"],
+        Format::ClaudeCode => vec!["/sessionId"],
         // 0.171.0 names the session twice in its `session_meta`.
-        Format::Codex if first => &["/payload/id", "/payload/session_id"],
-        Format::Pi if first => &["/id"],
-        Format::GeminiCli if first => &["/sessionId"],
+        Format::Codex if first => vec!["/payload/id", "/payload/session_id"],
+        Format::Pi if first => vec!["/id"],
+        Format::GeminiCli => gemini_cli_pointer(line, first).into_iter().collect(),
         _ => return Vec::new(),
     };
     pointers
@@ -135,4 +199,15 @@ pub fn edit(format: Format, id: &Identity, line: &[u8], first: bool) -> Vec<spli
             (id.old_id.as_deref().is_none_or(|o| o == old)).then(|| splice::Edit { range, with: format!("\"{new}\"") })
         })
         .collect()
+}
+
+/// Where a Gemini CLI line names its session. The CLI takes the last name it
+/// reads: every metadata line (a start in the same minute appends a second one
+/// to the same file) and every `{"$set":{"sessionId":…}}` (written on resume),
+/// not only the first line, or it resumes the copy as the original.
+fn gemini_cli_pointer(line: &[u8], first: bool) -> Option<&'static str> {
+    if splice::locate(line, "/$set/sessionId").is_some() {
+        return Some("/$set/sessionId");
+    }
+    (first || splice::locate(line, "/projectHash").is_some()).then_some("/sessionId")
 }

@@ -24,6 +24,8 @@ AGENTS = {
     "claude-code": ("@anthropic-ai/claude-code", "2.1.332", "claude"),
     "codex": ("@openai/codex", "0.171.0", "codex"),
     "pi": ("@mariozechner/pi-coding-agent", "0.73.1", "pi"),
+    "gemini-cli": ("@google/gemini-cli", "0.61.0", "gemini"),
+    "opencode": ("opencode-ai", "1.18.33", "opencode"),
 }
 
 AGENT_TIMEOUT = 120  # seconds for one agent run
@@ -162,6 +164,26 @@ def png(width=4, height=4, rgb=(255, 0, 0)):
 def cut_png():
     """A PNG cut short inside its IDAT chunk, as an interrupted download leaves it."""
     return png(16, 16)[:60]
+
+
+def jpeg():
+    """A valid 8x8 grey baseline JPEG: one flat block, one-code Huffman tables."""
+
+    def seg(marker, body):
+        return b"\xff" + bytes([marker]) + _struct.pack(">H", len(body) + 2) + body
+
+    app0 = seg(0xE0, b"JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00")
+    dqt = seg(0xDB, b"\x00" + bytes([1] * 64))
+    sof = seg(0xC0, b"\x08\x00\x08\x00\x08\x01\x01\x11\x00")
+    # One code of length 1 each: DC category 0, AC end-of-block.
+    dht = seg(0xC4, b"\x00" + bytes([1] + [0] * 15) + b"\x00") + seg(0xC4, b"\x10" + bytes([1] + [0] * 15) + b"\x00")
+    sos = seg(0xDA, b"\x01\x01\x00\x00\x3f\x00")
+    return b"\xff\xd8" + app0 + dqt + sof + dht + sos + b"\x3f" + b"\xff\xd9"
+
+
+def cut_jpeg():
+    """A JPEG cut short inside its quantisation table, as an interrupted download leaves it."""
+    return jpeg()[:40]
 
 
 def pdf(text="hello"):

@@ -115,6 +115,9 @@ class Provider:
             return self._responses(body)
         if route.endswith("/chat/completions"):
             return self._chat(body)
+        if re.search(r"/models/[^/:]+:countTokens$", route):
+            # Gemini CLI counts a request's tokens before it sends a large tool result.
+            return 200, {"totalTokens": 100}, None
         m = re.search(r"/models/([^/:]+):(generateContent|streamGenerateContent)", route)
         if m:
             return self._gemini(body, m.group(2) == "streamGenerateContent")

@@ -1,0 +1,132 @@
+//! Gemini CLI 0.61.0 sessions as the real CLI wrote them (tests/data/agents/gemini-cli,
+//! see its README): a session stuck on a cut PNG its `read_file` attached, after
+//! the CLI's own failed resume, and a healthy session resumed after a tool call.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::run;
+use serde_json::{Value, json};
+
+const STUCK: &str = "session-2026-12-01T08-15-1e60ab7e.jsonl";
+const HEALTHY: &str = "session-2026-12-01T08-00-c5d9e38f.jsonl";
+const OLD_ID: &str = "1e60ab7e-1f4d-4546-a257-eabf104a80ec";
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/agents/gemini-cli").join(name)
+}
+
+/// A copy in a chats folder of its own, so overlays and repaired copies land there.
+fn chats(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::copy(fixture(name), &path).unwrap();
+    (dir, path)
+}
+
+fn json_of(args: &[&str]) -> (Value, i32) {
+    let out = run(args);
+    let v = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{args:?} printed no JSON ({e}): {}", String::from_utf8_lossy(&out.stderr)));
+    (v, out.status.code().unwrap())
+}
+
+#[test]
+fn a_cut_png_from_read_file_is_media_rejected_with_the_png_as_prime_suspect() {
+    let (_dir, s) = chats(STUCK);
+    let (d, code) = json_of(&["diagnose", s.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 1, "{d:#}");
+    assert_eq!(d["stuck"], json!(true));
+    assert_eq!(d["failure"]["class"], json!("media_rejected"), "{d:#}");
+    let prime: Vec<&Value> = d["suspects"].as_array().unwrap().iter().filter(|s| s["prime"] == json!(true)).collect();
+    assert!(!prime.is_empty(), "{d:#}");
+    // Every copy of the image the CLI sends is the tool's PNG: the call record's
+    // result and the user records that repeat it.
+    for p in &prime {
+        assert_eq!(p["name"], json!("/tmp/sd-gemini-cli-8bv6d1a9/work/shot.png"), "{p:#}");
+    }
+    assert!(d["next"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains(" exclude ")), "{d:#}");
+}
+
+#[test]
+fn a_resumed_session_that_sends_a_tool_response_twice_is_healthy() {
+    // Gemini CLI sends the response of the call's record and of its user record
+    // on every resume; the provider takes it (the CLI's resume got a 200).
+    let (_dir, s) = chats(HEALTHY);
+    let (d, code) = json_of(&["diagnose", s.to_str().unwrap(), "--json"]);
+    assert_eq!((code, &d["stuck"]), (0, &json!(false)), "{d:#}");
+}
+
+/// One content's parts, as the provider reads them; the session context the
+/// CLI writes fresh on each start is not the session's.
+fn parts(c: &Value) -> Vec<Value> {
+    c["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| !p["text"].as_str().is_some_and(|t| t.starts_with("<session_context>")))
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn preview_after_exclude_is_what_the_cli_sent_resuming_the_repaired_copy() {
+    let (_dir, s) = chats(STUCK);
+    let f = s.to_str().unwrap();
+    assert_eq!(run(&["exclude", f, "--suspects"]).status.code(), Some(0));
+    let out = run(&["preview", f, "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let summary: Value = serde_json::from_str(String::from_utf8_lossy(&out.stderr).lines().last().unwrap()).unwrap();
+    let sent: Value = serde_json::from_str(&std::fs::read_to_string(fixture("resumed-request.json")).unwrap()).unwrap();
+
+    let mut want: Vec<(Value, Vec<Value>)> =
+        sent["contents"].as_array().unwrap().iter().map(|c| (c["role"].clone(), parts(c))).collect();
+    // What the CLI adds on resume: a placeholder closing the unanswered tool turn, the new prompt.
+    assert_eq!(want.pop().unwrap().1, vec![json!({"text": "continue"})]);
+    assert_eq!(
+        want.pop().unwrap().1,
+        vec![json!({"text": "[The previous response was interrupted before it completed.]"})]
+    );
+    let got: Vec<(Value, Vec<Value>)> =
+        got["contents"].as_array().unwrap().iter().map(|c| (c["role"].clone(), parts(c))).collect();
+    assert_eq!(got, want);
+    // What no session holds is named, not silently missing.
+    let named = summary["not_in_session"].to_string();
+    for (key, words) in [("systemInstruction", "system instruction"), ("tools", "tool declarations")] {
+        assert!(sent["also_sent"].as_array().unwrap().contains(&json!(key)));
+        assert!(named.contains(words), "{summary}");
+    }
+}
+
+/// Every session id the CLI reads from a file (headers and `$set`), in order.
+fn ids(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            let v: Value = serde_json::from_str(l).ok()?;
+            let id = if v["projectHash"].is_string() { &v["sessionId"] } else { &v["$set"]["sessionId"] };
+            id.as_str().map(str::to_string)
+        })
+        .collect()
+}
+
+#[test]
+fn a_repaired_copy_names_its_new_id_in_every_header_and_set() {
+    let (_dir, s) = chats(STUCK);
+    // The CLI started twice in one minute: two headers, and a `$set` from its resume.
+    assert_eq!(ids(&s), vec![OLD_ID; 3]);
+    let (r, code) = json_of(&["repair", s.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{r:#}");
+    let new = r["id"].as_str().unwrap();
+    assert_ne!(new, OLD_ID);
+    assert_eq!(r["resume"], json!(format!("gemini --resume {new}")));
+    let copy = PathBuf::from(r["out"].as_str().unwrap());
+    // Beside the original, named as the CLI names sessions (it finds them by the id's first 8).
+    assert_eq!(copy.parent(), s.parent());
+    let name = copy.file_name().unwrap().to_str().unwrap();
+    assert!(name.starts_with("session-") && name.ends_with(&format!("-{}.jsonl", &new[..8])), "{name}");
+    assert_eq!(ids(&copy), vec![new; 3]);
+}

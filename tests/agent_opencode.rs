@@ -1,0 +1,167 @@
+//! opencode 1.18.33 as the real agent wrote it (tests/data/agents/opencode, see its
+//! README): it left an undecodable image out of a tool result itself, so the
+//! session is healthy; session-doctor must agree, keep the omission, and read its
+//! database without leaving a file beside it.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{run, sha256_file};
+use serde_json::{Value, json};
+
+const SESSION: &str = "ses_dcf4acb6effeFDuECCUCfTrlJb";
+const OMITTED: &str = "[1 image omitted: could not be resized below the image size limit.]";
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/agents/opencode").join(name)
+}
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn scan_and_diagnose_leave_no_wal_or_shm_beside_a_wal_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("opencode.db");
+    std::fs::copy(fixture("opencode.db"), &db).unwrap();
+    // WAL mode, as opencode leaves its database.
+    assert_eq!(&std::fs::read(&db).unwrap()[18..20], &[2, 2]);
+    let before = sha256_file(&db);
+    let f = db.to_str().unwrap();
+    for args in [vec!["scan", f], vec!["diagnose", f, "--session", SESSION], vec!["diagnose", f, "--json"]] {
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(names(dir.path()), vec!["opencode.db"], "{args:?} left files beside the database");
+    }
+    assert_eq!(sha256_file(&db), before);
+}
+
+#[test]
+fn a_live_database_is_read_through_its_wal() {
+    // opencode running: its connection holds the -wal and -shm, and new pages sit in the -wal.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("opencode.db");
+    std::fs::copy(fixture("opencode.db"), &db).unwrap();
+    let live = rusqlite::Connection::open(&db).unwrap();
+    live.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
+    live.execute("UPDATE session SET title = 'renamed while open'", []).unwrap();
+    assert!(dir.path().join("opencode.db-wal").exists());
+    let out = run(&["diagnose", db.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("renamed while open"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    drop(live);
+}
+
+#[test]
+fn the_image_opencode_left_out_is_healthy_and_stays_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("opencode.db");
+    std::fs::copy(fixture("opencode.db"), &db).unwrap();
+    let out = run(&["diagnose", db.to_str().unwrap(), "--session", SESSION, "--json"]);
+    let d: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((out.status.code(), &d["stuck"]), (Some(0), &json!(false)), "{d:#}");
+
+    // The export (what preview and repair read) says the same, and keeps the omission.
+    let export = dir.path().join("export.json");
+    std::fs::copy(fixture(&format!("{SESSION}.json")), &export).unwrap();
+    let e = export.to_str().unwrap();
+    let out = run(&["diagnose", e, "--json"]);
+    let d: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((out.status.code(), &d["stuck"]), (Some(0), &json!(false)), "{d:#}");
+    // opencode sent Anthropic Messages (its custom provider is `@ai-sdk/anthropic`, the model a Claude).
+    let out = run(&["preview", e, "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let p: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // What opencode sends beside the history is named, not silently missing.
+    let summary = String::from_utf8_lossy(&out.stderr);
+    assert!(summary.contains("system prompt") && summary.contains("tool definitions"), "{summary}");
+    assert!(summary.contains("\"target\":\"anthropic\""), "{summary}");
+    let result = &p["messages"][2]["content"][0];
+    assert_eq!(result["type"], json!("tool_result"), "{p:#}");
+    assert!(result.to_string().contains(&OMITTED.replace('"', "\\\"")), "{p:#}");
+    let copy = dir.path().join("out");
+    std::fs::create_dir(&copy).unwrap();
+    // Nothing to repair (--force writes the copy anyway): it must keep opencode's omission.
+    let out = run(&["repair", e, "--out", copy.to_str().unwrap(), "--json", "--force"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let written = std::fs::read_to_string(r["out"].as_str().unwrap()).unwrap();
+    assert!(written.contains(OMITTED));
+    // The export as it was, but for the ids of a session of its own.
+    let original = std::fs::read_to_string(fixture(&format!("{SESSION}.json"))).unwrap();
+    assert_eq!(masked(&written), masked(&original));
+    assert!(ids(&written).is_disjoint(&ids(&original)));
+}
+
+const STUCK: &str = "ses_dcf272eddffe2NXrNcmKeu4HO4";
+
+/// The text with every opencode id replaced by its first 16 characters (prefix and time).
+fn masked(text: &str) -> String {
+    ids(text).iter().fold(text.to_string(), |t, id| t.replace(id.as_str(), &id[..16]))
+}
+
+/// Every opencode id in a text.
+fn ids(text: &str) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    for prefix in ["ses_", "msg_", "prt_"] {
+        for (at, _) in text.match_indices(prefix) {
+            let id: String = text[at..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            if id.len() > 20 {
+                out.insert(id);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_repaired_export_is_a_session_of_its_own_that_opencode_imports_beside_the_original() {
+    // `opencode import` keeps an export's ids: a copy under the original's ids would
+    // replace the original session and its messages in opencode.db.
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join("export.json");
+    std::fs::copy(fixture(&format!("{STUCK}.json")), &export).unwrap();
+    let e = export.to_str().unwrap();
+    assert_eq!(run(&["exclude", e, "--suspects"]).status.code(), Some(0));
+    let out = run(&["repair", e, "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let new = r["id"].as_str().expect("the copy has an id");
+    assert!(new.starts_with("ses_") && new != STUCK, "{r:#}");
+    let path = PathBuf::from(r["out"].as_str().unwrap());
+    assert_eq!(path, dir.path().join(format!("{new}.json")));
+    assert!(r["resume"].as_str().unwrap().starts_with("opencode import "), "{r:#}");
+    assert!(r["resume"].as_str().unwrap().ends_with(&format!(" && opencode --session {new}")), "{r:#}");
+
+    let original = std::fs::read_to_string(fixture(&format!("{STUCK}.json"))).unwrap();
+    let written = std::fs::read_to_string(&path).unwrap();
+    assert!(ids(&written).is_disjoint(&ids(&original)), "the copy shares ids with the original");
+    // Each id is replaced the same way everywhere: the copy links up as the original does.
+    let v: Value = serde_json::from_str(&written).unwrap();
+    assert_eq!(v["info"]["id"], json!(new));
+    let mut messages = std::collections::HashSet::new();
+    let mut previous = String::new();
+    for m in v["messages"].as_array().unwrap() {
+        let id = m["info"]["id"].as_str().unwrap().to_string();
+        assert_eq!(m["info"]["sessionID"], json!(new));
+        assert!(id > previous, "messages keep their order");
+        for p in m["parts"].as_array().unwrap() {
+            assert_eq!((&p["sessionID"], p["messageID"].as_str()), (&json!(new), Some(id.as_str())));
+        }
+        if let Some(parent) = m["info"]["parentID"].as_str() {
+            assert!(messages.contains(parent), "{parent} is an earlier message of the copy");
+        }
+        messages.insert(id.clone());
+        previous = id;
+    }
+    assert!(written.contains("[Attachment omitted: "));
+}

@@ -1,0 +1,266 @@
+"""Gemini CLI (@google/gemini-cli) against the loopback provider.
+
+Pointed at it with ``GEMINI_API_KEY`` + ``GOOGLE_GEMINI_BASE_URL`` and
+``security.auth.selectedType: "gemini-api-key"`` in ``~/.gemini/settings.json``;
+``model.name`` pins one model, so the CLI's router (a JSON-schema
+``generateContent`` call to a lite model before every turn) stays out of it.
+Headless with ``-p``; ``GEMINI_CLI_TRUST_WORKSPACE`` stands in for the trust
+dialog. Sessions: ``~/.gemini/tmp/<project>/chats/session-<ts>-<id8>.jsonl``.
+"""
+
+import json
+from pathlib import Path
+
+import lib
+
+MODEL = "gemini-2.5-flash"
+# What Gemini CLI adds to every request that no session file holds.
+NOT_IN_SESSION = ("systemInstruction", "tools", "generationConfig")
+# The placeholder Gemini CLI puts after a history that ends in a tool response
+# (closeUnansweredToolResponseTurn), before the new prompt.
+INTERRUPTED = "[The previous response was interrupted before it completed.]"
+
+
+def _setup(ctx, name, data):
+    sb = ctx.sb
+    (sb.home / ".gemini").mkdir(exist_ok=True)
+    settings = {"security": {"auth": {"selectedType": "gemini-api-key"}}, "model": {"name": MODEL}}
+    (sb.home / ".gemini" / "settings.json").write_text(json.dumps(settings))
+    path = sb.work / name
+    path.write_bytes(data)
+    ctx.provider.settings.tool = ("read_file", {"file_path": str(path)})
+    return path
+
+
+def _env(ctx):
+    return {"GEMINI_API_KEY": "fake-key", "GOOGLE_GEMINI_BASE_URL": ctx.provider.url, "GEMINI_CLI_TRUST_WORKSPACE": "true"}
+
+
+def _gemini(ctx, *args, cwd=None):
+    return ctx.sb.run([ctx.exe, *args], env=_env(ctx), cwd=cwd)
+
+
+def _chats(ctx):
+    return sorted((ctx.sb.home / ".gemini" / "tmp").glob("*/chats"))
+
+
+def _sessions(ctx):
+    return sorted(p for d in _chats(ctx) for p in d.glob("session-*.jsonl"))
+
+
+def _session_of(path):
+    """The session id the CLI itself reads from a file: the last header or `$set` that names one."""
+    sid = None
+    for line in Path(path).read_text().splitlines():
+        if not line.strip():
+            continue
+        rec = json.loads(line)
+        if isinstance(rec.get("$set"), dict) and "sessionId" in rec["$set"]:
+            sid = rec["$set"]["sessionId"]
+        elif "sessionId" in rec and "projectHash" in rec:
+            sid = rec["sessionId"]
+    return sid
+
+
+def _stuck_for_real(ctx, name, data):
+    """The first run and the CLI's own resume both meet the provider's 400."""
+    _setup(ctx, name, data)
+    first = _gemini(ctx, "-p", "READ-THE-FILE %s" % name, "--yolo")
+    lib.check(first.code != 0, "the first run fails", first)
+    log = ctx.provider.model_requests("gemini")
+    lib.check(log and log[-1]["status"] == 400, "the provider refused the request carrying the image", first)
+    lib.check("Unable to process input image" in json.dumps(log[-1]["answer"]), "with Gemini's image error", log[-1]["answer"])
+    sessions = _sessions(ctx)
+    lib.check(len(sessions) == 1, "the CLI wrote one session file", sessions)
+    session = sessions[0]
+    again = _gemini(ctx, "--resume", "latest", "-p", "continue")
+    lib.check(again.code != 0, "the CLI's own resume fails too", again)
+    log = ctx.provider.model_requests("gemini")
+    lib.check(log[-1]["status"] == 400, "the resume meets the same 400", log[-1])
+    # The resume appended to the same file (and started an empty one beside it).
+    return session, _session_of(session)
+
+
+def _parts(content):
+    """One content as comparable parts: what the provider reads of each."""
+    out = []
+    for p in content.get("parts") or []:
+        if "text" in p and not p.get("thought"):
+            if p["text"].startswith("<session_context>"):
+                continue  # written fresh on every start, never the recorded one
+            out.append(("text", p["text"]))
+        elif "inlineData" in p:
+            out.append(("inline", p["inlineData"].get("mimeType"), p["inlineData"].get("data")))
+        elif "functionCall" in p:
+            fc = p["functionCall"]
+            out.append(("call", fc.get("id"), fc.get("name"), json.dumps(fc.get("args"), sort_keys=True)))
+        elif "functionResponse" in p:
+            fr = p["functionResponse"]
+            out.append(("response", fr.get("id"), fr.get("name"), json.dumps(fr.get("response"), sort_keys=True)))
+        else:
+            out.append(("other", json.dumps(p, sort_keys=True)))
+    return out
+
+
+def _turns(contents):
+    turns = [(c.get("role"), _parts(c)) for c in contents]
+    return [t for t in turns if t[1]]
+
+
+def _preview_matches(ctx, previewed, sent):
+    """preview's contents equal the request the CLI sent, part by part, but for
+    what the CLI adds on resume: its closing placeholder and the new prompt."""
+    want = _turns(sent["body"]["contents"])
+    lib.check(want[-1] == ("user", [("text", "continue")]), "the sent request ends with the new prompt", want[-2:])
+    want = want[:-1]
+    if want and want[-1] == ("model", [("text", INTERRUPTED)]):
+        want = want[:-1]
+    got = _turns(previewed["contents"])
+    lib.check(len(got) == len(want), "preview has as many turns as the CLI sends (%d vs %d)" % (len(got), len(want)), got, want)
+    for i, (g, w) in enumerate(zip(got, want)):
+        lib.check(g == w, "turn %d of preview equals what the CLI sent" % i, g, w)
+    for key in NOT_IN_SESSION:
+        lib.check(key in sent["body"], "the CLI sends %s" % key, list(sent["body"]))
+
+
+def _rescue(ctx, name, data, exclusion_note):
+    session, old_id = _stuck_for_real(ctx, name, data)
+    sb = ctx.sb
+    before = session.read_bytes()
+    r, d = lib.diagnose(sb, session)
+    lib.check(d["stuck"] is True and r.code == 1, "diagnose calls the session stuck", r)
+    lib.check(d["failure"]["class"] == "media_rejected", "the failure is media_rejected", r)
+    prime = [s for s in d["suspects"] if s.get("prime")]
+    lib.check(prime and name in json.dumps(prime), "the %s is the prime suspect" % name, r)
+    lib.check(any("exclude" in n for n in d["next"]), "the next commands name exclude", r)
+    x = sb.doctor("exclude", session, "--suspects")
+    lib.check(x.code == 0, "exclude --suspects lands", x)
+
+    p = sb.doctor("preview", session, "--json")
+    lib.check(p.code == 0, "preview runs", p)
+    previewed = json.loads(p.stdout)
+    blob = json.dumps(previewed)
+    lib.check(exclusion_note in blob, "preview carries the exclusion note", blob[:2000])
+    lib.check(data not in blob.encode() and lib_b64(data) not in blob, "preview holds no copy of the broken bytes", blob[:2000])
+    summary = json.loads(p.stderr.strip().splitlines()[-1])
+    for key in ("system instruction", "tool declarations"):
+        lib.check(any(key in n for n in summary.get("not_in_session", [])), "preview names the %s as not in the session" % key, p)
+
+    # The CLI finds sessions in its chats folder: the copy goes beside the original.
+    rep = sb.doctor("repair", session, "--json")
+    lib.check(rep.code == 0, "repair writes a copy", rep)
+    copy = rep.json()
+    lib.check(session.read_bytes() == before, "the original session is byte-identical")
+    new_id = copy.get("id")
+    resume = copy.get("resume") or ""
+    lib.check(resume.startswith("gemini --resume "), "repair prints the CLI's resume command", copy)
+    target = Path(copy["out"])
+    lib.check(target.parent == session.parent and target.name.startswith("session-"), "the copy sits in the chats folder, named as the CLI names sessions", copy)
+    lib.check(_session_of(target) not in (None, old_id), "every id in the copy is the new one", _session_of(target), old_id)
+    lib.check(_session_of(target) == resume.split()[-1], "the resume command names the copy's id", resume, _session_of(target))
+    n = len(ctx.provider.model_requests("gemini"))
+    again = ctx.sb.run([ctx.exe, *resume.split()[1:], "-p", "continue"], env=_env(ctx))
+    lib.check(again.code == 0, "the resume command repair printed exits 0", again)
+    sent = ctx.provider.model_requests("gemini")[n:]
+    lib.check(sent and all(e["status"] == 200 for e in sent), "the provider answered 200", sent)
+    _preview_matches(ctx, previewed, sent[0])
+    lib.check(session.read_bytes() == before, "the resume wrote the copy, not the original")
+    r2, d2 = lib.diagnose(sb, target)
+    lib.check(d2["stuck"] is False, "diagnose on the resumed copy says not stuck", r2)
+    return new_id
+
+
+def lib_b64(data):
+    import base64
+
+    return base64.b64encode(data).decode()
+
+
+def scenario_cut_png_rescued(ctx):
+    """A cut PNG read by read_file: stuck for real, then rescued end to end."""
+    _rescue(ctx, "shot.png", lib.cut_png(), "[Attachment omitted: ")
+
+
+def scenario_cut_jpeg_rescued(ctx):
+    """The same with a JPEG cut short: Gemini CLI attaches it as image/jpeg."""
+    _rescue(ctx, "photo.jpg", lib.cut_jpeg(), "[Attachment omitted: ")
+
+
+def scenario_healthy_tool_resume(ctx):
+    """A text file read, then resumed: the CLI sends the function response twice
+    on resume and the provider (like Gemini) takes it; diagnose agrees it is healthy."""
+    _setup(ctx, "notes.txt", b"hello notes\n")
+    first = _gemini(ctx, "-p", "READ-THE-FILE notes.txt", "--yolo")
+    lib.check(first.code == 0, "the first run succeeds", first)
+    again = _gemini(ctx, "--resume", "latest", "-p", "continue")
+    lib.check(again.code == 0, "the CLI's own resume succeeds", again)
+    sent = ctx.provider.model_requests("gemini")[-1]
+    responses = [p for c in sent["body"]["contents"] for p in c["parts"] if "functionResponse" in p]
+    lib.check(len(responses) == 2, "the resume sends the one function response twice", responses)
+    session = _sessions(ctx)[0]
+    r, d = lib.diagnose(ctx.sb, session)
+    lib.check(d["stuck"] is False and r.code == 0, "diagnose says healthy", r)
+
+
+def scenario_killed_mid_tool(ctx):
+    """A run killed (CLI and tool, SIGKILL) while its shell tool runs: the session
+    holds no dangling call the CLI would send, its resume sends no trace of the
+    call and gets a 200, and diagnose says healthy before and after."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    _setup(ctx, "unused.txt", b"")
+    ctx.provider.settings.tool = ("run_shell_command", {"command": "sleep 97", "description": "wait"})
+    env = dict(ctx.sb.env, **_env(ctx))
+    proc = subprocess.Popen([str(ctx.exe), "-p", "READ-THE-FILE now", "--yolo"], cwd=str(ctx.sb.work), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    running = False
+
+    def tool_pids():
+        # The CLI detaches its shell commands into a session of their own: find this
+        # sandbox's command by its text and its working folder.
+        found = subprocess.run(["pgrep", "-f", "sleep 97"], capture_output=True, text=True)
+        mine = []
+        for pid in (int(p) for p in found.stdout.split()):
+            try:
+                if os.readlink("/proc/%d/cwd" % pid) == str(ctx.sb.work):
+                    mine.append(pid)
+            except OSError:
+                pass
+        return mine
+
+    try:
+        for _ in range(lib.AGENT_TIMEOUT):
+            if tool_pids():
+                running = True
+                break
+            if proc.poll() is not None:
+                break
+            time.sleep(0.5)
+    finally:
+        # Every process this run started, by id: first the CLI (it relaunches itself as a
+        # child, so its whole process group, which it leads), then its tool.
+        tools = tool_pids()
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        for pid in tools:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        proc.wait()
+    lib.check(running, "the shell tool was running when the CLI was killed")
+    session = _sessions(ctx)[0]
+    r, d = lib.diagnose(ctx.sb, session)
+    lib.check(d["stuck"] is False and r.code == 0, "diagnose on the killed session says healthy", r)
+    again = _gemini(ctx, "--resume", "latest", "-p", "continue")
+    lib.check(again.code == 0, "the CLI's resume succeeds", again)
+    sent = ctx.provider.model_requests("gemini")[-1]
+    lib.check(sent["status"] == 200, "with a 200", sent)
+    calls = [p for c in sent["body"]["contents"] for p in c["parts"] if "functionCall" in p]
+    lib.check(not calls, "the resume sends no trace of the killed call", calls)
+    r, d = lib.diagnose(ctx.sb, session)
+    lib.check(d["stuck"] is False and r.code == 0, "diagnose after the resume says healthy", r)
