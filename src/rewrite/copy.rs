@@ -60,12 +60,16 @@ pub fn repair(
     // A one-document file is read once, whole; a JSON Lines file only for its
     // first line here (where the agents keep the session's id), then streamed.
     let document = if single_document { Some(whole(planned(), src)?) } else { None };
-    let mut first = Vec::new();
-    if document.is_none() {
-        BufReader::new(planned()).read_until(b'\n', &mut first)?;
-        (&file).seek(SeekFrom::Start(0)).with_context(|| format!("reading {}", src.display()))?;
-    }
-    let identity = identity::new(format, src, dir, document.as_deref().unwrap_or(&first));
+    let identity = match &document {
+        Some(text) => identity::new(format, src, dir, text),
+        None => {
+            // Dropped before the copy: a one-line session's first line is all of it.
+            let mut first = Vec::new();
+            BufReader::new(planned()).read_until(b'\n', &mut first)?;
+            (&file).seek(SeekFrom::Start(0)).with_context(|| format!("reading {}", src.display()))?;
+            identity::new(format, src, dir, &first)
+        }
+    };
     let mut w = Written { identity, lines: 0, touched: 0, dropped: Vec::new(), inserted: 0 };
     let target = w.identity.path.clone();
     atomic::write_with_mode(&target, Existing::Keep, atomic::mode_of(src), source.reads, |out| {
