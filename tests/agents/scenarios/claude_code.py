@@ -168,7 +168,6 @@ def scenario_cut_png_behind_gateway(ctx):
     _check_no_bytes(copy["out"], lib.cut_png())
 
 
-@lib.known_gap("the gateway's PDF wording ('litellm.BadRequestError: OpenAIException - Invalid file data: the PDF could not be parsed.') classifies as invalid_request, not media_rejected: src/classify is issue 19's")
 def scenario_cut_pdf_behind_gateway(ctx):
     """A cut PDF read by Read behind the gateway: stuck, and rescued the same way."""
     f = _write(ctx, "cut.pdf", lib.cut_pdf())

@@ -293,7 +293,8 @@ def _refused(ctx, env, run, refusal):
     compare_preview(ctx, session, {"input": sent}, reply=1)
     out = ctx.sb.root / "copy"
     out.mkdir()
-    rep = ctx.sb.doctor("repair", session, "--out", out, "--json")
+    # Nothing to repair: --force writes the copy anyway, to show it keeps the refusal.
+    rep = ctx.sb.doctor("repair", session, "--out", out, "--json", "--force")
     lib.check(rep.code == 0, "repair writes a copy", rep)
     text = Path(rep.json()["out"]).read_text()
     lib.check(refusal in text and "data:image" not in text, "the copy keeps Codex's refusal and holds no image", rep)

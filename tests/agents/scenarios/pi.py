@@ -128,7 +128,8 @@ def scenario_cut_png_auto_resize_refuses(ctx):
     before = Path(session).read_bytes()
     out = ctx.sb.root / "copy"
     out.mkdir()
-    rep = ctx.sb.doctor("repair", session, "--out", out, "--json")
+    # Nothing to repair: --force writes the copy anyway, to show it keeps pi's note.
+    rep = ctx.sb.doctor("repair", session, "--out", out, "--json", "--force")
     check(rep.code == 0, "repair writes a copy", rep)
     copy = Path(rep.json()["out"])
     check("[Image omitted: could not be resized" in copy.read_text(), "the copy keeps pi's note (the refusal is not undone)")
