@@ -216,11 +216,18 @@ fn entries(dir: &Path) -> Vec<PathBuf> {
 /// `2026-08-09T14:03:07Z` for a time after 1970 (UTC, whole seconds).
 pub fn rfc3339(t: SystemTime) -> String {
     let secs = t.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let (days, rem) = (secs / 86_400, secs % 86_400);
+    rfc3339_secs(i64::try_from(secs).unwrap_or(i64::MAX))
+}
+
+/// Seconds since the epoch → `YYYY-MM-DDTHH:MM:SSZ` (proleptic Gregorian, UTC):
+/// no date crate for one conversion.
+pub fn rfc3339_secs(secs: i64) -> String {
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
     // Howard Hinnant's civil_from_days.
-    let z = days as i64 + 719_468;
+    let z = days + 719_468;
     let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
+    let doe = z.rem_euclid(146_097);
     let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
     let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
     let mp = (5 * doy + 2) / 153;

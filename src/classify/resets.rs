@@ -5,6 +5,9 @@
 //! Forward scans with ASCII-case-insensitive `find` on the original text (lowercasing ASCII
 //! keeps byte offsets), so the value is quoted in the provider's own case.
 
+// One date conversion for the crate (`discover` formats file times the same way).
+use crate::discover::rfc3339_secs as rfc3339;
+
 use serde::Serialize;
 
 /// A reset time and/or a wait, each quoted as the text gives it.
@@ -85,23 +88,6 @@ fn epoch_after_bar(t: &str, lower: &str) -> Option<String> {
     let i = lower.find("limit reached|")?;
     let digits: String = t[i + "limit reached|".len()..].chars().take_while(char::is_ascii_digit).collect();
     (digits.len() >= 9).then(|| digits.parse::<i64>().ok()).flatten().map(rfc3339)
-}
-
-/// Seconds since the epoch → `YYYY-MM-DDTHH:MM:SSZ` (proleptic Gregorian, UTC).
-fn rfc3339(secs: i64) -> String {
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
 #[cfg(test)]
