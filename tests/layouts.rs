@@ -279,31 +279,6 @@ fn a_parent_cycle_is_a_finding_and_the_history_is_kept() {
     assert_eq!(doc["findings"][0]["code"], "history.parent_missing");
 }
 
-/// opencode's tables as its drizzle schema declares them (`session.sql.ts`,
-/// `project.sql.ts`): `data` holds each object without its ids.
-const OPENCODE_SCHEMA: &str = "
-CREATE TABLE `project` (`id` text PRIMARY KEY NOT NULL, `worktree` text NOT NULL, `vcs` text, `name` text,
-  `icon_url` text, `icon_color` text, `time_created` integer NOT NULL, `time_updated` integer NOT NULL,
-  `time_initialized` integer, `sandboxes` text NOT NULL);
-CREATE TABLE `session` (`id` text PRIMARY KEY NOT NULL, `project_id` text NOT NULL, `parent_id` text,
-  `slug` text NOT NULL, `directory` text NOT NULL, `title` text NOT NULL, `version` text NOT NULL,
-  `share_url` text, `summary_additions` integer, `summary_deletions` integer, `summary_files` integer,
-  `summary_diffs` text, `revert` text, `permission` text, `time_created` integer NOT NULL,
-  `time_updated` integer NOT NULL, `time_compacting` integer, `time_archived` integer,
-  FOREIGN KEY (`project_id`) REFERENCES `project`(`id`) ON DELETE cascade);
-CREATE INDEX `session_project_idx` ON `session` (`project_id`);
-CREATE INDEX `session_parent_idx` ON `session` (`parent_id`);
-CREATE TABLE `message` (`id` text PRIMARY KEY NOT NULL, `session_id` text NOT NULL,
-  `time_created` integer NOT NULL, `time_updated` integer NOT NULL, `data` text NOT NULL,
-  FOREIGN KEY (`session_id`) REFERENCES `session`(`id`) ON DELETE cascade);
-CREATE INDEX `message_session_idx` ON `message` (`session_id`);
-CREATE TABLE `part` (`id` text PRIMARY KEY NOT NULL, `message_id` text NOT NULL, `session_id` text NOT NULL,
-  `time_created` integer NOT NULL, `time_updated` integer NOT NULL, `data` text NOT NULL,
-  FOREIGN KEY (`message_id`) REFERENCES `message`(`id`) ON DELETE cascade);
-CREATE INDEX `part_message_idx` ON `part` (`message_id`);
-CREATE INDEX `part_session_idx` ON `part` (`session_id`);
-";
-
 /// An opencode message: its id, its info (without ids) and its parts (id, data).
 type Message = (&'static str, Value, Vec<(&'static str, Value)>);
 
@@ -345,7 +320,7 @@ fn opencode_messages() -> Vec<Message> {
 fn opencode_db(path: &std::path::Path) {
     let db = rusqlite::Connection::open(path).expect("create db");
     db.pragma_update(None, "journal_mode", "WAL").expect("wal");
-    db.execute_batch(OPENCODE_SCHEMA).expect("schema");
+    db.execute_batch(common::OPENCODE_SCHEMA).expect("schema");
     db.execute("INSERT INTO project VALUES ('prj_1','/w','git','w',NULL,NULL,1,1,NULL,'[]')", []).expect("project");
     for (id, title, updated) in [("ses_old", "an older session", 10), ("ses_new", "the screenshot", 20)] {
         db.execute(

@@ -43,3 +43,28 @@ pub fn b64(bytes: &[u8]) -> String {
     use base64::Engine as _;
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
+
+/// opencode's tables as its drizzle schema declares them (`session.sql.ts`,
+/// `project.sql.ts`): `data` holds each object without its ids.
+pub const OPENCODE_SCHEMA: &str = "
+CREATE TABLE `project` (`id` text PRIMARY KEY NOT NULL, `worktree` text NOT NULL, `vcs` text, `name` text,
+  `icon_url` text, `icon_color` text, `time_created` integer NOT NULL, `time_updated` integer NOT NULL,
+  `time_initialized` integer, `sandboxes` text NOT NULL);
+CREATE TABLE `session` (`id` text PRIMARY KEY NOT NULL, `project_id` text NOT NULL, `parent_id` text,
+  `slug` text NOT NULL, `directory` text NOT NULL, `title` text NOT NULL, `version` text NOT NULL,
+  `share_url` text, `summary_additions` integer, `summary_deletions` integer, `summary_files` integer,
+  `summary_diffs` text, `revert` text, `permission` text, `time_created` integer NOT NULL,
+  `time_updated` integer NOT NULL, `time_compacting` integer, `time_archived` integer,
+  FOREIGN KEY (`project_id`) REFERENCES `project`(`id`) ON DELETE cascade);
+CREATE INDEX `session_project_idx` ON `session` (`project_id`);
+CREATE INDEX `session_parent_idx` ON `session` (`parent_id`);
+CREATE TABLE `message` (`id` text PRIMARY KEY NOT NULL, `session_id` text NOT NULL,
+  `time_created` integer NOT NULL, `time_updated` integer NOT NULL, `data` text NOT NULL,
+  FOREIGN KEY (`session_id`) REFERENCES `session`(`id`) ON DELETE cascade);
+CREATE INDEX `message_session_idx` ON `message` (`session_id`);
+CREATE TABLE `part` (`id` text PRIMARY KEY NOT NULL, `message_id` text NOT NULL, `session_id` text NOT NULL,
+  `time_created` integer NOT NULL, `time_updated` integer NOT NULL, `data` text NOT NULL,
+  FOREIGN KEY (`message_id`) REFERENCES `message`(`id`) ON DELETE cascade);
+CREATE INDEX `part_message_idx` ON `part` (`message_id`);
+CREATE INDEX `part_session_idx` ON `part` (`session_id`);
+";
