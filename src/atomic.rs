@@ -45,7 +45,7 @@ pub fn write(
     write_with_mode(path, existing, None, reads, fill)
 }
 
-/// As [`write`], the file taking `mode` when given (a repaired copy takes its
+/// As [`write()`], the file taking `mode` when given (a repaired copy takes its
 /// original's: a private session stays private), set before it appears.
 pub fn write_with_mode(
     path: &Path,
