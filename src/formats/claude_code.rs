@@ -96,7 +96,7 @@ impl Adapter for ClaudeCode {
                 entry.model = model.filter(|_| !synthetic);
                 if v.get("isApiErrorMessage").as_bool() == Some(true) {
                     entry.accepted = false;
-                    let status = v.get("apiErrorStatus").as_f64().map(|s| s as u16);
+                    let status = v.get("apiErrorStatus").as_f64().and_then(super::http_status);
                     // The provider's own reply, where kept, before the agent's paraphrase of it.
                     entry.error = Some(match provider_reply(v.get("errorDetails")) {
                         Some((code, text)) => ErrorRecord { text, status: status.or(code) },
@@ -115,7 +115,8 @@ impl Adapter for ClaudeCode {
             "system" if is_error(v) => {
                 let mut entry = RawEntry::new(Role::System);
                 let text = v.get("content").as_str().map(str::to_string).unwrap_or_else(|| v.get("error").to_string());
-                entry.error = Some(ErrorRecord { text, status: v.get("apiErrorStatus").as_f64().map(|s| s as u16) });
+                entry.error =
+                    Some(ErrorRecord { text, status: v.get("apiErrorStatus").as_f64().and_then(super::http_status) });
                 out.entry(entry);
             }
             _ => {}

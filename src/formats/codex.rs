@@ -166,7 +166,7 @@ fn event<'a>(p: &'a Value<'a>, out: &mut LineOut<'a>) {
 fn failure<'a>(text: String, at: &Value<'_>, out: &mut LineOut<'a>) {
     let mut e = RawEntry::new(Role::System);
     let status = http_status(at.get("codex_error_info")).or_else(|| at.get("http_status_code").as_f64());
-    e.error = Some(ErrorRecord { text, status: status.map(|s| s as u16) });
+    e.error = Some(ErrorRecord { text, status: status.and_then(super::http_status) });
     out.entry(e);
 }
 

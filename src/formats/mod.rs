@@ -366,3 +366,24 @@ pub fn path_in_arguments(args: &Value<'_>) -> Option<String> {
 pub fn ptr(base: &str, seg: impl std::fmt::Display) -> String {
     format!("{base}/{seg}")
 }
+
+/// An HTTP status as an agent records it (a JSON number): only a whole number
+/// from 100 to 599 is one; `1e400`, `-1` or `400.5` name no status (a plain
+/// `as u16` would turn them into 65535, 0 or 400).
+pub fn http_status(n: f64) -> Option<u16> {
+    (n.fract() == 0.0 && (100.0..=599.0).contains(&n)).then_some(n as u16)
+}
+
+#[cfg(test)]
+mod status_tests {
+    use super::http_status;
+
+    #[test]
+    fn only_whole_statuses_in_range_are_statuses() {
+        assert_eq!(http_status(400.0), Some(400));
+        assert_eq!(http_status(599.0), Some(599));
+        for bad in [f64::INFINITY, -1.0, 70_000.0, 400.5, 99.0, f64::NAN] {
+            assert_eq!(http_status(bad), None, "{bad}");
+        }
+    }
+}

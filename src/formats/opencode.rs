@@ -104,5 +104,5 @@ fn error_record(err: &Value<'_>) -> ErrorRecord {
         .filter(|b| !b.is_empty())
         .or_else(|| data.get("message").to_text().map(|m| format!("{name}: {m}")))
         .unwrap_or(name);
-    ErrorRecord { text, status: data.get("statusCode").as_f64().map(|s| s as u16) }
+    ErrorRecord { text, status: data.get("statusCode").as_f64().and_then(super::http_status) }
 }

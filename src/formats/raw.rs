@@ -38,7 +38,7 @@ fn error_line(v: &Value<'_>, out: &mut LineOut<'_>) -> bool {
     let mut e = RawEntry::new(Role::System);
     let status =
         err.get("code").as_f64().or_else(|| v.get("status").as_f64()).or_else(|| v.get("status_code").as_f64());
-    e.error = Some(ErrorRecord { text: v.to_string(), status: status.map(|s| s as u16) });
+    e.error = Some(ErrorRecord { text: v.to_string(), status: status.and_then(super::http_status) });
     out.entry(e);
     true
 }
