@@ -58,6 +58,7 @@ rm -rf "$out" && mkdir -p "$out"
 read -r cp_s cp_rss < <(measure cp "$file" "$out/cp.jsonl")
 read -r repair_s repair_rss < <(measure "$bin" repair --json --max-images 20 --out "$out" "$file")
 rm -rf "$out"
+read -r preview_s preview_rss < <(measure "$bin" preview --max-images 20 "$file")
 # A wall time of 0.00 s (a file too small to time) would give a meaningless ratio.
 ratio() {
   awk -v a="$1" -v b="$2" 'BEGIN { if (a <= 0 || b <= 0) exit 1; printf "%.1f%%", 100 * a / b }' ||
@@ -65,7 +66,8 @@ ratio() {
 }
 scan_ratio=$(ratio "$cat_s" "$scan_s")
 deep_ratio=$(ratio "$cat_s" "$deep_s")
-diag_vs_scan=$(awk -v a="$diag_s" -v b="$scan_s" 'BEGIN { if (b <= 0) exit 1; printf "%.2fx scan", a / b }') || die "scan took 0 s"
+times_scan() { awk -v a="$1" -v b="$scan_s" 'BEGIN { if (b <= 0) exit 1; printf "%.2fx scan", a / b }' || die "scan took 0 s"; }
+diag_vs_scan=$(times_scan "$diag_s")
 repair_ratio=$(ratio "$cp_s" "$repair_s")
 echo "file: $file ($(( bytes / 1000000 )) MB, longest line $(( longest / 1000000 )) MB), median of $runs runs"
 printf '%-22s %8s %10s %12s\n' stage wall "% of cat" "peak RSS"
@@ -74,4 +76,5 @@ printf '%-22s %7ss %10s %9s MB\n' "scan (structural)" "$scan_s" "$scan_ratio" $(
 printf '%-22s %7ss %10s %9s MB\n' "scan --deep" "$deep_s" "$deep_ratio" $(( deep_rss / 1024 ))
 printf '%-22s %7ss %10s %9s MB\n' "diagnose" "$diag_s" "$diag_vs_scan" $(( diag_rss / 1024 ))
 printf '%-22s %7ss %10s %9s MB\n' cp "$cp_s" "100% of cp" $(( cp_rss / 1024 ))
-printf '%-22s %7ss %10s %9s MB\n' "repair --max-images 20" "$repair_s" "$repair_ratio of cp" $(( repair_rss / 1024 ))
+printf '%-22s %7ss %10s %9s MB\n' "repair --max-images 20" "$repair_s" "$repair_ratio of cp, $(times_scan "$repair_s")" $(( repair_rss / 1024 ))
+printf '%-22s %7ss %10s %9s MB\n' "preview --max-images 20" "$preview_s" "$(times_scan "$preview_s")" $(( preview_rss / 1024 ))
