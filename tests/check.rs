@@ -6,24 +6,18 @@ mod common;
 #[path = "common/media_corpus.rs"]
 mod media_corpus;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 use common::wrap::{self, Item};
-use common::{b64, bin, sha256_file};
+use common::{b64, bin, sha256_file, write};
 use serde_json::Value;
 
 /// A PNG cut short inside its image data, as an interrupted download leaves it.
 fn cut_png() -> Vec<u8> {
     let png = media_corpus::png(64, 48);
     png[..png.len() * 2 / 3].to_vec()
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, text).expect("write session");
-    p
 }
 
 /// Valid media, the last turn accepted: a user image and a tool's image.

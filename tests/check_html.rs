@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use common::wrap::{self, Item};
-use common::{b64, run, sha256_file};
+use common::{b64, run, sha256_file, write};
 use page::{assert_offline, sel};
 use scraper::{ElementRef, Html};
 
@@ -21,12 +21,6 @@ const SCRIPT: &str = "<script>alert(1)</script>";
 const ESC: &str = "\u{1b}[31m";
 /// A file name cannot hold the `/` of a closing tag.
 const OPEN: &str = "<script>alert(1)";
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, text).expect("write session");
-    p
-}
 
 /// A PNG cut short inside its image data, as an interrupted download leaves it.
 fn cut_png() -> Vec<u8> {

@@ -4,10 +4,10 @@ mod common;
 #[path = "common/media_corpus.rs"]
 mod media_corpus;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use common::wrap::{self, FORMATS, Item};
-use common::{b64, run, sha256_file};
+use common::{b64, diagnose, run, sha256_file, write};
 use serde_json::{Value, json};
 
 /// A PNG cut short inside its image data, as an interrupted download leaves it.
@@ -20,23 +20,6 @@ fn cut_png() -> Vec<u8> {
 fn cut_pdf() -> Vec<u8> {
     let pdf = media_corpus::pdf(2);
     pdf[..pdf.len() / 2].to_vec()
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, text).expect("write session");
-    p
-}
-
-fn diagnose(file: &Path, extra: &[&str]) -> (Value, i32) {
-    let mut args = vec!["diagnose", "--json"];
-    args.extend_from_slice(extra);
-    args.push(file.to_str().expect("utf-8"));
-    let out = run(&args);
-    let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!("diagnose --json printed no JSON ({e}); stderr: {}", String::from_utf8_lossy(&out.stderr))
-    });
-    (v, out.status.code().expect("exited"))
 }
 
 fn suspects(d: &Value) -> Vec<(String, bool)> {

@@ -9,17 +9,11 @@ mod media_corpus;
 use std::path::{Path, PathBuf};
 
 use common::wrap::{self, FORMATS, Item};
-use common::{b64, run, sha256_file};
+use common::{b64, run, sha256_file, write};
 use serde_json::{Value, json};
 
 const ANTHROPIC_ERROR: &str = "messages.4: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01ABC. Each `tool_use` block must have a corresponding `tool_result` block in the next message.";
 const OPENAI_ERROR: &str = "No tool output found for function call call_abc123.";
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, text).expect("write session");
-    p
-}
 
 fn lines(v: &[Value]) -> String {
     v.iter().map(|l| l.to_string() + "\n").collect()

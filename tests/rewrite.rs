@@ -7,14 +7,8 @@ mod media_corpus;
 use std::path::{Path, PathBuf};
 
 use common::wrap::{self, FORMATS, Item};
-use common::{b64, run, sha256_file};
+use common::{b64, run, sha256_file, write};
 use serde_json::{Value, json};
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, text).expect("write session");
-    p
-}
 
 fn preview(file: &Path, extra: &[&str]) -> (String, Value) {
     let mut args = vec!["preview", file.to_str().unwrap()];

@@ -8,30 +8,13 @@ mod media_corpus;
 use std::path::{Path, PathBuf};
 
 use common::wrap::{self, FORMATS, Item};
-use common::{b64, run};
+use common::{b64, diagnose, run, write};
 use serde_json::{Value, json};
 
 /// A PNG cut short inside its image data, as an interrupted download leaves it.
 fn cut_png() -> Vec<u8> {
     let png = media_corpus::png(64, 48);
     png[..png.len() * 2 / 3].to_vec()
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, text).expect("write session");
-    p
-}
-
-fn diagnose(file: &Path, extra: &[&str]) -> (Value, i32) {
-    let mut args = vec!["diagnose", "--json"];
-    args.extend_from_slice(extra);
-    args.push(file.to_str().expect("utf-8"));
-    let out = run(&args);
-    let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!("diagnose --json printed no JSON ({e}); stderr: {}", String::from_utf8_lossy(&out.stderr))
-    });
-    (v, out.status.code().expect("exited"))
 }
 
 fn sha(bytes: &[u8]) -> String {

@@ -68,3 +68,22 @@ CREATE TABLE `part` (`id` text PRIMARY KEY NOT NULL, `message_id` text NOT NULL,
 CREATE INDEX `part_message_idx` ON `part` (`message_id`);
 CREATE INDEX `part_session_idx` ON `part` (`session_id`);
 ";
+
+/// Writes a session file `name` into `dir`.
+pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write session");
+    p
+}
+
+/// Runs `diagnose --json [extra] file`: the report and the exit code.
+pub fn diagnose(file: &Path, extra: &[&str]) -> (serde_json::Value, i32) {
+    let mut args = vec!["diagnose", "--json"];
+    args.extend_from_slice(extra);
+    args.push(file.to_str().expect("utf-8"));
+    let out = run(&args);
+    let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("diagnose --json printed no JSON ({e}); stderr: {}", String::from_utf8_lossy(&out.stderr))
+    });
+    (v, out.status.code().expect("exited"))
+}
