@@ -155,29 +155,27 @@ def _write(ctx, name, data):
 # ------------------------------------------------------------------ scenarios
 
 
-def scenario_cut_png_behind_gateway(ctx):
-    """A cut PNG read by Read behind a LiteLLM-style gateway: Claude Code does not
+def _gateway_rescue(ctx, name, data, what):
+    """A broken file read by Read behind a LiteLLM-style gateway: Claude Code does not
     know the wording, so it is stuck; the whole rescue works."""
-    f = _write(ctx, "cut.png", lib.cut_png())
+    f = _write(ctx, name, data)
     ctx.provider.settings.tool = ("Read", {"file_path": str(f)})
     ctx.provider.settings.gateway = "litellm"
-    sid = _stuck_twice(ctx, "READ-THE-FILE cut.png please")
+    sid = _stuck_twice(ctx, "READ-THE-FILE %s please" % name)
     session, copy, body = _rescue(ctx, sid, "media_rejected")
-    check(not _media_blocks(body["messages"]), "the resumed copy sends no image", body["messages"])
+    check(not _media_blocks(body["messages"]), "the resumed copy sends no %s" % what, body["messages"])
     _check_preview_is_sent(ctx, session, body)
-    _check_no_bytes(copy["out"], lib.cut_png())
+    _check_no_bytes(copy["out"], data)
+
+
+def scenario_cut_png_behind_gateway(ctx):
+    """A cut PNG behind the gateway: stuck, and rescued."""
+    _gateway_rescue(ctx, "cut.png", lib.cut_png(), "image")
 
 
 def scenario_cut_pdf_behind_gateway(ctx):
-    """A cut PDF read by Read behind the gateway: stuck, and rescued the same way."""
-    f = _write(ctx, "cut.pdf", lib.cut_pdf())
-    ctx.provider.settings.tool = ("Read", {"file_path": str(f)})
-    ctx.provider.settings.gateway = "litellm"
-    sid = _stuck_twice(ctx, "READ-THE-FILE cut.pdf please")
-    session, copy, body = _rescue(ctx, sid, "media_rejected")
-    check(not _media_blocks(body["messages"]), "the resumed copy sends no document", body["messages"])
-    _check_preview_is_sent(ctx, session, body)
-    _check_no_bytes(copy["out"], lib.cut_pdf())
+    """A cut PDF behind the gateway: stuck, and rescued the same way."""
+    _gateway_rescue(ctx, "cut.pdf", lib.cut_pdf(), "document")
 
 
 def _check_no_bytes(path, data):

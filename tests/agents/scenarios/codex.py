@@ -116,15 +116,22 @@ def stuck_on_replayed_reasoning(ctx):
     (ctx.sb.work / "pic.png").write_bytes(lib.png())
     env = setup(ctx)
 
-    first = exec_(ctx, env, "READ-THE-FILE pic.png")
+    sid, session, again = stuck_twice(ctx, env, "READ-THE-FILE pic.png", 1, 404, "the first run's second request (replaying rs_) gets a 404")
+    lib.check(again.code != 0 or "404" in again.stderr, "the resume reports the failure", again)
+    return env, sid, session
+
+
+def stuck_twice(ctx, env, prompt, at, status, what):
+    """The first run fails with `status` from request `at` on, and so does Codex's own
+    resume: (session id, rollout, the resume's result)."""
+    first = exec_(ctx, env, prompt)
     sid = session_id_of(first)
-    lib.check(failed_with(ctx, 1, 404), "the first run's second request (replaying rs_) gets a 404", first)
+    lib.check(failed_with(ctx, at, status), what, first)
     session = rollout(ctx, sid)
     before = len(ctx.provider.model_requests())
     again = resume(ctx, env, sid)
-    lib.check(failed_with(ctx, before, 404), "Codex's own resume fails the same way", again)
-    lib.check(again.code != 0 or "404" in again.stderr, "the resume reports the failure", again)
-    return env, sid, session
+    lib.check(failed_with(ctx, before, status), "Codex's own resume fails the same way", again)
+    return sid, session, again
 
 
 def scenario_reasoning_replayed_under_store_false(ctx):
@@ -325,13 +332,7 @@ def scenario_valid_png_over_the_image_limit(ctx):
     p.max_images = 0
     (ctx.sb.work / "pic.png").write_bytes(lib.png())
     env = setup(ctx)
-    first = exec_(ctx, env, "READ-THE-FILE pic.png")
-    sid = session_id_of(first)
-    lib.check(failed_with(ctx, 1, 400), "the request carrying the image gets a 400", first)
-    session = rollout(ctx, sid)
-    before = len(ctx.provider.model_requests())
-    again = resume(ctx, env, sid)
-    lib.check(failed_with(ctx, before, 400), "Codex's own resume fails the same way", again)
+    _, session, _ = stuck_twice(ctx, env, "READ-THE-FILE pic.png", 1, 400, "the request carrying the image gets a 400")
 
     r, d = lib.diagnose(ctx.sb, session)
     lib.check(d["stuck"] is True and r.code == 1 and d["failure"]["class"] == "image_limit", "diagnose: stuck, image_limit", r)
