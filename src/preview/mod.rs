@@ -12,6 +12,7 @@ pub mod codex;
 mod gemini_cli;
 pub mod pi;
 pub mod read;
+mod stand_in;
 pub mod write;
 
 use std::fs::File;
@@ -132,19 +133,31 @@ pub fn preview(
     let last = session.entries.iter().rev().filter(|e| e.role == EntryRole::Assistant).find(|e| e.model.is_some());
     let model = last.and_then(|e| e.model.as_deref().map(str::to_string));
     let absent = not_in_session(format, dialect);
+    let stand_ins = stand_in::StandIns::default();
+    // Stand-ins are filled from the same open file: the request is of the file read.
+    let mut filled = stand_ins.fill(out, file.try_clone().with_context(|| format!("reading {}", path.display()))?);
     let mut read_record = |offset: u64, len: u64| -> anyhow::Result<Vec<u8>> {
         let mut buf = vec![0; usize::try_from(len)?];
         file.seek(SeekFrom::Start(offset))?;
         file.read_exact(&mut buf).with_context(|| format!("reading {}", path.display()))?;
         Ok(buf)
     };
-    let edited = |text: &[u8], offset: u64, line: u64| -> Option<Vec<u8>> {
+    // The record with the rewrite's edits applied and its long payloads stood in
+    // for; `None` when the rewrite drops it.
+    let edited = |text: Vec<u8>, offset: u64, line: u64| -> Option<Vec<u8>> {
         let key = if single_document { 1 } else { line };
-        match rewrite.ops.get(&key) {
-            Some(ops) => rewrite::edits(format, text, offset, ops).map(|e| splice::apply(text, e)),
-            None => Some(text.to_vec()),
+        let mut edits = match rewrite.ops.get(&key) {
+            Some(ops) => rewrite::edits(format, &text, offset, ops)?,
+            None => Vec::new(),
+        };
+        let stood_in = stand_ins.edits(&text, offset, &edits);
+        if edits.is_empty() && stood_in.is_empty() {
+            return Some(text);
         }
+        edits.extend(stood_in);
+        Some(splice::apply(&text, edits))
     };
+    let out: &mut dyn Write = &mut filled;
     let summary = rewrite.summary.clone();
 
     // A logged request previewed in its own dialect: the body as logged.
@@ -155,7 +168,7 @@ pub fn preview(
             anyhow::bail!("{}: no logged request to preview", path.display());
         };
         let text = read_record(r.offset, r.len)?;
-        let text = edited(&text, r.offset, r.line).unwrap_or_default();
+        let text = edited(text, r.offset, r.line).unwrap_or_default();
         let body = ["/request", "/body", ""].iter().find_map(|p| {
             let range = splice::locate(&text, p)?;
             (text[range.start] == b'{' && (p.is_empty() || is_request(&text[range.clone()]))).then_some(range)
@@ -163,6 +176,7 @@ pub fn preview(
         let body = body.map_or(&text[..], |r| &text[r]);
         out.write_all(body)?;
         out.write_all(b"\n")?;
+        out.flush()?;
         let items = serde_json::from_slice::<serde_json::Value>(body)
             .ok()
             .and_then(|v| ["messages", "input", "contents"].iter().find_map(|k| v.get(k)?.as_array().map(Vec::len)))
@@ -199,7 +213,7 @@ pub fn preview(
         // One JSON document: its elements (an array, or a `messages` list) are the records.
         if let Some(r) = session.records.first().copied() {
             let text = read_record(r.offset, r.len)?;
-            if let Some(text) = edited(&text, r.offset, 1) {
+            if let Some(text) = edited(text, r.offset, 1) {
                 let doc: serde_json::Value =
                     serde_json::from_slice(&text).context("the edited document is not JSON")?;
                 let list = doc
@@ -214,7 +228,7 @@ pub fn preview(
     } else {
         for r in &session.records {
             let text = read_record(r.offset, r.len)?;
-            let Some(text) = edited(&text, r.offset, r.line) else { continue };
+            let Some(text) = edited(text, r.offset, r.line) else { continue };
             let Ok(v) = serde_json::from_slice::<serde_json::Value>(&text) else { continue };
             push(&mut w, &mut turn, &v)?;
             // Interrupted calls of this turn get their result right after it.
@@ -238,7 +252,8 @@ pub fn preview(
     if let Some(t) = turn.as_mut() {
         t.flush(&mut w)?;
     }
-    let (_, items) = w.finish()?;
+    let (out, items) = w.finish()?;
+    out.flush()?;
     Ok(Previewed { target: dialect.name(), items, changes: summary, not_in_session: absent })
 }
 
