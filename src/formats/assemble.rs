@@ -4,6 +4,7 @@
 //! result answers. Works on small owned records, after the bytes are gone.
 
 use std::collections::{HashMap, HashSet};
+use std::ops::Range;
 use std::sync::Arc;
 
 use crate::model::{
@@ -14,7 +15,10 @@ use super::{Id, RawCall, RawReasoning, RawResult, Unit};
 
 /// One line after its media were decoded and judged; media bytes are dropped.
 /// Most lines of a long session are plain text, so all but the entries and
-/// the line's place in the history live behind one optional box.
+/// the line's place in the history live behind one optional box. Its entries
+/// sit in one vector for the whole file (a range of it here): a line's own
+/// vector would cost an allocation per line, and the history keeps that one
+/// vector, pruned in place, instead of a copy.
 #[derive(Debug, Default)]
 pub struct LineRecord {
     pub line: u64,
@@ -22,14 +26,15 @@ pub struct LineRecord {
     pub offset: u64,
     pub len: u64,
     pub unit: Unit,
-    pub entries: Vec<Entry>,
+    /// Its entries, in the file's entry vector.
+    pub entries: Range<usize>,
     pub extra: Option<Box<Extra>>,
 }
 
 /// The rarer parts of a line.
 #[derive(Debug, Default)]
 pub struct Extra {
-    /// `entry` indexes [`LineRecord::entries`]; `line` is the payload's own line.
+    /// `entry` counts from the line's first entry; `line` is the payload's own line.
     pub attachments: Vec<Attachment>,
     pub calls: Vec<RawCall>,
     pub results: Vec<RawResult>,
@@ -82,12 +87,13 @@ pub fn assign_refs(records: &mut [LineRecord]) {
     }
 }
 
-/// Builds the history from records in file order, consuming them.
-pub fn assemble(mut records: Vec<LineRecord>) -> History {
+/// Builds the history from records in file order and the file's entries
+/// (which [`LineRecord::entries`] index), consuming them.
+pub fn assemble(mut records: Vec<LineRecord>, entries: Vec<Entry>) -> History {
     let mut h = History::default();
-    let order = visible(&records, &mut h.findings);
+    let order = visible(&records, &entries, &mut h.findings);
     let ctx = Context::new(&records);
-    h.entries.reserve_exact(order.iter().map(|&i| records[i].entries.len()).sum());
+    h.entries = visible_entries(&records, &order, entries);
     // Every call of the file names the media of its results, visible or not.
     let calls: HashMap<String, (Option<String>, Option<String>)> = records
         .iter()
@@ -100,31 +106,32 @@ pub fn assemble(mut records: Vec<LineRecord>) -> History {
         .iter()
         .map(|&i| Record { line: records[i].line, offset: records[i].offset, len: records[i].len })
         .collect();
+    let mut base = 0;
     for &i in &order {
         let r = &mut records[i];
-        let base = h.entries.len();
         let line = r.line;
         let (model, provider) = ctx.at(i);
-        for mut e in std::mem::take(&mut r.entries) {
+        let first = base;
+        base += r.entries.len();
+        for e in &mut h.entries[first..base] {
             if e.model.is_none() {
                 e.model = model.clone();
             }
             if e.provider.is_none() {
                 e.provider = provider.clone();
             }
-            h.entries.push(e);
         }
         let Some(x) = r.extra.as_mut() else { continue };
         let at = x.at.as_deref().map(str::to_string);
         for c in x.calls.drain(..) {
             let (call_id, name, path) = (c.call_id, c.name, c.path);
-            h.tool_calls.push(ToolCall { line, call_id, name, path, entry: base + c.entry, at: at.clone() });
+            h.tool_calls.push(ToolCall { line, call_id, name, path, entry: first + c.entry, at: at.clone() });
         }
         for t in x.results.drain(..) {
-            h.tool_results.push(ToolResult { line, call_id: t.call_id, entry: base + t.entry, at: at.clone() });
+            h.tool_results.push(ToolResult { line, call_id: t.call_id, entry: first + t.entry, at: at.clone() });
         }
         for mut a in x.attachments.drain(..) {
-            a.entry += base;
+            a.entry += first;
             if let Some((tool, path)) = a.call_id.as_deref().and_then(|id| calls.get(id)) {
                 if a.tool.is_none() {
                     a.tool.clone_from(tool);
@@ -145,6 +152,34 @@ pub fn assemble(mut records: Vec<LineRecord>) -> History {
     // The provider in use now: the one the latest entry that names one went to.
     h.provider = h.entries.iter().rev().find_map(|e| e.provider.as_deref().map(str::to_string));
     h
+}
+
+/// The entries of the records in `order`, in that order. The usual history
+/// keeps its records in file order (a path through a tree, or a list with some
+/// lines dropped), so the file's vector is pruned in place; only a history that
+/// moves lines earlier (a compaction keeping older entries) takes a copy.
+fn visible_entries(records: &[LineRecord], order: &[usize], mut entries: Vec<Entry>) -> Vec<Entry> {
+    let ranges = || order.iter().map(|&i| records[i].entries.clone()).filter(|r| !r.is_empty());
+    let mut last = 0;
+    let in_file_order = ranges().all(|r| {
+        let ok = r.start >= last;
+        last = r.end;
+        ok
+    });
+    if !in_file_order {
+        return ranges().flat_map(|r| entries[r].to_vec()).collect();
+    }
+    let mut keep = vec![false; entries.len()];
+    for r in ranges() {
+        keep[r].fill(true);
+    }
+    let mut k = 0;
+    entries.retain(|_| {
+        k += 1;
+        keep[k - 1]
+    });
+    entries.shrink_to_fit();
+    entries
 }
 
 /// Media on lines the provider never sees (Codex's `event_msg.user_message`
@@ -224,9 +259,9 @@ impl Context {
 }
 
 /// Indices of the records the provider still sees, in history order.
-fn visible(records: &[LineRecord], findings: &mut Vec<Finding>) -> Vec<usize> {
+fn visible(records: &[LineRecord], entries: &[Entry], findings: &mut Vec<Finding>) -> Vec<usize> {
     if records.iter().any(|r| matches!(r.unit, Unit::Node { .. })) {
-        return tree_path(records, findings);
+        return tree_path(records, entries, findings);
     }
     let mut list: Vec<Option<usize>> = Vec::new();
     let mut keyed: HashMap<Id, usize> = HashMap::new();
@@ -271,7 +306,7 @@ fn visible(records: &[LineRecord], findings: &mut Vec<Finding>) -> Vec<usize> {
 /// file, or one already on the path (the entry names itself or a descendant: a
 /// cycle) — is a finding, and the walk goes on from the node written just
 /// before, so what was collected is kept and the rest is read in file order.
-fn tree_path(records: &[LineRecord], findings: &mut Vec<Finding>) -> Vec<usize> {
+fn tree_path(records: &[LineRecord], entries: &[Entry], findings: &mut Vec<Finding>) -> Vec<usize> {
     let mut by_id: HashMap<Id, usize> = HashMap::new();
     let mut leaf = None;
     let mut last_any = None;
@@ -320,7 +355,7 @@ fn tree_path(records: &[LineRecord], findings: &mut Vec<Finding>) -> Vec<usize> 
         };
     }
     path.reverse();
-    join_parallel_results(records, &mut path, &mut on_path);
+    join_parallel_results(records, entries, &mut path, &mut on_path);
     // The latest compaction on the path replaces what came before its kept range.
     let compaction = path.iter().rposition(|&i| matches!(records[i].unit, Unit::Node { keep_from: Some(_), .. }));
     if let Some(c) = compaction {
@@ -342,7 +377,7 @@ fn tree_path(records: &[LineRecord], findings: &mut Vec<Finding>) -> Vec<usize> 
 /// is a line of a reply on the path (same [`Unit::Node`] `group`), or only
 /// answers calls of the path that nothing on it answers (so a rewound, re-run
 /// call is never answered twice).
-fn join_parallel_results(records: &[LineRecord], path: &mut Vec<usize>, on_path: &mut [bool]) {
+fn join_parallel_results(records: &[LineRecord], entries: &[Entry], path: &mut Vec<usize>, on_path: &mut [bool]) {
     let mut children: HashMap<Id, Vec<usize>> = HashMap::new();
     for (j, r) in records.iter().enumerate() {
         if let Unit::Node { parent: Some(p), sidechain: false, .. } = r.unit
@@ -377,7 +412,8 @@ fn join_parallel_results(records: &[LineRecord], path: &mut Vec<usize>, on_path:
                 continue;
             }
             let results = extra(j).map_or(&[][..], |x| &x.results[..]);
-            let only_results = !results.is_empty() && records[j].entries.iter().all(|e| e.role != Role::Assistant);
+            let only_results =
+                !results.is_empty() && entries[records[j].entries.clone()].iter().all(|e| e.role != Role::Assistant);
             let joins = group(j).is_some_and(|g| groups.contains(&g))
                 || (only_results
                     && results
@@ -400,4 +436,69 @@ fn join_parallel_results(records: &[LineRecord], path: &mut Vec<usize>, on_path:
 
 fn link_finding(line: u64, code: &'static str, message: String) -> Finding {
     Finding { line, severity: Severity::Warning, message, code: Some(code) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(line: u64) -> Entry {
+        Entry {
+            line,
+            role: Role::User,
+            accepted: false,
+            model: None,
+            provider: None,
+            error: None,
+            blocks: 0,
+            empty: false,
+            heals: None,
+        }
+    }
+
+    fn record(line: u64, entries: Range<usize>, unit: Unit) -> LineRecord {
+        LineRecord { line, offset: 0, len: 0, unit, entries, extra: None }
+    }
+
+    fn lines(h: &History) -> Vec<u64> {
+        h.entries.iter().map(|e| e.line).collect()
+    }
+
+    #[test]
+    fn a_history_in_file_order_keeps_the_files_entry_vector() {
+        let entries: Vec<Entry> = [1, 2, 2, 3].map(entry).into();
+        let at = entries.as_ptr();
+        let records = vec![record(1, 0..1, Unit::Plain), record(2, 1..3, Unit::Plain), record(3, 3..4, Unit::Plain)];
+        let h = assemble(records, entries);
+        assert_eq!(lines(&h), [1, 2, 2, 3]);
+        assert_eq!(h.entries.as_ptr(), at, "kept, not copied");
+    }
+
+    #[test]
+    fn lines_left_out_of_the_history_leave_its_entries() {
+        let entries: Vec<Entry> = [1, 2, 4, 4].map(entry).into();
+        // Line 2 is rewound away: a keyed record, then a rewind to it.
+        let records = vec![
+            record(1, 0..1, Unit::Plain),
+            record(2, 1..2, Unit::Keyed(Id::of("b"))),
+            record(3, 2..2, Unit::RewindTo(Id::of("b"))),
+            record(4, 2..4, Unit::Plain),
+        ];
+        let h = assemble(records, entries);
+        assert_eq!(lines(&h), [1, 4, 4]);
+    }
+
+    #[test]
+    fn a_compaction_that_keeps_older_entries_puts_them_after_it() {
+        let entries: Vec<Entry> = (1..=4).map(entry).collect();
+        // pi v1: line 4 compacts, keeping the entries from index 2 (lines 3 on).
+        let records = vec![
+            record(1, 0..1, Unit::Plain),
+            record(2, 1..2, Unit::Plain),
+            record(3, 2..3, Unit::Plain),
+            record(4, 3..4, Unit::ResetKeeping(2)),
+        ];
+        let h = assemble(records, entries);
+        assert_eq!(lines(&h), [4, 3]);
+    }
 }

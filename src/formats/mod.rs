@@ -125,16 +125,17 @@ pub trait Adapter: Sync {
 }
 
 /// A record id, hashed. Ids are only compared, never printed, and a history of
-/// millions of lines must not keep millions of uuid strings alive.
+/// millions of lines must not keep millions of uuid strings alive. Never
+/// zero, so an `Option<Id>` is as small as an `Id` (a line's [`Unit`] holds three).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Id(u64);
+pub struct Id(std::num::NonZeroU64);
 
 impl Id {
     pub fn of(s: &str) -> Id {
         use std::hash::{DefaultHasher, Hash as _, Hasher as _};
         let mut h = DefaultHasher::new();
         s.hash(&mut h);
-        Id(h.finish())
+        Id(std::num::NonZeroU64::new(h.finish()).unwrap_or(std::num::NonZeroU64::MIN))
     }
 
     /// The id of a JSON string or number, if the value is one.

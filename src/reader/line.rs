@@ -10,16 +10,18 @@ use crate::model::{Entry, Finding, Severity};
 
 use super::media::Judge;
 
-/// What a worker keeps across lines: the media judge and one copy of each
-/// model/provider name (a history repeats the same few names on every line).
+/// What a worker keeps across lines: the media judge, one copy of each
+/// model/provider name (a history repeats the same few names on every line)
+/// and the entries of its lines, which its records index.
 pub struct Worker<'r> {
     judge: Judge<'r>,
     names: HashSet<Arc<str>>,
+    pub entries: Vec<Entry>,
 }
 
 impl<'r> Worker<'r> {
     pub fn new(judge: Judge<'r>) -> Worker<'r> {
-        Worker { judge, names: HashSet::new() }
+        Worker { judge, names: HashSet::new(), entries: Vec::new() }
     }
 
     fn intern(&mut self, s: Option<String>) -> Option<Arc<str>> {
@@ -110,16 +112,15 @@ impl<'r> Worker<'r> {
                 a.line += memchr::memchr_iter(b'\n', &raw[..upto]).count() as u64;
             }
         }
-        // Exactly sized: an in-place collect would keep the adapter's larger allocation
-        // alive for every line of the session.
-        let mut entries = Vec::with_capacity(out.entries.len());
+        let first = self.entries.len();
         for e in out.entries.drain(..) {
-            entries.push(Entry {
+            let (model, provider) = (self.intern(e.model), self.intern(e.provider));
+            self.entries.push(Entry {
                 line: lineno,
                 role: e.role,
                 accepted: e.accepted,
-                model: self.intern(e.model),
-                provider: self.intern(e.provider),
+                model,
+                provider,
                 error: e.error.map(Box::new),
                 blocks: e.blocks,
                 empty: e.empty,
@@ -145,6 +146,7 @@ impl<'r> Worker<'r> {
                 context_provider: self.intern(out.context_provider),
             })
         });
+        let entries = first..self.entries.len();
         LineRecord { line: lineno, offset, len: raw.len() as u64, unit: out.unit, entries, extra }
     }
 }

@@ -26,7 +26,7 @@ use crate::formats::assemble::{LineRecord, assemble, assign_refs};
 use crate::json::Value;
 use crate::media::Depth;
 use crate::media::rules::Rules;
-use crate::model::{Finding, Session, Severity};
+use crate::model::{Entry, Finding, Session, Severity};
 
 /// How to read a session.
 #[derive(Clone, Debug, Default)]
@@ -81,7 +81,7 @@ pub fn read_with_plan(
     plan: &Plan,
     progress: Option<&(dyn Fn(u64) + Sync)>,
 ) -> anyhow::Result<Session> {
-    let (mut records, mut findings, lines) = if let Some(bytes) = &plan.memory {
+    let (mut records, entries, mut findings, lines) = if let Some(bytes) = &plan.memory {
         in_memory(bytes, opts, plan)
     } else if plan.single_document {
         let mut bytes = Vec::new();
@@ -111,7 +111,7 @@ pub fn read_with_plan(
         records.insert(0, rec);
     }
     assign_refs(&mut records);
-    let mut h = assemble(records);
+    let mut h = assemble(records, entries);
     if !plan.detected && h.entries.is_empty() {
         return Err(nothing_recognised(path, opts, plan));
     }
@@ -154,26 +154,48 @@ fn nothing_recognised(path: &Path, opts: &Options, plan: &Plan) -> anyhow::Error
 /// What one worker read from its byte range; line numbers are relative to it.
 struct Chunk {
     records: Vec<LineRecord>,
+    /// The entries its records index.
+    entries: Vec<Entry>,
     findings: Vec<Finding>,
     lines: u64,
     /// The first line ending in CRLF: a fact about the file, told once after the merge.
     crlf: Option<u64>,
 }
 
+/// Records, the entries they index, findings and the number of lines.
+type Parts = (Vec<LineRecord>, Vec<Entry>, Vec<Finding>, u64);
+
 /// Puts chunk-relative line numbers back in file order.
-fn merge(chunks: Vec<anyhow::Result<Chunk>>) -> anyhow::Result<(Vec<LineRecord>, Vec<Finding>, u64)> {
-    let chunks = chunks.into_iter().collect::<anyhow::Result<Vec<Chunk>>>()?;
-    let mut records = Vec::with_capacity(chunks.iter().map(|c| c.records.len()).sum());
+fn merge(chunks: Vec<anyhow::Result<Chunk>>) -> anyhow::Result<Parts> {
+    let mut chunks = chunks.into_iter().collect::<anyhow::Result<Vec<Chunk>>>()?;
+    // The first chunk's records grow in place (a large vector grows by remapping its
+    // pages, not copying them) and each later chunk is freed once moved: the records
+    // are never held twice, which on a file of a million short lines is 100 MB.
+    let total: usize = chunks.iter().map(|c| c.records.len()).sum();
+    let mut records = chunks.first_mut().map(|c| std::mem::take(&mut c.records)).unwrap_or_default();
+    let first = records.len();
+    records.reserve_exact(total - first);
+    let total: usize = chunks.iter().map(|c| c.entries.len()).sum();
+    let mut entries = chunks.first_mut().map(|c| std::mem::take(&mut c.entries)).unwrap_or_default();
+    entries.reserve_exact(total - entries.len());
     let mut findings = Vec::new();
     let mut base = 0;
     let mut crlf = None;
-    for c in chunks {
+    for (i, c) in chunks.into_iter().enumerate() {
         crlf = crlf.or(c.crlf.map(|l| l + base));
+        if i == 0 {
+            findings.extend(c.findings);
+            base += c.lines;
+            continue;
+        }
+        let shift = entries.len();
+        entries.extend(c.entries.into_iter().map(|mut e| {
+            e.line += base;
+            e
+        }));
         for mut r in c.records {
             r.line += base;
-            for e in &mut r.entries {
-                e.line += base;
-            }
+            r.entries = r.entries.start + shift..r.entries.end + shift;
             for a in r.attachments_mut() {
                 a.line += base;
             }
@@ -189,7 +211,7 @@ fn merge(chunks: Vec<anyhow::Result<Chunk>>) -> anyhow::Result<(Vec<LineRecord>,
         let message = "ends with CRLF (Windows line endings); read as plain newlines".into();
         findings.push(line::finding(line, Severity::Info, "line.crlf", message));
     }
-    Ok((records, findings, base))
+    Ok((records, entries, findings, base))
 }
 
 /// Streams the lines that start inside `[start, end)`.
@@ -214,7 +236,7 @@ fn read_range(
     }
     let adapter = plan.format.adapter();
     let mut worker = line::Worker::new(media::Judge::new(opts.depth, &plan.rules));
-    let mut chunk = Chunk { records: Vec::new(), findings: Vec::new(), lines: 0, crlf: None };
+    let mut chunk = Chunk { records: Vec::new(), entries: Vec::new(), findings: Vec::new(), lines: 0, crlf: None };
     while pos < end {
         let Some(buf) = r.next_line().with_context(|| format!("reading {}", path.display()))? else {
             break;
@@ -252,6 +274,7 @@ fn read_range(
             chunk.records.push(rec);
         }
     }
+    chunk.entries = worker.entries;
     Ok(chunk)
 }
 
@@ -260,7 +283,7 @@ fn read_range(
 /// each as a line would be, on the line it starts on (a Cline message, a logged
 /// request body: the last request is the history); anything else is one record.
 /// Payloads keep their own lines.
-fn single_document(bytes: &[u8], opts: &Options, plan: &Plan) -> anyhow::Result<(Vec<LineRecord>, Vec<Finding>, u64)> {
+fn single_document(bytes: &[u8], opts: &Options, plan: &Plan) -> anyhow::Result<Parts> {
     let lines = memchr::memchr_iter(b'\n', bytes).count() as u64 + u64::from(!bytes.ends_with(b"\n"));
     let mut worker = line::Worker::new(media::Judge::new(opts.depth, &plan.rules));
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
@@ -269,14 +292,15 @@ fn single_document(bytes: &[u8], opts: &Options, plan: &Plan) -> anyhow::Result<
     let (v, body) = crate::json::Value::parse_tolerant(body, &mut spare)?;
     let adapter = plan.format.adapter();
     let Value::Array(items) = &v else {
-        return Ok((vec![worker.record(adapter, &v, body, 1, offset, true)], Vec::new(), lines));
+        let record = worker.record(adapter, &v, body, 1, offset, true);
+        return Ok((vec![record], worker.entries, Vec::new(), lines));
     };
     let mut records = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let mut rec = worker.record(adapter, item, body, 1, offset, true);
         let line = 1 + start_of(item, body).map_or(0, |at| memchr::memchr_iter(b'\n', &body[..at]).count() as u64);
         rec.line = line;
-        for e in &mut rec.entries {
+        for e in &mut worker.entries[rec.entries.clone()] {
             e.line = line;
         }
         for a in rec.attachments_mut() {
@@ -291,7 +315,7 @@ fn single_document(bytes: &[u8], opts: &Options, plan: &Plan) -> anyhow::Result<
             records.push(rec);
         }
     }
-    Ok((records, Vec::new(), lines))
+    Ok((records, worker.entries, Vec::new(), lines))
 }
 
 /// Where a parsed value starts in the text it borrows from, as near as its
@@ -310,7 +334,7 @@ fn start_of(v: &Value<'_>, text: &[u8]) -> Option<usize> {
 }
 
 /// JSON Lines taken out of a store, read as a file's lines would be.
-fn in_memory(bytes: &[u8], opts: &Options, plan: &Plan) -> (Vec<LineRecord>, Vec<Finding>, u64) {
+fn in_memory(bytes: &[u8], opts: &Options, plan: &Plan) -> Parts {
     let mut worker = line::Worker::new(media::Judge::new(opts.depth, &plan.rules));
     let (mut records, mut findings) = (Vec::new(), Vec::new());
     let adapter = plan.format.adapter();
@@ -324,7 +348,7 @@ fn in_memory(bytes: &[u8], opts: &Options, plan: &Plan) -> (Vec<LineRecord>, Vec
         }
         offset += raw.len() as u64;
     }
-    (records, findings, n)
+    (records, worker.entries, findings, n)
 }
 
 /// Examines one attachment's bytes again at `depth`, read straight from its

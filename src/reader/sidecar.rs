@@ -65,12 +65,5 @@ pub fn context(path: &Path, format: Format) -> Option<LineRecord> {
     let (model, provider) = cline_task(path)?;
     let extra =
         Extra { context_model: model.map(Arc::from), context_provider: provider.map(Arc::from), ..Extra::default() };
-    Some(LineRecord {
-        line: 0,
-        offset: 0,
-        len: 0,
-        unit: Unit::Hidden,
-        entries: Vec::new(),
-        extra: Some(Box::new(extra)),
-    })
+    Some(LineRecord { line: 0, offset: 0, len: 0, unit: Unit::Hidden, entries: 0..0, extra: Some(Box::new(extra)) })
 }
