@@ -408,10 +408,15 @@ fn decode(bytes: &[u8]) -> Result<(), png::DecodingError> {
     dec.set_limits(png::Limits { bytes: DECODE_CAP as usize });
     let mut reader = dec.read_info()?;
     let frames = reader.info().animation_control().map_or(1, |a| a.num_frames.max(1));
-    let size = reader.output_buffer_size().unwrap_or(0);
-    with_scratch(size, |buf| {
-        for _ in 0..frames {
-            reader.next_frame(buf)?;
+    // Row by row: every byte is inflated, unfiltered and checked as a whole
+    // frame's decode would, but only one row is held (a 9000x9000 frame is 240 MB).
+    let row = reader.output_line_size(reader.info().width).ok_or(png::DecodingError::LimitsExceeded)?;
+    with_scratch(row, |buf| {
+        for frame in 0..frames {
+            if frame > 0 {
+                reader.next_frame_info()?;
+            }
+            while reader.read_row(buf)?.is_some() {}
         }
         reader.finish()
     })
@@ -506,5 +511,36 @@ mod tests {
         assert_eq!(run(&f, Depth::Structural).problems[0].code, "png.no_ihdr");
         let f = b"\x89PNG\r\n\x1a\n\0\0".to_vec();
         assert_eq!(run(&f, Depth::Structural).problems[0].code, "png.truncated");
+    }
+
+    /// A 4×4 gray APNG of two frames; the second frame's rows use `filter`.
+    fn apng_with_second_frame_filter(filter: u8) -> Vec<u8> {
+        let fctl = |seq: u32| {
+            let mut d = seq.to_be_bytes().to_vec();
+            for v in [4u32, 4, 0, 0] {
+                d.extend_from_slice(&v.to_be_bytes());
+            }
+            d.extend_from_slice(&[0, 1, 0, 1, 0, 0]);
+            chunk(b"fcTL", &d)
+        };
+        let rows = |f: u8| miniz_oxide::deflate::compress_to_vec_zlib(&[f, 1, 2, 3, 4].repeat(4), 1);
+        let mut f = b"\x89PNG\r\n\x1a\n".to_vec();
+        f.extend(ihdr(4, 4, 8, 0));
+        f.extend(chunk(b"acTL", &[0, 0, 0, 2, 0, 0, 0, 0]));
+        f.extend(fctl(0));
+        f.extend(chunk(b"IDAT", &rows(0)));
+        f.extend(fctl(1));
+        let mut fdat = 2u32.to_be_bytes().to_vec();
+        fdat.extend(rows(filter));
+        f.extend(chunk(b"fdAT", &fdat));
+        f.extend(chunk(b"IEND", b""));
+        f
+    }
+
+    #[test]
+    fn every_frame_is_decoded_row_by_row() {
+        assert!(decode(&apng_with_second_frame_filter(0)).is_ok());
+        // Filter type 9 does not exist: only decoding the second frame finds it.
+        assert!(decode(&apng_with_second_frame_filter(9)).is_err());
     }
 }
