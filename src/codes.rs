@@ -128,6 +128,16 @@ pub const CODES: &[Code] = &[
     ),
     c("saved_output.size", W, "a tool result's saved output differs from the size the agent recorded"),
     c("saved_output.media", W, "a tool result's saved output is media whose bytes do not validate"),
+    c(
+        "subagent.fork_media",
+        E,
+        "a fork subagent's requests carry its parent session's history, which holds invalid media",
+    ),
+    c(
+        "subagent.fork_parent_missing",
+        W,
+        "the parent history a fork subagent's requests begin with is not where its `fork-context-ref` points",
+    ),
     c("history.parent_cycle", W, "the records' parent links form a cycle; the history is read in file order"),
     c(
         "history.parent_missing",

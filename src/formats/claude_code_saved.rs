@@ -115,13 +115,12 @@ mod tests {
     #[test]
     fn the_reference_is_read_from_the_text_the_agent_keeps() {
         let text = "<persisted-output>\nOutput too large (101.6KB). Full output saved to: /p/s/tool-results/b.txt\n\nPreview (first 2KB):\nx\n</persisted-output>";
-        let v = Value::parse(serde_json::to_string(text).unwrap().as_bytes()).unwrap();
+        let json = serde_json::to_string(text).unwrap();
+        let v = Value::parse(json.as_bytes()).unwrap();
         assert_eq!(reference(&v), Some("/p/s/tool-results/b.txt"));
         let cap = "<persisted-output>\nOutput exceeded the 64KB persist limit; only the first 64KB were saved to: /p/b.json\n";
-        let v = Value::parse(
-            serde_json::to_string(&[serde_json::json!({"type": "text", "text": cap})]).unwrap().as_bytes(),
-        )
-        .unwrap();
+        let json = serde_json::to_string(&[serde_json::json!({"type": "text", "text": cap})]).unwrap();
+        let v = Value::parse(json.as_bytes()).unwrap();
         assert_eq!(reference(&v), Some("/p/b.json"));
         let plain = Value::parse(br#""Output too large. Full output saved to: /p/b.txt""#).unwrap();
         assert_eq!(reference(&plain), None, "only the agent's own <persisted-output> wrapper is a reference");

@@ -12,6 +12,7 @@ pub mod assemble;
 mod blocks;
 mod claude_code;
 mod claude_code_saved;
+pub mod claude_code_subagent;
 pub mod cline;
 mod codex;
 pub mod codex_pairs;

@@ -124,3 +124,28 @@ def scenario_broken_image_in_a_subagent_leaves_the_parent_unstuck(ctx):
     check(parent.name in listed and "subagents" not in listed, "sessions lists the parent, never the subagent's file", ls)
     rr = ctx.sb.doctor("repair", subs[0], "--out", ctx.sb.root)
     check("claude --resume" not in rr.stdout, "repair of a subagent's file prints no claude --resume (the agent resumes no subagent file)", rr)
+
+
+def scenario_fork_subagent_carries_its_parents_broken_image(ctx):
+    """A lenient provider took a cut PNG; a fork subagent started later sends it
+    again in every request (the fork's file only points at the parent): scan of
+    the fork's file finds it, naming the parent's ref."""
+    f = cc._write(ctx, "cut.png", lib.cut_png())
+    p = ctx.provider.settings
+    p.check_media = False
+    p.tool = ("Read", {"file_path": str(f)})
+    r, res = cc._run(ctx, "READ-THE-FILE cut.png please")
+    check(r.code == 0, "the lenient provider takes the cut PNG", r)
+    sid = res["session_id"]
+    p.tool = ("Agent", {"description": "fork it", "prompt": "carry on as a fork", "subagent_type": "fork", "run_in_background": False})
+    since = cc._mark(ctx)
+    r, _ = cc._resume(ctx, sid, "READ-THE-FILE fork now")
+    check(r.code == 0, "the fork runs", r)
+    parent = cc._session(ctx, sid)
+    forks = list((parent.parent / parent.stem / "subagents").glob("agent-*.jsonl"))
+    check(len(forks) == 1 and forks[0].read_text().startswith('{"type":"fork-context-ref"'), "the fork's transcript starts with a fork-context-ref", forks)
+    fork_requests = [e for e in cc._sent(ctx, since) if "carry on as a fork" in json.dumps(e["body"]["messages"][-2:])]
+    check(fork_requests and all(cc._media_blocks(e["body"]["messages"]) for e in fork_requests), "the fork's requests carry the parent's PNG", len(fork_requests))
+    rs = ctx.sb.doctor("scan", forks[0], "--json")
+    found = [x for x in rs.json()["findings"] if x.get("code") == "subagent.fork_media"]
+    check(found and rs.code == 1, "scan of the fork finds the parent's broken image", rs)
