@@ -217,6 +217,9 @@ fn a_fork_subagent_carries_its_parents_broken_image() {
     let message = found[0]["message"].as_str().unwrap();
     assert!(message.contains(image["ref"].as_str().unwrap()) && message.contains("PNG ends after"), "{message}");
     assert_eq!(code, 1, "invalid media in what the fork sends fails the scan");
+    let (d, _) = diagnose(&fork, &[]);
+    let verdict = d["verdict"].as_str().unwrap();
+    assert!(verdict.contains("carries its parent's history, where 1 attachment is invalid"), "{verdict}");
 
     // Without its parent the agent sends the fork's own messages alone: said, not an error.
     std::fs::remove_file(&parent).unwrap();

@@ -73,3 +73,18 @@ pub fn subagent(session: &Session, notes: &mut Vec<String>, next: Vec<String>) -
     ));
     if sub.parent.is_file() { vec![super::next::command(&parent, "", "diagnose", "")] } else { Vec::new() }
 }
+
+/// A fork subagent's requests start with its parent's history, which its file
+/// does not hold: "nothing the next request carries is invalid" is not true
+/// of it when that history holds invalid media (the reader's findings say which).
+pub fn fork_verdict(session: &Session, verdict: &mut String) {
+    let carried = session.findings.iter().filter(|f| f.code == Some("subagent.fork_media")).count();
+    if carried > 0 && verdict.starts_with("healthy: no failure recorded, and nothing") {
+        *verdict = format!(
+            "healthy: no failure recorded; but every request of this fork carries its parent's history, where {carried} attachment{} {} invalid (`session-doctor scan` of this file names {})",
+            if carried == 1 { "" } else { "s" },
+            if carried == 1 { "is" } else { "are" },
+            if carried == 1 { "it" } else { "them" }
+        );
+    }
+}

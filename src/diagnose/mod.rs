@@ -343,6 +343,7 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
             ));
         }
     }
+    claude_code::fork_verdict(&session, &mut verdict);
     if stuck && failure.as_ref().is_some_and(|f| f.classification.class == Class::HistoryInvalid) {
         let broken: Vec<&crate::history::Problem> = history.iter().map(|i| &i.problem).collect();
         verdict = if broken.is_empty() {

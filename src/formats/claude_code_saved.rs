@@ -71,23 +71,36 @@ fn reference<'a>(content: &'a Value<'a>) -> Option<&'a str> {
     (!path.is_empty()).then_some(path)
 }
 
-/// What is wrong with the saved file at `path`, if anything.
+/// Larger saved files are told by their size alone (the agent caps what it saves at 64 MB).
+const READ_CAP: u64 = 64 << 20;
+
+/// What is wrong with the saved file at `path`, if anything. Only a path where
+/// the agent saves (`…/tool-results/<name>`) is looked at, and only a regular
+/// file is read: the session's text is not trusted to name a device or a FIFO.
 fn judge(path: &Path, expected: Option<u64>) -> Option<(&'static str, String)> {
+    if !path.is_absolute() || path.parent().and_then(Path::file_name).is_none_or(|d| d != "tool-results") {
+        return None;
+    }
     let shown = path.display();
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) => {
-            let why = match e.kind() {
-                std::io::ErrorKind::NotFound => "does not exist".to_string(),
-                _ => format!("cannot be read ({e})"),
-            };
-            return Some((
-                "saved_output.missing",
-                format!(
-                    "the tool result's full output was saved to {shown}, which {why}: the agent sends only the preview kept in the session, and a Read of that file fails"
-                ),
-            ));
+    let gone = |why: String| {
+        let message = format!(
+            "the tool result's full output was saved to {shown}, which {why}: the agent sends only the preview kept in the session, and a Read of that file fails"
+        );
+        Some(("saved_output.missing", message))
+    };
+    let meta = match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => m,
+        Ok(_) => return gone("is not a file".into()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return gone("does not exist".into()),
+        Err(e) => return gone(format!("cannot be read ({e})")),
+    };
+    let bytes = if meta.len() <= READ_CAP {
+        match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) => return gone(format!("cannot be read ({e})")),
         }
+    } else {
+        Vec::new()
     };
     let facts = Facts::examine(&bytes, None, Depth::Structural);
     if let (Some(mime), Some(p)) = (facts.mime_detected(), facts.damage.first()) {
@@ -97,11 +110,11 @@ fn judge(path: &Path, expected: Option<u64>) -> Option<(&'static str, String)> {
         ));
     }
     match expected {
-        Some(n) if n != bytes.len() as u64 => Some((
+        Some(n) if n != meta.len() => Some((
             "saved_output.size",
             format!(
                 "the tool result's saved output {shown} holds {} bytes where the agent saved {n}: it was cut or changed since",
-                bytes.len()
+                meta.len()
             ),
         )),
         _ => None,
@@ -124,5 +137,20 @@ mod tests {
         assert_eq!(reference(&v), Some("/p/b.json"));
         let plain = Value::parse(br#""Output too large. Full output saved to: /p/b.txt""#).unwrap();
         assert_eq!(reference(&plain), None, "only the agent's own <persisted-output> wrapper is a reference");
+    }
+
+    #[test]
+    fn only_files_where_the_agent_saves_are_read() {
+        // A session is untrusted: it may name a device; nothing outside a tool-results folder is opened.
+        assert_eq!(judge(Path::new("/dev/zero"), None), None);
+        assert_eq!(judge(Path::new("tool-results/x.txt"), None), None, "a relative path is not the agent's");
+        let dir = tempfile::tempdir().unwrap();
+        let saved = dir.path().join("tool-results");
+        std::fs::create_dir(&saved).unwrap();
+        assert_eq!(judge(&saved, None), None, "the folder itself is not a saved file's path");
+        let not_a_file = saved.join("sub");
+        std::fs::create_dir(&not_a_file).unwrap();
+        assert_eq!(judge(&not_a_file, None).map(|(c, _)| c), Some("saved_output.missing"), "not a file: not read");
+        assert_eq!(judge(&saved.join("gone.txt"), None).map(|(c, _)| c), Some("saved_output.missing"));
     }
 }
