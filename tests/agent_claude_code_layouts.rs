@@ -220,6 +220,11 @@ fn a_fork_subagent_carries_its_parents_broken_image() {
     let (d, _) = diagnose(&fork, &[]);
     let verdict = d["verdict"].as_str().unwrap();
     assert!(verdict.contains("carries its parent's history, where 1 attachment is invalid"), "{verdict}");
+    // preview shows the fork's own records, and names the part the agent adds from the parent.
+    let out = run(&["preview", "--json", fork.to_str().unwrap()]);
+    let said: Value =
+        serde_json::from_slice(String::from_utf8_lossy(&out.stderr).lines().last().unwrap().as_bytes()).unwrap();
+    assert!(said["not_in_session"].to_string().contains("the parent session's history up to the fork"), "{said}");
 
     // Without its parent the agent sends the fork's own messages alone: said, not an error.
     std::fs::remove_file(&parent).unwrap();

@@ -151,6 +151,6 @@ mod tests {
         let not_a_file = saved.join("sub");
         std::fs::create_dir(&not_a_file).unwrap();
         assert_eq!(judge(&not_a_file, None).map(|(c, _)| c), Some("saved_output.missing"), "not a file: not read");
-        assert_eq!(judge(&saved.join("gone.txt"), None).map(|(c, _)| c), Some("saved_output.missing"));
+        assert_eq!(judge(&saved.join("gone"), None).map(|(c, _)| c), Some("saved_output.missing"));
     }
 }

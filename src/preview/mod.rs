@@ -131,7 +131,10 @@ pub fn preview(
     let mut file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let last = session.entries.iter().rev().filter(|e| e.role == EntryRole::Assistant).find(|e| e.model.is_some());
     let model = last.and_then(|e| e.model.as_deref().map(str::to_string));
-    let absent = not_in_session(format, dialect);
+    let absent = match claude_code::fork_of(format, path) {
+        true => claude_code::FORK_ADDS,
+        false => not_in_session(format, dialect),
+    };
     let mut read_record = |offset: u64, len: u64| -> anyhow::Result<Vec<u8>> {
         let mut buf = vec![0; usize::try_from(len)?];
         file.seek(SeekFrom::Start(offset))?;
