@@ -57,7 +57,8 @@ fn media_hashes(v: &Value, out: &mut Vec<String>) {
 
 /// A subagent's transcript: what to say instead of a resume the agent does not
 /// do. Claude Code resumes no subagent file, and its parent session sends none
-/// of the subagent's requests, so the next command is the parent's diagnosis.
+/// of the subagent's requests, so where there is something to do the next
+/// command is the parent's diagnosis.
 pub fn subagent(session: &Session, notes: &mut Vec<String>, next: Vec<String>) -> Vec<String> {
     use crate::formats::claude_code_subagent;
     if session.format != crate::formats::Format::ClaudeCode.name() {
@@ -71,7 +72,12 @@ pub fn subagent(session: &Session, notes: &mut Vec<String>, next: Vec<String>) -
         "this is the transcript of Claude Code subagent {} of session {}: its requests are its own, which the parent session does not send (its Agent call got the subagent's answer or failure as a tool result), and Claude Code resumes no subagent file",
         sub.agent_id, sub.session_id
     ));
-    if sub.parent.is_file() { vec![super::next::command(&parent, "", "diagnose", "")] } else { Vec::new() }
+    // Nothing to do stays nothing to do; otherwise the parent is what the user resumes.
+    if !next.is_empty() && sub.parent.is_file() {
+        vec![super::next::command(&parent, "", "diagnose", "")]
+    } else {
+        Vec::new()
+    }
 }
 
 /// A fork subagent's requests start with its parent's history, which its file
