@@ -120,6 +120,24 @@ pub const CODES: &[Code] = &[
     c("line.not_utf8", E, "a line is neither valid JSON nor valid UTF-8; the record is skipped"),
     c("line.crlf", I, "the file has Windows line endings; read as plain newlines"),
     c("line.bom", I, "the file starts with a UTF-8 byte-order mark; it is ignored"),
+    // Files a line points to (Claude Code's persisted tool results).
+    c(
+        "saved_output.missing",
+        W,
+        "a tool result's full output, saved to a file the session names, is gone: only its preview is sent",
+    ),
+    c("saved_output.size", W, "a tool result's saved output differs from the size the agent recorded"),
+    c("saved_output.media", W, "a tool result's saved output is media whose bytes do not validate"),
+    c(
+        "subagent.fork_media",
+        E,
+        "a fork subagent's requests carry its parent session's history, which holds invalid media",
+    ),
+    c(
+        "subagent.fork_parent_missing",
+        W,
+        "the parent history a fork subagent's requests begin with is not where its `fork-context-ref` points",
+    ),
     c("history.parent_cycle", W, "the records' parent links form a cycle; the history is read in file order"),
     c(
         "history.parent_missing",

@@ -5,7 +5,10 @@
 //! (`.git`, editors' state), like fd and ripgrep do. Symbolic links are
 //! followed, but a folder already visited (by its canonical path) is not
 //! entered again, so a link loop ends; a file reached twice is checked once.
-//! opencode's `storage/` folder is one store, not a tree of sessions.
+//! opencode's `storage/` folder is one store, not a tree of sessions. Claude
+//! Code's own files beside a session — `<session>/tool-results/` (tool outputs
+//! it saved) and `subagents/agent-<id>.meta.json` — are passed over too; its
+//! subagents' transcripts are sessions of their own and are checked.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -35,6 +38,18 @@ pub fn is_overlay(name: &str) -> bool {
 /// opencode's `storage/` folder: read as one store, not walked.
 fn is_opencode_storage(dir: &Path) -> bool {
     dir.file_name().is_some_and(|n| n == "storage") && dir.join("message").is_dir() && dir.join("part").is_dir()
+}
+
+/// Claude Code's files beside a session that are not sessions: the
+/// `tool-results/` folder of `<project>/<session>/` (beside `<session>.jsonl`),
+/// and a subagent's `.meta.json`.
+fn is_claude_code_aside(path: &Path, name: &str, is_dir: bool) -> bool {
+    let Some(parent) = path.parent() else { return false };
+    if is_dir {
+        let beside = parent.file_name().map(|s| parent.with_file_name(format!("{}.jsonl", s.to_string_lossy())));
+        return name == "tool-results" && beside.is_some_and(|f| f.is_file());
+    }
+    parent.file_name().is_some_and(|d| d == "subagents") && name.starts_with("agent-") && name.ends_with(".meta.json")
 }
 
 /// Walks `roots` in order; each folder's entries in name order.
@@ -81,6 +96,7 @@ fn descend(dir: &Path, dirs: &mut HashSet<PathBuf>, files: &mut HashSet<PathBuf>
         // Follows links; a dangling link is an error of the walk.
         match std::fs::metadata(&path) {
             Err(e) => w.errors.push((path.clone(), e.to_string())),
+            Ok(m) if is_claude_code_aside(&path, &name, m.is_dir()) => {}
             Ok(m) if m.is_dir() && !is_opencode_storage(&path) => descend(&path, dirs, files, w),
             Ok(m) if m.is_dir() || m.is_file() => {
                 if files.insert(canonical(&path)) {
@@ -102,5 +118,31 @@ mod tests {
         assert!(is_overlay("s.jsonl.doctor"));
         assert!(is_overlay("s.jsonl.doctor.lock"));
         assert!(!is_overlay("s.jsonl"));
+    }
+
+    #[test]
+    fn claude_codes_saved_outputs_and_subagent_metadata_are_passed_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path();
+        let sub = project.join("s1/subagents");
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::create_dir_all(project.join("s1/tool-results")).unwrap();
+        std::fs::write(project.join("s1.jsonl"), "{}\n").unwrap();
+        std::fs::write(project.join("s1/tool-results/b1.txt"), "output").unwrap();
+        std::fs::write(sub.join("agent-a1.jsonl"), "{}\n").unwrap();
+        std::fs::write(sub.join("agent-a1.meta.json"), "{}").unwrap();
+        // A folder of that name with no session beside it is walked as any other.
+        std::fs::create_dir_all(project.join("other/tool-results")).unwrap();
+        std::fs::write(project.join("other/tool-results/x.jsonl"), "{}\n").unwrap();
+        let found: Vec<PathBuf> = walk(&[project.to_path_buf()])
+            .files
+            .into_iter()
+            .map(|c| c.path.strip_prefix(project).unwrap().into())
+            .collect();
+        let want: Vec<PathBuf> = ["other/tool-results/x.jsonl", "s1/subagents/agent-a1.jsonl", "s1.jsonl"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        assert_eq!(found, want);
     }
 }

@@ -17,8 +17,9 @@ use super::session_args::{FormatChoice, ReadArgs, parse_threads};
 
 /// Check recorded sessions for anything a provider would reject: a CI gate.
 ///
-/// Walks the files and folders given (recursively; overlays, locks and hidden
-/// entries are passed over, files that are not sessions are skipped with a note,
+/// Walks the files and folders given (recursively; overlays, locks, hidden
+/// entries and Claude Code's saved tool outputs and subagent metadata are passed
+/// over, files that are not sessions are skipped with a note,
 /// symbolic links are followed without looping) and judges each session as
 /// `diagnose` does: invalid media the model has not accepted, a request over
 /// the provider's limits, replayed reasoning another provider cannot verify, a

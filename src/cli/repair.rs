@@ -102,6 +102,17 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
             args.file.display()
         );
     }
+    if plan.format == crate::formats::Format::ClaudeCode
+        && let Some(sub) = crate::formats::claude_code_subagent::of(&args.file)
+    {
+        bail!(
+            "{}: the transcript of Claude Code subagent {} of session {}: Claude Code resumes no subagent file, so a repaired copy could not be resumed; the parent session ({}) sends none of its requests",
+            args.file.display(),
+            sub.agent_id,
+            sub.session_id,
+            sub.parent.display()
+        );
+    }
     let suspects_left_out =
         if args.keep_suspects { Vec::new() } else { leave_out_suspects(args, &mut session, &plan)? };
     let mut rewrite = Rewrite::plan(&session, &args.rewrite.options(), plan.single_document);

@@ -314,6 +314,7 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
     let excluded: Vec<String> =
         session.attachments.iter().filter(|a| a.excluded).map(|a| a.reference.clone()).collect();
     let next = next::commands(failure.as_ref(), stuck, &picked.suspects, &excluded, &rules, opts);
+    let next = claude_code::subagent(&session, &mut notes, next);
     if opts.store && stuck {
         notes.push(
             "this session lives in a store, which `repair` does not write: export it (`opencode export <session id> > session.json`) and repair the export"
@@ -342,6 +343,7 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
             ));
         }
     }
+    claude_code::fork_verdict(&session, &mut verdict);
     if stuck && failure.as_ref().is_some_and(|f| f.classification.class == Class::HistoryInvalid) {
         let broken: Vec<&crate::history::Problem> = history.iter().map(|i| &i.problem).collect();
         verdict = if broken.is_empty() {

@@ -87,6 +87,7 @@ impl Adapter for ClaudeCode {
                 let e = out.entry(entry);
                 anthropic_content(msg.get("content"), &Site::new(e, Origin::User), "/message/content", out);
                 tool_use_result(v, e, out);
+                super::claude_code_saved::check(v, out);
             }
             "assistant" => {
                 let model = msg.get("model").to_text();

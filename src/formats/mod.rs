@@ -11,6 +11,8 @@ mod ai_sdk;
 pub mod assemble;
 mod blocks;
 mod claude_code;
+mod claude_code_saved;
+pub mod claude_code_subagent;
 pub mod cline;
 mod codex;
 pub mod codex_pairs;
@@ -282,6 +284,9 @@ pub struct LineOut<'a> {
     /// When the line was written, as the format spells it (kept only for lines
     /// with tool calls or results).
     pub at: Option<String>,
+    /// What the adapter found wrong with what the line points to (a file it
+    /// names): findings on this line, with a code registered in [`crate::codes`].
+    pub findings: Vec<(crate::model::Severity, &'static str, String)>,
 }
 
 /// A replayed reasoning item found in a line, with where it sits.

@@ -134,3 +134,17 @@ fn join_system(prev: &mut Msg, m: Msg) {
         }
     }
 }
+
+/// What a fork subagent sends that its file does not hold: its requests start
+/// with the parent session's history up to the fork (`fork-context-ref`).
+pub const FORK_ADDS: &[&str] = &[
+    "system prompt",
+    "tool list",
+    "the parent session's history up to the fork (every request of a fork subagent starts with it)",
+];
+
+/// Whether `path`, read as `format`, is a Claude Code fork subagent's transcript.
+pub fn fork_of(format: &str, path: &std::path::Path) -> bool {
+    format == crate::formats::Format::ClaudeCode.name()
+        && crate::formats::claude_code_subagent::of(path).is_some_and(|s| s.fork.is_some())
+}

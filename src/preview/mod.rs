@@ -132,7 +132,10 @@ pub fn preview(
     let mut file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let last = session.entries.iter().rev().filter(|e| e.role == EntryRole::Assistant).find(|e| e.model.is_some());
     let model = last.and_then(|e| e.model.as_deref().map(str::to_string));
-    let absent = not_in_session(format, dialect);
+    let absent = match claude_code::fork_of(format, path) {
+        true => claude_code::FORK_ADDS,
+        false => not_in_session(format, dialect),
+    };
     let stand_ins = stand_in::StandIns::default();
     // Stand-ins are filled from the same open file: the request is of the file read.
     let mut filled = stand_ins.fill(out, file.try_clone().with_context(|| format!("reading {}", path.display()))?);

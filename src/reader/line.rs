@@ -17,11 +17,13 @@ pub struct Worker<'r> {
     judge: Judge<'r>,
     names: HashSet<Arc<str>>,
     pub entries: Vec<Entry>,
+    /// What the adapter found about the last line recorded, for `read_line` to hand on.
+    found: Vec<Finding>,
 }
 
 impl<'r> Worker<'r> {
     pub fn new(judge: Judge<'r>) -> Worker<'r> {
-        Worker { judge, names: HashSet::new(), entries: Vec::new() }
+        Worker { judge, names: HashSet::new(), entries: Vec::new(), found: Vec::new() }
     }
 
     fn intern(&mut self, s: Option<String>) -> Option<Arc<str>> {
@@ -51,7 +53,11 @@ impl<'r> Worker<'r> {
         }
         let mut spare = None;
         match Value::parse_tolerant(raw, &mut spare) {
-            Ok((v, text)) => Some(self.record(adapter, &v, text, lineno, offset, false)),
+            Ok((v, text)) => {
+                let rec = self.record(adapter, &v, text, lineno, offset, false);
+                findings.append(&mut self.found);
+                Some(rec)
+            }
             Err(e) => {
                 let utf8 = std::str::from_utf8(raw).is_ok();
                 if !utf8 {
@@ -61,6 +67,7 @@ impl<'r> Worker<'r> {
                         let what = "holds bytes that are not valid UTF-8; read with them replaced by U+FFFD".into();
                         findings.push(finding(lineno, Severity::Warning, "line.invalid_utf8", what));
                         let mut r = self.record(adapter, &v, lossy.as_bytes(), lineno, offset, false);
+                        findings.append(&mut self.found);
                         for a in r.attachments_mut() {
                             a.span = None;
                         }
@@ -104,6 +111,9 @@ impl<'r> Worker<'r> {
     ) -> LineRecord {
         let mut out = LineOut::default();
         adapter.read(v, &mut out);
+        for (severity, code, message) in out.findings.drain(..) {
+            self.found.push(finding(lineno, severity, code, message));
+        }
         let mut attachments = self.judge.attachments(&out.media, raw, offset);
         for a in &mut attachments {
             a.line = lineno;

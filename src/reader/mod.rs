@@ -8,6 +8,7 @@
 //! merged in file order, and the history is assembled.
 
 mod detect;
+mod fork;
 mod line;
 mod lines;
 mod media;
@@ -116,6 +117,9 @@ pub fn read_with_plan(
         return Err(nothing_recognised(path, opts, plan));
     }
     findings.append(&mut h.findings);
+    if plan.format == Format::ClaudeCode {
+        findings.extend(fork::findings(path, opts));
+    }
     let mut session = Session {
         file: path.display().to_string(),
         format: plan.format.name(),

@@ -13,6 +13,7 @@ resume's own prompt. Needs a built session-doctor (as the suite does).
 """
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -157,8 +158,89 @@ def killed(ctx, name):
     save(name, session, history_sent(cc._sent(ctx, since)[0]["body"]))
 
 
+# ------------------------------------------------- the newer layouts (issue 21)
+
+
+def save_tree(name, project, files):
+    """Copies `files` (paths under the project folder) into OUT/layouts/<name>/,
+    keeping their places (the layouts are told apart by where files sit), each
+    .jsonl trimmed as save() trims."""
+    for f in files:
+        rel = f.relative_to(project)
+        dest = OUT / "layouts" / name / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if f.suffix == ".jsonl":
+            lines = []
+            for x in f.read_text().splitlines():
+                d = trim_line(json.loads(x), [])
+                r = d.get("toolUseResult")
+                if isinstance(r, dict) and isinstance(r.get("stdout"), str) and r.get("persistedOutputPath"):
+                    r["stdout"] = cut(r["stdout"])  # the UI's copy: never sent
+                lines.append(json.dumps(d, ensure_ascii=False, separators=(",", ":")))
+            dest.write_text("\n".join(lines) + "\n")
+        else:
+            dest.write_bytes(f.read_bytes())
+    print("wrote layouts/%s" % name, file=sys.stderr)
+
+
+def persisted(ctx, name):
+    # Just over Bash's 30000 characters: the smallest output the agent saves to a file.
+    (ctx.sb.work / "big.txt").write_text("".join("line %06d of a big file\n" % i for i in range(1250)))
+    ctx.provider.settings.tool = ("Bash", {"command": "cat big.txt", "description": "Print the big file"})
+    r, res = cc._run(ctx, "READ-THE-FILE big.txt please", tools="Bash")
+    session = cc._session(ctx, res["session_id"])
+    saved = sorted((session.parent / session.stem).rglob("*.txt"))
+    save_tree(name, session.parent, [session] + saved)
+
+
+def subagent(ctx, name):
+    f = cc._write(ctx, "cut.png", lib.cut_png())
+    p = ctx.provider.settings
+    p.gateway = "litellm"
+    p.tool = ("Agent", {"description": "look at it", "prompt": "LOOK-AT %s please" % f, "subagent_type": "general-purpose", "run_in_background": False})
+    p.triggers = [("LOOK-AT", ("Read", {"file_path": str(f)}))]
+    r, res = cc._run(ctx, "READ-THE-FILE spawn an agent", tools="Agent,Read")
+    session = cc._session(ctx, res["session_id"])
+    save_tree(name, session.parent, [session] + sorted((session.parent / session.stem / "subagents").iterdir()))
+
+
+def fork_subagent(ctx, name):
+    """A lenient provider takes a cut PNG the parent read; then a fork subagent
+    starts from that history (its requests carry the PNG again)."""
+    f = cc._write(ctx, "cut.png", lib.cut_png())
+    p = ctx.provider.settings
+    p.check_media = False
+    p.tool = ("Read", {"file_path": str(f)})
+    r, res = cc._run(ctx, "READ-THE-FILE cut.png please")
+    sid = res["session_id"]
+    p.tool = ("Agent", {"description": "fork it", "prompt": "carry on as a fork", "subagent_type": "fork", "run_in_background": False})
+    cc._resume(ctx, sid, "READ-THE-FILE fork now")
+    session = cc._session(ctx, sid)
+    save_tree(name, session.parent, [session] + sorted((session.parent / session.stem / "subagents").iterdir()))
+
+
+def fork_session(ctx, name):
+    """`claude --resume ID --fork-session` of a stuck session: the fork is a full copy."""
+    f = cc._write(ctx, "cut.png", lib.cut_png())
+    ctx.provider.settings.tool = ("Read", {"file_path": str(f)})
+    ctx.provider.settings.gateway = "litellm"
+    parent = cc._stuck_twice(ctx, "READ-THE-FILE cut.png please")
+    r = ctx.sb.run([ctx.exe, "--resume", parent, "--fork-session", "-p", "continue", "--output-format", "json"], env=cc._env(ctx))
+    fork = cc._result(r)["session_id"]
+    save_tree(name, cc._session(ctx, parent).parent, [cc._session(ctx, parent), cc._session(ctx, fork)])
+
+
+def layouts(only=""):
+    for name, fn in (("persisted-output", persisted), ("subagent", subagent), ("fork-subagent", fork_subagent), ("fork-session", fork_session)):
+        if only in name:
+            drive(name, fn)
+
+
 if __name__ == "__main__":
     OUT.mkdir(parents=True, exist_ok=True)
+    if os.environ.get("SD_CAPTURE") == "layouts":
+        layouts(os.environ.get("SD_CAPTURE_ONLY", ""))
+        sys.exit(0)
     drive("gateway-png", gateway_png)
     drive("heal-image", heal("image"))
     drive("heal-pdf", heal("document"))

@@ -50,6 +50,7 @@ class Settings:
         self.tool = None  # (tool name, arguments) the model calls on a fresh user turn
         self.more_tools = []  # Anthropic: further (name, arguments) called in the same turn, in parallel
         self.tool_trigger = "READ-THE-FILE"  # text in the user's turn that makes the model call it
+        self.triggers = []  # further (text, (tool name, arguments)), checked first: a subagent's own call
         self.gateway = None  # None, or "litellm": answer media errors as a LiteLLM-style proxy does
         self.reject_replayed_reasoning = False  # Responses: refuse rs_ ids under store:false
         self.emit_reasoning = False  # Responses: answer with a reasoning item first
@@ -128,6 +129,9 @@ class Provider:
     def _reply(self, last_user_text, last_is_tool_result, tool_names):
         """(text, tool call or None): the model's next turn."""
         s = self.settings
+        for text, call in s.triggers:
+            if not last_is_tool_result and text in last_user_text and (not tool_names or call[0] in tool_names):
+                return None, call
         if (
             s.tool
             and not last_is_tool_result

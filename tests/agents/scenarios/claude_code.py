@@ -60,11 +60,12 @@ def _sent(ctx, since):
 
 def _normalise(m):
     """Claude Code's spellings that mean the same to the provider: a string is
-    one text block, and cache_control marks are not history."""
+    one text block, cache_control marks are not history, and a tool result's
+    `is_error: false` is its default (Bash results carry it, Read results not)."""
 
     def block(b):
         if isinstance(b, dict):
-            b = {k: block(v) for k, v in b.items() if k != "cache_control"}
+            b = {k: block(v) for k, v in b.items() if k != "cache_control" and not (k == "is_error" and v is False)}
             if b.get("type") == "tool_result" and isinstance(b.get("content"), str):
                 b["content"] = [{"type": "text", "text": b["content"]}]
         elif isinstance(b, list):
