@@ -106,7 +106,7 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
         if args.keep_suspects { Vec::new() } else { leave_out_suspects(args, &mut session, &plan)? };
     let mut rewrite = Rewrite::plan(&session, &args.rewrite.options(), plan.single_document);
     if args.rewrite.fit {
-        rewrite.fit(&session, &args.file, &plan.rules, plan.single_document);
+        rewrite.fit(&session, plan.text(&args.file), &plan.rules, plan.single_document);
     }
     // pi's first layout counts entries by position (`firstKeptEntryIndex`):
     // leaving a line out there would move its compactions.
@@ -129,7 +129,7 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
         return nothing_to_repair(args, &session);
     }
     let reads = args.read.reads(&args.file, &plan, true);
-    let source = copy::Source { path: &args.file, planned, reads: &reads };
+    let source = copy::Source { path: &args.file, text: plan.text(&args.file), planned, reads: &reads };
     let written = copy::repair(&source, plan.format, plan.single_document, &rewrite, &damaged, args.out.as_deref())
         .map_err(|e| {
             let exists = e.chain().any(|c| {

@@ -39,6 +39,9 @@ pub struct Written {
 /// first read, and every file the command read (none may be the copy).
 pub struct Source<'a> {
     pub path: &'a Path,
+    /// Where the session's text is read: `path` itself, or its decompressed
+    /// copy when `path` is compressed ([`crate::reader::Plan::text`]).
+    pub text: &'a Path,
     pub planned: Snapshot,
     pub reads: &'a [Input],
 }
@@ -54,9 +57,18 @@ pub fn repair(
     dir: Option<&Path>,
 ) -> anyhow::Result<Written> {
     let src = source.path;
-    let file = File::open(src).with_context(|| format!("opening {}", src.display()))?;
-    source.planned.same_as(Snapshot::of_file(&file, src).ok().as_ref(), src)?;
-    let planned = || (&file).take(source.planned.len);
+    let text = File::open(source.text).with_context(|| format!("opening {}", src.display()))?;
+    // The text is the file's own, of the size planned; a decompressed copy is
+    // whole, made once from the file, which must still be the one planned.
+    let len = if source.text == src {
+        source.planned.same_as(Snapshot::of_file(&text, src).ok().as_ref(), src)?;
+        source.planned.len
+    } else {
+        source.planned.unchanged(src)?;
+        text.metadata().with_context(|| format!("reading {}", src.display()))?.len()
+    };
+    let file = text;
+    let planned = || (&file).take(len);
     // A one-document file is read once, whole; a JSON Lines file only for its
     // first line here (where the agents keep the session's id), then streamed.
     let document = if single_document { Some(whole(planned(), src)?) } else { None };
