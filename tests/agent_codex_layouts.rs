@@ -26,10 +26,7 @@ fn copy_as(fixture_name: &str, dir: &Path, name: &str) -> PathBuf {
 /// The text of the compressed fixture, decompressed here on its own.
 fn unzstd(path: &Path) -> Vec<u8> {
     let mut out = Vec::new();
-    ruzstd::decoding::StreamingDecoder::new(std::fs::File::open(path).unwrap())
-        .unwrap()
-        .read_to_end(&mut out)
-        .unwrap();
+    zstd::stream::read::Decoder::new(std::fs::File::open(path).unwrap()).unwrap().read_to_end(&mut out).unwrap();
     out
 }
 

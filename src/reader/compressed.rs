@@ -7,11 +7,12 @@
 //! workers, reads the last lines first, and `diagnose`, `preview` and `repair`
 //! go back to a record's byte range), so the frame is decompressed once,
 //! streaming, into a temporary file that holds the text: memory stays at the
-//! decoder's window whatever the session's size, as for `scan -` (stdin is
-//! spooled the same way). The original is only ever read.
+//! decoder's window whatever the session's size (a few MiB at Codex's level 3;
+//! libzstd refuses a frame asking for more than 128 MiB), as for `scan -`
+//! (stdin is spooled the same way). The original is only ever read.
 
 use std::fs::File;
-use std::io::{BufRead as _, BufReader, Read, Write as _};
+use std::io::{Read, Write as _};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -38,19 +39,11 @@ pub fn spool(path: &Path) -> anyhow::Result<Option<Arc<tempfile::TempPath>>> {
         .suffix(".jsonl")
         .tempfile()
         .context("creating a temporary file for the decompressed session")?;
-    // One frame after another: a zstd file may hold several, which decode to
-    // their texts end to end (Codex writes one).
-    let mut input = BufReader::new(input);
-    loop {
-        let more = input.fill_buf().with_context(|| format!("reading {}", path.display()))?;
-        if more.is_empty() {
-            break;
-        }
-        let mut frame = ruzstd::decoding::StreamingDecoder::new(&mut input)
-            .map_err(|e| anyhow::anyhow!("{} is not a valid zstd file: {e}", path.display()))?;
-        std::io::copy(&mut frame, out.as_file_mut())
-            .with_context(|| format!("decompressing {} (zstd)", path.display()))?;
-    }
+    // A file may hold several frames: they decode to their texts end to end (Codex writes one).
+    let mut decoder = zstd::stream::read::Decoder::new(input)
+        .with_context(|| format!("decompressing {} (zstd)", path.display()))?;
+    std::io::copy(&mut decoder, out.as_file_mut())
+        .with_context(|| format!("decompressing {} (zstd)", path.display()))?;
     out.as_file_mut().flush()?;
     Ok(Some(Arc::new(out.into_temp_path())))
 }
