@@ -40,8 +40,8 @@ pub fn spool(path: &Path) -> anyhow::Result<Option<Arc<tempfile::TempPath>>> {
         .tempfile()
         .context("creating a temporary file for the decompressed session")?;
     // A file may hold several frames: they decode to their texts end to end (Codex writes one).
-    let mut decoder = zstd::stream::read::Decoder::new(input)
-        .with_context(|| format!("decompressing {} (zstd)", path.display()))?;
+    let mut decoder =
+        zstd::stream::read::Decoder::new(input).with_context(|| format!("decompressing {} (zstd)", path.display()))?;
     std::io::copy(&mut decoder, out.as_file_mut())
         .with_context(|| format!("decompressing {} (zstd)", path.display()))?;
     out.as_file_mut().flush()?;

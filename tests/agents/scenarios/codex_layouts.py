@@ -93,7 +93,7 @@ def scenario_plain_and_compressed_listed_once(ctx):
     plain.unlink()
     again = cx.resume(ctx, env, sid, "more")
     lib.check(again.code == 0 and cx.failed_with(ctx, len(ctx.provider.model_requests()) - 1, 200), "Codex resumes the compressed rollout", again)
-    lib.check(plain.is_file(), "Codex wrote the plain form back to append", sorted(plain.parent.iterdir()))
+    lib.check(plain.is_file() and not packed.exists(), "Codex wrote the plain form back to append and deleted the .zst", sorted(plain.parent.iterdir()))
     listed = ctx.sb.doctor("sessions", "--json", "--agent", "codex")
     mine = [s for s in listed.json() if sid in s["path"]]
     lib.check(len(mine) == 1 and mine[0]["path"] == str(plain), "after the resume: listed once, by the plain file", listed)
