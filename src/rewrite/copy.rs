@@ -39,9 +39,6 @@ pub struct Written {
 /// first read, and every file the command read (none may be the copy).
 pub struct Source<'a> {
     pub path: &'a Path,
-    /// Where the session's text is read: `path` itself, or its decompressed
-    /// copy when `path` is compressed ([`crate::reader::Plan::text`]).
-    pub text: &'a Path,
     pub planned: Snapshot,
     pub reads: &'a [Input],
 }
@@ -56,11 +53,26 @@ pub fn repair(
     damaged: &[u64],
     dir: Option<&Path>,
 ) -> anyhow::Result<Written> {
+    repair_text(source, source.path, format, single_document, rewrite, damaged, dir)
+}
+
+/// [`repair`], the session's text read from `text`: the file itself, or its
+/// decompressed copy when the file is compressed ([`crate::reader::Plan::text`]).
+pub fn repair_text(
+    source: &Source<'_>,
+    text: &Path,
+    format: Format,
+    single_document: bool,
+    rewrite: &Rewrite,
+    damaged: &[u64],
+    dir: Option<&Path>,
+) -> anyhow::Result<Written> {
     let src = source.path;
-    let text = File::open(source.text).with_context(|| format!("opening {}", src.display()))?;
+    let from = text;
+    let text = File::open(from).with_context(|| format!("opening {}", src.display()))?;
     // The text is the file's own, of the size planned; a decompressed copy is
     // whole, made once from the file, which must still be the one planned.
-    let len = if source.text == src {
+    let len = if from == src {
         source.planned.same_as(Snapshot::of_file(&text, src).ok().as_ref(), src)?;
         source.planned.len
     } else {
