@@ -10,14 +10,22 @@
   every turn and writes ``compacted`` lines whose ``replacement_history`` replaces
   what came before. 0.171.0's local compaction (any provider but OpenAI's own)
   keeps the user messages' text only: an image the user attached is not carried over.
+  An image inside ``replacement_history`` (the layout of remote compaction and older
+  builds) comes from the hand-edited fixture ``compacted-image-carried.jsonl``, which
+  the real Codex resumes, sends and gets stuck on.
 """
 
+import base64
 import hashlib
 import json
 import os
+import re
+import shutil
 import time
+from pathlib import Path
 
 import lib
+import request_diff
 from scenarios import codex as cx
 
 
@@ -120,3 +128,58 @@ def scenario_compaction_drops_attached_image(ctx):
     lib.check("input_image" not in json.dumps(body), "preview sends no image either", body)
     r, d = lib.diagnose(ctx.sb, session)
     lib.check(d["stuck"] is False and not d["suspects"], "diagnose: not stuck, no suspect", r)
+
+
+def _compacted_fixture(ctx):
+    """The compacted rollout with an image in its replacement history (the layout Codex's
+    remote compaction and older builds write), put in the sandbox's sessions folder:
+    (its path, its session id, the PNG it carries)."""
+    fixture = Path(__file__).resolve().parents[2] / "data/agents/codex/compacted-image-carried.jsonl"
+    text = fixture.read_text()
+    sid = json.loads(text.splitlines()[0])["payload"]["id"]
+    png = base64.b64decode(re.search(r"data:image/png;base64,([A-Za-z0-9+/=]+)", text).group(1))
+    day = cx.sessions_dir(ctx) / "2026" / "12" / "01"
+    day.mkdir(parents=True)
+    session = day / ("rollout-2026-12-01T10-31-29-%s.jsonl" % sid)
+    shutil.copy(fixture, session)
+    return session, sid, png
+
+
+def scenario_compacted_image_sent_as_previewed_and_rescued(ctx):
+    """Codex resumes a rollout whose last compaction carries an image: it sends that
+    replacement history (the image once) as preview shows it. A provider that refuses
+    the image gets it stuck for real; the rescue leaves it out and the copy resumes with a 200."""
+    env = cx.setup(ctx)
+    session, sid, png = _compacted_fixture(ctx)
+    r = ctx.sb.doctor("preview", session, "--json")
+    lib.check(r.code == 0, "preview runs", r)
+    previewed = json.loads(r.stdout)["input"]
+    ctx.provider.settings.refuse_image = png
+    before = len(ctx.provider.model_requests())
+    first = cx.resume(ctx, env, sid)
+    lib.check(cx.failed_with(ctx, before, 400), "Codex's resume sends the carried image and gets a 400", first)
+    sent = ctx.provider.model_requests("responses")[-1]["body"]["input"]
+    lib.check(json.dumps(sent).count("input_image") == 1, "Codex sent the image once: the last compaction's copy", sent[1:])
+    # After the replacement history Codex adds its resume's own developer and context messages and the prompt.
+    diffs = request_diff.items(previewed, sent[1 : 1 + len(previewed)])
+    lib.check(not diffs, "the preview equals the replacement history Codex sent, item by item", *diffs)
+    before = len(ctx.provider.model_requests())
+    again = cx.resume(ctx, env, sid)
+    lib.check(cx.failed_with(ctx, before, 400), "and so does its next resume", again)
+
+    r, d = lib.diagnose(ctx.sb, session)
+    lib.check(d["stuck"] and d["failure"]["class"] == "media_rejected", "diagnose: stuck, media_rejected", r)
+    refs = [s["ref"] for s in d["suspects"]]
+    lib.check(refs == ["L40.1"], "the one suspect is the image the last compaction carries (line 40)", r)
+    x = ctx.sb.doctor("exclude", session, "--suspects")
+    lib.check(x.code == 0, "exclude --suspects lands", x)
+    rep = ctx.sb.doctor("repair", session, "--json")
+    lib.check(rep.code == 0, "repair writes a copy", rep)
+    copy = rep.json()
+    before = len(ctx.provider.model_requests())
+    fixed = cx.resume(ctx, env, cx.resume_id(copy))
+    lib.check(fixed.code == 0 and cx.failed_with(ctx, before, 200), "`codex exec resume <new id> continue` gets a 200", fixed)
+    sent = ctx.provider.model_requests("responses")[before]["body"]["input"]
+    lib.check("input_image" not in json.dumps(sent), "the copy's resume sends no image", sent[1:])
+    r2, d2 = lib.diagnose(ctx.sb, copy["out"])
+    lib.check(d2["stuck"] is False, "diagnose on the resumed copy: not stuck", r2)
