@@ -218,3 +218,17 @@ fn preview_sends_the_replacement_history_and_an_excluded_image_stays_out_of_prev
     let (d, code) = diagnose(Path::new(rep["out"].as_str().unwrap()), &[]);
     assert_eq!((code, d["stuck"].as_bool()), (0, Some(false)), "{d:#}");
 }
+
+#[test]
+fn the_copy_of_any_compressed_session_is_named_as_plain_text() {
+    // The copy is plain JSON Lines whatever the format: never a `.zst` name over plain text.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read(common::sample("openai-responses.jsonl")).unwrap();
+    let packed = dir.path().join("requests.jsonl.zst");
+    std::fs::write(&packed, zstd::encode_all(&text[..], 3).unwrap()).unwrap();
+    let rep = stdout_json(&["repair", packed.to_str().unwrap(), "--json", "--force"]);
+    let out = PathBuf::from(rep["out"].as_str().unwrap());
+    assert_eq!(out, dir.path().join("requests.repaired.jsonl"));
+    let copy = std::fs::read_to_string(&out).expect("the copy is text");
+    assert!(copy.lines().all(|l| serde_json::from_str::<Value>(l).is_ok()), "the copy is plain JSON Lines");
+}
