@@ -232,3 +232,32 @@ fn the_copy_of_any_compressed_session_is_named_as_plain_text() {
     let copy = std::fs::read_to_string(&out).expect("the copy is text");
     assert!(copy.lines().all(|l| serde_json::from_str::<Value>(l).is_ok()), "the copy is plain JSON Lines");
 }
+
+#[test]
+fn the_same_image_carried_138_times_is_138_images_of_the_request() {
+    // Issue 24948's rollout: one image 138 times in one replacement history. Codex sends
+    // every copy, so each counts against the provider's image limit; one decision excludes all.
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines: Vec<Value> = std::fs::read_to_string(fixture(COMPACTED))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let last = lines.iter().rposition(|v| v["type"] == "compacted").unwrap();
+    let history = lines[last]["payload"]["replacement_history"].as_array_mut().unwrap();
+    let at = history.iter().position(|it| it.to_string().contains("input_image")).unwrap();
+    let copy = history[at].clone();
+    history.splice(at..at, std::iter::repeat_n(copy, 137));
+    let text: String = lines.iter().map(|v| format!("{v}\n")).collect();
+    let f = common::write(dir.path(), COMPACTED, &text);
+    let (doc, _) = scan_json(&f, &["--provider", "anthropic"]);
+    assert_eq!(doc["attachments"].as_array().unwrap().len(), 138, "{}", doc["findings"]);
+    let s = f.to_str().unwrap();
+    let out = run(&["exclude", s, "--suspects"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let body = stdout_json(&["preview", s]);
+    assert!(!body.to_string().contains("input_image"), "all 138 left out");
+    let rep = stdout_json(&["repair", s, "--json"]);
+    let copy = std::fs::read_to_string(rep["out"].as_str().unwrap()).unwrap();
+    assert!(!copy.lines().nth(last).unwrap().contains("data:image"), "the copy's compaction carries no image");
+}
