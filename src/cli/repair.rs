@@ -130,22 +130,21 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
     }
     let reads = args.read.reads(&args.file, &plan, true);
     let source = copy::Source { path: &args.file, planned, reads: &reads };
-    let text = plan.text(&args.file);
-    let written =
-        copy::repair_text(&source, text, plan.format, plan.single_document, &rewrite, &damaged, args.out.as_deref())
-            .map_err(|e| {
-                let exists = e.chain().any(|c| {
-                    c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::AlreadyExists)
-                });
-                // The copy's name is fixed for these formats: an earlier repair's copy is in the way.
-                if exists {
-                    anyhow::anyhow!(
-                        "{e} (an earlier repair's copy?): remove it, or write the copy elsewhere with --out DIR"
-                    )
-                } else {
-                    e
-                }
-            })?;
+    let (text, dir) = (plan.text(&args.file), args.out.as_deref());
+    let written = copy::repair_text(&source, text, plan.format, plan.single_document, &rewrite, &damaged, dir)
+        .map_err(|e| {
+            let exists = e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::AlreadyExists)
+            });
+            // The copy's name is fixed for these formats: an earlier repair's copy is in the way.
+            if exists {
+                anyhow::anyhow!(
+                    "{e} (an earlier repair's copy?): remove it, or write the copy elsewhere with --out DIR"
+                )
+            } else {
+                e
+            }
+        })?;
     let still = still_stuck(args, &session, &plan, &rewrite.summary)?;
     let r = Report {
         file: session.file.clone(),
