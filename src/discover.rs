@@ -7,7 +7,7 @@
 //! | agent | where (first match of the environment wins) |
 //! | --- | --- |
 //! | `claude-code` | `$CLAUDE_CONFIG_DIR` (a comma-separated list), else `~/.claude` and `~/.config/claude`: `projects/*/*.jsonl` |
-//! | `codex` | `$CODEX_HOME`, else `~/.codex`: `sessions/YYYY/MM/DD/rollout-*.jsonl` |
+//! | `codex` | `$CODEX_HOME`, else `~/.codex`: `sessions/YYYY/MM/DD/rollout-*.jsonl` (or `.jsonl.zst`, compressed; the plain one when both are there) |
 //! | `pi` | `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`: `sessions/*/*.jsonl` |
 //! | `gemini-cli` | `$GEMINI_CLI_HOME`, else `~`: `.gemini/tmp/*/chats/*.jsonl` and legacy `*.json` |
 //! | `mux` | `$MUX_ROOT`, else `~/.mux` (and the older `~/.cmux`, the newer `~/.xum`): `sessions/*/chat.jsonl` |
@@ -172,7 +172,12 @@ fn files(agent: &str, root: &Path) -> Vec<(PathBuf, Option<Format>)> {
             let days = dirs(root).iter().flat_map(|y| dirs(y)).flat_map(|m| dirs(&m)).collect::<Vec<_>>();
             with(
                 days.iter()
-                    .flat_map(|d| plain_files(d, |n| n.starts_with("rollout-") && n.ends_with(".jsonl")))
+                    .flat_map(|d| {
+                        plain_files(d, |n| {
+                            n.starts_with("rollout-") && (n.ends_with(".jsonl") || n.ends_with(".jsonl.zst"))
+                        })
+                    })
+                    .filter(|p| !hidden_by_plain(p))
                     .collect(),
             )
         }
@@ -193,6 +198,14 @@ fn files(agent: &str, root: &Path) -> Vec<(PathBuf, Option<Format>)> {
         }
         _ => Vec::new(),
     }
+}
+
+/// A Codex `rollout-….jsonl.zst` whose plain `.jsonl` exists beside it: Codex
+/// reads the plain one (the live one, which it appends to; the pair exists
+/// while Codex turns one form into the other), so the session is listed once, by it.
+fn hidden_by_plain(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    name.strip_suffix(".zst").is_some_and(|plain| path.with_file_name(plain).is_file())
 }
 
 /// The sub-directories of `dir` (none when it cannot be read).

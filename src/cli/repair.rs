@@ -117,7 +117,7 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
         if args.keep_suspects { Vec::new() } else { leave_out_suspects(args, &mut session, &plan)? };
     let mut rewrite = Rewrite::plan(&session, &args.rewrite.options(), plan.single_document);
     if args.rewrite.fit {
-        rewrite.fit(&session, &args.file, &plan.rules, plan.single_document);
+        rewrite.fit(&session, plan.text(&args.file), &plan.rules, plan.single_document);
     }
     // pi's first layout counts entries by position (`firstKeptEntryIndex`):
     // leaving a line out there would move its compactions.
@@ -141,7 +141,8 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
     }
     let reads = args.read.reads(&args.file, &plan, true);
     let source = copy::Source { path: &args.file, planned, reads: &reads };
-    let written = copy::repair(&source, plan.format, plan.single_document, &rewrite, &damaged, args.out.as_deref())
+    let (text, dir) = (plan.text(&args.file), args.out.as_deref());
+    let written = copy::repair_text(&source, text, plan.format, plan.single_document, &rewrite, &damaged, dir)
         .map_err(|e| {
             let exists = e.chain().any(|c| {
                 c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::AlreadyExists)

@@ -136,7 +136,8 @@ impl ReadArgs {
         plan: &crate::reader::Plan,
         opts: &crate::diagnose::Options,
     ) -> anyhow::Result<crate::diagnose::Diagnosis> {
-        let deepen = |a: &crate::model::Attachment| crate::reader::reexamine(path, a, Depth::Deep);
+        let text = plan.text(path);
+        let deepen = |a: &crate::model::Attachment| crate::reader::reexamine(text, a, Depth::Deep);
         let judging = crate::diagnose::Judging {
             rules: &plan.rules,
             forced: self.provider.is_some(),

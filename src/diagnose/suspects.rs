@@ -74,7 +74,8 @@ pub fn pick(
             model.unwrap_or("the model")
         )),
         (None, Some(m)) => notes.push(format!(
-            "{m} never accepted a request in this session (a new session, or a model switch): every attachment is a suspect"
+            // Not "never in this session": a compaction replaces the answers before it.
+            "{m} accepted no request of the history sent now (a new session, a model switch, or a compaction that replaced what came before): every attachment is a suspect"
         )),
         (None, None) => notes.push("no request was ever accepted: every attachment is a suspect".into()),
     }

@@ -94,9 +94,18 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
         if let Some(f) = opts.format.filter(|f| *f != Format::Opencode) {
             bail!("{} is opencode's store; it cannot be read as {}", path.display(), f.name());
         }
-        return finish(path, opts, Format::Opencode, true, Evidence::new(), Source::Memory(store));
+        return finish(path, path, opts, Format::Opencode, true, Evidence::new(), Source::Memory(store));
     }
-    let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let spool = super::compressed::spool(path)?;
+    let mut plan = plan_text(path, spool.as_deref().map_or(path, |s| s.as_ref()), opts)?;
+    plan.spool = spool;
+    Ok(plan)
+}
+
+/// Decides how to read the session at `path` from its text at `text`: the file
+/// itself, or its decompressed copy. Messages name `path`.
+fn plan_text(path: &Path, text: &Path, opts: &Options) -> anyhow::Result<Plan> {
+    let file = File::open(text).with_context(|| format!("opening {}", path.display()))?;
     let mut r = Lines::new(file);
     let mut ev = Evidence::new();
     let (mut seen, mut total) = (0, 0u64);
@@ -140,7 +149,7 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
     // as JSON Lines.
     let mut document = None;
     if maybe_document == Some(true) {
-        let whole = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let whole = std::fs::read(text).with_context(|| format!("reading {}", path.display()))?;
         let body = whole.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&whole);
         let mut spare = None;
         match Value::parse_tolerant(body, &mut spare) {
@@ -173,7 +182,7 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
         },
     };
     let source = document.map_or(Source::Lines, Source::Document);
-    finish(path, opts, format, detected, ev, source)
+    finish(path, text, opts, format, detected, ev, source)
 }
 
 /// How the content reaches the reader.
@@ -211,6 +220,7 @@ fn not_a_session(v: &Value<'_>) -> Option<&'static str> {
 /// The rest of the plan once the format is known: which provider's rules.
 fn finish(
     path: &Path,
+    text: &Path,
     opts: &Options,
     format: Format,
     detected: bool,
@@ -233,7 +243,7 @@ fn finish(
         // The provider the session names last (the next request goes there), else
         // the first it names, else the format's own.
         None => match &source {
-            Source::Lines => tail_provider(path, format)?,
+            Source::Lines => tail_provider(text, format)?,
             Source::Document(bytes) => document_provider(format, bytes),
             Source::Memory(store) => last_provider(format, &store.lines),
         }
@@ -251,7 +261,7 @@ fn finish(
         Source::Document(_) => (true, None, None, None),
         Source::Memory(store) => (false, Some(store.lines), store.note, Some(store.session)),
     };
-    Ok(Plan { format, detected, rules, single_document, memory, note, session })
+    Ok(Plan { format, detected, rules, single_document, memory, note, session, spool: None })
 }
 
 /// How much of the file's end is looked at for the provider in use now.

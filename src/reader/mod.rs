@@ -7,6 +7,7 @@
 //! its media judged; only small records survive the line. Records are then
 //! merged in file order, and the history is assembled.
 
+mod compressed;
 mod detect;
 mod fork;
 mod line;
@@ -63,6 +64,17 @@ pub struct Plan {
     pub note: Option<String>,
     /// The id of the session read, when `path` is a store of many.
     pub session: Option<String>,
+    /// The session's text decompressed, when the file is compressed (Codex's
+    /// `.jsonl.zst`): every read of the session's bytes goes there ([`Plan::text`]).
+    pub spool: Option<std::sync::Arc<tempfile::TempPath>>,
+}
+
+impl Plan {
+    /// Where the text of the session at `path` is read: the file itself, or its
+    /// decompressed copy. Reports, overlays and copies still name `path`.
+    pub fn text<'a>(&'a self, path: &'a Path) -> &'a Path {
+        self.spool.as_deref().map_or(path, |s| s.as_ref())
+    }
 }
 
 pub use detect::{NotASession, plan};
@@ -86,12 +98,12 @@ pub fn read_with_plan(
         in_memory(bytes, opts, plan)
     } else if plan.single_document {
         let mut bytes = Vec::new();
-        File::open(path)
+        File::open(plan.text(path))
             .and_then(|mut f| f.read_to_end(&mut bytes))
             .with_context(|| format!("reading {}", path.display()))?;
         single_document(&bytes, opts, plan).with_context(|| format!("{} is not a JSON document", path.display()))?
     } else {
-        let size = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?.len();
+        let size = std::fs::metadata(plan.text(path)).with_context(|| format!("reading {}", path.display()))?.len();
         let threads = match opts.threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
@@ -101,7 +113,7 @@ pub fn read_with_plan(
         let chunks: Vec<anyhow::Result<Chunk>> = std::thread::scope(|s| {
             let handles: Vec<_> = ranges
                 .iter()
-                .map(|&(start, end)| s.spawn(move || read_range(path, opts, plan, start, end, progress)))
+                .map(|&(start, end)| s.spawn(move || read_range(plan.text(path), opts, plan, start, end, progress)))
                 .collect();
             // A panic in a worker is a bug: let it surface (tests catch it) rather than pass as an error.
             handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()

@@ -15,7 +15,8 @@ const MIN_BYTES: u64 = 64 << 20;
 /// Reads a session, showing a bar when it is worth it.
 pub fn read(path: &Path, opts: &Options) -> anyhow::Result<(Session, Plan)> {
     let plan = reader::plan(path, opts)?;
-    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    // What the bar counts is the text read: a compressed session's decompressed size.
+    let size = std::fs::metadata(plan.text(path)).map(|m| m.len()).unwrap_or(0);
     if size < MIN_BYTES || !std::io::stderr().is_terminal() {
         return Ok((reader::read_with_plan(path, opts, &plan, None)?, plan));
     }

@@ -53,10 +53,34 @@ pub fn repair(
     damaged: &[u64],
     dir: Option<&Path>,
 ) -> anyhow::Result<Written> {
+    repair_text(source, source.path, format, single_document, rewrite, damaged, dir)
+}
+
+/// [`repair`], the session's text read from `text`: the file itself, or its
+/// decompressed copy when the file is compressed ([`crate::reader::Plan::text`]).
+pub fn repair_text(
+    source: &Source<'_>,
+    text: &Path,
+    format: Format,
+    single_document: bool,
+    rewrite: &Rewrite,
+    damaged: &[u64],
+    dir: Option<&Path>,
+) -> anyhow::Result<Written> {
     let src = source.path;
-    let file = File::open(src).with_context(|| format!("opening {}", src.display()))?;
-    source.planned.same_as(Snapshot::of_file(&file, src).ok().as_ref(), src)?;
-    let planned = || (&file).take(source.planned.len);
+    let from = text;
+    let text = File::open(from).with_context(|| format!("opening {}", src.display()))?;
+    // The text is the file's own, of the size planned; a decompressed copy is
+    // whole, made once from the file, which must still be the one planned.
+    let len = if from == src {
+        source.planned.same_as(Snapshot::of_file(&text, src).ok().as_ref(), src)?;
+        source.planned.len
+    } else {
+        source.planned.unchanged(src)?;
+        text.metadata().with_context(|| format!("reading {}", src.display()))?.len()
+    };
+    let file = text;
+    let planned = || (&file).take(len);
     // A one-document file is read once, whole; a JSON Lines file only for its
     // first line here (where the agents keep the session's id), then streamed.
     let document = if single_document { Some(whole(planned(), src)?) } else { None };

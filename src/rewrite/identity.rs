@@ -27,8 +27,10 @@ pub struct Identity {
 /// where most agents keep the session's id.
 pub fn new(format: Format, src: &Path, dir: Option<&Path>, first_line: &[u8]) -> Identity {
     let dir = dir.map(Path::to_path_buf).unwrap_or_else(|| src.parent().map(Path::to_path_buf).unwrap_or_default());
-    let stem = src.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "session".into());
-    let ext = src.extension().map(|e| e.to_string_lossy().into_owned()).unwrap_or_else(|| "jsonl".into());
+    // A compressed session (`x.jsonl.zst`) is copied as plain text: named as its plain form.
+    let plain = src.to_str().and_then(|s| s.strip_suffix(".zst")).map(Path::new).unwrap_or(src);
+    let stem = plain.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "session".into());
+    let ext = plain.extension().map(|e| e.to_string_lossy().into_owned()).unwrap_or_else(|| "jsonl".into());
     let field = |ptr: &str| -> Option<String> {
         let r = splice::locate(first_line, ptr)?;
         serde_json::from_slice::<String>(&first_line[r]).ok()
