@@ -7,15 +7,15 @@
 //!   index into the file's entries, the header being 0).
 //! - v2: `version:2`, entries linked by `id`/`parentId`; `compaction.firstKeptEntryId`.
 //! - v3: as v2, with custom messages' role `hookMessage` renamed `custom`.
-//!
-//! With ids the file is a tree and the context is the path from the last entry to
-//! the root; `compaction` entries replace the path before `firstKeptEntryId`.
 //! - v3 as the agent harness of `@earendil-works/pi-agent-core` 0.81.0–0.83.x
 //!   writes it (its `JsonlSessionStorage`; the `pi` CLI itself, through 1.6.0,
 //!   never does): a `compaction` may carry `retainedTail`, the kept messages
 //!   materialized into the entry. Then the context is the summary, those
 //!   messages, and what follows: nothing before the compaction is sent, not
 //!   even from `firstKeptEntryId` (an empty `retainedTail` keeps nothing).
+//!
+//! With ids the file is a tree and the context is the path from the last entry to
+//! the root; `compaction` entries replace the path before `firstKeptEntryId`.
 //! Failed requests are assistant messages with `stopReason:"error"` and `errorMessage`.
 
 use crate::json::Value;

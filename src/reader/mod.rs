@@ -66,6 +66,7 @@ pub struct Plan {
 
 pub use detect::{NotASession, plan};
 pub use lines::Lines;
+pub use opencode_store::is_v2_session;
 pub use sidecar::files as sidecar_files;
 
 /// Reads a session into the canonical model; the file is opened read-only.

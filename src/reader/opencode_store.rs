@@ -3,6 +3,14 @@
 //! - the SQLite database `opencode.db` (tables `session`, `message`, `part`,
 //!   whose `data` column is the object without its ids), opened read-only so it
 //!   can be read while opencode runs (WAL), never written;
+//!   An event-sourced ("v2") session, which opencode 1.18.33 writes when driven
+//!   through its `/api/session` HTTP API (`opencode serve`), has no `message`
+//!   rows: its messages are the rows of `session_message` (`id`, `session_id`,
+//!   `type`, `seq`, `time_created`, `time_updated`, `data`: the message without
+//!   its `id` and `type`; migrations `20260427172553_slow_nightmare` and
+//!   `20260603040000_session_message_projection_order`), in `seq` order, and the
+//!   `session` table is shared: one database holds v1 sessions, v2 ones, or both.
+//!   They are read as the same `{info, parts}` lines (see [`v2`]);
 //! - the legacy `storage/` tree: `session/<project>/<ses>.json`,
 //!   `message/<ses>/<msg>.json`, `part/<msg>/<prt>.json`.
 //!
@@ -16,6 +24,8 @@ use anyhow::{Context as _, bail};
 use serde_json::{Map, Value};
 
 use super::Options;
+
+mod v2;
 
 /// One session taken out of a store.
 pub struct Store {
@@ -168,7 +178,43 @@ fn database(path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
         let p = parts.remove(&id).unwrap_or_default();
         line(&mut out, &session, &id, object(&data), p);
     }
+    if out.is_empty() {
+        for (id, ty, data) in v2_rows(&db, &session).with_context(what)? {
+            if let Some((info, parts)) = v2::message(&ty, object(&data)) {
+                line(&mut out, &session, &id, info, parts);
+            }
+        }
+    }
     Ok(Store { lines: Arc::new(out), note, session })
+}
+
+/// The `session_message` rows of an event-sourced session, in `seq` order
+/// (none in a database from before that table).
+fn v2_rows(db: &rusqlite::Connection, session: &str) -> rusqlite::Result<Vec<(String, String, String)>> {
+    let has = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'session_message'")?.exists([])?;
+    if !has {
+        return Ok(Vec::new());
+    }
+    let mut stmt = db.prepare("SELECT id, type, data FROM session_message WHERE session_id = ?1 ORDER BY seq, id")?;
+    let rows = stmt.query_map([session], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    rows.collect()
+}
+
+/// Whether `session` in the database at `path` is an event-sourced (v2) one: it
+/// has `session_message` rows and no `message` rows.
+pub fn is_v2_session(path: &Path, session: &str) -> bool {
+    use rusqlite::{Connection, OpenFlags};
+    let Ok(db) = Connection::open_with_flags(
+        uri(path),
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI,
+    ) else {
+        return false;
+    };
+    let v1 = db
+        .prepare("SELECT 1 FROM message WHERE session_id = ?1 LIMIT 1")
+        .and_then(|mut s| s.exists([session]))
+        .unwrap_or(false);
+    !v1 && v2_rows(&db, session).is_ok_and(|r| !r.is_empty())
 }
 
 /// How to open `path` without leaving a file beside it. Even a read-only
