@@ -52,7 +52,7 @@ fn the_image_of_a_v2_session_is_counted_and_judged() {
     assert_eq!(v["suspects"][0]["name"], "shot.png", "{v:#}");
     assert_eq!(v["suspects"][0]["verdict"], "invalid", "{v:#}");
     // Its database is never written, and `opencode export` carries no v2 message.
-    assert!(text.contains("event-sourced (v2)"), "{v:#}");
+    assert!(text.contains("event-sourced (v2)") && text.contains("writes none of its messages"), "{v:#}");
 }
 
 #[test]

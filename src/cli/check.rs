@@ -298,7 +298,7 @@ fn check_one(c: &Candidate, read: &ReadArgs, opts: &check::Options, keep: bool) 
             file_arg: file.clone(),
             read_args: read.repeat(&plan),
             store: plan.memory.is_some(),
-            store_v2: plan.session.as_deref().is_some_and(|id| crate::reader::is_v2_session(path, id)),
+            no_export: crate::reader::no_export(path, &plan),
             as_repaired: None,
         };
         let d = read.diagnose(path, session, &plan, &d_opts)?;

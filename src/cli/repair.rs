@@ -96,11 +96,9 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
     let planned = crate::alias::Snapshot::of(&args.file);
     let (mut session, plan) = args.read.read(&args.file)?;
     let planned = planned?;
-    if let (Some(_), Some(id)) = (&plan.memory, &plan.session)
-        && crate::reader::is_v2_session(&args.file, id)
-    {
+    if let Some(why) = crate::reader::no_export(&args.file, &plan) {
         bail!(
-            "{}: repair writes files, and session {id} is an event-sourced (v2) session of opencode's database, which is never written; `opencode export` writes none of its messages (opencode 1.18.33), so there is no file to repair either: `scan` and `diagnose` read it, and nothing session-doctor writes reaches opencode",
+            "{}: repair writes files, and this session lives in a store, which is never written; {why}, so there is no file to repair either: `scan` and `diagnose` read it, and nothing session-doctor writes reaches the agent",
             args.file.display()
         );
     }

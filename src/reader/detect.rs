@@ -91,10 +91,11 @@ macro_rules! not_a_session {
 /// Decides how to read `path`.
 pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
     if let Some(store) = super::opencode_store::open(path, opts)? {
-        if let Some(f) = opts.format.filter(|f| *f != Format::Opencode) {
-            bail!("{} is opencode's store; it cannot be read as {}", path.display(), f.name());
+        let format = store.format;
+        if let Some(f) = opts.format.filter(|f| *f != format) {
+            bail!("{} is {}'s store; it cannot be read as {}", path.display(), format.name(), f.name());
         }
-        return finish(path, opts, Format::Opencode, true, Evidence::new(), Source::Memory(store));
+        return finish(path, opts, format, true, Evidence::new(), Source::Memory(store));
     }
     let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let mut r = Lines::new(file);

@@ -12,6 +12,7 @@ mod line;
 mod lines;
 mod media;
 mod opencode_store;
+mod pi_store;
 mod refs;
 mod sidecar;
 
@@ -66,7 +67,21 @@ pub struct Plan {
 
 pub use detect::{NotASession, plan};
 pub use lines::Lines;
-pub use opencode_store::is_v2_session;
+
+/// Why a session taken out of a store has no export that `repair` could
+/// rewrite (pi's SQLite store has no export command; `opencode export` of an
+/// event-sourced session holds none of its messages); `None` for a file, or a
+/// store whose export is the way.
+pub fn no_export(path: &Path, plan: &Plan) -> Option<String> {
+    let session = plan.session.as_deref().filter(|_| plan.memory.is_some())?;
+    match plan.format {
+        Format::Pi => Some("pi has no command that exports a session out of its SQLite store".into()),
+        Format::Opencode if opencode_store::is_v2_session(path, session) => Some(format!(
+            "session {session} is an event-sourced (v2) session, and `opencode export` writes none of its messages (opencode 1.18.33)"
+        )),
+        _ => None,
+    }
+}
 pub use sidecar::files as sidecar_files;
 
 /// Reads a session into the canonical model; the file is opened read-only.

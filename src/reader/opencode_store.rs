@@ -29,6 +29,8 @@ mod v2;
 
 /// One session taken out of a store.
 pub struct Store {
+    /// The agent whose store it is (opencode's, or pi's SQLite store).
+    pub format: crate::formats::Format,
     /// `{info, parts}` per line, in opencode's order (time created, then id).
     pub lines: Arc<Vec<u8>>,
     /// Which session was read, when the user did not say.
@@ -55,6 +57,9 @@ pub fn open(path: &Path, opts: &Options) -> anyhow::Result<Option<Store>> {
         .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
         .with_context(|| format!("opening {}", path.display()))?;
     if head[..n] == *SQLITE_MAGIC {
+        if let Some(store) = super::pi_store::open(path, opts.session.as_deref())? {
+            return Ok(Some(store));
+        }
         return database(path, opts.session.as_deref()).map(Some);
     }
     // `storage/<kind>/<dir>/<id>.json`: one record of the legacy tree.
@@ -93,7 +98,7 @@ fn storage_root(dir: &Path) -> Option<PathBuf> {
 }
 
 /// The most recent session unless one is asked for; the note says which.
-fn choose(
+pub(super) fn choose(
     store: &Path,
     asked: Option<&str>,
     sessions: Vec<(String, String, i64)>,
@@ -185,7 +190,7 @@ fn database(path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
             }
         }
     }
-    Ok(Store { lines: Arc::new(out), note, session })
+    Ok(Store { format: crate::formats::Format::Opencode, lines: Arc::new(out), note, session })
 }
 
 /// The `session_message` rows of an event-sourced session, in `seq` order
@@ -223,7 +228,7 @@ pub fn is_v2_session(path: &Path, session: &str) -> bool {
 /// file itself, so it is opened `immutable` (no lock, no shared memory); with
 /// one, opencode is running (or did not close) and pages may sit in it: it is
 /// read through opencode's own `-shm`, as SQLite does.
-fn uri(path: &Path) -> String {
+pub(super) fn uri(path: &Path) -> String {
     let suffixed = |s: &str| {
         let mut p = path.as_os_str().to_owned();
         p.push(s);
@@ -289,5 +294,5 @@ fn storage(root: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
         let parts = records(&root.join("part").join(&id)).into_iter().map(|(_, p)| Value::Object(p)).collect();
         line(&mut out, &session, &id, info, parts);
     }
-    Ok(Store { lines: Arc::new(out), note, session })
+    Ok(Store { format: crate::formats::Format::Opencode, lines: Arc::new(out), note, session })
 }
