@@ -182,7 +182,7 @@ enum Source {
     Lines,
     /// One JSON document: its bytes.
     Document(Vec<u8>),
-    /// A session taken out of a store (opencode's database or storage tree), as JSON Lines.
+    /// A session taken out of a store (opencode's database or storage tree, pi's SQLite store), as JSON Lines.
     Memory(super::opencode_store::Store),
 }
 

@@ -57,7 +57,7 @@ pub struct Plan {
     /// The file is one JSON document spanning many lines.
     pub single_document: bool,
     /// The session as JSON Lines, when it was taken out of a store (opencode's
-    /// database or `storage/` tree) rather than read from the file.
+    /// database or `storage/` tree, pi's SQLite store) rather than read from the file.
     pub memory: Option<std::sync::Arc<Vec<u8>>>,
     /// What the user should know about the choice made (which session of a store).
     pub note: Option<String>,
@@ -67,6 +67,7 @@ pub struct Plan {
 
 pub use detect::{NotASession, plan};
 pub use lines::Lines;
+pub use sidecar::files as sidecar_files;
 
 /// Why a session taken out of a store has no export that `repair` could
 /// rewrite (pi's SQLite store has no export command; `opencode export` of an
@@ -82,7 +83,6 @@ pub fn no_export(path: &Path, plan: &Plan) -> Option<String> {
         _ => None,
     }
 }
-pub use sidecar::files as sidecar_files;
 
 /// Reads a session into the canonical model; the file is opened read-only.
 pub fn read_session(path: &Path, opts: &Options) -> anyhow::Result<Session> {
