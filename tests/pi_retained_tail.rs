@@ -70,8 +70,13 @@ fn exclude_and_repair_take_the_image_out_of_the_retained_tail() {
     // The preview after the exclusion sends no image at all.
     let m = preview_messages(&file);
     assert!(!m.iter().any(|x| x.to_string().contains("\"image\"")), "{m:#?}");
-    let out = run(&["repair", file.to_str().unwrap()]);
+    let out = run(&["repair", file.to_str().unwrap(), "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    // The `pi` CLI (0.73.1, driven by hand) resumes the copy from firstKeptEntryId:
+    // it sends the original entries, cut PNG included, and gets the same 400.
+    let report: Value = serde_json::from_slice(&out.stdout).expect("repair --json");
+    let note = report["resume_note"].as_str().unwrap_or_default();
+    assert!(note.contains("firstKeptEntryId") && note.contains("program that wrote it"), "{report:#}");
     assert_eq!(std::fs::read(&file).unwrap(), before, "the original is never written");
     let copy = std::fs::read_dir(dir.path())
         .unwrap()
