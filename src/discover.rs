@@ -8,14 +8,16 @@
 //! | --- | --- |
 //! | `claude-code` | `$CLAUDE_CONFIG_DIR` (a comma-separated list), else `~/.claude` and `~/.config/claude`: `projects/*/*.jsonl` |
 //! | `codex` | `$CODEX_HOME`, else `~/.codex`: `sessions/YYYY/MM/DD/rollout-*.jsonl` (or `.jsonl.zst`, compressed; the plain one when both are there) |
-//! | `pi` | `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`: `sessions/*/*.jsonl` |
+//! | `pi` | `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`: `sessions/*/*.jsonl`; and `$PI_CODING_AGENT_SESSION_DIR/*.jsonl` (flat, every project's) |
 //! | `gemini-cli` | `$GEMINI_CLI_HOME`, else `~`: `.gemini/tmp/*/chats/*.jsonl` and legacy `*.json` |
 //! | `mux` | `$MUX_ROOT`, else `~/.mux` (and the older `~/.cmux`, the newer `~/.xum`): `sessions/*/chat.jsonl` |
 //! | `opencode` | `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`: `opencode*.db`, legacy `storage/session/*/*.json` |
 //!
 //! Sources: `../shared/research/formats.md`; Gemini CLI `packages/core/src/utils/paths.ts`
 //! (`GEMINI_CLI_HOME`), mux `src/common/constants/paths.ts` (`MUX_ROOT`), pi
-//! `getAgentDir` (`PI_CODING_AGENT_DIR`).
+//! `getAgentDir` (`PI_CODING_AGENT_DIR`) and `ENV_SESSION_DIR` (`PI_CODING_AGENT_SESSION_DIR`,
+//! pi 0.71.0 on, `@mariozechner` and `@earendil-works` alike: the folder `--session-dir`
+//! names, where pi writes `<ts>_<id>.jsonl` without a per-project folder).
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -41,6 +43,7 @@ impl Env {
         let vars =
             ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "PI_CODING_AGENT_DIR", "GEMINI_CLI_HOME", "MUX_ROOT", "XDG_DATA_HOME"]
                 .into_iter()
+                .chain(["PI_CODING_AGENT_SESSION_DIR"])
                 .filter_map(|k| std::env::var_os(k).map(|v| (k.to_string(), v)))
                 .collect();
         Some(Env { home, vars })
@@ -106,7 +109,11 @@ pub fn roots(env: &Env, agent: &str) -> Vec<PathBuf> {
             None => vec![env.home.join(".claude/projects"), env.home.join(".config/claude/projects")],
         },
         "codex" => vec![env.dir("CODEX_HOME", ".codex").join("sessions")],
-        "pi" => vec![env.dir("PI_CODING_AGENT_DIR", ".pi/agent").join("sessions")],
+        "pi" => {
+            let mut out = vec![env.dir("PI_CODING_AGENT_DIR", ".pi/agent").join("sessions")];
+            out.extend(env.var("PI_CODING_AGENT_SESSION_DIR").map(|d| env.expand(Path::new(d))));
+            out
+        }
         "gemini-cli" => vec![
             env.var("GEMINI_CLI_HOME")
                 .map_or_else(|| env.home.clone(), |h| env.expand(Path::new(h)))
@@ -181,7 +188,14 @@ fn files(agent: &str, root: &Path) -> Vec<(PathBuf, Option<Format>)> {
                     .collect(),
             )
         }
-        "pi" => with(dirs(root).iter().flat_map(|d| plain_files(d, |n| n.ends_with(".jsonl"))).collect()),
+        // `--<cwd>--/<session>.jsonl`, or flat in a `--session-dir` (pi lists `*.jsonl` of the folder it writes to).
+        "pi" => with(
+            dirs(root)
+                .iter()
+                .chain([root.to_path_buf()].iter())
+                .flat_map(|d| plain_files(d, |n| n.ends_with(".jsonl")))
+                .collect(),
+        ),
         "gemini-cli" => with(
             dirs(root)
                 .iter()
@@ -300,5 +314,21 @@ mod tests {
         assert_eq!(roots(&env, "codex"), [PathBuf::from("/h/alt/sessions")]);
         assert_eq!(roots(&env, "claude-code"), [PathBuf::from("/a/projects"), PathBuf::from("/b/projects")]);
         assert_eq!(roots(&env, "gemini-cli"), [PathBuf::from("/g/.gemini/tmp")]);
+        env.vars.insert("PI_CODING_AGENT_SESSION_DIR".into(), "~/pi-sessions".into());
+        assert_eq!(roots(&env, "pi"), [PathBuf::from("/h/.pi/agent/sessions"), PathBuf::from("/h/pi-sessions")]);
+    }
+
+    #[test]
+    fn a_pi_session_dir_holds_its_sessions_flat() {
+        let home = tempfile::tempdir().unwrap();
+        let flat = home.path().join("pi-sessions");
+        std::fs::create_dir_all(&flat).unwrap();
+        let file = flat.join("2026-12-01T09-00-00-000Z_019a3c2e-7f10-7b2c-9d41-5e0c8a1f2b33.jsonl");
+        std::fs::write(&file, b"{}\n").unwrap();
+        let mut env = Env { home: home.path().to_path_buf(), vars: BTreeMap::new() };
+        assert!(find(&env, Some("pi")).is_empty());
+        env.vars.insert("PI_CODING_AGENT_SESSION_DIR".into(), flat.clone().into());
+        let found: Vec<PathBuf> = find(&env, Some("pi")).into_iter().map(|f| f.path).collect();
+        assert_eq!(found, [file]);
     }
 }

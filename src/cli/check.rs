@@ -299,6 +299,7 @@ fn check_one(c: &Candidate, read: &ReadArgs, opts: &check::Options, keep: bool) 
             file_arg: file.clone(),
             read_args: read.repeat(&plan),
             store: plan.memory.is_some(),
+            no_export: crate::reader::no_export(path, &plan),
             as_repaired: None,
         };
         let d = read.diagnose(path, session, &plan, &d_opts)?;

@@ -127,6 +127,7 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
         file_arg: if from_stdin { saved.to_string() } else { file.display().to_string() },
         read_args: args.read.repeat(&plan),
         store: plan.memory.is_some(),
+        no_export: crate::reader::no_export(&path, &plan),
         as_repaired: None,
     };
     let mut d = args.read.diagnose(&path, session, &plan, &opts)?;

@@ -59,6 +59,9 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
     let planned = crate::alias::Snapshot::of(&args.file);
     let (session, plan) = args.read.read(&args.file)?;
     let planned = planned?;
+    if let Some(why) = crate::reader::no_export(&args.file, &plan) {
+        bail!("{}: preview reads the session's file, and {why}", args.file.display());
+    }
     if plan.memory.is_some() {
         bail!("{}: preview reads the session's file; export this stored session first", args.file.display());
     }

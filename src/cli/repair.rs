@@ -96,6 +96,12 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
     let planned = crate::alias::Snapshot::of(&args.file);
     let (mut session, plan) = args.read.read(&args.file)?;
     let planned = planned?;
+    if let Some(why) = crate::reader::no_export(&args.file, &plan) {
+        bail!(
+            "{}: repair writes files, and this session lives in a store, which is never written; {why}, so there is no file to repair either: `scan` and `diagnose` read it, and nothing session-doctor writes reaches the agent",
+            args.file.display()
+        );
+    }
     if plan.memory.is_some() {
         bail!(
             "{}: repair writes files, and this session lives in a store; export it first (`opencode export <id> > session.json`) and repair that",

@@ -43,6 +43,9 @@ pub struct Options {
     /// The session was read from a store of many (opencode's database), which
     /// `repair` refuses: no next command sends it there.
     pub store: bool,
+    /// ... and why it has no export to repair either, when it has none
+    /// ([`crate::reader::no_export`]).
+    pub no_export: Option<String>,
     /// Judge the session as a repaired copy of it reads: its recorded failures
     /// left out (the copy drops them) and the tool calls it mends (answered, or
     /// their orphan results removed) paired.
@@ -315,7 +318,11 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
         session.attachments.iter().filter(|a| a.excluded).map(|a| a.reference.clone()).collect();
     let next = next::commands(failure.as_ref(), stuck, &picked.suspects, &excluded, &rules, opts);
     let next = claude_code::subagent(&session, &mut notes, next);
-    if opts.store && stuck {
+    if let (Some(why), true) = (&opts.no_export, stuck) {
+        notes.push(format!(
+            "this session lives in a store, which is never written, and {why}: no copy can be repaired, and nothing session-doctor writes reaches the agent"
+        ));
+    } else if opts.store && stuck {
         notes.push(
             "this session lives in a store, which `repair` does not write: export it (`opencode export <session id> > session.json`) and repair the export"
                 .into(),

@@ -7,6 +7,12 @@
 //!   index into the file's entries, the header being 0).
 //! - v2: `version:2`, entries linked by `id`/`parentId`; `compaction.firstKeptEntryId`.
 //! - v3: as v2, with custom messages' role `hookMessage` renamed `custom`.
+//! - v3 as the agent harness of `@earendil-works/pi-agent-core` 0.81.0–0.83.x
+//!   writes it (its `JsonlSessionStorage`; the `pi` CLI itself, through 1.6.0,
+//!   never does): a `compaction` may carry `retainedTail`, the kept messages
+//!   materialized into the entry. Then the context is the summary, those
+//!   messages, and what follows: nothing before the compaction is sent, not
+//!   even from `firstKeptEntryId` (an empty `retainedTail` keeps nothing).
 //!
 //! With ids the file is a tree and the context is the path from the last entry to
 //! the root; `compaction` entries replace the path before `firstKeptEntryId`.
@@ -46,7 +52,7 @@ impl Adapter for Pi {
         let mut keep_from = None;
         out.at = v.get("timestamp").to_text();
         match ty {
-            "message" => message(v.get("message"), out),
+            "message" => message(v.get("message"), "/message", out),
             "custom_message" => {
                 let e = out.entry(RawEntry::new(Role::User));
                 parts(v.get("content"), &Site::new(e, Origin::User), "/content", out);
@@ -62,6 +68,13 @@ impl Adapter for Pi {
             "compaction" => {
                 out.entry(RawEntry::new(Role::User));
                 keep_from = Id::of_value(v.get("firstKeptEntryId"));
+                if v.get("retainedTail").is_array() {
+                    // Kept from itself: the path before the compaction is not sent.
+                    keep_from = Id::of_value(v.get("id"));
+                    for (i, m) in v.get("retainedTail").items().iter().enumerate() {
+                        message(m, &ptr("/retainedTail", i), out);
+                    }
+                }
             }
             _ => {}
         }
@@ -80,24 +93,28 @@ impl Adapter for Pi {
     }
 }
 
-fn message<'a>(m: &'a Value<'a>, out: &mut LineOut<'a>) {
+/// One message; `base` is its JSON pointer in the line (`/message`, or one of a
+/// compaction's `/retainedTail/<i>`).
+fn message<'a>(m: &'a Value<'a>, base: &str, out: &mut LineOut<'a>) {
+    let content = format!("{base}/content");
+    let content = content.as_str();
     match m.get("role").as_str().unwrap_or("") {
         "user" => {
             let e = out.entry(RawEntry::new(Role::User));
-            parts(m.get("content"), &Site::new(e, Origin::User), "/message/content", out);
+            parts(m.get("content"), &Site::new(e, Origin::User), content, out);
         }
         // Extension messages (`hookMessage` before v3) and `!` commands go to the
         // provider as user messages.
         "custom" | "hookMessage" | "bashExecution" | "branchSummary" | "compactionSummary" => {
             let e = out.entry(RawEntry::new(Role::User));
-            parts(m.get("content"), &Site::new(e, Origin::User), "/message/content", out);
+            parts(m.get("content"), &Site::new(e, Origin::User), content, out);
         }
         "toolResult" => {
             let e = out.entry(RawEntry::new(Role::Tool));
             out.result(e, m.get("toolCallId").to_text());
             let mut site = Site::tool_result(e, m.get("toolCallId").to_text());
             site.tool = m.get("toolName").to_text();
-            parts(m.get("content"), &site, "/message/content", out);
+            parts(m.get("content"), &site, content, out);
         }
         "assistant" => {
             let stop = m.get("stopReason").as_str().unwrap_or("");
@@ -112,7 +129,7 @@ fn message<'a>(m: &'a Value<'a>, out: &mut LineOut<'a>) {
             let e = out.entry(e);
             for (i, b) in m.get("content").items().iter().enumerate() {
                 match b.get("type").as_str().unwrap_or("") {
-                    "thinking" => thinking(b, &ptr("/message/content", i), out),
+                    "thinking" => thinking(b, &ptr(content, i), out),
                     "toolCall" => {
                         if let Some(id) = b.get("id").to_text() {
                             out.calls.push(RawCall {
@@ -124,12 +141,12 @@ fn message<'a>(m: &'a Value<'a>, out: &mut LineOut<'a>) {
                             });
                         }
                         if b.has("thoughtSignature") {
-                            out.reasoning(ReasoningKind::GeminiSignature, None, &ptr("/message/content", i));
+                            out.reasoning(ReasoningKind::GeminiSignature, None, &ptr(content, i));
                         }
                     }
                     "image" => {
                         let site = Site::new(e, Origin::Assistant);
-                        image(b, &site, &ptr("/message/content", i), out);
+                        image(b, &site, &ptr(content, i), out);
                     }
                     _ => {}
                 }

@@ -18,7 +18,8 @@
 //!   its redacted thinking not at all, and its tool call ids with characters
 //!   Anthropic refuses replaced by `_`;
 //! - extension messages, `!` commands and summaries go as user turns, in the
-//!   words pi wraps them in.
+//!   words pi wraps them in; a compaction's `retainedTail` (the agent harness
+//!   of pi-agent-core 0.81–0.83) follows its summary, message by message.
 //!
 //! On Responses: user text as `input_text` (blank kept), images with
 //! `detail: "auto"`, each reply's reasoning item as serialized in its thinking
@@ -112,6 +113,10 @@ impl Request {
             Some("compaction") => {
                 let sum = s(v, "summary").unwrap_or_default();
                 self.turn(&mut out, &text(format!("{COMPACTION_PREFIX}{sum}{COMPACTION_SUFFIX}")));
+                // The harness's kept messages, materialized: sent right after the summary.
+                for m in v.get("retainedTail").and_then(Value::as_array).into_iter().flatten() {
+                    out.extend(self.record(&json!({"type":"message","message":m})));
+                }
                 return out;
             }
             _ => None,

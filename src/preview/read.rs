@@ -216,6 +216,13 @@ fn pi(v: &Value) -> Vec<Msg> {
         Some("message") => v.get("message"),
         // Entries without ids (pi's first layout) are the message themselves.
         None if v.get("role").is_some() => Some(v),
+        // The agent harness's kept messages, materialized into its compaction.
+        Some("compaction") => {
+            return items(v.get("retainedTail"))
+                .iter()
+                .flat_map(|m| pi(&json!({"type":"message","message":m})))
+                .collect();
+        }
         _ => None,
     };
     let Some(m) = m else { return Vec::new() };

@@ -91,10 +91,11 @@ macro_rules! not_a_session {
 /// Decides how to read `path`.
 pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
     if let Some(store) = super::opencode_store::open(path, opts)? {
-        if let Some(f) = opts.format.filter(|f| *f != Format::Opencode) {
-            bail!("{} is opencode's store; it cannot be read as {}", path.display(), f.name());
+        let format = store.format;
+        if let Some(f) = opts.format.filter(|f| *f != format) {
+            bail!("{} is {}'s store; it cannot be read as {}", path.display(), format.name(), f.name());
         }
-        return finish(path, path, opts, Format::Opencode, true, Evidence::new(), Source::Memory(store));
+        return finish(path, path, opts, format, true, Evidence::new(), Source::Memory(store));
     }
     let spool = super::compressed::spool(path)?;
     let mut plan = plan_text(path, spool.as_deref().map_or(path, |s| s.as_ref()), opts)?;
@@ -190,7 +191,7 @@ enum Source {
     Lines,
     /// One JSON document: its bytes.
     Document(Vec<u8>),
-    /// A session taken out of a store (opencode's database or storage tree), as JSON Lines.
+    /// A session taken out of a store (opencode's database or storage tree, pi's SQLite store), as JSON Lines.
     Memory(super::opencode_store::Store),
 }
 

@@ -14,6 +14,7 @@ mod line;
 mod lines;
 mod media;
 mod opencode_store;
+mod pi_store;
 mod refs;
 mod sidecar;
 
@@ -58,7 +59,7 @@ pub struct Plan {
     /// The file is one JSON document spanning many lines.
     pub single_document: bool,
     /// The session as JSON Lines, when it was taken out of a store (opencode's
-    /// database or `storage/` tree) rather than read from the file.
+    /// database or `storage/` tree, pi's SQLite store) rather than read from the file.
     pub memory: Option<std::sync::Arc<Vec<u8>>>,
     /// What the user should know about the choice made (which session of a store).
     pub note: Option<String>,
@@ -80,6 +81,21 @@ impl Plan {
 pub use detect::{NotASession, plan};
 pub use lines::Lines;
 pub use sidecar::files as sidecar_files;
+
+/// Why a session taken out of a store has no export that `repair` could
+/// rewrite (pi's SQLite store has no export command; `opencode export` of an
+/// event-sourced session holds none of its messages); `None` for a file, or a
+/// store whose export is the way.
+pub fn no_export(path: &Path, plan: &Plan) -> Option<String> {
+    let session = plan.session.as_deref().filter(|_| plan.memory.is_some())?;
+    match plan.format {
+        Format::Pi => Some("pi has no command that exports a session out of its SQLite store".into()),
+        Format::Opencode if opencode_store::is_v2_session(path, session) => Some(format!(
+            "session {session} is an event-sourced (v2) session, and `opencode export` writes none of its messages (opencode 1.18.33)"
+        )),
+        _ => None,
+    }
+}
 
 /// Reads a session into the canonical model; the file is opened read-only.
 pub fn read_session(path: &Path, opts: &Options) -> anyhow::Result<Session> {

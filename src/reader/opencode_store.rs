@@ -3,6 +3,14 @@
 //! - the SQLite database `opencode.db` (tables `session`, `message`, `part`,
 //!   whose `data` column is the object without its ids), opened read-only so it
 //!   can be read while opencode runs (WAL), never written;
+//!   An event-sourced ("v2") session, which opencode 1.18.33 writes when driven
+//!   through its `/api/session` HTTP API (`opencode serve`), has no `message`
+//!   rows: its messages are the rows of `session_message` (`id`, `session_id`,
+//!   `type`, `seq`, `time_created`, `time_updated`, `data`: the message without
+//!   its `id` and `type`; migrations `20260427172553_slow_nightmare` and
+//!   `20260603040000_session_message_projection_order`), in `seq` order, and the
+//!   `session` table is shared: one database holds v1 sessions, v2 ones, or both.
+//!   They are read as the same `{info, parts}` lines (see [`v2`]);
 //! - the legacy `storage/` tree: `session/<project>/<ses>.json`,
 //!   `message/<ses>/<msg>.json`, `part/<msg>/<prt>.json`.
 //!
@@ -17,8 +25,12 @@ use serde_json::{Map, Value};
 
 use super::Options;
 
+mod v2;
+
 /// One session taken out of a store.
 pub struct Store {
+    /// The agent whose store it is (opencode's, or pi's SQLite store).
+    pub format: crate::formats::Format,
     /// `{info, parts}` per line, in opencode's order (time created, then id).
     pub lines: Arc<Vec<u8>>,
     /// Which session was read, when the user did not say.
@@ -45,6 +57,9 @@ pub fn open(path: &Path, opts: &Options) -> anyhow::Result<Option<Store>> {
         .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
         .with_context(|| format!("opening {}", path.display()))?;
     if head[..n] == *SQLITE_MAGIC {
+        if let Some(store) = super::pi_store::open(path, opts.session.as_deref())? {
+            return Ok(Some(store));
+        }
         return database(path, opts.session.as_deref()).map(Some);
     }
     // `storage/<kind>/<dir>/<id>.json`: one record of the legacy tree.
@@ -83,7 +98,7 @@ fn storage_root(dir: &Path) -> Option<PathBuf> {
 }
 
 /// The most recent session unless one is asked for; the note says which.
-fn choose(
+pub(super) fn choose(
     store: &Path,
     asked: Option<&str>,
     sessions: Vec<(String, String, i64)>,
@@ -168,7 +183,43 @@ fn database(path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
         let p = parts.remove(&id).unwrap_or_default();
         line(&mut out, &session, &id, object(&data), p);
     }
-    Ok(Store { lines: Arc::new(out), note, session })
+    if out.is_empty() {
+        for (id, ty, data) in v2_rows(&db, &session).with_context(what)? {
+            if let Some((info, parts)) = v2::message(&ty, object(&data)) {
+                line(&mut out, &session, &id, info, parts);
+            }
+        }
+    }
+    Ok(Store { format: crate::formats::Format::Opencode, lines: Arc::new(out), note, session })
+}
+
+/// The `session_message` rows of an event-sourced session, in `seq` order
+/// (none in a database from before that table).
+fn v2_rows(db: &rusqlite::Connection, session: &str) -> rusqlite::Result<Vec<(String, String, String)>> {
+    let has = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'session_message'")?.exists([])?;
+    if !has {
+        return Ok(Vec::new());
+    }
+    let mut stmt = db.prepare("SELECT id, type, data FROM session_message WHERE session_id = ?1 ORDER BY seq, id")?;
+    let rows = stmt.query_map([session], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    rows.collect()
+}
+
+/// Whether `session` in the database at `path` is an event-sourced (v2) one: it
+/// has `session_message` rows and no `message` rows.
+pub fn is_v2_session(path: &Path, session: &str) -> bool {
+    use rusqlite::{Connection, OpenFlags};
+    let Ok(db) = Connection::open_with_flags(
+        uri(path),
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI,
+    ) else {
+        return false;
+    };
+    let v1 = db
+        .prepare("SELECT 1 FROM message WHERE session_id = ?1 LIMIT 1")
+        .and_then(|mut s| s.exists([session]))
+        .unwrap_or(false);
+    !v1 && v2_rows(&db, session).is_ok_and(|r| !r.is_empty())
 }
 
 /// How to open `path` without leaving a file beside it. Even a read-only
@@ -177,7 +228,7 @@ fn database(path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
 /// file itself, so it is opened `immutable` (no lock, no shared memory); with
 /// one, opencode is running (or did not close) and pages may sit in it: it is
 /// read through opencode's own `-shm`, as SQLite does.
-fn uri(path: &Path) -> String {
+pub(super) fn uri(path: &Path) -> String {
     let suffixed = |s: &str| {
         let mut p = path.as_os_str().to_owned();
         p.push(s);
@@ -243,5 +294,5 @@ fn storage(root: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
         let parts = records(&root.join("part").join(&id)).into_iter().map(|(_, p)| Value::Object(p)).collect();
         line(&mut out, &session, &id, info, parts);
     }
-    Ok(Store { lines: Arc::new(out), note, session })
+    Ok(Store { format: crate::formats::Format::Opencode, lines: Arc::new(out), note, session })
 }

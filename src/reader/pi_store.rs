@@ -1,0 +1,125 @@
+//! pi's SQLite session store (`@earendil-works/pi-storage-sqlite-node`, the
+//! optional backend of pi-agent-core's v4 agent harness, 0.84.0 on), read as
+//! the v3 JSON Lines pi's own files hold, so the pi adapter reads both.
+//!
+//! No published pi writes it: the `pi` CLI (through 1.6.0) keeps JSONL files
+//! only, and the backend package is private in pi's repository (not on npm);
+//! an SDK user opens it at a path of their choosing. Its schema (migrations
+//! `001_initial.sql`, `002_session_discovery.sql`): `sessions(id, created_at,
+//! cwd, parent_session_id, metadata, updated_at, …)`; `entries(session_id,
+//! seq, id, parent_id, type, timestamp, payload)`, the payload being the entry
+//! without `type`, `id`, `seq`, `parentId` and `timestamp` (later revisions
+//! name the table `session_entries`); `lanes(session_id, lane, leaf_id)`, the
+//! `main` lane's leaf being the conversation's head. Operation records, facts
+//! and caches hold nothing the provider is sent.
+//!
+//! Opened read-only as opencode's database is (no `-wal`/`-shm` left beside a
+//! closed database, a live one read through its WAL); `--session` picks one of
+//! many, else the most recently updated.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
+use serde_json::{Map, Value};
+
+use super::opencode_store::{Store, choose, uri};
+
+/// The store at `path` if it is pi's (a SQLite file with `sessions`, `lanes`
+/// and an entries table), else `None`.
+pub fn open(path: &Path, asked: Option<&str>) -> anyhow::Result<Option<Store>> {
+    let what = || format!("reading pi's session store {}", path.display());
+    let db = Connection::open_with_flags(
+        uri(path),
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI,
+    )
+    .with_context(what)?;
+    db.busy_timeout(std::time::Duration::from_secs(5)).with_context(what)?;
+    let table = |name: &str| -> rusqlite::Result<bool> {
+        db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1")?.exists([name])
+    };
+    if !(table("sessions").with_context(what)? && table("lanes").with_context(what)?) {
+        return Ok(None);
+    }
+    let entries = match (table("entries").with_context(what)?, table("session_entries").with_context(what)?) {
+        (true, _) => "entries",
+        (_, true) => "session_entries",
+        _ => return Ok(None),
+    };
+    let updated = if column(&db, "sessions", "updated_at").with_context(what)? {
+        "COALESCE(updated_at, created_at)"
+    } else {
+        "created_at"
+    };
+    // Named by its first message when the store keeps it (migration 002).
+    let title =
+        if column(&db, "sessions", "first_message").with_context(what)? { "COALESCE(first_message, '')" } else { "''" };
+    let sessions: Vec<(String, String, i64)> = db
+        .prepare(&format!("SELECT id, {title} FROM sessions ORDER BY {updated} DESC, id DESC"))
+        .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, 0))).and_then(|rows| rows.collect()))
+        .with_context(what)?;
+    let (session, note) = choose(path, asked, sessions)?;
+    let (created, cwd): (String, String) = db
+        .query_row("SELECT created_at, cwd FROM sessions WHERE id = ?1", [&session], |r| Ok((r.get(0)?, r.get(1)?)))
+        .with_context(what)?;
+    let leaf: Option<String> = db
+        .query_row("SELECT leaf_id FROM lanes WHERE session_id = ?1 AND lane = 'main'", [&session], |r| r.get(0))
+        .optional()
+        .with_context(what)?
+        .flatten();
+    let mut lines = Vec::new();
+    let mut header = Map::new();
+    for (k, v) in [("type", "session".into()), ("version", 3.into()), ("id", session.clone().into())] {
+        header.insert(k.into(), v);
+    }
+    header.insert("timestamp".into(), created.into());
+    header.insert("cwd".into(), cwd.into());
+    push(&mut lines, header);
+    let mut stmt = db
+        .prepare(&format!(
+            "SELECT id, parent_id, type, timestamp, payload FROM {entries} WHERE session_id = ?1 ORDER BY seq"
+        ))
+        .with_context(what)?;
+    let rows = stmt.query_map([&session], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, Option<String>>(1)?,
+            r.get::<_, String>(2)?,
+            r.get::<_, String>(3)?,
+            r.get::<_, String>(4)?,
+        ))
+    });
+    // The main lane's head goes last: the history is the path from the last entry.
+    let mut head = None;
+    for row in rows.with_context(what)? {
+        let (id, parent, ty, at, payload) = row.with_context(what)?;
+        let mut e = Map::new();
+        e.insert("type".into(), ty.into());
+        e.insert("id".into(), id.clone().into());
+        e.insert("parentId".into(), parent.map_or(Value::Null, Value::String));
+        e.insert("timestamp".into(), at.into());
+        if let Ok(Value::Object(p)) = serde_json::from_str::<Value>(&payload) {
+            e.extend(p);
+        }
+        if leaf.as_deref() == Some(id.as_str()) {
+            head = Some(e);
+        } else {
+            push(&mut lines, e);
+        }
+    }
+    if let Some(e) = head {
+        push(&mut lines, e);
+    }
+    Ok(Some(Store { format: crate::formats::Format::Pi, lines: Arc::new(lines), note, session }))
+}
+
+fn column(db: &Connection, table: &str, name: &str) -> rusqlite::Result<bool> {
+    db.prepare(&format!("SELECT 1 FROM pragma_table_info('{table}') WHERE name = ?1"))?.exists([name])
+}
+
+fn push(out: &mut Vec<u8>, m: Map<String, Value>) {
+    // Serializing a serde_json value cannot fail.
+    out.extend_from_slice(Value::Object(m).to_string().as_bytes());
+    out.push(b'\n');
+}
