@@ -14,6 +14,7 @@ mod claude_code;
 pub mod cline;
 mod codex;
 pub mod codex_pairs;
+mod copilot;
 mod gemini_cli;
 mod mux;
 mod opencode;
@@ -39,10 +40,11 @@ pub enum Format {
     Anthropic,
     Gemini,
     Cline,
+    Copilot,
 }
 
 impl Format {
-    pub const ALL: [Format; 11] = [
+    pub const ALL: [Format; 12] = [
         Format::ClaudeCode,
         Format::Codex,
         Format::Pi,
@@ -54,6 +56,7 @@ impl Format {
         Format::Anthropic,
         Format::Gemini,
         Format::Cline,
+        Format::Copilot,
     ];
 
     /// The name users type after `--format` and scripts read in `--json`.
@@ -70,6 +73,7 @@ impl Format {
             Format::Anthropic => "anthropic",
             Format::Gemini => "gemini",
             Format::Cline => "cline",
+            Format::Copilot => "copilot",
         }
     }
 
@@ -83,7 +87,7 @@ impl Format {
             Format::ClaudeCode | Format::Anthropic | Format::Cline => Some("anthropic"),
             Format::Codex | Format::OpenaiChat | Format::OpenaiResponses => Some("openai"),
             Format::GeminiCli | Format::Gemini => Some("gemini"),
-            Format::Pi | Format::Mux | Format::Opencode => None,
+            Format::Pi | Format::Mux | Format::Opencode | Format::Copilot => None,
         }
     }
 
@@ -100,6 +104,7 @@ impl Format {
             Format::Anthropic => &raw::Anthropic,
             Format::Gemini => &raw::Gemini,
             Format::Cline => &cline::Cline,
+            Format::Copilot => &copilot::Copilot,
         }
     }
 }

@@ -8,6 +8,7 @@
 
 pub mod canon;
 mod claude_code;
+mod copilot;
 pub mod codex;
 mod gemini_cli;
 pub mod pi;
@@ -109,6 +110,7 @@ fn not_in_session(format: &str, dialect: Dialect) -> &'static [&'static str] {
         }
         ("codex", Dialect::OpenaiResponses) => codex::NOT_IN_SESSION,
         ("gemini-cli", _) => gemini_cli::NOT_IN_SESSION,
+        ("copilot", _) => copilot::NOT_IN_SESSION,
         ("opencode", _) => &["the system prompt (opencode writes it for each request)", "the tool definitions"],
         // Every agent sends a system prompt and its tools with the history.
         _ => AGENT_ADDS,

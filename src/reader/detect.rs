@@ -198,14 +198,9 @@ fn weigh_document(ev: &mut Evidence, v: &Value<'_>) {
 }
 
 /// Files that are JSON but no session's history: what they are instead.
-fn not_a_session(v: &Value<'_>) -> Option<&'static str> {
-    let t = v.get("type").as_str().unwrap_or("");
-    let copilot = (t.starts_with("session.") || t.starts_with("assistant.") || t.starts_with("user."))
-        && v.get("data").is_object()
-        && v.has("parentId");
-    copilot.then_some(
-        "is a GitHub Copilot CLI event log (`session.start`, `assistant.message`, … events): it records what the CLI showed, not the history it sends to the model, so there is no request to check",
-    )
+/// (None known today: GitHub Copilot CLI's event log, once refused here, is read.)
+fn not_a_session(_v: &Value<'_>) -> Option<&'static str> {
+    None
 }
 
 /// The rest of the plan once the format is known: which provider's rules.
