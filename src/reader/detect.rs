@@ -124,9 +124,6 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
             Ok((v, _)) => {
                 maybe_document.get_or_insert(v.is_array());
                 if v.is_object() {
-                    if let Some(why) = not_a_session(&v) {
-                        not_a_session!("{} {why}", path.display());
-                    }
                     ev.weigh(&v);
                 }
             }
@@ -147,9 +144,6 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
             Ok((v, _)) => {
                 ev = Evidence::new();
                 weigh_document(&mut ev, &v);
-                if let Some(why) = v.items().first().and_then(not_a_session) {
-                    not_a_session!("{} {why}", path.display());
-                }
                 drop(v);
                 document = Some(whole);
             }
@@ -195,12 +189,6 @@ fn weigh_document(ev: &mut Evidence, v: &Value<'_>) {
     } else {
         ev.weigh(v);
     }
-}
-
-/// Files that are JSON but no session's history: what they are instead.
-/// (None known today: GitHub Copilot CLI's event log, once refused here, is read.)
-fn not_a_session(_v: &Value<'_>) -> Option<&'static str> {
-    None
 }
 
 /// The rest of the plan once the format is known: which provider's rules.
