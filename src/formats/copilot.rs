@@ -30,6 +30,10 @@ use super::{Adapter, LineOut, RawCall, RawEntry, RawPayload, Site, Unit, http_st
 
 pub struct Copilot;
 
+/// The result the CLI records (`tool.execution_complete`, `success: false`) and
+/// sends for a call its run left unanswered, when it resumes (1.0.102).
+pub const TOOL_INTERRUPTED: &str = "Tool execution was interrupted before a result was recorded. Its effects may be absent, partial, or already complete, and other tools may have completed successfully. Check the current state before retrying; do not assume success or replay this operation blindly.";
+
 /// The event types that are part of the request the CLI rebuilds.
 const HISTORY: [&str; 3] = ["user.message", "assistant.message", "tool.execution_complete"];
 

@@ -116,7 +116,17 @@ pub fn heal_placeholder(format: &str) -> Option<&'static str> {
 
 /// The result an agent itself sends for a call its run left unanswered, where it mends one.
 pub fn interrupted_result(format: &str) -> Option<&'static str> {
-    (format == Format::ClaudeCode.name()).then_some(claude_code::TOOL_INTERRUPTED)
+    match format {
+        "claude-code" => Some(claude_code::TOOL_INTERRUPTED),
+        "copilot" => Some(copilot::TOOL_INTERRUPTED),
+        _ => None,
+    }
+}
+
+/// Whether the agent marks the result it sends for an interrupted call as an
+/// error (Copilot CLI sends its words without Anthropic's `is_error`).
+pub fn interrupted_is_error(format: &str) -> bool {
+    format != "copilot"
 }
 
 /// Reads one format.

@@ -7,7 +7,7 @@
 //! - `assistant.message`: its `content` (when not empty) and one call per
 //!   `toolRequests` entry;
 //! - `tool.execution_complete`: a result holding `result.content` (an error's
-//!   `error.message` when it failed). The tool's images are not sent (custom
+//!   `error.message` when it failed, not marked an error). The tool's images are not sent (custom
 //!   provider mode sent none).
 //!
 //! Consecutive turns of one role merge; the writer does that.
@@ -63,7 +63,8 @@ pub fn record(v: &Value) -> Vec<Msg> {
                 d.get("error").and_then(|e| text(e, "message"))
             };
             let parts = vec![Part::Text(body.unwrap_or_default())];
-            vec![Msg::new(Role::User, vec![Part::Result { id, name: None, parts, error: !ok }])]
+            // The CLI sends a failed result's message without marking it an error.
+            vec![Msg::new(Role::User, vec![Part::Result { id, name: None, parts, error: false }])]
         }
         Some("session.compaction_complete") => {
             let summary = text(d, "summaryContent").unwrap_or_default();

@@ -224,7 +224,7 @@ pub fn preview(
                 if let rewrite::Op::Answer { call_id, tool } = op {
                     let text = canon::Part::Text(rewrite::mend::interrupted(format).into());
                     let result =
-                        canon::Part::Result { id: call_id.clone(), name: tool.clone(), parts: vec![text], error: true };
+                        canon::Part::Result { id: call_id.clone(), name: tool.clone(), parts: vec![text], error: crate::formats::interrupted_is_error(format) };
                     let m = canon::Msg::new(canon::Role::User, vec![result]);
                     match turn.as_mut() {
                         Some(t) => t.push_msg(m, &mut w)?,
