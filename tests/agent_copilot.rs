@@ -179,3 +179,34 @@ fn a_recorded_rate_limit_is_classified_from_the_session_error() {
     assert_eq!(d["stuck"], json!(false), "{d:#}");
     assert_eq!(code, 0, "{d:#}");
 }
+
+const KILLED: &str = "killed-mid-tool/827b31f3-9e25-44ce-bf62-1beeade17cf9/events.jsonl";
+const KILLED_WORK: &str = "/tmp/sd-copilot-0yhhzi71/work";
+const CLI_INTERRUPTED: &str = "Tool execution was interrupted before a result was recorded.";
+
+#[test]
+fn a_call_killed_mid_tool_is_answered_in_the_clis_own_event_and_words() {
+    let (_dir, s, _) = session(KILLED, KILLED_WORK, b"");
+    let (d, code) = common::diagnose(&s, &[]);
+    assert_eq!(d["stuck"], json!(false), "{d:#}");
+    assert_eq!(code, 0, "{d:#}");
+    // preview sends what the CLI sends on resume: its words, not marked an error.
+    let p = run(&["preview", s.to_str().unwrap()]);
+    let body: Value = serde_json::from_slice(&p.stdout).unwrap();
+    let last = body["messages"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["content"][0]["type"], json!("tool_result"), "{body:#}");
+    assert!(last["content"][0]["content"].to_string().contains(CLI_INTERRUPTED), "{body:#}");
+    assert!(last["content"][0].get("is_error").is_none(), "{body:#}");
+    // repair appends the event the CLI would, chained to the call's message.
+    let (r, code) = json_of(&["repair", s.to_str().unwrap(), "--json", "--force"]);
+    assert_eq!(code, 0, "{r:#}");
+    let copy = std::fs::read_to_string(r["out"].as_str().unwrap()).unwrap();
+    let events: Vec<Value> = copy.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let call = events.iter().position(|e| e["type"] == "assistant.message").unwrap();
+    let answer = &events[call + 1];
+    assert_eq!(answer["type"], json!("tool.execution_complete"), "{copy}");
+    assert_eq!(answer["data"]["success"], json!(false), "{answer:#}");
+    assert_eq!(answer["data"]["toolCallId"], events[call]["data"]["toolRequests"][0]["toolCallId"], "{answer:#}");
+    assert_eq!(answer["parentId"], events[call]["id"], "{answer:#}");
+    assert!(answer["data"]["error"]["message"].as_str().unwrap().starts_with(CLI_INTERRUPTED), "{answer:#}");
+}
