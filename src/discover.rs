@@ -39,11 +39,18 @@ impl Env {
     /// The process's own home and environment; `None` without a home directory.
     pub fn from_process() -> Option<Env> {
         let home = std::env::home_dir()?;
-        let vars =
-            ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "PI_CODING_AGENT_DIR", "GEMINI_CLI_HOME", "MUX_ROOT", "XDG_DATA_HOME", "COPILOT_HOME"]
-                .into_iter()
-                .filter_map(|k| std::env::var_os(k).map(|v| (k.to_string(), v)))
-                .collect();
+        let vars = [
+            "CLAUDE_CONFIG_DIR",
+            "CODEX_HOME",
+            "PI_CODING_AGENT_DIR",
+            "GEMINI_CLI_HOME",
+            "MUX_ROOT",
+            "XDG_DATA_HOME",
+            "COPILOT_HOME",
+        ]
+        .into_iter()
+        .filter_map(|k| std::env::var_os(k).map(|v| (k.to_string(), v)))
+        .collect();
         Some(Env { home, vars })
     }
 

@@ -76,7 +76,8 @@ impl Adapter for Copilot {
                 entry.model = d.get("model").to_text();
                 // Written once the model's reply is complete.
                 entry.accepted = true;
-                entry.empty = d.get("content").as_str().is_none_or(str::is_empty) && d.get("toolRequests").items().is_empty();
+                entry.empty =
+                    d.get("content").as_str().is_none_or(str::is_empty) && d.get("toolRequests").items().is_empty();
                 let e = out.entry(entry);
                 for r in d.get("toolRequests").items() {
                     if let Some(id) = r.get("toolCallId").to_text() {
@@ -104,7 +105,8 @@ impl Adapter for Copilot {
                 // The provider refused the request's images; the CLI sent it again
                 // without them (and will send them again on the next request).
                 let mut entry = RawEntry::new(Role::System);
-                entry.error = Some(ErrorRecord { text: d.get("message").as_str().unwrap_or("").to_string(), status: None });
+                entry.error =
+                    Some(ErrorRecord { text: d.get("message").as_str().unwrap_or("").to_string(), status: None });
                 out.entry(entry);
             }
             "session.compaction_complete" if d.get("success").as_bool() == Some(true) => {

@@ -18,10 +18,8 @@ use serde_json::Value;
 use super::canon::{Msg, Part, Role};
 
 /// What every Copilot CLI request holds that its events do not.
-pub const NOT_IN_SESSION: &[&str] = &[
-    "the system prompt (the CLI writes a `system.message` afresh on each start)",
-    "the tool list",
-];
+pub const NOT_IN_SESSION: &[&str] =
+    &["the system prompt (the CLI writes a `system.message` afresh on each start)", "the tool list"];
 
 fn text(v: &Value, k: &str) -> Option<String> {
     v.get(k).and_then(Value::as_str).filter(|t| !t.is_empty()).map(str::to_string)
@@ -32,7 +30,8 @@ pub fn record(v: &Value) -> Vec<Msg> {
     let Some(d) = v.get("data") else { return Vec::new() };
     match v.get("type").and_then(Value::as_str) {
         Some("user.message") => {
-            let mut parts: Vec<Part> = text(d, "transformedContent").or_else(|| text(d, "content")).map(Part::Text).into_iter().collect();
+            let mut parts: Vec<Part> =
+                text(d, "transformedContent").or_else(|| text(d, "content")).map(Part::Text).into_iter().collect();
             for a in d.get("attachments").and_then(Value::as_array).into_iter().flatten() {
                 if a.get("type").and_then(Value::as_str) != Some("file") || a.get("omittedReason").is_some() {
                     continue;

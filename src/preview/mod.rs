@@ -8,8 +8,8 @@
 
 pub mod canon;
 mod claude_code;
-mod copilot;
 pub mod codex;
+mod copilot;
 mod gemini_cli;
 pub mod pi;
 pub mod read;
@@ -39,6 +39,9 @@ pub fn native(format: &str, provider: &str) -> Dialect {
         "codex" | "openai-responses" => Dialect::OpenaiResponses,
         "openai-chat" => Dialect::OpenaiChat,
         "gemini" | "gemini-cli" => Dialect::Gemini,
+        // Copilot CLI talks to an OpenAI-compatible provider over Chat Completions
+        // unless told otherwise (`COPILOT_PROVIDER_WIRE_API=responses`).
+        "copilot" if family == "openai" => Dialect::OpenaiChat,
         _ => match family {
             "anthropic" => Dialect::Anthropic,
             "gemini" => Dialect::Gemini,
@@ -223,8 +226,12 @@ pub fn preview(
             for op in rewrite.ops.get(&r.line).into_iter().flatten() {
                 if let rewrite::Op::Answer { call_id, tool } = op {
                     let text = canon::Part::Text(rewrite::mend::interrupted(format).into());
-                    let result =
-                        canon::Part::Result { id: call_id.clone(), name: tool.clone(), parts: vec![text], error: crate::formats::interrupted_is_error(format) };
+                    let result = canon::Part::Result {
+                        id: call_id.clone(),
+                        name: tool.clone(),
+                        parts: vec![text],
+                        error: crate::formats::interrupted_is_error(format),
+                    };
                     let m = canon::Msg::new(canon::Role::User, vec![result]);
                     match turn.as_mut() {
                         Some(t) => t.push_msg(m, &mut w)?,
