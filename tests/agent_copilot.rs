@@ -73,23 +73,55 @@ fn scan_counts_the_attached_png_and_names_it_broken() {
 }
 
 #[test]
-fn the_file_on_disk_is_judged_as_the_cli_sends_it_not_the_snapshot() {
-    // The CLI re-reads the path for each request: a file mended since is what goes.
+fn the_asset_is_what_the_cli_sends_not_the_file_on_disk() {
+    // 1.0.102 sent the asset's cut bytes with a valid PNG at the path: the file is
+    // read only when no asset event holds the bytes.
     let (_dir, s, _) = session(HEALED, HEALED_WORK, &media_corpus::png(16, 16));
     let (v, code) = common::scan_json(&s, &[]);
+    assert_eq!(v["attachments"][0]["verdict"], json!("invalid"), "{v:#}");
+    assert_eq!(code, 1, "{v:#}");
+    let p = run(&["preview", s.to_str().unwrap()]);
+    let body: Value = serde_json::from_slice(&p.stdout).unwrap();
+    let image = &body["messages"][0]["content"][2];
+    assert_eq!(image["source"]["data"], json!(common::b64(&recorded_png())), "{body:#}");
+}
+
+#[test]
+fn without_its_asset_event_an_attachment_is_the_file_at_its_path() {
+    let (_dir, s, png) = session(HEALED, HEALED_WORK, &media_corpus::png(16, 16));
+    let text = std::fs::read_to_string(&s).unwrap();
+    let kept: Vec<&str> = text.lines().filter(|l| !l.contains("\"session.binary_asset\"")).collect();
+    let without = kept
+        .join("\n")
+        .replace("\"assetId\":\"sha256:da735875d286bc9e1a01db319f2069ef6dc27b86734d085f2aba050701351482\",", "");
+    std::fs::write(&s, without + "\n").unwrap();
+    let (v, code) = common::scan_json(&s, &[]);
     assert_eq!(v["attachments"][0]["verdict"], json!("ok"), "{v:#}");
+    assert_eq!(v["attachments"][0]["sha256"], json!(common::sha256_file(&png)), "{v:#}");
     assert_eq!(code, 0, "{v:#}");
 }
 
 #[test]
-fn a_broken_png_attached_is_named_with_its_path() {
-    // Cut short inside its IDAT chunk, as an interrupted download leaves it.
+fn a_broken_png_asset_is_named_with_its_path() {
+    // The asset event holding a PNG cut inside IDAT (built by the test's own helper).
     let mut broken = media_corpus::png(32, 24);
     broken.truncate(broken.len() / 2);
     let (_dir, s, png) = session(HEALED, HEALED_WORK, &broken);
+    let text = std::fs::read_to_string(&s).unwrap();
+    let recorded = common::b64(&recorded_png());
+    let sha = |b: &[u8]| {
+        use sha2::Digest as _;
+        sha2::Sha256::digest(b).iter().map(|x| format!("{x:02x}")).collect::<String>()
+    };
+    let edited = text
+        .replace(&recorded, &common::b64(&broken))
+        .replace(&sha(&recorded_png()), &sha(&broken))
+        .replace("\"byteLength\":60", &format!("\"byteLength\":{}", broken.len()));
+    std::fs::write(&s, edited).unwrap();
     let out = run(&["scan", s.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains(png.to_str().unwrap()) && text.contains("INVALID"), "{text}");
+    assert!(text.contains(&sha(&broken)[..12]), "{text}");
 }
 
 #[test]

@@ -11,10 +11,9 @@
 //! not history.
 //!
 //! What is and is not sent, as the CLI showed it:
-//! * a `file` attachment is read again from its `path` for every request: the
-//!   `session.binary_asset` event beside it is a snapshot the CLI does not send
-//!   from (dropping it, or the `assetId`, changes nothing sent), so the
-//!   attachment is the file on disk;
+//! * a `file` attachment sends the bytes of the `session.binary_asset` event its
+//!   `assetId` names (the file at `path` only when no such event is left: a
+//!   file changed on disk since is not what goes);
 //! * a tool's images (`result.binaryResultsForLlm`, bytes in a
 //!   `session.binary_asset`) were not sent in custom-provider (BYOK) mode, to
 //!   Anthropic or OpenAI-compatible endpoints alike: they are not history here.
@@ -109,6 +108,20 @@ impl Adapter for Copilot {
                     Some(ErrorRecord { text: d.get("message").as_str().unwrap_or("").to_string(), status: None });
                 out.entry(entry);
             }
+            "session.binary_asset" => {
+                // Bytes an attachment names by their hash: never sent as a record of
+                // their own (the reader joins them to the attachment).
+                out.unit = Unit::Hidden;
+                if let Some(data) = d.get("data").as_cow() {
+                    let mut site = Site::new(0, Origin::User);
+                    site.name = d.get("description").to_text();
+                    out.media.push(site.media(
+                        RawPayload::Base64(data),
+                        d.get("mimeType").as_str(),
+                        "/data/data".into(),
+                    ));
+                }
+            }
             "session.compaction_complete" if d.get("success").as_bool() == Some(true) => {
                 // The summary replaces everything before it.
                 out.unit = Unit::Reset;
@@ -120,8 +133,9 @@ impl Adapter for Copilot {
     }
 }
 
-/// A user turn: its text, then each attached file as the CLI sends it — read
-/// from its path when the request is built, so the file on disk is what counts.
+/// A user turn: its text, then each attached file, as the bytes of the asset
+/// its `assetId` names (`sha256:<hex>`; the reader finds them on the asset's
+/// line), else the file at its path.
 fn user<'a>(d: &'a Value<'a>, out: &mut LineOut<'a>) {
     let e = out.entry(RawEntry::new(Role::User));
     for (i, a) in d.get("attachments").items().iter().enumerate() {
@@ -132,7 +146,8 @@ fn user<'a>(d: &'a Value<'a>, out: &mut LineOut<'a>) {
         let mut site = Site::new(e, Origin::User);
         site.name = Some(path.to_string());
         let mime = a.get("mimeType").as_str();
-        out.media.push(site.media(RawPayload::Reference(path.to_string()), mime, ptr("/data/attachments", i)));
+        let source = a.get("assetId").as_str().filter(|id| id.starts_with("sha256:")).unwrap_or(path);
+        out.media.push(site.media(RawPayload::Reference(source.to_string()), mime, ptr("/data/attachments", i)));
     }
 }
 

@@ -3,7 +3,8 @@
 //!
 //! - `user.message`: its `transformedContent` (the prompt with the CLI's
 //!   `<current_datetime>` stamp), then per `file` attachment a text "Image file
-//!   at path <path>" and the file itself, read from the path as it is now;
+//!   at path <path>" and the bytes of the `session.binary_asset` its `assetId`
+//!   names (the file at the path when there is no such event);
 //! - `assistant.message`: its `content` (when not empty) and one call per
 //!   `toolRequests` entry;
 //! - `tool.execution_complete`: a result holding `result.content` (an error's
@@ -12,8 +13,12 @@
 //!
 //! Consecutive turns of one role merge; the writer does that.
 
+use std::collections::HashMap;
+
 use base64::Engine as _;
 use serde_json::Value;
+
+use crate::model::Session;
 
 use super::canon::{Msg, Part, Role};
 
@@ -25,8 +30,26 @@ fn text(v: &Value, k: &str) -> Option<String> {
     v.get(k).and_then(Value::as_str).filter(|t| !t.is_empty()).map(str::to_string)
 }
 
-/// The turns one event stands for.
-pub fn record(v: &Value) -> Vec<Msg> {
+/// The base64 text of each attachment's asset, by its `assetId`, read from
+/// where the reader found it (`read` reads a byte range of the session file).
+pub fn assets(
+    session: &Session,
+    read: &mut dyn FnMut(u64, u64) -> anyhow::Result<Vec<u8>>,
+) -> anyhow::Result<HashMap<String, String>> {
+    let mut out = HashMap::new();
+    for a in &session.attachments {
+        let (Some(sha), Some(span)) = (&a.sha256, a.span) else { continue };
+        if span.line == 0 {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&read(span.offset, span.len)?).replace("\\/", "/");
+        out.insert(format!("sha256:{sha}"), text);
+    }
+    Ok(out)
+}
+
+/// The turns one event stands for; `assets` as [`assets`] gives them.
+pub fn record(v: &Value, assets: &HashMap<String, String>) -> Vec<Msg> {
     let Some(d) = v.get("data") else { return Vec::new() };
     match v.get("type").and_then(Value::as_str) {
         Some("user.message") => {
@@ -38,7 +61,9 @@ pub fn record(v: &Value) -> Vec<Msg> {
                 }
                 let Some(path) = a.get("path").and_then(Value::as_str) else { continue };
                 parts.push(Part::Text(format!("Image file at path {path}")));
-                let data = std::fs::read(path).ok().map(|b| base64::engine::general_purpose::STANDARD.encode(b));
+                let asset = a.get("assetId").and_then(Value::as_str).and_then(|id| assets.get(id)).cloned();
+                let data = asset
+                    .or_else(|| std::fs::read(path).ok().map(|b| base64::engine::general_purpose::STANDARD.encode(b)));
                 let mime = text(a, "mimeType");
                 parts.push(Part::Media { mime, data, url: None, name: Some(path.to_string()) });
             }

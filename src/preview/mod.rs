@@ -175,6 +175,8 @@ pub fn preview(
         return Ok(Previewed { target: dialect.name(), items, changes: summary, not_in_session: &[] });
     }
 
+    // Copilot CLI sends an attachment's bytes from the asset event its `assetId` names.
+    let assets = if format == "copilot" { copilot::assets(session, &mut read_record)? } else { Default::default() };
     let mut w = write::Writer::start(out, dialect, model.as_deref())?;
     let mut agent = sends(session, dialect, last.and_then(|e| e.provider.as_deref()), model.as_deref());
     // Claude Code orders each turn itself (its attachments' text moves to the turn's start).
@@ -195,6 +197,8 @@ pub fn preview(
         let msgs = if logged(format) {
             let b = ["request", "body"].iter().find_map(|k| v.get(*k).filter(|b| b.is_object())).unwrap_or(v);
             read::body(format, b)
+        } else if format == "copilot" {
+            copilot::record(v, &assets)
         } else {
             read::record(format, v)
         };

@@ -28,7 +28,6 @@ pub fn record(format: &str, v: &Value) -> Vec<Msg> {
         "codex" => codex(v),
         "pi" => pi(v),
         "gemini-cli" => super::gemini_cli::record(v),
-        "copilot" => super::copilot::record(v),
         "mux" => mux(v),
         "opencode" => opencode(v),
         "cline" | "anthropic" => anthropic_msg(v).into_iter().collect(),
