@@ -236,3 +236,43 @@ def scenario_killed_mid_tool_repaired_copy_resumes(ctx):
     answers = [e for e in events if e["type"] == "tool.execution_complete"]
     lib.check(len(answers) == 1, "the CLI adds no second answer to the call repair answered", [e["type"] for e in events])
     _preview_matches(previewed, log[0])
+
+
+def _chat_plain(message):
+    """A Chat Completions message as the provider reads it: a string is one text
+    part, arguments are JSON (spacing aside), empty members are absent."""
+    out = {"role": message["role"]}
+    content = message.get("content")
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    if content:
+        out["content"] = content
+    calls = [{"id": c["id"], "name": c["function"]["name"], "args": json.loads(c["function"]["arguments"] or "{}")} for c in message.get("tool_calls") or []]
+    if calls:
+        out["tool_calls"] = calls
+    if message.get("tool_call_id"):
+        out["tool_call_id"] = message["tool_call_id"]
+    return out
+
+
+def scenario_openai_compatible_provider_preview_matches(ctx):
+    """With COPILOT_PROVIDER_TYPE=openai the CLI speaks Chat Completions: preview of
+    a session with a tool call writes that dialect and equals the resumed request
+    (the system message aside, which the session does not hold)."""
+    (ctx.sb.work / "pic.png").write_bytes(lib.png())
+    ctx.provider.settings.tool = ("view", {"path": str(ctx.sb.work / "pic.png")})
+    env = dict(_env(ctx), COPILOT_PROVIDER_TYPE="openai", COPILOT_PROVIDER_BASE_URL=ctx.provider.url + "/v1")
+    run = lambda *a: ctx.sb.run([ctx.exe, *a, "--allow-all-tools", "--model", "gpt-4.1"], env=env)
+    first = run("-p", "READ-THE-FILE pic.png")
+    lib.check(first.code == 0, "the CLI answers", first)
+    chat = ctx.provider.model_requests("chat")
+    lib.check(len(chat) == 2 and all(r["status"] == 200 for r in chat), "two Chat Completions requests, both 200", [r.get("path") for r in ctx.provider.log])
+    session = _sessions(ctx)[0]
+    body, summary = lib.preview(ctx.sb, session)
+    lib.check("messages" in body and summary.get("target") == "openai-chat", "preview writes Chat Completions", summary)
+    again = run("-p", "continue", "--resume=" + session.parent.name)
+    sent = ctx.provider.model_requests("chat")[2]
+    lib.check(again.code == 0 and sent["status"] == 200, "the CLI's resume gets a 200", again)
+    want = [m for m in sent["body"]["messages"] if m["role"] != "system"][:-1]
+    diffs = lib.message_differences(body["messages"], want, _chat_plain)
+    lib.check(not diffs, "preview equals what the CLI sent, message by message", "\n".join(diffs))
