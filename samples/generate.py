@@ -216,6 +216,11 @@ expect("openai-responses.jsonl", [(3, "user", None, PNG, SHOT), (3, "tool_result
 expect("anthropic.jsonl", [(3, "user", None, PNG, SHOT), (3, "tool_result", DIAG, PNG, CUT), (3, "user", "spec.pdf", "application/pdf", PDF)])
 expect("gemini.jsonl", [(3, "user", None, PNG, SHOT), (3, "tool_result", DIAG, PNG, CUT)])
 expect("cline.json", [(1, "user", None, PNG, SHOT), (1, "tool_result", DIAG, PNG, CUT)])
+# Copilot CLI cannot tell the story (it sends no tool image to a custom provider and
+# heals a refused attachment itself): its sample is a real run, copied as written.
+COPILOT_RUN = os.path.join(HERE, "..", "tests", "data", "agents", "copilot", "attachment-healed", "77ee96c5-e46b-4f2b-8874-8b5c969c004b", "events.jsonl")
+COPILOT_ASSET = base64.b64decode(next(json.loads(l) for l in open(COPILOT_RUN) if '"session.binary_asset"' in l)["data"]["data"])
+expect("copilot.jsonl", [(3, "user", "/tmp/sd-cop-uf9uyoax/work/cut.png", PNG, COPILOT_ASSET)])
 
 
 if __name__ == "__main__":
@@ -232,5 +237,7 @@ if __name__ == "__main__":
     write("openai-responses.jsonl", openai_responses())
     write("anthropic.jsonl", anthropic())
     write("gemini.jsonl", gemini())
+    with open(COPILOT_RUN, "rb") as src, open(os.path.join(HERE, "copilot.jsonl"), "wb") as f:
+        f.write(src.read())
     with open(os.path.join(HERE, "cline.json"), "w", newline="\n") as f:
         f.write(json.dumps(cline(), separators=(",", ":")))

@@ -12,6 +12,7 @@
 //! | `gemini-cli` | `$GEMINI_CLI_HOME`, else `~`: `.gemini/tmp/*/chats/*.jsonl` and legacy `*.json` |
 //! | `mux` | `$MUX_ROOT`, else `~/.mux` (and the older `~/.cmux`, the newer `~/.xum`): `sessions/*/chat.jsonl` |
 //! | `opencode` | `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`: `opencode*.db`, legacy `storage/session/*/*.json` |
+//! | `copilot` | `$COPILOT_HOME`, else `~/.copilot`: `session-state/*/events.jsonl` |
 //!
 //! Sources: `../shared/research/formats.md`; Gemini CLI `packages/core/src/utils/paths.ts`
 //! (`GEMINI_CLI_HOME`), mux `src/common/constants/paths.ts` (`MUX_ROOT`), pi
@@ -27,7 +28,7 @@ use std::time::SystemTime;
 use crate::formats::Format;
 
 /// The agents whose sessions can be found, by their format name.
-pub const AGENTS: [&str; 6] = ["claude-code", "codex", "pi", "gemini-cli", "mux", "opencode"];
+pub const AGENTS: [&str; 7] = ["claude-code", "codex", "pi", "gemini-cli", "mux", "opencode", "copilot"];
 
 /// A home directory and the environment variables that move an agent's store.
 #[derive(Clone, Debug, Default)]
@@ -40,12 +41,19 @@ impl Env {
     /// The process's own home and environment; `None` without a home directory.
     pub fn from_process() -> Option<Env> {
         let home = std::env::home_dir()?;
-        let vars =
-            ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "PI_CODING_AGENT_DIR", "GEMINI_CLI_HOME", "MUX_ROOT", "XDG_DATA_HOME"]
-                .into_iter()
-                .chain(["PI_CODING_AGENT_SESSION_DIR"])
-                .filter_map(|k| std::env::var_os(k).map(|v| (k.to_string(), v)))
-                .collect();
+        let vars = [
+            "CLAUDE_CONFIG_DIR",
+            "CODEX_HOME",
+            "PI_CODING_AGENT_DIR",
+            "PI_CODING_AGENT_SESSION_DIR",
+            "GEMINI_CLI_HOME",
+            "MUX_ROOT",
+            "XDG_DATA_HOME",
+            "COPILOT_HOME",
+        ]
+        .into_iter()
+        .filter_map(|k| std::env::var_os(k).map(|v| (k.to_string(), v)))
+        .collect();
         Some(Env { home, vars })
     }
 
@@ -124,6 +132,7 @@ pub fn roots(env: &Env, agent: &str) -> Vec<PathBuf> {
             None => [".mux", ".cmux", ".xum"].iter().map(|d| env.home.join(d).join("sessions")).collect(),
         },
         "opencode" => vec![env.dir("XDG_DATA_HOME", ".local/share").join("opencode")],
+        "copilot" => vec![env.dir("COPILOT_HOME", ".copilot").join("session-state")],
         _ => Vec::new(),
     }
 }
@@ -203,6 +212,8 @@ fn files(agent: &str, root: &Path) -> Vec<(PathBuf, Option<Format>)> {
                 .collect(),
         ),
         "mux" => with(dirs(root).iter().map(|d| d.join("chat.jsonl")).filter(|p| p.is_file()).collect()),
+        // <session id>/events.jsonl; `.session-operation-locks` holds no events file.
+        "copilot" => with(dirs(root).iter().map(|d| d.join("events.jsonl")).filter(|p| p.is_file()).collect()),
         "opencode" => {
             let db = |n: &str| n.starts_with("opencode") && n.ends_with(".db");
             let mut out: Vec<_> = plain_files(root, db).into_iter().map(|p| (p, None)).collect();
@@ -316,6 +327,9 @@ mod tests {
         assert_eq!(roots(&env, "gemini-cli"), [PathBuf::from("/g/.gemini/tmp")]);
         env.vars.insert("PI_CODING_AGENT_SESSION_DIR".into(), "~/pi-sessions".into());
         assert_eq!(roots(&env, "pi"), [PathBuf::from("/h/.pi/agent/sessions"), PathBuf::from("/h/pi-sessions")]);
+        assert_eq!(roots(&env, "copilot"), [PathBuf::from("/h/.copilot/session-state")]);
+        env.vars.insert("COPILOT_HOME".into(), "/c".into());
+        assert_eq!(roots(&env, "copilot"), [PathBuf::from("/c/session-state")]);
     }
 
     #[test]

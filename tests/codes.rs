@@ -21,6 +21,19 @@ const NOT_CODES: &[&str] = &[
     // JSON paths providers name in their errors (classify's term families).
     "thinking.type",
     "function.name",
+    // GitHub Copilot CLI's event types (src/formats/copilot.rs, src/preview/copilot.rs).
+    "assistant.message",
+    "session.binary_asset",
+    "session.compaction_complete",
+    "session.context_cleared",
+    "session.error",
+    "session.model_change",
+    "session.resume",
+    "session.start",
+    "session.usage_record",
+    "session.warning",
+    "tool.execution_complete",
+    "user.message",
 ];
 
 /// The last part of a dotted literal that makes it a file or host name.

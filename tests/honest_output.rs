@@ -489,13 +489,12 @@ fn detection_errors_are_worded_for_the_file() {
 }
 
 #[test]
-fn check_notes_a_skipped_copilot_log_with_its_subject() {
+fn check_notes_a_skipped_file_with_its_subject() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let log = serde_json::json!({"type": "session.start", "data": {"sessionId": "x"}, "id": "1", "parentId": null, "timestamp": "t"});
-    std::fs::write(dir.path().join("events.jsonl"), format!("{log}\n")).expect("write");
+    std::fs::write(dir.path().join("events.jsonl"), b"\x1F\x8B\x08\x00compressed").expect("write");
     std::fs::copy(sample("pi.jsonl"), dir.path().join("pi.jsonl")).expect("copy");
     let err = stderr_of(&["check", dir.path().to_str().expect("utf-8")]);
-    assert!(err.contains("events.jsonl: it is a GitHub Copilot CLI event log"), "{err}");
+    assert!(err.contains("events.jsonl: it is compressed (gzip)"), "{err}");
 }
 
 #[test]

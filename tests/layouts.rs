@@ -220,16 +220,16 @@ fn references_without_bytes_are_judged() {
 }
 
 #[test]
-fn an_event_log_that_is_not_a_session_is_refused() {
+fn a_copilot_cli_event_log_is_read_as_its_session() {
     let content = lines(&[
         json!({"type":"session.start","data":{"sessionId":"s","version":1,"producer":"copilot-agent"},"id":"a","timestamp":"t","parentId":null}),
         json!({"type":"user.message","data":{"content":"hi"},"id":"b","timestamp":"t","parentId":"a"}),
     ]);
     let (_dir, path) = temp_with("events.jsonl", content.as_bytes());
-    let out = run(&["scan", path.to_str().expect("utf-8")]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("events.jsonl") && err.contains("Copilot"), "{err}");
+    let out = run(&["scan", "--json", path.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["format"], "copilot", "{v:#}");
 }
 
 #[test]

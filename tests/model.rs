@@ -19,7 +19,15 @@ fn read(format: Format) -> Session {
 /// Formats whose history file records the failed request (Cline keeps it in
 /// `ui_messages.json`, beside the history).
 fn records_failures(format: &Format) -> bool {
-    *format != Format::Cline
+    *format != Format::Cline && tells_the_story(format)
+}
+
+/// Formats whose sample tells the shared story (a tool read a cut PNG, the
+/// provider refused it, the session is stuck). Copilot CLI's sample is a real
+/// run instead: the CLI sends no tool image to a custom provider and heals a
+/// refused attachment itself, so the story cannot happen in its format.
+fn tells_the_story(format: &Format) -> bool {
+    *format != Format::Copilot
 }
 
 #[test]
@@ -63,7 +71,7 @@ fn acceptance_and_models_come_from_the_agents_own_records() {
 
 #[test]
 fn tool_calls_keep_their_path_argument() {
-    for format in Format::ALL {
+    for format in Format::ALL.into_iter().filter(tells_the_story) {
         let s = read(format);
         let diagram = s.tool_calls.iter().find(|c| c.path.as_deref() == Some("/home/dev/shop/tmp/layout-diagram.png"));
         assert!(diagram.is_some(), "{format:?}: {:?}", s.tool_calls);

@@ -272,7 +272,7 @@ fn without_path(error: &str, path: &Path) -> String {
     let rest = error.strip_prefix(&shown).map_or(error, |rest| rest.trim_start_matches([':', ' ']));
     // The way out of a failed detection (`--format`) is not what a walk needs told.
     let why = rest.split_once("; pass --format").map_or(rest, |(why, _)| why);
-    // "skipped X: is a GitHub Copilot CLI event log" has lost its subject.
+    // "skipped X: is compressed (gzip)" has lost its subject.
     if why.starts_with("is ") { format!("it {why}") } else { why.to_string() }
 }
 

@@ -148,6 +148,7 @@ pub fn assemble(mut records: Vec<LineRecord>, entries: Vec<Entry>) -> History {
     }
     h.attachments = attachments;
     mirrors_on_other_lines(&records, &mut h.attachments);
+    assets_on_other_lines(&records, &mut h.attachments);
     mark_healed(&h.entries, &mut h.attachments);
     // The provider in use now: the one the latest entry that names one went to.
     h.provider = h.entries.iter().rev().find_map(|e| e.provider.as_deref().map(str::to_string));
@@ -198,6 +199,39 @@ fn mirrors_on_other_lines(records: &[LineRecord], visible: &mut [Attachment]) {
                 visible[i].mirrors.push(Span { line: m.line, ..span });
             }
         }
+    }
+}
+
+/// A visible attachment that names its bytes by their hash (`sha256:<hex>`,
+/// Copilot CLI's `assetId`) while a line the provider never sees holds them
+/// (its `session.binary_asset`): the attachment is those bytes, as judged
+/// there. Without such a line it stays a reference nothing can fetch.
+fn assets_on_other_lines(records: &[LineRecord], visible: &mut [Attachment]) {
+    let hidden: Vec<&Attachment> = records
+        .iter()
+        .filter(|r| r.unit == Unit::Hidden)
+        .flat_map(|r| r.extra.iter().flat_map(|x| &x.attachments))
+        .filter(|a| a.sha256.is_some())
+        .collect();
+    if hidden.is_empty() {
+        return;
+    }
+    for a in visible.iter_mut() {
+        let Some(hex) = a.url.as_deref().and_then(|u| u.strip_prefix("sha256:")) else { continue };
+        let Some(held) = hidden.iter().find(|h| h.sha256.as_deref() == Some(hex)) else { continue };
+        a.url = None;
+        a.encoding = held.encoding;
+        a.sha256.clone_from(&held.sha256);
+        a.bytes = held.bytes;
+        a.mime_detected.clone_from(&held.mime_detected);
+        (a.width, a.height, a.pages) = (held.width, held.height, held.pages);
+        a.verdict = held.verdict;
+        a.problems.clone_from(&held.problems);
+        a.facts.clone_from(&held.facts);
+        a.source_problems.clone_from(&held.source_problems);
+        // Where the bytes sit, for a resize or a preview; not a copy (a mirror)
+        // but the very bytes that are sent.
+        a.span = held.span.map(|span| Span { line: held.line, ..span });
     }
 }
 

@@ -16,6 +16,7 @@ pub mod claude_code_subagent;
 pub mod cline;
 mod codex;
 pub mod codex_pairs;
+mod copilot;
 mod gemini_cli;
 mod mux;
 mod opencode;
@@ -41,10 +42,11 @@ pub enum Format {
     Anthropic,
     Gemini,
     Cline,
+    Copilot,
 }
 
 impl Format {
-    pub const ALL: [Format; 11] = [
+    pub const ALL: [Format; 12] = [
         Format::ClaudeCode,
         Format::Codex,
         Format::Pi,
@@ -56,6 +58,7 @@ impl Format {
         Format::Anthropic,
         Format::Gemini,
         Format::Cline,
+        Format::Copilot,
     ];
 
     /// The name users type after `--format` and scripts read in `--json`.
@@ -72,6 +75,7 @@ impl Format {
             Format::Anthropic => "anthropic",
             Format::Gemini => "gemini",
             Format::Cline => "cline",
+            Format::Copilot => "copilot",
         }
     }
 
@@ -85,7 +89,7 @@ impl Format {
             Format::ClaudeCode | Format::Anthropic | Format::Cline => Some("anthropic"),
             Format::Codex | Format::OpenaiChat | Format::OpenaiResponses => Some("openai"),
             Format::GeminiCli | Format::Gemini => Some("gemini"),
-            Format::Pi | Format::Mux | Format::Opencode => None,
+            Format::Pi | Format::Mux | Format::Opencode | Format::Copilot => None,
         }
     }
 
@@ -102,6 +106,7 @@ impl Format {
             Format::Anthropic => &raw::Anthropic,
             Format::Gemini => &raw::Gemini,
             Format::Cline => &cline::Cline,
+            Format::Copilot => &copilot::Copilot,
         }
     }
 }
@@ -113,7 +118,17 @@ pub fn heal_placeholder(format: &str) -> Option<&'static str> {
 
 /// The result an agent itself sends for a call its run left unanswered, where it mends one.
 pub fn interrupted_result(format: &str) -> Option<&'static str> {
-    (format == Format::ClaudeCode.name()).then_some(claude_code::TOOL_INTERRUPTED)
+    match format {
+        "claude-code" => Some(claude_code::TOOL_INTERRUPTED),
+        "copilot" => Some(copilot::TOOL_INTERRUPTED),
+        _ => None,
+    }
+}
+
+/// Whether the agent marks the result it sends for an interrupted call as an
+/// error (Copilot CLI sends its words without Anthropic's `is_error`).
+pub fn interrupted_is_error(format: &str) -> bool {
+    format != "copilot"
 }
 
 /// Reads one format.

@@ -26,7 +26,7 @@
 //!   turns its text results into `tool_result` blocks) — except a result
 //!   without its call in Claude Code and Codex, which send it as recorded;
 //! - a call the run left without a result, where the agent answers it itself
-//!   when it next sends (Codex, Claude Code, pi): reported as `agent_pairs`, a
+//!   when it next sends (Codex, Claude Code, pi, Copilot CLI): reported as `agent_pairs`, a
 //!   warning;
 //! - the result of a parallel call that Claude Code wrote on a side branch of
 //!   the split lines of one message: the reader puts it back with its message;
@@ -406,7 +406,9 @@ fn check_with(session: &Session, dialect: Dialect, paired_by_agent: bool) -> Vec
 /// it sends the history? Codex (`normalize`: an "aborted" output), Claude Code
 /// (an interrupted tool result on resume) and pi ("No result provided") do.
 fn pairs_interrupted_calls(format: &str) -> bool {
-    matches!(format, "codex" | "claude-code" | "pi")
+    // Copilot CLI 1.0.102 appends the answer (`tool.execution_complete`, "Tool
+    // execution was interrupted …") when it resumes.
+    matches!(format, "codex" | "claude-code" | "pi" | "copilot")
 }
 
 fn role_name(r: Role) -> &'static str {

@@ -9,6 +9,7 @@
 pub mod canon;
 mod claude_code;
 pub mod codex;
+mod copilot;
 mod gemini_cli;
 pub mod pi;
 pub mod read;
@@ -39,6 +40,9 @@ pub fn native(format: &str, provider: &str) -> Dialect {
         "codex" | "openai-responses" => Dialect::OpenaiResponses,
         "openai-chat" => Dialect::OpenaiChat,
         "gemini" | "gemini-cli" => Dialect::Gemini,
+        // Copilot CLI talks to an OpenAI-compatible provider over Chat Completions
+        // unless told otherwise (`COPILOT_PROVIDER_WIRE_API=responses`).
+        "copilot" if family == "openai" => Dialect::OpenaiChat,
         _ => match family {
             "anthropic" => Dialect::Anthropic,
             "gemini" => Dialect::Gemini,
@@ -110,6 +114,7 @@ fn not_in_session(format: &str, dialect: Dialect) -> &'static [&'static str] {
         }
         ("codex", Dialect::OpenaiResponses) => codex::NOT_IN_SESSION,
         ("gemini-cli", _) => gemini_cli::NOT_IN_SESSION,
+        ("copilot", _) => copilot::NOT_IN_SESSION,
         ("opencode", _) => &["the system prompt (opencode writes it for each request)", "the tool definitions"],
         // Every agent sends a system prompt and its tools with the history.
         _ => AGENT_ADDS,
@@ -187,6 +192,8 @@ pub fn preview(
         return Ok(Previewed { target: dialect.name(), items, changes: summary, not_in_session: &[] });
     }
 
+    // Copilot CLI sends an attachment's bytes from the asset event its `assetId` names.
+    let assets = if format == "copilot" { copilot::assets(session, &mut read_record)? } else { Default::default() };
     let mut w = write::Writer::start(out, dialect, model.as_deref())?;
     let mut agent = sends(session, dialect, last.and_then(|e| e.provider.as_deref()), model.as_deref());
     // Claude Code orders each turn itself (its attachments' text moves to the turn's start).
@@ -207,6 +214,8 @@ pub fn preview(
         let msgs = if logged(format) {
             let b = ["request", "body"].iter().find_map(|k| v.get(*k).filter(|b| b.is_object())).unwrap_or(v);
             read::body(format, b)
+        } else if format == "copilot" {
+            copilot::record(v, &assets)
         } else {
             read::record(format, v)
         };
@@ -238,8 +247,12 @@ pub fn preview(
             for op in rewrite.ops.get(&r.line).into_iter().flatten() {
                 if let rewrite::Op::Answer { call_id, tool } = op {
                     let text = canon::Part::Text(rewrite::mend::interrupted(format).into());
-                    let result =
-                        canon::Part::Result { id: call_id.clone(), name: tool.clone(), parts: vec![text], error: true };
+                    let result = canon::Part::Result {
+                        id: call_id.clone(),
+                        name: tool.clone(),
+                        parts: vec![text],
+                        error: crate::formats::interrupted_is_error(format),
+                    };
                     let m = canon::Msg::new(canon::Role::User, vec![result]);
                     match turn.as_mut() {
                         Some(t) => t.push_msg(m, &mut w)?,

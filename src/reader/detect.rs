@@ -134,9 +134,6 @@ fn plan_text(path: &Path, text: &Path, opts: &Options) -> anyhow::Result<Plan> {
             Ok((v, _)) => {
                 maybe_document.get_or_insert(v.is_array());
                 if v.is_object() {
-                    if let Some(why) = not_a_session(&v) {
-                        not_a_session!("{} {why}", path.display());
-                    }
                     ev.weigh(&v);
                 }
             }
@@ -157,9 +154,6 @@ fn plan_text(path: &Path, text: &Path, opts: &Options) -> anyhow::Result<Plan> {
             Ok((v, _)) => {
                 ev = Evidence::new();
                 weigh_document(&mut ev, &v);
-                if let Some(why) = v.items().first().and_then(not_a_session) {
-                    not_a_session!("{} {why}", path.display());
-                }
                 drop(v);
                 document = Some(whole);
             }
@@ -205,17 +199,6 @@ fn weigh_document(ev: &mut Evidence, v: &Value<'_>) {
     } else {
         ev.weigh(v);
     }
-}
-
-/// Files that are JSON but no session's history: what they are instead.
-fn not_a_session(v: &Value<'_>) -> Option<&'static str> {
-    let t = v.get("type").as_str().unwrap_or("");
-    let copilot = (t.starts_with("session.") || t.starts_with("assistant.") || t.starts_with("user."))
-        && v.get("data").is_object()
-        && v.has("parentId");
-    copilot.then_some(
-        "is a GitHub Copilot CLI event log (`session.start`, `assistant.message`, … events): it records what the CLI showed, not the history it sends to the model, so there is no request to check",
-    )
 }
 
 /// The rest of the plan once the format is known: which provider's rules.

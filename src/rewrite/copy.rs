@@ -96,6 +96,12 @@ pub fn repair_text(
     };
     let mut w = Written { identity, lines: 0, touched: 0, dropped: Vec::new(), inserted: 0 };
     let target = w.identity.path.clone();
+    if format == Format::Copilot
+        && let Some(folder) = target.parent()
+    {
+        // Copilot CLI keeps each session in a folder named by its id.
+        std::fs::create_dir_all(folder).with_context(|| format!("creating {}", folder.display()))?;
+    }
     atomic::write_with_mode(&target, Existing::Keep, atomic::mode_of(src), source.reads, |out| {
         copy(&mut w, planned(), document.as_deref(), format, rewrite, damaged, out)?;
         // Still the file the plan was made from, or nothing is written.

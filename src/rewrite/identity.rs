@@ -26,6 +26,7 @@ pub struct Identity {
 /// (default: beside the original). `first_line` is the file's first record,
 /// where most agents keep the session's id.
 pub fn new(format: Format, src: &Path, dir: Option<&Path>, first_line: &[u8]) -> Identity {
+    let dir_given = dir;
     let dir = dir.map(Path::to_path_buf).unwrap_or_else(|| src.parent().map(Path::to_path_buf).unwrap_or_default());
     // A compressed session (`x.jsonl.zst`) is copied as plain text: named as its plain form.
     let plain = src.to_str().and_then(|s| s.strip_suffix(".zst")).map(Path::new).unwrap_or(src);
@@ -78,6 +79,23 @@ pub fn new(format: Format, src: &Path, dir: Option<&Path>, first_line: &[u8]) ->
                 old_id: field("/sessionId"),
                 resume: Some(format!("gemini --resume {v4}")),
                 resume_note: None,
+                id: Some(v4),
+            }
+        }
+        // <session-state>/<id>/events.jsonl: a folder of its own beside the original's.
+        Format::Copilot => {
+            let state = match dir_given {
+                Some(d) => d.to_path_buf(),
+                None => src.parent().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_default(),
+            };
+            let in_state = state.file_name().is_some_and(|n| n == "session-state");
+            Identity {
+                path: state.join(&v4).join("events.jsonl"),
+                old_id: field("/data/sessionId"),
+                resume: Some(format!("copilot --resume={v4}")),
+                resume_note: (!in_state).then(|| {
+                    "Copilot CLI resumes a session only from its session-state folder ($COPILOT_HOME/session-state, by default ~/.copilot/session-state): move the copy's folder there first".to_string()
+                }),
                 id: Some(v4),
             }
         }
@@ -208,6 +226,7 @@ pub fn edit(format: Format, id: &Identity, line: &[u8], first: bool) -> Vec<spli
         // 0.171.0 names the session twice in its `session_meta`.
         Format::Codex if first => vec!["/payload/id", "/payload/session_id"],
         Format::Pi if first => vec!["/id"],
+        Format::Copilot if first => vec!["/data/sessionId"],
         Format::GeminiCli => gemini_cli_pointer(line, first).into_iter().collect(),
         _ => return Vec::new(),
     };

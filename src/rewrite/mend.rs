@@ -25,7 +25,7 @@ pub fn interrupted(format: &str) -> &'static str {
 /// an orphaned call itself on every request (`preview::pi::NO_RESULT`), so a
 /// result of ours would only change what it sends.
 fn answers(format: &str) -> bool {
-    matches!(format, "claude-code" | "codex")
+    matches!(format, "claude-code" | "codex" | "copilot")
 }
 
 impl Rewrite {
@@ -156,6 +156,12 @@ pub fn answer_record(
                 std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
             json!({"type":"message","id":id,"parentId":field("/id"),"timestamp":now,"message":{"role":"toolResult","toolCallId":c,
                 "toolName":tool.clone().unwrap_or_default(),"content":[{"type":"text","text":INTERRUPTED}],"isError":true,"timestamp":ms}})
+        }
+        Format::Copilot => {
+            // The event the CLI itself appends on resume, chained after `after`.
+            let (c, _) = calls.first()?;
+            json!({"type":"tool.execution_complete","data":{"toolCallId":c,"model":"resumed","interactionId":"resume",
+                "success":false,"error":{"message":interrupted(format.name())}},"id":id,"timestamp":now,"parentId":field("/id")})
         }
         _ => return None,
     };

@@ -341,19 +341,27 @@ fn remove_in_string(format: &str, text: &[u8], pointer: &str, inner: &str) -> Op
 }
 
 /// opencode keeps a tool's media in `state.attachments`, which must hold file
-/// parts: the attachment is removed and the note joins the tool's output text.
+/// parts, and Copilot CLI a user's files in `data.attachments`, which must hold
+/// attachments: the attachment is removed and the note joins the text sent beside it.
 fn opencode_tool_attachment(format: &str, text: &[u8], pointer: &str, note: &str) -> Option<Vec<splice::Edit>> {
-    if format != "opencode" {
-        return None;
-    }
-    let (state, _) = pointer.split_once("/state/attachments/")?;
+    // Where the attachment list sits, and the texts the note joins instead.
+    let (marker, texts): (&str, &[&str]) = match format {
+        "opencode" => ("/state/attachments/", &["/state/output"]),
+        // Copilot CLI drops a whole user message whose attachment it cannot
+        // parse, and sends `transformedContent` (`content` is what it shows).
+        "copilot" => ("/attachments/", &["/transformedContent", "/content"]),
+        _ => return None,
+    };
+    let (base, _) = pointer.split_once(marker)?;
     let remove = splice::remove(text, pointer)?;
-    let out_ptr = format!("{state}/state/output");
     let mut edits = vec![remove];
-    if let Some(range) = splice::locate(text, &out_ptr) {
-        let old: String = serde_json::from_slice(&text[range.clone()]).unwrap_or_default();
-        let with = serde_json::to_string(&format!("{old}\n{note}")).unwrap_or_default();
-        edits.push(splice::Edit { range, with });
+    for t in texts {
+        if let Some(range) = splice::locate(text, &format!("{base}{t}")) {
+            let old: String = serde_json::from_slice(&text[range.clone()]).unwrap_or_default();
+            let with = serde_json::to_string(&format!("{old}\n{note}")).unwrap_or_default();
+            edits.push(splice::Edit { range, with });
+            break;
+        }
     }
     Some(edits)
 }

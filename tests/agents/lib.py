@@ -26,6 +26,7 @@ AGENTS = {
     "pi": ("@mariozechner/pi-coding-agent", "0.73.1", "pi"),
     "gemini-cli": ("@google/gemini-cli", "0.61.0", "gemini"),
     "opencode": ("opencode-ai", "1.18.33", "opencode"),
+    "copilot": ("@github/copilot", "1.0.102", "copilot"),
 }
 
 AGENT_TIMEOUT = 120  # seconds for one agent run

@@ -1,0 +1,99 @@
+//! GitHub Copilot CLI's request, built from its events the way the CLI builds it
+//! when it resumes (checked against 1.0.102's wire requests to Anthropic):
+//!
+//! - `user.message`: its `transformedContent` (the prompt with the CLI's
+//!   `<current_datetime>` stamp), then per `file` attachment a text "Image file
+//!   at path <path>" and the bytes of the `session.binary_asset` its `assetId`
+//!   names (the file at the path when there is no such event);
+//! - `assistant.message`: its `content` (when not empty) and one call per
+//!   `toolRequests` entry;
+//! - `tool.execution_complete`: a result holding `result.content` (an error's
+//!   `error.message` when it failed, not marked an error). The tool's images are not sent (custom
+//!   provider mode sent none).
+//!
+//! Consecutive turns of one role merge; the writer does that.
+
+use std::collections::HashMap;
+
+use base64::Engine as _;
+use serde_json::Value;
+
+use crate::model::Session;
+
+use super::canon::{Msg, Part, Role};
+
+/// What every Copilot CLI request holds that its events do not.
+pub const NOT_IN_SESSION: &[&str] =
+    &["the system prompt (the CLI writes a `system.message` afresh on each start)", "the tool list"];
+
+fn text(v: &Value, k: &str) -> Option<String> {
+    v.get(k).and_then(Value::as_str).filter(|t| !t.is_empty()).map(str::to_string)
+}
+
+/// The base64 text of each attachment's asset, by its `assetId`, read from
+/// where the reader found it (`read` reads a byte range of the session file).
+pub fn assets(
+    session: &Session,
+    read: &mut dyn FnMut(u64, u64) -> anyhow::Result<Vec<u8>>,
+) -> anyhow::Result<HashMap<String, String>> {
+    let mut out = HashMap::new();
+    for a in &session.attachments {
+        let (Some(sha), Some(span)) = (&a.sha256, a.span) else { continue };
+        if span.line == 0 {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&read(span.offset, span.len)?).replace("\\/", "/");
+        out.insert(format!("sha256:{sha}"), text);
+    }
+    Ok(out)
+}
+
+/// The turns one event stands for; `assets` as [`assets`] gives them.
+pub fn record(v: &Value, assets: &HashMap<String, String>) -> Vec<Msg> {
+    let Some(d) = v.get("data") else { return Vec::new() };
+    match v.get("type").and_then(Value::as_str) {
+        Some("user.message") => {
+            let mut parts: Vec<Part> =
+                text(d, "transformedContent").or_else(|| text(d, "content")).map(Part::Text).into_iter().collect();
+            for a in d.get("attachments").and_then(Value::as_array).into_iter().flatten() {
+                if a.get("type").and_then(Value::as_str) != Some("file") || a.get("omittedReason").is_some() {
+                    continue;
+                }
+                let Some(path) = a.get("path").and_then(Value::as_str) else { continue };
+                parts.push(Part::Text(format!("Image file at path {path}")));
+                let asset = a.get("assetId").and_then(Value::as_str).and_then(|id| assets.get(id)).cloned();
+                let data = asset
+                    .or_else(|| std::fs::read(path).ok().map(|b| base64::engine::general_purpose::STANDARD.encode(b)));
+                let mime = text(a, "mimeType");
+                parts.push(Part::Media { mime, data, url: None, name: Some(path.to_string()) });
+            }
+            vec![Msg::new(Role::User, parts)]
+        }
+        Some("assistant.message") => {
+            let mut parts: Vec<Part> = text(d, "content").map(Part::Text).into_iter().collect();
+            for r in d.get("toolRequests").and_then(Value::as_array).into_iter().flatten() {
+                let (Some(id), Some(name)) = (text(r, "toolCallId"), text(r, "name")) else { continue };
+                let args = r.get("arguments").cloned().unwrap_or_else(|| Value::Object(Default::default()));
+                parts.push(Part::Call { id, name, args });
+            }
+            if parts.is_empty() { Vec::new() } else { vec![Msg::new(Role::Assistant, parts)] }
+        }
+        Some("tool.execution_complete") => {
+            let Some(id) = text(d, "toolCallId") else { return Vec::new() };
+            let ok = d.get("success").and_then(Value::as_bool) != Some(false);
+            let body = if ok {
+                d.get("result").and_then(|r| text(r, "content"))
+            } else {
+                d.get("error").and_then(|e| text(e, "message"))
+            };
+            let parts = vec![Part::Text(body.unwrap_or_default())];
+            // The CLI sends a failed result's message without marking it an error.
+            vec![Msg::new(Role::User, vec![Part::Result { id, name: None, parts, error: false }])]
+        }
+        Some("session.compaction_complete") => {
+            let summary = text(d, "summaryContent").unwrap_or_default();
+            vec![Msg::new(Role::User, vec![Part::Text(summary)])]
+        }
+        _ => Vec::new(),
+    }
+}
