@@ -8,6 +8,7 @@
 
 pub mod canon;
 mod claude_code;
+pub mod cline;
 pub mod codex;
 mod gemini_cli;
 pub mod pi;
@@ -47,6 +48,19 @@ pub fn native(format: &str, provider: &str) -> Dialect {
     }
 }
 
+/// The dialect the agent of `session` speaks to `provider`: [`native`], but
+/// for a Cline CLI 3 task, which speaks each provider's own API (Chat
+/// Completions to an OpenAI-compatible one).
+pub fn native_of(session: &Session, provider: &str) -> Dialect {
+    if session.format == "cline" && cline::is_task_document(&session.file) {
+        return match native("", provider) {
+            Dialect::OpenaiResponses => Dialect::OpenaiChat,
+            d => d,
+        };
+    }
+    native(session.format, provider)
+}
+
 /// Whether the file logs request bodies in `dialect` itself.
 fn logged(format: &str) -> bool {
     matches!(format, "anthropic" | "openai-chat" | "openai-responses" | "gemini")
@@ -73,6 +87,23 @@ pub trait Sends {
     fn record(&mut self, record: &serde_json::Value) -> Vec<serde_json::Value>;
     /// The messages still held at the end of the history.
     fn finish(&mut self) -> Vec<serde_json::Value>;
+    /// The whole (edited) text of a one-document session, before its records,
+    /// for an agent that renders from the file's own key order.
+    fn document(&mut self, _text: &[u8]) {}
+}
+
+impl Sends for cline::Request {
+    fn record(&mut self, _record: &serde_json::Value) -> Vec<serde_json::Value> {
+        Vec::new()
+    }
+
+    fn finish(&mut self) -> Vec<serde_json::Value> {
+        self.take()
+    }
+
+    fn document(&mut self, text: &[u8]) {
+        cline::Request::document(self, text)
+    }
 }
 
 impl Sends for pi::Request {
@@ -94,13 +125,18 @@ fn sends(session: &Session, dialect: Dialect, provider: Option<&str>, model: Opt
         }
         // Codex's records are its request items: passed through in its own dialect.
         ("codex", Dialect::OpenaiResponses) => Some(Box::new(codex::Request::new(session))),
+        ("cline", Dialect::OpenaiChat) if cline::is_task_document(&session.file) => {
+            Some(Box::new(cline::Request::default()))
+        }
         _ => None,
     }
 }
 
 /// What `format`'s agent sends in `dialect` that its session cannot hold.
-fn not_in_session(format: &str, dialect: Dialect) -> &'static [&'static str] {
+fn not_in_session(session: &Session, dialect: Dialect) -> &'static [&'static str] {
+    let format = session.format;
     match (format, dialect) {
+        ("cline", Dialect::OpenaiChat) if cline::is_task_document(&session.file) => cline::NOT_IN_SESSION,
         ("pi", Dialect::Anthropic) => {
             &["system prompt", "tool list", "request options (max_tokens, thinking, cache_control)"]
         }
@@ -131,7 +167,7 @@ pub fn preview(
     let mut file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let last = session.entries.iter().rev().filter(|e| e.role == EntryRole::Assistant).find(|e| e.model.is_some());
     let model = last.and_then(|e| e.model.as_deref().map(str::to_string));
-    let absent = not_in_session(format, dialect);
+    let absent = not_in_session(session, dialect);
     let mut read_record = |offset: u64, len: u64| -> anyhow::Result<Vec<u8>> {
         let mut buf = vec![0; usize::try_from(len)?];
         file.seek(SeekFrom::Start(offset))?;
@@ -177,6 +213,14 @@ pub fn preview(
     if turn.is_some() && dialect == Dialect::Anthropic {
         w.inline_system();
     }
+    // A one-document session's edited text, read once.
+    let document = match session.records.first().copied().filter(|_| single_document) {
+        Some(r) => edited(&read_record(r.offset, r.len)?, r.offset, 1),
+        None => None,
+    };
+    if let (Some(a), Some(text)) = (agent.as_mut(), &document) {
+        a.document(text);
+    }
     let mut push = |w: &mut write::Writer<&mut dyn Write>,
                     turn: &mut Option<claude_code::Turn>,
                     v: &serde_json::Value|
@@ -197,11 +241,9 @@ pub fn preview(
     };
     if single_document {
         // One JSON document: its elements (an array, or a `messages` list) are the records.
-        if let Some(r) = session.records.first().copied() {
-            let text = read_record(r.offset, r.len)?;
-            if let Some(text) = edited(&text, r.offset, 1) {
-                let doc: serde_json::Value =
-                    serde_json::from_slice(&text).context("the edited document is not JSON")?;
+        {
+            if let Some(text) = &document {
+                let doc: serde_json::Value = serde_json::from_slice(text).context("the edited document is not JSON")?;
                 let list = doc
                     .as_array()
                     .or_else(|| doc.get("messages").and_then(|m| m.as_array()).filter(|_| !logged(format)));

@@ -26,6 +26,7 @@ AGENTS = {
     "pi": ("@mariozechner/pi-coding-agent", "0.73.1", "pi"),
     "gemini-cli": ("@google/gemini-cli", "0.61.0", "gemini"),
     "opencode": ("opencode-ai", "1.18.33", "opencode"),
+    "cline": ("cline", "3.0.65", "cline"),
 }
 
 AGENT_TIMEOUT = 120  # seconds for one agent run
