@@ -106,9 +106,46 @@ fn sdk_content<'a>(content: &'a Value<'a>, site: &Site, base: &str, out: &mut Li
     }
 }
 
-/// An image block, if it carries its bytes.
+const IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+const MAX_ENCODED: usize = 5_242_880;
+const MAX_DECODED: usize = 6_291_456;
+
+/// The media type and base64 Cline CLI 3 sends for an image block's
+/// `mediaType` and `data` (a data URL's type must agree with the block's);
+/// `None` for an image it replaces by its placeholder itself (not PNG, JPEG,
+/// GIF or WebP, not base64, over 5 MiB of base64 or 6 MiB of bytes): those
+/// never reach the provider.
+pub fn sendable<'d>(mime: &str, data: &'d str) -> Option<(String, &'d str)> {
+    let mime = mime.to_ascii_lowercase();
+    let (mime, data) = match data.strip_prefix("data:") {
+        Some(rest) => {
+            let (head, body) = rest.split_once(',')?;
+            let declared = head.strip_suffix(";base64")?.to_ascii_lowercase();
+            (declared == mime).then_some((declared, body))?
+        }
+        None => (mime, data),
+    };
+    if !IMAGE_TYPES.contains(&mime.as_str()) || data.is_empty() || data.len() > MAX_ENCODED {
+        return None;
+    }
+    (base64_len(data)? <= MAX_DECODED).then_some((mime, data))
+}
+
+/// The decoded length of standard base64 text, `None` if it is not base64.
+fn base64_len(s: &str) -> Option<usize> {
+    let body = s.trim_end_matches('=');
+    let pad = s.len() - body.len();
+    if pad > 2 || !body.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'+' || c == b'/') || body.len() % 4 == 1 {
+        return None;
+    }
+    Some(body.len() * 3 / 4)
+}
+
+/// An image block Cline sends, if it carries its bytes (one it replaces by its
+/// placeholder itself is not in the request).
 fn sdk_image<'a>(b: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOut<'a>) {
-    if let Some(data) = b.get("data").as_cow() {
+    let sent = b.get("data").as_str().is_some_and(|d| sendable(b.get("mediaType").as_str().unwrap_or(""), d).is_some());
+    if let Some(data) = b.get("data").as_cow().filter(|_| sent) {
         out.media.push(site.media(RawPayload::Base64(data), b.get("mediaType").as_str(), at.to_string()));
     }
 }

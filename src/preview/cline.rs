@@ -16,6 +16,9 @@
 //!   blocks become plain strings, and the result is sent as
 //!   `[{"type":"text","text":<output>},{"type":"text","text":"(see following
 //!   user message for image)"}…]`;
+//! - a call a run left without a result (killed mid-tool) is answered with
+//!   the error result `Tool execution was interrupted before a result was
+//!   produced. Tool: <name>.` before the next message;
 //! - an image Cline cannot send (not PNG/JPEG/GIF/WebP, not base64, over
 //!   5 MiB of base64 or 6 MiB of bytes, or past 8 MiB of images in the
 //!   request) is sent as the text `[media omitted: invalid or exceeds size
@@ -34,10 +37,16 @@ pub const MEDIA_OMITTED: &str = "[media omitted: invalid or exceeds size limit]"
 const SEE_FOLLOWING: &str = "(see following user message for image)";
 /// What it leaves in an object whose own value was the image.
 const IMAGE_ATTACHED: &str = "[image attached]";
-const IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
-const MAX_ENCODED: usize = 5_242_880;
-const MAX_DECODED: usize = 6_291_456;
 const MAX_TOTAL: usize = 8_388_608;
+
+/// What Cline answers a call its run left without a result with (an error result).
+pub const INTERRUPTED: &str = "Tool execution was interrupted before a result was produced.";
+
+/// The `tool` message Cline sends for a call left without a result.
+fn interrupted(id: &str, name: &str) -> Out {
+    let text = if name.is_empty() { INTERRUPTED.to_string() } else { format!("{INTERRUPTED} Tool: {name}.") };
+    json!({"role": "tool", "tool_call_id": id, "content": format!("[{}]", text_part(&text))})
+}
 
 /// What the session holds none of, or not as Cline sends it.
 pub const NOT_IN_SESSION: &[&str] = &[
@@ -63,35 +72,52 @@ impl Request {
     /// Renders the messages of the document `text`.
     pub fn document(&mut self, text: &[u8]) {
         let Ok(doc) = Value::parse(text) else { return };
+        let messages: Vec<&Value<'_>> = doc
+            .get("messages")
+            .items()
+            .iter()
+            .filter(|m| m.at(&["metadata", "displayOnly"]).as_bool() != Some(true))
+            .collect();
+        // Calls answered anywhere in the history (Cline's own test).
+        let answered: std::collections::HashSet<&str> = messages
+            .iter()
+            .flat_map(|m| m.get("content").items())
+            .filter(|b| b.get("type").as_str() == Some("tool_result"))
+            .filter_map(|b| b.get("tool_use_id").as_str())
+            .collect();
+        let mut open: Vec<(String, String)> = Vec::new();
         let mut tools: Vec<Out> = Vec::new();
         let mut hoisted: Vec<Out> = Vec::new();
-        for m in doc.get("messages").items() {
-            if m.at(&["metadata", "displayOnly"]).as_bool() == Some(true) {
-                continue;
-            }
+        for m in messages {
             let role = m.get("role").as_str().unwrap_or("user");
             let blocks: Vec<&Value<'_>> = match m.get("content") {
                 Value::Str(_) => vec![m.get("content")],
                 c => c.items().iter().collect(),
             };
-            let mut own: Vec<&Value<'_>> = Vec::new();
-            for b in blocks {
-                if b.get("type").as_str() == Some("tool_result") {
-                    if !own.is_empty() {
-                        self.flush(&mut tools, &mut hoisted);
-                        self.message(role, &own);
-                        own.clear();
-                    }
-                    tools.push(self.result(b, &mut hoisted));
-                } else {
-                    own.push(b);
-                }
+            let (results, own): (Vec<&Value<'_>>, Vec<&Value<'_>>) =
+                blocks.into_iter().partition(|b| b.get("type").as_str() == Some("tool_result"));
+            for b in &results {
+                tools.push(self.result(b, &mut hoisted));
+            }
+            // Calls a run left without a result are answered before the next
+            // message that is not one of results (after the results of this one).
+            if !results.is_empty() || !own.is_empty() {
+                tools.extend(open.drain(..).map(|(id, name)| interrupted(&id, &name)));
             }
             if !own.is_empty() {
                 self.flush(&mut tools, &mut hoisted);
                 self.message(role, &own);
             }
+            if role == "assistant" {
+                for b in own.iter().filter(|b| b.get("type").as_str() == Some("tool_use")) {
+                    let id = b.get("id").as_str().unwrap_or("");
+                    if !answered.contains(id) {
+                        open.push((id.to_string(), b.get("name").as_str().unwrap_or("").to_string()));
+                    }
+                }
+            }
         }
+        tools.extend(open.drain(..).map(|(id, name)| interrupted(&id, &name)));
         self.flush(&mut tools, &mut hoisted);
     }
 
@@ -165,20 +191,20 @@ impl Request {
     fn result(&mut self, b: &Value<'_>, hoisted: &mut Vec<Out>) -> Out {
         let error = b.get("is_error").as_bool() == Some(true);
         let output = b.get("content");
+        // Cline first puts its placeholder in place of every image it will not
+        // send (a string where the block was); what follows sees the rest.
+        let mut verdicts = Vec::new();
+        self.judge(output, &mut verdicts);
         let content = match output {
             Value::Str(s) => s.to_string(),
-            Value::Null => "null".into(),
-            v if !error && only_blocks(v) => {
+            v if !error && only_blocks(v) && verdicts.iter().all(Option::is_some) => {
+                let mut verdicts = verdicts.into_iter();
                 let mut parts = Vec::new();
                 for p in v.items() {
                     if p.get("type").as_str() == Some("image") {
-                        match self.image(p) {
-                            Some(url) => {
-                                hoisted.push(json!({"type": "image_url", "image_url": {"url": url}}));
-                                parts.push(text_part(SEE_FOLLOWING));
-                            }
-                            None => parts.push(text_part(MEDIA_OMITTED)),
-                        }
+                        let url = verdicts.next().flatten().unwrap_or_default();
+                        hoisted.push(json!({"type": "image_url", "image_url": {"url": url}}));
+                        parts.push(text_part(SEE_FOLLOWING));
                     } else {
                         parts.push(text_part(p.get("text").as_str().unwrap_or("")));
                     }
@@ -187,7 +213,7 @@ impl Request {
             }
             v => {
                 let mut found = Vec::new();
-                let walked = self.walk(v, !error, &mut found);
+                let walked = walk(v, !error, &mut verdicts.clone().into_iter(), &mut found);
                 if !error && !found.is_empty() {
                     let mut parts = vec![text_part(&walked.text)];
                     for url in found {
@@ -195,105 +221,130 @@ impl Request {
                         parts.push(text_part(SEE_FOLLOWING));
                     }
                     format!("[{}]", parts.join(","))
-                } else if walked.media {
+                } else if error && walked.media {
                     walked.json
                 } else {
-                    stringify(v)
+                    placeheld(v, &mut verdicts.into_iter())
                 }
             }
         };
         json!({"role": "tool", "tool_call_id": b.get("tool_use_id").as_str().unwrap_or(""), "content": content})
     }
 
-    /// The data URL Cline sends for an image block, or `None` where it sends
-    /// [`MEDIA_OMITTED`] instead.
-    fn image(&mut self, b: &Value<'_>) -> Option<String> {
-        let data = b.get("data").as_str()?;
-        let mime = b.get("mediaType").as_str()?.to_ascii_lowercase();
-        let (mime, data) = match data.strip_prefix("data:") {
-            Some(rest) => {
-                let (head, body) = rest.split_once(',')?;
-                let declared = head.strip_suffix(";base64")?.to_ascii_lowercase();
-                if declared != mime {
-                    return None;
-                }
-                (declared, body)
-            }
-            None => (mime, data),
-        };
-        if !IMAGE_TYPES.contains(&mime.as_str()) || data.is_empty() || data.len() > MAX_ENCODED {
-            return None;
+    /// Whether Cline sends each image of a tool's output (its data URL) or
+    /// its placeholder (`None`), in the order [`walk`] meets them.
+    fn judge(&mut self, v: &Value<'_>, out: &mut Vec<Option<String>>) {
+        match v {
+            Value::Array(items) => items.iter().for_each(|x| self.judge(x, out)),
+            Value::Object(_) if is_image(v) => out.push(self.image(v)),
+            Value::Object(members) => members.iter().for_each(|(_, x)| self.judge(x, out)),
+            _ => {}
         }
-        let decoded = base64_len(data)?;
-        if decoded > MAX_DECODED || self.total + data.len() > MAX_TOTAL {
+    }
+
+    /// The data URL Cline sends for an image block, or `None` where it sends
+    /// [`MEDIA_OMITTED`] instead (its per-image limits, then its budget for
+    /// the request).
+    fn image(&mut self, b: &Value<'_>) -> Option<String> {
+        let (mime, data) = crate::formats::cline::sendable(b.get("mediaType").as_str()?, b.get("data").as_str()?)?;
+        if self.total + data.len() > MAX_TOTAL {
             return None;
         }
         self.total += data.len();
         Some(format!("data:{mime};base64,{data}"))
     }
+}
 
-    /// Cline's walk of a tool's raw output: images taken out (their data URLs
-    /// into `found`) or replaced by a placeholder, text blocks of arrays made
-    /// strings. `text` is the output as sent beside taken-out images, `json`
-    /// as sent when only placeholders changed it.
-    fn walk(&mut self, v: &Value<'_>, hoist: bool, found: &mut Vec<String>) -> Walked {
-        match v {
-            Value::Array(items) => {
-                let (mut parts, mut changed, mut media) = (Vec::new(), false, false);
-                for p in items {
-                    let kind = p.get("type").as_str();
-                    if p.is_object() && kind == Some("image") {
-                        changed = true;
-                        media = true;
-                        match (p.get("data").as_str().is_some() && p.get("mediaType").as_str().is_some(), hoist) {
-                            (true, true) => match self.image(p) {
-                                Some(url) => found.push(url),
-                                None => parts.push(quote(MEDIA_OMITTED)),
-                            },
-                            _ => parts.push(quote(MEDIA_OMITTED)),
-                        }
-                        continue;
-                    }
-                    if p.is_object() && kind == Some("text") && p.get("text").as_str().is_some() {
-                        changed = true;
-                        parts.push(quote(p.get("text").as_str().unwrap_or("")));
-                        continue;
-                    }
-                    let w = self.walk(p, hoist, found);
-                    changed |= w.changed;
-                    media |= w.media;
-                    parts.push(w.json);
-                }
-                let json = if changed { format!("[{}]", parts.join(",")) } else { stringify(v) };
-                Walked { text: json.clone(), json, changed, media }
-            }
-            Value::Object(members) => {
-                if v.get("type").as_str() == Some("image") {
-                    let sent = if v.get("data").as_str().is_some() && v.get("mediaType").as_str().is_some() && hoist {
-                        match self.image(v) {
-                            Some(url) => {
-                                found.push(url);
-                                IMAGE_ATTACHED
-                            }
-                            None => MEDIA_OMITTED,
-                        }
-                    } else {
-                        MEDIA_OMITTED
-                    };
-                    return Walked { text: sent.to_string(), json: quote(sent), changed: true, media: true };
-                }
-                let (mut parts, mut changed, mut media) = (Vec::new(), false, false);
-                for (k, x) in members {
-                    let w = self.walk(x, hoist, found);
-                    changed |= w.changed;
-                    media |= w.media;
-                    parts.push(format!("{}:{}", quote(k), w.json));
-                }
-                let json = if changed { format!("{{{}}}", parts.join(",")) } else { stringify(v) };
-                Walked { text: json.clone(), json, changed, media }
-            }
-            _ => Walked { text: stringify(v), json: stringify(v), changed: false, media: false },
+/// An image block that carries its bytes.
+fn is_image(v: &Value<'_>) -> bool {
+    v.get("type").as_str() == Some("image") && v.get("data").as_str().is_some() && v.get("mediaType").as_str().is_some()
+}
+
+/// A tool's output as Cline sends it when it takes no image out: as in the
+/// file, each image it will not send replaced by its placeholder string.
+fn placeheld(v: &Value<'_>, verdicts: &mut impl Iterator<Item = Option<String>>) -> String {
+    match v {
+        Value::Array(items) => {
+            format!("[{}]", items.iter().map(|x| placeheld(x, verdicts)).collect::<Vec<_>>().join(","))
         }
+        Value::Object(_) if is_image(v) => match verdicts.next().flatten() {
+            Some(_) => stringify(v),
+            None => quote(MEDIA_OMITTED),
+        },
+        Value::Object(m) => format!(
+            "{{{}}}",
+            m.iter().map(|(k, x)| format!("{}:{}", quote(k), placeheld(x, verdicts))).collect::<Vec<_>>().join(",")
+        ),
+        _ => stringify(v),
+    }
+}
+
+/// Cline's walk of a tool's raw output (after its placeholders): the images
+/// it sends taken out (their data URLs into `found`), text blocks of arrays
+/// made strings. `text` is the output as sent beside taken-out images, `json`
+/// as sent when only placeholders changed it.
+fn walk(
+    v: &Value<'_>,
+    hoist: bool,
+    verdicts: &mut impl Iterator<Item = Option<String>>,
+    found: &mut Vec<String>,
+) -> Walked {
+    match v {
+        Value::Array(items) => {
+            let (mut parts, mut changed, mut media) = (Vec::new(), false, false);
+            for p in items {
+                if is_image(p) {
+                    match (verdicts.next().flatten(), hoist) {
+                        (Some(url), true) => {
+                            found.push(url);
+                            changed = true;
+                            media = true;
+                        }
+                        (Some(_), false) => {
+                            parts.push(quote(MEDIA_OMITTED));
+                            changed = true;
+                            media = true;
+                        }
+                        // Already Cline's placeholder string: nothing changes here.
+                        (None, _) => parts.push(quote(MEDIA_OMITTED)),
+                    }
+                    continue;
+                }
+                if p.is_object() && p.get("type").as_str() == Some("text") && p.get("text").as_str().is_some() {
+                    changed = true;
+                    parts.push(quote(p.get("text").as_str().unwrap_or("")));
+                    continue;
+                }
+                let w = walk(p, hoist, verdicts, found);
+                changed |= w.changed;
+                media |= w.media;
+                parts.push(w.json);
+            }
+            let json = format!("[{}]", parts.join(","));
+            Walked { text: json.clone(), json, changed, media }
+        }
+        Value::Object(_) if is_image(v) => {
+            let sent = match (verdicts.next().flatten(), hoist) {
+                (Some(url), true) => {
+                    found.push(url);
+                    IMAGE_ATTACHED
+                }
+                _ => MEDIA_OMITTED,
+            };
+            Walked { text: sent.to_string(), json: quote(sent), changed: true, media: true }
+        }
+        Value::Object(members) => {
+            let (mut parts, mut changed, mut media) = (Vec::new(), false, false);
+            for (k, x) in members {
+                let w = walk(x, hoist, verdicts, found);
+                changed |= w.changed;
+                media |= w.media;
+                parts.push(format!("{}:{}", quote(k), w.json));
+            }
+            let json = format!("{{{}}}", parts.join(","));
+            Walked { text: json.clone(), json, changed, media }
+        }
+        _ => Walked { text: stringify(v), json: stringify(v), changed: false, media: false },
     }
 }
 
@@ -349,18 +400,6 @@ fn unwrap_input(text: &str) -> &str {
     let Some(rest) = text.strip_prefix("<user_input mode=\"") else { return text };
     let Some((_, inner)) = rest.split_once("\">") else { return text };
     inner.strip_suffix("</user_input>").unwrap_or(text)
-}
-
-/// The decoded length of standard base64 text, `None` if it is not base64.
-fn base64_len(s: &str) -> Option<usize> {
-    let body = s.trim_end_matches('=');
-    if s.len() - body.len() > 2 || !body.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'+' || c == b'/') {
-        return None;
-    }
-    if s.len() % 4 == 1 && s.len() - body.len() == 0 {
-        return None;
-    }
-    Some(body.len() * 3 / 4)
 }
 
 #[cfg(test)]

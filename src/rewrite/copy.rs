@@ -72,11 +72,24 @@ pub fn repair(
     };
     let mut w = Written { identity, lines: 0, touched: 0, dropped: Vec::new(), inserted: 0 };
     let target = w.identity.path.clone();
+    let companions = identity::companions(format, &w.identity, src);
+    if !companions.is_empty() {
+        // A copy that is a folder of its own (Cline's task folder).
+        if let Some(dir) = target.parent().filter(|d| !d.exists()) {
+            std::fs::create_dir(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+    }
     atomic::write_with_mode(&target, Existing::Keep, atomic::mode_of(src), source.reads, |out| {
         copy(&mut w, planned(), document.as_deref(), format, rewrite, damaged, out)?;
         // Still the file the plan was made from, or nothing is written.
         source.planned.unchanged(src)
     })?;
+    for (path, bytes) in companions {
+        atomic::write_with_mode(&path, Existing::Keep, atomic::mode_of(src), source.reads, |out| {
+            out.write_all(&bytes)?;
+            Ok(())
+        })?;
+    }
     Ok(w)
 }
 
