@@ -159,3 +159,25 @@ fn an_image_cline_replaces_itself_is_not_in_the_request() {
     assert!(tool["content"].as_str().unwrap().contains("[media omitted: invalid or exceeds size limit]"), "{tool:#}");
     assert!(!messages.iter().any(|m| m.to_string().contains("data:image")), "{messages:#?}");
 }
+
+#[test]
+fn sessions_lists_clines_newest_task_in_its_data_folder() {
+    let home = tempfile::tempdir().unwrap();
+    let task = home.path().join(".cline/data/sessions").join(STUCK);
+    std::fs::create_dir_all(&task).unwrap();
+    for name in [format!("{STUCK}.messages.json"), format!("{STUCK}.json")] {
+        std::fs::copy(fixture("stuck").join(STUCK).join(&name), task.join(&name)).unwrap();
+    }
+    let mut cmd = common::bin();
+    cmd.env("HOME", home.path());
+    for var in ["CLINE_DIR", "CLINE_DATA_DIR", "CLINE_SESSION_DATA_DIR", "XDG_DATA_HOME"] {
+        cmd.env_remove(var);
+    }
+    let out = cmd.args(["sessions", "--agent", "cline", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 1, "only the messages file is a session, not its manifest: {rows:#?}");
+    assert_eq!(rows[0]["format"], json!("cline"), "{rows:#?}");
+    assert!(rows[0]["path"].as_str().unwrap().ends_with(&format!("{STUCK}.messages.json")), "{rows:#?}");
+}
