@@ -69,6 +69,8 @@ fn a_cut_png_from_read_files_is_media_rejected_with_the_png_as_prime_suspect() {
     assert_eq!((code, &d["stuck"]), (1, &json!(true)), "{d:#}");
     assert_eq!(d["failure"]["class"], json!("media_rejected"), "{d:#}");
     assert!(d.to_string().contains("does not represent a valid image"), "the provider's own text: {d:#}");
+    // Each message on its own line: the last failure record, the last reply the model gave.
+    assert_eq!((&d["failure"]["line"], &d["boundary"]["line"]), (&json!(113), &json!(25)), "{d:#}");
     let prime: Vec<&Value> = d["suspects"].as_array().unwrap().iter().filter(|s| s["prime"] == json!(true)).collect();
     assert_eq!(prime.len(), 1, "{d:#}");
     assert_eq!(prime[0]["name"], json!(PNG_PATH), "{d:#}");

@@ -49,19 +49,27 @@ fn display_only(m: &Value<'_>) -> bool {
     m.at(&["metadata", "displayOnly"]).as_bool() == Some(true)
 }
 
-/// Reads a Cline CLI 3 task document: one entry per message.
+/// The messages of a Cline CLI 3 task document that are entries, in order:
+/// all but the display-only ones that record no failure.
+pub fn entry_messages<'v, 'a>(v: &'v Value<'a>) -> impl Iterator<Item = (usize, &'v Value<'a>)> {
+    v.get("messages")
+        .items()
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| !display_only(m) || m.at(&["metadata", "displayRole"]).as_str() == Some("error"))
+}
+
+/// Reads a Cline CLI 3 task document: one entry per message ([`entry_messages`]).
 fn read_sdk<'a>(v: &'a Value<'a>, out: &mut LineOut<'a>) {
-    for (i, m) in v.get("messages").items().iter().enumerate() {
+    for (i, m) in entry_messages(v) {
         let at = format!("/messages/{i}");
         if display_only(m) {
             // The failure record: the provider's error, as Cline showed it.
-            if m.at(&["metadata", "displayRole"]).as_str() == Some("error") {
-                let text = m.get("content").items().iter().filter_map(|b| b.get("text").as_str()).collect::<Vec<_>>();
-                let mut e = RawEntry::new(Role::System);
-                e.error = Some(ErrorRecord { text: text.join("\n"), status: None });
-                e.model = m.at(&["modelInfo", "id"]).to_text();
-                out.entry(e);
-            }
+            let text = m.get("content").items().iter().filter_map(|b| b.get("text").as_str()).collect::<Vec<_>>();
+            let mut e = RawEntry::new(Role::System);
+            e.error = Some(ErrorRecord { text: text.join("\n"), status: None });
+            e.model = m.at(&["modelInfo", "id"]).to_text();
+            out.entry(e);
             continue;
         }
         let assistant = m.get("role").as_str() == Some("assistant");

@@ -269,7 +269,15 @@ fn single_document(bytes: &[u8], opts: &Options, plan: &Plan) -> anyhow::Result<
     let (v, body) = crate::json::Value::parse_tolerant(body, &mut spare)?;
     let adapter = plan.format.adapter();
     let Value::Array(items) = &v else {
-        return Ok((vec![worker.record(adapter, &v, body, 1, offset, true)], Vec::new(), lines));
+        let mut rec = worker.record(adapter, &v, body, 1, offset, true);
+        // A Cline CLI 3 task: each entry on the line its message starts on.
+        if plan.format == crate::formats::Format::Cline && crate::formats::cline::is_sdk_document(&v) {
+            let starts = crate::formats::cline::entry_messages(&v).map(|(_, m)| start_of(m, body));
+            for (e, at) in rec.entries.iter_mut().zip(starts) {
+                e.line = 1 + at.map_or(0, |at| memchr::memchr_iter(b'\n', &body[..at]).count() as u64);
+            }
+        }
+        return Ok((vec![rec], Vec::new(), lines));
     };
     let mut records = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
