@@ -13,6 +13,7 @@
 //! | `mux` | `$MUX_ROOT`, else `~/.mux` (and the older `~/.cmux`, the newer `~/.xum`): `sessions/*/chat.jsonl` |
 //! | `opencode` | `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`: `opencode*.db`, legacy `storage/session/*/*.json` |
 //! | `copilot` | `$COPILOT_HOME`, else `~/.copilot`: `session-state/*/events.jsonl` |
+//! | `cline` | `$CLINE_SESSION_DATA_DIR`, else `$CLINE_DATA_DIR/sessions`, else `$CLINE_DIR` (else `~/.cline`) `/data/sessions`: `*/*.messages.json` (Cline CLI 3) |
 //!
 //! Sources: `../shared/research/formats.md`; Gemini CLI `packages/core/src/utils/paths.ts`
 //! (`GEMINI_CLI_HOME`), mux `src/common/constants/paths.ts` (`MUX_ROOT`), pi
@@ -28,7 +29,7 @@ use std::time::SystemTime;
 use crate::formats::Format;
 
 /// The agents whose sessions can be found, by their format name.
-pub const AGENTS: [&str; 7] = ["claude-code", "codex", "pi", "gemini-cli", "mux", "opencode", "copilot"];
+pub const AGENTS: [&str; 8] = ["claude-code", "codex", "pi", "gemini-cli", "mux", "opencode", "copilot", "cline"];
 
 /// A home directory and the environment variables that move an agent's store.
 #[derive(Clone, Debug, Default)]
@@ -50,6 +51,9 @@ impl Env {
             "MUX_ROOT",
             "XDG_DATA_HOME",
             "COPILOT_HOME",
+            "CLINE_SESSION_DATA_DIR",
+            "CLINE_DATA_DIR",
+            "CLINE_DIR",
         ]
         .into_iter()
         .filter_map(|k| std::env::var_os(k).map(|v| (k.to_string(), v)))
@@ -133,6 +137,12 @@ pub fn roots(env: &Env, agent: &str) -> Vec<PathBuf> {
         },
         "opencode" => vec![env.dir("XDG_DATA_HOME", ".local/share").join("opencode")],
         "copilot" => vec![env.dir("COPILOT_HOME", ".copilot").join("session-state")],
+        // Cline CLI 3 (`@cline/core`'s own lookup order).
+        "cline" => vec![match (env.var("CLINE_SESSION_DATA_DIR"), env.var("CLINE_DATA_DIR")) {
+            (Some(d), _) => env.expand(Path::new(d)),
+            (None, Some(d)) => env.expand(Path::new(d)).join("sessions"),
+            (None, None) => env.dir("CLINE_DIR", ".cline").join("data/sessions"),
+        }],
         _ => Vec::new(),
     }
 }
@@ -214,6 +224,8 @@ fn files(agent: &str, root: &Path) -> Vec<(PathBuf, Option<Format>)> {
         "mux" => with(dirs(root).iter().map(|d| d.join("chat.jsonl")).filter(|p| p.is_file()).collect()),
         // <session id>/events.jsonl; `.session-operation-locks` holds no events file.
         "copilot" => with(dirs(root).iter().map(|d| d.join("events.jsonl")).filter(|p| p.is_file()).collect()),
+        // <id>/<id>.messages.json beside its manifest <id>.json.
+        "cline" => with(dirs(root).iter().flat_map(|d| plain_files(d, |n| n.ends_with(".messages.json"))).collect()),
         "opencode" => {
             let db = |n: &str| n.starts_with("opencode") && n.ends_with(".db");
             let mut out: Vec<_> = plain_files(root, db).into_iter().map(|p| (p, None)).collect();
@@ -344,5 +356,17 @@ mod tests {
         env.vars.insert("PI_CODING_AGENT_SESSION_DIR".into(), flat.clone().into());
         let found: Vec<PathBuf> = find(&env, Some("pi")).into_iter().map(|f| f.path).collect();
         assert_eq!(found, [file]);
+    }
+
+    #[test]
+    fn cline_keeps_its_tasks_where_its_core_looks() {
+        let mut env = Env { home: PathBuf::from("/h"), vars: BTreeMap::new() };
+        assert_eq!(roots(&env, "cline"), [PathBuf::from("/h/.cline/data/sessions")]);
+        env.vars.insert("CLINE_DIR".into(), "/c".into());
+        assert_eq!(roots(&env, "cline"), [PathBuf::from("/c/data/sessions")]);
+        env.vars.insert("CLINE_DATA_DIR".into(), "/d".into());
+        assert_eq!(roots(&env, "cline"), [PathBuf::from("/d/sessions")]);
+        env.vars.insert("CLINE_SESSION_DATA_DIR".into(), "/s".into());
+        assert_eq!(roots(&env, "cline"), [PathBuf::from("/s")]);
     }
 }

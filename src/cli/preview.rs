@@ -72,7 +72,7 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
         .clone()
         .filter(|p| crate::provider::canonical(p).is_some())
         .unwrap_or_else(|| plan.rules.provider.clone());
-    let dialect = args.target.0.unwrap_or_else(|| preview::native(session.format, &provider));
+    let dialect = args.target.0.unwrap_or_else(|| preview::native_of(&session, &provider));
     let mut rewrite = Rewrite::plan(&session, &args.rewrite.options(), plan.single_document);
     if args.rewrite.fit {
         rewrite.fit(&session, plan.text(&args.file), &plan.rules, plan.single_document);

@@ -294,7 +294,7 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
             p.call_id.as_deref().unwrap_or("-"),
             p.line,
             session.format,
-            crate::preview::pi::NO_RESULT,
+            if session.format == "cline" { crate::preview::cline::INTERRUPTED } else { crate::preview::pi::NO_RESULT },
         ));
     }
     if let Some(p) = structure.iter().find(|p| p.pending) {

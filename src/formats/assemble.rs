@@ -123,11 +123,15 @@ pub fn assemble(mut records: Vec<LineRecord>, entries: Vec<Entry>) -> History {
         }
         let Some(x) = r.extra.as_mut() else { continue };
         let at = x.at.as_deref().map(str::to_string);
+        // On the line of their entry (a document's messages each have their own).
+        let line_of = |entries: &[Entry], e: usize| entries.get(first + e).map_or(line, |e| e.line);
         for c in x.calls.drain(..) {
             let (call_id, name, path) = (c.call_id, c.name, c.path);
+            let line = line_of(&h.entries, c.entry);
             h.tool_calls.push(ToolCall { line, call_id, name, path, entry: first + c.entry, at: at.clone() });
         }
         for t in x.results.drain(..) {
+            let line = line_of(&h.entries, t.entry);
             h.tool_results.push(ToolResult { line, call_id: t.call_id, entry: first + t.entry, at: at.clone() });
         }
         for mut a in x.attachments.drain(..) {

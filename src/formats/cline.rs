@@ -8,12 +8,24 @@
 //! results or attached by the user. The task folder's `task_metadata.json`
 //! (`model_usage`) and `ui_messages.json` (`modelInfo`) name the model where
 //! the messages do not (the reader looks there).
+//!
+//! Cline CLI 3 (`cline` on npm, built on `@cline/core`) keeps a task as
+//! `<data>/sessions/<id>/<id>.messages.json` (`<data>` is `~/.cline/data`, or
+//! `--data-dir`) beside its manifest `<id>.json`: one document
+//! `{version, sessionId, origin, messages, system_prompt}` whose messages are
+//! Anthropic-like with Cline's own blocks. Images are
+//! `{"type":"image","data":…,"mediaType":…}` (no `source`); a tool result's
+//! `content` is the tool's raw output, any JSON (`read_files` answers
+//! `[{query, result: [text, image…], success}]`), and Cline sends every image
+//! it finds in it, at any depth. A failed request is recorded as a
+//! display-only assistant message (`id: "error_…"`, `metadata.displayOnly`)
+//! holding the provider's error text; Cline never sends those back.
 
 use crate::json::Value;
-use crate::model::{Origin, Role};
+use crate::model::{ErrorRecord, Origin, ReasoningKind, Role};
 
 use super::blocks::anthropic_content;
-use super::{Adapter, LineOut, RawEntry, Site};
+use super::{Adapter, LineOut, RawCall, RawEntry, RawPayload, Site};
 
 pub struct Cline;
 
@@ -27,8 +39,158 @@ fn is_message(v: &Value<'_>) -> bool {
         && !["model", "messages", "type", "parts", "info"].iter().any(|k| v.has(k))
 }
 
+/// Cline CLI 3's task document: `sessionId` and `origin` beside `messages`.
+pub fn is_sdk_document(v: &Value<'_>) -> bool {
+    v.get("messages").is_array() && v.get("sessionId").as_str().is_some() && v.get("origin").is_object()
+}
+
+/// A display-only message: Cline shows it, never sends it (its failure records).
+fn display_only(m: &Value<'_>) -> bool {
+    m.at(&["metadata", "displayOnly"]).as_bool() == Some(true)
+}
+
+/// The messages of a Cline CLI 3 task document that are entries, in order:
+/// all but the display-only ones that record no failure.
+pub fn entry_messages<'v, 'a>(v: &'v Value<'a>) -> impl Iterator<Item = (usize, &'v Value<'a>)> {
+    v.get("messages")
+        .items()
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| !display_only(m) || m.at(&["metadata", "displayRole"]).as_str() == Some("error"))
+}
+
+/// Reads a Cline CLI 3 task document: one entry per message ([`entry_messages`]).
+fn read_sdk<'a>(v: &'a Value<'a>, out: &mut LineOut<'a>) {
+    for (i, m) in entry_messages(v) {
+        let at = format!("/messages/{i}");
+        if display_only(m) {
+            // The failure record: the provider's error, as Cline showed it.
+            let text = m.get("content").items().iter().filter_map(|b| b.get("text").as_str()).collect::<Vec<_>>();
+            let mut e = RawEntry::new(Role::System);
+            e.error = Some(ErrorRecord { text: text.join("\n"), status: None });
+            e.model = m.at(&["modelInfo", "id"]).to_text();
+            out.entry(e);
+            continue;
+        }
+        let assistant = m.get("role").as_str() == Some("assistant");
+        let mut entry = RawEntry::new(if assistant { Role::Assistant } else { Role::User });
+        if assistant {
+            entry.model = m.at(&["modelInfo", "id"]).to_text();
+            entry.provider =
+                m.at(&["modelInfo", "provider"]).as_str().and_then(|p| provider(p, entry.model.as_deref()));
+            entry.accepted = true;
+        }
+        let e = out.entry(entry);
+        let origin = if assistant { Origin::Assistant } else { Origin::User };
+        sdk_content(m.get("content"), &Site::new(e, origin), &format!("{at}/content"), out);
+    }
+}
+
+/// Cline CLI 3 content blocks.
+fn sdk_content<'a>(content: &'a Value<'a>, site: &Site, base: &str, out: &mut LineOut<'a>) {
+    for (j, b) in content.items().iter().enumerate() {
+        let at = format!("{base}/{j}");
+        match b.get("type").as_str().unwrap_or("") {
+            "image" => sdk_image(b, site, &at, out),
+            "tool_use" => {
+                if let Some(id) = b.get("id").to_text() {
+                    let input = b.get("input");
+                    let path = super::path_argument(input)
+                        .or_else(|| input.get("files").items().first().and_then(|f| f.get("path").to_text()));
+                    out.calls.push(RawCall { entry: site.entry, call_id: id, name: b.get("name").to_text(), path });
+                }
+            }
+            "tool_result" => {
+                let call = b.get("tool_use_id").to_text();
+                out.result(site.entry, call.clone());
+                let mut inner = Site::tool_result(site.entry, call);
+                inner.tool = b.get("name").to_text();
+                images_in(b.get("content"), &inner, &format!("{at}/content"), out);
+            }
+            "thinking" if b.has("signature") => out.reasoning(ReasoningKind::AnthropicSignature, None, &at),
+            "redacted_thinking" => out.reasoning(ReasoningKind::AnthropicRedacted, None, &at),
+            _ => {}
+        }
+    }
+}
+
+const IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+const MAX_ENCODED: usize = 5_242_880;
+const MAX_DECODED: usize = 6_291_456;
+
+/// The media type and base64 Cline CLI 3 sends for an image block's
+/// `mediaType` and `data` (a data URL's type must agree with the block's);
+/// `None` for an image it replaces by its placeholder itself (not PNG, JPEG,
+/// GIF or WebP, not base64, over 5 MiB of base64 or 6 MiB of bytes): those
+/// never reach the provider.
+pub fn sendable<'d>(mime: &str, data: &'d str) -> Option<(String, &'d str)> {
+    let mime = mime.to_ascii_lowercase();
+    let (mime, data) = match data.strip_prefix("data:") {
+        Some(rest) => {
+            let (head, body) = rest.split_once(',')?;
+            let declared = head.strip_suffix(";base64")?.to_ascii_lowercase();
+            (declared == mime).then_some((declared, body))?
+        }
+        None => (mime, data),
+    };
+    if !IMAGE_TYPES.contains(&mime.as_str()) || data.is_empty() || data.len() > MAX_ENCODED {
+        return None;
+    }
+    (base64_len(data)? <= MAX_DECODED).then_some((mime, data))
+}
+
+/// The decoded length of standard base64 text, `None` if it is not base64.
+fn base64_len(s: &str) -> Option<usize> {
+    let body = s.trim_end_matches('=');
+    let pad = s.len() - body.len();
+    if pad > 2 || !body.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'+' || c == b'/') || body.len() % 4 == 1 {
+        return None;
+    }
+    Some(body.len() * 3 / 4)
+}
+
+/// An image block Cline sends, if it carries its bytes (one it replaces by its
+/// placeholder itself is not in the request).
+fn sdk_image<'a>(b: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOut<'a>) {
+    let sent = b.get("data").as_str().is_some_and(|d| sendable(b.get("mediaType").as_str().unwrap_or(""), d).is_some());
+    if let Some(data) = b.get("data").as_cow().filter(|_| sent) {
+        out.media.push(site.media(RawPayload::Base64(data), b.get("mediaType").as_str(), at.to_string()));
+    }
+}
+
+/// A key as a JSON pointer segment (RFC 6901 escapes).
+fn segment(k: &str) -> String {
+    k.replace('~', "~0").replace('/', "~1")
+}
+
+/// Every image in a tool's raw output, at any depth, as Cline finds them to send.
+fn images_in<'a>(v: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOut<'a>) {
+    match v {
+        Value::Array(items) => {
+            for (k, x) in items.iter().enumerate() {
+                images_in(x, site, &format!("{at}/{k}"), out);
+            }
+        }
+        Value::Object(_) if v.get("type").as_str() == Some("image") && v.get("data").as_str().is_some() => {
+            let mut site = site.clone();
+            site.name = None;
+            sdk_image(v, &site, at, out);
+        }
+        Value::Object(m) => {
+            for (k, x) in m.iter() {
+                images_in(x, site, &format!("{at}/{}", segment(k)), out);
+            }
+        }
+        _ => {}
+    }
+}
+
 impl Adapter for Cline {
     fn sniff(&self, v: &Value<'_>) -> u32 {
+        if is_sdk_document(v) {
+            // Beats a logged Anthropic request, which also has `messages`.
+            return 16;
+        }
         if !is_message(v) {
             return 0;
         }
@@ -41,6 +203,10 @@ impl Adapter for Cline {
     }
 
     fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
+        if is_sdk_document(v) {
+            read_sdk(v, out);
+            return;
+        }
         if !matches!(v.get("role").as_str(), Some("user" | "assistant")) {
             out.unit = super::Unit::Hidden;
             return;

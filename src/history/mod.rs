@@ -145,9 +145,9 @@ fn agent_pairs_calls(format: &str) -> bool {
 }
 
 /// The calls left without a result that the agent answers itself when it
-/// sends (pi), for a note: they are not a problem.
+/// sends (pi; Cline, `Tool execution was interrupted…`), for a note: they are not a problem.
 pub fn answered_by_agent(session: &Session) -> Vec<Problem> {
-    if session.format != "pi" {
+    if !matches!(session.format, "pi" | "cline") {
         return Vec::new();
     }
     let mut calls = check_with(session, Dialect::of(session.format), false);

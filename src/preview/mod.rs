@@ -8,6 +8,7 @@
 
 pub mod canon;
 mod claude_code;
+pub mod cline;
 pub mod codex;
 mod copilot;
 mod gemini_cli;
@@ -52,6 +53,19 @@ pub fn native(format: &str, provider: &str) -> Dialect {
     }
 }
 
+/// The dialect the agent of `session` speaks to `provider`: [`native`], but
+/// for a Cline CLI 3 task, which speaks each provider's own API (Chat
+/// Completions to an OpenAI-compatible one).
+pub fn native_of(session: &Session, provider: &str) -> Dialect {
+    if session.format == "cline" && cline::is_task_document(&session.file) {
+        return match native("", provider) {
+            Dialect::OpenaiResponses => Dialect::OpenaiChat,
+            d => d,
+        };
+    }
+    native(session.format, provider)
+}
+
 /// Whether the file logs request bodies in `dialect` itself.
 fn logged(format: &str) -> bool {
     matches!(format, "anthropic" | "openai-chat" | "openai-responses" | "gemini")
@@ -78,6 +92,23 @@ pub trait Sends {
     fn record(&mut self, record: &serde_json::Value) -> Vec<serde_json::Value>;
     /// The messages still held at the end of the history.
     fn finish(&mut self) -> Vec<serde_json::Value>;
+    /// The whole (edited) text of a one-document session, before its records,
+    /// for an agent that renders from the file's own key order.
+    fn document(&mut self, _text: &[u8]) {}
+}
+
+impl Sends for cline::Request {
+    fn record(&mut self, _record: &serde_json::Value) -> Vec<serde_json::Value> {
+        Vec::new()
+    }
+
+    fn finish(&mut self) -> Vec<serde_json::Value> {
+        self.take()
+    }
+
+    fn document(&mut self, text: &[u8]) {
+        cline::Request::document(self, text)
+    }
 }
 
 impl Sends for pi::Request {
@@ -99,13 +130,18 @@ fn sends(session: &Session, dialect: Dialect, provider: Option<&str>, model: Opt
         }
         // Codex's records are its request items: passed through in its own dialect.
         ("codex", Dialect::OpenaiResponses) => Some(Box::new(codex::Request::new(session))),
+        ("cline", Dialect::OpenaiChat) if cline::is_task_document(&session.file) => {
+            Some(Box::new(cline::Request::default()))
+        }
         _ => None,
     }
 }
 
 /// What `format`'s agent sends in `dialect` that its session cannot hold.
-fn not_in_session(format: &str, dialect: Dialect) -> &'static [&'static str] {
+fn not_in_session(session: &Session, dialect: Dialect) -> &'static [&'static str] {
+    let format = session.format;
     match (format, dialect) {
+        ("cline", Dialect::OpenaiChat) if cline::is_task_document(&session.file) => cline::NOT_IN_SESSION,
         ("pi", Dialect::Anthropic) => {
             &["system prompt", "tool list", "request options (max_tokens, thinking, cache_control)"]
         }
@@ -139,7 +175,7 @@ pub fn preview(
     let model = last.and_then(|e| e.model.as_deref().map(str::to_string));
     let absent = match claude_code::fork_of(format, path) {
         true => claude_code::FORK_ADDS,
-        false => not_in_session(format, dialect),
+        false => not_in_session(session, dialect),
     };
     let stand_ins = stand_in::StandIns::default();
     // Stand-ins are filled from the same open file: the request is of the file read.
@@ -150,15 +186,16 @@ pub fn preview(
         file.read_exact(&mut buf).with_context(|| format!("reading {}", path.display()))?;
         Ok(buf)
     };
-    // The record with the rewrite's edits applied and its long payloads stood in
-    // for; `None` when the rewrite drops it.
+    // The record with the rewrite's edits applied and, for a line of JSON Lines,
+    // its long payloads stood in for; `None` when the rewrite drops it. A whole
+    // document keeps its payloads: Cline's writer measures them.
     let edited = |text: Vec<u8>, offset: u64, line: u64| -> Option<Vec<u8>> {
         let key = if single_document { 1 } else { line };
         let mut edits = match rewrite.ops.get(&key) {
             Some(ops) => rewrite::edits(format, &text, offset, ops)?,
             None => Vec::new(),
         };
-        let stood_in = stand_ins.edits(&text, offset, &edits);
+        let stood_in = if single_document { Vec::new() } else { stand_ins.edits(&text, offset, &edits) };
         if edits.is_empty() && stood_in.is_empty() {
             return Some(text);
         }
@@ -201,6 +238,14 @@ pub fn preview(
     if turn.is_some() && dialect == Dialect::Anthropic {
         w.inline_system();
     }
+    // A one-document session's edited text, read once.
+    let document = match session.records.first().copied().filter(|_| single_document) {
+        Some(r) => edited(read_record(r.offset, r.len)?, r.offset, 1),
+        None => None,
+    };
+    if let (Some(a), Some(text)) = (agent.as_mut(), &document) {
+        a.document(text);
+    }
     let mut push = |w: &mut write::Writer<&mut dyn Write>,
                     turn: &mut Option<claude_code::Turn>,
                     v: &serde_json::Value|
@@ -223,11 +268,9 @@ pub fn preview(
     };
     if single_document {
         // One JSON document: its elements (an array, or a `messages` list) are the records.
-        if let Some(r) = session.records.first().copied() {
-            let text = read_record(r.offset, r.len)?;
-            if let Some(text) = edited(text, r.offset, 1) {
-                let doc: serde_json::Value =
-                    serde_json::from_slice(&text).context("the edited document is not JSON")?;
+        {
+            if let Some(text) = &document {
+                let doc: serde_json::Value = serde_json::from_slice(text).context("the edited document is not JSON")?;
                 let list = doc
                     .as_array()
                     .or_else(|| doc.get("messages").and_then(|m| m.as_array()).filter(|_| !logged(format)));

@@ -324,8 +324,15 @@ fn single_document(bytes: &[u8], opts: &Options, plan: &Plan) -> anyhow::Result<
     let (v, body) = crate::json::Value::parse_tolerant(body, &mut spare)?;
     let adapter = plan.format.adapter();
     let Value::Array(items) = &v else {
-        let record = worker.record(adapter, &v, body, 1, offset, true);
-        return Ok((vec![record], worker.entries, Vec::new(), lines));
+        let rec = worker.record(adapter, &v, body, 1, offset, true);
+        // A Cline CLI 3 task: each entry on the line its message starts on.
+        if plan.format == crate::formats::Format::Cline && crate::formats::cline::is_sdk_document(&v) {
+            let starts = crate::formats::cline::entry_messages(&v).map(|(_, m)| start_of(m, body));
+            for (e, at) in worker.entries[rec.entries.clone()].iter_mut().zip(starts) {
+                e.line = 1 + at.map_or(0, |at| memchr::memchr_iter(b'\n', &body[..at]).count() as u64);
+            }
+        }
+        return Ok((vec![rec], worker.entries, Vec::new(), lines));
     };
     let mut records = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {

@@ -96,10 +96,12 @@ pub fn repair_text(
     };
     let mut w = Written { identity, lines: 0, touched: 0, dropped: Vec::new(), inserted: 0 };
     let target = w.identity.path.clone();
-    if format == Format::Copilot
+    let companions = identity::companions(format, &w.identity, src);
+    // A copy that is a folder of its own: Copilot CLI's session folder, named by
+    // its id, and Cline's task folder.
+    if (format == Format::Copilot || !companions.is_empty())
         && let Some(folder) = target.parent()
     {
-        // Copilot CLI keeps each session in a folder named by its id.
         std::fs::create_dir_all(folder).with_context(|| format!("creating {}", folder.display()))?;
     }
     atomic::write_with_mode(&target, Existing::Keep, atomic::mode_of(src), source.reads, |out| {
@@ -107,6 +109,12 @@ pub fn repair_text(
         // Still the file the plan was made from, or nothing is written.
         source.planned.unchanged(src)
     })?;
+    for (path, bytes) in companions {
+        atomic::write_with_mode(&path, Existing::Keep, atomic::mode_of(src), source.reads, |out| {
+            out.write_all(&bytes)?;
+            Ok(())
+        })?;
+    }
     Ok(w)
 }
 

@@ -114,6 +114,28 @@ pub fn new(format: Format, src: &Path, dir: Option<&Path>, first_line: &[u8]) ->
                 resume_note: None,
             }
         }
+        // Cline CLI 3: `<data>/sessions/<id>/<id>.messages.json`; the copy is a
+        // task folder of its own beside the original's.
+        Format::Cline if crate::preview::cline::is_task_document(&src.to_string_lossy()) => {
+            let sessions = match dir_given {
+                Some(d) => d.to_path_buf(),
+                None => src.parent().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_default(),
+            };
+            let id = cline_id();
+            let in_data = sessions.file_name().is_some_and(|n| n == "sessions");
+            Identity {
+                path: sessions.join(&id).join(format!("{id}.messages.json")),
+                old_id: field("/sessionId"),
+                resume: Some(format!("cline --id {id}")),
+                resume_note: (!in_data).then(|| {
+                    format!(
+                        "Cline resumes a task only from its data folder's sessions/ (~/.cline/data/sessions, or --data-dir's): move the folder {} there first",
+                        sessions.join(&id).display()
+                    )
+                }),
+                id: Some(id),
+            }
+        }
         _ => Identity {
             path: dir.join(format!("{stem}.repaired.{ext}")),
             id: None,
@@ -140,6 +162,38 @@ fn pi_harness_compaction(src: &Path) -> bool {
         line.clear();
     }
     false
+}
+
+/// A Cline CLI 3 task id as Cline makes them: milliseconds since the epoch,
+/// `_`, five base-36 characters.
+fn cline_id() -> String {
+    let ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis());
+    let digits = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let tail: String =
+        uuid::Uuid::new_v4().as_bytes()[..5].iter().map(|b| digits[usize::from(*b) % 36] as char).collect();
+    format!("{ms}_{tail}")
+}
+
+/// Files the agent needs beside the copy, with their bytes: Cline CLI 3 finds
+/// a task by its manifest `<id>.json` (without one, `cline --id` starts an
+/// empty task under that id and writes over the copy), so the copy gets the
+/// original's manifest under its own id and path.
+pub fn companions(format: Format, id: &Identity, src: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let (Format::Cline, Some(new), Some(old)) = (format, id.id.as_deref(), id.old_id.as_deref()) else {
+        return Vec::new();
+    };
+    let Some(manifest) = src.parent().map(|d| d.join(format!("{old}.json"))) else { return Vec::new() };
+    let Ok(text) = std::fs::read(&manifest) else { return Vec::new() };
+    let Ok(mut v) = serde_json::from_slice::<serde_json::Value>(&text) else { return Vec::new() };
+    let Some(m) = v.as_object_mut() else { return Vec::new() };
+    m.insert("session_id".into(), new.into());
+    if m.contains_key("messages_path") {
+        m.insert("messages_path".into(), id.path.display().to_string().into());
+    }
+    let Some(dir) = id.path.parent() else { return Vec::new() };
+    let mut bytes = serde_json::to_vec_pretty(&v).unwrap_or_default();
+    bytes.push(b'\n');
+    vec![(dir.join(format!("{new}.json")), bytes)]
 }
 
 /// Where Codex finds the copy. `codex resume ID` looks only under its sessions
@@ -228,6 +282,7 @@ pub fn edit(format: Format, id: &Identity, line: &[u8], first: bool) -> Vec<spli
         Format::Pi if first => vec!["/id"],
         Format::Copilot if first => vec!["/data/sessionId"],
         Format::GeminiCli => gemini_cli_pointer(line, first).into_iter().collect(),
+        Format::Cline => vec!["/sessionId", "/origin/sessionId"],
         _ => return Vec::new(),
     };
     pointers

@@ -27,6 +27,7 @@ AGENTS = {
     "gemini-cli": ("@google/gemini-cli", "0.61.0", "gemini"),
     "opencode": ("opencode-ai", "1.18.33", "opencode"),
     "copilot": ("@github/copilot", "1.0.102", "copilot"),
+    "cline": ("cline", "3.0.65", "cline"),
 }
 
 AGENT_TIMEOUT = 120  # seconds for one agent run
@@ -304,3 +305,88 @@ def preview_messages(sb, session, *extra):
         if key in body:
             return body, body[key]
     raise Failed("preview printed no message list\n%r" % r)
+
+
+# ------------------------------------------------ agents that resume only in a terminal
+
+
+def run_in_terminal(sb, argv, steps, timeout=AGENT_TIMEOUT, env=None, rows=40, cols=120):
+    """Runs an interactive agent in a pseudo-terminal (for resumes that have
+    no headless form). ``steps`` are ``(ready, keys)`` pairs: once
+    ``ready(screen)`` is true for the text shown so far (escape codes
+    removed), ``keys`` (bytes) are typed. After the last step the run is
+    given until ``timeout`` to exit by itself; then its process group is ended.
+    Returns a Result whose stdout is the screen text."""
+    import fcntl
+    import pty
+    import re
+    import select
+    import signal
+    import struct
+    import termios
+    import time
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+    full = dict(sb.env, TERM="xterm-256color", **(env or {}))
+    proc = subprocess.Popen([str(a) for a in argv], stdin=slave, stdout=slave, stderr=slave, cwd=str(sb.work), env=full, start_new_session=True)
+    os.close(slave)
+    raw, step, deadline = b"", 0, time.time() + timeout
+    screen = lambda: re.sub(r"\x1b\[[0-9;?>=<]*[a-zA-Z~]|\x1b\][^\x07]*\x07|\x1b[()][0-9A-Za-z]|\x1b[=>]", "", raw.decode(errors="replace"))
+    timed_out = False
+    while proc.poll() is None:
+        if time.time() > deadline:
+            timed_out = True
+            break
+        ready, _, _ = select.select([master], [], [], 0.2)
+        if ready:
+            try:
+                raw += os.read(master, 65536)
+            except OSError:
+                break
+        if step < len(steps) and steps[step][0](screen()):
+            time.sleep(0.3)
+            os.write(master, steps[step][1])
+            step += 1
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(5)
+    try:
+        while True:
+            ready, _, _ = select.select([master], [], [], 0.1)
+            if not ready:
+                break
+            chunk = os.read(master, 65536)
+            if not chunk:
+                break
+            raw += chunk
+    except OSError:
+        pass
+    os.close(master)
+    code = 124 if timed_out else proc.returncode
+    note = "\n(steps done: %d of %d%s)" % (step, len(steps), ", timed out after %ss" % timeout if timed_out else "")
+    return Result(argv, subprocess.CompletedProcess(argv, code, screen(), note))
+
+
+def processes_under(root, marker):
+    """Pids of processes whose command line holds ``marker`` and a path under
+    ``root`` (what an agent left running in the background of one sandbox)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            args = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        text = [a.decode(errors="replace") for a in args]
+        if any(marker in a for a in text) and any(str(root) in a for a in text):
+            found.append(int(entry.name))
+    return found

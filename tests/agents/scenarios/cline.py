@@ -1,0 +1,221 @@
+"""Cline CLI (``cline`` on npm) against the loopback provider.
+
+Pointed at it with ``cline auth -p openai -k KEY -m MODEL -b URL/v1`` (an
+OpenAI-compatible provider: Chat Completions, streamed). Headless with a
+prompt argument and ``--json``; its resume, ``cline --id <task>``, is
+interactive only, so it is driven in a pseudo-terminal
+(``lib.run_in_terminal``). Tasks: ``~/.cline/data/sessions/<id>/<id>.messages.json``
+beside the manifest ``<id>.json``. Every run leaves a background hub
+(``cline --cline-hub-daemon --cwd <work>``): each scenario ends the ones its
+sandbox started, by pid, and checks none is left.
+"""
+
+import functools
+import json
+import os
+import signal
+import time
+
+import lib
+
+MODEL = "gpt-4o"
+HUB = "--cline-hub-daemon"
+# What the request carries that no task message is (preview names them).
+NOT_IN_SESSION = ("system prompt", "tool list")
+
+
+def _ends_its_hubs(fn):
+    """Ends the hub processes the scenario's runs left, and checks they are gone."""
+
+    @functools.wraps(fn)
+    def run(ctx):
+        try:
+            fn(ctx)
+        finally:
+            left = lib.processes_under(ctx.sb.work, HUB)
+            for pid in left:
+                try:
+                    os.kill(pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+            deadline = time.time() + 10
+            while time.time() < deadline and lib.processes_under(ctx.sb.work, HUB):
+                time.sleep(0.2)
+            for pid in lib.processes_under(ctx.sb.work, HUB):
+                os.kill(pid, signal.SIGKILL)
+        lib.check(not lib.processes_under(ctx.sb.work, HUB), "no Cline hub of this sandbox is left running")
+
+    return run
+
+
+def _setup(ctx, name=None, data=None):
+    r = ctx.sb.run([ctx.exe, "auth", "-p", "openai", "-k", "fake-key", "-m", MODEL, "-b", ctx.provider.url + "/v1"], timeout=60)
+    lib.check(r.code == 0, "cline auth points it at the fake provider", r)
+    if name is None:
+        return None
+    path = ctx.sb.work / name
+    path.write_bytes(data)
+    ctx.provider.settings.tool = ("read_files", {"files": [{"path": str(path)}]})
+    return path
+
+
+def _sessions(ctx):
+    return sorted((ctx.sb.home / ".cline" / "data" / "sessions").glob("*/*.messages.json"))
+
+
+def _run(ctx, prompt):
+    return ctx.sb.run([ctx.exe, "--json", prompt], timeout=90)
+
+
+def _resume(ctx, task, text="continue"):
+    """``cline --id TASK`` in a terminal: types ``text`` once its prompt box
+    shows, waits for the provider's answer on screen, then leaves with Ctrl+C."""
+    before = len(ctx.provider.model_requests("chat"))
+
+    def answered(screen):
+        return len(ctx.provider.model_requests("chat")) > before and ("Done." in screen.split(text)[-1] or "Error" in screen.split(text)[-1])
+
+    steps = [
+        (lambda s: "Ask anything" in s, text.encode()),
+        (lambda s: text in s, b"\r"),
+        (answered, b"\x03"),
+    ]
+    r = lib.run_in_terminal(ctx.sb, [ctx.exe, "--id", task], steps, timeout=60)
+    sent = ctx.provider.model_requests("chat")[before:]
+    return r, sent
+
+
+def _sent_history(request, typed=None):
+    """The messages of a request that come from the task: without Cline's
+    system message, and without the prompt ``typed`` to resume when the task
+    was previewed before it was typed (Cline stores it in the task)."""
+    msgs = request["body"]["messages"]
+    lib.check(msgs and msgs[0]["role"] == "system", "Cline sends its system prompt first", msgs[:1])
+    if typed is None:
+        return msgs[1:]
+    lib.check(msgs[-1] == {"role": "user", "content": typed}, "the resume's request ends with the typed prompt", msgs[-1:])
+    return msgs[1:-1]
+
+
+def _stuck_for_real(ctx, name, data):
+    _setup(ctx, name, data)
+    first = _run(ctx, "READ-THE-FILE %s" % name)
+    lib.check(first.code != 0, "the first run fails", first)
+    log = ctx.provider.model_requests("chat")
+    lib.check(log and log[-1]["status"] == 400, "the provider refused the request carrying the image", first)
+    sessions = _sessions(ctx)
+    lib.check(len(sessions) == 1, "Cline wrote one task", sessions)
+    session = sessions[0]
+    task = session.parent.name
+    again, sent = _resume(ctx, task)
+    lib.check(sent and sent[-1]["status"] == 400, "Cline's own resume meets the same 400", again, sent[-1:] if sent else None)
+    lib.check("valid image" in again.stdout, "Cline shows the provider's error on resume", again)
+    return session, task, sent[-1]
+
+
+@_ends_its_hubs
+def scenario_cut_png_rescue(ctx):
+    """A cut PNG read by read_files: stuck for real → diagnose → exclude →
+    preview equals the resume's request → repair → `cline --id` of the copy
+    gets a 200 → diagnose on the copy: not stuck; the original untouched."""
+    session, task, failed = _stuck_for_real(ctx, "pic.png", lib.cut_png())
+    sb = ctx.sb
+    before = session.read_bytes()
+    manifest = session.parent / ("%s.json" % task)
+    manifest_before = manifest.read_bytes()
+
+    # Before any exclusion, preview is the request Cline sent on its resume.
+    previewed, summary = lib.preview(sb, session)
+    lib.check(summary.get("target") == "openai-chat", "preview speaks Chat Completions, as Cline does", summary)
+    diff = lib.message_differences(previewed["messages"], _sent_history(failed))
+    lib.check(not diff, "preview equals the request Cline sent, message by message", *diff)
+    for key in NOT_IN_SESSION:
+        lib.check(any(key in n for n in summary.get("not_in_session", [])), "preview names the %s as not in the session" % key, summary)
+
+    r, d = lib.diagnose(sb, session)
+    lib.check(d["stuck"] is True and r.code == 1, "diagnose calls the task stuck", r)
+    lib.check(d["failure"]["class"] == "media_rejected", "the failure is media_rejected", r)
+    lib.check("valid image" in d["failure"].get("message", json.dumps(d["failure"])), "with the provider's error text", r)
+    prime = [s for s in d["suspects"] if s.get("prime")]
+    lib.check(len(prime) == 1 and "pic.png" in json.dumps(prime), "pic.png is the one prime suspect", r)
+    lib.check(any("exclude" in n for n in d["next"]), "the next commands name exclude", r)
+    x = sb.doctor("exclude", session, "--suspects")
+    lib.check(x.code == 0, "exclude --suspects lands", x)
+
+    previewed, summary = lib.preview(sb, session)
+    blob = json.dumps(previewed)
+    lib.check("data:image/png" not in blob, "the excluded image is not in the preview", blob[:1500])
+    lib.check(summary["changes"]["excluded"], "preview reports the exclusion", summary)
+
+    rep = sb.doctor("repair", session, "--json")
+    lib.check(rep.code == 0, "repair writes a copy", rep)
+    copy = rep.json()
+    lib.check(copy["resume"] == "cline --id %s" % copy["id"], "repair prints Cline's own resume command", copy)
+    out = copy["out"]
+    lib.check(os.path.dirname(os.path.dirname(out)) == str(session.parent.parent), "the copy is a task folder beside the original", copy)
+    lib.check(session.read_bytes() == before and manifest.read_bytes() == manifest_before, "the original task is byte-identical")
+
+    # The copy's resume, as printed: a 200, and the request is the preview of the repaired copy.
+    expect, _ = lib.preview(sb, out)
+    resumed, sent = _resume(ctx, copy["id"])
+    lib.check(sent and sent[-1]["status"] == 200, "the printed resume gets a 200", resumed, sent[-1:] if sent else None)
+    lib.check(copy["id"] in resumed.stdout, "Cline resumed the copy, not a new task", resumed)
+    diff = lib.message_differences(expect["messages"], _sent_history(sent[-1], "continue"))
+    lib.check(not diff, "preview of the copy equals what Cline sent for it", *diff)
+    r2, d2 = lib.diagnose(sb, out)
+    lib.check(d2["stuck"] is False, "diagnose on the repaired copy says not stuck", r2)
+
+
+@_ends_its_hubs
+def scenario_killed_mid_tool(ctx):
+    """The run is killed while its tool runs (a shell command that sleeps):
+    diagnose says not stuck, and Cline's resume gets a 200."""
+    _setup(ctx)
+    ctx.provider.settings.tool = ("run_commands", {"commands": ["sleep 30"]})
+    proc = lib.spawn(ctx.sb, [ctx.exe, "--json", "READ-THE-FILE now"])
+    deadline = time.time() + 60
+    started = False
+    while time.time() < deadline and not started:
+        sessions = _sessions(ctx)
+        started = bool(sessions) and "tool_use" in sessions[0].read_text(errors="replace")
+        time.sleep(0.3)
+    lib.check(started, "the task recorded the tool call")
+    time.sleep(1)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(10)
+    session = _sessions(ctx)[0]
+    r, d = lib.diagnose(ctx.sb, session)
+    lib.check(d["stuck"] is False and r.code == 0, "diagnose says the killed task is not stuck", r)
+    lib.check(any("interrupted before a result" in n for n in d.get("notes", [])), "with a note that Cline answers the call itself", r)
+    previewed, _ = lib.preview(ctx.sb, session)
+    resumed, sent = _resume(ctx, session.parent.name)
+    lib.check(sent and sent[-1]["status"] == 200, "Cline's resume gets a 200", resumed, sent[-1:] if sent else None)
+    history = _sent_history(sent[-1], "continue")
+    lib.check(any(m["role"] == "tool" and "interrupted" in m["content"] for m in history), "Cline answered the killed call itself", history)
+    diff = lib.message_differences(previewed["messages"], history)
+    lib.check(not diff, "preview (Cline's own answer included) equals what Cline sent", *diff)
+    r2, d2 = lib.diagnose(ctx.sb, session)
+    lib.check(d2["stuck"] is False, "diagnose after the resume: not stuck", r2)
+
+
+@_ends_its_hubs
+def scenario_heals_oversized_image(ctx):
+    """An image over Cline's own 6 MiB limit: Cline sends a placeholder in its
+    place (never the bytes), so the provider answers 200; session-doctor must
+    not call the task stuck, and preview shows the placeholder too."""
+    big = lib.png(16, 16)
+    big = big[:-12] + b"\x00" * (6_400_000) + big[-12:]
+    _setup(ctx, "big.png", big)
+    first = _run(ctx, "READ-THE-FILE big.png")
+    log = ctx.provider.model_requests("chat")
+    lib.check(log and all(e["status"] == 200 for e in log), "the provider answers every request", first, [e["status"] for e in log])
+    lib.check("media omitted" in json.dumps(log[-1]["body"]["messages"]), "Cline sent its placeholder in place of the image", log[-1]["body"]["messages"][-2:])
+    session = _sessions(ctx)[0]
+    r, d = lib.diagnose(ctx.sb, session)
+    lib.check(d["stuck"] is False and r.code == 0, "diagnose does not call the healed task stuck", r)
+    lib.check(not d["accepted_invalid"] and d["attachments"] == 0, "nor counts an image Cline never sends (nor says the model accepted it)", r)
+    previewed, _ = lib.preview(ctx.sb, session)
+    sent = log[-1]["body"]["messages"][1:]
+    lib.check(previewed["messages"][-1] == {"role": "assistant", "content": "Done."}, "the task ends with the model's answer", previewed["messages"][-1:])
+    diff = lib.message_differences(previewed["messages"][:-1], sent)
+    lib.check(not diff, "preview equals what Cline sent before that answer", *diff)
