@@ -3,7 +3,7 @@
 //!
 //! - `user.message`: its `transformedContent` (the prompt with the CLI's
 //!   `<current_datetime>` stamp), then per `file` attachment a text "Image file
-//!   at path <path>" and the bytes of the `session.binary_asset` its `assetId`
+//!   at path P" (`P` its path) and the bytes of the `session.binary_asset` its `assetId`
 //!   names (the file at the path when there is no such event);
 //! - `assistant.message`: its `content` (when not empty) and one call per
 //!   `toolRequests` entry;
