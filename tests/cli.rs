@@ -39,6 +39,18 @@ fn a_closed_stdout_is_not_an_error() {
     assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
+#[test]
+fn help_into_a_closed_pipe_is_not_an_error() {
+    // `session-doctor exclude --help | head -1`: the reader is gone before the examples are written.
+    for args in [&["exclude", "--help"][..], &["--help"], &["help", "repair"]] {
+        let (reader, writer) = std::io::pipe().expect("pipe");
+        drop(reader);
+        let out = bin().args(args).stdout(writer).output().expect("runs");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.stderr.is_empty(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
 fn bin() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_session-doctor"))
 }

@@ -82,11 +82,13 @@ pub fn parse() -> Cli {
             // `--help` on stdout (exit 0); bare `session-doctor` on stderr (exit 2), as clap does.
             let _ = e.print();
             if let Some(after) = after_help(&full, std::env::args().skip(1)) {
-                if e.use_stderr() {
-                    eprintln!("\n{after}");
+                use std::io::Write as _;
+                // `--help | head` closes the pipe early: that is no error (`println!` would panic).
+                let _ = if e.use_stderr() {
+                    writeln!(std::io::stderr(), "\n{after}")
                 } else {
-                    println!("\n{after}");
-                }
+                    writeln!(std::io::stdout(), "\n{after}")
+                };
             }
             std::process::exit(e.exit_code());
         }
