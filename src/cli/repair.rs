@@ -58,7 +58,7 @@ pub struct RepairArgs {
     #[arg(long = "keep-suspects")]
     pub keep_suspects: bool,
     /// Print JSON: {"file", "format", "written", "out", "id", "resume", "resume_note"?, "lines",
-    /// "touched", "inserted", "dropped", "changes", "suspects_left_out", "still_stuck"};
+    /// "touched", "renamed", "inserted", "dropped", "changes", "suspects_left_out", "still_stuck"};
     /// with nothing to repair, {"file", "format", "written": false, "reason"}.
     #[arg(long = "json")]
     pub json: bool,
@@ -77,6 +77,8 @@ struct Report {
     resume_note: Option<String>,
     lines: u64,
     touched: u64,
+    /// Records whose only change is the new session id.
+    renamed: u64,
     /// Records added (results of interrupted tool calls).
     inserted: u64,
     dropped: Vec<u64>,
@@ -173,6 +175,7 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
         resume_note: written.identity.resume_note.clone(),
         lines: written.lines,
         touched: written.touched,
+        renamed: written.renamed,
         inserted: written.inserted,
         dropped: written.dropped.clone(),
         changes: rewrite.summary,
@@ -350,9 +353,13 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
     }
     let added =
         if r.inserted > 0 { format!(", {} added", count(r.inserted, "record", "records")) } else { String::new() };
+    let renamed = match r.renamed {
+        0 => String::new(),
+        n => format!(", {} only given the new session id", count(n, "record", "records")),
+    };
     writeln!(
         out,
-        "  {} rewritten{added}; every other line is copied byte for byte",
+        "  {} rewritten{renamed}{added}; every other line is copied byte for byte",
         count(r.touched, "record", "records")
     )?;
     writeln!(out, "the original is unchanged: {}", sanitize(&r.file))?;

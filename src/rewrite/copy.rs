@@ -33,6 +33,8 @@ pub struct Written {
     pub dropped: Vec<u64>,
     /// Records added: results for interrupted tool calls.
     pub inserted: u64,
+    /// Records whose only change is the copy's new session id.
+    pub renamed: u64,
 }
 
 /// What `repair` copies from: the session, the snapshot taken before it was
@@ -94,7 +96,7 @@ pub fn repair_text(
             identity::new(format, src, dir, &first)
         }
     };
-    let mut w = Written { identity, lines: 0, touched: 0, dropped: Vec::new(), inserted: 0 };
+    let mut w = Written { identity, lines: 0, touched: 0, dropped: Vec::new(), inserted: 0, renamed: 0 };
     let target = w.identity.path.clone();
     let companions = identity::companions(format, &w.identity, src);
     // A copy that is a folder of its own: Copilot CLI's session folder, named by
@@ -189,6 +191,7 @@ fn copy(
             }
         } else {
             w.touched += u64::from(rewritten);
+            w.renamed += u64::from(!rewritten);
             splice::apply_to(text, e, out)?;
             out.write_all(b"\n")?;
         }
