@@ -108,3 +108,27 @@ fn reading_v2_rows_leaves_no_file_beside_the_database_live_or_not() {
     assert!(s.to_string().contains("renamed.png"), "{s:#}");
     drop(live);
 }
+
+/// `preview` and `repair` refuse a store (they read and copy files): the next
+/// commands of a stuck stored session never name them, and `exclude` sends the
+/// user back to `diagnose`, which reads the store with the overlay.
+#[test]
+fn next_commands_of_a_stored_session_are_ones_that_run_on_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = database(&dir);
+    let f = db.to_str().unwrap();
+    let (v, _) = json(&["diagnose", f, "--session", V2, "--json"]);
+    let next: Vec<&str> = v["next"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+    assert!(next.iter().any(|c| c.contains(" exclude ")), "{next:?}");
+    assert!(!next.iter().any(|c| c.contains(" preview ") || c.contains(" repair ")), "{next:?}");
+    let (v, code) = json(&["exclude", f, "--session", V2, "--suspects", "--json"]);
+    assert_eq!(code, 0, "{v:#}");
+    let next: Vec<&str> = v["next"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+    assert_eq!(next.len(), 1, "{next:?}");
+    assert!(next[0].starts_with("session-doctor diagnose ") && next[0].contains(V2), "{next:?}");
+    // And what they say holds: the commands run on the store.
+    for cmd in next {
+        let args: Vec<&str> = cmd.split(' ').skip(1).collect();
+        assert!(run(&args).status.code().unwrap() < 2, "{cmd}");
+    }
+}

@@ -109,8 +109,9 @@ pub fn run(args: &ExcludeArgs) -> anyhow::Result<Exit> {
         written.as_ref().map_or_else(Vec::new, |e| e.attachments.iter().map(|n| n.reference.clone()).collect());
     let (file, extra) = (args.file.display().to_string(), args.read.repeat(&plan));
     let with = |sub: &str| crate::diagnose::next_command(&file, &extra, sub, "");
-    // `repair` refuses a store: only `preview` reads it.
-    let next = if plan.memory.is_some() { vec![with("preview")] } else { vec![with("preview"), with("repair")] };
+    // `preview` and `repair` read and copy files and refuse a store: `diagnose`
+    // reads it with the overlay and tells whether the exclusion is enough.
+    let next = if plan.memory.is_some() { vec![with("diagnose")] } else { vec![with("preview"), with("repair")] };
     let outcome = Outcome {
         overlay: overlay_path.display().to_string(),
         event: event_name,

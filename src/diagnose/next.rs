@@ -23,8 +23,9 @@ pub fn command(file_arg: &str, read_args: &str, sub: &str, args: &str) -> String
 
 /// What to run next, in order; empty when nothing needs doing (or nothing
 /// session-doctor does can help: credentials, billing, waiting). A session
-/// read from a store (`opts.store`) is never sent to `repair`, which refuses
-/// stores: `preview` shows the request instead.
+/// read from a store (`opts.store`) is never sent to `preview` or `repair`,
+/// which read and copy files and refuse stores: its next step is an export,
+/// which diagnose's note names.
 pub fn commands(
     failure: Option<&Failure>,
     stuck: bool,
@@ -34,12 +35,12 @@ pub fn commands(
     opts: &Options,
 ) -> Vec<String> {
     let cmd = |sub: &str, args: &str| {
-        let sub = if sub == "repair" && opts.store { "preview" } else { sub };
-        command(&opts.file_arg, &opts.read_args, sub, args)
+        let reads_the_file = matches!(sub, "preview" | "repair");
+        (!(opts.store && reads_the_file)).then(|| command(&opts.file_arg, &opts.read_args, sub, args))
     };
     let Some(f) = failure.filter(|_| stuck) else {
         // Not stuck, but exclusions were made: the repaired copy is what to resume.
-        return if excluded.is_empty() { Vec::new() } else { vec![cmd("repair", "")] };
+        return if excluded.is_empty() { Vec::new() } else { cmd("repair", "").into_iter().collect() };
     };
     let c = &f.classification;
     let primes: Vec<&str> = suspects.iter().filter(|s| s.prime).map(|s| s.attachment.reference.as_str()).collect();
@@ -54,7 +55,7 @@ pub fn commands(
     // Every prime suspect is valid but over a size limit: a fitted copy keeps the image.
     let fittable = !primes.is_empty()
         && suspects.iter().filter(|s| s.prime).all(|s| crate::fit::only_fittable(&s.attachment.problems));
-    let mut out = match c.class {
+    let out: Vec<Option<String>> = match c.class {
         Class::MediaRejected if fittable => vec![cmd("preview", "--fit"), cmd("repair", "--fit")],
         Class::MediaRejected => vec![exclude(), cmd("repair", "")],
         Class::ImageLimit => {
@@ -75,6 +76,7 @@ pub fn commands(
         Class::HistoryInvalid => vec![cmd("repair", "")],
         _ => Vec::new(),
     };
+    let mut out: Vec<String> = out.into_iter().flatten().collect();
     out.dedup();
     out
 }
