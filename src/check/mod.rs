@@ -129,7 +129,7 @@ pub fn judge(d: &Diagnosis, images: u64, opts: &Options) -> Vec<Problem> {
     for acc in &d.accepted_invalid {
         let Some(a) = d.timeline.attachments.iter().find(|a| a.reference == acc.reference) else { continue };
         for p in a.problems.iter().filter(|p| p.severity == Verdict::Invalid) {
-            let message = format!("{} (the model accepted it at line {})", p.message, acc.line);
+            let message = format!("{} ({})", p.message, acc.answered());
             let mut p = Problem::new(p.code, Severity::Error, message).at(Some(a.line));
             p.reference = Some(a.reference.clone());
             out.push(p);

@@ -344,10 +344,13 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
             );
         }
         for a in &accepted {
-            notes.push(format!(
-                "{} is invalid ({}), yet the model answered the request that carried it at line {}",
-                a.reference, a.why, a.line
-            ));
+            notes.push(match a.failed_at {
+                None => format!(
+                    "{} is invalid ({}), yet the model answered the request that carried it at line {}",
+                    a.reference, a.why, a.line
+                ),
+                Some(_) => format!("{} is invalid ({}); {}", a.reference, a.why, a.answered()),
+            });
         }
     }
     claude_code::fork_verdict(&session, &mut verdict);
@@ -396,6 +399,24 @@ pub struct AcceptedInvalid {
     pub line: u64,
     /// Its worst problem, in words.
     pub why: String,
+    /// A failure between it and that answer: the answer is to a retry, which
+    /// the agent may have sent without it (Copilot CLI drops refused images
+    /// from the retry, and sends them again with the next request).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed_at: Option<u64>,
+}
+
+impl AcceptedInvalid {
+    /// Which request the model answered, in words that are true of the file.
+    pub fn answered(&self) -> String {
+        match self.failed_at {
+            None => format!("the model accepted it at line {}", self.line),
+            Some(f) => format!(
+                "a request carrying it failed at line {f}; the model answered a retry at line {}, which the agent may have sent without it",
+                self.line
+            ),
+        }
+    }
 }
 
 /// The active invalid attachments that are not suspects because a later answer
@@ -407,11 +428,12 @@ fn accepted_invalid(session: &Session, suspects: &[Suspect]) -> Vec<AcceptedInva
         .filter(|a| !a.excluded && a.verdict == Verdict::Invalid)
         .filter(|a| !suspects.iter().any(|s| s.attachment.reference == a.reference))
         .filter_map(|a| {
-            let answer = session.entries[a.entry + 1..]
-                .iter()
-                .find(|e| e.role == Role::Assistant && e.accepted && e.error.is_none())?;
+            let after = &session.entries[a.entry + 1..];
+            let at = after.iter().position(|e| e.role == Role::Assistant && e.accepted && e.error.is_none())?;
+            let failed_at = after[..at].iter().find(|e| e.error.is_some()).map(|e| e.line);
             let why = a.problems.iter().find(|p| p.severity == Verdict::Invalid).map(|p| p.message.clone());
-            Some(AcceptedInvalid { reference: a.reference.clone(), line: answer.line, why: why.unwrap_or_default() })
+            let (reference, line, why) = (a.reference.clone(), after[at].line, why.unwrap_or_default());
+            Some(AcceptedInvalid { reference, line, why, failed_at })
         })
         .collect()
 }
