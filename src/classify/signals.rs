@@ -421,6 +421,9 @@ pub const MEDIA_PHRASES: &[Rule] = &[
     r(&["image in the conversation could not be processed"], Class::MediaRejected),
     r(&["an image couldn't be read"], Class::MediaRejected),
     r(&["image base64 size"], Class::MediaRejected),
+    // GitHub Copilot CLI 1.0.102's `session.warning` (`image_error`) after a provider's 400
+    // on an image (tests/data/agents/copilot/attachment-healed, written by the CLI).
+    r(&["image input was rejected"], Class::MediaRejected),
     // See: felixarntz/ai-services#19 and anthropic-sdk-typescript#603 ("invalid base64
     // data"); Gemini "Base64 decoding failed"; oh-my-pi#389 (invalid base64-encoded value).
     r(&["invalid base64"], Class::MediaRejected),
