@@ -43,8 +43,8 @@ impl StandIns {
             return Vec::new();
         }
         let mut out = Vec::new();
-        for body in long_strings(text) {
-            let body = base64_part(text, body);
+        for (body, plain) in long_strings(text) {
+            let body = base64_part(text, body, plain);
             if body.len() < MIN_LEN || keep.iter().any(|e| e.range.start < body.end && body.start < e.range.end) {
                 continue;
             }
@@ -61,17 +61,22 @@ impl StandIns {
 }
 
 /// The bodies (between the quotes) of the strings of `text` at least
-/// [`MIN_LEN`] long. Outside strings JSON holds no quote or backslash, so a
-/// linear walk that skips escapes finds every string exactly.
-fn long_strings(text: &[u8]) -> Vec<Range<usize>> {
+/// [`MIN_LEN`] long, each with whether its only escapes are `\/` (the one
+/// base64 text may carry). Outside strings JSON holds no quote or backslash,
+/// so a linear walk that skips escapes finds every string exactly.
+fn long_strings(text: &[u8]) -> Vec<(Range<usize>, bool)> {
     let mut found = Vec::new();
     let mut i = 0;
     while let Some(q) = memchr::memchr(b'"', &text[i..]) {
         let start = i + q + 1;
         let mut j = start;
+        let mut plain = true;
         let end = loop {
             match memchr::memchr2(b'"', b'\\', &text[j..]) {
-                Some(k) if text[j + k] == b'\\' => j += k + 2,
+                Some(k) if text[j + k] == b'\\' => {
+                    plain &= text.get(j + k + 1) == Some(&b'/');
+                    j += k + 2;
+                }
                 Some(k) => break Some(j + k),
                 None => break None,
             }
@@ -81,33 +86,40 @@ fn long_strings(text: &[u8]) -> Vec<Range<usize>> {
         };
         let Some(end) = end else { break };
         if end - start >= MIN_LEN {
-            found.push(start..end);
+            found.push((start..end, plain));
         }
         i = end + 1;
     }
     found
 }
 
+/// How much of a payload is checked to be base64: text (a tool's output, a
+/// file read) has a space or a newline escape long before this.
+const SNIFF: usize = 4096;
+
 /// The part of a string body that is base64: all of it, or what follows the
-/// comma of a `data:…;base64,` URL; empty when it holds anything else.
-fn base64_part(text: &[u8], body: Range<usize>) -> Range<usize> {
+/// comma of a `data:…;base64,` URL; empty when it holds anything else. A body
+/// whose only escapes are `\/` and whose first [`SNIFF`] bytes are all of the
+/// base64 alphabet is taken for base64 without reading the rest: it would be
+/// copied out as the file spells it all the same, and no dialect reads inside it.
+fn base64_part(text: &[u8], body: Range<usize>, plain: bool) -> Range<usize> {
+    let none = body.start..body.start;
+    if !plain {
+        return none;
+    }
     let s = &text[body.clone()];
     let from = if s.starts_with(b"data:") {
         match memchr::memchr(b',', &s[..s.len().min(256)]) {
             Some(c) if s[..c].ends_with(b";base64") => c + 1,
-            _ => return body.start..body.start,
+            _ => return none,
         }
     } else {
         0
     };
-    let mut k = from;
-    while k < s.len() {
-        match s[k] {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'+' | b'/' | b'=' => k += 1,
-            // `\/`, the one escape base64 text may carry in JSON
-            b'\\' if s.get(k + 1) == Some(&b'/') => k += 2,
-            _ => return body.start..body.start,
-        }
+    let sniff = &s[from..s.len().min(from + SNIFF)];
+    let alphabet = |b: &u8| matches!(b, b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'+' | b'/' | b'=' | b'\\');
+    if !sniff.iter().all(alphabet) {
+        return none;
     }
     body.start + from..body.end
 }
