@@ -26,6 +26,12 @@ impl<'r> Worker<'r> {
         Worker { judge, names: HashSet::new(), entries: Vec::new(), found: Vec::new() }
     }
 
+    /// What the adapter found about the records made with [`Worker::record`]
+    /// directly (a one-document session's), which no `read_line` handed on.
+    pub fn take_findings(&mut self) -> Vec<Finding> {
+        std::mem::take(&mut self.found)
+    }
+
     fn intern(&mut self, s: Option<String>) -> Option<Arc<str>> {
         let s = s?;
         if let Some(a) = self.names.get(s.as_str()) {

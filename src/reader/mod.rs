@@ -332,7 +332,8 @@ fn single_document(bytes: &[u8], opts: &Options, plan: &Plan) -> anyhow::Result<
                 e.line = 1 + at.map_or(0, |at| memchr::memchr_iter(b'\n', &body[..at]).count() as u64);
             }
         }
-        return Ok((vec![rec], worker.entries, Vec::new(), lines));
+        let found = worker.take_findings();
+        return Ok((vec![rec], worker.entries, found, lines));
     };
     let mut records = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
@@ -354,7 +355,8 @@ fn single_document(bytes: &[u8], opts: &Options, plan: &Plan) -> anyhow::Result<
             records.push(rec);
         }
     }
-    Ok((records, worker.entries, Vec::new(), lines))
+    let found = worker.take_findings();
+    Ok((records, worker.entries, found, lines))
 }
 
 /// Where a parsed value starts in the text it borrows from, as near as its
