@@ -171,6 +171,11 @@ pub const CODES: &[Code] = &[
         "the last recorded failure was not followed by an accepted request, but a retry can work",
     ),
     c("session.unreadable", E, "the session could not be read"),
+    c(
+        "sidecar.unreadable",
+        W,
+        "a file the agent keeps beside the session (Cline's `ui_messages.json`) cannot be read, so what it records (a failure) is not",
+    ),
 ];
 
 /// The registered entry for `code`, matching the `<class>` patterns by the

@@ -3,6 +3,8 @@
 //! Cline's own failed resume, and a task killed mid-tool then resumed.
 
 mod common;
+#[path = "common/media_corpus.rs"]
+mod media_corpus;
 
 use std::path::{Path, PathBuf};
 
@@ -182,4 +184,131 @@ fn sessions_lists_clines_newest_task_in_its_data_folder() {
     assert_eq!(rows.len(), 1, "only the messages file is a session, not its manifest: {rows:#?}");
     assert_eq!(rows[0]["format"], json!("cline"), "{rows:#?}");
     assert!(rows[0]["path"].as_str().unwrap().ends_with(&format!("{STUCK}.messages.json")), "{rows:#?}");
+}
+
+// Cline's IDE (and CLI 2) layout: `tasks/<id>/api_conversation_history.json`
+// beside `ui_messages.json`, which alone records a failed request
+// (tests/data/agents/cline/ide-task-failed, see its README).
+
+const IDE_TASK: &str = "1796198400123";
+const IDE_PNG: &str = "/home/dev/proj/pic.png";
+
+/// The IDE task folder copied into a `tasks` folder of its own; returns its history.
+fn ide_task() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let task = dir.path().join("tasks").join(IDE_TASK);
+    std::fs::create_dir_all(&task).unwrap();
+    for name in ["api_conversation_history.json", "ui_messages.json"] {
+        std::fs::copy(fixture("ide-task-failed").join(IDE_TASK).join(name), task.join(name)).unwrap();
+    }
+    (dir, task.join("api_conversation_history.json"))
+}
+
+fn ui_messages(history: &Path) -> Vec<Value> {
+    serde_json::from_slice(&std::fs::read(history.with_file_name("ui_messages.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn a_trailing_api_req_failed_in_ui_messages_is_the_failure_with_the_cut_png_as_prime_suspect() {
+    let (_dir, h) = ide_task();
+    let (d, code) = json_of(&["diagnose", h.to_str().unwrap(), "--json"]);
+    assert_eq!((code, &d["stuck"]), (1, &json!(true)), "{d:#}");
+    assert_eq!(d["failure"]["class"], json!("media_rejected"), "{d:#}");
+    assert_eq!(d["failure"]["source"], json!("recorded"), "{d:#}");
+    assert_eq!(d["failure"]["status"], json!(400), "{d:#}");
+    assert!(d["failure"]["message"].as_str().unwrap().contains("Could not process image"), "{d:#}");
+    // Recorded in ui_messages.json, on none of the history's lines: no line is claimed.
+    assert_eq!(d["failure"]["line"], json!(null), "{d:#}");
+    let notes = d["notes"].to_string();
+    assert!(notes.contains("recorded in ui_messages.json beside the history"), "{d:#}");
+    let prime: Vec<&Value> = d["suspects"].as_array().unwrap().iter().filter(|s| s["prime"] == json!(true)).collect();
+    assert_eq!(prime.len(), 1, "{d:#}");
+    assert_eq!(prime[0]["name"], json!(IDE_PNG), "{d:#}");
+    let text = String::from_utf8_lossy(&run(&["diagnose", h.to_str().unwrap()]).stdout).into_owned();
+    assert!(text.contains("recorded beside the history") && !text.contains("recorded at line"), "{text}");
+}
+
+#[test]
+fn a_failure_retried_by_hand_is_no_failure_and_the_task_stays_healthy() {
+    let (_dir, h) = ide_task();
+    // A valid PNG where the cut one was, and the user's retry as Cline records
+    // it: `streamingFailedMessage` deleted, `api_req_retried` after the ask.
+    let mut history: Value = serde_json::from_slice(&std::fs::read(&h).unwrap()).unwrap();
+    history[2]["content"][0]["content"][1]["source"]["data"] = json!(common::b64(&media_corpus::png(16, 16)));
+    std::fs::write(&h, serde_json::to_vec(&history).unwrap()).unwrap();
+    let mut ui = ui_messages(&h);
+    let started = ui.iter_mut().rfind(|m| m["say"] == json!("api_req_started")).unwrap();
+    let mut info: Value = serde_json::from_str(started["text"].as_str().unwrap()).unwrap();
+    info.as_object_mut().unwrap().remove("streamingFailedMessage");
+    started["text"] = json!(info.to_string());
+    ui.push(json!({"ts": 1796198425000u64, "type": "say", "say": "api_req_retried"}));
+    std::fs::write(h.with_file_name("ui_messages.json"), serde_json::to_vec(&ui).unwrap()).unwrap();
+    let (d, code) = json_of(&["diagnose", h.to_str().unwrap(), "--json"]);
+    assert_eq!((code, &d["stuck"], &d["failure"]), (0, &json!(false), &json!(null)), "{d:#}");
+    assert!(d["verdict"].as_str().unwrap().starts_with("healthy"), "{d:#}");
+}
+
+#[test]
+fn a_hostile_ui_messages_json_is_a_finding_and_the_history_is_still_read() {
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    type Make = Box<dyn Fn(&Path)>;
+    let cases: [(&str, Make); 3] = [
+        ("not JSON", Box::new(|p| std::fs::write(p, b"[{\"ts\":1,\"type\":\"ask\",\"ask\":\"api_req_f").unwrap())),
+        ("over 64 MiB", Box::new(|p| std::fs::File::create(p).unwrap().set_len((64 << 20) + 1).unwrap())),
+        ("nested 100000 deep", Box::new(move |p| std::fs::write(p, &deep).unwrap())),
+    ];
+    for (what, make) in cases {
+        let (_dir, h) = ide_task();
+        make(&h.with_file_name("ui_messages.json"));
+        let (d, code) = json_of(&["diagnose", h.to_str().unwrap(), "--json"]);
+        let finding = d["findings"].as_array().unwrap().iter().find(|f| f["code"] == json!("sidecar.unreadable"));
+        assert!(finding.is_some_and(|f| f["message"].as_str().unwrap().contains("ui_messages.json")), "{what}: {d:#}");
+        // The history is still read: the cut PNG, judged without the provider's word.
+        assert_eq!((code, &d["failure"]["source"]), (1, &json!("predicted")), "{what}: {d:#}");
+        assert_eq!(d["suspects"][0]["name"], json!(IDE_PNG), "{what}: {d:#}");
+        let text = String::from_utf8_lossy(&run(&["diagnose", h.to_str().unwrap()]).stdout).into_owned();
+        assert!(text.contains("ui_messages.json beside the history") && !text.contains("line 0"), "{what}: {text}");
+    }
+}
+
+#[test]
+fn repair_of_an_ide_task_writes_its_ui_messages_without_the_failure_messages_that_stop_resume() {
+    let (_dir, h) = ide_task();
+    let before = std::fs::read(h.with_file_name("ui_messages.json")).unwrap();
+    let (r, code) = json_of(&["repair", h.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{r:#}");
+    let note = r["resume_note"].as_str().unwrap();
+    assert!(note.contains("ui_messages.repaired.json") && note.contains("9948"), "{r:#}");
+    let mended: Vec<Value> =
+        serde_json::from_slice(&std::fs::read(h.with_file_name("ui_messages.repaired.json")).unwrap()).unwrap();
+    let all = ui_messages(&h);
+    assert_eq!(mended.len(), all.len() - 1, "{mended:#?}");
+    assert!(mended.iter().all(|m| m["ask"] != json!("api_req_failed") && m["say"] != json!("error")), "{mended:#?}");
+    assert_eq!(mended[..], all[..all.len() - 1]);
+    assert_eq!(std::fs::read(h.with_file_name("ui_messages.json")).unwrap(), before, "the original is never written");
+}
+
+#[test]
+fn repair_says_how_to_resume_an_ide_task_it_has_no_command_for() {
+    let (_dir, h) = ide_task();
+    let out = run(&["repair", h.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("to resume it: Cline resumes a task only from its own folder"), "{text}");
+}
+
+#[test]
+fn a_last_request_that_failed_without_the_ask_is_the_failure_too() {
+    // Killed while Cline waited to retry: the request's `api_req_started`
+    // holds `streamingFailedMessage`, no `api_req_failed` ask follows.
+    let (_dir, h) = ide_task();
+    let mut ui = ui_messages(&h);
+    ui.retain(|m| m["ask"] != json!("api_req_failed") && m["say"] != json!("error_retry"));
+    std::fs::write(h.with_file_name("ui_messages.json"), serde_json::to_vec(&ui).unwrap()).unwrap();
+    let (d, code) = json_of(&["diagnose", h.to_str().unwrap(), "--json"]);
+    assert_eq!(
+        (code, &d["failure"]["class"], &d["failure"]["source"]),
+        (1, &json!("media_rejected"), &json!("recorded")),
+        "{d:#}"
+    );
 }

@@ -380,6 +380,10 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
             writeln!(out, "  ({})", sanitize(note))?;
         }
         writeln!(out, "  {}", sanitize(cmd))?;
+    } else if let Some(note) = &r.resume_note {
+        // No command resumes it (Cline's IDE task): what to do instead.
+        writeln!(out)?;
+        writeln!(out, "to resume it: {}", sanitize(note))?;
     }
     Ok(())
 }

@@ -69,7 +69,8 @@ pub enum Source {
 pub struct Failure {
     #[serde(flatten)]
     pub classification: Classification,
-    /// The line that recorded it (`null` when given or predicted).
+    /// The line that recorded it (`null` when given or predicted, or recorded
+    /// beside the history: Cline's `ui_messages.json`).
     pub line: Option<u64>,
     pub source: Source,
     /// A later request was accepted: the session got past this failure.
@@ -286,6 +287,9 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
             );
         }
     }
+    if failure.as_ref().is_some_and(|f| f.source == Source::Recorded && f.line.is_none()) {
+        notes.push(crate::reader::RECORDED_BESIDE.into());
+    }
     notes.extend(crate::formats::codex_pairs::notes(&session));
     for p in crate::history::answered_by_agent(&session) {
         notes.push(format!(
@@ -467,7 +471,9 @@ fn find_failure(session: &Session, opts: &Options) -> (Option<Failure>, Option<u
         .or_else(|| failed.last().map(|&i| (i, classify_at(i))));
     let Some((i, c)) = chosen else { return (None, None) };
     let recovered = last_accepted.is_some_and(|a| a > i);
-    let f = Failure { classification: c, line: Some(session.entries[i].line), source: Source::Recorded, recovered };
+    // Line 0: recorded beside the history, not on a line of it (Cline's ui_messages.json).
+    let line = Some(session.entries[i].line).filter(|&l| l > 0);
+    let f = Failure { classification: c, line, source: Source::Recorded, recovered };
     (Some(f), Some(i))
 }
 

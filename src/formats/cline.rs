@@ -7,7 +7,8 @@
 //! Result:`). Images are base64 `image` blocks in user content, as tool
 //! results or attached by the user. The task folder's `task_metadata.json`
 //! (`model_usage`) and `ui_messages.json` (`modelInfo`) name the model where
-//! the messages do not (the reader looks there).
+//! the messages do not (the reader looks there); a failed request is recorded
+//! only in `ui_messages.json` (`reader::sidecar` reads it).
 //!
 //! Cline CLI 3 (`cline` on npm, built on `@cline/core`) keeps a task as
 //! `<data>/sessions/<id>/<id>.messages.json` (`<data>` is `~/.cline/data`, or

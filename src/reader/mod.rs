@@ -80,7 +80,7 @@ impl Plan {
 
 pub use detect::{NotASession, plan};
 pub use lines::Lines;
-pub use sidecar::files as sidecar_files;
+pub use sidecar::{RECORDED_BESIDE, files as sidecar_files, mended_ui};
 
 /// Why a session taken out of a store has no export that `repair` could
 /// rewrite (pi's SQLite store has no export command; `opencode export` of an
@@ -145,6 +145,10 @@ pub fn read_with_plan(
         return Err(nothing_recognised(path, opts, plan));
     }
     findings.append(&mut h.findings);
+    // Cline keeps the failure of a task's last request beside the history: it comes after all of it.
+    let (failed, unread) = sidecar::failure(path, plan.format);
+    h.entries.extend(failed);
+    findings.extend(unread);
     if plan.format == Format::ClaudeCode {
         findings.extend(fork::findings(path, opts));
     }

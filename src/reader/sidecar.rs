@@ -1,13 +1,15 @@
 //! Files beside a session that say what the session itself does not: Cline's
 //! task folder keeps the model in `task_metadata.json` (`model_usage`, newest
 //! last) and `ui_messages.json` (`modelInfo` on the messages), next to
-//! `api_conversation_history.json`.
+//! `api_conversation_history.json`. `ui_messages.json` also records the
+//! failure of the task's last API request, which the history does not.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use crate::formats::assemble::{Extra, LineRecord};
 use crate::formats::{Format, Unit, cline};
+use crate::model::{Entry, ErrorRecord, Finding, Role, Severity};
 
 /// The files beside a Cline task's history that it reads.
 const CLINE_FILES: [&str; 2] = ["task_metadata.json", "ui_messages.json"];
@@ -28,6 +30,7 @@ fn cline_task(path: &Path) -> Option<(Option<String>, Option<String>)> {
         let text = std::fs::read(dir.join(name)).ok()?;
         serde_json::from_slice(&text).ok()
     };
+    let ui = || ui_messages(dir)?.ok();
     let named = |model: Option<&str>, provider: Option<&str>| {
         let model = model.filter(|m| !m.is_empty()).map(str::to_string);
         let provider = provider.and_then(|p| cline::provider(p, model.as_deref()));
@@ -38,8 +41,7 @@ fn cline_task(path: &Path) -> Option<(Option<String>, Option<String>)> {
         named(last.get("model_id")?.as_str(), last.get("model_provider_id").and_then(|p| p.as_str()))
     });
     from_metadata.or_else(|| {
-        let ui = read(CLINE_FILES[1])?;
-        ui.as_array()?.iter().rev().find_map(|m| {
+        ui()?.iter().rev().find_map(|m| {
             let info = m.get("modelInfo")?;
             named(info.get("modelId").and_then(|v| v.as_str()), info.get("providerId").and_then(|v| v.as_str()))
         })
@@ -66,4 +68,113 @@ pub fn context(path: &Path, format: Format) -> Option<LineRecord> {
     let extra =
         Extra { context_model: model.map(Arc::from), context_provider: provider.map(Arc::from), ..Extra::default() };
     Some(LineRecord { line: 0, offset: 0, len: 0, unit: Unit::Hidden, entries: 0..0, extra: Some(Box::new(extra)) })
+}
+
+/// The most of a task's `ui_messages.json` read: Cline appends every message
+/// it shows there, images included; past this the file is a finding, not read.
+pub const MAX_UI: u64 = 64 << 20;
+
+/// A task's `ui_messages.json` (Cline's `ClineMessage[]`): `None` when the
+/// folder has none, else its messages or, in words, why they cannot be read.
+fn ui_messages(dir: &Path) -> Option<Result<Vec<serde_json::Value>, String>> {
+    use std::io::Read as _;
+    let name = CLINE_FILES[1];
+    let file = std::fs::File::open(dir.join(name)).ok()?;
+    let mut text = Vec::new();
+    if let Err(e) = file.take(MAX_UI + 1).read_to_end(&mut text) {
+        return Some(Err(format!("{name} beside the history cannot be read ({e})")));
+    }
+    if text.len() as u64 > MAX_UI {
+        return Some(Err(format!("{name} beside the history is over {} MiB, more than is read", MAX_UI >> 20)));
+    }
+    // serde_json refuses nesting deeper than 128: a hostile file is an error, not a stack overflow.
+    Some(match serde_json::from_slice::<serde_json::Value>(&text) {
+        Ok(serde_json::Value::Array(items)) => Ok(items),
+        Ok(_) => Err(format!("{name} beside the history is not a JSON array of messages")),
+        Err(e) => Err(format!("{name} beside the history is not JSON ({e})")),
+    })
+}
+
+/// What a message is: its `ask` or `say`.
+fn kind(m: &serde_json::Value) -> (Option<&str>, Option<&str>) {
+    let s = |k: &str| m.get(k).and_then(|v| v.as_str());
+    (s("ask"), s("say"))
+}
+
+/// The provider's error of the task's last API request, when it failed, as
+/// Cline records it (`src/core/task/index.ts`, `attemptApiRequest`): the
+/// request's `say: "api_req_started"` gets `streamingFailedMessage` (its
+/// `ClineError` serialized), and, once the automatic retries are spent, an
+/// `ask: "api_req_failed"` with the same text ends the messages. A manual
+/// retry deletes `streamingFailedMessage` again; reopening the task appends a
+/// `resume_task` ask, which is skipped here as resume does.
+fn last_failure(messages: &[serde_json::Value]) -> Option<String> {
+    let resume = |m: &&serde_json::Value| matches!(kind(m).0, Some("resume_task" | "resume_completed_task"));
+    let last = messages.iter().rev().find(|m| !resume(m))?;
+    if kind(last).0 == Some("api_req_failed") {
+        return Some(last.get("text").and_then(|t| t.as_str()).unwrap_or_default().to_string());
+    }
+    let started = messages.iter().rev().find(|m| kind(m).1 == Some("api_req_started"))?;
+    let info: serde_json::Value = serde_json::from_str(started.get("text")?.as_str()?).ok()?;
+    info.get("streamingFailedMessage")?.as_str().filter(|t| !t.is_empty()).map(str::to_string)
+}
+
+/// Where a failure read from `ui_messages.json` is: beside the history, on
+/// none of its lines (its entry's line is 0).
+pub const RECORDED_BESIDE: &str = "the failure is recorded in ui_messages.json beside the history (the task's last API request failed), on none of the history's lines";
+
+/// The failure of a Cline task's last API request (`last_failure`) as an
+/// entry after the history's last, and what keeps `ui_messages.json` from
+/// being read, as a finding.
+pub fn failure(path: &Path, format: Format) -> (Option<Entry>, Option<Finding>) {
+    let Some(dir) = path.parent().filter(|_| format == Format::Cline) else { return (None, None) };
+    let messages = match ui_messages(dir) {
+        None => return (None, None),
+        Some(Err(why)) => {
+            let message = format!("{why}: a failure it records is not read");
+            let f = Finding { line: 0, severity: Severity::Warning, message, code: Some("sidecar.unreadable") };
+            return (None, Some(f));
+        }
+        Some(Ok(m)) => m,
+    };
+    let Some(text) = last_failure(&messages) else { return (None, None) };
+    // `ClineError.serialize()`: {message, status, request_id, code, modelId, providerId, details}.
+    let error: Option<serde_json::Value> = serde_json::from_str(&text).ok();
+    let field = |k: &str| error.as_ref().and_then(|e| e.get(k)).and_then(|v| v.as_str()).filter(|s| !s.is_empty());
+    let model = field("modelId").map(str::to_string);
+    let provider = field("providerId").and_then(|p| cline::provider(p, model.as_deref()));
+    let status = error.as_ref().and_then(|e| e.get("status")?.as_u64()).and_then(|s| u16::try_from(s).ok());
+    let record = ErrorRecord { text: field("message").map_or(text.clone(), str::to_string), status };
+    let entry = Entry {
+        line: 0,
+        role: Role::System,
+        accepted: false,
+        model: model.map(Arc::from),
+        provider: provider.map(Arc::from),
+        error: Some(Box::new(record)),
+        blocks: 0,
+        empty: false,
+        heals: None,
+    };
+    (Some(entry), None)
+}
+
+/// The messages a repaired copy's `ui_messages.json` leaves out: every
+/// `ask: "api_req_failed"` and `say: "error"`. Cline CLI 2 (`cline -T <id>`,
+/// `cli/src/utils/plain-text-task.ts`) fails the resumed task on the first such
+/// message it finds among the task's messages, old ones included (Cline issue
+/// 9948); they are only shown, never sent to the model.
+fn stops_resume(m: &serde_json::Value) -> bool {
+    matches!(kind(m), (Some("api_req_failed"), _) | (_, Some("error")))
+}
+
+/// The task's `ui_messages.json` without the messages that stop its resume
+/// (`stops_resume`) and how many it leaves out; `None` when it holds none
+/// (or cannot be read).
+pub fn mended_ui(src: &Path) -> Option<(Vec<u8>, usize)> {
+    let mut messages = ui_messages(src.parent()?)?.ok()?;
+    let before = messages.len();
+    messages.retain(|m| !stops_resume(m));
+    let dropped = before - messages.len();
+    (dropped > 0).then(|| (serde_json::to_vec(&messages).unwrap_or_default(), dropped))
 }

@@ -38,7 +38,7 @@ pub fn write(out: &mut impl Write, d: &Diagnosis, detected: bool, term: &Term) -
         };
         let whence = match (f.source, f.line) {
             (Source::Recorded, Some(l)) => format!("recorded at line {l}"),
-            (Source::Recorded, None) => "recorded".into(),
+            (Source::Recorded, None) => "recorded beside the history".into(),
             (Source::Given, _) => "given".into(),
             (Source::Predicted, _) => "predicted: no error recorded".into(),
         };
@@ -108,6 +108,11 @@ pub fn write(out: &mut impl Write, d: &Diagnosis, detected: bool, term: &Term) -
     // history's structural problems have their own section above.
     let mut kinds: Vec<(Option<&str>, Vec<u64>)> = Vec::new();
     for f in d.findings.iter().filter(|f| f.severity >= Severity::Warning && !crate::history::is_structural(f)) {
+        if f.line == 0 {
+            // About a file beside the session, on none of its lines.
+            say(out, "note", &sanitize(&f.message))?;
+            continue;
+        }
         let kind = f.code.filter(|c| !c.starts_with("line."));
         match kinds.iter_mut().find(|(k, _)| *k == kind) {
             Some((_, lines)) => lines.push(f.line),

@@ -72,7 +72,9 @@ pub fn write_for(out: &mut impl Write, r: &ScanReport, term: &Term) -> io::Resul
             Severity::Warning => term.paint(styles::WARN, "warning"),
             Severity::Info => f.severity.to_string(),
         };
-        say(format!("  {severity}: line {}: ", f.line), &f.message)?;
+        // Line 0: a file beside the session (Cline's ui_messages.json), none of its lines.
+        let line = if f.line == 0 { String::new() } else { format!("line {}: ", f.line) };
+        say(format!("  {severity}: {line}"), &f.message)?;
     }
     writeln!(out)
 }

@@ -136,6 +136,18 @@ pub fn new(format: Format, src: &Path, dir: Option<&Path>, first_line: &[u8]) ->
                 id: Some(id),
             }
         }
+        // Cline's IDE (and CLI 2) task: `tasks/<id>/api_conversation_history.json`,
+        // found by its task id and these names only.
+        Format::Cline if src.file_name().is_some_and(|n| n == CLINE_HISTORY) => {
+            let mended = crate::reader::mended_ui(src).map(|(_, n)| n);
+            Identity {
+                path: dir.join(format!("{stem}.repaired.{ext}")),
+                id: None,
+                old_id: None,
+                resume: None,
+                resume_note: Some(cline_task_note(mended)),
+            }
+        }
         _ => Identity {
             path: dir.join(format!("{stem}.repaired.{ext}")),
             id: None,
@@ -164,6 +176,24 @@ fn pi_harness_compaction(src: &Path) -> bool {
     false
 }
 
+/// The history of a task of Cline's IDE extension and CLI 2.
+const CLINE_HISTORY: &str = "api_conversation_history.json";
+
+/// The name of the mended `ui_messages.json` beside a Cline task's copy.
+const CLINE_UI_COPY: &str = "ui_messages.repaired.json";
+
+/// How to resume a Cline task's copy: Cline reads a task from its folder under
+/// fixed names, so the copy (and the mended UI record, when `mended` messages
+/// were left out of it) must take the originals' places.
+fn cline_task_note(mended: Option<usize>) -> String {
+    match mended {
+        None => "Cline resumes a task only from its own folder, under the name api_conversation_history.json: to resume the copy, move the original elsewhere and put the copy in its place".into(),
+        Some(n) => format!(
+            "Cline resumes a task only from its own folder, under the names api_conversation_history.json and ui_messages.json: to resume the copy, move those two originals elsewhere and put the copy and {CLINE_UI_COPY} in their places. {CLINE_UI_COPY} leaves out {n} of the task's messages, the `ask: \"api_req_failed\"` and `say: \"error\"` ones: `cline -T` stops the resumed task at the first it finds (Cline issue 9948), and Cline only shows them, never sends them to the model"
+        ),
+    }
+}
+
 /// A Cline CLI 3 task id as Cline makes them: milliseconds since the epoch,
 /// `_`, five base-36 characters.
 fn cline_id() -> String {
@@ -174,11 +204,19 @@ fn cline_id() -> String {
     format!("{ms}_{tail}")
 }
 
-/// Files the agent needs beside the copy, with their bytes: Cline CLI 3 finds
+/// Files the agent needs beside the copy, with their bytes: Cline's IDE task
+/// the mended `ui_messages.json` (see `cline_task_note`); Cline CLI 3 finds
 /// a task by its manifest `<id>.json` (without one, `cline --id` starts an
 /// empty task under that id and writes over the copy), so the copy gets the
 /// original's manifest under its own id and path.
 pub fn companions(format: Format, id: &Identity, src: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    // Cline's IDE task: its UI record without the failure messages that stop its resume.
+    if format == Format::Cline && src.file_name().is_some_and(|n| n == CLINE_HISTORY) {
+        let (Some((bytes, _)), Some(dir)) = (crate::reader::mended_ui(src), id.path.parent()) else {
+            return Vec::new();
+        };
+        return vec![(dir.join(CLINE_UI_COPY), bytes)];
+    }
     let (Format::Cline, Some(new), Some(old)) = (format, id.id.as_deref(), id.old_id.as_deref()) else {
         return Vec::new();
     };
