@@ -35,6 +35,13 @@ fn fake_home() -> tempfile::TempDir {
     put(home, ".pi/agent/sessions/--home-dev-shop--/2026-08-01T10-00-00-000Z_1f0e.jsonl", b"\x1f\x8b\x08\x00\x00", 4);
     put(home, ".codex/sessions/2026/08/01/rollout-2026-08-01T10-00-00-1f0e.jsonl", &sample("codex.jsonl"), 5);
     put(home, ".claude/projects/-home-dev-shop/1f0e2d3c.jsonl", &sample("claude-code.jsonl"), 6);
+    put(home, ".copilot/session-state/77ee96c5-e46b-4f2b-8874-8b5c969c004b/events.jsonl", &sample("copilot.jsonl"), 7);
+    let cline = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/agents/cline/stuck/1796121856311_l5u09/1796121856311_l5u09.messages.json"),
+    )
+    .expect("cline fixture");
+    put(home, ".cline/data/sessions/1796121856311_l5u09/1796121856311_l5u09.messages.json", &cline, 8);
     // Not sessions: a subagent transcript, a Codex index, a note beside the store.
     put(home, ".claude/projects/-home-dev-shop/1f0e2d3c/subagents/agent-1.jsonl", &sample("claude-code.jsonl"), 0);
     put(home, ".codex/session_index.jsonl", b"{}\n", 0);
@@ -48,9 +55,19 @@ fn env(home: &Path) -> Env {
 fn bin(home: &Path) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_session-doctor"));
     cmd.env("HOME", home);
-    for var in
-        ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "PI_CODING_AGENT_DIR", "GEMINI_CLI_HOME", "MUX_ROOT", "XDG_DATA_HOME"]
-    {
+    for var in [
+        "CLAUDE_CONFIG_DIR",
+        "CODEX_HOME",
+        "PI_CODING_AGENT_DIR",
+        "PI_CODING_AGENT_SESSION_DIR",
+        "GEMINI_CLI_HOME",
+        "MUX_ROOT",
+        "XDG_DATA_HOME",
+        "COPILOT_HOME",
+        "CLINE_SESSION_DATA_DIR",
+        "CLINE_DATA_DIR",
+        "CLINE_DIR",
+    ] {
         cmd.env_remove(var);
     }
     cmd
@@ -61,7 +78,11 @@ fn every_agent_is_found_newest_first() {
     let home = fake_home();
     let found = discover::find(&env(home.path()), None);
     let agents: Vec<&str> = found.iter().map(|f| f.agent).collect();
-    assert_eq!(agents, ["opencode", "mux", "gemini-cli", "pi", "codex", "claude-code"], "{found:#?}");
+    assert_eq!(
+        agents,
+        ["opencode", "mux", "gemini-cli", "pi", "codex", "claude-code", "copilot", "cline"],
+        "{found:#?}"
+    );
     assert!(found[0].format.is_none(), "opencode's database is not read");
     assert_eq!(found[1].bytes, std::fs::metadata(&found[1].path).expect("meta").len());
 }
@@ -107,7 +128,9 @@ fn sessions_lists_health_and_json() {
             ("gemini-cli", "problems"),
             ("pi", "unreadable"),
             ("codex", "problems"),
-            ("claude-code", "problems")
+            ("claude-code", "problems"),
+            ("copilot", "problems"),
+            ("cline", "problems")
         ]
     );
     assert!(rows[1]["modified"].as_str().is_some_and(|m| m.ends_with('Z') && m.len() == 20), "{:#}", rows[1]);
