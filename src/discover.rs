@@ -38,26 +38,26 @@ pub struct Env {
     pub vars: BTreeMap<String, OsString>,
 }
 
+/// The environment variables that move an agent's store (see the table above).
+pub const VARS: [&str; 11] = [
+    "CLAUDE_CONFIG_DIR",
+    "CODEX_HOME",
+    "PI_CODING_AGENT_DIR",
+    "PI_CODING_AGENT_SESSION_DIR",
+    "GEMINI_CLI_HOME",
+    "MUX_ROOT",
+    "XDG_DATA_HOME",
+    "COPILOT_HOME",
+    "CLINE_SESSION_DATA_DIR",
+    "CLINE_DATA_DIR",
+    "CLINE_DIR",
+];
+
 impl Env {
     /// The process's own home and environment; `None` without a home directory.
     pub fn from_process() -> Option<Env> {
         let home = std::env::home_dir()?;
-        let vars = [
-            "CLAUDE_CONFIG_DIR",
-            "CODEX_HOME",
-            "PI_CODING_AGENT_DIR",
-            "PI_CODING_AGENT_SESSION_DIR",
-            "GEMINI_CLI_HOME",
-            "MUX_ROOT",
-            "XDG_DATA_HOME",
-            "COPILOT_HOME",
-            "CLINE_SESSION_DATA_DIR",
-            "CLINE_DATA_DIR",
-            "CLINE_DIR",
-        ]
-        .into_iter()
-        .filter_map(|k| std::env::var_os(k).map(|v| (k.to_string(), v)))
-        .collect();
+        let vars = VARS.into_iter().filter_map(|k| std::env::var_os(k).map(|v| (k.to_string(), v))).collect();
         Some(Env { home, vars })
     }
 

@@ -8,7 +8,7 @@ mod media_corpus;
 
 use std::path::{Path, PathBuf};
 
-use common::run;
+use common::{json_of, run};
 use serde_json::{Value, json};
 
 const STUCK: &str = "1796121856311_l5u09";
@@ -30,13 +30,6 @@ fn sessions(kind: &str, id: &str) -> (tempfile::TempDir, PathBuf) {
         std::fs::copy(fixture(kind).join(id).join(&name), task.join(&name)).unwrap();
     }
     (dir, task.join(format!("{id}.messages.json")))
-}
-
-fn json_of(args: &[&str]) -> (Value, i32) {
-    let out = run(args);
-    let v = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{args:?} printed no JSON ({e}): {}", String::from_utf8_lossy(&out.stderr)));
-    (v, out.status.code().unwrap())
 }
 
 fn sent(kind: &str) -> Value {

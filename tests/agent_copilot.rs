@@ -14,7 +14,7 @@ mod media_corpus;
 
 use std::path::{Path, PathBuf};
 
-use common::run;
+use common::{json_of, run};
 use serde_json::{Value, json};
 
 const HEALED: &str = "attachment-healed/77ee96c5-e46b-4f2b-8874-8b5c969c004b/events.jsonl";
@@ -50,13 +50,6 @@ fn recorded_png() -> Vec<u8> {
         text.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()).find(|e| e["type"] == "session.binary_asset");
     let data = asset.unwrap()["data"]["data"].as_str().unwrap().to_string();
     base64::engine::general_purpose::STANDARD.decode(data).unwrap()
-}
-
-fn json_of(args: &[&str]) -> (Value, i32) {
-    let out = run(args);
-    let v = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{args:?} printed no JSON ({e}): {}", String::from_utf8_lossy(&out.stderr)));
-    (v, out.status.code().unwrap())
 }
 
 #[test]

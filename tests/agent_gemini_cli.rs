@@ -6,7 +6,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::run;
+use common::{json_of, run};
 use serde_json::{Value, json};
 
 const STUCK: &str = "session-2026-12-01T08-15-1e60ab7e.jsonl";
@@ -23,13 +23,6 @@ fn chats(name: &str) -> (tempfile::TempDir, PathBuf) {
     let path = dir.path().join(name);
     std::fs::copy(fixture(name), &path).unwrap();
     (dir, path)
-}
-
-fn json_of(args: &[&str]) -> (Value, i32) {
-    let out = run(args);
-    let v = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{args:?} printed no JSON ({e}): {}", String::from_utf8_lossy(&out.stderr)));
-    (v, out.status.code().unwrap())
 }
 
 #[test]

@@ -7,7 +7,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::run;
+use common::{json_of, run};
 use serde_json::Value;
 
 fn fixture(name: &str) -> PathBuf {
@@ -25,13 +25,6 @@ fn sent(name: &str) -> Vec<Value> {
     let text = std::fs::read_to_string(fixture(&format!("{name}.sent.json"))).expect("the logged request");
     let v: Value = serde_json::from_str(&text).expect("JSON");
     v["messages"].as_array().expect("messages").clone()
-}
-
-fn json_of(args: &[&str]) -> (Value, i32) {
-    let out = run(args);
-    let v = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{args:?} printed no JSON ({e}): {}", String::from_utf8_lossy(&out.stderr)));
-    (v, out.status.code().expect("exited"))
 }
 
 /// The request body `preview` writes and its `--json` summary.

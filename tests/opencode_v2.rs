@@ -8,8 +8,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{run, sha256_file};
-use serde_json::Value;
+use common::{json_of, run, sha256_file};
 
 /// Sent as `opencode serve`'s `POST /api/session/:id/prompt` with a cut PNG.
 const V2: &str = "ses_dced059e6ffeCrRUbVHgxPpitm";
@@ -28,13 +27,6 @@ fn names(dir: &Path) -> Vec<String> {
     v
 }
 
-fn json(args: &[&str]) -> (Value, i32) {
-    let out = run(args);
-    let v = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{args:?}: no JSON ({e}): {}", String::from_utf8_lossy(&out.stderr)));
-    (v, out.status.code().unwrap())
-}
-
 /// The v1 session of the same database: the other one.
 fn v1_session(db: &Path) -> String {
     let c = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
@@ -46,7 +38,7 @@ fn the_image_of_a_v2_session_is_counted_and_judged() {
     let dir = tempfile::tempdir().unwrap();
     let db = database(&dir);
     let f = db.to_str().unwrap();
-    let (v, code) = json(&["diagnose", f, "--session", V2, "--json"]);
+    let (v, code) = json_of(&["diagnose", f, "--session", V2, "--json"]);
     assert_eq!(code, 1, "a cut PNG the user attached: stuck: {v:#}");
     let text = v.to_string();
     assert_eq!(v["suspects"][0]["name"], "shot.png", "{v:#}");
@@ -61,11 +53,11 @@ fn both_kinds_are_read_from_one_database() {
     let db = database(&dir);
     let f = db.to_str().unwrap();
     let v1 = v1_session(&db);
-    let (s, code) = json(&["scan", f, "--session", &v1, "--json"]);
+    let (s, code) = json_of(&["scan", f, "--session", &v1, "--json"]);
     assert_eq!(code, 0, "{s:#}");
     assert_eq!(s["attachments"].as_array().unwrap().len(), 0, "the v1 session holds text only: {s:#}");
     assert_eq!(s["entries"], 2, "its prompt and reply: {s:#}");
-    let (s, _) = json(&["scan", f, "--session", V2, "--json"]);
+    let (s, _) = json_of(&["scan", f, "--session", V2, "--json"]);
     assert_eq!(s["attachments"].as_array().unwrap().len(), 1, "{s:#}");
     // Without --session the newest of the two is read: the v2 one.
     let out = run(&["scan", f]);
@@ -104,7 +96,7 @@ fn reading_v2_rows_leaves_no_file_beside_the_database_live_or_not() {
     )
     .unwrap();
     assert!(dir.path().join("opencode.db-wal").exists());
-    let (s, _) = json(&["scan", f, "--session", V2, "--json"]);
+    let (s, _) = json_of(&["scan", f, "--session", V2, "--json"]);
     assert!(s.to_string().contains("renamed.png"), "{s:#}");
     drop(live);
 }
@@ -117,11 +109,11 @@ fn next_commands_of_a_stored_session_are_ones_that_run_on_it() {
     let dir = tempfile::tempdir().unwrap();
     let db = database(&dir);
     let f = db.to_str().unwrap();
-    let (v, _) = json(&["diagnose", f, "--session", V2, "--json"]);
+    let (v, _) = json_of(&["diagnose", f, "--session", V2, "--json"]);
     let next: Vec<&str> = v["next"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
     assert!(next.iter().any(|c| c.contains(" exclude ")), "{next:?}");
     assert!(!next.iter().any(|c| c.contains(" preview ") || c.contains(" repair ")), "{next:?}");
-    let (v, code) = json(&["exclude", f, "--session", V2, "--suspects", "--json"]);
+    let (v, code) = json_of(&["exclude", f, "--session", V2, "--suspects", "--json"]);
     assert_eq!(code, 0, "{v:#}");
     let next: Vec<&str> = v["next"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
     assert_eq!(next.len(), 1, "{next:?}");

@@ -55,19 +55,7 @@ fn env(home: &Path) -> Env {
 fn bin(home: &Path) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_session-doctor"));
     cmd.env("HOME", home);
-    for var in [
-        "CLAUDE_CONFIG_DIR",
-        "CODEX_HOME",
-        "PI_CODING_AGENT_DIR",
-        "PI_CODING_AGENT_SESSION_DIR",
-        "GEMINI_CLI_HOME",
-        "MUX_ROOT",
-        "XDG_DATA_HOME",
-        "COPILOT_HOME",
-        "CLINE_SESSION_DATA_DIR",
-        "CLINE_DATA_DIR",
-        "CLINE_DIR",
-    ] {
+    for var in discover::VARS {
         cmd.env_remove(var);
     }
     cmd

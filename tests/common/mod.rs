@@ -20,18 +20,20 @@ pub fn run(args: &[&str]) -> Output {
     bin().args(args).output().expect("the binary runs")
 }
 
+/// Runs the binary with `args`, whose output is JSON: the document and the exit code.
+pub fn json_of(args: &[&str]) -> (serde_json::Value, i32) {
+    let out = run(args);
+    let v = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{args:?} printed no JSON ({e}): {}", String::from_utf8_lossy(&out.stderr)));
+    (v, out.status.code().expect("exited"))
+}
+
 /// Runs `scan --json` on one file and parses the document.
 pub fn scan_json(file: &Path, extra: &[&str]) -> (serde_json::Value, i32) {
     let mut args = vec!["scan", "--json"];
     args.extend_from_slice(extra);
-    let path = file.to_str().expect("utf-8 path");
-    args.push(path);
-    let out = run(&args);
-    let code = out.status.code().expect("exited");
-    let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!("scan --json printed no JSON ({e}); stderr: {}", String::from_utf8_lossy(&out.stderr))
-    });
-    (v, code)
+    args.push(file.to_str().expect("utf-8 path"));
+    json_of(&args)
 }
 
 pub fn sha256_file(p: &Path) -> String {
@@ -81,9 +83,5 @@ pub fn diagnose(file: &Path, extra: &[&str]) -> (serde_json::Value, i32) {
     let mut args = vec!["diagnose", "--json"];
     args.extend_from_slice(extra);
     args.push(file.to_str().expect("utf-8"));
-    let out = run(&args);
-    let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!("diagnose --json printed no JSON ({e}); stderr: {}", String::from_utf8_lossy(&out.stderr))
-    });
-    (v, out.status.code().expect("exited"))
+    json_of(&args)
 }
