@@ -109,8 +109,9 @@ pub fn agent_name(name: &str) -> Option<&'static str> {
 
 /// The directories searched for `agent`, whether they exist or not (for messages).
 pub fn roots(env: &Env, agent: &str) -> Vec<PathBuf> {
-    match agent {
-        "claude-code" => match env.var("CLAUDE_CONFIG_DIR") {
+    let Some(format) = Format::from_name(agent) else { return Vec::new() };
+    match format {
+        Format::ClaudeCode => match env.var("CLAUDE_CONFIG_DIR") {
             Some(list) => list
                 .to_string_lossy()
                 .split(',')
@@ -120,30 +121,31 @@ pub fn roots(env: &Env, agent: &str) -> Vec<PathBuf> {
                 .collect(),
             None => vec![env.home.join(".claude/projects"), env.home.join(".config/claude/projects")],
         },
-        "codex" => vec![env.dir("CODEX_HOME", ".codex").join("sessions")],
-        "pi" => {
+        Format::Codex => vec![env.dir("CODEX_HOME", ".codex").join("sessions")],
+        Format::Pi => {
             let mut out = vec![env.dir("PI_CODING_AGENT_DIR", ".pi/agent").join("sessions")];
             out.extend(env.var("PI_CODING_AGENT_SESSION_DIR").map(|d| env.expand(Path::new(d))));
             out
         }
-        "gemini-cli" => vec![
+        Format::GeminiCli => vec![
             env.var("GEMINI_CLI_HOME")
                 .map_or_else(|| env.home.clone(), |h| env.expand(Path::new(h)))
                 .join(".gemini/tmp"),
         ],
-        "mux" => match env.var("MUX_ROOT") {
+        Format::Mux => match env.var("MUX_ROOT") {
             Some(root) => vec![env.expand(Path::new(root)).join("sessions")],
             None => [".mux", ".cmux", ".xum"].iter().map(|d| env.home.join(d).join("sessions")).collect(),
         },
-        "opencode" => vec![env.dir("XDG_DATA_HOME", ".local/share").join("opencode")],
-        "copilot" => vec![env.dir("COPILOT_HOME", ".copilot").join("session-state")],
+        Format::Opencode => vec![env.dir("XDG_DATA_HOME", ".local/share").join("opencode")],
+        Format::Copilot => vec![env.dir("COPILOT_HOME", ".copilot").join("session-state")],
         // Cline CLI 3 (`@cline/core`'s own lookup order).
-        "cline" => vec![match (env.var("CLINE_SESSION_DATA_DIR"), env.var("CLINE_DATA_DIR")) {
+        Format::Cline => vec![match (env.var("CLINE_SESSION_DATA_DIR"), env.var("CLINE_DATA_DIR")) {
             (Some(d), _) => env.expand(Path::new(d)),
             (None, Some(d)) => env.expand(Path::new(d)).join("sessions"),
             (None, None) => env.dir("CLINE_DIR", ".cline").join("data/sessions"),
         }],
-        _ => Vec::new(),
+        // Logged requests have no store of their own.
+        Format::OpenaiChat | Format::OpenaiResponses | Format::Anthropic | Format::Gemini => Vec::new(),
     }
 }
 
@@ -189,12 +191,12 @@ pub fn latest_session(agent: Option<&str>) -> Option<PathBuf> {
 
 /// The session files of one agent under one root.
 fn files(agent: &str, root: &Path) -> Vec<(PathBuf, Option<Format>)> {
-    let format = Format::from_name(agent);
-    let with = |paths: Vec<PathBuf>| paths.into_iter().map(|p| (p, format)).collect::<Vec<_>>();
-    match agent {
+    let Some(format) = Format::from_name(agent) else { return Vec::new() };
+    let with = |paths: Vec<PathBuf>| paths.into_iter().map(|p| (p, Some(format))).collect::<Vec<_>>();
+    match format {
         // <project>/<session>.jsonl; subagent transcripts sit one level deeper and are not sessions.
-        "claude-code" => with(dirs(root).iter().flat_map(|d| plain_files(d, |n| n.ends_with(".jsonl"))).collect()),
-        "codex" => {
+        Format::ClaudeCode => with(dirs(root).iter().flat_map(|d| plain_files(d, |n| n.ends_with(".jsonl"))).collect()),
+        Format::Codex => {
             let days = dirs(root).iter().flat_map(|y| dirs(y)).flat_map(|m| dirs(&m)).collect::<Vec<_>>();
             with(
                 days.iter()
@@ -208,32 +210,34 @@ fn files(agent: &str, root: &Path) -> Vec<(PathBuf, Option<Format>)> {
             )
         }
         // `--<cwd>--/<session>.jsonl`, or flat in a `--session-dir` (pi lists `*.jsonl` of the folder it writes to).
-        "pi" => with(
+        Format::Pi => with(
             dirs(root)
                 .iter()
                 .chain([root.to_path_buf()].iter())
                 .flat_map(|d| plain_files(d, |n| n.ends_with(".jsonl")))
                 .collect(),
         ),
-        "gemini-cli" => with(
+        Format::GeminiCli => with(
             dirs(root)
                 .iter()
                 .flat_map(|p| plain_files(&p.join("chats"), |n| n.ends_with(".jsonl") || n.ends_with(".json")))
                 .collect(),
         ),
-        "mux" => with(dirs(root).iter().map(|d| d.join("chat.jsonl")).filter(|p| p.is_file()).collect()),
+        Format::Mux => with(dirs(root).iter().map(|d| d.join("chat.jsonl")).filter(|p| p.is_file()).collect()),
         // <session id>/events.jsonl; `.session-operation-locks` holds no events file.
-        "copilot" => with(dirs(root).iter().map(|d| d.join("events.jsonl")).filter(|p| p.is_file()).collect()),
+        Format::Copilot => with(dirs(root).iter().map(|d| d.join("events.jsonl")).filter(|p| p.is_file()).collect()),
         // <id>/<id>.messages.json beside its manifest <id>.json.
-        "cline" => with(dirs(root).iter().flat_map(|d| plain_files(d, |n| n.ends_with(".messages.json"))).collect()),
-        "opencode" => {
+        Format::Cline => {
+            with(dirs(root).iter().flat_map(|d| plain_files(d, |n| n.ends_with(".messages.json"))).collect())
+        }
+        Format::Opencode => {
             let db = |n: &str| n.starts_with("opencode") && n.ends_with(".db");
             let mut out: Vec<_> = plain_files(root, db).into_iter().map(|p| (p, None)).collect();
             let legacy = root.join("storage/session");
             out.extend(dirs(&legacy).iter().flat_map(|d| plain_files(d, |n| n.ends_with(".json"))).map(|p| (p, None)));
             out
         }
-        _ => Vec::new(),
+        Format::OpenaiChat | Format::OpenaiResponses | Format::Anthropic | Format::Gemini => Vec::new(),
     }
 }
 

@@ -357,3 +357,31 @@ fn a_cut_jpeg_is_shown_as_far_as_it_decodes_and_marked_broken() {
     assert_eq!(doc.select(&sel("figure.thumb img")).count(), 2, "{html}");
     assert_eq!(doc.select(&sel("figure.thumb.broken img")).count(), 1, "{html}");
 }
+
+/// The header's "agent" row is a claim about who wrote the file: every
+/// agent's sample names its agent (Cline's and Copilot CLI's pages used to say
+/// "none (a provider request body)"), and only a logged request names none.
+#[test]
+fn the_header_names_the_agent_that_wrote_each_sample() {
+    let dir = tempfile::tempdir().unwrap();
+    for (sample, agent) in [
+        ("claude-code.jsonl", "Claude Code"),
+        ("codex.jsonl", "OpenAI Codex CLI"),
+        ("pi.jsonl", "pi"),
+        ("gemini-cli.jsonl", "Gemini CLI"),
+        ("mux.jsonl", "mux"),
+        ("opencode.jsonl", "opencode"),
+        ("cline.json", "Cline"),
+        ("copilot.jsonl", "GitHub Copilot CLI"),
+        ("anthropic.jsonl", "none (a provider request body)"),
+    ] {
+        let out = dir.path().join(format!("{sample}.html"));
+        let o = run(&["diagnose", common::sample(sample).to_str().unwrap(), "--html", out.to_str().unwrap()]);
+        assert!(o.status.code().is_some_and(|c| c <= 1), "{sample}: {}", String::from_utf8_lossy(&o.stderr));
+        let doc = Html::parse_document(&std::fs::read_to_string(&out).unwrap());
+        let names: Vec<String> = doc.select(&sel("header#summary dt")).map(|r| r.text().collect()).collect();
+        let values: Vec<String> = doc.select(&sel("header#summary dd")).map(|r| r.text().collect()).collect();
+        let at = names.iter().position(|n| n == "agent").unwrap_or_else(|| panic!("{sample}: no agent row: {names:?}"));
+        assert_eq!(values[at], agent, "{sample}");
+    }
+}

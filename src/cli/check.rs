@@ -309,7 +309,9 @@ fn check_one(c: &Candidate, read: &ReadArgs, opts: &check::Options, keep: bool) 
         Ok((format, problems, kept))
     });
     match judged {
-        Ok((format, problems, kept)) => Outcome::Checked(Checked::new(file, Some(format), problems, &opts.allow), kept),
+        Ok((format, problems, kept)) => {
+            Outcome::Checked(Checked::new(file, Some(format.name()), problems, &opts.allow), kept)
+        }
         Err(e) => Outcome::Failed(Checked::unreadable(file, format!("{e:#}"), &opts.allow)),
     }
 }

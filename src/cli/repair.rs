@@ -67,7 +67,7 @@ pub struct RepairArgs {
 #[derive(Serialize)]
 struct Report {
     file: String,
-    format: &'static str,
+    format: crate::formats::Format,
     written: bool,
     out: String,
     id: Option<String>,

@@ -58,7 +58,7 @@ pub fn locate(block: &str, session: &Session, numbering: Numbering) -> Vec<usize
     let atts = &session.attachments;
     // Claude Code's request holds more messages than its entries: read the path against it.
     if numbering == Numbering::Merged
-        && session.format == "claude-code"
+        && session.format == crate::formats::Format::ClaudeCode
         && let Some(found) = super::claude_code::locate(session, &list, &idx)
     {
         return found;
@@ -70,7 +70,7 @@ pub fn locate(block: &str, session: &Session, numbering: Numbering) -> Vec<usize
     }
     let messages = request_messages(session, numbering);
     // Items the agent sends before the session's own hold no attachment of ours.
-    let Some(first) = idx[0].checked_sub(crate::preview::codex::leading_items(session.format)) else {
+    let Some(first) = idx[0].checked_sub(session.format.behaviour().leading_items) else {
         return Vec::new();
     };
     let Some(slots) = messages.get(first as usize) else { return Vec::new() };

@@ -61,7 +61,7 @@ fn media_hashes(v: &Value, out: &mut Vec<String>) {
 /// command is the parent's diagnosis.
 pub fn subagent(session: &Session, notes: &mut Vec<String>, next: Vec<String>) -> Vec<String> {
     use crate::formats::claude_code_subagent;
-    if session.format != crate::formats::Format::ClaudeCode.name() {
+    if session.format != crate::formats::Format::ClaudeCode {
         return next;
     }
     let Some(sub) = claude_code_subagent::of(std::path::Path::new(&session.file)) else {

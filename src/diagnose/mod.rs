@@ -17,6 +17,7 @@ mod suspects;
 use serde::Serialize;
 
 use crate::classify::{self, Class, Classification, Hint};
+use crate::formats::Format;
 use crate::media::rules::Rules;
 use crate::media::{Problem, Verdict, request_problems};
 use crate::model::{Attachment, Finding, ReasoningKind, Role, Session};
@@ -102,7 +103,7 @@ pub struct Boundary {
 #[derive(Clone, Debug, Serialize)]
 pub struct Diagnosis {
     pub file: String,
-    pub format: &'static str,
+    pub format: Format,
     pub stuck: bool,
     /// One sentence: the verdict a person reads first.
     pub verdict: String,
@@ -298,7 +299,7 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
             p.call_id.as_deref().unwrap_or("-"),
             p.line,
             session.format,
-            if session.format == "cline" { crate::preview::cline::INTERRUPTED } else { crate::preview::pi::NO_RESULT },
+            session.format.behaviour().orphaned_call_answer.unwrap_or_default(),
         ));
     }
     if let Some(p) = structure.iter().find(|p| p.pending) {
@@ -491,12 +492,19 @@ fn latest_model(session: &Session, upto: Option<usize>) -> Option<String> {
 fn numbering(session: &Session, rules: &Rules) -> Numbering {
     let anthropic = matches!(rules.provider.as_str(), "anthropic" | "bedrock" | "vertex-anthropic");
     match session.format {
-        "openai-chat" | "openai-responses" | "anthropic" | "gemini" => Numbering::Logged,
-        "claude-code" => Numbering::Merged,
+        Format::OpenaiChat | Format::OpenaiResponses | Format::Anthropic | Format::Gemini => Numbering::Logged,
+        Format::ClaudeCode => Numbering::Merged,
         // pi keeps consecutive user turns apart (issue 17, tests/agent_pi.rs).
-        "pi" if anthropic => Numbering::ResultsMerged,
-        "mux" | "opencode" if anthropic => Numbering::Merged,
-        _ => Numbering::PerEntry,
+        Format::Pi if anthropic => Numbering::ResultsMerged,
+        Format::Mux | Format::Opencode if anthropic => Numbering::Merged,
+        // Cline's and Copilot CLI's records are whole messages already.
+        Format::Pi
+        | Format::Mux
+        | Format::Opencode
+        | Format::Codex
+        | Format::GeminiCli
+        | Format::Cline
+        | Format::Copilot => Numbering::PerEntry,
     }
 }
 

@@ -25,6 +25,18 @@ use crate::model::{ErrorRecord, MediaKind, Origin, Role};
 use super::blocks::anthropic_content;
 use super::{Adapter, Id, LineOut, RawEntry, RawPayload, Site, Unit};
 
+/// Claude Code: Anthropic's API; it answers an interrupted call and heals refused media itself.
+pub const BEHAVIOUR: super::Behaviour = super::Behaviour {
+    default_provider: Some("anthropic"),
+    pairing: crate::history::Dialect::Anthropic,
+    answers_interrupted_calls: true,
+    holds_synthetic_results: true,
+    sends_results_as_recorded: true,
+    interrupted_result: Some((TOOL_INTERRUPTED, true)),
+    heal_placeholder: Some(MEDIA_REMOVED),
+    ..super::Behaviour::agent("Claude Code")
+};
+
 pub struct ClaudeCode;
 
 /// What Claude Code sends in place of a tool result's media it healed away.

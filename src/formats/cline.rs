@@ -28,6 +28,14 @@ use crate::model::{ErrorRecord, Origin, ReasoningKind, Role};
 use super::blocks::anthropic_content;
 use super::{Adapter, LineOut, RawCall, RawEntry, RawPayload, Site};
 
+/// Cline: Anthropic's message shape; it keeps tool results as text and pairs them itself.
+pub const BEHAVIOUR: super::Behaviour = super::Behaviour {
+    default_provider: Some("anthropic"),
+    pairing: crate::history::Dialect::Anthropic,
+    orphaned_call_answer: Some(crate::preview::cline::INTERRUPTED),
+    ..super::Behaviour::agent("Cline")
+};
+
 pub struct Cline;
 
 /// Text only Cline puts in a user message.

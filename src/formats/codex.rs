@@ -18,6 +18,19 @@ use crate::model::{ErrorRecord, Origin, Role};
 use super::blocks::{responses_item, url_payload};
 use super::{Adapter, LineOut, RawEntry, RawPayload, Site, Unit, ptr};
 
+/// Codex: the Responses API, one item per record, a developer message first;
+/// it answers an interrupted call with an aborted output.
+pub const BEHAVIOUR: super::Behaviour = super::Behaviour {
+    default_provider: Some("openai"),
+    pairing: crate::history::Dialect::Responses,
+    answers_interrupted_calls: true,
+    holds_synthetic_results: true,
+    sends_results_as_recorded: true,
+    results_are_records: true,
+    leading_items: 1,
+    ..super::Behaviour::agent("OpenAI Codex CLI")
+};
+
 pub struct Codex;
 
 const TYPES: &[&str] = &["session_meta", "turn_context", "response_item", "event_msg", "compacted"];

@@ -27,6 +27,14 @@ use crate::model::{ErrorRecord, Origin, Role};
 
 use super::{Adapter, LineOut, RawCall, RawEntry, RawPayload, Site, Unit, http_status, path_argument, ptr};
 
+/// Copilot CLI: any provider; it answers an interrupted call on resume, in its own words, not as an error.
+pub const BEHAVIOUR: super::Behaviour = super::Behaviour {
+    answers_interrupted_calls: true,
+    holds_synthetic_results: true,
+    interrupted_result: Some((TOOL_INTERRUPTED, false)),
+    ..super::Behaviour::agent("GitHub Copilot CLI")
+};
+
 pub struct Copilot;
 
 /// The result the CLI records (`tool.execution_complete`, `success: false`) and

@@ -12,6 +12,13 @@ use crate::model::{ErrorRecord, Origin, Role};
 use super::blocks::{gemini_part, gemini_parts};
 use super::{Adapter, Id, LineOut, RawCall, RawEntry, Site, Unit, path_argument, ptr};
 
+/// Gemini CLI: Gemini's API.
+pub const BEHAVIOUR: super::Behaviour = super::Behaviour {
+    default_provider: Some("gemini"),
+    pairing: crate::history::Dialect::Gemini,
+    ..super::Behaviour::agent("Gemini CLI")
+};
+
 pub struct GeminiCli;
 
 impl Adapter for GeminiCli {

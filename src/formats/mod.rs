@@ -85,11 +85,26 @@ impl Format {
 
     /// The provider a format talks to when the file does not say.
     pub fn default_provider(self) -> Option<&'static str> {
+        self.behaviour().default_provider
+    }
+
+    /// How this format's agent turns its records into requests: the one place
+    /// every consumer asks, so that a new format is one new table, checked by
+    /// the compiler, rather than a `_ =>` arm in a dozen matches.
+    pub fn behaviour(self) -> &'static Behaviour {
         match self {
-            Format::ClaudeCode | Format::Anthropic | Format::Cline => Some("anthropic"),
-            Format::Codex | Format::OpenaiChat | Format::OpenaiResponses => Some("openai"),
-            Format::GeminiCli | Format::Gemini => Some("gemini"),
-            Format::Pi | Format::Mux | Format::Opencode | Format::Copilot => None,
+            Format::ClaudeCode => &claude_code::BEHAVIOUR,
+            Format::Codex => &codex::BEHAVIOUR,
+            Format::Pi => &pi::BEHAVIOUR,
+            Format::GeminiCli => &gemini_cli::BEHAVIOUR,
+            Format::Mux => &mux::BEHAVIOUR,
+            Format::Opencode => &opencode::BEHAVIOUR,
+            Format::OpenaiChat => &raw::OPENAI_CHAT,
+            Format::OpenaiResponses => &raw::OPENAI_RESPONSES,
+            Format::Anthropic => &raw::ANTHROPIC,
+            Format::Gemini => &raw::GEMINI,
+            Format::Cline => &cline::BEHAVIOUR,
+            Format::Copilot => &copilot::BEHAVIOUR,
         }
     }
 
@@ -111,24 +126,92 @@ impl Format {
     }
 }
 
-/// The text an agent sends in place of media it healed away itself, where it heals.
-pub fn heal_placeholder(format: &str) -> Option<&'static str> {
-    (format == Format::ClaudeCode.name()).then_some(claude_code::MEDIA_REMOVED)
-}
-
-/// The result an agent itself sends for a call its run left unanswered, where it mends one.
-pub fn interrupted_result(format: &str) -> Option<&'static str> {
-    match format {
-        "claude-code" => Some(claude_code::TOOL_INTERRUPTED),
-        "copilot" => Some(copilot::TOOL_INTERRUPTED),
-        _ => None,
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 
-/// Whether the agent marks the result it sends for an interrupted call as an
-/// error (Copilot CLI sends its words without Anthropic's `is_error`).
-pub fn interrupted_is_error(format: &str) -> bool {
-    format != "copilot"
+impl serde::Serialize for Format {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+/// How an agent sends what its records hold, as far as a verdict or a rewrite
+/// depends on it. Every field is a fact about the agent read from its source
+/// or shown by the round-trip suite; each format's module owns its table.
+#[derive(Debug)]
+pub struct Behaviour {
+    /// Who writes the format, for a report's header.
+    pub agent: &'static str,
+    /// The file logs whole request bodies (a provider format, no agent).
+    pub logged: bool,
+    /// The provider the format talks to when the file does not say.
+    pub default_provider: Option<&'static str>,
+    /// Which pairing rules of calls and results the provider applies to what it sends.
+    pub pairing: crate::history::Dialect,
+    /// What the agent sends for a call left without a result, on every
+    /// request, so that an orphaned call never reaches the provider alone
+    /// (pi's `No result provided`; Cline, which keeps its results as text).
+    pub orphaned_call_answer: Option<&'static str>,
+    /// The agent answers a call its run left unanswered when it resumes
+    /// (Codex's aborted output, Claude Code's and Copilot CLI's interrupted result, pi's).
+    pub answers_interrupted_calls: bool,
+    /// A repair can answer an interrupted call with a record of the agent's own
+    /// kind (not pi, which answers such a call itself on every request).
+    pub holds_synthetic_results: bool,
+    /// The agent sends a tool result whose call is gone as it is recorded, so
+    /// the provider rejects it however often a later request succeeded
+    /// (Claude Code, Codex).
+    pub sends_results_as_recorded: bool,
+    /// A tool result is a record of its own (Codex items, pi messages): a result
+    /// without its call goes with its record.
+    pub results_are_records: bool,
+    /// What the agent itself sends for an interrupted call, and whether it
+    /// marks that result as an error; `None` where the agent has no words of its own.
+    pub interrupted_result: Option<(&'static str, bool)>,
+    /// The text the agent sends in place of media it healed away itself (Claude
+    /// Code's `media_removed`); `None` where it does not heal.
+    pub heal_placeholder: Option<&'static str>,
+    /// Items the agent sends before the session's own (Codex's developer message).
+    pub leading_items: u64,
+}
+
+impl Behaviour {
+    /// A table with the defaults of an agent that talks to any provider.
+    pub const fn agent(agent: &'static str) -> Behaviour {
+        Behaviour {
+            agent,
+            logged: false,
+            default_provider: None,
+            pairing: crate::history::Dialect::Turns,
+            orphaned_call_answer: None,
+            answers_interrupted_calls: false,
+            holds_synthetic_results: false,
+            sends_results_as_recorded: false,
+            results_are_records: false,
+            interrupted_result: None,
+            heal_placeholder: None,
+            leading_items: 0,
+        }
+    }
+
+    /// What a repair sends for an interrupted call, and whether as an error:
+    /// the agent's own words where it has them.
+    pub fn interrupted(&self) -> (&'static str, bool) {
+        self.interrupted_result.unwrap_or((crate::rewrite::mend::INTERRUPTED, true))
+    }
+
+    /// The table of a logged request body of one provider.
+    pub const fn logged(provider: &'static str, pairing: crate::history::Dialect) -> Behaviour {
+        Behaviour {
+            logged: true,
+            default_provider: Some(provider),
+            pairing,
+            ..Behaviour::agent("none (a provider request body)")
+        }
+    }
 }
 
 /// Reads one format.

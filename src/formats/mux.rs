@@ -12,6 +12,9 @@ use super::ai_sdk::{provider_reasoning, split_model};
 use super::blocks::url_payload;
 use super::{Adapter, LineOut, RawCall, RawEntry, RawPayload, Site, path_argument, ptr};
 
+/// mux: any provider, through the AI SDK.
+pub const BEHAVIOUR: super::Behaviour = super::Behaviour::agent("mux");
+
 pub struct Mux;
 
 impl Adapter for Mux {

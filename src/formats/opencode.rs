@@ -13,6 +13,9 @@ use super::ai_sdk::provider_reasoning;
 use super::blocks::url_payload;
 use super::{Adapter, LineOut, RawCall, RawEntry, Site, path_argument, ptr};
 
+/// opencode: any provider, through the AI SDK.
+pub const BEHAVIOUR: super::Behaviour = super::Behaviour::agent("opencode");
+
 pub struct Opencode;
 
 impl Adapter for Opencode {

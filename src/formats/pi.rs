@@ -23,6 +23,14 @@ use crate::model::{ErrorRecord, Origin, ReasoningKind, Role};
 
 use super::{Adapter, Id, LineOut, RawCall, RawEntry, RawPayload, Site, Unit, path_argument, ptr};
 
+/// pi: any provider; it answers an orphaned or interrupted call itself on every request.
+pub const BEHAVIOUR: super::Behaviour = super::Behaviour {
+    orphaned_call_answer: Some(crate::preview::pi::NO_RESULT),
+    answers_interrupted_calls: true,
+    results_are_records: true,
+    ..super::Behaviour::agent("pi")
+};
+
 pub struct Pi;
 
 impl Adapter for Pi {

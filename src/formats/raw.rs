@@ -11,6 +11,15 @@ use crate::model::{ErrorRecord, Origin, Role};
 use super::blocks::{anthropic_content, gemini_parts, openai_content, responses_item};
 use super::{Adapter, LineOut, RawCall, RawEntry, Site, Unit, path_in_arguments, ptr};
 
+/// A logged Chat Completions request.
+pub const OPENAI_CHAT: super::Behaviour = super::Behaviour::logged("openai", crate::history::Dialect::Chat);
+/// A logged Responses request.
+pub const OPENAI_RESPONSES: super::Behaviour = super::Behaviour::logged("openai", crate::history::Dialect::Responses);
+/// A logged Messages request.
+pub const ANTHROPIC: super::Behaviour = super::Behaviour::logged("anthropic", crate::history::Dialect::Anthropic);
+/// A logged generateContent request.
+pub const GEMINI: super::Behaviour = super::Behaviour::logged("gemini", crate::history::Dialect::Gemini);
+
 pub struct OpenaiChat;
 pub struct OpenaiResponses;
 pub struct Anthropic;

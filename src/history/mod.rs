@@ -40,6 +40,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
+use crate::formats::Format;
 use crate::model::{Finding, Role, Session, Severity};
 
 /// How the agent's provider pairs calls and results.
@@ -57,18 +58,6 @@ pub enum Dialect {
     Gemini,
     /// Agents that send to any provider (pi, mux, opencode): answered before the next assistant turn.
     Turns,
-}
-
-impl Dialect {
-    pub fn of(format: &str) -> Dialect {
-        match format {
-            "claude-code" | "anthropic" | "cline" => Dialect::Anthropic,
-            "openai-chat" => Dialect::Chat,
-            "codex" | "openai-responses" => Dialect::Responses,
-            "gemini" | "gemini-cli" => Dialect::Gemini,
-            _ => Dialect::Turns,
-        }
-    }
 }
 
 /// What is wrong.
@@ -128,29 +117,22 @@ struct Group {
 
 /// The structural problems of `session`'s history, in history order.
 pub fn check(session: &Session) -> Vec<Problem> {
-    check_as(session, Dialect::of(session.format))
+    check_as(session, session.format.behaviour().pairing)
 }
 
 /// [`check`] under a given dialect.
 pub fn check_as(session: &Session, dialect: Dialect) -> Vec<Problem> {
-    check_with(session, dialect, agent_pairs_calls(session.format))
-}
-
-/// Whether the agent pairs a call left without a result when it sends, so an
-/// orphaned call never reaches the provider: Cline keeps its tool results as
-/// text and pairs them; pi answers such a call itself (`No result provided`)
-/// on every request.
-fn agent_pairs_calls(format: &str) -> bool {
-    matches!(format, "cline" | "pi")
+    check_with(session, dialect, session.format.behaviour().orphaned_call_answer.is_some())
 }
 
 /// The calls left without a result that the agent answers itself when it
 /// sends (pi; Cline, `Tool execution was interrupted…`), for a note: they are not a problem.
 pub fn answered_by_agent(session: &Session) -> Vec<Problem> {
-    if !matches!(session.format, "pi" | "cline") {
+    let agent = session.format.behaviour();
+    if agent.orphaned_call_answer.is_none() {
         return Vec::new();
     }
-    let mut calls = check_with(session, Dialect::of(session.format), false);
+    let mut calls = check_with(session, agent.pairing, false);
     calls.retain(|p| p.kind == Kind::CallWithoutResult);
     calls
 }
@@ -173,7 +155,8 @@ fn check_with(session: &Session, dialect: Dialect, paired_by_agent: bool) -> Vec
     // (`formats::codex_pairs`), unless a failure recorded after it names the call
     // (a build that did not pair sent it, and the provider said so).
     let failures = crate::formats::codex_pairs::Failures::of(session);
-    let codex_pairs = |call_id: &str, from: usize| session.format == "codex" && !failures.name_after(call_id, from);
+    let codex_pairs =
+        |call_id: &str, from: usize| session.format == Format::Codex && !failures.name_after(call_id, from);
     let calls: Vec<&crate::model::ToolCall> = session.tool_calls.iter().filter(|c| sent(c.entry)).collect();
     let call_ids: HashSet<&str> = calls.iter().map(|c| c.call_id.as_str()).collect();
     // Calls of unsent entries: the agents drop their results with them.
@@ -222,7 +205,7 @@ fn check_with(session: &Session, dialect: Dialect, paired_by_agent: bool) -> Vec
         }
         // Still running: nothing but the rest of the same response follows it.
         let pending = entries[c.entry + 1..].iter().all(|e| e.role == Role::Assistant && e.error.is_none());
-        let agent_pairs = pairs_interrupted_calls(session.format);
+        let agent_pairs = session.format.behaviour().answers_interrupted_calls;
         let tool = c.name.as_deref().unwrap_or("a tool");
         let message = if pending && agent_pairs {
             format!(
@@ -383,10 +366,10 @@ fn check_with(session: &Session, dialect: Dialect, paired_by_agent: bool) -> Vec
     // its results as text): not a problem for the next request. Claude Code and
     // Codex send a result without its call as recorded: a later answer excuses
     // none (the provider rejects it).
-    let logged = matches!(session.format, "openai-chat" | "openai-responses" | "anthropic" | "gemini");
+    let logged = session.format.behaviour().logged;
     let proof = |i: usize| sent(i) && entries[i].role == Role::Assistant && entries[i].accepted;
     let excusable = |p: &Problem| {
-        !(matches!(session.format, "claude-code" | "codex")
+        !(session.format.behaviour().sends_results_as_recorded
             && matches!(p.kind, Kind::ResultWithoutCall | Kind::DuplicateResult))
     };
     if logged {
@@ -400,15 +383,6 @@ fn check_with(session: &Session, dialect: Dialect, paired_by_agent: bool) -> Vec
     }
     problems.sort_by_key(|p| (p.entry, p.line));
     problems
-}
-
-/// Does this agent answer a tool call left without a result by itself before
-/// it sends the history? Codex (`normalize`: an "aborted" output), Claude Code
-/// (an interrupted tool result on resume) and pi ("No result provided") do.
-fn pairs_interrupted_calls(format: &str) -> bool {
-    // Copilot CLI 1.0.102 appends the answer (`tool.execution_complete`, "Tool
-    // execution was interrupted …") when it resumes.
-    matches!(format, "codex" | "claude-code" | "pi" | "copilot")
 }
 
 fn role_name(r: Role) -> &'static str {

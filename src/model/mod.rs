@@ -275,7 +275,7 @@ pub struct Record {
 #[derive(Clone, Debug, Serialize)]
 pub struct Session {
     pub file: String,
-    pub format: &'static str,
+    pub format: crate::formats::Format,
     pub lines: u64,
     pub entries: Vec<Entry>,
     pub attachments: Vec<Attachment>,

@@ -144,7 +144,7 @@ pub const FORK_ADDS: &[&str] = &[
 ];
 
 /// Whether `path`, read as `format`, is a Claude Code fork subagent's transcript.
-pub fn fork_of(format: &str, path: &std::path::Path) -> bool {
-    format == crate::formats::Format::ClaudeCode.name()
+pub fn fork_of(format: crate::formats::Format, path: &std::path::Path) -> bool {
+    format == crate::formats::Format::ClaudeCode
         && crate::formats::claude_code_subagent::of(path).is_some_and(|s| s.fork.is_some())
 }

@@ -20,14 +20,6 @@ pub const NOT_IN_SESSION: &[&str] = &[
     "tools: the tool list Codex sends with each request",
     "ids: the id Codex gives each \"aborted\" output it adds for a call left without one",
 ];
-
-/// How many items `format`'s agent sends before the session's own: Codex opens
-/// every request with its developer message, so a provider's `input[N]` is the
-/// session's item N-1.
-pub fn leading_items(format: &str) -> u64 {
-    u64::from(format == "codex")
-}
-
 /// Rollout-only fields Codex does not send.
 const NOT_SENT: &[&str] = &["internal_chat_message_metadata_passthrough"];
 

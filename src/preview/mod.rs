@@ -23,33 +23,35 @@ use std::path::Path;
 
 use anyhow::Context as _;
 
+use crate::formats::Format;
 use crate::model::{Role as EntryRole, Session};
 use crate::rewrite::{self, Rewrite, splice};
 
 pub use write::Dialect;
 
 /// The dialect an agent speaks to the session's provider.
-pub fn native(format: &str, provider: &str) -> Dialect {
+pub fn native(format: Format, provider: &str) -> Dialect {
     let family = match provider {
         "anthropic" | "bedrock" | "vertex-anthropic" => "anthropic",
         "gemini" | "vertex-gemini" => "gemini",
         "openai" | "azure-openai" => "openai",
         _ => "other",
     };
+    let by_provider = || match family {
+        "anthropic" => Dialect::Anthropic,
+        "gemini" => Dialect::Gemini,
+        "openai" => Dialect::OpenaiResponses,
+        _ => Dialect::OpenaiChat,
+    };
     match format {
-        "claude-code" | "anthropic" | "cline" => Dialect::Anthropic,
-        "codex" | "openai-responses" => Dialect::OpenaiResponses,
-        "openai-chat" => Dialect::OpenaiChat,
-        "gemini" | "gemini-cli" => Dialect::Gemini,
+        Format::ClaudeCode | Format::Anthropic | Format::Cline => Dialect::Anthropic,
+        Format::Codex | Format::OpenaiResponses => Dialect::OpenaiResponses,
+        Format::OpenaiChat => Dialect::OpenaiChat,
+        Format::Gemini | Format::GeminiCli => Dialect::Gemini,
         // Copilot CLI talks to an OpenAI-compatible provider over Chat Completions
         // unless told otherwise (`COPILOT_PROVIDER_WIRE_API=responses`).
-        "copilot" if family == "openai" => Dialect::OpenaiChat,
-        _ => match family {
-            "anthropic" => Dialect::Anthropic,
-            "gemini" => Dialect::Gemini,
-            "openai" => Dialect::OpenaiResponses,
-            _ => Dialect::OpenaiChat,
-        },
+        Format::Copilot if family == "openai" => Dialect::OpenaiChat,
+        Format::Copilot | Format::Pi | Format::Mux | Format::Opencode => by_provider(),
     }
 }
 
@@ -57,18 +59,13 @@ pub fn native(format: &str, provider: &str) -> Dialect {
 /// for a Cline CLI 3 task, which speaks each provider's own API (Chat
 /// Completions to an OpenAI-compatible one).
 pub fn native_of(session: &Session, provider: &str) -> Dialect {
-    if session.format == "cline" && cline::is_task_document(&session.file) {
-        return match native("", provider) {
+    if session.format == Format::Cline && cline::is_task_document(&session.file) {
+        return match native(Format::Pi, provider) {
             Dialect::OpenaiResponses => Dialect::OpenaiChat,
             d => d,
         };
     }
     native(session.format, provider)
-}
-
-/// Whether the file logs request bodies in `dialect` itself.
-fn logged(format: &str) -> bool {
-    matches!(format, "anthropic" | "openai-chat" | "openai-responses" | "gemini")
 }
 
 /// What a preview wrote.
@@ -125,12 +122,12 @@ impl Sends for pi::Request {
 fn sends(session: &Session, dialect: Dialect, provider: Option<&str>, model: Option<&str>) -> Option<Box<dyn Sends>> {
     let format = session.format;
     match (format, dialect) {
-        ("pi", Dialect::Anthropic | Dialect::OpenaiResponses) => {
+        (Format::Pi, Dialect::Anthropic | Dialect::OpenaiResponses) => {
             Some(Box::new(pi::Request::new(dialect, provider, model)))
         }
         // Codex's records are its request items: passed through in its own dialect.
-        ("codex", Dialect::OpenaiResponses) => Some(Box::new(codex::Request::new(session))),
-        ("cline", Dialect::OpenaiChat) if cline::is_task_document(&session.file) => {
+        (Format::Codex, Dialect::OpenaiResponses) => Some(Box::new(codex::Request::new(session))),
+        (Format::Cline, Dialect::OpenaiChat) if cline::is_task_document(&session.file) => {
             Some(Box::new(cline::Request::default()))
         }
         _ => None,
@@ -141,17 +138,17 @@ fn sends(session: &Session, dialect: Dialect, provider: Option<&str>, model: Opt
 fn not_in_session(session: &Session, dialect: Dialect) -> &'static [&'static str] {
     let format = session.format;
     match (format, dialect) {
-        ("cline", Dialect::OpenaiChat) if cline::is_task_document(&session.file) => cline::NOT_IN_SESSION,
-        ("pi", Dialect::Anthropic) => {
+        (Format::Cline, Dialect::OpenaiChat) if cline::is_task_document(&session.file) => cline::NOT_IN_SESSION,
+        (Format::Pi, Dialect::Anthropic) => {
             &["system prompt", "tool list", "request options (max_tokens, thinking, cache_control)"]
         }
-        ("pi", Dialect::OpenaiResponses) => {
+        (Format::Pi, Dialect::OpenaiResponses) => {
             &["system prompt (pi's first input item)", "tool list", "request options (store, reasoning, include)"]
         }
-        ("codex", Dialect::OpenaiResponses) => codex::NOT_IN_SESSION,
-        ("gemini-cli", _) => gemini_cli::NOT_IN_SESSION,
-        ("copilot", _) => copilot::NOT_IN_SESSION,
-        ("opencode", _) => &["the system prompt (opencode writes it for each request)", "the tool definitions"],
+        (Format::Codex, Dialect::OpenaiResponses) => codex::NOT_IN_SESSION,
+        (Format::GeminiCli, _) => gemini_cli::NOT_IN_SESSION,
+        (Format::Copilot, _) => copilot::NOT_IN_SESSION,
+        (Format::Opencode, _) => &["the system prompt (opencode writes it for each request)", "the tool definitions"],
         // Every agent sends a system prompt and its tools with the history.
         _ => AGENT_ADDS,
     }
@@ -206,7 +203,7 @@ pub fn preview(
     let summary = rewrite.summary.clone();
 
     // A logged request previewed in its own dialect: the body as logged.
-    if logged(format) && native(format, "") == dialect {
+    if format.behaviour().logged && native(format, "") == dialect {
         let Some(r) =
             session.records.iter().rev().find(|r| is_request(&read_record(r.offset, r.len).unwrap_or_default()))
         else {
@@ -230,11 +227,12 @@ pub fn preview(
     }
 
     // Copilot CLI sends an attachment's bytes from the asset event its `assetId` names.
-    let assets = if format == "copilot" { copilot::assets(session, &mut read_record)? } else { Default::default() };
+    let assets =
+        if format == Format::Copilot { copilot::assets(session, &mut read_record)? } else { Default::default() };
     let mut w = write::Writer::start(out, dialect, model.as_deref())?;
     let mut agent = sends(session, dialect, last.and_then(|e| e.provider.as_deref()), model.as_deref());
     // Claude Code orders each turn itself (its attachments' text moves to the turn's start).
-    let mut turn = (format == "claude-code").then(claude_code::Turn::default);
+    let mut turn = (format == Format::ClaudeCode).then(claude_code::Turn::default);
     if turn.is_some() && dialect == Dialect::Anthropic {
         w.inline_system();
     }
@@ -256,10 +254,10 @@ pub fn preview(
         if let Some(t) = turn.as_mut() {
             return t.push(v, w);
         }
-        let msgs = if logged(format) {
+        let msgs = if format.behaviour().logged {
             let b = ["request", "body"].iter().find_map(|k| v.get(*k).filter(|b| b.is_object())).unwrap_or(v);
             read::body(format, b)
-        } else if format == "copilot" {
+        } else if format == Format::Copilot {
             copilot::record(v, &assets)
         } else {
             read::record(format, v)
@@ -273,7 +271,7 @@ pub fn preview(
                 let doc: serde_json::Value = serde_json::from_slice(text).context("the edited document is not JSON")?;
                 let list = doc
                     .as_array()
-                    .or_else(|| doc.get("messages").and_then(|m| m.as_array()).filter(|_| !logged(format)));
+                    .or_else(|| doc.get("messages").and_then(|m| m.as_array()).filter(|_| !format.behaviour().logged));
                 match list {
                     Some(items) => items.iter().try_for_each(|v| push(&mut w, &mut turn, v))?,
                     None => push(&mut w, &mut turn, &doc)?,
@@ -294,7 +292,7 @@ pub fn preview(
                         id: call_id.clone(),
                         name: tool.clone(),
                         parts: vec![text],
-                        error: crate::formats::interrupted_is_error(format),
+                        error: format.behaviour().interrupted().1,
                     };
                     let m = canon::Msg::new(canon::Role::User, vec![result]);
                     match turn.as_mut() {

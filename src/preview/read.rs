@@ -3,6 +3,7 @@
 use serde_json::{Value, json};
 
 use super::canon::{Msg, Part, Role, text_of};
+use crate::formats::Format;
 
 fn s(v: &Value, k: &str) -> Option<String> {
     v.get(k).and_then(Value::as_str).map(str::to_string)
@@ -22,27 +23,28 @@ fn args(v: Option<&Value>) -> Value {
 }
 
 /// The messages one native record stands for, in `format`.
-pub fn record(format: &str, v: &Value) -> Vec<Msg> {
+pub fn record(format: Format, v: &Value) -> Vec<Msg> {
     match format {
-        "claude-code" => super::claude_code::record(v),
-        "codex" => codex(v),
-        "pi" => pi(v),
-        "gemini-cli" => super::gemini_cli::record(v),
-        "mux" => mux(v),
-        "opencode" => opencode(v),
-        "cline" | "anthropic" => anthropic_msg(v).into_iter().collect(),
-        "openai-chat" => chat_msg(v).into_iter().collect(),
-        "openai-responses" => responses_item(v).into_iter().collect(),
-        "gemini" => gemini_content(v).into_iter().collect(),
-        _ => Vec::new(),
+        Format::ClaudeCode => super::claude_code::record(v),
+        Format::Codex => codex(v),
+        Format::Pi => pi(v),
+        Format::GeminiCli => super::gemini_cli::record(v),
+        Format::Mux => mux(v),
+        Format::Opencode => opencode(v),
+        Format::Cline | Format::Anthropic => anthropic_msg(v).into_iter().collect(),
+        Format::OpenaiChat => chat_msg(v).into_iter().collect(),
+        Format::OpenaiResponses => responses_item(v).into_iter().collect(),
+        Format::Gemini => gemini_content(v).into_iter().collect(),
+        // Its records are events whose attachments live in other events.
+        Format::Copilot => super::copilot::record(v, &Default::default()),
     }
 }
 
 /// The messages of a logged request body in its own dialect.
-pub fn body(format: &str, b: &Value) -> Vec<Msg> {
+pub fn body(format: Format, b: &Value) -> Vec<Msg> {
     let list = |k: &str| items(b.get(k)).to_vec();
     match format {
-        "anthropic" => {
+        Format::Anthropic => {
             let mut out: Vec<Msg> = Vec::new();
             if let Some(sys) = b.get("system") {
                 out.push(Msg::new(Role::System, anthropic_parts(sys)));
@@ -50,16 +52,24 @@ pub fn body(format: &str, b: &Value) -> Vec<Msg> {
             out.extend(list("messages").iter().filter_map(anthropic_msg));
             out
         }
-        "openai-chat" => list("messages").iter().filter_map(chat_msg).collect(),
-        "openai-responses" => {
+        Format::OpenaiChat => list("messages").iter().filter_map(chat_msg).collect(),
+        Format::OpenaiResponses => {
             let input = b.get("input");
             match input {
                 Some(Value::String(t)) => vec![Msg::new(Role::User, vec![Part::Text(t.clone())])],
                 _ => list("input").iter().filter_map(responses_item).collect(),
             }
         }
-        "gemini" => list("contents").iter().filter_map(gemini_content).collect(),
-        _ => Vec::new(),
+        Format::Gemini => list("contents").iter().filter_map(gemini_content).collect(),
+        // An agent's records are no logged body.
+        Format::ClaudeCode
+        | Format::Codex
+        | Format::Pi
+        | Format::GeminiCli
+        | Format::Mux
+        | Format::Opencode
+        | Format::Cline
+        | Format::Copilot => Vec::new(),
     }
 }
 

@@ -154,7 +154,7 @@ pub fn read_with_plan(
     }
     let mut session = Session {
         file: path.display().to_string(),
-        format: plan.format.name(),
+        format: plan.format,
         lines,
         entries: h.entries,
         attachments: h.attachments,

@@ -34,19 +34,6 @@ pub fn esc(s: &str) -> String {
     crate::report::markup_escape(&crate::report::sanitize_keeping_lines(s))
 }
 
-/// The agent that writes a session format, for the header.
-fn agent(format: &str) -> &'static str {
-    match format {
-        "claude-code" => "Claude Code",
-        "codex" => "OpenAI Codex CLI",
-        "pi" => "pi",
-        "gemini-cli" => "Gemini CLI",
-        "mux" => "mux",
-        "opencode" => "opencode",
-        _ => "none (a provider request body)",
-    }
-}
-
 /// Writes the page for `d`. `detected`: the format was detected, not given.
 pub fn write(out: &mut dyn Write, d: &Diagnosis, detected: bool, payloads: Payloads<'_>) -> io::Result<()> {
     let state = if d.stuck { "stuck" } else { "healthy" };
@@ -305,8 +292,8 @@ fn header(out: &mut dyn Write, part: &Part<'_>, detected: bool) -> io::Result<()
     writeln!(out, "<dl class=\"facts\">")?;
     row(out, "file", &format!("<code>{}</code>", esc(&d.file)))?;
     let how = if detected { "detected" } else { "given" };
-    row(out, "format", &format!("{} ({how})", esc(d.format)))?;
-    row(out, "agent", agent(d.format))?;
+    row(out, "format", &format!("{} ({how})", d.format))?;
+    row(out, "agent", d.format.behaviour().agent)?;
     let model = d.model.as_deref().map_or("unknown".into(), esc);
     row(out, "provider / model", &format!("{} / {model}", esc(&d.provider)))?;
     row(out, "history", &format!("{} lines, {} entries, {} attachments", d.lines, d.entries, d.attachments))?;

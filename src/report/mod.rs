@@ -25,7 +25,7 @@ pub use shell::shell_quote;
 #[derive(Debug, Serialize)]
 pub struct ScanReport {
     pub file: String,
-    pub format: &'static str,
+    pub format: crate::formats::Format,
     /// Was the format detected (true) or given with `--format` (false)?
     pub format_detected: bool,
     /// Whose rules judged the media.

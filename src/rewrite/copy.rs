@@ -136,7 +136,7 @@ fn copy(
         let mut e = rewrite
             .ops
             .get(&1)
-            .map_or_else(|| Some(Vec::new()), |ops| edits(format.name(), body, body_at as u64, ops))
+            .map_or_else(|| Some(Vec::new()), |ops| edits(format, body, body_at as u64, ops))
             .unwrap_or_default();
         e.extend(identity::edit(format, &w.identity, body, true));
         w.touched += u64::from(!e.is_empty());
@@ -167,7 +167,7 @@ fn copy(
             continue;
         }
         let mut e = match rewrite.ops.get(&line) {
-            Some(ops) => match edits(format.name(), text, at, ops) {
+            Some(ops) => match edits(format, text, at, ops) {
                 Some(e) => e,
                 None => {
                     w.dropped.push(line);

@@ -17,15 +17,8 @@ pub const INTERRUPTED: &str = "[Tool call interrupted: the run stopped before th
 /// The synthetic result an interrupted call gets in `format`: the agent's own
 /// words where it mends such a call itself (so preview and a repaired copy
 /// carry what the agent would send), else [`INTERRUPTED`].
-pub fn interrupted(format: &str) -> &'static str {
-    crate::formats::interrupted_result(format).unwrap_or(INTERRUPTED)
-}
-
-/// Formats whose records can hold a synthetic result line. Not pi: it answers
-/// an orphaned call itself on every request (`preview::pi::NO_RESULT`), so a
-/// result of ours would only change what it sends.
-fn answers(format: &str) -> bool {
-    matches!(format, "claude-code" | "codex" | "copilot")
+pub fn interrupted(format: Format) -> &'static str {
+    format.behaviour().interrupted().0
 }
 
 impl Rewrite {
@@ -34,7 +27,7 @@ impl Rewrite {
         for p in problems {
             let Some(call_id) = p.call_id.clone() else { continue };
             match p.kind {
-                Kind::CallWithoutResult if answers(session.format) => {
+                Kind::CallWithoutResult if session.format.behaviour().holds_synthetic_results => {
                     // After the last line of the assistant turn that made the call.
                     let mut last = p.entry;
                     while session.entries.get(last + 1).is_some_and(|e| e.role == Role::Assistant && e.error.is_none())
@@ -47,8 +40,7 @@ impl Rewrite {
                 }
                 Kind::ResultWithoutCall => {
                     // A result of its own record (Codex items, pi messages) goes with its record.
-                    let own_record = matches!(session.format, "codex" | "pi");
-                    let op = if own_record {
+                    let op = if session.format.behaviour().results_are_records {
                         Op::Drop
                     } else {
                         let first = session.entries.iter().position(|e| e.line == p.line).unwrap_or(p.entry);
@@ -65,21 +57,29 @@ impl Rewrite {
 
 /// The pointers of the result blocks answering `call_id` in a record of `format`:
 /// `message` is the message's index in a logged request.
-pub fn result_pointers(format: &str, text: &[u8], call_id: &str, message: Option<usize>) -> Vec<String> {
+pub fn result_pointers(format: Format, text: &[u8], call_id: &str, message: Option<usize>) -> Vec<String> {
     let lists: Vec<String> = match format {
-        "claude-code" => vec!["/message/content".into()],
-        "cline" | "anthropic" => {
+        Format::ClaudeCode => vec!["/message/content".into()],
+        Format::Cline | Format::Anthropic => {
             let m = message.unwrap_or(0);
             ["", "/request", "/body"].iter().map(|w| format!("{w}/messages/{m}/content")).collect()
         }
         // A whole message or item is the result: remove it from its list.
-        "openai-chat" => ["", "/request", "/body"].iter().map(|w| format!("{w}/messages")).collect(),
-        "openai-responses" => ["", "/request", "/body"].iter().map(|w| format!("{w}/input")).collect(),
-        _ => Vec::new(),
+        Format::OpenaiChat => ["", "/request", "/body"].iter().map(|w| format!("{w}/messages")).collect(),
+        Format::OpenaiResponses => ["", "/request", "/body"].iter().map(|w| format!("{w}/input")).collect(),
+        // Results of their own records go with their record (`Op::Drop`); the
+        // others keep no result without its call that a request would send.
+        Format::Codex
+        | Format::Pi
+        | Format::GeminiCli
+        | Format::Gemini
+        | Format::Mux
+        | Format::Opencode
+        | Format::Copilot => Vec::new(),
     };
     let key = match format {
-        "openai-chat" => "/tool_call_id",
-        "openai-responses" => "/call_id",
+        Format::OpenaiChat => "/tool_call_id",
+        Format::OpenaiResponses => "/call_id",
         _ => "/tool_use_id",
     };
     let mut out = Vec::new();
@@ -90,8 +90,10 @@ pub fn result_pointers(format: &str, text: &[u8], call_id: &str, message: Option
             let block = &text[k.value.clone()];
             let id = splice::locate(block, key).and_then(|r| serde_json::from_slice::<String>(&block[r]).ok());
             let is_result = match format {
-                "openai-responses" => splice::locate(block, "/type").is_some_and(|r| block[r].ends_with(b"_output\"")),
-                "openai-chat" => true,
+                Format::OpenaiResponses => {
+                    splice::locate(block, "/type").is_some_and(|r| block[r].ends_with(b"_output\""))
+                }
+                Format::OpenaiChat => true,
                 _ => splice::locate(block, "/type").is_some_and(|r| &block[r] == b"\"tool_result\""),
             };
             if is_result && id.as_deref() == Some(call_id) {
@@ -125,7 +127,7 @@ pub fn answer_record(
         Format::ClaudeCode => {
             let blocks: Vec<serde_json::Value> = calls
                 .iter()
-                .map(|(c, _)| json!({"type":"tool_result","tool_use_id":c,"content":interrupted(format.name()),"is_error":true}))
+                .map(|(c, _)| json!({"type":"tool_result","tool_use_id":c,"content":interrupted(format),"is_error":true}))
                 .collect();
             let mut line = serde_json::Map::new();
             line.insert("parentUuid".into(), field("/uuid"));
@@ -142,7 +144,7 @@ pub fn answer_record(
             line.insert("message".into(), json!({"role":"user","content":blocks}));
             line.insert("uuid".into(), json!(id));
             line.insert("timestamp".into(), json!(now));
-            line.insert("toolUseResult".into(), json!(format!("Error: {}", interrupted(format.name()))));
+            line.insert("toolUseResult".into(), json!(format!("Error: {}", interrupted(format))));
             serde_json::Value::Object(line)
         }
         Format::Codex => {
@@ -161,7 +163,7 @@ pub fn answer_record(
             // The event the CLI itself appends on resume, chained after `after`.
             let (c, _) = calls.first()?;
             json!({"type":"tool.execution_complete","data":{"toolCallId":c,"model":"resumed","interactionId":"resume",
-                "success":false,"error":{"message":interrupted(format.name())}},"id":id,"timestamp":now,"parentId":field("/id")})
+                "success":false,"error":{"message":interrupted(format)}},"id":id,"timestamp":now,"parentId":field("/id")})
         }
         _ => return None,
     };

@@ -17,6 +17,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::formats::Format;
+use crate::history::Dialect;
 use crate::model::{Attachment, ReasoningKind, Session};
 
 /// What the user asked to change besides the overlay's exclusions.
@@ -132,7 +134,7 @@ impl Rewrite {
             r.summary.excluded.push(a.reference.clone());
         }
         // What the agent itself no longer sends stays out: the same replacement as its heal.
-        if let Some(text) = crate::formats::heal_placeholder(session.format) {
+        if let Some(text) = session.format.behaviour().heal_placeholder {
             for a in session.attachments.iter().filter(|a| a.healed && !a.excluded) {
                 r.ops.entry(key(a.line)).or_default().push(Op::Heal { pointer: a.pointer.clone(), text });
                 blank_mirrors(&mut r, a);
@@ -161,7 +163,7 @@ impl Rewrite {
                 r.summary.reasoning_ids_dropped += 1;
                 match x.kind {
                     // pi sends the item serialized in its thinking block's signature.
-                    ReasoningKind::OpenaiEncrypted if session.format == "pi" => {
+                    ReasoningKind::OpenaiEncrypted if session.format == Format::Pi => {
                         Op::RemoveInString { pointer: format!("{}/thinkingSignature", x.pointer), inner: "/id".into() }
                     }
                     ReasoningKind::OpenaiEncrypted => Op::Remove { pointer: format!("{}/id", x.pointer) },
@@ -203,12 +205,12 @@ fn gemini_signature(part: &str) -> String {
 }
 
 /// The text block that stands for a note in `format`'s dialect, at the place of `block`.
-pub fn note_block(format: &str, block: &[u8], text: &str) -> String {
+pub fn note_block(format: Format, block: &[u8], text: &str) -> String {
     let t = serde_json::to_string(text).unwrap_or_default();
     match format {
-        "gemini" | "gemini-cli" => format!("{{\"text\":{t}}}"),
-        "codex" | "openai-responses" => format!("{{\"type\":\"input_text\",\"text\":{t}}}"),
-        "opencode" => {
+        Format::Gemini | Format::GeminiCli => format!("{{\"text\":{t}}}"),
+        Format::Codex | Format::OpenaiResponses => format!("{{\"type\":\"input_text\",\"text\":{t}}}"),
+        Format::Opencode => {
             // opencode parts carry their ids; a text part keeps them.
             let v: serde_json::Value = serde_json::from_slice(block).unwrap_or_default();
             let mut out = serde_json::Map::new();
@@ -221,13 +223,19 @@ pub fn note_block(format: &str, block: &[u8], text: &str) -> String {
             out.insert("text".into(), text.into());
             serde_json::Value::Object(out).to_string()
         }
-        _ => format!("{{\"type\":\"text\",\"text\":{t}}}"),
+        Format::ClaudeCode
+        | Format::Anthropic
+        | Format::Cline
+        | Format::OpenaiChat
+        | Format::Pi
+        | Format::Mux
+        | Format::Copilot => format!("{{\"type\":\"text\",\"text\":{t}}}"),
     }
 }
 
 /// Turns one record's ops into edits on its text. `base` is the file offset
 /// of the text (for [`Op::Blank`]). `None` when the record is dropped.
-pub fn edits(format: &str, text: &[u8], base: u64, ops: &[Op]) -> Option<Vec<splice::Edit>> {
+pub fn edits(format: Format, text: &[u8], base: u64, ops: &[Op]) -> Option<Vec<splice::Edit>> {
     let mut out = Vec::new();
     let mut removals: Vec<&str> = Vec::new();
     let mut snake_removals: Vec<String> = Vec::new();
@@ -290,7 +298,7 @@ pub fn edits(format: &str, text: &[u8], base: u64, ops: &[Op]) -> Option<Vec<spl
 /// the last: each sees the container as the previous one left it. A content
 /// array they would empty keeps one text note instead (Anthropic rejects an
 /// empty content array).
-fn removal_edits(format: &str, text: &[u8], pointers: &[&str], note: &str) -> Vec<splice::Edit> {
+fn removal_edits(format: Format, text: &[u8], pointers: &[&str], note: &str) -> Vec<splice::Edit> {
     let mut by_parent: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for p in pointers {
         if let Some((parent, last)) = p.rsplit_once('/') {
@@ -310,7 +318,8 @@ fn removal_edits(format: &str, text: &[u8], pointers: &[&str], note: &str) -> Ve
         }
         let emptied = array && splice::count(&container, "") == Some(kids.len());
         // A list of messages or items may shrink; a content array must keep a block.
-        let keep_note = emptied && !matches!(format, "codex" | "openai-responses" | "openai-chat");
+        let lists = matches!(format.behaviour().pairing, Dialect::Responses | Dialect::Chat);
+        let keep_note = emptied && !lists;
         for (n, k) in kids.iter().enumerate() {
             let at = format!("/{k}");
             let edit = if keep_note && n + 1 == kids.len() {
@@ -329,7 +338,7 @@ fn removal_edits(format: &str, text: &[u8], pointers: &[&str], note: &str) -> Ve
 
 /// The string at `pointer` rewritten without the member `inner` of the JSON it
 /// serializes; the rest of that JSON keeps its bytes.
-fn remove_in_string(format: &str, text: &[u8], pointer: &str, inner: &str) -> Option<splice::Edit> {
+fn remove_in_string(format: Format, text: &[u8], pointer: &str, inner: &str) -> Option<splice::Edit> {
     let range = splice::locate(text, pointer)?;
     let doc: String = serde_json::from_slice(&text[range.clone()]).ok()?;
     let edits = removal_edits(format, doc.as_bytes(), &[inner], "");
@@ -343,13 +352,13 @@ fn remove_in_string(format: &str, text: &[u8], pointer: &str, inner: &str) -> Op
 /// opencode keeps a tool's media in `state.attachments`, which must hold file
 /// parts, and Copilot CLI a user's files in `data.attachments`, which must hold
 /// attachments: the attachment is removed and the note joins the text sent beside it.
-fn opencode_tool_attachment(format: &str, text: &[u8], pointer: &str, note: &str) -> Option<Vec<splice::Edit>> {
+fn opencode_tool_attachment(format: Format, text: &[u8], pointer: &str, note: &str) -> Option<Vec<splice::Edit>> {
     // Where the attachment list sits, and the texts the note joins instead.
     let (marker, texts): (&str, &[&str]) = match format {
-        "opencode" => ("/state/attachments/", &["/state/output"]),
+        Format::Opencode => ("/state/attachments/", &["/state/output"]),
         // Copilot CLI drops a whole user message whose attachment it cannot
         // parse, and sends `transformedContent` (`content` is what it shows).
-        "copilot" => ("/attachments/", &["/transformedContent", "/content"]),
+        Format::Copilot => ("/attachments/", &["/transformedContent", "/content"]),
         _ => return None,
     };
     let (base, _) = pointer.split_once(marker)?;
