@@ -73,6 +73,21 @@ fn responses(input: &[Value], leading: usize, out: &mut Vec<Block>) {
     }
 }
 
+/// Gemini parts: `contents[N].parts[M]`.
+fn gemini(contents: &[Value], out: &mut Vec<Block>) {
+    for (i, c) in contents.iter().enumerate() {
+        for (j, p) in c["parts"].as_array().into_iter().flatten().enumerate() {
+            let data = p.get("inlineData").or_else(|| p.get("inline_data"));
+            if let Some(data) = data {
+                let pdf = data["mimeType"] == "application/pdf" || data["mime_type"] == "application/pdf";
+                if let Some(sha256) = data["data"].as_str().and_then(sha) {
+                    out.push(Block { path: format!("contents[{i}].parts[{j}]"), pdf, sha256 });
+                }
+            }
+        }
+    }
+}
+
 /// The provider's own error naming `b`, in the dialect of the request.
 fn error_for(dialect: &str, b: &Block) -> String {
     match dialect {
@@ -80,6 +95,8 @@ fn error_for(dialect: &str, b: &Block) -> String {
             "message": format!("{}.pdf.source.base64.data: The PDF specified was not valid.", b.path)}}),
         "anthropic" => json!({"type": "error", "error": {"type": "invalid_request_error",
             "message": format!("{}.image.source.base64: Could not process image", b.path)}}),
+        "gemini" => json!({"error": {"code": 400, "status": "INVALID_ARGUMENT",
+            "message": format!("Invalid value at '{}.inline_data.data' (TYPE_BYTES), Base64 decoding failed", b.path)}}),
         _ => json!({"error": {"message": "The image data you provided does not represent a valid image.",
             "type": "invalid_request_error", "param": format!("{}.image_url", b.path), "code": "invalid_image_format"}}),
     }
@@ -98,6 +115,9 @@ fn every_block_preview_writes_names_its_own_attachment_back() {
         ("pi.jsonl", 0),
         ("openai-chat.jsonl", 0),
         ("openai-responses.jsonl", 0),
+        ("gemini.jsonl", 0),
+        ("gemini-cli.jsonl", 0),
+        ("copilot.jsonl", 0),
         // Codex sends a developer message of its own ahead of the rollout's items.
         ("codex.jsonl", 1),
     ] {
@@ -107,7 +127,10 @@ fn every_block_preview_writes_names_its_own_attachment_back() {
         assert!(out.status.success(), "{sample}: {}", String::from_utf8_lossy(&out.stderr));
         let request: Value = serde_json::from_slice(&out.stdout).unwrap();
         let mut blocks = Vec::new();
-        let dialect = if let Some(input) = request["input"].as_array() {
+        let dialect = if let Some(contents) = request["contents"].as_array() {
+            gemini(contents, &mut blocks);
+            "gemini"
+        } else if let Some(input) = request["input"].as_array() {
             responses(input, leading, &mut blocks);
             "openai"
         } else {
@@ -137,5 +160,5 @@ fn every_block_preview_writes_names_its_own_attachment_back() {
             checked.push(format!("{sample} {}", b.path));
         }
     }
-    assert!(checked.len() >= 9, "{checked:?}");
+    assert!(checked.len() >= 12, "{checked:?}");
 }

@@ -92,3 +92,19 @@ fn exclude_records_beside_it_and_repair_and_preview_say_there_is_no_export() {
         assert!(!err.contains("opencode"), "{sub}: {err}");
     }
 }
+
+/// The page's thumbnails are read from the text the store's session was
+/// turned into, where the payload spans point, not from the SQLite file at
+/// those offsets (which read "byte 0 of 80 is 0x00, not base64").
+#[test]
+fn the_page_shows_what_the_store_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = store(&dir);
+    let page = dir.path().join("page.html");
+    let out = run(&["diagnose", db.to_str().unwrap(), "--html", page.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(!html.contains("not base64"), "the bytes were read from the wrong place");
+    // The cut PNG is shown as far as it decodes.
+    assert!(html.contains("<figure class=\"thumb broken\">"), "{html}");
+}

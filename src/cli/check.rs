@@ -101,7 +101,7 @@ fn parse_code(s: &str) -> Result<String, String> {
 /// What the html page needs of a session beyond its problems: its diagnosis,
 /// and where to read its attachments' bytes back. Kept only for that form.
 struct Kept {
-    path: PathBuf,
+    source: crate::reader::Source,
     diagnosis: crate::diagnose::Diagnosis,
     detected: bool,
 }
@@ -189,7 +189,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
                 .iter()
                 .map(|k| {
                     k.as_ref()
-                        .map(|k| move |a: &crate::model::Attachment| report::html::thumb::read_payload(&k.path, a))
+                        .map(|k| move |a: &crate::model::Attachment| report::html::thumb::read_payload(&k.source, a))
                 })
                 .collect();
             let shown: Vec<CheckSession<'_>> = report
@@ -305,7 +305,9 @@ fn check_one(c: &Candidate, read: &ReadArgs, opts: &check::Options, keep: bool) 
         let d = read.diagnose(path, session, &plan, &d_opts)?;
         let problems = check::judge(&d, images, opts);
         let format = d.format;
-        let kept = keep.then(|| Box::new(Kept { path: path.clone(), diagnosis: d, detected: plan.detected }));
+        let kept = keep.then(|| {
+            Box::new(Kept { source: crate::reader::Source::of(&plan, path), diagnosis: d, detected: plan.detected })
+        });
         Ok((format, problems, kept))
     });
     match judged {

@@ -73,16 +73,16 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
         .filter(|p| crate::provider::canonical(p).is_some())
         .unwrap_or_else(|| plan.rules.provider.clone());
     let dialect = args.target.0.unwrap_or_else(|| preview::native_of(&session, &provider));
+    let source = crate::reader::Source::of(&plan, &args.file);
     let mut rewrite = Rewrite::plan(&session, &args.rewrite.options(), plan.single_document);
     if args.rewrite.fit {
-        rewrite.fit(&session, plan.text(&args.file), &plan.rules, plan.single_document);
+        rewrite.fit(&session, &source, &plan.rules, plan.single_document);
     }
     let done = match &args.out {
         Some(path) => {
             let mut result = None;
             atomic::write(path, Existing::Replace, &args.read.reads(&args.file, &plan, true), |w| {
-                result =
-                    Some(preview::preview(plan.text(&args.file), &session, rewrite, plan.single_document, dialect, w)?);
+                result = Some(preview::preview(&source, &session, rewrite, plan.single_document, dialect, w)?);
                 // The request is of the file that was planned, or it is not written.
                 planned.unchanged(&args.file)
             })?;
@@ -90,8 +90,7 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
         }
         None => {
             let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
-            let done =
-                preview::preview(plan.text(&args.file), &session, rewrite, plan.single_document, dialect, &mut out)?;
+            let done = preview::preview(&source, &session, rewrite, plan.single_document, dialect, &mut out)?;
             out.flush()?;
             done
         }

@@ -125,7 +125,7 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
         if args.keep_suspects { Vec::new() } else { leave_out_suspects(args, &mut session, &plan)? };
     let mut rewrite = Rewrite::plan(&session, &args.rewrite.options(), plan.single_document);
     if args.rewrite.fit {
-        rewrite.fit(&session, plan.text(&args.file), &plan.rules, plan.single_document);
+        rewrite.fit(&session, &crate::reader::Source::of(&plan, &args.file), &plan.rules, plan.single_document);
     }
     // pi's first layout counts entries by position (`firstKeptEntryIndex`):
     // leaving a line out there would move its compactions.

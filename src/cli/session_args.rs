@@ -136,13 +136,15 @@ impl ReadArgs {
         plan: &crate::reader::Plan,
         opts: &crate::diagnose::Options,
     ) -> anyhow::Result<crate::diagnose::Diagnosis> {
-        let text = plan.text(path);
-        let deepen = |a: &crate::model::Attachment| crate::reader::reexamine(text, a, Depth::Deep);
+        let source = crate::reader::Source::of(plan, path);
+        let deepen = |a: &crate::model::Attachment| crate::reader::reexamine(&source, a, Depth::Deep);
         let judging = crate::diagnose::Judging {
             rules: &plan.rules,
             forced: self.provider.is_some(),
             overrides: self.rules.as_deref(),
             deepen: (!self.deep).then_some(&deepen as crate::diagnose::Deepen<'_>),
+            source: Some(&source),
+            single_document: plan.single_document,
         };
         crate::diagnose::diagnose(session, &judging, opts)
     }

@@ -1,59 +1,6 @@
-//! Claude Code's block paths, read against the request it builds.
-//!
-//! Claude Code sends more than its `user`/`assistant` lines: its attachment
-//! records become `role: "system"` messages and text blocks moved to the start
-//! of a turn (see `preview::claude_code`), which shifts the provider's
-//! `messages.N.content.M` numbering away from the entries'. So the path is
-//! followed in the request preview builds — the same code that says what the
-//! agent sends — and the media found there are matched to attachments by the
-//! sha256 of their bytes.
-
-use base64::Engine as _;
-use serde_json::Value;
-use sha2::{Digest, Sha256};
+//! Claude Code's own turns in a diagnosis: its subagent transcripts and forks.
 
 use crate::model::Session;
-use crate::preview::{self, Dialect};
-use crate::rewrite::Rewrite;
-
-/// The attachments `list`/`idx` names in the request the session stands for;
-/// `None` when that request cannot be built or the path leads nowhere.
-pub fn locate(session: &Session, list: &str, idx: &[u64]) -> Option<Vec<usize>> {
-    if list != "messages" {
-        return None;
-    }
-    let mut buf = Vec::new();
-    let path = std::path::Path::new(&session.file);
-    preview::preview(path, session, Rewrite::default(), false, Dialect::Anthropic, &mut buf).ok()?;
-    let request: Value = serde_json::from_slice(&buf).ok()?;
-    let mut node = request.get("messages")?.get(usize::try_from(idx[0]).ok()?)?;
-    for &i in &idx[1..] {
-        node = node.get("content")?.get(usize::try_from(i).ok()?)?;
-    }
-    let mut hashes = Vec::new();
-    media_hashes(node, &mut hashes);
-    let found: Vec<usize> = (0..session.attachments.len())
-        .filter(|&i| session.attachments[i].sha256.as_ref().is_some_and(|h| hashes.contains(h)))
-        .collect();
-    (!found.is_empty()).then_some(found)
-}
-
-/// The sha256 (hex) of every inline image or document at or under `v`.
-fn media_hashes(v: &Value, out: &mut Vec<String>) {
-    match v {
-        Value::Object(o) => {
-            let media = matches!(o.get("type").and_then(Value::as_str), Some("image" | "document"));
-            if let (true, Some(data)) = (media, v.pointer("/source/data").and_then(Value::as_str))
-                && let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(data)
-            {
-                out.push(format!("{:x}", Sha256::digest(&bytes)));
-            }
-            o.values().for_each(|x| media_hashes(x, out));
-        }
-        Value::Array(a) => a.iter().for_each(|x| media_hashes(x, out)),
-        _ => {}
-    }
-}
 
 /// A subagent's transcript: what to say instead of a resume the agent does not
 /// do. Claude Code resumes no subagent file, and its parent session sends none

@@ -22,7 +22,6 @@ use crate::media::rules::Rules;
 use crate::media::{Problem, Verdict, request_problems};
 use crate::model::{Attachment, Finding, ReasoningKind, Role, Session};
 
-pub use blocks::Numbering;
 pub use history::HistoryItem;
 pub use next::{command as next_command, shell_quote};
 
@@ -158,6 +157,11 @@ pub struct Judging<'r> {
     /// Examines a suspect's bytes fully (a `--deep` check), when the session
     /// was read structurally: suspects are few, so each gets the full decode.
     pub deepen: Option<Deepen<'r>>,
+    /// The bytes the session was read from: a provider's block path is read
+    /// in the request built from them. `None`: no block path names an attachment.
+    pub source: Option<&'r crate::reader::Source>,
+    /// The session is one JSON document.
+    pub single_document: bool,
 }
 
 /// Examines an attachment's bytes again, fully.
@@ -192,12 +196,17 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
         a.judge(&rules);
     }
 
-    let numbering = numbering(&session, &rules);
+    // The request the agent sends, where a provider's block path is read.
+    let request = judging.source.map(|source| blocks::Request {
+        source,
+        single_document: judging.single_document,
+        dialect: crate::preview::native_of(&session, &rules.provider),
+    });
     // Past a failure the session recovered from, the boundary is the latest
     // answer and the old failure blames nothing.
     let live = failure.as_ref().filter(|f| !f.recovered);
     let failing_entry = failing_entry.filter(|_| live.is_some());
-    let mut picked = suspects::pick(&session, live, failing_entry, model.as_deref(), numbering);
+    let mut picked = suspects::pick(&session, live, failing_entry, model.as_deref(), request.as_ref());
     if let Some(deepen) = judging.deepen {
         // Suspects are usually few; when they are many (no request ever
         // accepted), the newest are the likeliest and a full decode of all
@@ -229,7 +238,7 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
             }
         }
         if changed {
-            picked = suspects::pick(&session, live, failing_entry, model.as_deref(), numbering);
+            picked = suspects::pick(&session, live, failing_entry, model.as_deref(), request.as_ref());
         }
         picked.notes.extend(deep_note);
     }
@@ -486,26 +495,6 @@ fn latest_model(session: &Session, upto: Option<usize>) -> Option<String> {
         .rev()
         .filter(|e| e.role == Role::Assistant || e.error.is_some())
         .find_map(|e| e.model.as_deref().map(str::to_string))
-}
-
-/// How this session's agent numbers its request messages.
-fn numbering(session: &Session, rules: &Rules) -> Numbering {
-    let anthropic = matches!(rules.provider.as_str(), "anthropic" | "bedrock" | "vertex-anthropic");
-    match session.format {
-        Format::OpenaiChat | Format::OpenaiResponses | Format::Anthropic | Format::Gemini => Numbering::Logged,
-        Format::ClaudeCode => Numbering::Merged,
-        // pi keeps consecutive user turns apart (issue 17, tests/agent_pi.rs).
-        Format::Pi if anthropic => Numbering::ResultsMerged,
-        Format::Mux | Format::Opencode if anthropic => Numbering::Merged,
-        // Cline's and Copilot CLI's records are whole messages already.
-        Format::Pi
-        | Format::Mux
-        | Format::Opencode
-        | Format::Codex
-        | Format::GeminiCli
-        | Format::Cline
-        | Format::Copilot => Numbering::PerEntry,
-    }
 }
 
 /// The history ends without an answer: the last request is still to be accepted.

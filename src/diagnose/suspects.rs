@@ -4,7 +4,7 @@ use crate::classify::Class;
 use crate::media::Verdict;
 use crate::model::{Origin, Role, Session};
 
-use super::blocks::{self, Numbering};
+use super::blocks;
 use super::{Boundary, Failure, Suspect};
 
 /// What [`pick`] found.
@@ -47,7 +47,7 @@ pub fn pick(
     failure: Option<&Failure>,
     failing_entry: Option<usize>,
     model: Option<&str>,
-    numbering: Numbering,
+    request: Option<&blocks::Request<'_>>,
 ) -> Picked {
     let mut notes = Vec::new();
     let end = failing_entry.unwrap_or(session.entries.len());
@@ -107,9 +107,9 @@ pub fn pick(
         .collect();
     // Suspects the model did accept, listed because the failure is about media.
     let mut widened = false;
-    // The block the provider named, in the agent's own numbering.
+    // The block the provider named, in the request the agent sends.
     let block = failure.and_then(|f| f.classification.block.as_deref());
-    let named: Vec<usize> = block.map(|b| blocks::locate(b, session, numbering)).unwrap_or_default();
+    let named: Vec<usize> = block.map(|b| blocks::locate(b, session, request)).unwrap_or_default();
     let named_live: Vec<usize> = named.iter().copied().filter(|&i| !gone(i)).collect();
     if let (Some(b), false, true) = (block, named.is_empty(), named_live.is_empty()) {
         // What the provider named is gone from the next request: the user excluded

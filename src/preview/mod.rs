@@ -17,14 +17,14 @@ pub mod read;
 mod stand_in;
 pub mod write;
 
-use std::fs::File;
-use std::io::{Read as _, Seek as _, SeekFrom, Write};
+use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context as _;
 
 use crate::formats::Format;
 use crate::model::{Role as EntryRole, Session};
+use crate::reader::Source;
 use crate::rewrite::{self, Rewrite, splice};
 
 pub use write::Dialect;
@@ -159,29 +159,102 @@ const AGENT_ADDS: &[&str] = &["system prompt", "tool list"];
 
 /// Writes the request `session` would produce to `out`.
 pub fn preview(
-    path: &Path,
+    source: &Source,
     session: &Session,
     rewrite: Rewrite,
     single_document: bool,
     dialect: Dialect,
     out: &mut dyn Write,
 ) -> anyhow::Result<Previewed> {
+    build(source, session, rewrite, single_document, dialect, out, None)
+}
+
+/// One item of the request the agent sends, as [`preview`] writes it, but
+/// with every attachment's payload standing for where its bytes are: the one
+/// model of that request, which `diagnose` reads a provider's block path
+/// against. `None` when the request holds no item `index` or cannot be built.
+pub fn item(source: &Source, session: &Session, single_document: bool, dialect: Dialect, index: u64) -> Option<Item> {
+    let mut buf = Vec::new();
+    let stand_ins = stand_in::StandIns::default();
+    let only = Only { index, stand_ins: &stand_ins };
+    // Building stops with an error once the item is out.
+    let _ = build(source, session, Rewrite::default(), single_document, dialect, &mut buf, Some(only));
+    let value = serde_json::from_slice(&buf).ok()?;
+    Some(Item { value, stand_ins })
+}
+
+/// What [`item`] builds the request for.
+struct Only<'a> {
+    index: u64,
+    stand_ins: &'a stand_in::StandIns,
+}
+
+/// One item of a request, its attachments standing for their byte ranges.
+pub struct Item {
+    pub value: serde_json::Value,
+    stand_ins: stand_in::StandIns,
+}
+
+impl Item {
+    /// The file offsets of the payloads at or under `node` (a part of
+    /// [`Item::value`]) that stand for themselves, and every other string
+    /// there (bytes a one-document session or Copilot CLI's assets carry inline).
+    pub fn payloads<'v>(&self, node: &'v serde_json::Value, offsets: &mut Vec<u64>, inline: &mut Vec<&'v str>) {
+        match node {
+            serde_json::Value::String(s) => match self.stand_ins.offsets_in(s).as_slice() {
+                [] => inline.push(s),
+                found => offsets.extend_from_slice(found),
+            },
+            serde_json::Value::Array(a) => a.iter().for_each(|x| self.payloads(x, offsets, inline)),
+            serde_json::Value::Object(o) => o.values().for_each(|x| self.payloads(x, offsets, inline)),
+            _ => {}
+        }
+    }
+}
+
+fn build(
+    source: &Source,
+    session: &Session,
+    rewrite: Rewrite,
+    single_document: bool,
+    dialect: Dialect,
+    out: &mut dyn Write,
+    only: Option<Only<'_>>,
+) -> anyhow::Result<Previewed> {
     let format = session.format;
-    let mut file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let name = source.describe();
+    let mut file = source.open().with_context(|| format!("opening {name}"))?;
     let last = session.entries.iter().rev().filter(|e| e.role == EntryRole::Assistant).find(|e| e.model.is_some());
     let model = last.and_then(|e| e.model.as_deref().map(str::to_string));
-    let absent = match claude_code::fork_of(format, path) {
+    let absent = match claude_code::fork_of(format, Path::new(&session.file)) {
         true => claude_code::FORK_ADDS,
         false => not_in_session(session, dialect),
     };
-    let stand_ins = stand_in::StandIns::default();
+    let own = stand_in::StandIns::default();
+    let stand_ins = only.as_ref().map_or(&own, |o| o.stand_ins);
+    // For one item, every attachment's payload is stood in for, where it is.
+    let spans: std::collections::HashMap<u64, Vec<(u64, u64)>> = match &only {
+        Some(_) => {
+            let mut by_line: std::collections::HashMap<u64, Vec<(u64, u64)>> = Default::default();
+            for (a, s) in session.attachments.iter().filter_map(|a| Some((a, a.span?))) {
+                by_line.entry(if s.line == 0 { a.line } else { s.line }).or_default().push((s.offset, s.len));
+            }
+            by_line
+        }
+        None => Default::default(),
+    };
     // Stand-ins are filled from the same open file: the request is of the file read.
-    let mut filled = stand_ins.fill(out, file.try_clone().with_context(|| format!("reading {}", path.display()))?);
+    let mut filled;
+    let out: &mut dyn Write = match only {
+        // One item's stand-ins stay in it: they say which attachment is where.
+        Some(_) => out,
+        None => {
+            filled = stand_ins.fill(out, source.open().with_context(|| format!("reading {name}"))?);
+            &mut filled
+        }
+    };
     let mut read_record = |offset: u64, len: u64| -> anyhow::Result<Vec<u8>> {
-        let mut buf = vec![0; usize::try_from(len)?];
-        file.seek(SeekFrom::Start(offset))?;
-        file.read_exact(&mut buf).with_context(|| format!("reading {}", path.display()))?;
-        Ok(buf)
+        file.read_at(offset, len).with_context(|| format!("reading {name}"))
     };
     // The record with the rewrite's edits applied and, for a line of JSON Lines,
     // its long payloads stood in for; `None` when the rewrite drops it. A whole
@@ -192,14 +265,17 @@ pub fn preview(
             Some(ops) => rewrite::edits(format, &text, offset, ops)?,
             None => Vec::new(),
         };
-        let stood_in = if single_document { Vec::new() } else { stand_ins.edits(&text, offset, &edits) };
+        let stood_in = match (single_document, spans.get(&line)) {
+            (true, _) => Vec::new(),
+            (false, Some(spans)) => stand_ins.spans(&text, offset, spans),
+            (false, None) => stand_ins.edits(&text, offset, &edits),
+        };
         if edits.is_empty() && stood_in.is_empty() {
             return Some(text);
         }
         edits.extend(stood_in);
         Some(splice::apply(&text, edits))
     };
-    let out: &mut dyn Write = &mut filled;
     let summary = rewrite.summary.clone();
 
     // A logged request previewed in its own dialect: the body as logged.
@@ -207,7 +283,7 @@ pub fn preview(
         let Some(r) =
             session.records.iter().rev().find(|r| is_request(&read_record(r.offset, r.len).unwrap_or_default()))
         else {
-            anyhow::bail!("{}: no logged request to preview", path.display());
+            anyhow::bail!("{name}: no logged request to preview");
         };
         let text = read_record(r.offset, r.len)?;
         let text = edited(text, r.offset, r.line).unwrap_or_default();
@@ -229,7 +305,10 @@ pub fn preview(
     // Copilot CLI sends an attachment's bytes from the asset event its `assetId` names.
     let assets =
         if format == Format::Copilot { copilot::assets(session, &mut read_record)? } else { Default::default() };
-    let mut w = write::Writer::start(out, dialect, model.as_deref())?;
+    let mut w = match &only {
+        Some(o) => write::Writer::item(out, dialect, o.index),
+        None => write::Writer::start(out, dialect, model.as_deref())?,
+    };
     let mut agent = sends(session, dialect, last.and_then(|e| e.provider.as_deref()), model.as_deref());
     // Claude Code orders each turn itself (its attachments' text moves to the turn's start).
     let mut turn = (format == Format::ClaudeCode).then(claude_code::Turn::default);

@@ -13,10 +13,10 @@
 //! placeholder cannot change what is rendered. The stand-in carries a nonce
 //! drawn per run, so text in a session cannot forge one.
 
-use std::fs::File;
 use std::io::{self, Read as _, Seek as _, SeekFrom, Write};
 use std::ops::Range;
 
+use crate::reader::Handle;
 use crate::rewrite::splice::Edit;
 
 /// Payloads shorter than this are cheap enough to carry through.
@@ -54,8 +54,30 @@ impl StandIns {
         out
     }
 
+    /// Edits that replace each of `spans` (file ranges of payloads, of the
+    /// record at file offset `base`) by a stand-in, whatever its length: the
+    /// request then names each attachment by where its bytes are.
+    pub fn spans(&self, text: &[u8], base: u64, spans: &[(u64, u64)]) -> Vec<Edit> {
+        let end = base + text.len() as u64;
+        spans
+            .iter()
+            .filter(|(o, l)| *o >= base && o + l <= end)
+            .map(|&(o, l)| {
+                let start = (o - base) as usize;
+                Edit { range: start..start + l as usize, with: format!("{}{o}:{l}\\u0001", self.marker) }
+            })
+            .collect()
+    }
+
+    /// The file offsets of the stand-ins in `s` (a string of the request).
+    pub fn offsets_in(&self, s: &str) -> Vec<u64> {
+        // In a parsed string the marker's escapes are characters.
+        let marker = self.marker.replace("\\u0001", "\u{1}");
+        s.split(marker.as_str()).skip(1).filter_map(|rest| rest.split(':').next()?.parse().ok()).collect()
+    }
+
     /// `out` with every stand-in written as the file's bytes it names.
-    pub fn fill<W: Write>(&self, out: W, file: File) -> Fill<'_, W> {
+    pub fn fill<W: Write>(&self, out: W, file: Handle) -> Fill<'_, W> {
         Fill { out, file, marker: self.marker.as_bytes(), pending: Vec::new() }
     }
 }
@@ -153,7 +175,7 @@ fn range_of(tail: &[u8]) -> Spec {
 /// read in pairs, so an escaped backslash before `u0001` never starts a match.
 pub struct Fill<'a, W: Write> {
     out: W,
-    file: File,
+    file: Handle,
     marker: &'a [u8],
     /// Bytes from a backslash on, until they are known to be a stand-in or not.
     pending: Vec<u8>,
@@ -240,7 +262,7 @@ mod tests {
         let v: serde_json::Value = serde_json::from_slice(&small).unwrap();
         let mut out = Vec::new();
         {
-            let mut w = s.fill(&mut out, File::open(&path).unwrap());
+            let mut w = s.fill(&mut out, Handle::File(std::fs::File::open(&path).unwrap()));
             serde_json::to_writer(&mut w, &v).unwrap();
             w.flush().unwrap();
         }

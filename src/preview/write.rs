@@ -73,7 +73,13 @@ pub struct Writer<W: Write> {
     /// System messages stay in the message list, where the agent sends them
     /// (Claude Code's `role: "system"` messages), instead of the top-level prompt.
     inline_system: bool,
+    /// Only the item of this index is written, alone, and writing stops there
+    /// (see [`Writer::item`]).
+    only: Option<u64>,
 }
+
+/// The error that ends a [`Writer::item`] once its item is out.
+pub const ITEM_WRITTEN: &str = "the item asked for is written";
 
 impl<W: Write> Writer<W> {
     pub fn start(mut out: W, dialect: Dialect, model: Option<&str>) -> std::io::Result<Writer<W>> {
@@ -91,7 +97,26 @@ impl<W: Write> Writer<W> {
             calls: Default::default(),
             items: 0,
             inline_system: false,
+            only: None,
         })
+    }
+
+    /// A writer that writes nothing but the item at `index` of the request,
+    /// as the request would hold it, then fails with [`ITEM_WRITTEN`] so the
+    /// rest of the history is not read: how a provider's block path is read
+    /// against the request the agent sends (`diagnose`).
+    pub fn item(out: W, dialect: Dialect, index: u64) -> Writer<W> {
+        Writer {
+            out,
+            dialect,
+            pending: None,
+            first: true,
+            system: Vec::new(),
+            calls: Default::default(),
+            items: 0,
+            inline_system: false,
+            only: Some(index),
+        }
     }
 
     /// Keeps system messages in the message list, in place.
@@ -152,6 +177,9 @@ impl<W: Write> Writer<W> {
         if let Some(p) = self.pending.take() {
             self.emit(p)?;
         }
+        if self.only.is_some() {
+            return Ok((self.out, self.items));
+        }
         write!(self.out, "\n]")?;
         if !self.system.is_empty() {
             let text = self.system.join("\n\n");
@@ -173,6 +201,14 @@ impl<W: Write> Writer<W> {
     }
 
     fn write_item(&mut self, v: &Value) -> std::io::Result<()> {
+        if let Some(index) = self.only {
+            self.items += 1;
+            if self.items - 1 < index {
+                return Ok(());
+            }
+            serde_json::to_writer(&mut self.out, v)?;
+            return Err(std::io::Error::other(ITEM_WRITTEN));
+        }
         if !self.first {
             write!(self.out, ",")?;
         }

@@ -17,6 +17,7 @@ mod opencode_store;
 mod pi_store;
 mod refs;
 mod sidecar;
+mod source;
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -81,6 +82,7 @@ impl Plan {
 pub use detect::{NotASession, plan};
 pub use lines::Lines;
 pub use sidecar::{RECORDED_BESIDE, files as sidecar_files, mended_ui};
+pub use source::{Handle, Source};
 
 /// Why a session taken out of a store has no export that `repair` could
 /// rewrite (pi's SQLite store has no export command; `opencode export` of an
@@ -397,18 +399,15 @@ fn in_memory(bytes: &[u8], opts: &Options, plan: &Plan) -> Parts {
 }
 
 /// Examines one attachment's bytes again at `depth`, read straight from its
-/// span in the file: `diagnose` deep-checks its few suspects this way after a
-/// structural pass, instead of decoding the whole session deeply. `None` when
-/// the payload has no span (it was unescaped, or is a reference) or cannot be read.
-pub fn reexamine(path: &Path, a: &crate::model::Attachment, depth: Depth) -> Option<crate::media::Facts> {
+/// span in the session's bytes: `diagnose` deep-checks its few suspects this
+/// way after a structural pass, instead of decoding the whole session deeply.
+/// `None` when the payload has no span (it was unescaped, or is a reference)
+/// or cannot be read.
+pub fn reexamine(source: &Source, a: &crate::model::Attachment, depth: Depth) -> Option<crate::media::Facts> {
     let span = a.span?;
-    let len = usize::try_from(span.len).ok()?;
-    let mut file = File::open(path).ok()?;
-    file.seek(SeekFrom::Start(span.offset)).ok()?;
-    let mut text = vec![0; len];
-    file.read_exact(&mut text).ok()?;
+    let text = source.read_at(span.offset, span.len).ok()?;
     let text = std::str::from_utf8(&text).ok()?;
     let mut bytes = Vec::new();
     crate::media::decode_base64_checked(text, &mut bytes).ok()?;
-    Some(crate::media::Facts::examine(&bytes, Some(len), depth))
+    Some(crate::media::Facts::examine(&bytes, Some(text.len()), depth))
 }

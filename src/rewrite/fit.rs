@@ -7,8 +7,6 @@
 //! sits in the record, so the rest of the record stays byte for byte; the
 //! note goes in as the next block of the same content list.
 
-use std::path::Path;
-
 use super::{Op, Rewrite, splice};
 use crate::fit::{self, Limits, Outcome};
 use crate::media::rules::Rules;
@@ -17,7 +15,7 @@ use crate::model::{Encoding, Session};
 impl Rewrite {
     /// Plans a fit for every oversized image still sent (not excluded, not
     /// capped) of `session`, whose bytes are read back from `file`.
-    pub fn fit(&mut self, session: &Session, file: &Path, rules: &Rules, single_document: bool) {
+    pub fn fit(&mut self, session: &Session, source: &crate::reader::Source, rules: &Rules, single_document: bool) {
         let key = |line: u64| if single_document { 1 } else { line };
         let replaced: Vec<&String> = self.summary.excluded.iter().chain(&self.summary.capped).collect();
         let sent: Vec<_> = session
@@ -45,7 +43,7 @@ impl Rewrite {
             }
             let allow_jpeg = data_url || mime == "image/jpeg";
             let Some(span) = a.span else { continue };
-            let outcome = match crate::report::html::thumb::read_payload(file, a) {
+            let outcome = match crate::report::html::thumb::read_payload(source, a) {
                 Ok(bytes) => fit::fit_as(&bytes, &limits, allow_jpeg),
                 Err(why) => Outcome::Refused(why),
             };

@@ -7,9 +7,7 @@
 //! under `catch_unwind`, and a PDF is only opened when validation found its
 //! structure sound (so a page tree that loops never reaches lopdf's walk).
 
-use std::fs::File;
-use std::io::{Cursor, Read, Seek, SeekFrom};
-use std::path::Path;
+use std::io::Cursor;
 
 use base64::Engine as _;
 use image::{ImageEncoder as _, RgbaImage};
@@ -57,7 +55,7 @@ impl Preview {
 /// Reads an attachment's decoded bytes straight from its span in the session
 /// file (as [`crate::reader::reexamine`] does), so the page never needs the
 /// whole session in memory.
-pub fn read_payload(path: &Path, a: &Attachment) -> Result<Vec<u8>, String> {
+pub fn read_payload(source: &crate::reader::Source, a: &Attachment) -> Result<Vec<u8>, String> {
     if a.encoding == Encoding::Reference {
         return Err("the bytes are not in the session (it holds a reference)".into());
     }
@@ -65,11 +63,7 @@ pub fn read_payload(path: &Path, a: &Attachment) -> Result<Vec<u8>, String> {
     if span.len > MAX_ENCODED {
         return Err(format!("too large to preview ({} MB of base64)", span.len >> 20));
     }
-    let len = usize::try_from(span.len).map_err(|_| "too large to preview".to_string())?;
-    let mut file = File::open(path).map_err(|e| format!("cannot read the session again: {e}"))?;
-    file.seek(SeekFrom::Start(span.offset)).map_err(|e| format!("cannot read the session again: {e}"))?;
-    let mut text = vec![0; len];
-    file.read_exact(&mut text).map_err(|e| format!("cannot read the session again: {e}"))?;
+    let text = source.read_at(span.offset, span.len).map_err(|e| format!("cannot read the session again: {e}"))?;
     let text = std::str::from_utf8(&text).map_err(|_| "the payload text is not UTF-8".to_string())?;
     let mut bytes = Vec::new();
     crate::media::decode_base64_checked(text, &mut bytes).map_err(|p| p.message)?;
