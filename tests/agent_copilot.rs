@@ -179,6 +179,12 @@ fn repair_writes_a_new_session_folder_the_cli_resumes_by_id() {
         copy.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()).find(|e| e["type"] == "user.message").unwrap();
     assert_eq!(user["data"]["attachments"], json!([]), "{user:#}");
     assert!(user["data"]["transformedContent"].as_str().unwrap().contains("[Attachment omitted:"), "{user:#}");
+    // The excluded bytes leave the copy: its asset event, which only the removed attachment named, is emptied.
+    use base64::Engine as _;
+    let excluded = base64::engine::general_purpose::STANDARD.encode(recorded_png());
+    assert!(!copy.contains(&excluded), "the copy still holds the excluded PNG in its asset event");
+    let (scanned, _) = common::scan_json(&out, &[]);
+    assert_eq!(scanned["attachments"].as_array().map(Vec::len), Some(0), "{scanned:#}");
     assert_eq!(std::fs::read(&s).unwrap(), before, "the original is unchanged");
     let (d, _) = common::diagnose(&out, &[]);
     assert_eq!(d["stuck"], json!(false), "{d:#}");

@@ -149,6 +149,23 @@ impl Rewrite {
                 r.summary.capped.push(a.reference.clone());
             }
         }
+        // Bytes held on a line of their own that only names them (Copilot CLI's
+        // `session.binary_asset`) go too, once nothing still sent names them.
+        let removed =
+            |a: &Attachment| r.summary.excluded.contains(&a.reference) || r.summary.capped.contains(&a.reference);
+        let held = |a: &Attachment| a.span.filter(|s| s.line != 0 && s.line != a.line);
+        let mut blanks = Vec::new();
+        for a in session.attachments.iter().filter(|a| removed(a)) {
+            let Some(s) = held(a) else { continue };
+            let still_sent =
+                session.attachments.iter().any(|b| !removed(b) && held(b).is_some_and(|t| t.offset == s.offset));
+            if !still_sent && !blanks.contains(&s) {
+                blanks.push(s);
+            }
+        }
+        for s in blanks {
+            r.ops.entry(key(s.line)).or_default().push(Op::Blank { offset: s.offset, len: s.len });
+        }
         for x in &session.reasoning {
             let openai = matches!(x.kind, ReasoningKind::OpenaiEncrypted | ReasoningKind::OpenaiId);
             let op = if opts.strip_reasoning {
