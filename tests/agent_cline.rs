@@ -305,3 +305,17 @@ fn a_last_request_that_failed_without_the_ask_is_the_failure_too() {
         "{d:#}"
     );
 }
+
+/// `task_metadata.json` is read only up to the same cap as `ui_messages.json`:
+/// one that never ends (here `/dev/zero`) used to be read until memory ran out.
+#[cfg(unix)]
+#[test]
+fn a_task_metadata_json_that_never_ends_is_not_read_whole() {
+    let (_dir, h) = ide_task();
+    let meta = h.with_file_name("task_metadata.json");
+    let _ = std::fs::remove_file(&meta);
+    std::os::unix::fs::symlink("/dev/zero", &meta).unwrap();
+    let (d, code) = json_of(&["diagnose", h.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 1, "{d:#}");
+    assert_eq!(d["suspects"][0]["name"], json!(IDE_PNG), "{d:#}");
+}

@@ -26,10 +26,9 @@ pub fn files(path: &Path, format: Format) -> Vec<std::path::PathBuf> {
 /// The model and provider the task folder names last.
 fn cline_task(path: &Path) -> Option<(Option<String>, Option<String>)> {
     let dir = path.parent()?;
-    let read = |name: &str| -> Option<serde_json::Value> {
-        let text = std::fs::read(dir.join(name)).ok()?;
-        serde_json::from_slice(&text).ok()
-    };
+    // A metadata file past the cap names no model (a hostile one is not read whole).
+    let read =
+        |name: &str| -> Option<serde_json::Value> { serde_json::from_slice(&capped(&dir.join(name))?.ok()?).ok() };
     let ui = || ui_messages(dir)?.ok();
     let named = |model: Option<&str>, provider: Option<&str>| {
         let model = model.filter(|m| !m.is_empty()).map(str::to_string);
@@ -77,22 +76,32 @@ pub const MAX_UI: u64 = 64 << 20;
 /// A task's `ui_messages.json` (Cline's `ClineMessage[]`): `None` when the
 /// folder has none, else its messages or, in words, why they cannot be read.
 fn ui_messages(dir: &Path) -> Option<Result<Vec<serde_json::Value>, String>> {
-    use std::io::Read as _;
     let name = CLINE_FILES[1];
-    let file = std::fs::File::open(dir.join(name)).ok()?;
-    let mut text = Vec::new();
-    if let Err(e) = file.take(MAX_UI + 1).read_to_end(&mut text) {
-        return Some(Err(format!("{name} beside the history cannot be read ({e})")));
-    }
-    if text.len() as u64 > MAX_UI {
-        return Some(Err(format!("{name} beside the history is over {} MiB, more than is read", MAX_UI >> 20)));
-    }
+    let text = match capped(&dir.join(name))? {
+        Ok(text) => text,
+        Err(why) => return Some(Err(format!("{name} beside the history {why}"))),
+    };
     // serde_json refuses nesting deeper than 128: a hostile file is an error, not a stack overflow.
     Some(match serde_json::from_slice::<serde_json::Value>(&text) {
         Ok(serde_json::Value::Array(items)) => Ok(items),
         Ok(_) => Err(format!("{name} beside the history is not a JSON array of messages")),
         Err(e) => Err(format!("{name} beside the history is not JSON ({e})")),
     })
+}
+
+/// A file beside the history, read whole up to [`MAX_UI`]: `None` when there
+/// is none, else its bytes or why they are not read.
+fn capped(path: &Path) -> Option<Result<Vec<u8>, String>> {
+    use std::io::Read as _;
+    let file = std::fs::File::open(path).ok()?;
+    let mut text = Vec::new();
+    if let Err(e) = file.take(MAX_UI + 1).read_to_end(&mut text) {
+        return Some(Err(format!("cannot be read ({e})")));
+    }
+    if text.len() as u64 > MAX_UI {
+        return Some(Err(format!("is over {} MiB, more than is read", MAX_UI >> 20)));
+    }
+    Some(Ok(text))
 }
 
 /// What a message is: its `ask` or `say`.
