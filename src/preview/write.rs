@@ -88,17 +88,7 @@ impl<W: Write> Writer<W> {
             write!(out, "\"model\":{},", json!(m))?;
         }
         write!(out, "\n\"{}\":[", dialect.list())?;
-        Ok(Writer {
-            out,
-            dialect,
-            pending: None,
-            first: true,
-            system: Vec::new(),
-            calls: Default::default(),
-            items: 0,
-            inline_system: false,
-            only: None,
-        })
+        Ok(Writer::new(out, dialect, None))
     }
 
     /// A writer that writes nothing but the item at `index` of the request,
@@ -106,6 +96,10 @@ impl<W: Write> Writer<W> {
     /// rest of the history is not read: how a provider's block path is read
     /// against the request the agent sends (`diagnose`).
     pub fn item(out: W, dialect: Dialect, index: u64) -> Writer<W> {
+        Writer::new(out, dialect, Some(index))
+    }
+
+    fn new(out: W, dialect: Dialect, only: Option<u64>) -> Writer<W> {
         Writer {
             out,
             dialect,
@@ -115,7 +109,7 @@ impl<W: Write> Writer<W> {
             calls: Default::default(),
             items: 0,
             inline_system: false,
-            only: Some(index),
+            only,
         }
     }
 
