@@ -245,3 +245,18 @@ fn a_call_killed_mid_tool_is_answered_in_the_clis_own_event_and_words() {
     assert_eq!(answer["parentId"], events[call]["id"], "{answer:#}");
     assert!(answer["data"]["error"]["message"].as_str().unwrap().starts_with(CLI_INTERRUPTED), "{answer:#}");
 }
+
+/// The CLI's `image_error` warnings are notices of a retry without images, not
+/// failed requests: a copy keeps them, so its diagnosis does not turn the
+/// retried request into one "the model accepted" with the broken PNG in it.
+#[test]
+fn a_copy_keeps_the_notices_that_say_the_image_was_never_accepted() {
+    let (_dir, s, _) = session(HEALED, HEALED_WORK, &recorded_png());
+    let (r, code) = json_of(&["repair", s.to_str().unwrap(), "--json", "--force"]);
+    assert_eq!(code, 0, "{r:#}");
+    let (d, _) = common::diagnose(Path::new(r["out"].as_str().unwrap()), &[]);
+    let said = d.to_string();
+    assert!(!said.contains("the model accepted it"), "{d:#}");
+    assert_eq!(d["failure"]["class"], json!("media_rejected"), "{d:#}");
+    assert!(d["accepted_invalid"][0]["failed_at"].is_number(), "{d:#}");
+}

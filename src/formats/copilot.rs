@@ -32,6 +32,7 @@ pub const BEHAVIOUR: super::Behaviour = super::Behaviour {
     answers_interrupted_calls: true,
     holds_synthetic_results: true,
     interrupted_result: Some((TOOL_INTERRUPTED, false)),
+    retries_without_media: true,
     ..super::Behaviour::agent("GitHub Copilot CLI")
 };
 

@@ -176,6 +176,11 @@ pub struct Behaviour {
     pub heal_placeholder: Option<&'static str>,
     /// Items the agent sends before the session's own (Codex's developer message).
     pub leading_items: u64,
+    /// The agent retries a request the provider refused for its media without
+    /// them, on every request, and records that as a notice (Copilot CLI's
+    /// `image_error` warning): the notice is no failed request a copy must
+    /// lose, but what says the media were never accepted.
+    pub retries_without_media: bool,
 }
 
 impl Behaviour {
@@ -194,6 +199,7 @@ impl Behaviour {
             interrupted_result: None,
             heal_placeholder: None,
             leading_items: 0,
+            retries_without_media: false,
         }
     }
 

@@ -202,12 +202,17 @@ impl Rewrite {
     /// Leaves the records of failed requests out of a repaired copy. Agents do
     /// not send them back, so the request is the same; the copy then reads as
     /// a session that has not failed yet (and `diagnose` says so). Records of a
-    /// one-document session are not lines and stay.
+    /// one-document session are not lines and stay, and so do the notices of
+    /// an agent that retries without the media ([`crate::formats::Behaviour::retries_without_media`]).
     pub fn drop_failures(&mut self, session: &Session, single_document: bool) {
         if single_document {
             return;
         }
-        let mut lines: Vec<u64> = session.entries.iter().filter(|e| e.error.is_some()).map(|e| e.line).collect();
+        let notice = |e: &crate::model::Entry| {
+            session.format.behaviour().retries_without_media && e.role == crate::model::Role::System
+        };
+        let mut lines: Vec<u64> =
+            session.entries.iter().filter(|e| e.error.is_some() && !notice(e)).map(|e| e.line).collect();
         lines.dedup();
         for line in lines {
             self.ops.entry(line).or_default().push(Op::Drop);
