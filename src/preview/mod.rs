@@ -31,18 +31,6 @@ pub use write::Dialect;
 
 /// The dialect an agent speaks to the session's provider.
 pub fn native(format: Format, provider: &str) -> Dialect {
-    let family = match provider {
-        "anthropic" | "bedrock" | "vertex-anthropic" => "anthropic",
-        "gemini" | "vertex-gemini" => "gemini",
-        "openai" | "azure-openai" => "openai",
-        _ => "other",
-    };
-    let by_provider = || match family {
-        "anthropic" => Dialect::Anthropic,
-        "gemini" => Dialect::Gemini,
-        "openai" => Dialect::OpenaiResponses,
-        _ => Dialect::OpenaiChat,
-    };
     match format {
         Format::ClaudeCode | Format::Anthropic | Format::Cline => Dialect::Anthropic,
         Format::Codex | Format::OpenaiResponses => Dialect::OpenaiResponses,
@@ -50,8 +38,22 @@ pub fn native(format: Format, provider: &str) -> Dialect {
         Format::Gemini | Format::GeminiCli => Dialect::Gemini,
         // Copilot CLI talks to an OpenAI-compatible provider over Chat Completions
         // unless told otherwise (`COPILOT_PROVIDER_WIRE_API=responses`).
-        Format::Copilot if family == "openai" => Dialect::OpenaiChat,
-        Format::Copilot | Format::Pi | Format::Mux | Format::Opencode => by_provider(),
+        Format::Copilot => match of_provider(provider) {
+            Dialect::OpenaiResponses => Dialect::OpenaiChat,
+            d => d,
+        },
+        Format::Pi | Format::Mux | Format::Opencode => of_provider(provider),
+    }
+}
+
+/// The API of a provider, for an agent that talks to any: OpenAI's own is
+/// Responses, an unknown one is taken for OpenAI-compatible Chat Completions.
+fn of_provider(provider: &str) -> Dialect {
+    match provider {
+        "anthropic" | "bedrock" | "vertex-anthropic" => Dialect::Anthropic,
+        "gemini" | "vertex-gemini" => Dialect::Gemini,
+        "openai" | "azure-openai" => Dialect::OpenaiResponses,
+        _ => Dialect::OpenaiChat,
     }
 }
 
@@ -60,7 +62,7 @@ pub fn native(format: Format, provider: &str) -> Dialect {
 /// Completions to an OpenAI-compatible one).
 pub fn native_of(session: &Session, provider: &str) -> Dialect {
     if session.format == Format::Cline && cline::is_task_document(&session.file) {
-        return match native(Format::Pi, provider) {
+        return match of_provider(provider) {
             Dialect::OpenaiResponses => Dialect::OpenaiChat,
             d => d,
         };
