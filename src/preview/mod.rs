@@ -1,9 +1,9 @@
 //! `preview`: the request body the agent would send once the overlay and the
 //! rewrites apply, in the agent's own dialect or converted to another.
 //!
-//! The records the provider sees are read again from their byte ranges, in
-//! history order, one at a time: each gets the rewrite's edits, becomes
-//! canonical messages ([`canon`]) and is written out at once ([`mod@write`]).
+//! The records the provider sees are read again from their byte ranges and
+//! get the rewrite's edits on every core ([`records`]); in history order, each
+//! becomes canonical messages ([`canon`]) and is written out at once ([`mod@write`]).
 //! A logged request in its own dialect is printed as logged, edits applied.
 
 pub mod canon;
@@ -14,6 +14,7 @@ mod copilot;
 mod gemini_cli;
 pub mod pi;
 pub mod read;
+mod records;
 mod stand_in;
 pub mod write;
 
@@ -281,10 +282,12 @@ pub fn preview(
             }
         }
     } else {
-        for r in &session.records {
-            let text = read_record(r.offset, r.len)?;
-            let Some(text) = edited(text, r.offset, r.line) else { continue };
-            let Ok(v) = serde_json::from_slice::<serde_json::Value>(&text) else { continue };
+        // Read, edited and parsed on every core; rendered here, in order.
+        let prepare = |text: Vec<u8>, r: &crate::model::Record| {
+            serde_json::from_slice::<serde_json::Value>(&edited(text, r.offset, r.line)?).ok()
+        };
+        records::each(path, &file, &session.records, prepare, |r, v| {
+            let Some(v) = v else { return Ok(()) };
             push(&mut w, &mut turn, &v)?;
             // Interrupted calls of this turn get their result right after it.
             for op in rewrite.ops.get(&r.line).into_iter().flatten() {
@@ -303,7 +306,8 @@ pub fn preview(
                     }
                 }
             }
-        }
+            Ok(())
+        })?;
     }
     if let Some(a) = agent.as_mut() {
         a.finish().iter().try_for_each(|m| w.push_sent(m))?;

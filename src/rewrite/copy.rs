@@ -12,6 +12,7 @@
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
+use std::sync::mpsc;
 
 use anyhow::Context as _;
 
@@ -107,7 +108,13 @@ pub fn repair_text(
         std::fs::create_dir_all(folder).with_context(|| format!("creating {}", folder.display()))?;
     }
     atomic::write_with_mode(&target, Existing::Keep, atomic::mode_of(src), source.reads, |out| {
-        copy(&mut w, planned(), document.as_deref(), format, rewrite, damaged, out)?;
+        match &document {
+            Some(text) => copy(&mut w, planned(), Some(text), format, rewrite, damaged, out)?,
+            None => {
+                let input = planned();
+                pipelined(out, |chunks| copy(&mut w, input, None, format, rewrite, damaged, chunks))?;
+            }
+        }
         // Still the file the plan was made from, or nothing is written.
         source.planned.unchanged(src)
     })?;
@@ -118,6 +125,78 @@ pub fn repair_text(
         })?;
     }
     Ok(w)
+}
+
+/// Bytes per chunk handed from the copying thread to the writing one.
+const CHUNK: usize = 1 << 20;
+/// Chunks on their way at once: memory stays at a few MiB whatever the lines.
+const IN_FLIGHT: usize = 4;
+
+/// Runs `produce` on a thread of its own, and writes what it writes to `out`
+/// here as it comes, in [`CHUNK`]s: reading, splitting and editing the lines
+/// overlap writing them to the disk, which costs as much. A write error is the
+/// one returned (it names the target); `produce` then stops at its next chunk.
+fn pipelined(
+    out: &mut dyn std::io::Write,
+    produce: impl FnOnce(&mut dyn std::io::Write) -> anyhow::Result<()> + Send,
+) -> anyhow::Result<()> {
+    let (tx, rx) = mpsc::sync_channel::<Vec<u8>>(IN_FLIGHT);
+    // Written chunks go back to be filled again, not freed and allocated anew.
+    let (back, spare) = mpsc::sync_channel::<Vec<u8>>(IN_FLIGHT + 2);
+    std::thread::scope(|s| {
+        let producer = s.spawn(move || {
+            let mut chunks = Chunks { tx, spare, buf: Vec::with_capacity(CHUNK) };
+            produce(&mut chunks)?;
+            Ok::<_, anyhow::Error>(chunks.send()?)
+        });
+        let mut written = Ok(());
+        for mut chunk in &rx {
+            if let Err(e) = out.write_all(&chunk) {
+                written = Err(e);
+                break;
+            }
+            chunk.clear();
+            let _ = back.try_send(chunk);
+        }
+        // A producer still sending finds the channel closed.
+        drop(rx);
+        let produced = producer.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        written?;
+        produced
+    })
+}
+
+/// The writing end of [`pipelined`]: fills a chunk, sends it when full.
+struct Chunks {
+    tx: mpsc::SyncSender<Vec<u8>>,
+    spare: mpsc::Receiver<Vec<u8>>,
+    buf: Vec<u8>,
+}
+
+impl Chunks {
+    fn send(&mut self) -> std::io::Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let next = self.spare.try_recv().unwrap_or_else(|_| Vec::with_capacity(CHUNK));
+        let full = std::mem::replace(&mut self.buf, next);
+        self.tx.send(full).map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the copy's writer stopped"))
+    }
+}
+
+impl std::io::Write for Chunks {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        let n = data.len().min(CHUNK - self.buf.len());
+        self.buf.extend_from_slice(&data[..n]);
+        if self.buf.len() == CHUNK {
+            self.send()?;
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// The records of `input` (or the one `document`) into `out`, rewritten.
