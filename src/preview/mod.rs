@@ -282,11 +282,19 @@ pub fn preview(
             }
         }
     } else {
-        // Read, edited and parsed on every core; rendered here, in order.
-        let prepare = |text: Vec<u8>, r: &crate::model::Record| {
-            serde_json::from_slice::<serde_json::Value>(&edited(text, r.offset, r.line)?).ok()
+        // Read (but for what the rewrite replaces), edited and parsed on every
+        // core; rendered here, in order.
+        let holes = rewrite::sparse::Holes::new(&rewrite.replaced);
+        let prepare = |r: &crate::model::Record| -> records::Prepared {
+            let ops = rewrite.ops.get(&r.line);
+            let text = holes
+                .read(&file, r.offset, r.len, |t| {
+                    ops.map_or(Some(Vec::new()), |ops| rewrite::edits(format, t, r.offset, ops))
+                })
+                .with_context(|| format!("reading {}", path.display()))?;
+            Ok(edited(text, r.offset, r.line).and_then(|t| serde_json::from_slice(&t).ok()))
         };
-        records::each(path, &file, &session.records, prepare, |r, v| {
+        records::each(&session.records, prepare, |r, v| {
             let Some(v) = v else { return Ok(()) };
             push(&mut w, &mut turn, &v)?;
             // Interrupted calls of this turn get their result right after it.

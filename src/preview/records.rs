@@ -10,12 +10,7 @@
 //! of its own, and is prepared only once the batch before it is out, so a
 //! long line is never held twice).
 
-use std::fs::File;
-use std::os::unix::fs::FileExt as _;
-use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-
-use anyhow::Context as _;
 
 use crate::model::Record;
 
@@ -27,23 +22,19 @@ const BATCH_RECORDS: usize = 4096;
 
 /// What a prepared record became: `None` when it is left out (dropped by the
 /// rewrite, or not JSON once edited).
-type Prepared = anyhow::Result<Option<serde_json::Value>>;
+pub type Prepared = anyhow::Result<Option<serde_json::Value>>;
 
 /// Calls `each` on every record of `records` in order, with what `prepare`
-/// made of its text (read from `file` at its byte range); `prepare` runs on
-/// up to one worker per core. The first error (reading, or from `each`) stops
-/// it, after the records before it were handed out, as a loop would.
-pub fn each<P, E>(path: &Path, file: &File, records: &[Record], prepare: P, mut each: E) -> anyhow::Result<()>
+/// made of it (read from the file, edited, parsed); `prepare` runs on up to
+/// one worker per core. The first error (reading, or from `each`) stops it,
+/// after the records before it were handed out, as a loop would.
+pub fn each<P, E>(records: &[Record], prepare: P, mut each: E) -> anyhow::Result<()>
 where
-    P: Fn(Vec<u8>, &Record) -> Option<serde_json::Value> + Sync,
+    P: Fn(&Record) -> Prepared + Sync,
     E: FnMut(&Record, Option<serde_json::Value>) -> anyhow::Result<()>,
 {
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16);
-    let one = |r: &Record| -> Prepared {
-        let mut buf = vec![0; usize::try_from(r.len)?];
-        file.read_exact_at(&mut buf, r.offset).with_context(|| format!("reading {}", path.display()))?;
-        Ok(prepare(buf, r))
-    };
+    let one = &prepare;
     let mut hand_out = |batch: &[Record], ready: Vec<Prepared>| -> anyhow::Result<()> {
         batch.iter().zip(ready).try_for_each(|(r, v)| each(r, v?))
     };
@@ -102,6 +93,15 @@ fn batch_len(records: &[Record]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs::File;
+    use std::os::unix::fs::FileExt as _;
+
+    /// A record's text read from `file`, parsed.
+    fn read(file: &File, r: &Record) -> Prepared {
+        let mut buf = vec![0; r.len as usize];
+        file.read_exact_at(&mut buf, r.offset)?;
+        Ok(Some(serde_json::from_slice(&buf)?))
+    }
 
     fn rec(line: u64, offset: u64, len: u64) -> Record {
         Record { line, offset, len }
@@ -131,8 +131,8 @@ mod tests {
         std::fs::write(&path, &text).unwrap();
         let file = File::open(&path).unwrap();
         let mut seen = Vec::new();
-        let prepare = |t: Vec<u8>, r: &Record| (r.line % 7 != 0).then(|| serde_json::from_slice(&t).unwrap());
-        each(&path, &file, &records, prepare, |r, v| {
+        let prepare = |r: &Record| if r.line % 7 == 0 { Ok(None) } else { read(&file, r) };
+        each(&records, prepare, |r, v| {
             seen.push((r.line, v.map(|v| v["n"].as_u64().unwrap())));
             Ok(())
         })
@@ -151,16 +151,14 @@ mod tests {
         let records: Vec<Record> = vec![rec(1, 0, 2), rec(2, 3, 2), rec(3, 100, 2), rec(4, 0, 2)];
         let mut seen = Vec::new();
         let r = each(
-            &path,
-            &file,
             &records,
-            |_, _| Some(serde_json::Value::Null),
+            |r| read(&file, r),
             |r, _| {
                 seen.push(r.line);
                 Ok(())
             },
         );
-        assert!(r.unwrap_err().to_string().contains("s.jsonl"));
+        assert!(r.is_err());
         assert_eq!(seen, vec![1, 2]);
     }
 }

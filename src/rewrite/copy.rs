@@ -11,6 +11,7 @@
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::os::unix::fs::FileExt as _;
 use std::path::Path;
 use std::sync::mpsc;
 
@@ -21,6 +22,7 @@ use crate::atomic::{self, Existing};
 use crate::formats::Format;
 
 use super::identity::{self, Identity};
+use super::sparse::{Holes, Sparse};
 use super::{Op, Rewrite, edits, mend, splice};
 
 /// What a repair wrote.
@@ -109,10 +111,16 @@ pub fn repair_text(
     }
     atomic::write_with_mode(&target, Existing::Keep, atomic::mode_of(src), source.reads, |out| {
         match &document {
-            Some(text) => copy(&mut w, planned(), Some(text), format, rewrite, damaged, out)?,
+            Some(text) => {
+                let lines = Copied { file: &file, holes: &Holes::default(), input: planned() };
+                copy(&mut w, lines, Some(text), format, rewrite, damaged, out)?;
+            }
             None => {
-                let input = planned();
-                pipelined(out, |chunks| copy(&mut w, input, None, format, rewrite, damaged, chunks))?;
+                // What the rewrite replaces is not read (see `sparse`).
+                let holes = Holes::new(&rewrite.replaced);
+                let input = Sparse::new(&file, 0, len, &holes);
+                let lines = Copied { file: &file, holes: &holes, input };
+                pipelined(out, |chunks| copy(&mut w, lines, None, format, rewrite, damaged, chunks))?;
             }
         }
         // Still the file the plan was made from, or nothing is written.
@@ -199,10 +207,19 @@ impl std::io::Write for Chunks {
     }
 }
 
+/// What [`copy`] reads the lines from: `input`, the session with `holes`
+/// (ranges the rewrite replaces) filled, and the `file` to read a hole from
+/// after all when a line's edits do not replace it.
+struct Copied<'a, R> {
+    file: &'a File,
+    holes: &'a Holes,
+    input: R,
+}
+
 /// The records of `input` (or the one `document`) into `out`, rewritten.
 fn copy(
     w: &mut Written,
-    input: impl Read,
+    input: Copied<'_, impl Read>,
     document: Option<&[u8]>,
     format: Format,
     rewrite: &Rewrite,
@@ -229,6 +246,7 @@ fn copy(
         return Ok(());
     }
     // The reader's own splitter: SIMD newline search, lines borrowed in place.
+    let Copied { file, holes, input } = input;
     let mut reader = crate::reader::Lines::new(input);
     let (mut line, mut offset) = (0u64, 0u64);
     let mut chain = Chain::of(format, !damaged.is_empty());
@@ -237,7 +255,8 @@ fn copy(
         let at = offset;
         offset += buf.len() as u64;
         let newline = buf.last() == Some(&b'\n');
-        let text = if newline { &buf[..buf.len() - 1] } else { buf };
+        let mut text = if newline { &buf[..buf.len() - 1] } else { buf };
+        let mut buf = buf;
         if damaged.binary_search(&line).is_ok() {
             w.dropped.push(line);
             if let Some(c) = chain.as_mut() {
@@ -245,19 +264,25 @@ fn copy(
             }
             continue;
         }
-        let mut e = match rewrite.ops.get(&line) {
-            Some(ops) => match edits(format.name(), text, at, ops) {
-                Some(e) => e,
-                None => {
-                    w.dropped.push(line);
-                    if let Some(c) = chain.as_mut() {
-                        c.drop(text);
-                    }
-                    continue;
-                }
-            },
-            None => Vec::new(),
+        let edited =
+            |text: &[u8]| rewrite.ops.get(&line).map_or(Some(Vec::new()), |ops| edits(format.name(), text, at, ops));
+        let Some(mut e) = edited(text) else {
+            w.dropped.push(line);
+            if let Some(c) = chain.as_mut() {
+                c.drop(text);
+            }
+            continue;
         };
+        // A hole left in place by the edits: the line as in the file after all.
+        let real;
+        if !holes.replaced_by(at, text.len() as u64, &e) {
+            let mut bytes = vec![0; buf.len()];
+            file.read_exact_at(&mut bytes, at).with_context(|| format!("reading line {line}"))?;
+            real = bytes;
+            buf = &real;
+            text = &real[..text.len()];
+            e = edited(text).unwrap_or_default();
+        }
         if let Some(c) = chain.as_mut() {
             e.extend(c.keep(text));
         }
