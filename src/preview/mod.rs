@@ -190,18 +190,22 @@ pub fn preview(
     // The record with the rewrite's edits applied and, for a line of JSON Lines,
     // its long payloads stood in for; `None` when the rewrite drops it. A whole
     // document keeps its payloads: Cline's writer measures them.
-    let edited = |text: Vec<u8>, offset: u64, line: u64| -> Option<Vec<u8>> {
+    let edits_of = |text: &[u8], offset: u64, line: u64| -> Option<Vec<splice::Edit>> {
         let key = if single_document { 1 } else { line };
-        let mut edits = match rewrite.ops.get(&key) {
-            Some(ops) => rewrite::edits(format, &text, offset, ops)?,
-            None => Vec::new(),
-        };
+        rewrite.ops.get(&key).map_or(Some(Vec::new()), |ops| rewrite::edits(format, text, offset, ops))
+    };
+    // The same, the rewrite's edits already found.
+    let edited_by = |text: Vec<u8>, offset: u64, mut edits: Vec<splice::Edit>| -> Vec<u8> {
         let stood_in = if single_document { Vec::new() } else { stand_ins.edits(&text, offset, &edits) };
         if edits.is_empty() && stood_in.is_empty() {
-            return Some(text);
+            return text;
         }
         edits.extend(stood_in);
-        Some(splice::apply(&text, edits))
+        splice::apply(&text, edits)
+    };
+    let edited = |text: Vec<u8>, offset: u64, line: u64| -> Option<Vec<u8>> {
+        let edits = edits_of(&text, offset, line)?;
+        Some(edited_by(text, offset, edits))
     };
     let out: &mut dyn Write = &mut filled;
     let summary = rewrite.summary.clone();
@@ -286,13 +290,11 @@ pub fn preview(
         // core; rendered here, in order.
         let holes = rewrite::sparse::Holes::new(&rewrite.replaced);
         let prepare = |r: &crate::model::Record| -> records::Prepared {
-            let ops = rewrite.ops.get(&r.line);
-            let text = holes
-                .read(&file, r.offset, r.len, |t| {
-                    ops.map_or(Some(Vec::new()), |ops| rewrite::edits(format, t, r.offset, ops))
-                })
+            let (text, edits) = holes
+                .read(&file, r.offset, r.len, |t| edits_of(t, r.offset, r.line))
                 .with_context(|| format!("reading {}", path.display()))?;
-            Ok(edited(text, r.offset, r.line).and_then(|t| serde_json::from_slice(&t).ok()))
+            let Some(edits) = edits else { return Ok(None) };
+            Ok(serde_json::from_slice(&edited_by(text, r.offset, edits)).ok())
         };
         records::each(&session.records, prepare, |r, v| {
             let Some(v) = v else { return Ok(()) };

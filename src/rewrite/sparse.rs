@@ -55,25 +55,26 @@ impl Holes {
             .all(|h| edits.iter().any(|e| base + e.range.start as u64 <= h.start && h.end <= base + e.range.end as u64))
     }
 
-    /// The record of `len` bytes at `offset`, its holes filled, or read after
-    /// all when `edits_of` (the record's edits; `None` when it is dropped)
-    /// does not replace them.
+    /// The record of `len` bytes at `offset`, its holes filled, with its
+    /// edits (`edits_of` it; `None` when it is dropped); read after all, and
+    /// its edits found again, when they do not replace every hole.
     pub fn read(
         &self,
         file: &File,
         offset: u64,
         len: u64,
-        edits_of: impl FnOnce(&[u8]) -> Option<Vec<Edit>>,
-    ) -> io::Result<Vec<u8>> {
+        edits_of: impl Fn(&[u8]) -> Option<Vec<Edit>>,
+    ) -> io::Result<(Vec<u8>, Option<Vec<Edit>>)> {
         let mut buf = vec![0; usize::try_from(len).map_err(io::Error::other)?];
         let mut reader = Sparse::new(file, offset, offset + len, self);
         reader.read_exact(&mut buf)?;
-        if !self.within(offset..offset + len).is_empty()
-            && edits_of(&buf).is_some_and(|e| !self.replaced_by(offset, len, &e))
-        {
+        let edits = edits_of(&buf);
+        if edits.as_ref().is_some_and(|e| !self.replaced_by(offset, len, e)) {
             file.read_exact_at(&mut buf, offset)?;
+            let edits = edits_of(&buf);
+            return Ok((buf, edits));
         }
-        Ok(buf)
+        Ok((buf, edits))
     }
 }
 
@@ -155,12 +156,14 @@ mod tests {
         // The payloads of "a" (6..10) and "b" (17..21).
         let h = Holes::new(&[(6, 4), (17, 4)]);
         let note = |t: &[u8]| Some(vec![Edit { range: 5..11, with: String::from_utf8(t[5..11].to_vec()).unwrap() }]);
-        // Only "a" is replaced: "b" is read.
-        assert_eq!(h.read(&f, 0, text.len() as u64, note).unwrap(), text.to_vec());
+        // Only "a" is replaced: "b" is read, and the edits are of the text read.
+        let (got, edits) = h.read(&f, 0, text.len() as u64, note).unwrap();
+        assert_eq!(got, text.to_vec());
+        assert_eq!(edits.unwrap()[0].with, r#""QUJD""#);
         let both =
             |_: &[u8]| Some(vec![Edit { range: 5..11, with: "1".into() }, Edit { range: 16..22, with: "2".into() }]);
-        assert_eq!(h.read(&f, 0, text.len() as u64, both).unwrap(), br#"{"a":"AAAA","b":"AAAA"}"#.to_vec());
+        assert_eq!(h.read(&f, 0, text.len() as u64, both).unwrap().0, br#"{"a":"AAAA","b":"AAAA"}"#.to_vec());
         // A dropped record is not read.
-        assert_eq!(h.read(&f, 0, text.len() as u64, |_| None).unwrap(), br#"{"a":"AAAA","b":"AAAA"}"#.to_vec());
+        assert_eq!(h.read(&f, 0, text.len() as u64, |_| None).unwrap(), (br#"{"a":"AAAA","b":"AAAA"}"#.to_vec(), None));
     }
 }
