@@ -131,13 +131,14 @@ mod tests {
         std::fs::write(&path, &text).unwrap();
         let file = File::open(&path).unwrap();
         let mut seen = Vec::new();
-        let prepare = |r: &Record| if r.line % 7 == 0 { Ok(None) } else { read(&file, r) };
+        let prepare = |r: &Record| if r.line.is_multiple_of(7) { Ok(None) } else { read(&file, r) };
         each(&records, prepare, |r, v| {
             seen.push((r.line, v.map(|v| v["n"].as_u64().unwrap())));
             Ok(())
         })
         .unwrap();
-        let want: Vec<(u64, Option<u64>)> = (1..=20_000).map(|l| (l, (l % 7 != 0).then_some(l - 1))).collect();
+        let want: Vec<(u64, Option<u64>)> =
+            (1..=20_000u64).map(|l| (l, (!l.is_multiple_of(7)).then_some(l - 1))).collect();
         assert_eq!(seen, want);
     }
 
