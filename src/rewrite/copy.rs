@@ -1,6 +1,9 @@
 //! `repair`'s writer: the session copied record by record into a new file,
 //! the rewrite's edits spliced into the records they touch, the new identity
-//! written where the agent keeps it. Memory stays at one line.
+//! written where the agent keeps it. The lines are read, split and edited on
+//! one thread and written on another, a few 1 MiB chunks apart; the payloads
+//! the rewrite replaces whole are not read at all ([`super::sparse`]). Memory
+//! stays at one line and those chunks.
 //!
 //! The copy is made from the file the plan was made from: the session is
 //! opened once here and must still be the one the [`Snapshot`] taken before
