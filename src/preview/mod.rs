@@ -187,14 +187,14 @@ pub fn preview(
         file.read_exact(&mut buf).with_context(|| format!("reading {}", path.display()))?;
         Ok(buf)
     };
-    // The record with the rewrite's edits applied and, for a line of JSON Lines,
-    // its long payloads stood in for; `None` when the rewrite drops it. A whole
-    // document keeps its payloads: Cline's writer measures them.
+    // The rewrite's edits of a record; `None` when the rewrite drops it.
     let edits_of = |text: &[u8], offset: u64, line: u64| -> Option<Vec<splice::Edit>> {
         let key = if single_document { 1 } else { line };
         rewrite.ops.get(&key).map_or(Some(Vec::new()), |ops| rewrite::edits(format, text, offset, ops))
     };
-    // The same, the rewrite's edits already found.
+    // The record with those edits applied and, for a line of JSON Lines, its
+    // long payloads stood in for. A whole document keeps its payloads: Cline's
+    // writer measures them.
     let edited_by = |text: Vec<u8>, offset: u64, mut edits: Vec<splice::Edit>| -> Vec<u8> {
         let stood_in = if single_document { Vec::new() } else { stand_ins.edits(&text, offset, &edits) };
         if edits.is_empty() && stood_in.is_empty() {
@@ -203,6 +203,7 @@ pub fn preview(
         edits.extend(stood_in);
         splice::apply(&text, edits)
     };
+    // Both: the record as the request holds it, or `None`.
     let edited = |text: Vec<u8>, offset: u64, line: u64| -> Option<Vec<u8>> {
         let edits = edits_of(&text, offset, line)?;
         Some(edited_by(text, offset, edits))

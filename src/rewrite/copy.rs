@@ -115,14 +115,14 @@ pub fn repair_text(
     atomic::write_with_mode(&target, Existing::Keep, atomic::mode_of(src), source.reads, |out| {
         match &document {
             Some(text) => {
-                let lines = Copied { file: &file, holes: &Holes::default(), input: planned() };
+                let lines = Copied { path: src, file: &file, holes: &Holes::default(), input: planned() };
                 copy(&mut w, lines, Some(text), format, rewrite, damaged, out)?;
             }
             None => {
                 // What the rewrite replaces is not read (see `sparse`).
                 let holes = Holes::new(&rewrite.replaced);
                 let input = Sparse::new(&file, 0, len, &holes);
-                let lines = Copied { file: &file, holes: &holes, input };
+                let lines = Copied { path: src, file: &file, holes: &holes, input };
                 pipelined(out, |chunks| copy(&mut w, lines, None, format, rewrite, damaged, chunks))?;
             }
         }
@@ -145,8 +145,8 @@ const IN_FLIGHT: usize = 4;
 
 /// Runs `produce` on a thread of its own, and writes what it writes to `out`
 /// here as it comes, in [`CHUNK`]s: reading, splitting and editing the lines
-/// overlap writing them to the disk, which costs as much. A write error is the
-/// one returned (it names the target); `produce` then stops at its next chunk.
+/// overlap writing them. A write error is the one returned (it names the
+/// target); `produce` then stops at its next chunk.
 fn pipelined(
     out: &mut dyn std::io::Write,
     produce: impl FnOnce(&mut dyn std::io::Write) -> anyhow::Result<()> + Send,
@@ -211,9 +211,10 @@ impl std::io::Write for Chunks {
 }
 
 /// What [`copy`] reads the lines from: `input`, the session with `holes`
-/// (ranges the rewrite replaces) filled, and the `file` to read a hole from
-/// after all when a line's edits do not replace it.
+/// (ranges the rewrite replaces) filled, and the `file` (at `path`) to read a
+/// hole from after all when a line's edits do not replace it.
 struct Copied<'a, R> {
+    path: &'a Path,
     file: &'a File,
     holes: &'a Holes,
     input: R,
@@ -249,7 +250,7 @@ fn copy(
         return Ok(());
     }
     // The reader's own splitter: SIMD newline search, lines borrowed in place.
-    let Copied { file, holes, input } = input;
+    let Copied { path, file, holes, input } = input;
     let mut reader = crate::reader::Lines::new(input);
     let (mut line, mut offset) = (0u64, 0u64);
     let mut chain = Chain::of(format, !damaged.is_empty());
@@ -280,7 +281,7 @@ fn copy(
         let real;
         if !holes.replaced_by(at, text.len() as u64, &e) {
             let mut bytes = vec![0; buf.len()];
-            file.read_exact_at(&mut bytes, at).with_context(|| format!("reading line {line}"))?;
+            file.read_exact_at(&mut bytes, at).with_context(|| format!("reading line {line} of {}", path.display()))?;
             real = bytes;
             buf = &real;
             text = &real[..text.len()];
@@ -434,4 +435,46 @@ fn whole(mut input: impl Read, src: &Path) -> anyhow::Result<Vec<u8>> {
     let mut v = Vec::new();
     input.read_to_end(&mut v).with_context(|| format!("reading {}", src.display()))?;
     Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Copies `text` with `rewrite` (no new identity), reading it as `repair` does.
+    fn copied(text: &[u8], rewrite: &Rewrite) -> Vec<u8> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, text).unwrap();
+        let file = File::open(&path).unwrap();
+        let identity =
+            Identity { path: dir.path().join("c.jsonl"), id: None, old_id: None, resume: None, resume_note: None };
+        let mut w = Written { identity, lines: 0, touched: 0, dropped: Vec::new(), inserted: 0, renamed: 0 };
+        let holes = Holes::new(&rewrite.replaced);
+        let input = Sparse::new(&file, 0, text.len() as u64, &holes);
+        let lines = Copied { path: &path, file: &file, holes: &holes, input };
+        let mut out = Vec::new();
+        pipelined(&mut out, |chunks| copy(&mut w, lines, None, Format::Codex, rewrite, &[], chunks)).unwrap();
+        out
+    }
+
+    #[test]
+    fn a_payload_the_edits_replace_is_not_read_and_one_they_keep_is_copied_as_it_is() {
+        let text = b"{\"a\":{\"image_url\":\"data:image/png;base64,QUJDRA==\"}}\n{\"b\":\"RUZHSA==\"}\n";
+        let at = |needle: &[u8]| text.windows(needle.len()).position(|w| w == needle).unwrap() as u64;
+        // The second line's payload is marked replaced, but no op replaces it.
+        let mut rewrite = Rewrite { replaced: vec![(at(b"QUJD"), 8), (at(b"RUZH"), 8)], ..Default::default() };
+        rewrite.ops.insert(1, vec![Op::Note { pointer: "/a".into(), text: "gone".into() }]);
+        let out = copied(text, &rewrite);
+        assert_eq!(out, b"{\"a\":{\"type\":\"input_text\",\"text\":\"gone\"}}\n{\"b\":\"RUZHSA==\"}\n".to_vec());
+    }
+
+    #[test]
+    fn the_copy_goes_through_chunks_whole_and_in_order() {
+        let mut text = Vec::new();
+        for i in 0..3000 {
+            text.extend_from_slice(format!("{{\"n\":{i},\"pad\":\"{}\"}}\n", "x".repeat(1000)).as_bytes());
+        }
+        assert_eq!(copied(&text, &Rewrite::default()), text);
+    }
 }
