@@ -14,7 +14,7 @@ use crate::report::units::{count, first_few};
 use crate::rewrite::{Rewrite, Summary, copy};
 
 use super::rewrite_args::RewriteArgs;
-use super::session_args::ReadArgs;
+use super::session_args::{Deepened, ReadArgs};
 
 /// Write a repaired copy of a session that the agent can resume.
 ///
@@ -121,8 +121,10 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
             sub.parent.display()
         );
     }
+    // The full decodes of suspects, made once for both diagnoses (the session's and its copy's).
+    let deepened = Deepened::default();
     let suspects_left_out =
-        if args.keep_suspects { Vec::new() } else { leave_out_suspects(args, &mut session, &plan)? };
+        if args.keep_suspects { Vec::new() } else { leave_out_suspects(args, &mut session, &plan, &deepened)? };
     let mut rewrite = Rewrite::plan(&session, &args.rewrite.options(), plan.single_document);
     if args.rewrite.fit {
         rewrite.fit(&session, &crate::reader::Source::of(&plan, &args.file), &plan.rules, plan.single_document);
@@ -150,21 +152,24 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
     let reads = args.read.reads(&args.file, &plan, true);
     let source = copy::Source { path: &args.file, planned, reads: &reads };
     let (text, dir) = (plan.text(&args.file), args.out.as_deref());
-    let written = copy::repair_text(&source, text, plan.format, plan.single_document, &rewrite, &damaged, dir)
-        .map_err(|e| {
-            let exists = e.chain().any(|c| {
-                c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::AlreadyExists)
-            });
-            // The copy's name is fixed for these formats: an earlier repair's copy is in the way.
-            if exists {
-                anyhow::anyhow!(
-                    "{e} (an earlier repair's copy?): remove it, or write the copy elsewhere with --out DIR"
-                )
-            } else {
-                e
-            }
-        })?;
-    let still = still_stuck(args, &session, &plan, &rewrite.summary)?;
+    // The copy is judged in memory (see `still_stuck`) while it is written.
+    let (written, still) = std::thread::scope(|s| {
+        let still = s.spawn(|| still_stuck(args, &session, &plan, &rewrite.summary, &deepened));
+        let written = copy::repair_text(&source, text, plan.format, plan.single_document, &rewrite, &damaged, dir);
+        (written, still.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+    });
+    let written = written.map_err(|e| {
+        let exists = e.chain().any(|c| {
+            c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::AlreadyExists)
+        });
+        // The copy's name is fixed for these formats: an earlier repair's copy is in the way.
+        if exists {
+            anyhow::anyhow!("{e} (an earlier repair's copy?): remove it, or write the copy elsewhere with --out DIR")
+        } else {
+            e
+        }
+    })?;
+    let still = still?;
     let r = Report {
         file: session.file.clone(),
         format: session.format,
@@ -201,9 +206,10 @@ fn leave_out_suspects(
     args: &RepairArgs,
     session: &mut crate::model::Session,
     plan: &crate::reader::Plan,
+    deepened: &Deepened,
 ) -> anyhow::Result<Vec<String>> {
     let opts = crate::diagnose::Options { model: args.read.model.clone(), ..Default::default() };
-    let d = args.read.diagnose(&args.file, session.clone(), plan, &opts)?;
+    let d = args.read.diagnose_again(&args.file, session.clone(), plan, &opts, deepened)?;
     if !d.stuck {
         return Ok(Vec::new());
     }
@@ -230,6 +236,7 @@ fn still_stuck(
     session: &crate::model::Session,
     plan: &crate::reader::Plan,
     changes: &Summary,
+    deepened: &Deepened,
 ) -> anyhow::Result<Option<crate::diagnose::Diagnosis>> {
     let mut copy = session.clone();
     // A capped image is a note in the copy; a fitted one meets the limits it broke.
@@ -251,7 +258,7 @@ fn still_stuck(
         as_repaired: Some(mended),
         ..Default::default()
     };
-    let d = args.read.diagnose(&args.file, copy, plan, &opts)?;
+    let d = args.read.diagnose_again(&args.file, copy, plan, &opts, deepened)?;
     Ok(d.stuck.then_some(d))
 }
 

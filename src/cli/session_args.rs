@@ -136,8 +136,22 @@ impl ReadArgs {
         plan: &crate::reader::Plan,
         opts: &crate::diagnose::Options,
     ) -> anyhow::Result<crate::diagnose::Diagnosis> {
+        self.diagnose_again(path, session, plan, opts, &Deepened::default())
+    }
+
+    /// [`ReadArgs::diagnose`], a suspect's full decode taken from `deepened`
+    /// when an earlier diagnosis of this run made it (and kept there for the next).
+    pub fn diagnose_again(
+        &self,
+        path: &std::path::Path,
+        session: crate::model::Session,
+        plan: &crate::reader::Plan,
+        opts: &crate::diagnose::Options,
+        deepened: &Deepened,
+    ) -> anyhow::Result<crate::diagnose::Diagnosis> {
         let source = crate::reader::Source::of(plan, path);
-        let deepen = |a: &crate::model::Attachment| crate::reader::reexamine(&source, a, Depth::Deep);
+        let deepen =
+            |a: &crate::model::Attachment| deepened.get(a, || crate::reader::reexamine(&source, a, Depth::Deep));
         let judging = crate::diagnose::Judging {
             rules: &plan.rules,
             forced: self.provider.is_some(),
@@ -188,6 +202,30 @@ impl ReadArgs {
             threads: self.threads.unwrap_or(0),
             session: self.session.clone(),
         }
+    }
+}
+
+/// The full decodes of suspects made in one run, by where their payload sits
+/// in the file: `repair` diagnoses the session, then its copy (in memory), and
+/// the copy's suspects are mostly the original's; each is decoded once.
+#[derive(Default)]
+pub struct Deepened(std::sync::Mutex<std::collections::HashMap<(u64, u64), Option<crate::media::Facts>>>);
+
+impl Deepened {
+    fn get(
+        &self,
+        a: &crate::model::Attachment,
+        decode: impl FnOnce() -> Option<crate::media::Facts>,
+    ) -> Option<crate::media::Facts> {
+        let Some(span) = a.span else { return decode() };
+        let key = (span.offset, span.len);
+        if let Some(f) = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&key) {
+            return f.clone();
+        }
+        // Decoded outside the lock: `repair` diagnoses its copy beside writing it.
+        let facts = decode();
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key, facts.clone());
+        facts
     }
 }
 

@@ -165,7 +165,49 @@ pub struct Judging<'r> {
 }
 
 /// Examines an attachment's bytes again, fully.
-pub type Deepen<'r> = &'r dyn Fn(&Attachment) -> Option<crate::media::Facts>;
+pub type Deepen<'r> = &'r (dyn Fn(&Attachment) -> Option<crate::media::Facts> + Sync);
+
+/// A suspect's payload up to this size is decoded beside others; a larger one
+/// alone, so that memory stays at one long payload (its text and its bytes)
+/// plus a few small ones.
+const SIDE_BY_SIDE_MAX: u64 = 4 << 20;
+/// Suspects decoded at once, at most (and at most one per core).
+const SIDE_BY_SIDE: usize = 4;
+
+/// `deepen` of the attachments at `todo`, in that order: the small ones side
+/// by side, one per core (a full decode is the slow part of a diagnosis, and
+/// suspects are independent of each other), the large ones one at a time.
+fn deepen_all(attachments: &[Attachment], todo: &[usize], deepen: Deepen<'_>) -> Vec<Option<crate::media::Facts>> {
+    let small = |i: usize| attachments[i].span.is_some_and(|s| s.len <= SIDE_BY_SIDE_MAX);
+    let mut out: Vec<Option<crate::media::Facts>> =
+        todo.iter().map(|&i| if small(i) { None } else { deepen(&attachments[i]) }).collect();
+    let side: Vec<usize> = (0..todo.len()).filter(|&k| small(todo[k])).collect();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let workers = cores.min(SIDE_BY_SIDE).min(side.len());
+    if workers <= 1 {
+        for k in side {
+            out[k] = deepen(&attachments[todo[k]]);
+        }
+        return out;
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        let work = || {
+            let mut mine = Vec::new();
+            while let Some(&k) = side.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+                mine.push((k, deepen(&attachments[todo[k]])));
+            }
+            mine
+        };
+        let handles: Vec<_> = (0..workers).map(|_| s.spawn(work)).collect();
+        for h in handles {
+            for (k, facts) in h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)) {
+                out[k] = facts;
+            }
+        }
+    });
+    out
+}
 
 /// Diagnoses a session read by the reader, with the overlay already applied.
 pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> anyhow::Result<Diagnosis> {
@@ -228,10 +270,11 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
             ));
         }
         let todo: Vec<usize> = todo.iter().take(DEEP_SUSPECTS).filter_map(|r| index.get(r).copied()).collect();
+        let decoded = deepen_all(&session.attachments, &todo, deepen);
         let mut changed = false;
-        for i in todo {
+        for (i, facts) in todo.into_iter().zip(decoded) {
             let a = &mut session.attachments[i];
-            if let Some(facts) = deepen(a) {
+            if let Some(facts) = facts {
                 a.facts = Some(Box::new(facts));
                 a.judge(&rules);
                 changed |= a.verdict == Verdict::Invalid;

@@ -1,9 +1,9 @@
 //! `preview`: the request body the agent would send once the overlay and the
 //! rewrites apply, in the agent's own dialect or converted to another.
 //!
-//! The records the provider sees are read again from their byte ranges, in
-//! history order, one at a time: each gets the rewrite's edits, becomes
-//! canonical messages ([`canon`]) and is written out at once ([`mod@write`]).
+//! The records the provider sees are read again from their byte ranges and
+//! get the rewrite's edits on every core ([`records`]); in history order, each
+//! becomes canonical messages ([`canon`]) and is written out at once ([`mod@write`]).
 //! A logged request in its own dialect is printed as logged, edits applied.
 
 pub mod canon;
@@ -14,6 +14,7 @@ mod copilot;
 mod gemini_cli;
 pub mod pi;
 pub mod read;
+mod records;
 mod stand_in;
 pub mod write;
 
@@ -234,16 +235,16 @@ fn build(
     };
     let own = stand_in::StandIns::default();
     let stand_ins = only.as_ref().map_or(&own, |o| o.stand_ins);
-    // For one item, every attachment's payload is stood in for, where it is.
-    let spans: std::collections::HashMap<u64, Vec<(u64, u64)>> = match &only {
+    // For one item, every attachment's payload is stood in for, where it is
+    // (file ranges, in order).
+    let spans: Vec<(u64, u64)> = match &only {
         Some(_) => {
-            let mut by_line: std::collections::HashMap<u64, Vec<(u64, u64)>> = Default::default();
-            for (a, s) in session.attachments.iter().filter_map(|a| Some((a, a.span?))) {
-                by_line.entry(if s.line == 0 { a.line } else { s.line }).or_default().push((s.offset, s.len));
-            }
-            by_line
+            let mut all: Vec<(u64, u64)> =
+                session.attachments.iter().filter_map(|a| a.span).map(|s| (s.offset, s.len)).collect();
+            all.sort_unstable();
+            all
         }
-        None => Default::default(),
+        None => Vec::new(),
     };
     // Stand-ins are filled from the same open file: the request is of the file read.
     let mut filled;
@@ -256,27 +257,34 @@ fn build(
         }
     };
     let mut read_record = |offset: u64, len: u64| -> anyhow::Result<Vec<u8>> {
-        file.read_at(offset, len).with_context(|| format!("reading {name}"))
+        file.read_range(offset, len).with_context(|| format!("reading {name}"))
     };
-    // The record with the rewrite's edits applied and, for a line of JSON Lines,
-    // its long payloads stood in for; `None` when the rewrite drops it. A whole
-    // document keeps its payloads: Cline's writer measures them.
-    let edited = |text: Vec<u8>, offset: u64, line: u64| -> Option<Vec<u8>> {
+    // The rewrite's edits of a record; `None` when the rewrite drops it.
+    let edits_of = |text: &[u8], offset: u64, line: u64| -> Option<Vec<splice::Edit>> {
         let key = if single_document { 1 } else { line };
-        let mut edits = match rewrite.ops.get(&key) {
-            Some(ops) => rewrite::edits(format, &text, offset, ops)?,
-            None => Vec::new(),
-        };
-        let stood_in = match (single_document, spans.get(&line)) {
+        rewrite.ops.get(&key).map_or(Some(Vec::new()), |ops| rewrite::edits(format, text, offset, ops))
+    };
+    // The record with those edits applied and, for a line of JSON Lines, its
+    // long payloads stood in for. A whole document keeps its payloads: Cline's
+    // writer measures them.
+    let edited_by = |text: Vec<u8>, offset: u64, mut edits: Vec<splice::Edit>| -> Vec<u8> {
+        let end = offset + text.len() as u64;
+        let within = &spans[spans.partition_point(|s| s.0 < offset)..spans.partition_point(|s| s.0 < end)];
+        let stood_in = match (single_document, within) {
             (true, _) => Vec::new(),
-            (false, Some(spans)) => stand_ins.spans(&text, offset, spans),
-            (false, None) => stand_ins.edits(&text, offset, &edits),
+            (false, []) => stand_ins.edits(&text, offset, &edits),
+            (false, spans) => stand_ins.spans(&text, offset, spans),
         };
         if edits.is_empty() && stood_in.is_empty() {
-            return Some(text);
+            return text;
         }
         edits.extend(stood_in);
-        Some(splice::apply(&text, edits))
+        splice::apply(&text, edits)
+    };
+    // Both: the record as the request holds it, or `None`.
+    let edited = |text: Vec<u8>, offset: u64, line: u64| -> Option<Vec<u8>> {
+        let edits = edits_of(&text, offset, line)?;
+        Some(edited_by(text, offset, edits))
     };
     let summary = rewrite.summary.clone();
 
@@ -360,10 +368,18 @@ fn build(
             }
         }
     } else {
-        for r in &session.records {
-            let text = read_record(r.offset, r.len)?;
-            let Some(text) = edited(text, r.offset, r.line) else { continue };
-            let Ok(v) = serde_json::from_slice::<serde_json::Value>(&text) else { continue };
+        // Read (but for what the rewrite replaces), edited and parsed on every
+        // core; rendered here, in order.
+        let holes = rewrite::sparse::Holes::new(&rewrite.replaced);
+        let prepare = |r: &crate::model::Record| -> records::Prepared {
+            let (text, edits) = holes
+                .read(&file, r.offset, r.len, |t| edits_of(t, r.offset, r.line))
+                .with_context(|| format!("reading {name}"))?;
+            let Some(edits) = edits else { return Ok(None) };
+            Ok(serde_json::from_slice(&edited_by(text, r.offset, edits)).ok())
+        };
+        records::each(&session.records, prepare, |r, v| {
+            let Some(v) = v else { return Ok(()) };
             push(&mut w, &mut turn, &v)?;
             // Interrupted calls of this turn get their result right after it.
             for op in rewrite.ops.get(&r.line).into_iter().flatten() {
@@ -382,7 +398,8 @@ fn build(
                     }
                 }
             }
-        }
+            Ok(())
+        })?;
     }
     if let Some(a) = agent.as_mut() {
         a.finish().iter().try_for_each(|m| w.push_sent(m))?;

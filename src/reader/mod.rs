@@ -82,7 +82,7 @@ impl Plan {
 pub use detect::{NotASession, plan};
 pub use lines::Lines;
 pub use sidecar::{RECORDED_BESIDE, files as sidecar_files, mended_ui};
-pub use source::{Handle, Source};
+pub use source::{Handle, ReadAt, Source};
 
 /// Why a session taken out of a store has no export that `repair` could
 /// rewrite (pi's SQLite store has no export command; `opencode export` of an
@@ -405,7 +405,7 @@ fn in_memory(bytes: &[u8], opts: &Options, plan: &Plan) -> Parts {
 /// or cannot be read.
 pub fn reexamine(source: &Source, a: &crate::model::Attachment, depth: Depth) -> Option<crate::media::Facts> {
     let span = a.span?;
-    let text = source.read_at(span.offset, span.len).ok()?;
+    let text = source.read_range(span.offset, span.len).ok()?;
     let text = std::str::from_utf8(&text).ok()?;
     let mut bytes = Vec::new();
     crate::media::decode_base64_checked(text, &mut bytes).ok()?;

@@ -46,8 +46,8 @@ impl Source {
     }
 
     /// The `len` bytes at `offset`.
-    pub fn read_at(&self, offset: u64, len: u64) -> io::Result<Vec<u8>> {
-        self.open()?.read_at(offset, len)
+    pub fn read_range(&self, offset: u64, len: u64) -> io::Result<Vec<u8>> {
+        self.open()?.read_range(offset, len)
     }
 
     /// What to call it in a message.
@@ -78,12 +78,51 @@ impl AsRef<[u8]> for Shared {
 impl Handle {
     /// The `len` bytes at `offset`; an error when fewer are there (the file
     /// shrank since it was read).
-    pub fn read_at(&mut self, offset: u64, len: u64) -> io::Result<Vec<u8>> {
+    pub fn read_range(&mut self, offset: u64, len: u64) -> io::Result<Vec<u8>> {
         let n = usize::try_from(len).map_err(|_| io::Error::other("a range too long for this machine"))?;
         let mut buf = vec![0; n];
         self.seek(SeekFrom::Start(offset))?;
         self.read_exact(&mut buf)?;
         Ok(buf)
+    }
+}
+
+/// Reads at a position without moving a cursor: workers share one open source.
+pub trait ReadAt: Sync {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize>;
+
+    fn read_exact_at(&self, mut buf: &mut [u8], mut offset: u64) -> io::Result<()> {
+        while !buf.is_empty() {
+            match self.read_at(buf, offset)? {
+                0 => return Err(io::Error::from(io::ErrorKind::UnexpectedEof)),
+                n => {
+                    buf = &mut buf[n..];
+                    offset += n as u64;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl ReadAt for File {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        std::os::unix::fs::FileExt::read_at(self, buf, offset)
+    }
+}
+
+impl ReadAt for Handle {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        match self {
+            Handle::File(f) => ReadAt::read_at(f, buf, offset),
+            Handle::Memory(c) => {
+                let bytes = c.get_ref().as_ref();
+                let from = usize::try_from(offset).unwrap_or(usize::MAX).min(bytes.len());
+                let n = buf.len().min(bytes.len() - from);
+                buf[..n].copy_from_slice(&bytes[from..from + n]);
+                Ok(n)
+            }
+        }
     }
 }
 
@@ -116,8 +155,8 @@ mod tests {
         let path = dir.path().join("s.jsonl");
         std::fs::write(&path, &text).unwrap();
         for s in [Source::File(path.clone()), Source::Memory(Arc::new(text.clone()))] {
-            assert_eq!(s.read_at(14, 4).unwrap(), b"QUJD", "{}", s.describe());
-            assert!(s.read_at(20, 10).is_err(), "past the end is an error, not a short read");
+            assert_eq!(s.read_range(14, 4).unwrap(), b"QUJD", "{}", s.describe());
+            assert!(s.read_range(20, 10).is_err(), "past the end is an error, not a short read");
         }
     }
 }

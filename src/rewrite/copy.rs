@@ -1,6 +1,9 @@
 //! `repair`'s writer: the session copied record by record into a new file,
 //! the rewrite's edits spliced into the records they touch, the new identity
-//! written where the agent keeps it. Memory stays at one line.
+//! written where the agent keeps it. The lines are read, split and edited on
+//! one thread and written on another, a few 1 MiB chunks apart; the payloads
+//! the rewrite replaces whole are not read at all ([`super::sparse`]). Memory
+//! stays at one line and those chunks.
 //!
 //! The copy is made from the file the plan was made from: the session is
 //! opened once here and must still be the one the [`Snapshot`] taken before
@@ -11,7 +14,9 @@
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::os::unix::fs::FileExt as _;
 use std::path::Path;
+use std::sync::mpsc;
 
 use anyhow::Context as _;
 
@@ -20,6 +25,7 @@ use crate::atomic::{self, Existing};
 use crate::formats::Format;
 
 use super::identity::{self, Identity};
+use super::sparse::{Holes, Sparse};
 use super::{Op, Rewrite, edits, mend, splice};
 
 /// What a repair wrote.
@@ -107,7 +113,19 @@ pub fn repair_text(
         std::fs::create_dir_all(folder).with_context(|| format!("creating {}", folder.display()))?;
     }
     atomic::write_with_mode(&target, Existing::Keep, atomic::mode_of(src), source.reads, |out| {
-        copy(&mut w, planned(), document.as_deref(), format, rewrite, damaged, out)?;
+        match &document {
+            Some(text) => {
+                let lines = Copied { path: src, file: &file, holes: &Holes::default(), input: planned() };
+                copy(&mut w, lines, Some(text), format, rewrite, damaged, out)?;
+            }
+            None => {
+                // What the rewrite replaces is not read (see `sparse`).
+                let holes = Holes::new(&rewrite.replaced);
+                let input = Sparse::new(&file, 0, len, &holes);
+                let lines = Copied { path: src, file: &file, holes: &holes, input };
+                pipelined(out, |chunks| copy(&mut w, lines, None, format, rewrite, damaged, chunks))?;
+            }
+        }
         // Still the file the plan was made from, or nothing is written.
         source.planned.unchanged(src)
     })?;
@@ -120,10 +138,92 @@ pub fn repair_text(
     Ok(w)
 }
 
+/// Bytes per chunk handed from the copying thread to the writing one.
+const CHUNK: usize = 1 << 20;
+/// Chunks on their way at once: memory stays at a few MiB whatever the lines.
+const IN_FLIGHT: usize = 4;
+
+/// Runs `produce` on a thread of its own, and writes what it writes to `out`
+/// here as it comes, in [`CHUNK`]s: reading, splitting and editing the lines
+/// overlap writing them. A write error is the one returned (it names the
+/// target); `produce` then stops at its next chunk.
+fn pipelined(
+    out: &mut dyn std::io::Write,
+    produce: impl FnOnce(&mut dyn std::io::Write) -> anyhow::Result<()> + Send,
+) -> anyhow::Result<()> {
+    let (tx, rx) = mpsc::sync_channel::<Vec<u8>>(IN_FLIGHT);
+    // Written chunks go back to be filled again, not freed and allocated anew.
+    let (back, spare) = mpsc::sync_channel::<Vec<u8>>(IN_FLIGHT + 2);
+    std::thread::scope(|s| {
+        let producer = s.spawn(move || {
+            let mut chunks = Chunks { tx, spare, buf: Vec::with_capacity(CHUNK) };
+            produce(&mut chunks)?;
+            Ok::<_, anyhow::Error>(chunks.send()?)
+        });
+        let mut written = Ok(());
+        for mut chunk in &rx {
+            if let Err(e) = out.write_all(&chunk) {
+                written = Err(e);
+                break;
+            }
+            chunk.clear();
+            let _ = back.try_send(chunk);
+        }
+        // A producer still sending finds the channel closed.
+        drop(rx);
+        let produced = producer.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        written?;
+        produced
+    })
+}
+
+/// The writing end of [`pipelined`]: fills a chunk, sends it when full.
+struct Chunks {
+    tx: mpsc::SyncSender<Vec<u8>>,
+    spare: mpsc::Receiver<Vec<u8>>,
+    buf: Vec<u8>,
+}
+
+impl Chunks {
+    fn send(&mut self) -> std::io::Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let next = self.spare.try_recv().unwrap_or_else(|_| Vec::with_capacity(CHUNK));
+        let full = std::mem::replace(&mut self.buf, next);
+        self.tx.send(full).map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the copy's writer stopped"))
+    }
+}
+
+impl std::io::Write for Chunks {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        let n = data.len().min(CHUNK - self.buf.len());
+        self.buf.extend_from_slice(&data[..n]);
+        if self.buf.len() == CHUNK {
+            self.send()?;
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// What [`copy`] reads the lines from: `input`, the session with `holes`
+/// (ranges the rewrite replaces) filled, and the `file` (at `path`) to read a
+/// hole from after all when a line's edits do not replace it.
+struct Copied<'a, R> {
+    path: &'a Path,
+    file: &'a File,
+    holes: &'a Holes,
+    input: R,
+}
+
 /// The records of `input` (or the one `document`) into `out`, rewritten.
 fn copy(
     w: &mut Written,
-    input: impl Read,
+    input: Copied<'_, impl Read>,
     document: Option<&[u8]>,
     format: Format,
     rewrite: &Rewrite,
@@ -150,6 +250,7 @@ fn copy(
         return Ok(());
     }
     // The reader's own splitter: SIMD newline search, lines borrowed in place.
+    let Copied { path, file, holes, input } = input;
     let mut reader = crate::reader::Lines::new(input);
     let (mut line, mut offset) = (0u64, 0u64);
     let mut chain = Chain::of(format, !damaged.is_empty());
@@ -158,7 +259,8 @@ fn copy(
         let at = offset;
         offset += buf.len() as u64;
         let newline = buf.last() == Some(&b'\n');
-        let text = if newline { &buf[..buf.len() - 1] } else { buf };
+        let mut text = if newline { &buf[..buf.len() - 1] } else { buf };
+        let mut buf = buf;
         if damaged.binary_search(&line).is_ok() {
             w.dropped.push(line);
             if let Some(c) = chain.as_mut() {
@@ -166,19 +268,24 @@ fn copy(
             }
             continue;
         }
-        let mut e = match rewrite.ops.get(&line) {
-            Some(ops) => match edits(format, text, at, ops) {
-                Some(e) => e,
-                None => {
-                    w.dropped.push(line);
-                    if let Some(c) = chain.as_mut() {
-                        c.drop(text);
-                    }
-                    continue;
-                }
-            },
-            None => Vec::new(),
+        let edited = |text: &[u8]| rewrite.ops.get(&line).map_or(Some(Vec::new()), |ops| edits(format, text, at, ops));
+        let Some(mut e) = edited(text) else {
+            w.dropped.push(line);
+            if let Some(c) = chain.as_mut() {
+                c.drop(text);
+            }
+            continue;
         };
+        // A hole left in place by the edits: the line as in the file after all.
+        let real;
+        if !holes.replaced_by(at, text.len() as u64, &e) {
+            let mut bytes = vec![0; buf.len()];
+            file.read_exact_at(&mut bytes, at).with_context(|| format!("reading line {line} of {}", path.display()))?;
+            real = bytes;
+            buf = &real;
+            text = &real[..text.len()];
+            e = edited(text).unwrap_or_default();
+        }
         if let Some(c) = chain.as_mut() {
             e.extend(c.keep(text));
         }
@@ -327,4 +434,46 @@ fn whole(mut input: impl Read, src: &Path) -> anyhow::Result<Vec<u8>> {
     let mut v = Vec::new();
     input.read_to_end(&mut v).with_context(|| format!("reading {}", src.display()))?;
     Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Copies `text` with `rewrite` (no new identity), reading it as `repair` does.
+    fn copied(text: &[u8], rewrite: &Rewrite) -> Vec<u8> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, text).unwrap();
+        let file = File::open(&path).unwrap();
+        let identity =
+            Identity { path: dir.path().join("c.jsonl"), id: None, old_id: None, resume: None, resume_note: None };
+        let mut w = Written { identity, lines: 0, touched: 0, dropped: Vec::new(), inserted: 0, renamed: 0 };
+        let holes = Holes::new(&rewrite.replaced);
+        let input = Sparse::new(&file, 0, text.len() as u64, &holes);
+        let lines = Copied { path: &path, file: &file, holes: &holes, input };
+        let mut out = Vec::new();
+        pipelined(&mut out, |chunks| copy(&mut w, lines, None, Format::Codex, rewrite, &[], chunks)).unwrap();
+        out
+    }
+
+    #[test]
+    fn a_payload_the_edits_replace_is_not_read_and_one_they_keep_is_copied_as_it_is() {
+        let text = b"{\"a\":{\"image_url\":\"data:image/png;base64,QUJDRA==\"}}\n{\"b\":\"RUZHSA==\"}\n";
+        let at = |needle: &[u8]| text.windows(needle.len()).position(|w| w == needle).unwrap() as u64;
+        // The second line's payload is marked replaced, but no op replaces it.
+        let mut rewrite = Rewrite { replaced: vec![(at(b"QUJD"), 8), (at(b"RUZH"), 8)], ..Default::default() };
+        rewrite.ops.insert(1, vec![Op::Note { pointer: "/a".into(), text: "gone".into() }]);
+        let out = copied(text, &rewrite);
+        assert_eq!(out, b"{\"a\":{\"type\":\"input_text\",\"text\":\"gone\"}}\n{\"b\":\"RUZHSA==\"}\n".to_vec());
+    }
+
+    #[test]
+    fn the_copy_goes_through_chunks_whole_and_in_order() {
+        let mut text = Vec::new();
+        for i in 0..3000 {
+            text.extend_from_slice(format!("{{\"n\":{i},\"pad\":\"{}\"}}\n", "x".repeat(1000)).as_bytes());
+        }
+        assert_eq!(copied(&text, &Rewrite::default()), text);
+    }
 }

@@ -11,6 +11,7 @@ pub mod copy;
 mod fit;
 pub mod identity;
 pub mod mend;
+pub mod sparse;
 pub mod splice;
 
 use std::collections::BTreeMap;
@@ -94,6 +95,10 @@ pub struct Summary {
 pub struct Rewrite {
     pub ops: BTreeMap<u64, Vec<Op>>,
     pub summary: Summary,
+    /// Byte ranges of the file (offset, length) that the ops replace whole:
+    /// the payloads of the attachments made notes or healed away, the mirrors
+    /// blanked. What reads the records again need not read them ([`sparse`]).
+    pub replaced: Vec<(u64, u64)>,
 }
 
 /// DESIGN's note for an excluded attachment.
@@ -120,7 +125,9 @@ impl Rewrite {
         let mut r = Rewrite::default();
         // Every copy of the bytes goes, on whatever line it sits.
         let blank_mirrors = |r: &mut Rewrite, a: &Attachment| {
+            r.replaced.extend(a.span.map(|s| (s.offset, s.len)));
             for m in &a.mirrors {
+                r.replaced.push((m.offset, m.len));
                 let line = if m.line == 0 { a.line } else { m.line };
                 r.ops.entry(key(line)).or_default().push(Op::Blank { offset: m.offset, len: m.len });
             }
