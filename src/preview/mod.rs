@@ -2,7 +2,7 @@
 //! rewrites apply, in the agent's own dialect or converted to another.
 //!
 //! The records the provider sees are read again from their byte ranges and
-//! get the rewrite's edits on every core ([`records`]); in history order, each
+//! get the rewrite's edits on every core (`records.rs`); in history order, each
 //! becomes canonical messages ([`canon`]) and is written out at once ([`mod@write`]).
 //! A logged request in its own dialect is printed as logged, edits applied.
 
