@@ -160,6 +160,7 @@ impl<'r> Worker<'r> {
                 reasoning: out.reasoning,
                 context_model: self.intern(out.context_model),
                 context_provider: self.intern(out.context_provider),
+                ..Extra::default()
             })
         });
         let entries = first..self.entries.len();
