@@ -2,10 +2,12 @@
 //! assembled: one per line that matters, so a session of a million short lines
 //! keeps a million. Each is stored in two columns: its place in the file (the
 //! [`Record`] that becomes [`crate::model::Session::records`], pruned in place,
-//! never copied) and how it joins the history (a [`Link`], 40 bytes: the ids
+//! never copied) and how it joins the history (a [`Link`], 32 bytes: the ids
 //! of a tree node, the end of its entries, its rare parts behind a box). The
 //! full [`Unit`] an adapter gives (48 bytes with a compaction's kept id) is
-//! rebuilt on demand; what only compactions carry lives in the box.
+//! rebuilt on demand; what only compactions carry lives in the box, and a
+//! node's parent is listed apart only when it is not the node just before
+//! (a chain of lines, each the parent of the next, lists none).
 
 use std::ops::Range;
 
@@ -26,12 +28,21 @@ enum Kind {
     Request,
 }
 
+/// Where a node's parent is found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Parent {
+    None,
+    /// The id of the nearest node before it.
+    Previous,
+    /// In [`Records::parents`].
+    Listed,
+}
+
 /// A record's [`Unit`] and entries, packed.
 #[derive(Debug)]
 struct Link {
     /// A node's own id, or the id of a keyed record or of a rewind's target.
     id: Option<Id>,
-    parent: Option<Id>,
     group: Option<Id>,
     extra: Option<Box<Extra>>,
     /// Where its entries end in the file's entry vector; they start where the
@@ -39,6 +50,7 @@ struct Link {
     /// 2^32 entries of 56 bytes each would not fit in memory before it overflowed.
     end: u32,
     kind: Kind,
+    parent: Parent,
     sidechain: bool,
 }
 
@@ -47,6 +59,10 @@ struct Link {
 pub struct Records {
     spots: Vec<Record>,
     links: Vec<Link>,
+    /// The parents that are not the node just before, by record index (ascending).
+    parents: Vec<(u32, Id)>,
+    /// The id of the last node pushed.
+    last_node: Option<Id>,
 }
 
 /// An entry index as stored: fewer than 2^32 entries fit in memory.
@@ -70,7 +86,7 @@ impl Records {
 
     /// Records for a worker that may read millions of lines ([`mapped`]).
     pub fn for_many() -> Records {
-        Records { spots: mapped(), links: mapped() }
+        Records { spots: mapped(), links: mapped(), ..Records::default() }
     }
 
     /// Appends a record; its entries follow those of the records before it.
@@ -94,8 +110,19 @@ impl Records {
             x.keep_from = keep_from;
             x.keep = keep.unwrap_or(0);
         }
+        let parent = match parent {
+            None => Parent::None,
+            Some(p) if Some(p) == self.last_node => Parent::Previous,
+            Some(p) => {
+                self.parents.push((index(self.len()), p));
+                Parent::Listed
+            }
+        };
+        if kind == Kind::Node {
+            self.last_node = id;
+        }
         self.spots.push(Record { line: r.line, offset: r.offset, len: r.len });
-        self.links.push(Link { id, parent, group, extra, end: index(r.entries.end), kind, sidechain });
+        self.links.push(Link { id, group, extra, end: index(r.entries.end), kind, parent, sidechain });
     }
 
     /// Puts a record with no entries before all others (what a file's sidecar says).
@@ -106,12 +133,17 @@ impl Records {
         self.push(r);
         self.spots.append(&mut rest.spots);
         self.links.append(&mut rest.links);
+        self.parents = rest.parents.into_iter().map(|(i, p)| (i + 1, p)).collect();
+        self.last_node = rest.last_node.or(self.last_node);
     }
 
     /// Appends a later chunk's records, their lines counted from `line_base`
     /// and their entries from `entry_base` in the merged vector.
     pub fn append_shifted(&mut self, other: Records, line_base: u64, entry_base: usize) {
         let shift = index(entry_base);
+        let at = index(self.len());
+        self.parents.extend(other.parents.iter().map(|&(i, p)| (i + at, p)));
+        self.last_node = other.last_node.or(self.last_node);
         append_shrinking(&mut self.spots, other.spots, |s| Record { line: s.line + line_base, ..s });
         append_shrinking(&mut self.links, other.links, |mut l| {
             l.end += shift;
@@ -135,9 +167,13 @@ impl Records {
         let l = &self.links[i];
         let keep_from = || l.extra.as_ref().and_then(|x| x.keep_from);
         match (l.kind, l.id) {
-            (Kind::Node, Some(id)) => {
-                Unit::Node { id, parent: l.parent, sidechain: l.sidechain, group: l.group, keep_from: keep_from() }
-            }
+            (Kind::Node, Some(id)) => Unit::Node {
+                id,
+                parent: self.parent(i),
+                sidechain: l.sidechain,
+                group: l.group,
+                keep_from: keep_from(),
+            },
             (Kind::Keyed, Some(id)) => Unit::Keyed(id),
             (Kind::RewindTo, Some(id)) => Unit::RewindTo(id),
             (Kind::Hidden, _) => Unit::Hidden,
@@ -146,6 +182,18 @@ impl Records {
             (Kind::Request, _) => Unit::Request,
             // `push` gives every node, keyed record and rewind its id.
             (Kind::Plain | Kind::Node | Kind::Keyed | Kind::RewindTo, _) => Unit::Plain,
+        }
+    }
+
+    /// A node's parent.
+    fn parent(&self, i: usize) -> Option<Id> {
+        match self.links[i].parent {
+            Parent::None => None,
+            Parent::Previous => (0..i).rev().find_map(|j| self.node_id(j)),
+            Parent::Listed => {
+                let k = self.parents.partition_point(|&(j, _)| (j as usize) < i);
+                self.parents.get(k).filter(|&&(j, _)| j as usize == i).map(|&(_, p)| p)
+            }
         }
     }
 
@@ -184,7 +232,7 @@ impl Records {
     /// The places of the records at `order` (indices into these records), in
     /// that order. A history in file order keeps the vector, pruned in place.
     pub fn into_spots(self, order: &[usize]) -> Vec<Record> {
-        let Records { mut spots, links } = self;
+        let Records { mut spots, links, .. } = self;
         drop(links);
         if !order.windows(2).all(|w| w[0] < w[1]) {
             return order.iter().map(|&i| spots[i]).collect();
@@ -279,5 +327,96 @@ impl ById {
             }
             s = (s + 1) % self.slots.len();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(line: u64, id: &str, parent: Option<&str>, entries: Range<usize>) -> LineRecord {
+        let unit = Unit::Node {
+            id: Id::of(id),
+            parent: parent.map(Id::of),
+            sidechain: false,
+            group: (line % 2 == 0).then(|| Id::of("g")),
+            keep_from: (id == "compact").then(|| Id::of("b")),
+        };
+        LineRecord { line, offset: line * 10, len: 9, unit, entries, extra: None }
+    }
+
+    fn plain(line: u64, unit: Unit, entries: Range<usize>) -> LineRecord {
+        LineRecord { line, offset: line * 10, len: 9, unit, entries, extra: None }
+    }
+
+    /// Every unit as it was pushed, in order.
+    fn units(r: &Records) -> Vec<(u64, Unit, Range<usize>)> {
+        (0..r.len()).map(|i| (r.line(i), r.unit(i), r.entries(i))).collect()
+    }
+
+    fn expected(lines: &[LineRecord]) -> Vec<(u64, Unit, Range<usize>)> {
+        lines.iter().map(|l| (l.line, l.unit.clone(), l.entries.clone())).collect()
+    }
+
+    fn lines() -> Vec<LineRecord> {
+        vec![
+            node(1, "a", None, 0..1),
+            node(2, "b", Some("a"), 1..3),
+            plain(3, Unit::Hidden, 3..3),
+            node(4, "c", Some("b"), 3..4),
+            // A branch: its parent is not the node before it.
+            node(5, "d", Some("b"), 4..5),
+            node(6, "compact", Some("d"), 5..6),
+            node(7, "e", Some("e"), 6..6),
+            plain(8, Unit::Keyed(Id::of("k")), 6..7),
+            plain(9, Unit::RewindTo(Id::of("k")), 7..7),
+            plain(10, Unit::ResetKeeping(3), 7..8),
+            plain(11, Unit::Request, 8..9),
+            node(12, "f", Some("e"), 9..10),
+        ]
+    }
+
+    #[test]
+    fn every_unit_comes_back_as_it_was_pushed() {
+        let mut r = Records::default();
+        lines().into_iter().for_each(|l| r.push(l));
+        assert_eq!(units(&r), expected(&lines()));
+        assert_eq!(r.parents.len(), 2, "only the parents that are not the node before are listed: {:?}", r.parents);
+    }
+
+    #[test]
+    fn merged_chunks_and_a_record_put_first_keep_every_unit() {
+        let all = lines();
+        let (mut first, mut second) = (Records::default(), Records::default());
+        all.into_iter().enumerate().for_each(|(i, mut l)| {
+            if i < 5 {
+                first.push(l);
+            } else {
+                // As a later worker reads it: lines and entries counted from its own start.
+                l.line -= 5;
+                l.entries = l.entries.start - 5..l.entries.end - 5;
+                second.push(l);
+            }
+        });
+        first.append_shifted(second, 5, 5);
+        first.insert_first(plain(0, Unit::Hidden, 0..0));
+        let mut want = vec![(0, Unit::Hidden, 0..0)];
+        want.extend(expected(&lines()));
+        assert_eq!(units(&first), want);
+    }
+
+    #[test]
+    fn the_id_index_finds_the_last_node_of_each_id() {
+        let mut r = Records::default();
+        for (i, id) in ["a", "b", "a", "c"].into_iter().enumerate() {
+            r.push(node(i as u64 + 1, id, None, 0..0));
+        }
+        r.push(plain(5, Unit::Keyed(Id::of("c")), 0..0));
+        let by_id = ById::new(&r);
+        assert_eq!(by_id.get(Id::of("a"), &r), Some(2));
+        assert_eq!(by_id.get(Id::of("b"), &r), Some(1));
+        assert_eq!(by_id.get(Id::of("c"), &r), Some(3), "a keyed record is not a node");
+        assert_eq!(by_id.get(Id::of("z"), &r), None);
+        assert_eq!(ById::new(&Records::default()).get(Id::of("a"), &Records::default()), None);
     }
 }
