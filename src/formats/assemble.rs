@@ -359,8 +359,7 @@ fn tree_path(records: &Records, entries: &[Entry], findings: &mut Vec<Finding>) 
     }
     let mut on_path = vec![false; records.len()];
     let before = |i: usize, on_path: &[bool]| (0..i).rev().find(|&j| !on_path[j] && records.is_node(j));
-    // Sized once: most of a tree is on its path, and a vector grown by doubling leaves its copies behind.
-    let mut path = Vec::with_capacity(records.len());
+    let mut path = Vec::new();
     let mut cur = leaf.or(last_any);
     while let Some(i) = cur {
         path.push(i);

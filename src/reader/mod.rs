@@ -204,9 +204,10 @@ type Parts = (Records, Vec<Entry>, Vec<Finding>, u64);
 /// Puts chunk-relative line numbers back in file order.
 fn merge(chunks: Vec<anyhow::Result<Chunk>>) -> anyhow::Result<Parts> {
     let mut chunks = chunks.into_iter().collect::<anyhow::Result<Vec<Chunk>>>()?;
-    // The first chunk's records grow in place (a large vector grows by remapping its
-    // pages, not copying them) and each later chunk is freed once moved: the records
-    // are never held twice, which on a file of a million short lines is 100 MB.
+    // The first chunk's records and entries grow in place (a large vector grows by
+    // remapping its pages, not copying them) and each later chunk shrinks as it is
+    // moved ([`append_shrinking`]): nothing is held twice (a later chunk freed only
+    // once moved whole held the second half of a file's records twice).
     let total: usize = chunks.iter().map(|c| c.records.len()).sum();
     let mut records = chunks.first_mut().map(|c| std::mem::take(&mut c.records)).unwrap_or_default();
     records.reserve_exact(total - records.len());
