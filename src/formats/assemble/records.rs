@@ -339,7 +339,7 @@ mod tests {
             id: Id::of(id),
             parent: parent.map(Id::of),
             sidechain: false,
-            group: (line % 2 == 0).then(|| Id::of("g")),
+            group: line.is_multiple_of(2).then(|| Id::of("g")),
             keep_from: (id == "compact").then(|| Id::of("b")),
         };
         LineRecord { line, offset: line * 10, len: 9, unit, entries, extra: None }
