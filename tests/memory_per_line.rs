@@ -10,14 +10,16 @@ use std::io::Write as _;
 
 use session_doctor::reader::{Options, read_session};
 
-/// Lines of the generated session: enough that the per-line cost dwarfs the
-/// constant part (line buffers, thread stacks), few enough for a debug build.
-const LINES: usize = 200_000;
+/// Lines of the larger session read (the smaller has a quarter): enough that
+/// resident memory's steps (a 2 MB huge page where the kernel gives them
+/// unasked) move the cost per line little, few enough for a debug build.
+const LINES: usize = 400_000;
 
-/// The most one short line may cost: its entry (56 bytes) and its byte range
-/// (24 bytes) stay in the session; what assembling the history needs on the
-/// way is the rest. Reading cost 220 bytes a line before (issue 20, item 5).
-const MAX_BYTES_PER_LINE: usize = 150;
+/// The most one more short line may cost: its entry (56 bytes) and its byte
+/// range (24 bytes) stay in the session; what assembling the history needs on
+/// the way is the rest (README, "Memory per line"). It was 311 bytes before
+/// (issue 20, item 5), about 125 since.
+const MAX_BYTES_PER_LINE: usize = 170;
 
 fn kib(field: &str) -> usize {
     let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
