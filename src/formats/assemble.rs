@@ -36,22 +36,37 @@ pub struct LineRecord {
     pub extra: Option<Box<Extra>>,
 }
 
-/// The rarer parts of a line.
+/// The rarer parts of a line: kept for every line with a tool call or result,
+/// so 88 bytes, each part as long as it is (a vector's room for four would
+/// cost a line of one call 320 bytes), the rarest behind one more box.
 #[derive(Debug, Default)]
 pub struct Extra {
     /// `entry` counts from the line's first entry; `line` is the payload's own line.
-    pub attachments: Vec<Attachment>,
-    pub calls: Vec<RawCall>,
-    pub results: Vec<RawResult>,
+    pub attachments: Box<[Attachment]>,
+    pub calls: Box<[RawCall]>,
+    pub results: Box<[RawResult]>,
     /// When the line was written (kept only for lines with tool calls or results).
     pub at: Option<Box<str>>,
-    pub reasoning: Vec<RawReasoning>,
+    pub reasoning: Box<[RawReasoning]>,
+    pub rare: Option<Box<Rare>>,
+}
+
+/// What a few lines of a session carry.
+#[derive(Debug, Default)]
+pub struct Rare {
+    /// The model and provider in force from this line on (Codex `turn_context`, pi `model_change`).
     pub context_model: Option<Arc<str>>,
     pub context_provider: Option<Arc<str>>,
     /// A compacting node's [`Unit::Node`] `keep_from` (kept here by [`Records`]).
     pub keep_from: Option<Id>,
     /// A [`Unit::ResetKeeping`]'s index (kept here by [`Records`]).
     pub keep: u64,
+}
+
+impl Extra {
+    pub fn rare(&self) -> Option<&Rare> {
+        self.rare.as_deref()
+    }
 }
 
 impl LineRecord {
@@ -101,11 +116,14 @@ pub fn assemble(mut records: Records, entries: Vec<Entry>) -> History {
     let order = visible(&records, &entries, &mut h.findings);
     let ctx = Context::new(&records);
     h.entries = visible_entries(&records, &order, entries);
-    // Every call of the file names the media of its results, visible or not.
-    let calls: HashMap<String, (Option<String>, Option<String>)> = (0..records.len())
-        .flat_map(|i| records.extra(i).into_iter().flat_map(|x| &x.calls))
-        .map(|c| (c.call_id.clone(), (c.name.clone(), c.path.clone())))
-        .collect();
+    let calls = media_calls(&records);
+    // Sized once: grown by doubling, each copy left behind stays resident.
+    let (n_calls, n_results) = order
+        .iter()
+        .filter_map(|&i| records.extra(i))
+        .fold((0, 0), |(c, r), x| (c + x.calls.len(), r + x.results.len()));
+    h.tool_calls.reserve_exact(n_calls);
+    h.tool_results.reserve_exact(n_results);
 
     let mut attachments = Vec::new();
     let mut base = 0;
@@ -122,20 +140,28 @@ pub fn assemble(mut records: Records, entries: Vec<Entry>) -> History {
                 e.provider = provider.clone();
             }
         }
-        let Some(x) = records.extra_mut(i) else { continue };
-        let at = x.at.as_deref().map(str::to_string);
+        // Taken, not borrowed: a line's rare parts are freed as they move into the history.
+        let Some(x) = records.take_extra(i) else { continue };
+        let Extra { calls: line_calls, results, attachments: line_attachments, reasoning, at, .. } = *x;
+        // The last call or result of the line takes its time; the others a copy.
+        let mut dated = line_calls.len() + results.len();
+        let mut at = at.map(String::from);
+        let mut at_of = || {
+            dated -= 1;
+            if dated == 0 { at.take() } else { at.clone() }
+        };
         // On the line of their entry (a document's messages each have their own).
         let line_of = |entries: &[Entry], e: usize| entries.get(first + e).map_or(line, |e| e.line);
-        for c in x.calls.drain(..) {
+        for c in line_calls {
             let (call_id, name, path) = (c.call_id, c.name, c.path);
             let line = line_of(&h.entries, c.entry);
-            h.tool_calls.push(ToolCall { line, call_id, name, path, entry: first + c.entry, at: at.clone() });
+            h.tool_calls.push(ToolCall { line, call_id, name, path, entry: first + c.entry, at: at_of() });
         }
-        for t in x.results.drain(..) {
+        for t in results {
             let line = line_of(&h.entries, t.entry);
-            h.tool_results.push(ToolResult { line, call_id: t.call_id, entry: first + t.entry, at: at.clone() });
+            h.tool_results.push(ToolResult { line, call_id: t.call_id, entry: first + t.entry, at: at_of() });
         }
-        for mut a in x.attachments.drain(..) {
+        for mut a in line_attachments {
             a.entry += first;
             if let Some((tool, path)) = a.call_id.as_deref().and_then(|id| calls.get(id)) {
                 if a.tool.is_none() {
@@ -147,7 +173,7 @@ pub fn assemble(mut records: Records, entries: Vec<Entry>) -> History {
             }
             attachments.push(a);
         }
-        for r in x.reasoning.drain(..) {
+        for r in reasoning {
             h.reasoning.push(Reasoning { line, kind: r.kind, id: r.id, pointer: r.pointer });
         }
     }
@@ -159,6 +185,23 @@ pub fn assemble(mut records: Records, entries: Vec<Entry>) -> History {
     h.provider = h.entries.iter().rev().find_map(|e| e.provider.as_deref().map(str::to_string));
     h.records = records.into_spots(&order);
     h
+}
+
+/// The tool and path argument of each call that an attachment names (a tool
+/// result's media): every call of the file, visible or not, the last of an id
+/// winning. Only those calls: a copy of every call's strings cost a session of
+/// tool calls as much again as its calls.
+fn media_calls(records: &Records) -> HashMap<String, (Option<String>, Option<String>)> {
+    let extras = || (0..records.len()).filter_map(|i| records.extra(i));
+    let named: HashSet<&str> = extras().flat_map(|x| &x.attachments).filter_map(|a| a.call_id.as_deref()).collect();
+    if named.is_empty() {
+        return HashMap::new();
+    }
+    extras()
+        .flat_map(|x| &x.calls)
+        .filter(|c| named.contains(c.call_id.as_str()))
+        .map(|c| (c.call_id.clone(), (c.name.clone(), c.path.clone())))
+        .collect()
 }
 
 /// The entries of the records in `order`, in that order. The usual history
@@ -275,7 +318,7 @@ impl Context {
         let mut changes = Vec::new();
         let (mut model, mut provider) = (None::<Arc<str>>, None::<Arc<str>>);
         for i in 0..records.len() {
-            let Some(x) = records.extra(i) else { continue };
+            let Some(x) = records.extra(i).and_then(Extra::rare) else { continue };
             if x.context_model.is_none() && x.context_provider.is_none() {
                 continue;
             }
@@ -393,7 +436,8 @@ fn tree_path(records: &Records, entries: &[Entry], findings: &mut Vec<Finding>) 
     path.reverse();
     join_parallel_results(records, entries, &mut path, &mut on_path);
     // The latest compaction on the path replaces what came before its kept range.
-    let keep_from = |i: usize| records.extra(i).and_then(|x| x.keep_from).filter(|_| records.is_node(i));
+    let keep_from =
+        |i: usize| records.extra(i).and_then(Extra::rare).and_then(|x| x.keep_from).filter(|_| records.is_node(i));
     let compaction = path.iter().rposition(|&i| keep_from(i).is_some());
     if let Some(c) = compaction {
         let Some(k) = keep_from(path[c]) else { return path };

@@ -106,7 +106,7 @@ impl Records {
         };
         let mut extra = r.extra;
         if keep_from.is_some() || keep.is_some() {
-            let x = extra.get_or_insert_with(Box::default);
+            let x = extra.get_or_insert_with(Box::default).rare.get_or_insert_with(Box::default);
             x.keep_from = keep_from;
             x.keep = keep.unwrap_or(0);
         }
@@ -165,7 +165,8 @@ impl Records {
     /// Its place in the history, as the adapter gave it.
     pub fn unit(&self, i: usize) -> Unit {
         let l = &self.links[i];
-        let keep_from = || l.extra.as_ref().and_then(|x| x.keep_from);
+        let rare = || l.extra.as_ref().and_then(|x| x.rare());
+        let keep_from = || rare().and_then(|x| x.keep_from);
         match (l.kind, l.id) {
             (Kind::Node, Some(id)) => Unit::Node {
                 id,
@@ -178,7 +179,7 @@ impl Records {
             (Kind::RewindTo, Some(id)) => Unit::RewindTo(id),
             (Kind::Hidden, _) => Unit::Hidden,
             (Kind::Reset, _) => Unit::Reset,
-            (Kind::ResetKeeping, _) => Unit::ResetKeeping(l.extra.as_ref().map_or(0, |x| x.keep)),
+            (Kind::ResetKeeping, _) => Unit::ResetKeeping(rare().map_or(0, |x| x.keep)),
             (Kind::Request, _) => Unit::Request,
             // `push` gives every node, keyed record and rewind its id.
             (Kind::Plain | Kind::Node | Kind::Keyed | Kind::RewindTo, _) => Unit::Plain,
@@ -214,8 +215,9 @@ impl Records {
         self.links[i].extra.as_deref()
     }
 
-    pub fn extra_mut(&mut self, i: usize) -> Option<&mut Extra> {
-        self.links[i].extra.as_deref_mut()
+    /// Takes a record's rare parts out (what the history keeps of them moves there).
+    pub fn take_extra(&mut self, i: usize) -> Option<Box<Extra>> {
+        self.links[i].extra.take()
     }
 
     /// Its entries, in the file's entry vector.
