@@ -244,10 +244,11 @@ fn merge(chunks: Vec<anyhow::Result<Chunk>>) -> anyhow::Result<Parts> {
 }
 
 /// A byte range this large may hold enough lines for its worker's vectors to
-/// grow past a MiB: they start mapped ([`mapped`]) rather than grow through
-/// copies, at the cost of address space only. (Smaller ranges, the one range
-/// of a small file, hold too few lines to matter.)
-const MANY_LINES: u64 = 1 << 20;
+/// grow to MBs: they start mapped ([`mapped`]) rather than grow through
+/// copies, at the cost of 96 MiB of address space a worker, none of memory.
+/// Smaller ranges hold too few lines for their copies to matter, and a small
+/// file reserves nothing (which a tight `ulimit -v` would feel).
+const MANY_LINES: u64 = 8 << 20;
 
 /// Streams the lines that start inside `[start, end)`.
 fn read_range(
