@@ -13,12 +13,17 @@ use crate::model::{
 
 use super::{Id, RawCall, RawReasoning, RawResult, Unit};
 
+mod records;
+
+use records::ById;
+pub use records::{Records, append_shrinking, mapped};
+
 /// One line after its media were decoded and judged; media bytes are dropped.
 /// Most lines of a long session are plain text, so all but the entries and
 /// the line's place in the history live behind one optional box. Its entries
 /// sit in one vector for the whole file (a range of it here): a line's own
 /// vector would cost an allocation per line, and the history keeps that one
-/// vector, pruned in place, instead of a copy.
+/// vector, pruned in place, instead of a copy. Kept packed in [`Records`].
 #[derive(Debug, Default)]
 pub struct LineRecord {
     pub line: u64,
@@ -31,18 +36,37 @@ pub struct LineRecord {
     pub extra: Option<Box<Extra>>,
 }
 
-/// The rarer parts of a line.
+/// The rarer parts of a line: kept for every line with a tool call or result,
+/// so 88 bytes, each part as long as it is (a vector's room for four would
+/// cost a line of one call 320 bytes), the rarest behind one more box.
 #[derive(Debug, Default)]
 pub struct Extra {
     /// `entry` counts from the line's first entry; `line` is the payload's own line.
-    pub attachments: Vec<Attachment>,
-    pub calls: Vec<RawCall>,
-    pub results: Vec<RawResult>,
+    pub attachments: Box<[Attachment]>,
+    pub calls: Box<[RawCall]>,
+    pub results: Box<[RawResult]>,
     /// When the line was written (kept only for lines with tool calls or results).
     pub at: Option<Box<str>>,
-    pub reasoning: Vec<RawReasoning>,
+    pub reasoning: Box<[RawReasoning]>,
+    pub rare: Option<Box<Rare>>,
+}
+
+/// What a few lines of a session carry.
+#[derive(Debug, Default)]
+pub struct Rare {
+    /// The model and provider in force from this line on (Codex `turn_context`, pi `model_change`).
     pub context_model: Option<Arc<str>>,
     pub context_provider: Option<Arc<str>>,
+    /// A compacting node's [`Unit::Node`] `keep_from` (kept here by [`Records`]).
+    pub keep_from: Option<Id>,
+    /// A [`Unit::ResetKeeping`]'s index (kept here by [`Records`]).
+    pub keep: u64,
+}
+
+impl Extra {
+    pub fn rare(&self) -> Option<&Rare> {
+        self.rare.as_deref()
+    }
 }
 
 impl LineRecord {
@@ -76,43 +100,38 @@ pub struct History {
 /// order, over every attachment (visible or not) so refs never shift. The count
 /// runs across records: the records of a one-document session (Cline, an
 /// opencode export) share their line, and each attachment needs its own ref.
-pub fn assign_refs(records: &mut [LineRecord]) {
+pub fn assign_refs(records: &mut Records) {
     let mut counter: HashMap<u64, u32> = HashMap::new();
-    for r in records {
-        for a in r.attachments_mut() {
-            let n = counter.entry(a.line).or_insert(0);
-            *n += 1;
-            a.reference = Ref::format(a.line, *n);
-        }
+    for a in records.attachments_mut() {
+        let n = counter.entry(a.line).or_insert(0);
+        *n += 1;
+        a.reference = Ref::format(a.line, *n);
     }
 }
 
 /// Builds the history from records in file order and the file's entries
 /// (which [`LineRecord::entries`] index), consuming them.
-pub fn assemble(mut records: Vec<LineRecord>, entries: Vec<Entry>) -> History {
+pub fn assemble(mut records: Records, entries: Vec<Entry>) -> History {
     let mut h = History::default();
     let order = visible(&records, &entries, &mut h.findings);
     let ctx = Context::new(&records);
     h.entries = visible_entries(&records, &order, entries);
-    // Every call of the file names the media of its results, visible or not.
-    let calls: HashMap<String, (Option<String>, Option<String>)> = records
+    let calls = media_calls(&records);
+    // Sized once: grown by doubling, each copy left behind stays resident.
+    let (n_calls, n_results) = order
         .iter()
-        .flat_map(|r| r.extra.iter().flat_map(|x| &x.calls))
-        .map(|c| (c.call_id.clone(), (c.name.clone(), c.path.clone())))
-        .collect();
+        .filter_map(|&i| records.extra(i))
+        .fold((0, 0), |(c, r), x| (c + x.calls.len(), r + x.results.len()));
+    h.tool_calls.reserve_exact(n_calls);
+    h.tool_results.reserve_exact(n_results);
 
     let mut attachments = Vec::new();
-    h.records = order
-        .iter()
-        .map(|&i| Record { line: records[i].line, offset: records[i].offset, len: records[i].len })
-        .collect();
     let mut base = 0;
     for &i in &order {
-        let r = &mut records[i];
-        let line = r.line;
+        let line = records.line(i);
         let (model, provider) = ctx.at(i);
         let first = base;
-        base += r.entries.len();
+        base += records.entries(i).len();
         for e in &mut h.entries[first..base] {
             if e.model.is_none() {
                 e.model = model.clone();
@@ -121,20 +140,28 @@ pub fn assemble(mut records: Vec<LineRecord>, entries: Vec<Entry>) -> History {
                 e.provider = provider.clone();
             }
         }
-        let Some(x) = r.extra.as_mut() else { continue };
-        let at = x.at.as_deref().map(str::to_string);
+        // Taken, not borrowed: a line's rare parts are freed as they move into the history.
+        let Some(x) = records.take_extra(i) else { continue };
+        let Extra { calls: line_calls, results, attachments: line_attachments, reasoning, at, .. } = *x;
+        // The last call or result of the line takes its time; the others a copy.
+        let mut dated = line_calls.len() + results.len();
+        let mut at = at.map(String::from);
+        let mut at_of = || {
+            dated -= 1;
+            if dated == 0 { at.take() } else { at.clone() }
+        };
         // On the line of their entry (a document's messages each have their own).
         let line_of = |entries: &[Entry], e: usize| entries.get(first + e).map_or(line, |e| e.line);
-        for c in x.calls.drain(..) {
+        for c in line_calls {
             let (call_id, name, path) = (c.call_id, c.name, c.path);
             let line = line_of(&h.entries, c.entry);
-            h.tool_calls.push(ToolCall { line, call_id, name, path, entry: first + c.entry, at: at.clone() });
+            h.tool_calls.push(ToolCall { line, call_id, name, path, entry: first + c.entry, at: at_of() });
         }
-        for t in x.results.drain(..) {
+        for t in results {
             let line = line_of(&h.entries, t.entry);
-            h.tool_results.push(ToolResult { line, call_id: t.call_id, entry: first + t.entry, at: at.clone() });
+            h.tool_results.push(ToolResult { line, call_id: t.call_id, entry: first + t.entry, at: at_of() });
         }
-        for mut a in x.attachments.drain(..) {
+        for mut a in line_attachments {
             a.entry += first;
             if let Some((tool, path)) = a.call_id.as_deref().and_then(|id| calls.get(id)) {
                 if a.tool.is_none() {
@@ -146,7 +173,7 @@ pub fn assemble(mut records: Vec<LineRecord>, entries: Vec<Entry>) -> History {
             }
             attachments.push(a);
         }
-        for r in x.reasoning.drain(..) {
+        for r in reasoning {
             h.reasoning.push(Reasoning { line, kind: r.kind, id: r.id, pointer: r.pointer });
         }
     }
@@ -156,15 +183,33 @@ pub fn assemble(mut records: Vec<LineRecord>, entries: Vec<Entry>) -> History {
     mark_healed(&h.entries, &mut h.attachments);
     // The provider in use now: the one the latest entry that names one went to.
     h.provider = h.entries.iter().rev().find_map(|e| e.provider.as_deref().map(str::to_string));
+    h.records = records.into_spots(&order);
     h
+}
+
+/// The tool and path argument of each call that an attachment names (a tool
+/// result's media): every call of the file, visible or not, the last of an id
+/// winning. Only those calls: a copy of every call's strings cost a session of
+/// tool calls as much again as its calls.
+fn media_calls(records: &Records) -> HashMap<String, (Option<String>, Option<String>)> {
+    let extras = || (0..records.len()).filter_map(|i| records.extra(i));
+    let named: HashSet<&str> = extras().flat_map(|x| &x.attachments).filter_map(|a| a.call_id.as_deref()).collect();
+    if named.is_empty() {
+        return HashMap::new();
+    }
+    extras()
+        .flat_map(|x| &x.calls)
+        .filter(|c| named.contains(c.call_id.as_str()))
+        .map(|c| (c.call_id.clone(), (c.name.clone(), c.path.clone())))
+        .collect()
 }
 
 /// The entries of the records in `order`, in that order. The usual history
 /// keeps its records in file order (a path through a tree, or a list with some
 /// lines dropped), so the file's vector is pruned in place; only a history that
 /// moves lines earlier (a compaction keeping older entries) takes a copy.
-fn visible_entries(records: &[LineRecord], order: &[usize], mut entries: Vec<Entry>) -> Vec<Entry> {
-    let ranges = || order.iter().map(|&i| records[i].entries.clone()).filter(|r| !r.is_empty());
+fn visible_entries(records: &Records, order: &[usize], mut entries: Vec<Entry>) -> Vec<Entry> {
+    let ranges = || order.iter().map(|&i| records.entries(i)).filter(|r| !r.is_empty());
     let mut last = 0;
     let in_file_order = ranges().all(|r| {
         let ok = r.start >= last;
@@ -191,9 +236,9 @@ fn visible_entries(records: &[LineRecord], order: &[usize], mut entries: Vec<Ent
 /// `images`) repeat an attachment of another line: each becomes a mirror of the
 /// visible attachment with the same bytes nearest before it (else after it),
 /// so it is not counted twice and a rewrite still finds it.
-fn mirrors_on_other_lines(records: &[LineRecord], visible: &mut [Attachment]) {
-    for r in records.iter().filter(|r| r.unit == Unit::Hidden) {
-        for m in r.extra.iter().flat_map(|x| &x.attachments) {
+fn mirrors_on_other_lines(records: &Records, visible: &mut [Attachment]) {
+    for i in (0..records.len()).filter(|&i| records.is_hidden(i)) {
+        for m in records.extra(i).into_iter().flat_map(|x| &x.attachments) {
             let (Some(sha), Some(span)) = (&m.sha256, m.span) else { continue };
             let i = visible
                 .iter()
@@ -210,11 +255,10 @@ fn mirrors_on_other_lines(records: &[LineRecord], visible: &mut [Attachment]) {
 /// Copilot CLI's `assetId`) while a line the provider never sees holds them
 /// (its `session.binary_asset`): the attachment is those bytes, as judged
 /// there. Without such a line it stays a reference nothing can fetch.
-fn assets_on_other_lines(records: &[LineRecord], visible: &mut [Attachment]) {
-    let hidden: Vec<&Attachment> = records
-        .iter()
-        .filter(|r| r.unit == Unit::Hidden)
-        .flat_map(|r| r.extra.iter().flat_map(|x| &x.attachments))
+fn assets_on_other_lines(records: &Records, visible: &mut [Attachment]) {
+    let hidden: Vec<&Attachment> = (0..records.len())
+        .filter(|&i| records.is_hidden(i))
+        .flat_map(|i| records.extra(i).into_iter().flat_map(|x| &x.attachments))
         .filter(|a| a.sha256.is_some())
         .collect();
     if hidden.is_empty() {
@@ -270,11 +314,11 @@ struct Context {
 type Names = (Option<Arc<str>>, Option<Arc<str>>);
 
 impl Context {
-    fn new(records: &[LineRecord]) -> Context {
+    fn new(records: &Records) -> Context {
         let mut changes = Vec::new();
         let (mut model, mut provider) = (None::<Arc<str>>, None::<Arc<str>>);
-        for (i, r) in records.iter().enumerate() {
-            let Some(x) = &r.extra else { continue };
+        for i in 0..records.len() {
+            let Some(x) = records.extra(i).and_then(Extra::rare) else { continue };
             if x.context_model.is_none() && x.context_provider.is_none() {
                 continue;
             }
@@ -297,14 +341,14 @@ impl Context {
 }
 
 /// Indices of the records the provider still sees, in history order.
-fn visible(records: &[LineRecord], entries: &[Entry], findings: &mut Vec<Finding>) -> Vec<usize> {
-    if records.iter().any(|r| matches!(r.unit, Unit::Node { .. })) {
+fn visible(records: &Records, entries: &[Entry], findings: &mut Vec<Finding>) -> Vec<usize> {
+    if (0..records.len()).any(|i| records.is_node(i)) {
         return tree_path(records, entries, findings);
     }
     let mut list: Vec<Option<usize>> = Vec::new();
     let mut keyed: HashMap<Id, usize> = HashMap::new();
-    for (i, r) in records.iter().enumerate() {
-        match r.unit {
+    for i in 0..records.len() {
+        match records.unit(i) {
             Unit::Hidden | Unit::Node { .. } => {}
             Unit::Plain => list.push(Some(i)),
             Unit::Keyed(id) => match keyed.get(&id) {
@@ -323,7 +367,7 @@ fn visible(records: &[LineRecord], entries: &[Entry], findings: &mut Vec<Finding
             Unit::ResetKeeping(index) => {
                 // Entry `index` is on line `index + 1` when no line is blank or damaged.
                 let kept: Vec<Option<usize>> =
-                    list.iter().copied().filter(|j| j.is_some_and(|j| records[j].line > index)).collect();
+                    list.iter().copied().filter(|j| j.is_some_and(|j| records.line(j) > index)).collect();
                 list.clear();
                 keyed.clear();
                 list.push(Some(i));
@@ -344,13 +388,12 @@ fn visible(records: &[LineRecord], entries: &[Entry], findings: &mut Vec<Finding
 /// file, or one already on the path (the entry names itself or a descendant: a
 /// cycle) — is a finding, and the walk goes on from the node written just
 /// before, so what was collected is kept and the rest is read in file order.
-fn tree_path(records: &[LineRecord], entries: &[Entry], findings: &mut Vec<Finding>) -> Vec<usize> {
-    let mut by_id: HashMap<Id, usize> = HashMap::new();
+fn tree_path(records: &Records, entries: &[Entry], findings: &mut Vec<Finding>) -> Vec<usize> {
+    let by_id = ById::new(records);
     let mut leaf = None;
     let mut last_any = None;
-    for (i, r) in records.iter().enumerate() {
-        if let Unit::Node { id, sidechain, .. } = r.unit {
-            by_id.insert(id, i);
+    for i in 0..records.len() {
+        if let Unit::Node { sidechain, .. } = records.unit(i) {
             last_any = Some(i);
             if !sidechain {
                 leaf = Some(i);
@@ -358,27 +401,25 @@ fn tree_path(records: &[LineRecord], entries: &[Entry], findings: &mut Vec<Findi
         }
     }
     let mut on_path = vec![false; records.len()];
-    let before = |i: usize, on_path: &[bool]| {
-        (0..i).rev().find(|&j| !on_path[j] && matches!(records[j].unit, Unit::Node { .. }))
-    };
+    let before = |i: usize, on_path: &[bool]| (0..i).rev().find(|&j| !on_path[j] && records.is_node(j));
     let mut path = Vec::new();
     let mut cur = leaf.or(last_any);
     while let Some(i) = cur {
         path.push(i);
         on_path[i] = true;
-        let Unit::Node { parent: Some(p), .. } = records[i].unit else { break };
-        cur = match by_id.get(&p).copied() {
+        let Unit::Node { parent: Some(p), .. } = records.unit(i) else { break };
+        cur = match by_id.get(p, records) {
             Some(j) if !on_path[j] => Some(j),
             Some(j) => {
                 let whom = if j == i {
                     "itself".to_string()
                 } else {
-                    format!("line {}, which descends from it,", records[j].line)
+                    format!("line {}, which descends from it,", records.line(j))
                 };
                 let message = format!(
                     "names {whom} as its parent (a parent cycle); the entries before it are read in file order"
                 );
-                findings.push(link_finding(records[i].line, "history.parent_cycle", message));
+                findings.push(link_finding(records.line(i), "history.parent_cycle", message));
                 before(i, &on_path)
             }
             None => {
@@ -386,7 +427,7 @@ fn tree_path(records: &[LineRecord], entries: &[Entry], findings: &mut Vec<Findi
                 // The first entry of a file may continue another one (a resumed or forked session).
                 if next.is_some() {
                     let message = "names a parent that is not in the file (a damaged or removed line); the entries before it are read in file order".to_string();
-                    findings.push(link_finding(records[i].line, "history.parent_missing", message));
+                    findings.push(link_finding(records.line(i), "history.parent_missing", message));
                 }
                 next
             }
@@ -395,11 +436,12 @@ fn tree_path(records: &[LineRecord], entries: &[Entry], findings: &mut Vec<Findi
     path.reverse();
     join_parallel_results(records, entries, &mut path, &mut on_path);
     // The latest compaction on the path replaces what came before its kept range.
-    let compaction = path.iter().rposition(|&i| matches!(records[i].unit, Unit::Node { keep_from: Some(_), .. }));
+    let keep_from =
+        |i: usize| records.extra(i).and_then(Extra::rare).and_then(|x| x.keep_from).filter(|_| records.is_node(i));
+    let compaction = path.iter().rposition(|&i| keep_from(i).is_some());
     if let Some(c) = compaction {
-        let Unit::Node { keep_from: Some(k), .. } = records[path[c]].unit else { return path };
-        let kept_start =
-            path[..c].iter().position(|&i| matches!(records[i].unit, Unit::Node { id, .. } if id == k)).unwrap_or(c);
+        let Some(k) = keep_from(path[c]) else { return path };
+        let kept_start = path[..c].iter().position(|&i| records.node_id(i) == Some(k)).unwrap_or(c);
         let mut out = vec![path[c]];
         out.extend_from_slice(&path[kept_start..c]);
         out.extend_from_slice(&path[c + 1..]);
@@ -415,20 +457,18 @@ fn tree_path(records: &[LineRecord], entries: &[Entry], findings: &mut Vec<Findi
 /// is a line of a reply on the path (same [`Unit::Node`] `group`), or only
 /// answers calls of the path that nothing on it answers (so a rewound, re-run
 /// call is never answered twice).
-fn join_parallel_results(records: &[LineRecord], entries: &[Entry], path: &mut Vec<usize>, on_path: &mut [bool]) {
+fn join_parallel_results(records: &Records, entries: &[Entry], path: &mut Vec<usize>, on_path: &mut [bool]) {
     let mut children: HashMap<Id, Vec<usize>> = HashMap::new();
-    for (j, r) in records.iter().enumerate() {
-        if let Unit::Node { parent: Some(p), sidechain: false, .. } = r.unit
-            && !on_path[j]
-        {
+    for (j, _) in on_path.iter().enumerate().filter(|(_, on)| !**on) {
+        if let Unit::Node { parent: Some(p), sidechain: false, .. } = records.unit(j) {
             children.entry(p).or_default().push(j);
         }
     }
     if children.is_empty() {
         return;
     }
-    let extra = |i: usize| records[i].extra.as_deref();
-    let group = |i: usize| match records[i].unit {
+    let extra = |i: usize| records.extra(i);
+    let group = |i: usize| match records.unit(i) {
         Unit::Node { group, .. } => group,
         _ => None,
     };
@@ -444,14 +484,14 @@ fn join_parallel_results(records: &[LineRecord], entries: &[Entry], path: &mut V
     path.iter().for_each(|&i| take(extra(i), &mut called, &mut answered));
     let mut queue: std::collections::VecDeque<usize> = path.iter().copied().collect();
     while let Some(i) = queue.pop_front() {
-        let Unit::Node { id, .. } = records[i].unit else { continue };
+        let Some(id) = records.node_id(i) else { continue };
         for &j in children.get(&id).map_or(&[][..], Vec::as_slice) {
             if on_path[j] {
                 continue;
             }
             let results = extra(j).map_or(&[][..], |x| &x.results[..]);
             let only_results =
-                !results.is_empty() && entries[records[j].entries.clone()].iter().all(|e| e.role != Role::Assistant);
+                !results.is_empty() && entries[records.entries(j)].iter().all(|e| e.role != Role::Assistant);
             let joins = group(j).is_some_and(|g| groups.contains(&g))
                 || (only_results
                     && results
@@ -498,6 +538,12 @@ mod tests {
         LineRecord { line, offset: 0, len: 0, unit, entries, extra: None }
     }
 
+    fn store(lines: Vec<LineRecord>) -> Records {
+        let mut records = Records::default();
+        lines.into_iter().for_each(|r| records.push(r));
+        records
+    }
+
     fn lines(h: &History) -> Vec<u64> {
         h.entries.iter().map(|e| e.line).collect()
     }
@@ -507,7 +553,7 @@ mod tests {
         let entries: Vec<Entry> = [1, 2, 2, 3].map(entry).into();
         let at = entries.as_ptr();
         let records = vec![record(1, 0..1, Unit::Plain), record(2, 1..3, Unit::Plain), record(3, 3..4, Unit::Plain)];
-        let h = assemble(records, entries);
+        let h = assemble(store(records), entries);
         assert_eq!(lines(&h), [1, 2, 2, 3]);
         assert_eq!(h.entries.as_ptr(), at, "kept, not copied");
     }
@@ -522,7 +568,7 @@ mod tests {
             record(3, 2..2, Unit::RewindTo(Id::of("b"))),
             record(4, 2..4, Unit::Plain),
         ];
-        let h = assemble(records, entries);
+        let h = assemble(store(records), entries);
         assert_eq!(lines(&h), [1, 4, 4]);
     }
 
@@ -536,7 +582,7 @@ mod tests {
             record(3, 2..3, Unit::Plain),
             record(4, 3..4, Unit::ResetKeeping(2)),
         ];
-        let h = assemble(records, entries);
+        let h = assemble(store(records), entries);
         assert_eq!(lines(&h), [4, 3]);
     }
 }

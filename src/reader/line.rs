@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use crate::formats::assemble::{Extra, LineRecord};
+use crate::formats::assemble::{Extra, LineRecord, Rare};
 use crate::formats::{Adapter, LineOut};
 use crate::json::Value;
 use crate::model::{Entry, Finding, Severity};
@@ -152,14 +152,19 @@ impl<'r> Worker<'r> {
         let extra = rare.then(|| {
             // The time only matters for the tool calls and results it dates.
             let tools = !out.calls.is_empty() || !out.results.is_empty();
+            let context = out.context_model.is_some() || out.context_provider.is_some();
+            let rare = context.then(|| {
+                let (context_model, context_provider) =
+                    (self.intern(out.context_model), self.intern(out.context_provider));
+                Box::new(Rare { context_model, context_provider, ..Rare::default() })
+            });
             Box::new(Extra {
-                attachments,
+                attachments: attachments.into_boxed_slice(),
                 at: out.at.filter(|_| tools).map(String::into_boxed_str),
-                calls: out.calls,
-                results: out.results,
-                reasoning: out.reasoning,
-                context_model: self.intern(out.context_model),
-                context_provider: self.intern(out.context_provider),
+                calls: out.calls.into_boxed_slice(),
+                results: out.results.into_boxed_slice(),
+                reasoning: out.reasoning.into_boxed_slice(),
+                rare,
             })
         });
         let entries = first..self.entries.len();

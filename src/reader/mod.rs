@@ -26,7 +26,7 @@ use std::path::Path;
 use anyhow::Context as _;
 
 use crate::formats::Format;
-use crate::formats::assemble::{LineRecord, assemble, assign_refs};
+use crate::formats::assemble::{Records, append_shrinking, assemble, assign_refs, mapped};
 use crate::json::Value;
 use crate::media::Depth;
 use crate::media::rules::Rules;
@@ -139,7 +139,7 @@ pub fn read_with_plan(
         merge(chunks)?
     };
     if let Some(rec) = sidecar::context(path, plan.format) {
-        records.insert(0, rec);
+        records.insert_first(rec);
     }
     assign_refs(&mut records);
     let mut h = assemble(records, entries);
@@ -191,7 +191,7 @@ fn nothing_recognised(path: &Path, opts: &Options, plan: &Plan) -> anyhow::Error
 
 /// What one worker read from its byte range; line numbers are relative to it.
 struct Chunk {
-    records: Vec<LineRecord>,
+    records: Records,
     /// The entries its records index.
     entries: Vec<Entry>,
     findings: Vec<Finding>,
@@ -201,18 +201,18 @@ struct Chunk {
 }
 
 /// Records, the entries they index, findings and the number of lines.
-type Parts = (Vec<LineRecord>, Vec<Entry>, Vec<Finding>, u64);
+type Parts = (Records, Vec<Entry>, Vec<Finding>, u64);
 
 /// Puts chunk-relative line numbers back in file order.
 fn merge(chunks: Vec<anyhow::Result<Chunk>>) -> anyhow::Result<Parts> {
     let mut chunks = chunks.into_iter().collect::<anyhow::Result<Vec<Chunk>>>()?;
-    // The first chunk's records grow in place (a large vector grows by remapping its
-    // pages, not copying them) and each later chunk is freed once moved: the records
-    // are never held twice, which on a file of a million short lines is 100 MB.
+    // The first chunk's records and entries grow in place (a large vector grows by
+    // remapping its pages, not copying them) and each later chunk shrinks as it is
+    // moved ([`append_shrinking`]): nothing is held twice (a later chunk freed only
+    // once moved whole held the second half of a file's records twice).
     let total: usize = chunks.iter().map(|c| c.records.len()).sum();
     let mut records = chunks.first_mut().map(|c| std::mem::take(&mut c.records)).unwrap_or_default();
-    let first = records.len();
-    records.reserve_exact(total - first);
+    records.reserve_exact(total - records.len());
     let total: usize = chunks.iter().map(|c| c.entries.len()).sum();
     let mut entries = chunks.first_mut().map(|c| std::mem::take(&mut c.entries)).unwrap_or_default();
     entries.reserve_exact(total - entries.len());
@@ -227,18 +227,11 @@ fn merge(chunks: Vec<anyhow::Result<Chunk>>) -> anyhow::Result<Parts> {
             continue;
         }
         let shift = entries.len();
-        entries.extend(c.entries.into_iter().map(|mut e| {
+        append_shrinking(&mut entries, c.entries, |mut e| {
             e.line += base;
             e
-        }));
-        for mut r in c.records {
-            r.line += base;
-            r.entries = r.entries.start + shift..r.entries.end + shift;
-            for a in r.attachments_mut() {
-                a.line += base;
-            }
-            records.push(r);
-        }
+        });
+        records.append_shifted(c.records, base, shift);
         for mut f in c.findings {
             f.line += base;
             findings.push(f);
@@ -251,6 +244,13 @@ fn merge(chunks: Vec<anyhow::Result<Chunk>>) -> anyhow::Result<Parts> {
     }
     Ok((records, entries, findings, base))
 }
+
+/// A byte range this large may hold enough lines for its worker's vectors to
+/// grow to MBs: they start mapped ([`mapped`]) rather than grow through
+/// copies, at the cost of 96 MiB of address space a worker, none of memory.
+/// Smaller ranges hold too few lines for their copies to matter, and a small
+/// file reserves nothing (which a tight `ulimit -v` would feel).
+const MANY_LINES: u64 = 8 << 20;
 
 /// Streams the lines that start inside `[start, end)`.
 fn read_range(
@@ -274,7 +274,11 @@ fn read_range(
     }
     let adapter = plan.format.adapter();
     let mut worker = line::Worker::new(media::Judge::new(opts.depth, &plan.rules));
-    let mut chunk = Chunk { records: Vec::new(), entries: Vec::new(), findings: Vec::new(), lines: 0, crlf: None };
+    let mut chunk =
+        Chunk { records: Records::default(), entries: Vec::new(), findings: Vec::new(), lines: 0, crlf: None };
+    if end - start >= MANY_LINES {
+        (chunk.records, worker.entries) = (Records::for_many(), mapped());
+    }
     while pos < end {
         let Some(buf) = r.next_line().with_context(|| format!("reading {}", path.display()))? else {
             break;
@@ -339,9 +343,11 @@ fn single_document(bytes: &[u8], opts: &Options, plan: &Plan) -> anyhow::Result<
             }
         }
         let found = worker.take_findings();
-        return Ok((vec![rec], worker.entries, found, lines));
+        let mut records = Records::default();
+        records.push(rec);
+        return Ok((records, worker.entries, found, lines));
     };
-    let mut records = Vec::with_capacity(items.len());
+    let mut records = Records::default();
     for (i, item) in items.iter().enumerate() {
         let mut rec = worker.record(adapter, item, body, 1, offset, true);
         let line = 1 + start_of(item, body).map_or(0, |at| memchr::memchr_iter(b'\n', &body[..at]).count() as u64);
@@ -383,7 +389,7 @@ fn start_of(v: &Value<'_>, text: &[u8]) -> Option<usize> {
 /// JSON Lines taken out of a store, read as a file's lines would be.
 fn in_memory(bytes: &[u8], opts: &Options, plan: &Plan) -> Parts {
     let mut worker = line::Worker::new(media::Judge::new(opts.depth, &plan.rules));
-    let (mut records, mut findings) = (Vec::new(), Vec::new());
+    let (mut records, mut findings) = (Records::default(), Vec::new());
     let adapter = plan.format.adapter();
     let mut n = 0;
     let mut offset = 0u64;

@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::formats::assemble::{Extra, LineRecord};
+use crate::formats::assemble::{Extra, LineRecord, Rare};
 use crate::formats::{Format, Unit, cline};
 use crate::model::{Entry, ErrorRecord, Finding, Role, Severity};
 
@@ -64,8 +64,9 @@ pub fn context(path: &Path, format: Format) -> Option<LineRecord> {
         return None;
     }
     let (model, provider) = cline_task(path)?;
-    let extra =
-        Extra { context_model: model.map(Arc::from), context_provider: provider.map(Arc::from), ..Extra::default() };
+    let rare =
+        Rare { context_model: model.map(Arc::from), context_provider: provider.map(Arc::from), ..Rare::default() };
+    let extra = Extra { rare: Some(Box::new(rare)), ..Extra::default() };
     Some(LineRecord { line: 0, offset: 0, len: 0, unit: Unit::Hidden, entries: 0..0, extra: Some(Box::new(extra)) })
 }
 
