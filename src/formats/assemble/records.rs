@@ -256,7 +256,7 @@ impl Records {
 /// and its pages go back to the system when it shrinks or is freed.
 const MAPPED: usize = 32 << 20;
 
-/// An empty vector with room for [`MAPPED`] bytes of items (address space,
+/// An empty vector with room for `MAPPED` bytes of items (address space,
 /// not memory: a page is resident only once written). A vector that grows
 /// from small through the sizes below the threshold is copied at each step in
 /// the heap, and every copy it leaves behind stays resident: a worker's three
