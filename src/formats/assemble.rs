@@ -208,7 +208,7 @@ fn media_calls(records: &Records) -> HashMap<String, (Option<String>, Option<Str
 /// keeps its records in file order (a path through a tree, or a list with some
 /// lines dropped), so the file's vector is pruned in place; only a history that
 /// moves lines earlier (a compaction keeping older entries) takes a copy.
-fn visible_entries(records: &Records, order: &[usize], mut entries: Vec<Entry>) -> Vec<Entry> {
+fn visible_entries(records: &Records, order: &[usize], entries: Vec<Entry>) -> Vec<Entry> {
     let ranges = || order.iter().map(|&i| records.entries(i)).filter(|r| !r.is_empty());
     let mut last = 0;
     let in_file_order = ranges().all(|r| {
@@ -223,13 +223,19 @@ fn visible_entries(records: &Records, order: &[usize], mut entries: Vec<Entry>) 
     for r in ranges() {
         keep[r].fill(true);
     }
+    retain_marked(entries, &keep)
+}
+
+/// `items` without those `keep` does not mark, in place, its room given back:
+/// the history pruned without a second copy of it.
+fn retain_marked<T>(mut items: Vec<T>, keep: &[bool]) -> Vec<T> {
     let mut k = 0;
-    entries.retain(|_| {
+    items.retain(|_| {
         k += 1;
         keep[k - 1]
     });
-    entries.shrink_to_fit();
-    entries
+    items.shrink_to_fit();
+    items
 }
 
 /// Media on lines the provider never sees (Codex's `event_msg.user_message`

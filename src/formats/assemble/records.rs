@@ -234,20 +234,14 @@ impl Records {
     /// The places of the records at `order` (indices into these records), in
     /// that order. A history in file order keeps the vector, pruned in place.
     pub fn into_spots(self, order: &[usize]) -> Vec<Record> {
-        let Records { mut spots, links, .. } = self;
+        let Records { spots, links, .. } = self;
         drop(links);
         if !order.windows(2).all(|w| w[0] < w[1]) {
             return order.iter().map(|&i| spots[i]).collect();
         }
         let mut keep = vec![false; spots.len()];
         order.iter().for_each(|&i| keep[i] = true);
-        let mut k = 0;
-        spots.retain(|_| {
-            k += 1;
-            keep[k - 1]
-        });
-        spots.shrink_to_fit();
-        spots
+        super::retain_marked(spots, &keep)
     }
 }
 
