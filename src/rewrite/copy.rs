@@ -261,6 +261,9 @@ fn copy(
         let newline = buf.last() == Some(&b'\n');
         let mut text = if newline { &buf[..buf.len() - 1] } else { buf };
         let mut buf = buf;
+        if let Some(note) = identity::resume_note_for(format, text) {
+            w.identity.resume_note = Some(note.to_string());
+        }
         if damaged.binary_search(&line).is_ok() {
             w.dropped.push(line);
             if let Some(c) = chain.as_mut() {

@@ -68,7 +68,7 @@ pub fn new(format: Format, src: &Path, dir: Option<&Path>, first_line: &[u8]) ->
                 resume: Some(format!("pi --session {}", crate::diagnose::shell_quote(&path.display().to_string()))),
                 path,
                 old_id: field("/id"),
-                resume_note: pi_harness_compaction(src).then(|| PI_HARNESS_NOTE.to_string()),
+                resume_note: None,
                 id: Some(v4),
             }
         }
@@ -160,20 +160,15 @@ pub fn new(format: Format, src: &Path, dir: Option<&Path>, first_line: &[u8]) ->
 
 const PI_HARNESS_NOTE: &str = "a compaction here carries `retainedTail`, as pi-agent-core's agent harness writes it: resume the copy with the program that wrote it. The `pi` CLI reads such a file otherwise: it sends the entries from the compaction's `firstKeptEntryId` on, not the retained copies, so what was left out of those copies is sent again";
 
-/// Whether a pi session holds a compaction with `retainedTail` (see
-/// `formats::pi`): the harness and the `pi` CLI send different entries from it.
-fn pi_harness_compaction(src: &Path) -> bool {
-    use std::io::BufRead as _;
-    let Ok(file) = std::fs::File::open(src) else { return false };
-    let mut r = std::io::BufReader::new(file);
-    let mut line = Vec::new();
-    while r.read_until(b'\n', &mut line).is_ok_and(|n| n > 0) {
-        if line.starts_with(br#"{"type":"compaction""#) && line.windows(16).any(|w| w == br#""retainedTail":["#) {
-            return true;
-        }
-        line.clear();
-    }
-    false
+/// What to say of a copy holding `line` (as the copy reads it), where its
+/// agent resumes such a line otherwise than the program that wrote it: a pi
+/// compaction with `retainedTail` (see `formats::pi`), which the harness and
+/// the `pi` CLI send differently. The copy is judged line by line as it is
+/// written, so the session is not read again for this.
+pub fn resume_note_for(format: Format, line: &[u8]) -> Option<&'static str> {
+    let harness =
+        line.starts_with(br#"{"type":"compaction""#) && memchr::memmem::find(line, br#""retainedTail":["#).is_some();
+    (format == Format::Pi && harness).then_some(PI_HARNESS_NOTE)
 }
 
 /// The history of a task of Cline's IDE extension and CLI 2.
