@@ -152,9 +152,13 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
     let reads = args.read.reads(&args.file, &plan, true);
     let source = copy::Source { path: &args.file, planned, reads: &reads };
     let (text, dir) = (plan.text(&args.file), args.out.as_deref());
-    // The copy is judged in memory (see `still_stuck`) while it is written.
+    // The copy is judged in memory (see `still_stuck`) while it is written;
+    // the session goes to that judgement (not a copy of it: a session of a
+    // million lines is 130 MB).
+    let (file, format) = (session.file.clone(), session.format);
+    let (plan_ref, summary, deepened_ref) = (&plan, &rewrite.summary, &deepened);
     let (written, still) = std::thread::scope(|s| {
-        let still = s.spawn(|| still_stuck(args, &session, &plan, &rewrite.summary, &deepened));
+        let still = s.spawn(move || still_stuck(args, session, plan_ref, summary, deepened_ref));
         let written = copy::repair_text(&source, text, plan.format, plan.single_document, &rewrite, &damaged, dir);
         (written, still.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
     });
@@ -171,8 +175,8 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
     })?;
     let still = still?;
     let r = Report {
-        file: session.file.clone(),
-        format: session.format,
+        file,
+        format,
         written: true,
         out: written.identity.path.display().to_string(),
         id: written.identity.id.clone(),
@@ -233,12 +237,11 @@ fn leave_out_suspects(
 /// next commands are the original's, which is what to fix and repair again.
 fn still_stuck(
     args: &RepairArgs,
-    session: &crate::model::Session,
+    mut copy: crate::model::Session,
     plan: &crate::reader::Plan,
     changes: &Summary,
     deepened: &Deepened,
 ) -> anyhow::Result<Option<crate::diagnose::Diagnosis>> {
-    let mut copy = session.clone();
     // A capped image is a note in the copy; a fitted one meets the limits it broke.
     for a in copy
         .attachments
