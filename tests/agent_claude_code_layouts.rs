@@ -239,7 +239,7 @@ fn a_fork_session_is_a_full_copy_so_its_own_diagnosis_finds_the_broken_image() {
     let fork = session_with(&dir, "requestSessionId");
     let (d, code) = diagnose(&fork, &[]);
     assert_eq!((d["stuck"].as_bool(), code), (Some(true), 1), "{d}");
-    let prime: Vec<&Value> = d["suspects"].as_array().unwrap().iter().filter(|s| s["prime"] == true).collect();
+    let prime = common::primes(&d);
     assert_eq!(prime.len(), 1, "{d}");
     assert!(prime[0]["name"].as_str().unwrap().ends_with("cut.png"));
     assert!(

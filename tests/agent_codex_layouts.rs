@@ -173,13 +173,7 @@ fn a_broken_image_in_the_replacement_history_is_judged_and_the_prime_suspect() {
     assert_eq!(doc["attachments"][0]["verdict"], "invalid", "{doc:#}");
     let (d, code) = diagnose(&cut, &[]);
     assert_eq!((code, d["stuck"].as_bool()), (1, Some(true)), "{d:#}");
-    let prime: Vec<&str> = d["suspects"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|s| s["prime"] == true)
-        .filter_map(|s| s["ref"].as_str())
-        .collect();
+    let prime = common::prime_refs(&d);
     assert_eq!(prime, ["L40.1"], "{d:#}");
     // gpt-5 answered the turns the compactions replaced: it did accept requests in this session.
     let notes = d["notes"].to_string();

@@ -79,7 +79,7 @@ fn the_block_pi_numbers_after_two_user_turns_is_the_cut_png() {
     let dir = tempfile::tempdir().unwrap();
     let (d, code) = diagnose(&session(&dir, "consecutive-users"));
     assert_eq!((code, d["stuck"].as_bool()), (1, Some(true)), "{d:#}");
-    let prime: Vec<&Value> = d["suspects"].as_array().unwrap().iter().filter(|s| s["prime"] == true).collect();
+    let prime = common::primes(&d);
     assert_eq!(prime.len(), 1, "{d:#}");
     assert_eq!((prime[0]["name"].as_str(), prime[0]["named"].as_bool()), (Some("shot.png"), Some(true)), "{d:#}");
     let notes = d["notes"].to_string();
@@ -93,7 +93,7 @@ fn the_stuck_png_is_excluded_and_preview_is_what_pi_sent_from_the_copy() {
     let path = file.to_str().unwrap();
     let (d, code) = diagnose(&file);
     assert_eq!((code, d["failure"]["class"].as_str()), (1, Some("media_rejected")), "{d:#}");
-    let prime: Vec<&Value> = d["suspects"].as_array().unwrap().iter().filter(|s| s["prime"] == true).collect();
+    let prime = common::primes(&d);
     assert_eq!(prime[0]["named"].as_bool(), Some(true), "{d:#}");
     assert_eq!(run(&["exclude", path, "--suspects"]).status.code(), Some(0));
     // The copy pi resumed (cut-png-repaired) sent this history first.

@@ -135,13 +135,7 @@ fn an_accepted_invalid_image_excluded_leaves_nothing_to_blame() {
         let file = write(dir.path(), "s.jsonl", &text);
         let cut_ref = ref_of(&file, &cut);
         let (d, code) = diagnose(&file, &[]);
-        let primes: Vec<&str> = d["suspects"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|s| s["prime"] == true)
-            .filter_map(|s| s["ref"].as_str())
-            .collect();
+        let primes = common::prime_refs(&d);
         if code != 1 || primes != [cut_ref.as_str()] {
             failures.push(format!("{format} before: {} primes {primes:?}, want [{cut_ref}]", d["verdict"]));
         }

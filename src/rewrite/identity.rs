@@ -166,9 +166,10 @@ const PI_HARNESS_NOTE: &str = "a compaction here carries `retainedTail`, as pi-a
 /// the `pi` CLI send differently. The copy is judged line by line as it is
 /// written, so the session is not read again for this.
 pub fn resume_note_for(format: Format, line: &[u8]) -> Option<&'static str> {
-    let harness =
-        line.starts_with(br#"{"type":"compaction""#) && memchr::memmem::find(line, br#""retainedTail":["#).is_some();
-    (format == Format::Pi && harness).then_some(PI_HARNESS_NOTE)
+    let harness = format == Format::Pi
+        && line.starts_with(br#"{"type":"compaction""#)
+        && memchr::memmem::find(line, br#""retainedTail":["#).is_some();
+    harness.then_some(PI_HARNESS_NOTE)
 }
 
 /// The history of a task of Cline's IDE extension and CLI 2.

@@ -28,6 +28,16 @@ pub fn json_of(args: &[&str]) -> (serde_json::Value, i32) {
     (v, out.status.code().expect("exited"))
 }
 
+/// The prime suspects of a `diagnose --json` document, in its order.
+pub fn primes(d: &serde_json::Value) -> Vec<&serde_json::Value> {
+    d["suspects"].as_array().into_iter().flatten().filter(|s| s["prime"] == true).collect()
+}
+
+/// The refs of [`primes`].
+pub fn prime_refs(d: &serde_json::Value) -> Vec<&str> {
+    primes(d).into_iter().filter_map(|s| s["ref"].as_str()).collect()
+}
+
 /// Runs `scan --json` on one file and parses the document.
 pub fn scan_json(file: &Path, extra: &[&str]) -> (serde_json::Value, i32) {
     let mut args = vec!["scan", "--json"];
