@@ -102,6 +102,29 @@ fn the_image_opencode_left_out_is_healthy_and_stays_left_out() {
     assert!(ids(&written).is_disjoint(&ids(&original)));
 }
 
+/// A stored session previews as its export does: the database holds the same
+/// history `opencode export` writes, and preview reads it without writing a
+/// `-wal`/`-shm` beside it or letting `--out` name it.
+#[test]
+fn the_database_previews_as_its_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("opencode.db");
+    std::fs::copy(fixture("opencode.db"), &db).unwrap();
+    let before = sha256_file(&db);
+    let f = db.to_str().unwrap();
+    let stored = run(&["preview", f, "--session", SESSION]);
+    assert_eq!(stored.status.code(), Some(0), "{}", String::from_utf8_lossy(&stored.stderr));
+    let export = run(&["preview", fixture(&format!("{SESSION}.json")).to_str().unwrap()]);
+    assert_eq!(export.status.code(), Some(0));
+    assert!(!stored.stdout.is_empty());
+    assert_eq!(String::from_utf8_lossy(&stored.stdout), String::from_utf8_lossy(&export.stdout));
+    assert_eq!(names(dir.path()), vec!["opencode.db"], "preview left files beside the database");
+    let out = run(&["preview", f, "--session", SESSION, "--out", f]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("never writes over what it reads"));
+    assert_eq!(sha256_file(&db), before);
+}
+
 const STUCK: &str = "ses_dcf272eddffe2NXrNcmKeu4HO4";
 
 /// The text with every opencode id replaced by its first 16 characters (prefix and time).

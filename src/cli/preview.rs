@@ -60,10 +60,12 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
     let (session, plan) = args.read.read(&args.file)?;
     let planned = planned?;
     if let Some(why) = crate::reader::no_export(&args.file, &plan) {
-        bail!("{}: preview reads the session's file, and {why}", args.file.display());
-    }
-    if plan.memory.is_some() {
-        bail!("{}: preview reads the session's file; export this stored session first", args.file.display());
+        // A store's session is previewed where the agent's export of it is the same
+        // history (opencode's database and storage tree; checked against opencode).
+        bail!(
+            "{}: preview is checked against what the agent sends only for a stored session its export writes, and {why}",
+            args.file.display()
+        );
     }
     // A provider name nobody knows (an opencode custom provider) says nothing of the
     // dialect; the provider the rules came from (the model's) does.

@@ -115,7 +115,7 @@ def scenario_undecodable_image_left_out_by_opencode(ctx):
         lib.check(ran.code == 0, "%s reads it" % args[0], ran)
         lib.check(_beside(closed) == ["opencode.db"], "%s leaves no -wal/-shm beside it" % args[0], _beside(closed))
 
-    # preview and repair read an export, as session-doctor tells the user to make.
+    # repair reads an export, as session-doctor tells the user to make; preview reads either.
     export = ctx.sb.root / "export.json"
     ex = _opencode(ctx, "export", session)
     lib.check(ex.code == 0, "opencode export runs", ex)
@@ -134,6 +134,11 @@ def scenario_undecodable_image_left_out_by_opencode(ctx):
     # The export also holds the answer to the resumed request.
     lib.check(previewed[:-1] == want, "preview equals what opencode sent on resume, part by part", previewed, want)
     lib.check(any(OMITTED in json.dumps(t) for t in previewed), "preview keeps the omission note")
+    # The live database previews as its export does, and nothing appears beside it.
+    before = _beside(db)
+    stored = ctx.sb.doctor("preview", db, "--session", session)
+    lib.check(stored.code == 0 and stored.stdout == p.stdout, "preview of opencode.db equals preview of its export", stored)
+    lib.check(_beside(db) == before, "preview leaves no file beside the live database", before, _beside(db))
     out = ctx.sb.root / "repaired"
     out.mkdir()
     # Nothing to repair: --force writes the copy anyway, to show it keeps the heal.
