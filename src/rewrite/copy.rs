@@ -14,7 +14,6 @@
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
-use std::os::unix::fs::FileExt as _;
 use std::path::Path;
 use std::sync::mpsc;
 
@@ -121,7 +120,7 @@ pub fn repair_text(
             None => {
                 // What the rewrite replaces is not read (see `sparse`).
                 let holes = Holes::new(&rewrite.replaced);
-                let input = Sparse::new(&file, 0, len, &holes);
+                let input = Sparse::collapsed(&file, 0, len, &holes);
                 let lines = Copied { path: src, file: &file, holes: &holes, input };
                 pipelined(out, |chunks| copy(&mut w, lines, None, format, rewrite, damaged, chunks))?;
             }
@@ -257,7 +256,9 @@ fn copy(
     while let Some(buf) = reader.next_line()? {
         line += 1;
         let at = offset;
-        offset += buf.len() as u64;
+        // The line as read: its holes a few bytes each (see `Sparse::collapsed`).
+        let shape = holes.shape(at, buf.len());
+        offset += shape.len;
         let newline = buf.last() == Some(&b'\n');
         let mut text = if newline { &buf[..buf.len() - 1] } else { buf };
         let mut buf = buf;
@@ -271,8 +272,20 @@ fn copy(
             }
             continue;
         }
-        let edited = |text: &[u8]| rewrite.ops.get(&line).map_or(Some(Vec::new()), |ops| edits(format, text, at, ops));
-        let Some(mut e) = edited(text) else {
+        let ops = rewrite.ops.get(&line);
+        let edited = |text: &[u8]| ops.map_or(Some(Vec::new()), |ops| edits(format, text, at, ops));
+        // The ops at the places the collapsed line has them; `None`: one
+        // cannot be placed there, and the line is read as the file has it.
+        let placed = match ops {
+            Some(ops) if shape.collapsed() => shape.ops(ops),
+            _ => None,
+        };
+        let first = match (&placed, shape.collapsed()) {
+            (Some(ops), _) => edits(format, text, at, ops),
+            (None, false) => edited(text),
+            (None, true) => Some(Vec::new()),
+        };
+        let Some(mut e) = first else {
             w.dropped.push(line);
             if let Some(c) = chain.as_mut() {
                 c.drop(text);
@@ -281,13 +294,18 @@ fn copy(
         };
         // A hole left in place by the edits: the line as in the file after all.
         let real;
-        if !holes.replaced_by(at, text.len() as u64, &e) {
-            let mut bytes = vec![0; buf.len()];
-            file.read_exact_at(&mut bytes, at).with_context(|| format!("reading line {line} of {}", path.display()))?;
-            real = bytes;
+        if !shape.replaced_by(&e) || (shape.collapsed() && placed.is_none()) {
+            real = shape.read(file).with_context(|| format!("reading line {line} of {}", path.display()))?;
             buf = &real;
-            text = &real[..text.len()];
-            e = edited(text).unwrap_or_default();
+            text = if newline { &real[..real.len() - 1] } else { &real };
+            let Some(again) = edited(text) else {
+                w.dropped.push(line);
+                if let Some(c) = chain.as_mut() {
+                    c.drop(text);
+                }
+                continue;
+            };
+            e = again;
         }
         if let Some(c) = chain.as_mut() {
             e.extend(c.keep(text));
@@ -453,7 +471,7 @@ mod tests {
             Identity { path: dir.path().join("c.jsonl"), id: None, old_id: None, resume: None, resume_note: None };
         let mut w = Written { identity, lines: 0, touched: 0, dropped: Vec::new(), inserted: 0, renamed: 0 };
         let holes = Holes::new(&rewrite.replaced);
-        let input = Sparse::new(&file, 0, text.len() as u64, &holes);
+        let input = Sparse::collapsed(&file, 0, text.len() as u64, &holes);
         let lines = Copied { path: &path, file: &file, holes: &holes, input };
         let mut out = Vec::new();
         pipelined(&mut out, |chunks| copy(&mut w, lines, None, Format::Codex, rewrite, &[], chunks)).unwrap();
@@ -469,6 +487,23 @@ mod tests {
         rewrite.ops.insert(1, vec![Op::Note { pointer: "/a".into(), text: "gone".into() }]);
         let out = copied(text, &rewrite);
         assert_eq!(out, b"{\"a\":{\"type\":\"input_text\",\"text\":\"gone\"}}\n{\"b\":\"RUZHSA==\"}\n".to_vec());
+    }
+
+    #[test]
+    fn a_blanked_mirror_and_a_dropped_line_are_placed_in_the_collapsed_lines() {
+        let text = b"{\"a\":\"QUJDRA==\",\"m\":\"QUJDRA==\",\"k\":\"RUZHSA==\"}\n{\"d\":\"SUpLTA==\"}\n{\"e\":1}\n";
+        let at = |needle: &[u8], from: usize| {
+            (from + text[from..].windows(needle.len()).position(|w| w == needle).unwrap()) as u64
+        };
+        let (a, m, d) = (at(b"QUJD", 0), at(b"QUJD", 8), at(b"SUpL", 0));
+        let mut rewrite = Rewrite { replaced: vec![(a, 8), (m, 8), (d, 8)], ..Default::default() };
+        rewrite
+            .ops
+            .insert(1, vec![Op::Note { pointer: "/a".into(), text: "gone".into() }, Op::Blank { offset: m, len: 8 }]);
+        rewrite.ops.insert(2, vec![Op::Drop]);
+        let out = copied(text, &rewrite);
+        let want = b"{\"a\":{\"type\":\"input_text\",\"text\":\"gone\"},\"m\":\"\",\"k\":\"RUZHSA==\"}\n{\"e\":1}\n";
+        assert_eq!(String::from_utf8_lossy(&out), String::from_utf8_lossy(want));
     }
 
     #[test]

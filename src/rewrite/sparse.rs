@@ -20,6 +20,15 @@ use super::splice::Edit;
 /// What stands for a byte not read: base64's own alphabet.
 const FILLER: u8 = b'A';
 
+/// Filler bytes a collapsed read ([`Sparse::collapsed`]) leaves of a hole:
+/// the string stays a string, and nothing after it (the line splitter, the
+/// pointer search, the copy) walks through megabytes that are never written.
+const KEPT: u64 = 4;
+
+fn kept(h: &Range<u64>) -> u64 {
+    (h.end - h.start).min(KEPT)
+}
+
 /// Sorted, merged file ranges that need not be read.
 #[derive(Clone, Debug, Default)]
 pub struct Holes(Vec<Range<u64>>);
@@ -78,17 +87,120 @@ impl Holes {
     }
 }
 
+/// Where the holes of one record read collapsed are ([`Sparse::collapsed`]):
+/// its length in the file, and each hole's few filler bytes in the record.
+#[derive(Debug, Default)]
+pub struct Shape {
+    /// The record's length in the file.
+    pub len: u64,
+    /// The file offset the record starts at.
+    at: u64,
+    spots: Vec<Spot>,
+}
+
+#[derive(Debug)]
+struct Spot {
+    /// Where its filler starts in the collapsed record.
+    at: usize,
+    kept: usize,
+    /// The hole in the file.
+    file: Range<u64>,
+}
+
+impl Holes {
+    /// The shape of the record a collapsed read gave as `len` bytes, which
+    /// starts at file offset `at` (holes never straddle a record).
+    pub fn shape(&self, at: u64, len: usize) -> Shape {
+        let mut shape = Shape { len: len as u64, at, spots: Vec::new() };
+        let (mut file, mut col) = (at, 0usize);
+        for h in &self.0[self.0.partition_point(|h| h.end <= at)..] {
+            let gap = usize::try_from(h.start.saturating_sub(file)).unwrap_or(usize::MAX);
+            if col.saturating_add(gap) >= len {
+                break;
+            }
+            let kept = kept(h) as usize;
+            shape.spots.push(Spot { at: col + gap, kept, file: h.clone() });
+            col += gap + kept;
+            file = h.end;
+        }
+        shape.len = file - at + (len - col.min(len)) as u64;
+        shape
+    }
+}
+
+impl Shape {
+    /// The record holds a collapsed hole: its offsets are not the file's.
+    pub fn collapsed(&self) -> bool {
+        !self.spots.is_empty()
+    }
+
+    /// Where file offset `pos` of the record is in the collapsed record, as a
+    /// file offset (the record's start plus its place); `None` inside a hole.
+    fn place(&self, pos: u64) -> Option<u64> {
+        let mut shrunk = 0;
+        for s in &self.spots {
+            if pos <= s.file.start {
+                break;
+            }
+            if pos < s.file.end {
+                return None;
+            }
+            shrunk += s.file.end - s.file.start - s.kept as u64;
+        }
+        Some(pos - shrunk)
+    }
+
+    /// `ops` with their file offsets moved to where the collapsed record has
+    /// them; `None` when one cannot be (it starts or ends inside a hole, or it
+    /// is a fit, which reads the payload it replaces).
+    pub fn ops(&self, ops: &[super::Op]) -> Option<Vec<super::Op>> {
+        use super::Op;
+        ops.iter()
+            .map(|op| match op {
+                Op::Blank { offset, len } => {
+                    let (from, to) = (self.place(*offset)?, self.place(offset + len)?);
+                    Some(Op::Blank { offset: from, len: to - from })
+                }
+                Op::Fit { .. } => None,
+                other => Some(other.clone()),
+            })
+            .collect()
+    }
+
+    /// Whether `edits` of the collapsed record replace every hole in it, each
+    /// within one edit: then the record it writes is the one the file holds,
+    /// rewritten.
+    pub fn replaced_by(&self, edits: &[Edit]) -> bool {
+        self.spots.iter().all(|s| edits.iter().any(|e| e.range.start <= s.at && s.at + s.kept <= e.range.end))
+    }
+
+    /// The record's bytes as the file holds them.
+    pub fn read(&self, file: &impl ReadAt) -> io::Result<Vec<u8>> {
+        let mut bytes = vec![0; usize::try_from(self.len).map_err(io::Error::other)?];
+        file.read_exact_at(&mut bytes, self.at)?;
+        Ok(bytes)
+    }
+}
+
 /// The file's bytes from `pos` to `end`, holes filled instead of read.
 pub struct Sparse<'a, F: ReadAt> {
     file: &'a F,
     pos: u64,
     end: u64,
     holes: &'a [Range<u64>],
+    /// Each hole shortened to [`KEPT`] bytes of filler.
+    collapse: bool,
 }
 
 impl<'a, F: ReadAt> Sparse<'a, F> {
     pub fn new(file: &'a F, pos: u64, end: u64, holes: &'a Holes) -> Sparse<'a, F> {
-        Sparse { file, pos, end, holes: holes.within(pos..end) }
+        Sparse { file, pos, end, holes: holes.within(pos..end), collapse: false }
+    }
+
+    /// As [`Sparse::new`], but each hole reads as a few filler bytes, not as
+    /// long as it is: [`Holes::shape`] tells where a record's are.
+    pub fn collapsed(file: &'a F, pos: u64, end: u64, holes: &'a Holes) -> Sparse<'a, F> {
+        Sparse { collapse: true, ..Sparse::new(file, pos, end, holes) }
     }
 }
 
@@ -103,6 +215,22 @@ impl<F: ReadAt> Read for Sparse<'_, F> {
             return Ok(0);
         }
         let n = match self.holes.first() {
+            Some(h) if h.start <= self.pos && self.collapse => {
+                // Its filler, then straight on to the hole's end (a read that
+                // starts past the filler starts there).
+                let stop = h.start + kept(h);
+                if self.pos >= stop {
+                    self.pos = h.end;
+                    return self.read(buf);
+                }
+                let n = want.min(usize::try_from(stop - self.pos).unwrap_or(usize::MAX));
+                buf[..n].fill(FILLER);
+                self.pos += n as u64;
+                if self.pos == stop {
+                    self.pos = h.end;
+                }
+                return Ok(n);
+            }
             Some(h) if h.start <= self.pos => {
                 let n = want.min(usize::try_from(h.end - self.pos).unwrap_or(usize::MAX));
                 buf[..n].fill(FILLER);
@@ -148,6 +276,35 @@ mod tests {
         let mut out = Vec::new();
         Sparse::new(&f, 1, 20, &h).read_to_end(&mut out).unwrap();
         assert_eq!(out, b"1AAA567AAabcdefghAA");
+    }
+
+    #[test]
+    fn a_collapsed_read_keeps_a_few_bytes_of_each_hole_and_knows_where() {
+        let text = b"{\"a\":\"QUJDREVGR0hJ\",\"b\":\"QUI\"}\n{\"c\":\"S0xNTk9QUVJT\"}\n";
+        let (_d, f) = file(text);
+        let at = |s: &[u8]| text.windows(s.len()).position(|w| w == s).unwrap() as u64;
+        let (a, b, c) = (at(b"QUJDREVG"), at(b"QUI\""), at(b"S0xNTk9Q"));
+        let h = Holes::new(&[(a, 12), (b, 3), (c, 12)]);
+        let mut out = Vec::new();
+        Sparse::collapsed(&f, 0, text.len() as u64, &h).read_to_end(&mut out).unwrap();
+        assert_eq!(out, b"{\"a\":\"AAAA\",\"b\":\"AAA\"}\n{\"c\":\"AAAA\"}\n".to_vec());
+        // The first record: 22 bytes read, 31 in the file; its holes at 6 and 17.
+        let first = h.shape(0, 23);
+        assert_eq!(first.len, at(b"{\"c\""));
+        assert_eq!(first.spots.iter().map(|s| (s.at, s.kept)).collect::<Vec<_>>(), vec![(6, 4), (17, 3)]);
+        let second = h.shape(first.len, 13);
+        assert_eq!(second.len, text.len() as u64 - first.len);
+        assert_eq!(second.read(&f).unwrap(), b"{\"c\":\"S0xNTk9QUVJT\"}\n".to_vec());
+        // A blank of a hole whole is placed over its filler; one inside a hole is not placed.
+        let blank = |offset, len| vec![super::super::Op::Blank { offset, len }];
+        assert_eq!(first.ops(&blank(b, 3)), Some(blank(17, 3)));
+        assert_eq!(first.ops(&blank(a + 1, 2)), None);
+        // Every hole replaced, each within one edit.
+        let edit = |r: std::ops::Range<usize>| Edit { range: r, with: String::new() };
+        assert!(first.replaced_by(&[edit(5..11), edit(16..21)]));
+        assert!(!first.replaced_by(&[edit(5..11)]));
+        assert!(!first.replaced_by(&[edit(5..8), edit(8..11), edit(16..21)]));
+        assert!(!h.shape(0, 5).collapsed());
     }
 
     #[test]
