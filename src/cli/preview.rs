@@ -76,6 +76,7 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
         .unwrap_or_else(|| plan.rules.provider.clone());
     let dialect = args.target.0.unwrap_or_else(|| preview::native_of(&session, &provider));
     let source = crate::reader::Source::of(&plan, &args.file);
+    let threads = args.read.threads.unwrap_or(0);
     let mut rewrite = Rewrite::plan(&session, &args.rewrite.options(), plan.single_document);
     if args.rewrite.fit {
         rewrite.fit(&session, &source, &plan.rules, plan.single_document);
@@ -84,7 +85,7 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
         Some(path) => {
             let mut result = None;
             atomic::write(path, Existing::Replace, &args.read.reads(&args.file, &plan, true), |w| {
-                result = Some(preview::preview(&source, &session, rewrite, plan.single_document, dialect, w)?);
+                result = Some(preview::preview(&source, &session, rewrite, plan.single_document, dialect, threads, w)?);
                 // The request is of the file that was planned, or it is not written.
                 planned.unchanged(&args.file)
             })?;
@@ -92,7 +93,7 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
         }
         None => {
             let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
-            let done = preview::preview(&source, &session, rewrite, plan.single_document, dialect, &mut out)?;
+            let done = preview::preview(&source, &session, rewrite, plan.single_document, dialect, threads, &mut out)?;
             out.flush()?;
             done
         }

@@ -54,7 +54,8 @@ pub struct ReadArgs {
     #[arg(long = "session", value_name = "ID")]
     pub session: Option<String>,
 
-    /// Worker threads reading the file, at least 1 (default: one per core).
+    /// Worker threads reading the file (and preparing the request `preview`
+    /// writes), at least 1 (default: one per core).
     #[arg(long = "threads", short = 'j', value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
 }

@@ -161,15 +161,17 @@ fn not_in_session(session: &Session, dialect: Dialect) -> &'static [&'static str
 const AGENT_ADDS: &[&str] = &["system prompt", "tool list"];
 
 /// Writes the request `session` would produce to `out`.
+/// `threads` prepare the records (0: one per core).
 pub fn preview(
     source: &Source,
     session: &Session,
     rewrite: Rewrite,
     single_document: bool,
     dialect: Dialect,
+    threads: usize,
     out: &mut dyn Write,
 ) -> anyhow::Result<Previewed> {
-    build(source, session, rewrite, single_document, dialect, out, None)
+    build(source, session, rewrite, single_document, dialect, out, How { only: None, threads })
 }
 
 /// One item of the request the agent sends, as [`preview`] writes it, but
@@ -181,9 +183,17 @@ pub fn item(source: &Source, session: &Session, single_document: bool, dialect: 
     let stand_ins = stand_in::StandIns::default();
     let only = Only { index, stand_ins: &stand_ins };
     // Building stops with an error once the item is out.
-    let _ = build(source, session, Rewrite::default(), single_document, dialect, &mut buf, Some(only));
+    let how = How { only: Some(only), threads: 0 };
+    let _ = build(source, session, Rewrite::default(), single_document, dialect, &mut buf, how);
     let value = serde_json::from_slice(&buf).ok()?;
     Some(Item { value, stand_ins })
+}
+
+/// How [`build`] builds: all of the request or one item of it, on how many threads.
+struct How<'a> {
+    only: Option<Only<'a>>,
+    /// Threads preparing the records; 0: one per core.
+    threads: usize,
 }
 
 /// What [`item`] builds the request for.
@@ -222,8 +232,9 @@ fn build(
     single_document: bool,
     dialect: Dialect,
     out: &mut dyn Write,
-    only: Option<Only<'_>>,
+    how: How<'_>,
 ) -> anyhow::Result<Previewed> {
+    let How { only, threads } = how;
     let format = session.format;
     let name = source.describe();
     let mut file = source.open().with_context(|| format!("opening {name}"))?;
@@ -378,7 +389,7 @@ fn build(
             let Some(edits) = edits else { return Ok(None) };
             Ok(serde_json::from_slice(&edited_by(text, r.offset, edits)).ok())
         };
-        records::each(&session.records, prepare, |r, v| {
+        records::each(&session.records, threads, prepare, |r, v| {
             let Some(v) = v else { return Ok(()) };
             push(&mut w, &mut turn, &v)?;
             // Interrupted calls of this turn get their result right after it.

@@ -26,14 +26,15 @@ pub type Prepared = anyhow::Result<Option<serde_json::Value>>;
 
 /// Calls `each` on every record of `records` in order, with what `prepare`
 /// made of it (read from the file, edited, parsed); `prepare` runs on up to
-/// one worker per core. The first error (reading, or from `each`) stops it,
-/// after the records before it were handed out, as a loop would.
-pub fn each<P, E>(records: &[Record], prepare: P, mut each: E) -> anyhow::Result<()>
+/// `threads` workers (0: one per core, as the reader's `-j`). The first error
+/// (reading, or from `each`) stops it, after the records before it were handed
+/// out, as a loop would.
+pub fn each<P, E>(records: &[Record], threads: usize, prepare: P, mut each: E) -> anyhow::Result<()>
 where
     P: Fn(&Record) -> Prepared + Sync,
     E: FnMut(&Record, Option<serde_json::Value>) -> anyhow::Result<()>,
 {
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16);
+    let workers = crate::reader::workers(threads);
     let one = &prepare;
     let mut hand_out = |batch: &[Record], ready: Vec<Prepared>| -> anyhow::Result<()> {
         batch.iter().zip(ready).try_for_each(|(r, v)| each(r, v?))
@@ -130,16 +131,31 @@ mod tests {
         }
         std::fs::write(&path, &text).unwrap();
         let file = File::open(&path).unwrap();
-        let mut seen = Vec::new();
-        let prepare = |r: &Record| if r.line.is_multiple_of(7) { Ok(None) } else { read(&file, r) };
-        each(&records, prepare, |r, v| {
-            seen.push((r.line, v.map(|v| v["n"].as_u64().unwrap())));
-            Ok(())
-        })
-        .unwrap();
         let want: Vec<(u64, Option<u64>)> =
             (1..=20_000u64).map(|l| (l, (!l.is_multiple_of(7)).then_some(l - 1))).collect();
-        assert_eq!(seen, want);
+        for threads in [1, 2, 3] {
+            let mut seen = Vec::new();
+            let on = std::sync::Mutex::new(std::collections::HashSet::new());
+            let (busy, most) = (AtomicUsize::new(0), AtomicUsize::new(0));
+            let prepare = |r: &Record| {
+                on.lock().unwrap().insert(std::thread::current().id());
+                most.fetch_max(busy.fetch_add(1, Ordering::SeqCst) + 1, Ordering::SeqCst);
+                std::hint::black_box((0..200).sum::<u64>());
+                busy.fetch_sub(1, Ordering::SeqCst);
+                if r.line.is_multiple_of(7) { Ok(None) } else { read(&file, r) }
+            };
+            each(&records, threads, prepare, |r, v| {
+                seen.push((r.line, v.map(|v| v["n"].as_u64().unwrap())));
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(seen, want, "{threads} threads");
+            // `-j 1` prepares on the calling thread alone; more, on at most that many workers at once.
+            let on = on.into_inner().unwrap();
+            let here = on.contains(&std::thread::current().id());
+            assert_eq!(here, threads == 1, "{threads} threads");
+            assert!(most.into_inner() <= threads, "{threads} threads");
+        }
     }
 
     #[test]
@@ -153,6 +169,7 @@ mod tests {
         let mut seen = Vec::new();
         let r = each(
             &records,
+            0,
             |r| read(&file, r),
             |r, _| {
                 seen.push(r.line);

@@ -99,6 +99,15 @@ pub fn no_export(path: &Path, plan: &Plan) -> Option<String> {
     }
 }
 
+/// Worker threads for `-j threads`: that many, 0 meaning one per core; at most 16.
+pub fn workers(threads: usize) -> usize {
+    match threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+    .clamp(1, 16)
+}
+
 /// Reads a session into the canonical model; the file is opened read-only.
 pub fn read_session(path: &Path, opts: &Options) -> anyhow::Result<Session> {
     let plan = plan(path, opts)?;
@@ -122,11 +131,7 @@ pub fn read_with_plan(
         single_document(&bytes, opts, plan).with_context(|| format!("{} is not a JSON document", path.display()))?
     } else {
         let size = std::fs::metadata(plan.text(path)).with_context(|| format!("reading {}", path.display()))?.len();
-        let threads = match opts.threads {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
-        };
-        let n = if size < 4 << 20 { 1 } else { threads.clamp(1, 16) };
+        let n = if size < 4 << 20 { 1 } else { workers(opts.threads) };
         let ranges: Vec<(u64, u64)> = (0..n as u64).map(|i| (size * i / n as u64, size * (i + 1) / n as u64)).collect();
         let chunks: Vec<anyhow::Result<Chunk>> = std::thread::scope(|s| {
             let handles: Vec<_> = ranges
