@@ -112,6 +112,41 @@ fn hundreds_of_thousands_of_tiny_lines() {
     assert!(slowest < Duration::from_secs(20), "a command took {slowest:?}");
 }
 
+/// The history is what a session costs per line, so the reader stops past
+/// `--max-records` (default ten million) with a sentence and exit 2, instead of
+/// growing until the machine runs out of memory.
+#[test]
+fn a_session_past_the_record_cap_stops_with_a_sentence() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    let mut parent = "null".to_string();
+    for i in 0..3000 {
+        let role = if i % 2 == 0 { "user" } else { "assistant" };
+        text.push_str(&format!(
+            r#"{{"type":"{role}","uuid":"u{i}","parentUuid":{parent},"sessionId":"s","timestamp":"2025-01-01T00:00:00Z","message":{{"role":"{role}","content":[{{"type":"text","text":"line {i}"}}]}}}}"#
+        ));
+        text.push('\n');
+        parent = format!("\"u{i}\"");
+    }
+    let file = dir.path().join("many.jsonl");
+    std::fs::write(&file, &text).unwrap();
+    let f = file.to_str().unwrap();
+    for cmd in ["scan", "diagnose", "preview"] {
+        let out = common::run(&[cmd, f, "--max-records", "2999"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{cmd}: {err}");
+        assert!(err.contains("holds more than 2999 records") && err.contains("--max-records"), "{cmd}: {err}");
+        let out = common::run(&[cmd, f, "--max-records", "3000"]);
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{cmd}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let out = common::run(&["check", f, "--max-records", "100"]);
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stdout));
+    // Well inside the default.
+    let out = common::run(&["scan", f, "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["entries"].as_u64(), Some(3000), "{v:#}");
+}
+
 /// The peak resident memory of a child, polled from /proc while it runs.
 fn peak_rss_kb(args: &[&str]) -> (Output, u64) {
     let child = bin().args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();

@@ -79,6 +79,11 @@ pub struct CheckArgs {
     /// Sessions checked at once, at least 1 (default: one per core).
     #[arg(long = "threads", short = 'j', value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
+    /// Stop reading a JSON Lines session after this many records, and report
+    /// it as failing (default 10000000): the history kept costs about 140
+    /// bytes a record.
+    #[arg(long = "max-records", value_name = "N")]
+    pub max_records: Option<u64>,
 }
 
 /// `--output-format`.
@@ -128,6 +133,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
         session: None,
         // Parallel over files: each file is read by one thread, unless it is the only one.
         threads: if many { Some(1) } else { args.threads },
+        max_records: args.max_records,
     };
     let opts = check::Options { max_images: args.max_images, allow: args.allow.clone() };
     // Only the page shows more than the problems: the other forms keep no diagnosis.

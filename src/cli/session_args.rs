@@ -58,6 +58,12 @@ pub struct ReadArgs {
     /// writes), at least 1 (default: one per core).
     #[arg(long = "threads", short = 'j', value_name = "N", value_parser = parse_threads)]
     pub threads: Option<usize>,
+
+    /// Stop with an error after this many records of a JSON Lines session
+    /// (default 10000000): the history session-doctor keeps costs about 140
+    /// bytes a record, so this bounds its memory.
+    #[arg(long = "max-records", value_name = "N")]
+    pub max_records: Option<u64>,
 }
 
 impl ReadArgs {
@@ -190,6 +196,9 @@ impl ReadArgs {
         if let Some(o) = &self.overlay {
             out.push(format!("--overlay {}", q(&o.display().to_string())));
         }
+        if let Some(n) = self.max_records {
+            out.push(format!("--max-records {n}"));
+        }
         out.join(" ")
     }
 
@@ -202,6 +211,7 @@ impl ReadArgs {
             rules_file: self.rules.clone(),
             threads: self.threads.unwrap_or(0),
             session: self.session.clone(),
+            max_records: self.max_records,
         }
     }
 }

@@ -22,6 +22,7 @@ mod source;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::Context as _;
 
@@ -49,7 +50,20 @@ pub struct Options {
     /// The session to read from a store holding many (opencode's database):
     /// by default the most recently updated one.
     pub session: Option<String>,
+    /// Records of a JSON Lines file read before reading stops with an error;
+    /// `None`: [`MAX_RECORDS`].
+    pub max_records: Option<u64>,
 }
+
+/// Records of a JSON Lines file read, at most, unless `--max-records` says
+/// otherwise. The history is the one thing the reader keeps per line (about
+/// 140 bytes a record, 600 for a tool call or result, README "Memory per
+/// line"): this bounds it at about 1.4 GB of short lines, and a session past it
+/// stops with a sentence instead of the machine running out of memory.
+pub const MAX_RECORDS: u64 = 10_000_000;
+
+/// Records a worker counts before it adds them to the shared count.
+const COUNT_EVERY: u64 = 1024;
 
 /// What the reader decided before reading.
 #[derive(Clone, Debug)]
@@ -133,10 +147,14 @@ pub fn read_with_plan(
         let size = std::fs::metadata(plan.text(path)).with_context(|| format!("reading {}", path.display()))?.len();
         let n = if size < 4 << 20 { 1 } else { workers(opts.threads) };
         let ranges: Vec<(u64, u64)> = (0..n as u64).map(|i| (size * i / n as u64, size * (i + 1) / n as u64)).collect();
+        let kept = Kept { cap: opts.max_records.unwrap_or(MAX_RECORDS), count: AtomicU64::new(0), path };
+        let kept = &kept;
         let chunks: Vec<anyhow::Result<Chunk>> = std::thread::scope(|s| {
             let handles: Vec<_> = ranges
                 .iter()
-                .map(|&(start, end)| s.spawn(move || read_range(plan.text(path), opts, plan, start, end, progress)))
+                .map(|&(start, end)| {
+                    s.spawn(move || read_range(plan.text(path), opts, plan, (start, end), progress, kept))
+                })
                 .collect();
             // A panic in a worker is a bug: let it surface (tests catch it) rather than pass as an error.
             handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
@@ -258,13 +276,36 @@ fn merge(chunks: Vec<anyhow::Result<Chunk>>) -> anyhow::Result<Parts> {
 const MANY_LINES: u64 = 8 << 20;
 
 /// Streams the lines that start inside `[start, end)`.
+/// The records all workers have read, against the cap.
+struct Kept<'a> {
+    cap: u64,
+    count: AtomicU64,
+    /// The session, to name.
+    path: &'a Path,
+}
+
+impl Kept<'_> {
+    /// Adds `n` records read; an error once they are more than the cap.
+    fn add(&self, n: u64) -> anyhow::Result<()> {
+        let count = self.count.fetch_add(n, Ordering::Relaxed) + n;
+        if count > self.cap {
+            anyhow::bail!(
+                "{}: holds more than {} records, and the history session-doctor keeps costs about 140 bytes a record (600 for a tool call or result), so reading stopped there; pass --max-records N to read on, with the memory that takes",
+                self.path.display(),
+                self.cap
+            );
+        }
+        Ok(())
+    }
+}
+
 fn read_range(
     path: &Path,
     opts: &Options,
     plan: &Plan,
-    start: u64,
-    end: u64,
+    (start, end): (u64, u64),
     progress: Option<&(dyn Fn(u64) + Sync)>,
+    kept: &Kept<'_>,
 ) -> anyhow::Result<Chunk> {
     let mut file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let mut pos = start;
@@ -284,6 +325,7 @@ fn read_range(
     if end - start >= MANY_LINES {
         (chunk.records, worker.entries) = (Records::for_many(), mapped());
     }
+    let mut counted = 0;
     while pos < end {
         let Some(buf) = r.next_line().with_context(|| format!("reading {}", path.display()))? else {
             break;
@@ -319,8 +361,13 @@ fn read_range(
             .filter(|r| !r.is_empty())
         {
             chunk.records.push(rec);
+            counted += 1;
+            if counted == COUNT_EVERY {
+                kept.add(std::mem::take(&mut counted))?;
+            }
         }
     }
+    kept.add(counted)?;
     chunk.entries = worker.entries;
     Ok(chunk)
 }
