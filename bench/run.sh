@@ -34,40 +34,54 @@ fi
 [ -x "$bin" ] || die "no binary at $bin"
 cat "$file" >/dev/null # warm the page cache
 
-# median wall seconds, max RSS (KB) and median CPU seconds of RUNS runs of a command
-measure() {
-  local walls=() cpus=() rss=0 out tmp
-  tmp=$(mktemp)
-  for _ in $(seq "$runs"); do
-    # scan exits 1 when it finds problems (the benchmark file has some); 2 is a failure.
-    local status=0
-    /usr/bin/time -o "$tmp" -f "%e %M %U %S" "$@" >/dev/null 2>&1 || status=$?
-    [ "$status" -le 1 ] || die "'$*' failed (exit $status)"
-    out=$(tail -n 1 "$tmp")
-    [[ "$out" =~ ^([0-9.]+)\ ([0-9]+)\ ([0-9.]+)\ ([0-9.]+)$ ]] || die "could not time '$*': $out"
-    walls+=("${BASH_REMATCH[1]}")
-    cpus+=("$(awk -v u="${BASH_REMATCH[3]}" -v s="${BASH_REMATCH[4]}" 'BEGIN { printf "%.2f", u + s }')")
-    [ "${BASH_REMATCH[2]}" -gt "$rss" ] && rss=${BASH_REMATCH[2]}
-  done
-  rm -f "$tmp"
-  local mid=$(( (runs + 1) / 2 ))
-  printf '%s %s %s\n' "$(printf '%s\n' "${walls[@]}" | sort -n | sed -n "${mid}p")" "$rss" \
-    "$(printf '%s\n' "${cpus[@]}" | sort -n | sed -n "${mid}p")"
-}
-
 bytes=$(stat -c %s "$file")
 longest=$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$file")
-read -r cat_s cat_rss cat_cpu < <(measure cat "$file")
-read -r scan_s scan_rss scan_cpu < <(measure "$bin" scan --json "$file")
-read -r deep_s deep_rss deep_cpu < <(measure "$bin" scan --deep --json "$file")
-read -r diag_s diag_rss diag_cpu < <(measure "$bin" diagnose --json "$file")
-# repair writes a new copy beside the file each run; cp of the same file is its yardstick.
+
+# Every stage is run once per round, RUNS rounds, so that a shift in the
+# machine's load (a neighbour on a shared host) weighs on every stage alike
+# instead of on whichever ran in that moment; wall time is read in
+# nanoseconds (`/usr/bin/time` gives CPU and peak RSS, at 10 ms steps).
 out="$dir/out"
 rm -rf "$out" && mkdir -p "$out"
-read -r cp_s cp_rss cp_cpu < <(measure cp "$file" "$out/cp.jsonl")
-read -r repair_s repair_rss repair_cpu < <(measure "$bin" repair --json --max-images 20 --out "$out" "$file")
-rm -rf "$out"
-read -r preview_s preview_rss preview_cpu < <(measure "$bin" preview --max-images 20 "$file")
+stages=(cat scan deep diag cp repair preview)
+# The command of stage $1, in the array `cmd`.
+stage() {
+  case $1 in
+    cat) cmd=(cat "$file") ;;
+    scan) cmd=("$bin" scan --json "$file") ;;
+    deep) cmd=("$bin" scan --deep --json "$file") ;;
+    diag) cmd=("$bin" diagnose --json "$file") ;;
+    # repair writes a new copy into $out each run; cp of the same file is its yardstick.
+    cp) cmd=(cp "$file" "$out/cp.jsonl") ;;
+    repair) cmd=("$bin" repair --json --max-images 20 --out "$out" "$file") ;;
+    preview) cmd=("$bin" preview --max-images 20 "$file") ;;
+  esac
+}
+declare -A walls cpus rss
+tmp=$(mktemp)
+for _ in $(seq "$runs"); do
+  for k in "${stages[@]}"; do
+    stage "$k"
+    status=0
+    t0=$(date +%s%N)
+    # scan exits 1 when it finds problems (the benchmark file has some); 2 is a failure.
+    /usr/bin/time -o "$tmp" -f "%M %U %S" "${cmd[@]}" >/dev/null 2>&1 || status=$?
+    t1=$(date +%s%N)
+    [ "$status" -le 1 ] || die "'${cmd[*]}' failed (exit $status)"
+    line=$(tail -n 1 "$tmp")
+    [[ "$line" =~ ^([0-9]+)\ ([0-9.]+)\ ([0-9.]+)$ ]] || die "could not time '${cmd[*]}': $line"
+    walls[$k]+="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }') "
+    cpus[$k]+="$(awk -v u="${BASH_REMATCH[2]}" -v s="${BASH_REMATCH[3]}" 'BEGIN { printf "%.2f", u + s }') "
+    [ "${BASH_REMATCH[1]}" -gt "${rss[$k]:-0}" ] && rss[$k]=${BASH_REMATCH[1]}
+  done
+done
+rm -f "$tmp" && rm -rf "$out"
+median() { printf '%s\n' $1 | sort -n | sed -n "$(( (runs + 1) / 2 ))p"; }
+for k in "${stages[@]}"; do
+  printf -v "${k}_s" '%s' "$(median "${walls[$k]}")"
+  printf -v "${k}_cpu" '%s' "$(median "${cpus[$k]}")"
+  printf -v "${k}_rss" '%s' "${rss[$k]}"
+done
 # A wall time of 0.00 s (a file too small to time) would give a meaningless ratio.
 ratio() {
   awk -v a="$1" -v b="$2" 'BEGIN { if (a <= 0 || b <= 0) exit 1; printf "%.1f%%", 100 * a / b }' ||
