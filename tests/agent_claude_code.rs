@@ -187,6 +187,32 @@ fn the_agents_own_heal_is_not_stuck_and_its_class_comes_from_the_providers_reply
     }
 }
 
+/// A healed attachment is not in the request the agent sends, so it counts
+/// toward no per-request limit, a cap leaves it to its placeholder, and the
+/// note says the retry went without it (they said "1 images", and "may have").
+#[test]
+fn a_healed_attachment_counts_toward_no_request_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("rules.json");
+    std::fs::write(&rules, r#"{"max_images_per_request": 0}"#).unwrap();
+    let file = fixture("heal-image.jsonl");
+    let d = ok_json(&["diagnose", s(&file), "--rules", s(&rules), "--json"]);
+    assert_eq!(d["limits"], json!([]), "{d:#}");
+    let note = d["notes"].to_string();
+    assert!(note.contains("the agent put its placeholder in its place"), "{note}");
+    assert!(!note.contains("may have sent without it"), "{note}");
+    let out = run(&["check", s(&file), "--rules", s(&rules)]);
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("request.too_many"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // A cap of 0 images leaves the healed one as the agent's placeholder, not a cap note.
+    let p = preview(&file, &["--max-images", "0"]);
+    assert!(p.to_string().contains("(media removed \u{2014} rejected by API)"), "{p}");
+    assert!(!p.to_string().contains("Earlier image omitted"), "{p}");
+}
+
 #[test]
 fn preview_shows_the_healed_form_the_agent_sends() {
     for name in ["heal-image", "heal-pdf"] {

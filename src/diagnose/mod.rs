@@ -461,14 +461,22 @@ pub struct AcceptedInvalid {
     /// from the retry, and sends them again with the next request).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed_at: Option<u64>,
+    /// The agent recorded that it no longer sends it (Claude Code's
+    /// `media_removed`): the retry went without it, for certain.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub healed: bool,
 }
 
 impl AcceptedInvalid {
     /// Which request the model answered, in words that are true of the file.
     pub fn answered(&self) -> String {
-        match self.failed_at {
-            None => format!("the model accepted it at line {}", self.line),
-            Some(f) => format!(
+        match (self.failed_at, self.healed) {
+            (None, _) => format!("the model accepted it at line {}", self.line),
+            (Some(f), true) => format!(
+                "a request carrying it failed at line {f}; the agent put its placeholder in its place, and the model answered the retry at line {}",
+                self.line
+            ),
+            (Some(f), false) => format!(
                 "a request carrying it failed at line {f}; the model answered a retry at line {}, which the agent may have sent without it",
                 self.line
             ),
@@ -490,7 +498,7 @@ fn accepted_invalid(session: &Session, suspects: &[Suspect]) -> Vec<AcceptedInva
             let failed_at = after[..at].iter().find(|e| e.error.is_some()).map(|e| e.line);
             let why = a.problems.iter().find(|p| p.severity == Verdict::Invalid).map(|p| p.message.clone());
             let (reference, line, why) = (a.reference.clone(), after[at].line, why.unwrap_or_default());
-            Some(AcceptedInvalid { reference, line, why, failed_at })
+            Some(AcceptedInvalid { reference, line, why, failed_at, healed: a.healed })
         })
         .collect()
 }

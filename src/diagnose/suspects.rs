@@ -94,7 +94,7 @@ pub fn pick(
             && f.classification.message.as_deref().is_some_and(names_images_only)
     });
     // Excluded by the user, or healed away by the agent itself: not in the next request.
-    let gone = |i: usize| session.attachments[i].excluded || session.attachments[i].healed;
+    let gone = |i: usize| !session.attachments[i].sent();
     let active = |i: usize| {
         let a = &session.attachments[i];
         !gone(i) && (!images_only || a.is_image() || a.verdict == Verdict::Invalid)

@@ -184,6 +184,13 @@ pub struct Attachment {
 }
 
 impl Attachment {
+    /// In the next request the agent sends: not excluded by the user, and not
+    /// healed away by the agent itself (both are a note or a placeholder there,
+    /// as `preview` writes them).
+    pub fn sent(&self) -> bool {
+        !self.excluded && !self.healed
+    }
+
     /// Judges (or judges again) the attachment under `rules`: its verdict and
     /// problems, from the facts the streaming pass recorded.
     pub fn judge(&mut self, rules: &Rules) {

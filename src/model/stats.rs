@@ -5,10 +5,12 @@ use crate::media::RequestStats;
 
 impl Session {
     /// Counts what the next request would carry: every attachment of the
-    /// history but those the user excluded (a note stands in their place).
+    /// history the agent sends ([`super::Attachment::sent`]): not those the
+    /// user excluded (a note stands in their place) or the agent healed away
+    /// (its placeholder does).
     pub fn request_stats(&self) -> RequestStats {
         let mut s = RequestStats::default();
-        for a in self.attachments.iter().filter(|a| !a.excluded) {
+        for a in self.attachments.iter().filter(|a| a.sent()) {
             let is_pdf = a.mime_detected.as_deref().or(a.mime_declared.as_deref()) == Some("application/pdf");
             if a.is_image() {
                 s.images += 1;

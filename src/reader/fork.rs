@@ -39,7 +39,7 @@ pub fn findings(path: &Path, opts: &Options) -> Vec<Finding> {
     session
         .attachments
         .iter()
-        .filter(|a| a.line <= upto && a.verdict == Verdict::Invalid && !a.healed && !a.excluded)
+        .filter(|a| a.line <= upto && a.verdict == Verdict::Invalid && a.sent())
         .map(|a| {
             let why = a.problems.first().map_or("invalid", |p| p.message.as_str());
             let name = a.name.as_deref().map(|n| format!(" ({n})")).unwrap_or_default();

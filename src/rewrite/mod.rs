@@ -149,7 +149,8 @@ impl Rewrite {
             }
         }
         if let Some(keep) = opts.max_images {
-            let images: Vec<&Attachment> = session.attachments.iter().filter(|a| !a.excluded && a.is_image()).collect();
+            // What the agent sends: a healed image is its placeholder already.
+            let images: Vec<&Attachment> = session.attachments.iter().filter(|a| a.sent() && a.is_image()).collect();
             let over = images.len().saturating_sub(keep);
             for a in &images[..over] {
                 note(&mut r, a, cap_note(a, keep));
