@@ -55,6 +55,9 @@ fn chat(messages: &[Value], out: &mut Vec<Block>) {
             if let Some(sha256) = p["image_url"]["url"].as_str().and_then(data_url).and_then(sha) {
                 out.push(Block { path: format!("messages[{i}].content[{j}]"), pdf: false, sha256 });
             }
+            if let Some(sha256) = p["file"]["file_data"].as_str().and_then(data_url).and_then(sha) {
+                out.push(Block { path: format!("messages[{i}].content[{j}]"), pdf: true, sha256 });
+            }
         }
     }
 }
@@ -73,19 +76,49 @@ fn responses(input: &[Value], leading: usize, out: &mut Vec<Block>) {
     }
 }
 
-/// Gemini parts: `contents[N].parts[M]`.
+/// Gemini parts: `contents[N].parts[M]`, and the parts of a function
+/// response there (`contents[N].parts[M].function_response.parts[K]`).
 fn gemini(contents: &[Value], out: &mut Vec<Block>) {
-    for (i, c) in contents.iter().enumerate() {
-        for (j, p) in c["parts"].as_array().into_iter().flatten().enumerate() {
-            let data = p.get("inlineData").or_else(|| p.get("inline_data"));
-            if let Some(data) = data {
-                let pdf = data["mimeType"] == "application/pdf" || data["mime_type"] == "application/pdf";
-                if let Some(sha256) = data["data"].as_str().and_then(sha) {
-                    out.push(Block { path: format!("contents[{i}].parts[{j}]"), pdf, sha256 });
-                }
+    fn part(path: String, p: &Value, out: &mut Vec<Block>) {
+        let data = p.get("inlineData").or_else(|| p.get("inline_data"));
+        if let Some(data) = data {
+            let pdf = data["mimeType"] == "application/pdf" || data["mime_type"] == "application/pdf";
+            if let Some(sha256) = data["data"].as_str().and_then(sha) {
+                out.push(Block { path: path.clone(), pdf, sha256 });
             }
         }
+        let response = p.get("functionResponse").or_else(|| p.get("function_response"));
+        for (k, inner) in response.map(|r| &r["parts"]).and_then(Value::as_array).into_iter().flatten().enumerate() {
+            part(format!("{path}.function_response.parts[{k}]"), inner, out);
+        }
     }
+    for (i, c) in contents.iter().enumerate() {
+        for (j, p) in c["parts"].as_array().into_iter().flatten().enumerate() {
+            part(format!("contents[{i}].parts[{j}]"), p, out);
+        }
+    }
+}
+
+/// The dialect of a previewed request and its media blocks.
+fn blocks_of(request: &Value, leading: usize) -> (&'static str, Vec<Block>) {
+    let mut blocks = Vec::new();
+    let dialect = if let Some(contents) = request["contents"].as_array() {
+        gemini(contents, &mut blocks);
+        "gemini"
+    } else if let Some(input) = request["input"].as_array() {
+        responses(input, leading, &mut blocks);
+        "openai"
+    } else {
+        let messages = request["messages"].as_array().expect("messages");
+        if messages.iter().any(|m| m["content"].to_string().contains("\"image_url\"")) {
+            chat(messages, &mut blocks);
+            "openai"
+        } else {
+            anthropic(messages, &mut blocks);
+            "anthropic"
+        }
+    };
+    (dialect, blocks)
 }
 
 /// The provider's own error naming `b`, in the dialect of the request.
@@ -126,25 +159,10 @@ fn every_block_preview_writes_names_its_own_attachment_back() {
         let out = common::run(&["preview", path]);
         assert!(out.status.success(), "{sample}: {}", String::from_utf8_lossy(&out.stderr));
         let request: Value = serde_json::from_slice(&out.stdout).unwrap();
-        let mut blocks = Vec::new();
-        let dialect = if let Some(contents) = request["contents"].as_array() {
-            gemini(contents, &mut blocks);
-            "gemini"
-        } else if let Some(input) = request["input"].as_array() {
-            responses(input, leading, &mut blocks);
-            "openai"
-        } else {
-            let messages = request["messages"].as_array().expect("messages");
-            if messages.iter().any(|m| m["content"].to_string().contains("\"image_url\"")) {
-                chat(messages, &mut blocks);
-                "openai"
-            } else {
-                anthropic(messages, &mut blocks);
-                "anthropic"
-            }
-        };
+        let (dialect, blocks) = blocks_of(&request, leading);
         assert!(!blocks.is_empty(), "{sample}: the preview holds no media block");
-        for b in &blocks {
+        // OpenAI's wording for a file it cannot read is not known here: images only.
+        for b in blocks.iter().filter(|b| !(b.pdf && dialect == "openai")) {
             let err = error_for(dialect, b);
             let out = common::run(&["diagnose", path, "--json", "--error", &err]);
             let d: Value = serde_json::from_slice(&out.stdout)
@@ -161,4 +179,60 @@ fn every_block_preview_writes_names_its_own_attachment_back() {
         }
     }
     assert!(checked.len() >= 12, "{checked:?}");
+}
+
+/// What the per-request limits count (every attachment the agent sends: not
+/// excluded, not healed away) is what the request `preview` builds holds, on
+/// every sample and on every session the real agents wrote: one model of the
+/// request, not two that could drift (a healed image was counted).
+#[test]
+fn the_limits_count_the_media_the_previewed_request_holds() {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let path = e.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if [".jsonl", ".json", ".zst"].iter().any(|x| name.ends_with(x)) && !name.ends_with(".sent.json") {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&common::sample(""), &mut files);
+    walk(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/agents"), &mut files);
+    files.sort();
+    let mut checked = Vec::new();
+    for file in &files {
+        let path = file.to_str().unwrap();
+        let out = common::run(&["preview", path]);
+        if out.status.code() == Some(2) {
+            // Not a session preview reads (a pi store, a folder of sessions): said, not guessed.
+            assert!(!out.stderr.is_empty(), "{path}");
+            continue;
+        }
+        let Ok(request) = serde_json::from_slice::<Value>(&out.stdout) else { continue };
+        let (_, blocks) = blocks_of(&request, 0);
+        let mut previewed: Vec<String> = blocks.into_iter().map(|b| b.sha256).collect();
+        let scan = common::run(&["scan", path, "--json"]);
+        let v: Value = serde_json::from_slice(&scan.stdout).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let carried = v["request"]["refs"].as_array().unwrap_or_else(|| panic!("{path}: {v}"));
+        let mut sent: Vec<String> = v["attachments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| carried.contains(&a["ref"]) && a["encoding"] != "reference")
+            .filter_map(|a| a["sha256"].as_str().map(str::to_string))
+            .collect();
+        let images = v["attachments"].as_array().unwrap().iter().filter(|a| carried.contains(&a["ref"]));
+        let images = images.filter(|a| {
+            a["mime_detected"].as_str().or(a["mime_declared"].as_str()).is_some_and(|m| m.starts_with("image/"))
+        });
+        assert_eq!(v["request"]["images"].as_u64(), Some(images.count() as u64), "{path}: {v:#}");
+        previewed.sort();
+        sent.sort();
+        assert_eq!(previewed, sent, "{path}: the request preview builds holds other media than the limits count");
+        checked.push(path.to_string());
+    }
+    assert!(checked.len() >= 55, "{} checked: {checked:#?}", checked.len());
 }

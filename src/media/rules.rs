@@ -220,7 +220,7 @@ impl Rules {
 }
 
 /// What one request carries, summed over its attachments.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct RequestStats {
     /// Images in the request (including those inside tool results).
     pub images: u32,

@@ -1,16 +1,28 @@
 //! The history seen as one request, for the provider's per-request limits.
 
-use super::{Encoding, Session};
+use super::{Attachment, Encoding, Session};
 use crate::media::RequestStats;
 
 impl Session {
+    /// The attachments the agent sends with its next request, as `preview`
+    /// builds it: those [`Attachment::sent`] says it sends, but for the ones in a
+    /// Codex output whose call is gone (Codex leaves such an output out,
+    /// [`crate::formats::codex_pairs`]).
+    pub fn sent_attachments(&self) -> impl Iterator<Item = &Attachment> {
+        let pairs =
+            (self.format == crate::formats::Format::Codex).then(|| crate::formats::codex_pairs::Pairs::of(self));
+        self.attachments.iter().filter(move |a| {
+            a.sent() && !a.call_id.as_deref().is_some_and(|c| pairs.as_ref().is_some_and(|p| p.orphan(c)))
+        })
+    }
+
     /// Counts what the next request would carry: every attachment of the
     /// history the agent sends ([`super::Attachment::sent`]): not those the
     /// user excluded (a note stands in their place) or the agent healed away
     /// (its placeholder does).
     pub fn request_stats(&self) -> RequestStats {
         let mut s = RequestStats::default();
-        for a in self.attachments.iter().filter(|a| a.sent()) {
+        for a in self.sent_attachments() {
             let is_pdf = a.mime_detected.as_deref().or(a.mime_declared.as_deref()) == Some("application/pdf");
             if a.is_image() {
                 s.images += 1;

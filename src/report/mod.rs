@@ -36,6 +36,18 @@ pub struct ScanReport {
     pub findings: Vec<Finding>,
     /// Problems of the history as one request (too many images, too many PDF pages…).
     pub limits: Vec<Problem>,
+    /// What the next request carries, as those limits count it.
+    pub request: Carried,
+}
+
+/// The media the agent's next request carries: the refs of the attachments it
+/// sends (not those excluded, healed away or in an output Codex leaves out)
+/// and their sums.
+#[derive(Debug, Serialize)]
+pub struct Carried {
+    pub refs: Vec<String>,
+    #[serde(flatten)]
+    pub stats: crate::media::RequestStats,
 }
 
 impl ScanReport {
@@ -48,7 +60,9 @@ impl ScanReport {
     }
 
     pub fn new(session: Session, plan: &Plan) -> ScanReport {
-        let limits = crate::media::request_problems(&session.request_stats(), &plan.rules);
+        let stats = session.request_stats();
+        let limits = crate::media::request_problems(&stats, &plan.rules);
+        let refs = session.sent_attachments().map(|a| a.reference.clone()).collect();
         ScanReport {
             file: session.file,
             format: session.format,
@@ -59,6 +73,7 @@ impl ScanReport {
             attachments: session.attachments,
             findings: session.findings,
             limits,
+            request: Carried { refs, stats },
         }
     }
 }
