@@ -181,12 +181,10 @@ fn every_block_preview_writes_names_its_own_attachment_back() {
     assert!(checked.len() >= 12, "{checked:?}");
 }
 
-/// What the per-request limits count (every attachment the agent sends: not
-/// excluded, not healed away) is what the request `preview` builds holds, on
-/// every sample and on every session the real agents wrote: one model of the
-/// request, not two that could drift (a healed image was counted).
-#[test]
-fn the_limits_count_the_media_the_previewed_request_holds() {
+/// Every sample and every session the real agents wrote (tests/data/agents),
+/// with the request `preview` builds of it; those preview refuses (a pi
+/// store, a file that is no session) are left out, after saying why.
+fn previewed_sessions() -> Vec<(String, Value)> {
     fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
         for e in std::fs::read_dir(dir).unwrap() {
             let path = e.unwrap().path();
@@ -202,16 +200,30 @@ fn the_limits_count_the_media_the_previewed_request_holds() {
     walk(&common::sample(""), &mut files);
     walk(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/agents"), &mut files);
     files.sort();
-    let mut checked = Vec::new();
+    let mut out = Vec::new();
     for file in &files {
         let path = file.to_str().unwrap();
-        let out = common::run(&["preview", path]);
-        if out.status.code() == Some(2) {
-            // Not a session preview reads (a pi store, a folder of sessions): said, not guessed.
-            assert!(!out.stderr.is_empty(), "{path}");
+        let ran = common::run(&["preview", path]);
+        if ran.status.code() == Some(2) {
+            assert!(!ran.stderr.is_empty(), "{path}");
             continue;
         }
-        let Ok(request) = serde_json::from_slice::<Value>(&out.stdout) else { continue };
+        let request = serde_json::from_slice::<Value>(&ran.stdout).unwrap_or_else(|e| panic!("{path}: {e}"));
+        out.push((path.to_string(), request));
+    }
+    assert!(out.len() >= 55, "{} previewed", out.len());
+    out
+}
+
+/// What the per-request limits count (every attachment the agent sends: not
+/// excluded, not healed away) is what the request `preview` builds holds, on
+/// every sample and on every session the real agents wrote: one model of the
+/// request, not two that could drift (a healed image was counted, and one in
+/// an output Codex leaves out).
+#[test]
+fn the_limits_count_the_media_the_previewed_request_holds() {
+    for (path, request) in previewed_sessions() {
+        let path = path.as_str();
         let (_, blocks) = blocks_of(&request, 0);
         let mut previewed: Vec<String> = blocks.into_iter().map(|b| b.sha256).collect();
         let scan = common::run(&["scan", path, "--json"]);
@@ -232,7 +244,225 @@ fn the_limits_count_the_media_the_previewed_request_holds() {
         previewed.sort();
         sent.sort();
         assert_eq!(previewed, sent, "{path}: the request preview builds holds other media than the limits count");
-        checked.push(path.to_string());
     }
-    assert!(checked.len() >= 55, "{} checked: {checked:#?}", checked.len());
+}
+
+/// The call ids a previewed request leaves unpaired, by the rules of its
+/// provider: a call without its result (in the next message for Anthropic,
+/// Chat and Gemini; anywhere later for Responses) and a result without its call.
+fn unpaired(request: &Value) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    let ids = |v: &Value, key: &str, ty: &str, id: &str| -> Vec<String> {
+        v[key]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|b| ty.is_empty() || b["type"] == ty)
+            .filter_map(|b| b[id].as_str().map(str::to_string))
+            .collect()
+    };
+    if let Some(input) = request["input"].as_array() {
+        let of = |kinds: &[&str]| -> Vec<String> {
+            input
+                .iter()
+                .filter(|i| kinds.iter().any(|k| i["type"] == *k))
+                .filter_map(|i| i["call_id"].as_str().map(str::to_string))
+                .collect()
+        };
+        let calls = of(&["function_call", "custom_tool_call"]);
+        let outputs = of(&["function_call_output", "custom_tool_call_output"]);
+        out.extend(calls.iter().filter(|c| !outputs.contains(c)).cloned());
+        out.extend(outputs.iter().filter(|o| !calls.contains(o)).cloned());
+        return out;
+    }
+    if let Some(contents) = request["contents"].as_array() {
+        let of = |c: &Value, key: &str| -> Vec<String> {
+            c["parts"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|p| p.get(key))
+                .map(|f| f["id"].as_str().or(f["name"].as_str()).unwrap_or_default().to_string())
+                .collect()
+        };
+        for (i, c) in contents.iter().enumerate() {
+            let calls = of(c, "functionCall");
+            let next = contents.get(i + 1).map(|n| of(n, "functionResponse")).unwrap_or_default();
+            out.extend(calls.iter().filter(|x| !next.contains(x)).cloned());
+            let before = if i == 0 { Vec::new() } else { of(&contents[i - 1], "functionCall") };
+            out.extend(of(c, "functionResponse").into_iter().filter(|r| !before.contains(r)));
+        }
+        return out;
+    }
+    let messages = request["messages"].as_array().cloned().unwrap_or_default();
+    for (i, m) in messages.iter().enumerate() {
+        let (calls, results): (Vec<String>, Vec<String>) = if m["tool_calls"].is_array() || m["role"] == "tool" {
+            (ids(m, "tool_calls", "", "id"), m["tool_call_id"].as_str().map(str::to_string).into_iter().collect())
+        } else {
+            (ids(m, "content", "tool_use", "id"), ids(m, "content", "tool_result", "tool_use_id"))
+        };
+        // Chat: the tool messages right after; Anthropic: the next message.
+        let mut answered = Vec::new();
+        for n in messages.iter().skip(i + 1) {
+            if n["role"] == "tool" {
+                answered.extend(n["tool_call_id"].as_str().map(str::to_string));
+                continue;
+            }
+            if answered.is_empty() {
+                answered = ids(n, "content", "tool_result", "tool_use_id");
+            }
+            break;
+        }
+        out.extend(calls.iter().filter(|c| !answered.contains(c)).cloned());
+        let mut asked = Vec::new();
+        for p in messages[..i].iter().rev() {
+            if p["role"] == "tool" && m["role"] == "tool" {
+                continue;
+            }
+            asked = if p["tool_calls"].is_array() {
+                ids(p, "tool_calls", "", "id")
+            } else {
+                ids(p, "content", "tool_use", "id")
+            };
+            break;
+        }
+        out.extend(results.into_iter().filter(|r| !asked.contains(r)));
+    }
+    out
+}
+
+/// Takes the first tool call block out of `v` (an element of an array whose
+/// type names a call, or a Gemini `functionCall` part, or a Chat `tool_calls`
+/// entry); whether there was one.
+fn without_first_call(v: &mut Value) -> bool {
+    let is_call = |b: &Value| {
+        matches!(b["type"].as_str(), Some("tool_use" | "function_call" | "custom_tool_call" | "toolCall"))
+            || b.get("functionCall").is_some()
+    };
+    match v {
+        Value::Array(items) => {
+            if let Some(i) = items.iter().position(is_call) {
+                items.remove(i);
+                return true;
+            }
+            items.iter_mut().any(without_first_call)
+        }
+        Value::Object(map) => {
+            if let Some(Value::Array(calls)) = map.get_mut("tool_calls")
+                && !calls.is_empty()
+            {
+                calls.remove(0);
+                return true;
+            }
+            map.values_mut().any(without_first_call)
+        }
+        _ => false,
+    }
+}
+
+/// The request the agent sends from the session at `path`, as `preview`
+/// builds it but with no rewrite (no exclusion, cap or mended call), and the session.
+fn unmended(path: &std::path::Path) -> (Value, session_doctor::model::Session) {
+    use session_doctor::{preview, reader};
+    let opts = reader::Options::default();
+    let plan = reader::plan(path, &opts).unwrap();
+    let session = reader::read_with_plan(path, &opts, &plan, None).unwrap();
+    let provider = session
+        .provider
+        .clone()
+        .filter(|p| session_doctor::provider::canonical(p).is_some())
+        .unwrap_or_else(|| plan.rules.provider.clone());
+    let dialect = preview::native_of(&session, &provider);
+    let source = reader::Source::of(&plan, path);
+    let mut out = Vec::new();
+    let rewrite = session_doctor::rewrite::Rewrite::default();
+    preview::preview(&source, &session, rewrite, plan.single_document, dialect, 0, &mut out).unwrap();
+    (serde_json::from_slice(&out).unwrap_or_else(|e| panic!("{}: {e}", path.display())), session)
+}
+
+/// The history check pairs calls as the request the agent sends does: the
+/// calls and results `diagnose` reports the provider would see unpaired (its
+/// history problems but those the agent pairs itself) are exactly those the
+/// request `preview` builds leaves unpaired, on every sample and every
+/// session the real agents wrote.
+#[test]
+fn the_history_check_pairs_calls_as_the_previewed_request_does() {
+    let (mut compared, mut broken) = (0, 0);
+    let dir = tempfile::tempdir().unwrap();
+    let mut sessions = previewed_sessions();
+    // Each JSON Lines session again with its first tool call taken out of its
+    // record (the record and its ids kept): the call's result is left without
+    // it, which each agent sends, or leaves out, in its own way.
+    for (path, _) in sessions.clone() {
+        if !path.ends_with(".jsonl") {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        // A record that is itself the call (a Codex item) goes whole.
+        let whole = |v: &Value| {
+            [v, &v["payload"]].iter().any(|r| matches!(r["type"].as_str(), Some("function_call" | "custom_tool_call")))
+        };
+        let Some(at) = lines
+            .iter()
+            .position(|l| serde_json::from_str::<Value>(l).is_ok_and(|mut v| whole(&v) || without_first_call(&mut v)))
+        else {
+            continue;
+        };
+        let mut v: Value = serde_json::from_str(&lines[at]).unwrap();
+        if whole(&v) {
+            lines.remove(at);
+        } else {
+            without_first_call(&mut v);
+            lines[at] = v.to_string();
+        }
+        let cut = lines;
+        let name = std::path::Path::new(&path).file_name().unwrap().to_string_lossy().into_owned();
+        let file = dir.path().join(format!("{broken}-{name}"));
+        std::fs::write(&file, cut.join("\n") + "\n").unwrap();
+        let ran = common::run(&["preview", file.to_str().unwrap()]);
+        let Ok(request) = serde_json::from_slice::<Value>(&ran.stdout) else { continue };
+        sessions.push((file.to_str().unwrap().to_string(), request));
+        broken += 1;
+    }
+    let real = sessions.len() - broken;
+    let mut unpaired_somewhere = 0;
+    for (n, (path, mended)) in sessions.into_iter().enumerate() {
+        // The request built from the session as it stands: `preview` mends what
+        // the check reports, so it is built here without the rewrite.
+        let (request, session) = unmended(std::path::Path::new(&path));
+        use session_doctor::history::Kind;
+        let problems: Vec<_> = session_doctor::history::check(&session)
+            .into_iter()
+            .filter(|p| matches!(p.kind, Kind::CallWithoutResult | Kind::ResultWithoutCall))
+            .collect();
+        let ids = |agent_pairs: bool| -> std::collections::BTreeSet<String> {
+            problems.iter().filter(|p| p.agent_pairs == agent_pairs).filter_map(|p| p.call_id.clone()).collect()
+        };
+        let (blocking, answered_by_agent) = (ids(false), ids(true));
+        let previewed = unpaired(&request);
+        // What the check calls broken is unpaired in the request: no stuck
+        // verdict of a history the provider takes.
+        assert!(blocking.is_subset(&previewed), "{path}: reported {blocking:?}, unpaired {previewed:?}\n{request:#}");
+        // What is unpaired there in a session an agent wrote is either that or a
+        // call the agent answers itself when it next sends: no healthy verdict of
+        // a history the provider refuses. (Not of a cut copy: the check rightly
+        // excuses what a request the model accepted later held, and the cut
+        // was made before that acceptance.)
+        let rest: std::collections::BTreeSet<String> = previewed.difference(&blocking).cloned().collect();
+        if n < real {
+            assert!(rest.is_subset(&answered_by_agent), "{path}: unpaired {rest:?}, not reported\n{request:#}");
+        }
+        // And the request `preview` writes (and `repair`'s copy sends) pairs every call it reports.
+        let left = unpaired(&mended);
+        assert!(left.is_disjoint(&blocking), "{path}: the preview leaves {left:?} unpaired\n{mended:#}");
+        if n < real {
+            assert_eq!(left, Default::default(), "{path}: the preview leaves calls unpaired\n{mended:#}");
+        }
+        unpaired_somewhere += usize::from(!blocking.is_empty());
+        compared += 1;
+    }
+    assert!(compared >= 55 && broken >= 10, "{compared} sessions, {broken} broken");
+    // Some agents send a result without its call as recorded: the check is not of empty sets alone.
+    assert!(unpaired_somewhere >= 3, "{unpaired_somewhere} sessions with unpaired calls");
 }
