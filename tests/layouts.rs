@@ -277,6 +277,27 @@ fn a_parent_cycle_is_a_finding_and_the_history_is_kept() {
     assert_eq!(attachments(&doc).len(), 3);
     assert_eq!(doc["findings"][0]["line"], 2);
     assert_eq!(doc["findings"][0]["code"], "history.parent_missing");
+    let message = doc["findings"][0]["message"].as_str().unwrap();
+    assert!(message.contains("the entries before it are read in file order"), "{message}");
+
+    // pi walks back from its last entry and stops at such a link (its session
+    // manager's buildSessionContext): the finding says what pi sends, not only
+    // how the file was read.
+    let content = lines(&[
+        json!({"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}),
+        json!({"type":"message","id":"00000001","parentId":null,"timestamp":"t","message":{"role":"user","content":"hi","timestamp":1}}),
+        msg("00000002", "0000dead"),
+        msg("00000003", "00000002"),
+    ]);
+    let (_dir, path) = temp_with("pi-missing.jsonl", content.as_bytes());
+    let (doc, _) = scan_json(&path, &[]);
+    assert_eq!(doc["format"], "pi");
+    assert_eq!(
+        (&doc["findings"][0]["line"], &doc["findings"][0]["code"]),
+        (&json!(3), &json!("history.parent_missing"))
+    );
+    let message = doc["findings"][0]["message"].as_str().unwrap();
+    assert!(message.contains("pi stops there, and sends only the entries from this line on"), "{message}");
 }
 
 /// An opencode message: its id, its info (without ids) and its parts (id, data).

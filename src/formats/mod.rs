@@ -181,6 +181,10 @@ pub struct Behaviour {
     /// `image_error` warning): the notice is no failed request a copy must
     /// lose, but what says the media were never accepted.
     pub retries_without_media: bool,
+    /// The agent walks its tree from the last entry back and stops at a parent
+    /// that is not in the file (pi's `buildSessionContext`): what came before
+    /// such a link is not sent. The reader reads it in file order all the same.
+    pub stops_at_missing_parent: bool,
 }
 
 impl Behaviour {
@@ -200,6 +204,7 @@ impl Behaviour {
             heal_placeholder: None,
             leading_items: 0,
             retries_without_media: false,
+            stops_at_missing_parent: false,
         }
     }
 

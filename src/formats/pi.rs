@@ -28,6 +28,7 @@ pub const BEHAVIOUR: super::Behaviour = super::Behaviour {
     orphaned_call_answer: Some(crate::preview::pi::NO_RESULT),
     answers_interrupted_calls: true,
     results_are_records: true,
+    stops_at_missing_parent: true,
     ..super::Behaviour::agent("pi")
 };
 

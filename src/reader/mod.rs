@@ -169,6 +169,15 @@ pub fn read_with_plan(
     if !plan.detected && h.entries.is_empty() {
         return Err(nothing_recognised(path, opts, plan));
     }
+    if plan.format.behaviour().stops_at_missing_parent {
+        // The reader goes on in file order; the agent does not.
+        let agent = plan.format.behaviour().agent;
+        for f in h.findings.iter_mut().filter(|f| f.code == Some("history.parent_missing")) {
+            f.message = format!(
+                "names a parent that is not in the file (a damaged or removed line): {agent} stops there, and sends only the entries from this line on, so the model no longer sees the ones before it (session-doctor reads them in file order)"
+            );
+        }
+    }
     findings.append(&mut h.findings);
     // Cline keeps the failure of a task's last request beside the history: it comes after all of it.
     let (failed, unread) = sidecar::failure(path, plan.format);
