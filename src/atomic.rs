@@ -163,7 +163,9 @@ fn temp_prefix(path: &Path) -> String {
 }
 
 /// Removes the temporary files in `dir` that a killed run left: those whose
-/// process no longer runs. Best effort: a file that cannot be removed stays.
+/// process no longer runs, or whose pid now names another program (a pid is
+/// reused, and on Linux a thread's id is one too). Best effort: a file that
+/// cannot be removed stays.
 fn remove_stale(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     for entry in entries.flatten() {
@@ -171,7 +173,7 @@ fn remove_stale(dir: &Path) {
         let Some(name) = name.to_str() else { continue };
         let Some(pid) = stale_pid(name) else { continue };
         let regular = entry.file_type().is_ok_and(|t| t.is_file());
-        if regular && pid != std::process::id() && !alive(pid) {
+        if regular && pid != std::process::id() && !(alive(pid) && ours(pid)) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
@@ -197,6 +199,22 @@ fn alive(pid: u32) -> bool {
 
 #[cfg(not(unix))]
 fn alive(_: u32) -> bool {
+    true
+}
+
+/// Whether process `pid` runs this program (its name is ours), where that can
+/// be told; otherwise it is assumed to, and its file stays.
+#[cfg(target_os = "linux")]
+fn ours(pid: u32) -> bool {
+    let name = |p: &str| std::fs::read_to_string(format!("/proc/{p}/comm")).ok();
+    match (name(&pid.to_string()), name("self")) {
+        (Some(theirs), Some(mine)) => theirs == mine,
+        _ => true,
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn ours(_: u32) -> bool {
     true
 }
 

@@ -195,8 +195,9 @@ fn a_killed_repair_leaves_no_copy_or_a_complete_one() {
         }
     }
     eprintln!("{complete} of 50 killed repairs completed, {left} temporary files seen after a kill");
-    // The next run into that folder removes what the killed ones left.
-    let last = bin().args(["repair", f, "--out", o]).output().unwrap();
+    // The next write into that folder removes what the killed ones left (a run
+    // with nothing to repair writes nothing: --force, as the killed ones).
+    let last = bin().args(["repair", f, "--force", "--out", o]).output().unwrap();
     assert!(last.status.success(), "{}", String::from_utf8_lossy(&last.stderr));
     let stray: Vec<String> = names(&out).into_iter().filter(|n| is_temp(n)).collect();
     assert!(stray.is_empty(), "temporary files of killed runs were not removed: {stray:?}");
@@ -208,20 +209,28 @@ fn the_next_write_removes_what_a_killed_run_left_and_nothing_else() {
     let file = session(dir.path(), 1, 1 << 10);
     let out = dir.path().join("out");
     std::fs::create_dir(&out).unwrap();
-    // A process that is gone, and one that runs (this test).
+    // A process that is gone; a session-doctor that runs (waiting on its stdin);
+    // and a pid that runs another program (this test: a killed run's pid, reused).
     let mut child = std::process::Command::new("true").spawn().unwrap();
     let dead = child.id();
     child.wait().unwrap();
+    let mut running = bin().args(["scan", "-"]).stdin(std::process::Stdio::piped()).spawn().unwrap();
     let stale = out.join(format!(".s.jsonl.sd-tmp.{dead}.Ab3xYz"));
-    let live = out.join(format!(".s.jsonl.sd-tmp.{}.Ab3xYz", std::process::id()));
+    let live = out.join(format!(".s.jsonl.sd-tmp.{}.Ab3xYz", running.id()));
+    let reused = out.join(format!(".s.jsonl.sd-tmp.{}.Ab3xYz", std::process::id()));
     let theirs = out.join(".notes.sd-tmp.x");
-    for p in [&stale, &live, &theirs] {
+    for p in [&stale, &live, &reused, &theirs] {
         std::fs::write(p, b"half a copy").unwrap();
     }
     // --force: the session needs no repair, and only a write cleans up.
     let r = bin().args(["repair", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--force"]).output().unwrap();
+    drop(running.stdin.take());
+    let _ = running.wait();
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     assert!(!stale.exists(), "a killed run's temporary file was left");
-    assert!(live.exists(), "a running process's temporary file was removed");
+    assert!(live.exists(), "a running session-doctor's temporary file was removed");
+    if cfg!(target_os = "linux") {
+        assert!(!reused.exists(), "a killed run's file was kept because its pid now names another program");
+    }
     assert!(theirs.exists(), "a file that is not session-doctor's was removed");
 }
