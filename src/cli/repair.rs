@@ -123,8 +123,13 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
     }
     // The full decodes of suspects, made once for both diagnoses (the session's and its copy's).
     let deepened = Deepened::default();
-    let suspects_left_out =
-        if args.keep_suspects { Vec::new() } else { leave_out_suspects(args, &mut session, &plan, &deepened)? };
+    let suspects_left_out = if args.keep_suspects {
+        Vec::new()
+    } else {
+        let (primes, judged) = leave_out_suspects(args, session, &plan, &deepened)?;
+        session = judged;
+        primes
+    };
     let mut rewrite = Rewrite::plan(&session, &args.rewrite.options(), plan.single_document);
     if args.rewrite.fit {
         rewrite.fit(&session, &crate::reader::Source::of(&plan, &args.file), &plan.rules, plan.single_document);
@@ -205,17 +210,24 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
 
 /// Marks the prime suspects of a stuck session excluded, as `diagnose` names
 /// them (and the overlay does not exclude yet), so the copy carries notes in
-/// their place: a copy that keeps them fails the same way. Returns their refs.
+/// their place: a copy that keeps them fails the same way. Returns their refs
+/// and the session, which the diagnosis takes and gives back (no copy of it is
+/// made), judged again by the reader's rules.
 fn leave_out_suspects(
     args: &RepairArgs,
-    session: &mut crate::model::Session,
+    session: crate::model::Session,
     plan: &crate::reader::Plan,
     deepened: &Deepened,
-) -> anyhow::Result<Vec<String>> {
+) -> anyhow::Result<(Vec<String>, crate::model::Session)> {
     let opts = crate::diagnose::Options { model: args.read.model.clone(), ..Default::default() };
-    let d = args.read.diagnose_again(&args.file, session.clone(), plan, &opts, deepened)?;
+    let (d, mut session) = args.read.diagnose_keeping(&args.file, session, plan, &opts, deepened)?;
+    // The diagnosis judged by the rules of the provider that failed; the plan
+    // and a fit go by the reader's, as before (what it decoded in full stays).
+    for a in &mut session.attachments {
+        a.judge(&plan.rules);
+    }
     if !d.stuck {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), session));
     }
     let primes: Vec<String> = d
         .suspects
@@ -228,7 +240,7 @@ fn leave_out_suspects(
     for a in session.attachments.iter_mut().filter(|a| primes.contains(&a.reference)) {
         a.excluded = true;
     }
-    Ok(primes)
+    Ok((primes, session))
 }
 
 /// Diagnoses the session as its copy reads (without reading the copy again:

@@ -156,6 +156,19 @@ impl ReadArgs {
         opts: &crate::diagnose::Options,
         deepened: &Deepened,
     ) -> anyhow::Result<crate::diagnose::Diagnosis> {
+        self.diagnose_keeping(path, session, plan, opts, deepened).map(|(d, session)| d.with(session))
+    }
+
+    /// As [`ReadArgs::diagnose_again`], the session given back
+    /// ([`crate::diagnose::diagnose_keeping`]).
+    pub fn diagnose_keeping(
+        &self,
+        path: &std::path::Path,
+        session: crate::model::Session,
+        plan: &crate::reader::Plan,
+        opts: &crate::diagnose::Options,
+        deepened: &Deepened,
+    ) -> anyhow::Result<(crate::diagnose::Diagnosis, crate::model::Session)> {
         let source = crate::reader::Source::of(plan, path);
         let deepen =
             |a: &crate::model::Attachment| deepened.get(a, || crate::reader::reexamine(&source, a, Depth::Deep));
@@ -167,7 +180,7 @@ impl ReadArgs {
             source: Some(&source),
             single_document: plan.single_document,
         };
-        crate::diagnose::diagnose(session, &judging, opts)
+        crate::diagnose::diagnose_keeping(session, &judging, opts)
     }
 
     /// The arguments a later command needs to read the session the same way,

@@ -210,7 +210,30 @@ fn deepen_all(attachments: &[Attachment], todo: &[usize], deepen: Deepen<'_>) ->
 }
 
 /// Diagnoses a session read by the reader, with the overlay already applied.
-pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> anyhow::Result<Diagnosis> {
+pub fn diagnose(session: Session, judging: &Judging<'_>, opts: &Options) -> anyhow::Result<Diagnosis> {
+    diagnose_keeping(session, judging, opts).map(|(d, session)| d.with(session))
+}
+
+impl Diagnosis {
+    /// The diagnosis with the session [`diagnose_keeping`] gave back moved in:
+    /// its findings, entries and attachments.
+    pub fn with(mut self, session: Session) -> Diagnosis {
+        self.findings = session.findings;
+        self.timeline = History { entries: session.entries, attachments: session.attachments };
+        self
+    }
+}
+
+/// As [`diagnose`], but the session comes back instead of going into the
+/// diagnosis (whose `findings` and `timeline` are then empty), its attachments
+/// judged as the diagnosis judged them and its suspects decoded in full:
+/// `repair` goes on from it rather than from a copy made beforehand (about 80
+/// bytes a line of a long session).
+pub fn diagnose_keeping(
+    mut session: Session,
+    judging: &Judging<'_>,
+    opts: &Options,
+) -> anyhow::Result<(Diagnosis, Session)> {
     let (failure, failing_entry) = if opts.as_repaired.is_some() { (None, None) } else { find_failure(&session, opts) };
     let model = opts
         .model
@@ -423,7 +446,7 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
         // Where suspects would be says nothing when there are none.
         notes.retain(|n| !n.starts_with("suspects are") && !n.contains("every attachment is a suspect"));
     }
-    Ok(Diagnosis {
+    let d = Diagnosis {
         file: session.file.clone(),
         format: session.format,
         stuck,
@@ -442,9 +465,10 @@ pub fn diagnose(mut session: Session, judging: &Judging<'_>, opts: &Options) -> 
         lines: session.lines,
         entries: session.entries.len(),
         attachments: session.attachments.len(),
-        findings: session.findings,
-        timeline: History { entries: session.entries, attachments: session.attachments },
-    })
+        findings: Vec::new(),
+        timeline: History::default(),
+    };
+    Ok((d, session))
 }
 
 /// An invalid attachment the model answered after: where it answered.
