@@ -420,6 +420,11 @@ impl Chain {
     }
 
     fn keep(&mut self, text: &[u8]) -> Option<splice::Edit> {
+        // Nothing left out yet and no damaged line to bridge: every link stands,
+        // and the last id is only ever read to bridge one.
+        if self.dropped.is_empty() && self.seen.is_none() {
+            return None;
+        }
         let hash = |b: &[u8]| xxhash_rust::xxh3::xxh3_64(b);
         let range = splice::locate(text, self.parent);
         let edit = range.and_then(|r| {
@@ -436,10 +441,10 @@ impl Chain {
             };
             Some(splice::Edit { range: r, with })
         });
-        if let Some(id) = Self::raw(text, self.id) {
-            if let Some(seen) = self.seen.as_mut() {
-                seen.insert(hash(id));
-            }
+        if let Some(seen) = self.seen.as_mut()
+            && let Some(id) = Self::raw(text, self.id)
+        {
+            seen.insert(hash(id));
             self.last = Some(String::from_utf8_lossy(id).into_owned());
         }
         edit

@@ -41,26 +41,23 @@ fn value_end(t: &[u8], i: usize) -> Option<usize> {
     match *t.get(i)? {
         b'"' => string_end(t, i),
         b'{' | b'[' => {
+            // From one quote or closing bracket to the next (a SIMD search), the
+            // opening brackets between them counted; strings are jumped whole.
             let mut depth = 0usize;
             let mut j = i;
-            while j < t.len() {
-                match t[j] {
-                    b'"' => {
-                        j = string_end(t, j)?;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(j + 1);
-                        }
-                    }
-                    _ => {}
+            loop {
+                let k = j + memchr::memchr3(b'"', b'}', b']', t.get(j..)?)?;
+                depth += memchr::memchr2_iter(b'{', b'[', &t[j..k]).count();
+                if t[k] == b'"' {
+                    j = string_end(t, k)?;
+                    continue;
                 }
-                j += 1;
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(k + 1);
+                }
+                j = k + 1;
             }
-            None
         }
         _ => {
             let mut j = i;
@@ -161,8 +158,22 @@ pub fn children(t: &[u8], i: usize) -> Option<Vec<Child>> {
 }
 
 /// Splits a JSON pointer into its unescaped segments.
-fn segments(pointer: &str) -> impl Iterator<Item = String> + '_ {
-    pointer.split('/').skip(1).map(|s| s.replace("~1", "/").replace("~0", "~"))
+fn segments(pointer: &str) -> impl Iterator<Item = std::borrow::Cow<'_, str>> + '_ {
+    pointer.split('/').skip(1).map(|s| match s.contains('~') {
+        true => s.replace("~1", "/").replace("~0", "~").into(),
+        false => s.into(),
+    })
+}
+
+/// Whether the key whose JSON string spans `range` of `t` is `want`: its
+/// bytes compared where it has no escape (every key an agent writes), decoded
+/// only where it has one.
+fn key_is(t: &[u8], range: Range<usize>, want: &str) -> Option<bool> {
+    let raw = &t[range.start + 1..range.end - 1];
+    if !raw.contains(&b'\\') {
+        return Some(raw == want.as_bytes());
+    }
+    Some(key_text(t, range)? == want)
 }
 
 /// The byte range of the value `pointer` names in `t` (`""` names the whole text).
@@ -190,7 +201,7 @@ fn child(t: &[u8], i: usize, seg: &str) -> Option<usize> {
     while t.get(j)? != &close {
         let hit = if object {
             let end = string_end(t, j)?;
-            let hit = key_text(t, j..end)?.as_str() == seg;
+            let hit = key_is(t, j..end, seg)?;
             j = ws(t, end);
             if t.get(j) != Some(&b':') {
                 return None;
