@@ -43,7 +43,9 @@ longest=$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$file")
 # nanoseconds (`/usr/bin/time` gives CPU and peak RSS, at 10 ms steps).
 out="$dir/out"
 rm -rf "$out" && mkdir -p "$out"
-stages=(cat scan deep diag cp repair preview)
+# cp last, and the disk flushed after each round (not timed): the 300 MB cp
+# leaves would otherwise still be written back while the next stages run.
+stages=(cat scan deep diag repair preview cp)
 # The command of stage $1, in the array `cmd`.
 stage() {
   case $1 in
@@ -74,6 +76,7 @@ for _ in $(seq "$runs"); do
     cpus[$k]+="$(awk -v u="${BASH_REMATCH[2]}" -v s="${BASH_REMATCH[3]}" 'BEGIN { printf "%.2f", u + s }') "
     [ "${BASH_REMATCH[1]}" -gt "${rss[$k]:-0}" ] && rss[$k]=${BASH_REMATCH[1]}
   done
+  rm -f "$out/cp.jsonl" && sync
 done
 rm -f "$tmp" && rm -rf "$out"
 median() { printf '%s\n' $1 | sort -n | sed -n "$(( (runs + 1) / 2 ))p"; }
