@@ -298,6 +298,11 @@ fn a_parent_cycle_is_a_finding_and_the_history_is_kept() {
     );
     let message = doc["findings"][0]["message"].as_str().unwrap();
     assert!(message.contains("pi stops there, and sends only the entries from this line on"), "{message}");
+    // And the history is what pi sends: the first message is not in it.
+    assert_eq!(doc["entries"], 2, "{doc:#}");
+    let out = run(&["preview", path.to_str().unwrap()]);
+    let request: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(!request.to_string().contains("\"hi\""), "{request:#}");
 }
 
 /// An opencode message: its id, its info (without ids) and its parts (id, data).

@@ -253,3 +253,35 @@ fn a_damaged_line_is_left_out_and_the_chain_bridged_around_it() {
     assert_eq!(copy[1]["uuid"], "u2");
     assert_eq!(copy[1]["parentUuid"], "u0", "re-parented onto the line written before the damaged one");
 }
+
+/// pi stops at a parent that is not in the file (it skips a line that is not
+/// JSON, and walks back from its last entry): the copy leaves the link as it
+/// is, so it sends what the original sent, and the reader reads both as pi does.
+#[test]
+fn a_damaged_pi_line_is_left_out_and_pi_still_stops_where_it_did() {
+    let lines = [
+        json!({"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00Z","cwd":"/w"}).to_string(),
+        json!({"type":"message","id":"00000001","parentId":null,"timestamp":"2026-01-01T00:00:01Z","message":{"role":"user","content":"hello","timestamp":1}}).to_string(),
+        r#"{"type":"message","id":"00000002","parentId":"00000001","timestamp":"2026-01-01T00:00:02Z","message":{"role":"assis"#.to_string(),
+        json!({"type":"message","id":"00000003","parentId":"00000002","timestamp":"2026-01-01T00:00:03Z","message":{"role":"user","content":"go on","timestamp":3}}).to_string(),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "s.jsonl", &(lines.join("\n") + "\n"));
+    let scan = run(&["scan", "--json", file.to_str().unwrap()]);
+    let v: Value = serde_json::from_slice(&scan.stdout).unwrap();
+    assert_eq!(v["entries"], 1, "pi sends only what follows the missing parent: {v:#}");
+    let out = run(&["repair", "--json", file.to_str().unwrap()]);
+    let r: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(r["dropped"], json!([3]));
+    let copy: Vec<Value> = std::fs::read_to_string(r["out"].as_str().unwrap())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every copied line is JSON"))
+        .collect();
+    assert_eq!(copy.len(), 3);
+    assert_eq!(copy[2]["parentId"], "00000002", "the link is left as pi reads it");
+    let again = run(&["scan", "--json", r["out"].as_str().unwrap()]);
+    let v: Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(v["entries"], 1, "{v:#}");
+}

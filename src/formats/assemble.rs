@@ -111,9 +111,9 @@ pub fn assign_refs(records: &mut Records) {
 
 /// Builds the history from records in file order and the file's entries
 /// (which [`LineRecord::entries`] index), consuming them.
-pub fn assemble(mut records: Records, entries: Vec<Entry>) -> History {
+pub fn assemble(mut records: Records, entries: Vec<Entry>, links: Links) -> History {
     let mut h = History::default();
-    let order = visible(&records, &entries, &mut h.findings);
+    let order = visible(&records, &entries, links, &mut h.findings);
     let ctx = Context::new(&records);
     h.entries = visible_entries(&records, &order, entries);
     let calls = media_calls(&records);
@@ -346,10 +346,20 @@ impl Context {
     }
 }
 
+/// How the agent walks parent links it finds broken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Links {
+    /// Past a parent missing from the file, read on in file order.
+    Bridged,
+    /// Stop at a parent missing from the file, as this agent does (pi,
+    /// [`super::Behaviour::stops_at_missing_parent`]): what came before is not sent.
+    StopAtMissing(&'static str),
+}
+
 /// Indices of the records the provider still sees, in history order.
-fn visible(records: &Records, entries: &[Entry], findings: &mut Vec<Finding>) -> Vec<usize> {
+fn visible(records: &Records, entries: &[Entry], links: Links, findings: &mut Vec<Finding>) -> Vec<usize> {
     if (0..records.len()).any(|i| records.is_node(i)) {
-        return tree_path(records, entries, findings);
+        return tree_path(records, entries, links, findings);
     }
     let mut list: Vec<Option<usize>> = Vec::new();
     let mut keyed: HashMap<Id, usize> = HashMap::new();
@@ -393,8 +403,9 @@ fn visible(records: &Records, entries: &[Entry], findings: &mut Vec<Finding>) ->
 /// with compactions applied. A damaged link — a parent that is nowhere in the
 /// file, or one already on the path (the entry names itself or a descendant: a
 /// cycle) — is a finding, and the walk goes on from the node written just
-/// before, so what was collected is kept and the rest is read in file order.
-fn tree_path(records: &Records, entries: &[Entry], findings: &mut Vec<Finding>) -> Vec<usize> {
+/// before, so what was collected is kept and the rest is read in file order;
+/// at a missing parent under [`Links::StopAtMissing`] it ends there, as the agent's does.
+fn tree_path(records: &Records, entries: &[Entry], links: Links, findings: &mut Vec<Finding>) -> Vec<usize> {
     let by_id = ById::new(records);
     let mut leaf = None;
     let mut last_any = None;
@@ -432,10 +443,16 @@ fn tree_path(records: &Records, entries: &[Entry], findings: &mut Vec<Finding>) 
                 let next = before(i, &on_path);
                 // The first entry of a file may continue another one (a resumed or forked session).
                 if next.is_some() {
-                    let message = "names a parent that is not in the file (a damaged or removed line); the entries before it are read in file order".to_string();
+                    let message = match links {
+                        Links::Bridged => "names a parent that is not in the file (a damaged or removed line); the entries before it are read in file order".to_string(),
+                        Links::StopAtMissing(agent) => format!("names a parent that is not in the file (a damaged or removed line): {agent} stops there, and sends only the entries from this line on, so the model no longer sees the ones before it"),
+                    };
                     findings.push(link_finding(records.line(i), "history.parent_missing", message));
                 }
-                next
+                match links {
+                    Links::Bridged => next,
+                    Links::StopAtMissing(_) => None,
+                }
             }
         };
     }
@@ -559,7 +576,7 @@ mod tests {
         let entries: Vec<Entry> = [1, 2, 2, 3].map(entry).into();
         let at = entries.as_ptr();
         let records = vec![record(1, 0..1, Unit::Plain), record(2, 1..3, Unit::Plain), record(3, 3..4, Unit::Plain)];
-        let h = assemble(store(records), entries);
+        let h = assemble(store(records), entries, Links::Bridged);
         assert_eq!(lines(&h), [1, 2, 2, 3]);
         assert_eq!(h.entries.as_ptr(), at, "kept, not copied");
     }
@@ -574,7 +591,7 @@ mod tests {
             record(3, 2..2, Unit::RewindTo(Id::of("b"))),
             record(4, 2..4, Unit::Plain),
         ];
-        let h = assemble(store(records), entries);
+        let h = assemble(store(records), entries, Links::Bridged);
         assert_eq!(lines(&h), [1, 4, 4]);
     }
 
@@ -588,7 +605,7 @@ mod tests {
             record(3, 2..3, Unit::Plain),
             record(4, 3..4, Unit::ResetKeeping(2)),
         ];
-        let h = assemble(store(records), entries);
+        let h = assemble(store(records), entries, Links::Bridged);
         assert_eq!(lines(&h), [4, 3]);
     }
 }

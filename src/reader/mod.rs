@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use anyhow::Context as _;
 
 use crate::formats::Format;
-use crate::formats::assemble::{Records, append_shrinking, assemble, assign_refs, mapped};
+use crate::formats::assemble::{Links, Records, append_shrinking, assemble, assign_refs, mapped};
 use crate::json::Value;
 use crate::media::Depth;
 use crate::media::rules::Rules;
@@ -165,18 +165,14 @@ pub fn read_with_plan(
         records.insert_first(rec);
     }
     assign_refs(&mut records);
-    let mut h = assemble(records, entries);
+    let behaviour = plan.format.behaviour();
+    let links = match behaviour.stops_at_missing_parent {
+        true => Links::StopAtMissing(behaviour.agent),
+        false => Links::Bridged,
+    };
+    let mut h = assemble(records, entries, links);
     if !plan.detected && h.entries.is_empty() {
         return Err(nothing_recognised(path, opts, plan));
-    }
-    if plan.format.behaviour().stops_at_missing_parent {
-        // The reader goes on in file order; the agent does not.
-        let agent = plan.format.behaviour().agent;
-        for f in h.findings.iter_mut().filter(|f| f.code == Some("history.parent_missing")) {
-            f.message = format!(
-                "names a parent that is not in the file (a damaged or removed line): {agent} stops there, and sends only the entries from this line on, so the model no longer sees the ones before it (session-doctor reads them in file order)"
-            );
-        }
     }
     findings.append(&mut h.findings);
     // Cline keeps the failure of a task's last request beside the history: it comes after all of it.

@@ -252,7 +252,11 @@ fn copy(
     let Copied { path, file, holes, input } = input;
     let mut reader = crate::reader::Lines::new(input);
     let (mut line, mut offset) = (0u64, 0u64);
-    let mut chain = Chain::of(format, !damaged.is_empty());
+    // A damaged line's children are bridged where the reader bridges them; pi
+    // stops at such a link (it skips a line that is not JSON), and its copy
+    // sends what it sent: the line goes, its children's links stay.
+    let bridge = !format.behaviour().stops_at_missing_parent;
+    let mut chain = Chain::of(format, bridge && !damaged.is_empty());
     while let Some(buf) = reader.next_line()? {
         line += 1;
         let at = offset;
@@ -267,7 +271,7 @@ fn copy(
         }
         if damaged.binary_search(&line).is_ok() {
             w.dropped.push(line);
-            if let Some(c) = chain.as_mut() {
+            if let Some(c) = chain.as_mut().filter(|_| bridge) {
                 c.drop(text);
             }
             continue;
