@@ -273,7 +273,7 @@ fn still_stuck(
         as_repaired: Some(mended),
         ..Default::default()
     };
-    let d = args.read.diagnose_again(&args.file, copy, plan, &opts, deepened)?;
+    let (d, _) = args.read.diagnose_keeping(&args.file, copy, plan, &opts, deepened)?;
     Ok(d.stuck.then_some(d))
 }
 

@@ -143,24 +143,12 @@ impl ReadArgs {
         plan: &crate::reader::Plan,
         opts: &crate::diagnose::Options,
     ) -> anyhow::Result<crate::diagnose::Diagnosis> {
-        self.diagnose_again(path, session, plan, opts, &Deepened::default())
+        self.diagnose_keeping(path, session, plan, opts, &Deepened::default()).map(|(d, session)| d.with(session))
     }
 
     /// [`ReadArgs::diagnose`], a suspect's full decode taken from `deepened`
-    /// when an earlier diagnosis of this run made it (and kept there for the next).
-    pub fn diagnose_again(
-        &self,
-        path: &std::path::Path,
-        session: crate::model::Session,
-        plan: &crate::reader::Plan,
-        opts: &crate::diagnose::Options,
-        deepened: &Deepened,
-    ) -> anyhow::Result<crate::diagnose::Diagnosis> {
-        self.diagnose_keeping(path, session, plan, opts, deepened).map(|(d, session)| d.with(session))
-    }
-
-    /// As [`ReadArgs::diagnose_again`], the session given back
-    /// ([`crate::diagnose::diagnose_keeping`]).
+    /// when an earlier diagnosis of this run made it (and kept there for the
+    /// next), and the session given back ([`crate::diagnose::diagnose_keeping`]).
     pub fn diagnose_keeping(
         &self,
         path: &std::path::Path,
