@@ -182,8 +182,9 @@ pub struct Behaviour {
     /// lose, but what says the media were never accepted.
     pub retries_without_media: bool,
     /// The agent walks its tree from the last entry back and stops at a parent
-    /// that is not in the file (pi's `buildSessionContext`): what came before
-    /// such a link is not sent. The reader reads it in file order all the same.
+    /// that is not in the file (pi's `buildSessionContext`, which also skips a
+    /// line that is not JSON): what came before such a link is not sent, so the
+    /// reader stops there too, and a repair does not link over a damaged line.
     pub stops_at_missing_parent: bool,
 }
 

@@ -147,13 +147,13 @@ pub fn read_with_plan(
         let size = std::fs::metadata(plan.text(path)).with_context(|| format!("reading {}", path.display()))?.len();
         let n = if size < 4 << 20 { 1 } else { workers(opts.threads) };
         let ranges: Vec<(u64, u64)> = (0..n as u64).map(|i| (size * i / n as u64, size * (i + 1) / n as u64)).collect();
-        let kept = Kept { cap: opts.max_records.unwrap_or(MAX_RECORDS), count: AtomicU64::new(0), path };
-        let kept = &kept;
+        let cap = RecordCap { most: opts.max_records.unwrap_or(MAX_RECORDS), count: AtomicU64::new(0), path };
+        let cap = &cap;
         let chunks: Vec<anyhow::Result<Chunk>> = std::thread::scope(|s| {
             let handles: Vec<_> = ranges
                 .iter()
                 .map(|&(start, end)| {
-                    s.spawn(move || read_range(plan.text(path), opts, plan, (start, end), progress, kept))
+                    s.spawn(move || read_range(plan.text(path), opts, plan, (start, end), progress, cap))
                 })
                 .collect();
             // A panic in a worker is a bug: let it surface (tests catch it) rather than pass as an error.
@@ -282,22 +282,22 @@ const MANY_LINES: u64 = 8 << 20;
 
 /// Streams the lines that start inside `[start, end)`.
 /// The records all workers have read, against the cap.
-struct Kept<'a> {
-    cap: u64,
+struct RecordCap<'a> {
+    most: u64,
     count: AtomicU64,
     /// The session, to name.
     path: &'a Path,
 }
 
-impl Kept<'_> {
+impl RecordCap<'_> {
     /// Adds `n` records read; an error once they are more than the cap.
     fn add(&self, n: u64) -> anyhow::Result<()> {
         let count = self.count.fetch_add(n, Ordering::Relaxed) + n;
-        if count > self.cap {
+        if count > self.most {
             anyhow::bail!(
                 "{}: holds more than {} records, and the history session-doctor keeps costs about 140 bytes a record (600 for a tool call or result), so reading stopped there; pass --max-records N to read on, with the memory that takes",
                 self.path.display(),
-                self.cap
+                self.most
             );
         }
         Ok(())
@@ -310,7 +310,7 @@ fn read_range(
     plan: &Plan,
     (start, end): (u64, u64),
     progress: Option<&(dyn Fn(u64) + Sync)>,
-    kept: &Kept<'_>,
+    cap: &RecordCap<'_>,
 ) -> anyhow::Result<Chunk> {
     let mut file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let mut pos = start;
@@ -368,11 +368,11 @@ fn read_range(
             chunk.records.push(rec);
             counted += 1;
             if counted == COUNT_EVERY {
-                kept.add(std::mem::take(&mut counted))?;
+                cap.add(std::mem::take(&mut counted))?;
             }
         }
     }
-    kept.add(counted)?;
+    cap.add(counted)?;
     chunk.entries = worker.entries;
     Ok(chunk)
 }
