@@ -161,9 +161,11 @@ pub struct Behaviour {
     /// A repair can answer an interrupted call with a record of the agent's own
     /// kind (not pi, which answers such a call itself on every request).
     pub holds_synthetic_results: bool,
-    /// The agent sends a tool result whose call is gone as it is recorded, so
-    /// the provider rejects it however often a later request succeeded
-    /// (Claude Code, Codex).
+    /// A tool result whose call is gone is not excused by a later request the
+    /// model accepted: Claude Code sends it as recorded, and the provider rejects
+    /// it however often a request succeeded before; Codex leaves such an output
+    /// out itself ([`codex_pairs`]), but not one a failure recorded after it
+    /// names, which the provider refused.
     pub sends_results_as_recorded: bool,
     /// A tool result is a record of its own (Codex items, pi messages): a result
     /// without its call goes with its record.
