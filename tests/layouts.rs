@@ -255,12 +255,16 @@ fn a_parent_cycle_is_a_finding_and_the_history_is_kept() {
         json!({"type":"message","id":id,"parentId":parent,"timestamp":"t","message":{"role":"user",
             "content":[{"type":"image","data":png_b64(),"mimeType":"image/png"}],"timestamp":1}})
     };
-    let content = lines(&[
-        json!({"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}),
-        json!({"type":"message","id":"00000001","parentId":null,"timestamp":"t","message":{"role":"user","content":"hi","timestamp":1}}),
-        msg("00000002", "00000003"),
-        msg("00000003", "00000002"),
-    ]);
+    // A pi header, a first message, then two with images linked as given.
+    let pi = |second: Value, third: Value| {
+        lines(&[
+            json!({"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}),
+            json!({"type":"message","id":"00000001","parentId":null,"timestamp":"t","message":{"role":"user","content":"hi","timestamp":1}}),
+            second,
+            third,
+        ])
+    };
+    let content = pi(msg("00000002", "00000003"), msg("00000003", "00000002"));
     let (_dir, path) = temp_with("cycle.jsonl", content.as_bytes());
     let (doc, _) = scan_json(&path, &[]);
     assert_eq!(doc["format"], "pi");
@@ -283,12 +287,7 @@ fn a_parent_cycle_is_a_finding_and_the_history_is_kept() {
     // pi walks back from its last entry and stops at such a link (its session
     // manager's buildSessionContext): the finding says what pi sends, not only
     // how the file was read.
-    let content = lines(&[
-        json!({"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}),
-        json!({"type":"message","id":"00000001","parentId":null,"timestamp":"t","message":{"role":"user","content":"hi","timestamp":1}}),
-        msg("00000002", "0000dead"),
-        msg("00000003", "00000002"),
-    ]);
+    let content = pi(msg("00000002", "0000dead"), msg("00000003", "00000002"));
     let (_dir, path) = temp_with("pi-missing.jsonl", content.as_bytes());
     let (doc, _) = scan_json(&path, &[]);
     assert_eq!(doc["format"], "pi");

@@ -230,6 +230,19 @@ fn a_codex_copy_names_itself_by_its_session_meta_id() {
     assert_eq!(r["dropped"], json!([9]), "the reasoning item with nothing to replay is left out");
 }
 
+/// `repair --json` of `file`: its report, and its copy's records.
+fn repaired(file: &std::path::Path) -> (Value, Vec<Value>) {
+    let out = run(&["repair", "--json", file.to_str().unwrap()]);
+    let r: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    let copy = std::fs::read_to_string(r["out"].as_str().unwrap())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every copied line is JSON"))
+        .collect();
+    (r, copy)
+}
+
 #[test]
 fn a_damaged_line_is_left_out_and_the_chain_bridged_around_it() {
     let lines = [
@@ -240,15 +253,8 @@ fn a_damaged_line_is_left_out_and_the_chain_bridged_around_it() {
     ];
     let dir = tempfile::tempdir().unwrap();
     let file = write(dir.path(), "s.jsonl", &(lines.join("\n") + "\n"));
-    let out = run(&["repair", "--json", file.to_str().unwrap()]);
-    let r: Value =
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    let (r, copy) = repaired(&file);
     assert_eq!(r["dropped"], json!([2]));
-    let copy: Vec<Value> = std::fs::read_to_string(r["out"].as_str().unwrap())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("every copied line is JSON"))
-        .collect();
     assert_eq!(copy.len(), 2);
     assert_eq!(copy[1]["uuid"], "u2");
     assert_eq!(copy[1]["parentUuid"], "u0", "re-parented onto the line written before the damaged one");
@@ -270,15 +276,8 @@ fn a_damaged_pi_line_is_left_out_and_pi_still_stops_where_it_did() {
     let scan = run(&["scan", "--json", file.to_str().unwrap()]);
     let v: Value = serde_json::from_slice(&scan.stdout).unwrap();
     assert_eq!(v["entries"], 1, "pi sends only what follows the missing parent: {v:#}");
-    let out = run(&["repair", "--json", file.to_str().unwrap()]);
-    let r: Value =
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    let (r, copy) = repaired(&file);
     assert_eq!(r["dropped"], json!([3]));
-    let copy: Vec<Value> = std::fs::read_to_string(r["out"].as_str().unwrap())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("every copied line is JSON"))
-        .collect();
     assert_eq!(copy.len(), 3);
     assert_eq!(copy[2]["parentId"], "00000002", "the link is left as pi reads it");
     let again = run(&["scan", "--json", r["out"].as_str().unwrap()]);
