@@ -211,13 +211,13 @@ fn hostile_pdfs_end_in_a_finding() {
 fn bad_base64_names_the_problem() {
     let mut out = Vec::new();
     for (name, text, needle) in media_corpus::bad_base64() {
-        let e = media::decode_base64(&text, &mut out).expect_err(name);
+        let e = media::decode_base64(text.as_bytes(), &mut out).expect_err(name);
         assert_eq!(e.severity, Verdict::Invalid);
         assert!(e.message.contains(needle), "{name}: {}", e.message);
     }
     let want = media_corpus::png(8, 8);
     for (name, text) in media_corpus::odd_base64() {
-        let w = media::decode_base64_checked(&text, &mut out).expect(name);
+        let w = media::decode_base64_checked(text.as_bytes(), &mut out).expect(name);
         assert_eq!(out, want, "{name}");
         let nonstandard = text.contains(['-', '_', '\n']) || !text.len().is_multiple_of(4);
         assert_eq!(w.is_some(), nonstandard, "{name}");

@@ -213,6 +213,7 @@ impl ReadArgs {
             threads: self.threads.unwrap_or(0),
             session: self.session.clone(),
             max_records: self.max_records,
+            skim: Default::default(),
         }
     }
 }

@@ -307,6 +307,16 @@ pub enum RawPayload<'a> {
     Reference(String),
 }
 
+impl RawPayload<'_> {
+    /// The payload's text in the line, for inline bytes.
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            RawPayload::Base64(t) | RawPayload::DataUrl(t) => Some(t),
+            RawPayload::Reference(_) => None,
+        }
+    }
+}
+
 /// One media payload found in a line.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RawMedia<'a> {

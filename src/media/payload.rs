@@ -20,16 +20,15 @@ pub(crate) fn show_byte(b: u8) -> String {
 /// Decodes base64 (standard or URL-safe, padding optional) into `out`
 /// (cleared first). On failure returns a problem that says which byte is bad.
 /// Use [`decode_base64_checked`] to also learn about tolerated oddities.
-pub fn decode_base64(text: &str, out: &mut Vec<u8>) -> Result<(), Problem> {
+pub fn decode_base64(text: &[u8], out: &mut Vec<u8>) -> Result<(), Problem> {
     decode_base64_checked(text, out).map(|_| ())
 }
 
 /// Like [`decode_base64`], but also returns a warning when the text decodes
 /// only as a variant (URL-safe alphabet, missing padding, embedded line
 /// breaks or spaces) that a strict provider may refuse.
-pub fn decode_base64_checked(text: &str, out: &mut Vec<u8>) -> Result<Option<Problem>, Problem> {
+pub fn decode_base64_checked(bytes: &[u8], out: &mut Vec<u8>) -> Result<Option<Problem>, Problem> {
     out.clear();
-    let bytes = text.as_bytes();
     // Fast path: canonical padded standard base64.
     if base64_simd::STANDARD.decode_append(bytes, out).is_ok() {
         return Ok(None);
@@ -175,7 +174,7 @@ mod tests {
 
     fn dec(s: &str) -> Result<(Vec<u8>, Option<Problem>), Problem> {
         let mut v = Vec::new();
-        decode_base64_checked(s, &mut v).map(|w| (v, w))
+        decode_base64_checked(s.as_bytes(), &mut v).map(|w| (v, w))
     }
 
     #[test]

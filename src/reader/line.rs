@@ -9,12 +9,14 @@ use crate::json::Value;
 use crate::model::{Entry, Finding, Severity};
 
 use super::media::Judge;
+use super::skim::{self, Skim, Skimmed, Text};
 
 /// What a worker keeps across lines: the media judge, one copy of each
 /// model/provider name (a history repeats the same few names on every line)
 /// and the entries of its lines, which its records index.
 pub struct Worker<'r> {
     judge: Judge<'r>,
+    skim: Skim,
     names: HashSet<Arc<str>>,
     pub entries: Vec<Entry>,
     /// What the adapter found about the last line recorded, for `read_line` to hand on.
@@ -22,8 +24,8 @@ pub struct Worker<'r> {
 }
 
 impl<'r> Worker<'r> {
-    pub fn new(judge: Judge<'r>) -> Worker<'r> {
-        Worker { judge, names: HashSet::new(), entries: Vec::new(), found: Vec::new() }
+    pub fn new(judge: Judge<'r>, skim: Skim) -> Worker<'r> {
+        Worker { judge, skim, names: HashSet::new(), entries: Vec::new(), found: Vec::new() }
     }
 
     /// What the adapter found about the records made with [`Worker::record`]
@@ -56,6 +58,10 @@ impl<'r> Worker<'r> {
     ) -> Option<LineRecord> {
         if raw.iter().all(u8::is_ascii_whitespace) {
             return None;
+        }
+        if let Some(rec) = self.read_skimmed(adapter, raw, lineno, offset) {
+            findings.append(&mut self.found);
+            return Some(rec);
         }
         let mut spare = None;
         match Value::parse_tolerant(raw, &mut spare) {
@@ -104,6 +110,37 @@ impl<'r> Worker<'r> {
         }
     }
 
+    /// Reads a long line without parsing its payloads ([`skim`]): `None` when
+    /// it has none, or is to be read whole after all.
+    fn read_skimmed(&mut self, adapter: &dyn Adapter, raw: &[u8], lineno: u64, offset: u64) -> Option<LineRecord> {
+        let mut strings = skim::long_strings(raw, &self.skim);
+        // Twice at most: once more with the strings no medium claimed given back.
+        for _ in 0..2 {
+            if strings.is_empty() {
+                return None;
+            }
+            let skimmed = Skimmed::new(raw, &strings, self.skim.keep);
+            // An invalid line (or one with numbers to tame) is read whole, to say why.
+            let v = Value::parse(&skimmed.text).ok()?;
+            let mut out = LineOut::default();
+            adapter.read(&v, &mut out);
+            let unclaimed = skimmed.unclaimed(&out.media);
+            if unclaimed.is_empty() {
+                let text = skimmed.text(raw, offset);
+                let found = self.found.len();
+                let rec = self.build(out, &text, lineno, offset, false);
+                if text.refused() {
+                    self.entries.truncate(rec.entries.start);
+                    self.found.truncate(found);
+                    return None;
+                }
+                return Some(rec);
+            }
+            strings = skimmed.claimed(&unclaimed);
+        }
+        None
+    }
+
     /// Builds a record from a parsed value. `multiline` is true when one
     /// document spans many lines: each payload then gets the line it starts on.
     pub fn record(
@@ -117,10 +154,23 @@ impl<'r> Worker<'r> {
     ) -> LineRecord {
         let mut out = LineOut::default();
         adapter.read(v, &mut out);
+        self.build(out, &Text::whole_line(raw, offset), lineno, offset, multiline)
+    }
+
+    /// Builds a record from what the adapter found in `text`.
+    fn build(
+        &mut self,
+        mut out: LineOut<'_>,
+        text: &Text<'_>,
+        lineno: u64,
+        offset: u64,
+        multiline: bool,
+    ) -> LineRecord {
+        let raw = text.raw();
+        let mut attachments = self.judge.attachments(&out.media, text);
         for (severity, code, message) in out.findings.drain(..) {
             self.found.push(finding(lineno, severity, code, message));
         }
-        let mut attachments = self.judge.attachments(&out.media, raw, offset);
         for a in &mut attachments {
             a.line = lineno;
             if let (true, Some(span)) = (multiline, a.span) {
@@ -176,4 +226,40 @@ impl<'r> Worker<'r> {
 /// `code` is registered in [`crate::codes`].
 pub fn finding(line: u64, severity: Severity, code: &'static str, message: String) -> Finding {
     Finding { line, severity, message, code: Some(code) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::formats::Format;
+    use crate::media::{Depth, rules::Rules};
+
+    /// A Claude Code line whose image is `data`.
+    fn line(data: &str) -> String {
+        format!(
+            r#"{{"type":"user","uuid":"u1","parentUuid":null,"message":{{"role":"user","content":[{{"type":"image","source":{{"type":"base64","media_type":"image/png","data":"{data}"}}}}]}}}}"#
+        )
+    }
+
+    #[test]
+    fn a_long_payload_is_read_skimmed_unless_it_is_not_json_text() {
+        let rules = Rules::builtin("anthropic").unwrap();
+        let skim = Skim { line: 64, string: 32, keep: 4 };
+        let mut w = Worker::new(Judge::new(Depth::Structural, &rules), skim);
+        let adapter = Format::ClaudeCode.adapter();
+        let data = "A".repeat(400);
+        let raw = line(&data);
+        let rec = w.read_skimmed(adapter, raw.as_bytes(), 1, 10).expect("skimmed");
+        let span = rec.extra.unwrap().attachments[0].span.unwrap();
+        let at = raw.find(&data).unwrap() as u64;
+        assert_eq!((span.offset, span.len), (10 + at, 400));
+        // A raw tab in it: nothing kept, the line is for a whole parse to refuse.
+        let entries = w.entries.len();
+        let tabbed = line(&format!("{}\t{}", &data[..200], &data[200..]));
+        assert!(w.read_skimmed(adapter, tabbed.as_bytes(), 2, 0).is_none());
+        assert_eq!((w.entries.len(), w.found.len()), (entries, 0));
+        // A short line is not skimmed.
+        assert!(w.read_skimmed(adapter, line("AAAA").as_bytes(), 3, 0).is_none());
+    }
 }

@@ -11,6 +11,7 @@ use crate::media::{self, Depth, Facts, Problem, Verdict, rules::Rules};
 use crate::model::{Attachment, Encoding, Span};
 
 use super::refs::{self, Reference};
+use super::skim::{Text, json_text};
 
 /// What a worker needs to judge media.
 pub struct Judge<'r> {
@@ -34,48 +35,52 @@ impl<'r> Judge<'r> {
 }
 
 impl Judge<'_> {
-    /// Builds the attachments of one line. `line` is the raw line the media
-    /// borrow from, `offset` its position in the file.
+    /// Builds the attachments of one line, whose media borrow from `text`.
+    /// A skimmed payload that turns out not to be JSON text is marked on
+    /// `text` ([`Text::refuse`]): the line is then to be read whole.
     ///
     /// A mirror (a UI copy of a tool result's media) joins the attachment with
     /// the same text, else the first one the same call produced (the UI copy
     /// may be re-encoded); only a mirror of a result that holds no media of its
     /// own — a PDF Claude Code read — stands as an attachment.
-    pub fn attachments(&mut self, media: &[RawMedia<'_>], line: &[u8], offset: u64) -> Vec<Attachment> {
+    pub fn attachments<'m>(&mut self, media: &'m [RawMedia<'_>], text: &'m Text<'_>) -> Vec<Attachment> {
         let mut out: Vec<Attachment> = Vec::with_capacity(media.len());
-        let mut texts: Vec<Option<&str>> = Vec::with_capacity(media.len());
+        let mut texts: Vec<Option<&[u8]>> = Vec::with_capacity(media.len());
         let (own, mirrors): (Vec<&RawMedia>, Vec<&RawMedia>) = media.iter().partition(|m| !m.mirror);
+        fn whole<'m>(m: &'m RawMedia<'_>, text: &'m Text<'_>) -> Option<(&'m [u8], &'m str)> {
+            m.payload.text().map(|t| (text.whole(t), t))
+        }
         for m in own {
-            texts.push(payload_text(&m.payload));
-            out.push(self.judge(m, line, offset));
+            texts.push(whole(m, text).map(|w| w.0));
+            out.push(self.judge(m, text));
         }
         let own_count = out.len();
         for m in mirrors {
-            let text = payload_text(&m.payload);
-            if text == Some("") {
+            let (bytes, t) = whole(m, text).unzip();
+            if bytes == Some(&b""[..]) {
                 // A UI copy a repair emptied: nothing is sent from it.
                 continue;
             }
-            let same = text
-                .and_then(|t| texts[..own_count].iter().position(|o| *o == Some(t)))
+            let same = bytes
+                .and_then(|b| texts[..own_count].iter().position(|o| *o == Some(b)))
                 .or_else(|| out[..own_count].iter().position(|a| a.call_id.is_some() && a.call_id == m.call_id));
             match same {
                 Some(i) => {
-                    out[i].mirrors.extend(span_of(text, line, offset));
+                    out[i].mirrors.extend(t.and_then(|t| text.span(t)));
                     if out[i].name.is_none() {
                         out[i].name.clone_from(&m.name);
                     }
                 }
                 None => {
-                    texts.push(text);
-                    out.push(self.judge(m, line, offset));
+                    texts.push(bytes);
+                    out.push(self.judge(m, text));
                 }
             }
         }
         out
     }
 
-    fn judge(&mut self, m: &RawMedia<'_>, line: &[u8], offset: u64) -> Attachment {
+    fn judge(&mut self, m: &RawMedia<'_>, line: &Text<'_>) -> Attachment {
         let mut a = Attachment {
             reference: String::new(),
             line: 0,
@@ -103,44 +108,58 @@ impl Judge<'_> {
             facts: None,
             source_problems: Vec::new(),
         };
-        let text: &str = match &m.payload {
+        let (t, from): (&str, usize) = match &m.payload {
             RawPayload::Reference(url) => {
                 a.encoding = Encoding::Reference;
                 a.url = Some(url.clone());
                 return self.reference(url, a);
             }
-            RawPayload::Base64(t) => t,
+            RawPayload::Base64(t) => (t, 0),
             RawPayload::DataUrl(url) => {
                 a.encoding = Encoding::DataUrl;
-                match media::parse_data_url(url) {
-                    Some((mime, base64, payload)) => {
-                        if a.mime_declared.is_none() {
-                            a.mime_declared = mime.map(str::to_string);
-                        }
-                        if !base64 {
-                            return self.judgement(&percent_decode(payload), None, None).apply(a, self.rules);
-                        }
-                        payload
+                let Some((mime, base64, payload)) = media::parse_data_url(url) else {
+                    if line.skimmed(url) {
+                        // Its comma may come after the bytes the parser kept.
+                        line.refuse();
                     }
-                    None => {
-                        let message = "the data URL has no `,` before its payload".into();
-                        let p = Problem { severity: Verdict::Invalid, code: "data_url.invalid", message };
-                        return Judgement::failed(p).apply(a, self.rules);
-                    }
+                    let message = "the data URL has no `,` before its payload".into();
+                    let p = Problem { severity: Verdict::Invalid, code: "data_url.invalid", message };
+                    return Judgement::failed(p).apply(a, self.rules);
+                };
+                if a.mime_declared.is_none() {
+                    a.mime_declared = mime.map(str::to_string);
                 }
+                let from = url.len() - payload.len();
+                if !base64 {
+                    let text = &line.whole(url)[from..];
+                    if line.skimmed(url) && !json_text(text) {
+                        line.refuse();
+                    }
+                    return self.judgement(&percent_decode(text), None, None).apply(a, self.rules);
+                }
+                (url, from)
             }
         };
-        a.span = span_of(Some(text), line, offset);
-        let key = self.lengths.contains(&text.len()).then(|| Key { text: xxh3_128(text.as_bytes()), len: text.len() });
+        let text = &line.whole(t)[from..];
+        a.span = line.span(t).map(|s| Span { offset: s.offset + from as u64, len: s.len - from as u64, line: 0 });
+        let key = self.lengths.contains(&text.len()).then(|| Key { text: xxh3_128(text), len: text.len() });
         if let Some(j) = key.as_ref().and_then(|k| self.cache.get(k)) {
             return j.clone().apply(a, self.rules);
         }
         let mut buf = std::mem::take(&mut self.buf);
-        let j = match media::decode_base64_checked(text, &mut buf) {
+        let decoded = media::decode_base64_checked(text, &mut buf);
+        // Strict base64 is JSON text; anything else the parser was not shown is checked.
+        let refused = !matches!(decoded, Ok(None)) && line.skimmed(t) && !json_text(text);
+        let j = match decoded {
             Ok(warning) => self.judgement(&buf, Some(text.len()), warning),
             Err(p) => Judgement::failed(p),
         };
         self.buf = buf;
+        if refused {
+            // Not cached: every judgement in the cache is of JSON text.
+            line.refuse();
+            return j.apply(a, self.rules);
+        }
         match key {
             Some(key) => {
                 if self.cache.len() >= CACHE_ENTRIES {
@@ -235,24 +254,8 @@ impl Judgement {
     }
 }
 
-fn payload_text<'p>(p: &'p RawPayload<'_>) -> Option<&'p str> {
-    match p {
-        RawPayload::Base64(t) | RawPayload::DataUrl(t) => Some(t.as_ref()),
-        RawPayload::Reference(_) => None,
-    }
-}
-
-/// Where a borrowed string sits in the file; `None` for strings that had to be
-/// unescaped (they are not a slice of the line).
-fn span_of(text: Option<&str>, line: &[u8], offset: u64) -> Option<Span> {
-    let t = text?;
-    let start = (t.as_ptr() as usize).checked_sub(line.as_ptr() as usize)?;
-    (start + t.len() <= line.len()).then_some(Span { offset: offset + start as u64, len: t.len() as u64, line: 0 })
-}
-
 /// `%XX` escapes of a non-base64 data URL.
-fn percent_decode(s: &str) -> Vec<u8> {
-    let b = s.as_bytes();
+fn percent_decode(b: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
@@ -310,16 +313,16 @@ mod tests {
         let png: Cow<'_, str> = Cow::Borrowed(
             "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
         );
-        let line = png.as_bytes();
-        let first = judge.attachments(&[media(&png, "image/png")], line, 0);
+        let line = Text::whole_line(png.as_bytes(), 0);
+        let first = judge.attachments(&[media(&png, "image/png")], &line);
         // A length not seen before: examined, not hashed for the cache.
         assert_eq!(judge.cache.len(), 0);
-        let again = judge.attachments(&[media(&png, "image/png")], line, 0);
+        let again = judge.attachments(&[media(&png, "image/png")], &line);
         assert_eq!(judge.cache.len(), 1);
         assert_eq!(first, again);
         assert_eq!(first[0].verdict, Verdict::Ok);
         // The same bytes declared as JPEG: the cached facts, judged by what this site declares.
-        let mislabelled = judge.attachments(&[media(&png, "image/jpeg")], line, 0);
+        let mislabelled = judge.attachments(&[media(&png, "image/jpeg")], &line);
         assert_eq!(judge.cache.len(), 1);
         assert_eq!(mislabelled[0].verdict, Verdict::Invalid);
         assert_eq!(mislabelled[0].sha256, first[0].sha256);
@@ -327,8 +330,8 @@ mod tests {
 
     #[test]
     fn percent_decoding() {
-        assert_eq!(percent_decode("a%20b%3C"), b"a b<");
-        assert_eq!(percent_decode("100%"), b"100%");
-        assert_eq!(percent_decode("%2"), b"%2");
+        assert_eq!(percent_decode(b"a%20b%3C"), b"a b<");
+        assert_eq!(percent_decode(b"100%"), b"100%");
+        assert_eq!(percent_decode(b"%2"), b"%2");
     }
 }

@@ -17,6 +17,7 @@ mod opencode_store;
 mod pi_store;
 mod refs;
 mod sidecar;
+mod skim;
 mod source;
 
 use std::fs::File;
@@ -53,6 +54,9 @@ pub struct Options {
     /// Records of a JSON Lines file read before reading stops with an error;
     /// `None`: [`MAX_RECORDS`].
     pub max_records: Option<u64>,
+    /// Which long lines are parsed without their payloads ([`Skim`]); the
+    /// result is the same either way, only the time differs.
+    pub skim: Skim,
 }
 
 /// Records of a JSON Lines file read, at most, unless `--max-records` says
@@ -96,6 +100,7 @@ impl Plan {
 pub use detect::{NotASession, plan};
 pub use lines::Lines;
 pub use sidecar::{RECORDED_BESIDE, files as sidecar_files, mended_ui};
+pub use skim::Skim;
 pub use source::{Handle, ReadAt, Source};
 
 /// Why a session taken out of a store has no export that `repair` could
@@ -324,7 +329,7 @@ fn read_range(
         pos += r.skip_line()?;
     }
     let adapter = plan.format.adapter();
-    let mut worker = line::Worker::new(media::Judge::new(opts.depth, &plan.rules));
+    let mut worker = line::Worker::new(media::Judge::new(opts.depth, &plan.rules), opts.skim);
     let mut chunk =
         Chunk { records: Records::default(), entries: Vec::new(), findings: Vec::new(), lines: 0, crlf: None };
     if end - start >= MANY_LINES {
@@ -384,7 +389,7 @@ fn read_range(
 /// Payloads keep their own lines.
 fn single_document(bytes: &[u8], opts: &Options, plan: &Plan) -> anyhow::Result<Parts> {
     let lines = memchr::memchr_iter(b'\n', bytes).count() as u64 + u64::from(!bytes.ends_with(b"\n"));
-    let mut worker = line::Worker::new(media::Judge::new(opts.depth, &plan.rules));
+    let mut worker = line::Worker::new(media::Judge::new(opts.depth, &plan.rules), opts.skim);
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let offset = (bytes.len() - body.len()) as u64;
     let mut spare = None;
@@ -445,7 +450,7 @@ fn start_of(v: &Value<'_>, text: &[u8]) -> Option<usize> {
 
 /// JSON Lines taken out of a store, read as a file's lines would be.
 fn in_memory(bytes: &[u8], opts: &Options, plan: &Plan) -> Parts {
-    let mut worker = line::Worker::new(media::Judge::new(opts.depth, &plan.rules));
+    let mut worker = line::Worker::new(media::Judge::new(opts.depth, &plan.rules), opts.skim);
     let (mut records, mut findings) = (Records::default(), Vec::new());
     let adapter = plan.format.adapter();
     let mut n = 0;
@@ -469,8 +474,7 @@ fn in_memory(bytes: &[u8], opts: &Options, plan: &Plan) -> Parts {
 pub fn reexamine(source: &Source, a: &crate::model::Attachment, depth: Depth) -> Option<crate::media::Facts> {
     let span = a.span?;
     let text = source.read_range(span.offset, span.len).ok()?;
-    let text = std::str::from_utf8(&text).ok()?;
     let mut bytes = Vec::new();
-    crate::media::decode_base64_checked(text, &mut bytes).ok()?;
+    crate::media::decode_base64_checked(&text, &mut bytes).ok()?;
     Some(crate::media::Facts::examine(&bytes, Some(text.len()), depth))
 }

@@ -64,9 +64,8 @@ pub fn read_payload(source: &crate::reader::Source, a: &Attachment) -> Result<Ve
         return Err(format!("too large to preview ({} MB of base64)", span.len >> 20));
     }
     let text = source.read_range(span.offset, span.len).map_err(|e| format!("cannot read the session again: {e}"))?;
-    let text = std::str::from_utf8(&text).map_err(|_| "the payload text is not UTF-8".to_string())?;
     let mut bytes = Vec::new();
-    crate::media::decode_base64_checked(text, &mut bytes).map_err(|p| p.message)?;
+    crate::media::decode_base64_checked(&text, &mut bytes).map_err(|p| p.message)?;
     Ok(bytes)
 }
 
