@@ -1,7 +1,8 @@
 //! Crash-safe writes: every file session-doctor writes appears whole or not at all.
 //!
 //! The bytes go to a temporary file in the target's own folder (so the rename
-//! never crosses file systems), are flushed to disk, and the temporary file is
+//! never crosses file systems), are flushed to disk (a large file while it is
+//! written, [`writeback`]), and the temporary file is
 //! renamed over the target; then the folder itself is synced so the rename
 //! survives a power cut. A symlink at the target is replaced, never followed:
 //! a session folder's link cannot redirect a write elsewhere.
@@ -19,6 +20,10 @@ use std::path::Path;
 use anyhow::Context as _;
 
 use crate::alias::{self, Input};
+
+mod writeback;
+
+use writeback::Writeback;
 
 /// What to do when the target exists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,7 +85,9 @@ pub fn write_with_mode(
     }
     #[cfg(not(unix))]
     let _ = mode;
-    fill_into(BufWriter::with_capacity(1 << 20, tmp.as_file()), path, fill)?;
+    let mut behind = Writeback::new(tmp.as_file());
+    fill_into(BufWriter::with_capacity(1 << 20, &mut behind), path, fill)?;
+    behind.finish().map_err(|e| io_error(e, "cannot write", path))?;
     tmp.as_file().sync_all().map_err(|e| io_error(e, "cannot write", path))?;
     match existing {
         Existing::Replace => {

@@ -128,3 +128,19 @@ fn lines_made_to_trip_a_skim_read_as_a_whole_parse_reads_them() {
         }
     }
 }
+
+/// Which agent wrote a file is told from its lines skimmed: one that is not
+/// JSON only inside its payload still tells, and the reader says what is
+/// wrong with it (read whole, it made the file unrecognisable).
+#[test]
+fn a_line_broken_only_inside_its_payload_still_tells_the_agent() {
+    let png = common::b64(&media_corpus::png(400, 200));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    std::fs::write(&path, claude_line(&format!("{}\t{}", &png[..1000], &png[1000..]), "") + "\n").unwrap();
+    let s = reader::read_session(&path, &Options::default()).unwrap();
+    assert_eq!(s.format, session_doctor::formats::Format::ClaudeCode);
+    let f = s.findings.iter().find(|f| f.code == Some("line.invalid_json")).expect("the line is named");
+    assert_eq!(f.line, 1);
+    assert!(f.message.contains("control character"), "{}", f.message);
+}

@@ -4,7 +4,6 @@
 //! detection holds one line, however long, and never a copy of it.
 
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use anyhow::{Context as _, bail};
@@ -14,6 +13,7 @@ use crate::json::Value;
 use crate::media::rules::Rules;
 
 use super::lines::Lines;
+use super::skim::{self, Skim};
 use super::{Options, Plan};
 
 /// Lines and bytes looked at to tell the format.
@@ -130,7 +130,8 @@ fn plan_text(path: &Path, text: &Path, opts: &Options) -> anyhow::Result<Plan> {
         }
         seen += 1;
         let mut spare = None;
-        match Value::parse_tolerant(line, &mut spare) {
+        let line = skim::cut(line, &Skim::default());
+        match Value::parse_tolerant(&line, &mut spare) {
             Ok((v, _)) => {
                 maybe_document.get_or_insert(v.is_array());
                 if v.is_object() {
@@ -229,7 +230,10 @@ fn finish(
         None => match &source {
             Source::Lines => tail_provider(text, format)?,
             Source::Document(bytes) => document_provider(format, bytes),
-            Source::Memory(store) => last_provider(format, &store.lines),
+            Source::Memory(store) => {
+                let size = store.lines.len() as u64;
+                last_provider(store.lines.as_slice(), size, size, format)?
+            }
         }
         .or_else(|| super::sidecar::provider(path, format))
         .or_else(|| ev.provider(format))
@@ -261,24 +265,64 @@ fn document_provider(format: Format, bytes: &[u8]) -> Option<&'static str> {
 /// The last provider the lines at the end of the file name, looking from the
 /// last line backwards (usually one or two lines parse).
 fn tail_provider(path: &Path, format: Format) -> anyhow::Result<Option<&'static str>> {
-    let mut file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let start = size.saturating_sub(TAIL_BYTES);
-    let mut tail = Vec::new();
-    file.seek(SeekFrom::Start(start))
-        .and_then(|_| file.take(TAIL_BYTES).read_to_end(&mut tail))
-        .with_context(|| format!("reading {}", path.display()))?;
-    // Before the first newline is a partial line, unless the window starts the file.
-    let first = if start == 0 { 0 } else { memchr::memchr(b'\n', &tail).map_or(tail.len(), |i| i + 1) };
-    Ok(last_provider(format, &tail[first..]))
+    last_provider(&file, size, TAIL_BYTES, format).with_context(|| format!("reading {}", path.display()))
 }
 
-/// The provider the last lines of JSON Lines name, looking from the end.
-fn last_provider(format: Format, lines: &[u8]) -> Option<&'static str> {
-    lines
-        .rsplit(|b| *b == b'\n')
-        .filter_map(|line| Value::parse(line.trim_ascii()).ok())
-        .find_map(|v| provider_named(format.adapter(), &v))
+/// Bytes read at a time, from the end back.
+const BACK_BLOCK: u64 = 1 << 20;
+
+/// Hands `each` the lines of the last `window` bytes of `file` (of `size`
+/// bytes), the last first, until it returns true. A line the window cuts is
+/// not handed on. Read back a block at a time into one buffer as long as the
+/// longest line: the window is megabytes of payloads, and the provider is
+/// usually named on the last line or two.
+fn last_lines(
+    file: &(impl super::ReadAt + ?Sized),
+    size: u64,
+    window: u64,
+    mut each: impl FnMut(&[u8]) -> bool,
+) -> std::io::Result<()> {
+    let floor = size.saturating_sub(window);
+    // The bytes from `pos` on not handed on yet: a partial line, then whole ones.
+    let (mut buf, mut pos) = (Vec::new(), size);
+    loop {
+        while let Some(i) = memchr::memrchr(b'\n', &buf) {
+            if each(&buf[i + 1..]) {
+                return Ok(());
+            }
+            buf.truncate(i);
+        }
+        if pos == floor {
+            if pos == 0 {
+                each(&buf);
+            }
+            return Ok(());
+        }
+        let n = BACK_BLOCK.min(pos - floor) as usize;
+        pos -= n as u64;
+        let kept = buf.len();
+        buf.resize(kept + n, 0);
+        buf.copy_within(..kept, n);
+        file.read_exact_at(&mut buf[..n], pos)?;
+    }
+}
+
+/// The last provider the last `window` bytes of `text` name, looking from the end.
+fn last_provider(
+    text: &(impl super::ReadAt + ?Sized),
+    size: u64,
+    window: u64,
+    format: Format,
+) -> std::io::Result<Option<&'static str>> {
+    let mut found = None;
+    last_lines(text, size, window, |line| {
+        let line = skim::cut(line.trim_ascii(), &Skim::default());
+        found = Value::parse(&line).ok().and_then(|v| provider_named(format.adapter(), &v));
+        found.is_some()
+    })?;
+    Ok(found)
 }
 
 /// The provider a line names, directly or through a model id it mentions.
@@ -291,4 +335,39 @@ fn provider_named(adapter: &dyn Adapter, v: &Value<'_>) -> Option<&'static str> 
     }
     let models = out.context_model.iter().chain(out.entries.iter().filter_map(|e| e.model.as_ref()));
     models.filter_map(|m| crate::provider::for_model(m)).next()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lines `last_lines` hands on, all of them.
+    fn handed(text: &[u8], window: u64) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        last_lines(text, text.len() as u64, window, |l| {
+            out.push(l.to_vec());
+            false
+        })
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn last_lines_come_last_first_and_whole() {
+        let long = vec![b'x'; 2 * BACK_BLOCK as usize + 5];
+        let text = [b"first".as_slice(), b"\n", &long, b"\nlast\n"].concat();
+        let size = text.len() as u64;
+        assert_eq!(handed(&text, size), [b"".to_vec(), b"last".to_vec(), long.clone(), b"first".to_vec()]);
+        // A window that cuts the first line leaves it out; one that ends inside the long line, it too.
+        assert_eq!(handed(&text, size - 2), [b"".to_vec(), b"last".to_vec(), long.clone()]);
+        assert_eq!(handed(&text, 100), [b"".to_vec(), b"last".to_vec()]);
+        // It stops where it is told to.
+        let mut seen = 0;
+        last_lines(text.as_slice(), size, size, |l| {
+            seen += 1;
+            l == b"last"
+        })
+        .unwrap();
+        assert_eq!(seen, 2);
+    }
 }

@@ -54,8 +54,8 @@ pub struct Options {
     /// Records of a JSON Lines file read before reading stops with an error;
     /// `None`: [`MAX_RECORDS`].
     pub max_records: Option<u64>,
-    /// Which long lines are parsed without their payloads ([`Skim`]); the
-    /// result is the same either way, only the time differs.
+    /// Which long lines the reader parses without their payloads ([`Skim`]);
+    /// the session read is the same either way, only the time differs.
     pub skim: Skim,
 }
 

@@ -17,6 +17,7 @@
 //! strict base64, it checks that the string was valid JSON text, and the line is
 //! read whole when it was not (so an invalid line still says so).
 
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::ops::Range;
 
@@ -227,6 +228,19 @@ impl<'a> Text<'a> {
     /// The line as in the file.
     pub fn raw(&self) -> &'a [u8] {
         self.raw
+    }
+}
+
+/// `raw` with its long strings cut, for a reader that needs none of them
+/// (which agent wrote a file, which provider its last lines name). The
+/// strings cut are not checked to be JSON text: a line that is not JSON only
+/// inside a payload still tells which agent wrote it (the reader then says
+/// what is wrong with it).
+pub fn cut<'r>(raw: &'r [u8], skim: &Skim) -> Cow<'r, [u8]> {
+    let strings = long_strings(raw, skim);
+    match strings.is_empty() {
+        true => Cow::Borrowed(raw),
+        false => Cow::Owned(Skimmed::new(raw, &strings, skim.keep).text),
     }
 }
 

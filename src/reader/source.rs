@@ -111,17 +111,20 @@ impl ReadAt for File {
     }
 }
 
+impl ReadAt for [u8] {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        let from = usize::try_from(offset).unwrap_or(usize::MAX).min(self.len());
+        let n = buf.len().min(self.len() - from);
+        buf[..n].copy_from_slice(&self[from..from + n]);
+        Ok(n)
+    }
+}
+
 impl ReadAt for Handle {
     fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
         match self {
             Handle::File(f) => ReadAt::read_at(f, buf, offset),
-            Handle::Memory(c) => {
-                let bytes = c.get_ref().as_ref();
-                let from = usize::try_from(offset).unwrap_or(usize::MAX).min(bytes.len());
-                let n = buf.len().min(bytes.len() - from);
-                buf[..n].copy_from_slice(&bytes[from..from + n]);
-                Ok(n)
-            }
+            Handle::Memory(c) => c.get_ref().as_ref().read_at(buf, offset),
         }
     }
 }
