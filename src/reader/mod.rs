@@ -7,6 +7,7 @@
 //! its media judged; only small records survive the line. Records are then
 //! merged in file order, and the history is assembled.
 
+mod board;
 mod compressed;
 mod detect;
 mod fork;
@@ -151,20 +152,7 @@ pub fn read_with_plan(
     } else {
         let size = std::fs::metadata(plan.text(path)).with_context(|| format!("reading {}", path.display()))?.len();
         let n = if size < 4 << 20 { 1 } else { workers(opts.threads) };
-        let ranges: Vec<(u64, u64)> = (0..n as u64).map(|i| (size * i / n as u64, size * (i + 1) / n as u64)).collect();
-        let cap = RecordCap { most: opts.max_records.unwrap_or(MAX_RECORDS), count: AtomicU64::new(0), path };
-        let cap = &cap;
-        let chunks: Vec<anyhow::Result<Chunk>> = std::thread::scope(|s| {
-            let handles: Vec<_> = ranges
-                .iter()
-                .map(|&(start, end)| {
-                    s.spawn(move || read_range(plan.text(path), opts, plan, (start, end), progress, cap))
-                })
-                .collect();
-            // A panic in a worker is a bug: let it surface (tests catch it) rather than pass as an error.
-            handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
-        });
-        merge(chunks)?
+        read_lines(path, opts, plan, &board::Board::new(size, n), progress)?
     };
     if let Some(rec) = sidecar::context(path, plan.format) {
         records.insert_first(rec);
@@ -222,6 +210,40 @@ fn nothing_recognised(path: &Path, opts: &Options, plan: &Plan) -> anyhow::Error
     anyhow::anyhow!("{}: read as {given}, nothing in it is {a} {given} record (0 entries); {looks}", path.display())
 }
 
+/// Reads the lines of a JSON Lines session, a worker for each range of
+/// `board` and for each part of one it takes ([`board`]), and merges them.
+fn read_lines(
+    path: &Path,
+    opts: &Options,
+    plan: &Plan,
+    board: &board::Board,
+    progress: Option<&(dyn Fn(u64) + Sync)>,
+) -> anyhow::Result<Parts> {
+    let cap = RecordCap { most: opts.max_records.unwrap_or(MAX_RECORDS), count: AtomicU64::new(0), path };
+    let cap = &cap;
+    let read = |first: board::Share| -> anyhow::Result<Vec<(u64, Chunk)>> {
+        let mut chunks = Vec::new();
+        let mut share = Some(first);
+        while let Some(s) = share {
+            chunks.push((s.start, read_range(plan.text(path), opts, plan, s, board, progress, cap)?));
+            share = board.take();
+        }
+        Ok(chunks)
+    };
+    let read: Vec<anyhow::Result<Vec<(u64, Chunk)>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = board.first().into_iter().map(|first| s.spawn(move || read(first))).collect();
+        // A panic in a worker is a bug: let it surface (tests catch it) rather than pass as an error.
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+    });
+    let mut chunks = Vec::new();
+    for r in read {
+        chunks.extend(r?);
+    }
+    // In file order: each worker's ranges are its first, then those it took.
+    chunks.sort_by_key(|c| c.0);
+    Ok(merge(chunks.into_iter().map(|c| c.1).collect()))
+}
+
 /// What one worker read from its byte range; line numbers are relative to it.
 struct Chunk {
     records: Records,
@@ -237,8 +259,7 @@ struct Chunk {
 type Parts = (Records, Vec<Entry>, Vec<Finding>, u64);
 
 /// Puts chunk-relative line numbers back in file order.
-fn merge(chunks: Vec<anyhow::Result<Chunk>>) -> anyhow::Result<Parts> {
-    let mut chunks = chunks.into_iter().collect::<anyhow::Result<Vec<Chunk>>>()?;
+fn merge(mut chunks: Vec<Chunk>) -> Parts {
     // The first chunk's records and entries grow in place (a large vector grows by
     // remapping its pages, not copying them) and each later chunk shrinks as it is
     // moved ([`append_shrinking`]): nothing is held twice (a later chunk freed only
@@ -275,7 +296,7 @@ fn merge(chunks: Vec<anyhow::Result<Chunk>>) -> anyhow::Result<Parts> {
         let message = "ends with CRLF (Windows line endings); read as plain newlines".into();
         findings.push(line::finding(line, Severity::Info, "line.crlf", message));
     }
-    Ok((records, entries, findings, base))
+    (records, entries, findings, base)
 }
 
 /// A byte range this large may hold enough lines for its worker's vectors to
@@ -285,7 +306,6 @@ fn merge(chunks: Vec<anyhow::Result<Chunk>>) -> anyhow::Result<Parts> {
 /// file reserves nothing (which a tight `ulimit -v` would feel).
 const MANY_LINES: u64 = 8 << 20;
 
-/// Streams the lines that start inside `[start, end)`.
 /// The records all workers have read, against the cap.
 struct RecordCap<'a> {
     most: u64,
@@ -309,11 +329,14 @@ impl RecordCap<'_> {
     }
 }
 
+/// Streams the lines that start inside range `share` of the board, up to
+/// where the board says it ends (sooner, when another worker takes a part).
 fn read_range(
     path: &Path,
     opts: &Options,
     plan: &Plan,
-    (start, end): (u64, u64),
+    board::Share { id, start }: board::Share,
+    board: &board::Board,
     progress: Option<&(dyn Fn(u64) + Sync)>,
     cap: &RecordCap<'_>,
 ) -> anyhow::Result<Chunk> {
@@ -332,17 +355,21 @@ fn read_range(
     let mut worker = line::Worker::new(media::Judge::new(opts.depth, &plan.rules), opts.skim);
     let mut chunk =
         Chunk { records: Records::default(), entries: Vec::new(), findings: Vec::new(), lines: 0, crlf: None };
-    if end - start >= MANY_LINES {
+    if board.end(id).saturating_sub(start) >= MANY_LINES {
         (chunk.records, worker.entries) = (Records::for_many(), mapped());
     }
     let mut counted = 0;
-    while pos < end {
+    let mut reserved = board.reserve(id, pos);
+    while pos < reserved {
         let Some(buf) = r.next_line().with_context(|| format!("reading {}", path.display()))? else {
             break;
         };
         let n = buf.len();
         let offset = pos;
         pos += n as u64;
+        if pos >= reserved {
+            reserved = board.reserve(id, pos);
+        }
         chunk.lines += 1;
         if let Some(p) = progress {
             p(n as u64);
@@ -477,4 +504,70 @@ pub fn reexamine(source: &Source, a: &crate::model::Attachment, depth: Depth) ->
     let mut bytes = Vec::new();
     crate::media::decode_base64_checked(&text, &mut bytes).ok()?;
     Some(crate::media::Facts::examine(&bytes, Some(text.len()), depth))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A Claude Code session of `size` bytes or more: short lines and lines with
+    /// an image, so that ranges start inside lines of every length.
+    fn session(size: usize) -> tempfile::NamedTempFile {
+        let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+        let mut text = String::new();
+        let mut n = 0;
+        while text.len() < size {
+            n += 1;
+            let (uuid, parent) = (format!("u{n}"), format!("u{}", n - 1));
+            let line = if n % 7 == 0 {
+                // Padding after the PNG's end: a long payload, a warning, still one image.
+                let data = format!("{png}{}", "A".repeat(200_000 + n * 13));
+                format!(
+                    r#"{{"type":"user","uuid":"{uuid}","parentUuid":"{parent}","message":{{"role":"user","content":[{{"type":"image","source":{{"type":"base64","media_type":"image/png","data":"{data}"}}}}]}}}}"#
+                )
+            } else {
+                format!(
+                    r#"{{"type":"assistant","uuid":"{uuid}","parentUuid":"{parent}","message":{{"role":"assistant","model":"claude-sonnet-4-5","content":[{{"type":"text","text":"line {n}"}}]}}}}"#
+                )
+            };
+            text.push_str(&line);
+            text.push('\n');
+        }
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        std::io::Write::write_all(&mut f, text.as_bytes()).unwrap();
+        f
+    }
+
+    #[test]
+    fn ranges_shared_anywhere_read_as_one_range_does() {
+        let f = session(40 << 20);
+        let path = f.path();
+        let opts = Options::default();
+        let plan = plan(path, &opts).unwrap();
+        let size = std::fs::metadata(path).unwrap().len();
+        let whole = read_lines(path, &opts, &plan, &board::Board::new(size, 1), None).unwrap();
+        // Cut in parts before any is read: each split lands inside some line.
+        let shared = board::Board::new(size, 3);
+        let mut parts = 3;
+        while shared.take().is_some() {
+            parts += 1;
+        }
+        assert!(parts >= 8, "{parts} parts");
+        let parts = read_lines(path, &opts, &plan, &shared, None).unwrap();
+        // The history assembled: a range's first record names its parent where
+        // a later one says "the previous record", which is the same link.
+        let history = |(mut records, entries, findings, lines): Parts| {
+            assert!(records.len() > 1000, "{} records", records.len());
+            assign_refs(&mut records);
+            let h = assemble(records, entries, Links::Bridged);
+            let h = (h.entries, h.attachments, h.tool_calls, h.tool_results, h.records, h.provider, h.findings);
+            format!("{h:#?} {findings:#?} {lines}")
+        };
+        let (a, b) = (history(parts), history(whole));
+        if let Some(at) = a.lines().zip(b.lines()).position(|(x, y)| x != y) {
+            let show = |s: &str| s.lines().skip(at.saturating_sub(8)).take(12).collect::<Vec<_>>().join("\n");
+            panic!("differs at line {at}:\n{}\n--- one range:\n{}", show(&a), show(&b));
+        }
+        assert_eq!(a.len(), b.len());
+    }
 }
