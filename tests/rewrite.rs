@@ -284,3 +284,34 @@ fn a_damaged_pi_line_is_left_out_and_pi_still_stops_where_it_did() {
     let v: Value = serde_json::from_slice(&again.stdout).unwrap();
     assert_eq!(v["entries"], 1, "{v:#}");
 }
+
+/// A line whose first long image is replaced and whose second, after it, is
+/// kept: the record is read without the first (its payload is never read
+/// again) and the second goes out as the file holds it, found at its own
+/// place in the file, not where the shortened record has it.
+#[test]
+fn preview_of_a_line_read_without_a_replaced_payload_sends_the_next_one_whole() {
+    let (a, b) = (b64(&media_corpus::png(400, 200)), b64(&media_corpus::png(401, 200)));
+    assert!(a.len() > 64 << 10 && b.len() > 64 << 10, "both are stood in for");
+    let image = |data: &str| json!({"type":"image","source":{"type":"base64","media_type":"image/png","data":data}});
+    let line = json!({"type":"user","uuid":"u0","parentUuid":null,"sessionId":"s","isSidechain":false,
+        "message":{"role":"user","content":[{"type":"text","text":"look"}, image(&a), image(&b)]}});
+    for how in [&["--max-images", "1"][..], &[]] {
+        let dir = tempfile::tempdir().unwrap();
+        let file = write(dir.path(), "s.jsonl", &format!("{line}\n"));
+        if how.is_empty() {
+            let out = run(&["exclude", file.to_str().unwrap(), "--ref", "L1.1"]);
+            assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        }
+        let (text, v) = preview(&file, how);
+        assert!(!text.contains(&a[..1000]), "{how:?}: the replaced image is still sent");
+        let sent: Vec<&str> = v["messages"][0]["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|c| c["source"]["data"].as_str())
+            .collect();
+        assert_eq!(sent, [b.as_str()], "{how:?}");
+        assert!(text.contains("[Attachment omitted: ") || text.contains("omitted"), "{how:?}: no note in the request");
+    }
+}

@@ -26,6 +26,7 @@ use anyhow::Context as _;
 use crate::formats::Format;
 use crate::model::{Role as EntryRole, Session};
 use crate::reader::Source;
+use crate::rewrite::sparse::{Rewritten, Shape};
 use crate::rewrite::{self, Rewrite, splice};
 
 pub use write::Dialect;
@@ -278,13 +279,14 @@ fn build(
     // The record with those edits applied and, for a line of JSON Lines, its
     // long payloads stood in for. A whole document keeps its payloads: Cline's
     // writer measures them.
-    let edited_by = |text: Vec<u8>, offset: u64, mut edits: Vec<splice::Edit>| -> Vec<u8> {
-        let end = offset + text.len() as u64;
+    // `shape`: where the record's text is in the file (it may be read collapsed).
+    let edited_by = |text: Vec<u8>, shape: &Shape, mut edits: Vec<splice::Edit>| -> Vec<u8> {
+        let (offset, end) = (shape.at(), shape.at() + shape.len);
         let within = &spans[spans.partition_point(|s| s.0 < offset)..spans.partition_point(|s| s.0 < end)];
         let stood_in = match (single_document, within) {
             (true, _) => Vec::new(),
-            (false, []) => stand_ins.edits(&text, offset, &edits),
-            (false, spans) => stand_ins.spans(&text, offset, spans),
+            (false, []) => stand_ins.edits(&text, shape, &edits),
+            (false, spans) => stand_ins.spans(&text, shape, spans),
         };
         if edits.is_empty() && stood_in.is_empty() {
             return text;
@@ -295,7 +297,8 @@ fn build(
     // Both: the record as the request holds it, or `None`.
     let edited = |text: Vec<u8>, offset: u64, line: u64| -> Option<Vec<u8>> {
         let edits = edits_of(&text, offset, line)?;
-        Some(edited_by(text, offset, edits))
+        let shape = Shape::whole(offset, text.len() as u64);
+        Some(edited_by(text, &shape, edits))
     };
     let summary = rewrite.summary.clone();
 
@@ -383,11 +386,22 @@ fn build(
         // core; rendered here, in order.
         let holes = rewrite::sparse::Holes::new(&rewrite.replaced);
         let prepare = |r: &crate::model::Record| -> records::Prepared {
-            let (text, edits) = holes
-                .read(&file, r.offset, r.len, |t| edits_of(t, r.offset, r.line))
-                .with_context(|| format!("reading {name}"))?;
+            let (text, shape) =
+                holes.read_collapsed(&file, r.offset, r.len).with_context(|| format!("reading {name}"))?;
+            let ops = rewrite.ops.get(&r.line).map(Vec::as_slice);
+            let edits = |t: &[u8], ops: Option<&[rewrite::Op]>| {
+                ops.map_or(Some(Vec::new()), |ops| rewrite::edits(format, t, r.offset, ops))
+            };
+            let (text, shape, edits) = match shape.rewritten(&text, ops, edits) {
+                Rewritten::Edits(e) => (text, shape, e),
+                Rewritten::Whole => {
+                    let text = shape.read(&file).with_context(|| format!("reading {name}"))?;
+                    let e = edits(&text, ops);
+                    (text, Shape::whole(r.offset, r.len), e)
+                }
+            };
             let Some(edits) = edits else { return Ok(None) };
-            Ok(serde_json::from_slice(&edited_by(text, r.offset, edits)).ok())
+            Ok(serde_json::from_slice(&edited_by(text, &shape, edits)).ok())
         };
         records::each(&session.records, threads, prepare, |r, v| {
             let Some(v) = v else { return Ok(()) };

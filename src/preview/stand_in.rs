@@ -17,6 +17,7 @@ use std::io::{self, Read as _, Seek as _, SeekFrom, Write};
 use std::ops::Range;
 
 use crate::reader::Handle;
+use crate::rewrite::sparse::Shape;
 use crate::rewrite::splice::Edit;
 
 /// Payloads shorter than this are cheap enough to carry through.
@@ -38,7 +39,7 @@ impl StandIns {
     /// Edits that replace each long base64 string body of `text` (the record
     /// at file offset `base`) by a stand-in; bodies overlapping `keep` (the
     /// rewrite's own edits) are left alone.
-    pub fn edits(&self, text: &[u8], base: u64, keep: &[Edit]) -> Vec<Edit> {
+    pub fn edits(&self, text: &[u8], shape: &Shape, keep: &[Edit]) -> Vec<Edit> {
         if text.len() < MIN_LEN {
             return Vec::new();
         }
@@ -48,7 +49,7 @@ impl StandIns {
             if body.len() < MIN_LEN || keep.iter().any(|e| e.range.start < body.end && body.start < e.range.end) {
                 continue;
             }
-            let with = format!("{}{}:{}\\u0001", self.marker, base + body.start as u64, body.len());
+            let with = format!("{}{}:{}\\u0001", self.marker, shape.file_offset(body.start), body.len());
             out.push(Edit { range: body, with });
         }
         out
@@ -57,13 +58,17 @@ impl StandIns {
     /// Edits that replace each of `spans` (file ranges of payloads, of the
     /// record at file offset `base`) by a stand-in, whatever its length: the
     /// request then names each attachment by where its bytes are.
-    pub fn spans(&self, text: &[u8], base: u64, spans: &[(u64, u64)]) -> Vec<Edit> {
-        let end = base + text.len() as u64;
+    pub fn spans(&self, text: &[u8], shape: &Shape, spans: &[(u64, u64)]) -> Vec<Edit> {
+        let base = shape.at();
         spans
             .iter()
-            .filter(|(o, l)| *o >= base && o + l <= end)
-            .map(|&(o, l)| {
-                let start = (o - base) as usize;
+            // A span the record was read without (a hole: what the rewrite replaces) is not placed.
+            .filter_map(|&(o, l)| {
+                let (from, to) = (shape.place(o)?, shape.place(o + l)?);
+                (to - from == l).then_some(((from.checked_sub(base)?) as usize, o, l))
+            })
+            .filter(|&(start, _, l)| start + l as usize <= text.len())
+            .map(|(start, o, l)| {
                 Edit { range: start..start + l as usize, with: format!("{}{o}:{l}\\u0001", self.marker) }
             })
             .collect()
@@ -256,7 +261,7 @@ mod tests {
         std::fs::write(&path, &file).unwrap();
         let base = 8;
         let s = StandIns::default();
-        let edits = s.edits(record.as_bytes(), base, &[]);
+        let edits = s.edits(record.as_bytes(), &Shape::whole(base, record.len() as u64), &[]);
         let n = edits.len();
         let small = crate::rewrite::splice::apply(record.as_bytes(), edits);
         let v: serde_json::Value = serde_json::from_slice(&small).unwrap();

@@ -24,7 +24,7 @@ use crate::atomic::{self, Existing};
 use crate::formats::Format;
 
 use super::identity::{self, Identity};
-use super::sparse::{Holes, Sparse};
+use super::sparse::{Holes, Rewritten, Sparse};
 use super::{Op, Rewrite, edits, mend, splice};
 
 /// What a repair wrote.
@@ -276,41 +276,26 @@ fn copy(
             }
             continue;
         }
-        let ops = rewrite.ops.get(&line);
-        let edited = |text: &[u8]| ops.map_or(Some(Vec::new()), |ops| edits(format, text, at, ops));
-        // The ops at the places the collapsed line has them; `None`: one
-        // cannot be placed there, and the line is read as the file has it.
-        let placed = match ops {
-            Some(ops) if shape.collapsed() => shape.ops(ops),
-            _ => None,
+        let ops = rewrite.ops.get(&line).map(Vec::as_slice);
+        let edited = |text: &[u8], ops: Option<&[Op]>| ops.map_or(Some(Vec::new()), |ops| edits(format, text, at, ops));
+        let real;
+        let e = match shape.rewritten(text, ops, edited) {
+            Rewritten::Edits(e) => e,
+            // A hole the edits leave in place: the line as in the file after all.
+            Rewritten::Whole => {
+                real = shape.read(file).with_context(|| format!("reading line {line} of {}", path.display()))?;
+                buf = &real;
+                text = if newline { &real[..real.len() - 1] } else { &real };
+                edited(text, ops)
+            }
         };
-        let first = match (&placed, shape.collapsed()) {
-            (Some(ops), _) => edits(format, text, at, ops),
-            (None, false) => edited(text),
-            (None, true) => Some(Vec::new()),
-        };
-        let Some(mut e) = first else {
+        let Some(mut e) = e else {
             w.dropped.push(line);
             if let Some(c) = chain.as_mut() {
                 c.drop(text);
             }
             continue;
         };
-        // A hole left in place by the edits: the line as in the file after all.
-        let real;
-        if !shape.replaced_by(&e) || (shape.collapsed() && placed.is_none()) {
-            real = shape.read(file).with_context(|| format!("reading line {line} of {}", path.display()))?;
-            buf = &real;
-            text = if newline { &real[..real.len() - 1] } else { &real };
-            let Some(again) = edited(text) else {
-                w.dropped.push(line);
-                if let Some(c) = chain.as_mut() {
-                    c.drop(text);
-                }
-                continue;
-            };
-            e = again;
-        }
         if let Some(c) = chain.as_mut() {
             e.extend(c.keep(text));
         }

@@ -55,36 +55,6 @@ impl Holes {
         let to = from + self.0[from..].partition_point(|h| h.start < span.end);
         &self.0[from..to]
     }
-
-    /// Whether `edits` of the record text at file offset `base` replace every
-    /// hole inside it, each within one edit.
-    pub fn replaced_by(&self, base: u64, len: u64, edits: &[Edit]) -> bool {
-        self.within(base..base + len)
-            .iter()
-            .all(|h| edits.iter().any(|e| base + e.range.start as u64 <= h.start && h.end <= base + e.range.end as u64))
-    }
-
-    /// The record of `len` bytes at `offset`, its holes filled, with its
-    /// edits (`edits_of` it; `None` when it is dropped); read after all, and
-    /// its edits found again, when they do not replace every hole.
-    pub fn read(
-        &self,
-        file: &impl ReadAt,
-        offset: u64,
-        len: u64,
-        edits_of: impl Fn(&[u8]) -> Option<Vec<Edit>>,
-    ) -> io::Result<(Vec<u8>, Option<Vec<Edit>>)> {
-        let mut buf = vec![0; usize::try_from(len).map_err(io::Error::other)?];
-        let mut reader = Sparse::new(file, offset, offset + len, self);
-        reader.read_exact(&mut buf)?;
-        let edits = edits_of(&buf);
-        if edits.as_ref().is_some_and(|e| !self.replaced_by(offset, len, e)) {
-            file.read_exact_at(&mut buf, offset)?;
-            let edits = edits_of(&buf);
-            return Ok((buf, edits));
-        }
-        Ok((buf, edits))
-    }
 }
 
 /// Where the holes of one record read collapsed are ([`Sparse::collapsed`]):
@@ -108,6 +78,15 @@ struct Spot {
 }
 
 impl Holes {
+    /// The record of `len` bytes at file offset `offset` read collapsed (each
+    /// of its holes a few filler bytes), and its shape.
+    pub fn read_collapsed(&self, file: &impl ReadAt, offset: u64, len: u64) -> io::Result<(Vec<u8>, Shape)> {
+        let mut text = Vec::with_capacity(usize::try_from(len).map_err(io::Error::other)?.min(1 << 20));
+        Sparse::collapsed(file, offset, offset + len, self).read_to_end(&mut text)?;
+        let shape = self.shape(offset, text.len());
+        Ok((text, shape))
+    }
+
     /// The shape of the record a collapsed read gave as `len` bytes, which
     /// starts at file offset `at` (holes never straddle a record).
     pub fn shape(&self, at: u64, len: usize) -> Shape {
@@ -128,15 +107,63 @@ impl Holes {
     }
 }
 
+/// How a record read collapsed is rewritten ([`Shape::rewritten`]).
+pub enum Rewritten {
+    /// By these edits of the collapsed record; `None`: it is left out.
+    Edits(Option<Vec<Edit>>),
+    /// Only as the file holds it: read it whole ([`Shape::read`]) and find
+    /// its edits there.
+    Whole,
+}
+
 impl Shape {
+    /// The shape of a record read whole: `len` bytes at file offset `at`.
+    pub fn whole(at: u64, len: u64) -> Shape {
+        Shape { len, at, spots: Vec::new() }
+    }
+
     /// The record holds a collapsed hole: its offsets are not the file's.
     pub fn collapsed(&self) -> bool {
         !self.spots.is_empty()
     }
 
+    /// The file offset the record starts at.
+    pub fn at(&self) -> u64 {
+        self.at
+    }
+
+    /// How the record, read collapsed as `text`, is rewritten by `ops` (its
+    /// rewrite's, at file offsets), `edits` finding the edits of a text for
+    /// ops at its places (`None`: the record is left out). The ops are moved
+    /// to where the collapsed record has them; where one cannot be, or the
+    /// edits leave a hole in place, the record is rewritten only whole.
+    pub fn rewritten(
+        &self,
+        text: &[u8],
+        ops: Option<&[super::Op]>,
+        edits: impl Fn(&[u8], Option<&[super::Op]>) -> Option<Vec<Edit>>,
+    ) -> Rewritten {
+        if !self.collapsed() {
+            return Rewritten::Edits(edits(text, ops));
+        }
+        let Some(placed) = ops.and_then(|ops| self.ops(ops)) else { return Rewritten::Whole };
+        match edits(text, Some(&placed)) {
+            Some(e) if !self.replaced_by(&e) => Rewritten::Whole,
+            e => Rewritten::Edits(e),
+        }
+    }
+
+    /// The file offset of byte `pos` of the collapsed record (not one of a
+    /// hole's filler bytes).
+    pub fn file_offset(&self, pos: usize) -> u64 {
+        let shrunk: u64 =
+            self.spots.iter().filter(|s| s.at + s.kept <= pos).map(|s| s.file.end - s.file.start - s.kept as u64).sum();
+        self.at + pos as u64 + shrunk
+    }
+
     /// Where file offset `pos` of the record is in the collapsed record, as a
     /// file offset (the record's start plus its place); `None` inside a hole.
-    fn place(&self, pos: u64) -> Option<u64> {
+    pub fn place(&self, pos: u64) -> Option<u64> {
         let mut shrunk = 0;
         for s in &self.spots {
             if pos <= s.file.start {
@@ -153,7 +180,7 @@ impl Shape {
     /// `ops` with their file offsets moved to where the collapsed record has
     /// them; `None` when one cannot be (it starts or ends inside a hole, or it
     /// is a fit, which reads the payload it replaces).
-    pub fn ops(&self, ops: &[super::Op]) -> Option<Vec<super::Op>> {
+    fn ops(&self, ops: &[super::Op]) -> Option<Vec<super::Op>> {
         use super::Op;
         ops.iter()
             .map(|op| match op {
@@ -170,7 +197,7 @@ impl Shape {
     /// Whether `edits` of the collapsed record replace every hole in it, each
     /// within one edit: then the record it writes is the one the file holds,
     /// rewritten.
-    pub fn replaced_by(&self, edits: &[Edit]) -> bool {
+    fn replaced_by(&self, edits: &[Edit]) -> bool {
         self.spots.iter().all(|s| edits.iter().any(|e| e.range.start <= s.at && s.at + s.kept <= e.range.end))
     }
 
@@ -308,20 +335,37 @@ mod tests {
     }
 
     #[test]
-    fn a_hole_the_edits_do_not_replace_is_read_after_all() {
-        let text = br#"{"a":"QUJD","b":"REVG"}"#;
+    fn a_record_read_collapsed_is_rewritten_there_only_when_its_edits_replace_every_hole() {
+        let text = br#"{"a":"QUJDREVGR0hJ","b":"S0xNTk9QUVJT"}"#;
         let (_d, f) = file(text);
-        // The payloads of "a" (6..10) and "b" (17..21).
-        let h = Holes::new(&[(6, 4), (17, 4)]);
-        let note = |t: &[u8]| Some(vec![Edit { range: 5..11, with: String::from_utf8(t[5..11].to_vec()).unwrap() }]);
-        // Only "a" is replaced: "b" is read, and the edits are of the text read.
-        let (got, edits) = h.read(&f, 0, text.len() as u64, note).unwrap();
-        assert_eq!(got, text.to_vec());
-        assert_eq!(edits.unwrap()[0].with, r#""QUJD""#);
-        let both =
-            |_: &[u8]| Some(vec![Edit { range: 5..11, with: "1".into() }, Edit { range: 16..22, with: "2".into() }]);
-        assert_eq!(h.read(&f, 0, text.len() as u64, both).unwrap().0, br#"{"a":"AAAA","b":"AAAA"}"#.to_vec());
-        // A dropped record is not read.
-        assert_eq!(h.read(&f, 0, text.len() as u64, |_| None).unwrap(), (br#"{"a":"AAAA","b":"AAAA"}"#.to_vec(), None));
+        // The payloads of "a" (6..18) and "b" (25..37).
+        let h = Holes::new(&[(6, 12), (25, 12)]);
+        let (collapsed, shape) = h.read_collapsed(&f, 0, text.len() as u64).unwrap();
+        assert_eq!(collapsed, br#"{"a":"AAAA","b":"AAAA"}"#.to_vec());
+        assert_eq!((shape.place(25), shape.file_offset(17), shape.file_offset(21)), (Some(17), 25, 37));
+        let blank = |offset, len| super::super::Op::Blank { offset, len };
+        // Each blank an edit of its (placed) range.
+        let edits = |_: &[u8], ops: Option<&[super::super::Op]>| {
+            let edit = |op: &super::super::Op| match op {
+                super::super::Op::Blank { offset, len } => {
+                    Edit { range: *offset as usize..(offset + len) as usize, with: "N".into() }
+                }
+                _ => unreachable!("only blanks here"),
+            };
+            Some(ops.unwrap_or_default().iter().map(edit).collect::<Vec<_>>())
+        };
+        let both = [blank(6, 12), blank(25, 12)];
+        match shape.rewritten(&collapsed, Some(&both), edits) {
+            Rewritten::Edits(Some(e)) => {
+                assert_eq!(e.iter().map(|e| e.range.clone()).collect::<Vec<_>>(), vec![6..10, 17..21]);
+            }
+            _ => panic!("both holes are replaced where the collapsed record has them"),
+        }
+        // Only "a" replaced, or a blank inside a hole: the record is rewritten whole.
+        assert!(matches!(shape.rewritten(&collapsed, Some(&[blank(6, 12)]), edits), Rewritten::Whole));
+        assert!(matches!(shape.rewritten(&collapsed, Some(&[blank(7, 2), blank(25, 12)]), edits), Rewritten::Whole));
+        // Left out: nothing more to read.
+        assert!(matches!(shape.rewritten(&collapsed, Some(&both), |_, _| None), Rewritten::Edits(None)));
+        assert_eq!(shape.read(&f).unwrap(), text.to_vec());
     }
 }
