@@ -44,8 +44,8 @@ impl StandIns {
             return Vec::new();
         }
         let mut out = Vec::new();
-        for (body, plain) in long_strings(text) {
-            let body = base64_part(text, body, plain);
+        for found in crate::json::long_strings(text, MIN_LEN) {
+            let body = base64_part(text, found.body, found.escapes != crate::json::Escapes::Others);
             if body.len() < MIN_LEN || keep.iter().any(|e| e.range.start < body.end && body.start < e.range.end) {
                 continue;
             }
@@ -85,39 +85,6 @@ impl StandIns {
     pub fn fill<W: Write>(&self, out: W, file: Handle) -> Fill<'_, W> {
         Fill { out, file, marker: self.marker.as_bytes(), pending: Vec::new() }
     }
-}
-
-/// The bodies (between the quotes) of the strings of `text` at least
-/// [`MIN_LEN`] long, each with whether its only escapes are `\/` (the one
-/// base64 text may carry). Outside strings JSON holds no quote or backslash,
-/// so a linear walk that skips escapes finds every string exactly.
-fn long_strings(text: &[u8]) -> Vec<(Range<usize>, bool)> {
-    let mut found = Vec::new();
-    let mut i = 0;
-    while let Some(q) = memchr::memchr(b'"', &text[i..]) {
-        let start = i + q + 1;
-        let mut j = start;
-        let mut plain = true;
-        let end = loop {
-            match memchr::memchr2(b'"', b'\\', &text[j..]) {
-                Some(k) if text[j + k] == b'\\' => {
-                    plain &= text.get(j + k + 1) == Some(&b'/');
-                    j += k + 2;
-                }
-                Some(k) => break Some(j + k),
-                None => break None,
-            }
-            if j >= text.len() {
-                break None;
-            }
-        };
-        let Some(end) = end else { break };
-        if end - start >= MIN_LEN {
-            found.push((start..end, plain));
-        }
-        i = end + 1;
-    }
-    found
 }
 
 /// How much of a payload is checked to be base64: text (a tool's output, a

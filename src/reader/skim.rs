@@ -53,43 +53,17 @@ impl Skim {
 }
 
 /// Escape-free string contents of at least `skim.string` bytes in `raw`, in
-/// order. Stops looking (keeping what it found) where the line turns out to
-/// be dense with short strings: prose, not payloads, whose quotes would cost
-/// more to find than the parser's own walk.
+/// order (an escaped string is unescaped by the parser, not borrowed from the
+/// line, so it could not be found there again).
 pub fn long_strings(raw: &[u8], skim: &Skim) -> Vec<Range<usize>> {
-    let mut found = Vec::new();
     if raw.len() < skim.line {
-        return found;
+        return Vec::new();
     }
-    let (mut pos, mut hits) = (0usize, 0usize);
-    // Outside a string only a quote starts one (a backslash there is invalid
-    // JSON, which the parser reports); inside, a backslash escapes the next byte.
-    while let Some(open) = memchr::memchr(b'"', &raw[pos..]) {
-        let start = pos + open + 1;
-        let (mut at, mut escaped) = (start, false);
-        let end = loop {
-            hits += 1;
-            match memchr::memchr2(b'"', b'\\', &raw[at..]) {
-                Some(i) if raw[at + i] == b'\\' => {
-                    escaped = true;
-                    at += i + 2;
-                    if at > raw.len() {
-                        return found;
-                    }
-                }
-                Some(i) => break at + i,
-                None => return found,
-            }
-        };
-        if !escaped && end - start >= skim.string.max(skim.keep) {
-            found.push(start..end);
-        }
-        pos = end + 1;
-        if hits > 256 + pos / 512 {
-            break;
-        }
-    }
-    found
+    crate::json::long_strings(raw, skim.string.max(skim.keep))
+        .into_iter()
+        .filter(|s| s.escapes == crate::json::Escapes::None)
+        .map(|s| s.body)
+        .collect()
 }
 
 /// A line with its long strings cut to their first bytes, for the parser.
