@@ -143,4 +143,13 @@ fn a_line_broken_only_inside_its_payload_still_tells_the_agent() {
     let f = s.findings.iter().find(|f| f.code == Some("line.invalid_json")).expect("the line is named");
     assert_eq!(f.line, 1);
     assert!(f.message.contains("control character"), "{}", f.message);
+    // A byte that is not UTF-8 in the payload: read with it replaced, as a whole parse reads it.
+    let line = claude_line(&png, "");
+    let at = line.find(&png).unwrap() + 1000;
+    let bytes = [line[..at].as_bytes(), b"\xff", line[at..].as_bytes(), b"\n"].concat();
+    std::fs::write(&path, bytes).unwrap();
+    let s = reader::read_session(&path, &Options::default()).unwrap();
+    assert_eq!(s.format, session_doctor::formats::Format::ClaudeCode);
+    assert!(s.findings.iter().any(|f| f.code == Some("line.invalid_utf8") && f.line == 1), "{:?}", s.findings);
+    same_skimmed_or_not(&path);
 }
