@@ -2,7 +2,7 @@
 //!
 //! The bytes go to a temporary file in the target's own folder (so the rename
 //! never crosses file systems), are flushed to disk (a large file while it is
-//! written, [`writeback`]), and the temporary file is
+//! written, `atomic/writeback.rs`), and the temporary file is
 //! renamed over the target; then the folder itself is synced so the rename
 //! survives a power cut. A symlink at the target is replaced, never followed:
 //! a session folder's link cannot redirect a write elsewhere.

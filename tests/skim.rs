@@ -146,7 +146,7 @@ fn a_line_broken_only_inside_its_payload_still_tells_the_agent() {
     // A byte that is not UTF-8 in the payload: read with it replaced, as a whole parse reads it.
     let line = claude_line(&png, "");
     let at = line.find(&png).unwrap() + 1000;
-    let bytes = [line[..at].as_bytes(), b"\xff", line[at..].as_bytes(), b"\n"].concat();
+    let bytes = [&line.as_bytes()[..at], b"\xff", &line.as_bytes()[at..], b"\n"].concat();
     std::fs::write(&path, bytes).unwrap();
     let s = reader::read_session(&path, &Options::default()).unwrap();
     assert_eq!(s.format, session_doctor::formats::Format::ClaudeCode);
