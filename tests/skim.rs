@@ -106,6 +106,13 @@ fn lines_made_to_trip_a_skim_read_as_a_whole_parse_reads_them() {
             line[..line.len() - 200].to_string()
         }),
         ("an escaped payload", claude_line(&png.replace('/', "\\/"), "")),
+        // The UI's copy of a tool's image, not the same bytes, a raw tab in it: never decoded, still checked.
+        ("a broken copy for the UI", {
+            let copy = format!("{}\t{}", &png[..1000], &png[1001..]);
+            format!(
+                r#"{{"type":"user","uuid":"u-r","parentUuid":null,"sessionId":"s","timestamp":"2026-11-30T10:00:00Z","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"toolu_1","content":[{{"type":"image","source":{{"type":"base64","media_type":"image/png","data":"{png}"}}}}]}}]}},"toolUseResult":{{"type":"image","file":{{"base64":"{copy}","type":"image/png"}}}}}}"#
+            )
+        }),
         ("a data URL", codex_image.clone()),
         (
             "a data URL with a long header",

@@ -66,6 +66,14 @@ impl Judge<'_> {
                 .or_else(|| out[..own_count].iter().position(|a| a.call_id.is_some() && a.call_id == m.call_id));
             match same {
                 Some(i) => {
+                    // Not judged: a skimmed copy unlike its attachment's bytes is checked here.
+                    if let (Some(t), Some(b)) = (t, bytes)
+                        && text.skimmed(t)
+                        && texts[i] != Some(b)
+                        && !json_text(b)
+                    {
+                        text.refuse();
+                    }
                     out[i].mirrors.extend(t.and_then(|t| text.span(t)));
                     if out[i].name.is_none() {
                         out[i].name.clone_from(&m.name);
