@@ -24,7 +24,17 @@ INTERRUPTED = "[The previous response was interrupted before it completed.]"
 def _setup(ctx, name, data):
     sb = ctx.sb
     (sb.home / ".gemini").mkdir(exist_ok=True)
-    settings = {"security": {"auth": {"selectedType": "gemini-api-key"}}, "model": {"name": MODEL}}
+    # Gemini CLI's session cleanup (on by default) runs at every start, unawaited:
+    # it deletes a file it cannot read as a session, and with it every file of the
+    # same short id. `--resume` in a later minute than the session's first line
+    # starts an empty file beside it with that id (session-<minute>-<id8>), so a
+    # start after that (the copy's resume) could delete the stuck original itself,
+    # racing the run's exit: off, so the scenarios see what session-doctor does.
+    settings = {
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "model": {"name": MODEL},
+        "general": {"sessionRetention": {"enabled": False}},
+    }
     (sb.home / ".gemini" / "settings.json").write_text(json.dumps(settings))
     path = sb.work / name
     path.write_bytes(data)
