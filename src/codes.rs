@@ -134,6 +134,11 @@ pub const CODES: &[Code] = &[
         "a fork subagent's requests carry its parent session's history, which holds invalid media",
     ),
     c(
+        "gemini.cleanup_deletes",
+        W,
+        "Gemini CLI deletes this session at its next start on another: a file beside it with no message shares its short id",
+    ),
+    c(
         "subagent.fork_parent_missing",
         W,
         "the parent history a fork subagent's requests begin with is not where its `fork-context-ref` points",

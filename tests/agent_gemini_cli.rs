@@ -123,3 +123,33 @@ fn a_repaired_copy_names_its_new_id_in_every_header_and_set() {
     assert!(name.starts_with("session-") && name.ends_with(&format!("-{}.jsonl", &new[..8])), "{name}");
     assert_eq!(ids(&copy), vec![new; 3]);
 }
+
+/// The codes `scan --json` reports for `file`.
+fn codes(file: &Path) -> Vec<String> {
+    let (doc, _) = json_of(&["scan", "--json", file.to_str().unwrap()]);
+    doc["findings"].as_array().unwrap().iter().filter_map(|f| f["code"].as_str().map(str::to_string)).collect()
+}
+
+/// Gemini CLI's startup cleanup deletes a file of its chats folder that holds
+/// no message, and every file of the same short id with it: a session with
+/// such a file beside it (what `--resume` in a later minute leaves) is lost at
+/// Gemini CLI's next start on another session. Seen in the round-trip suite,
+/// reproduced with this very file (tests/agents/NOTES-gemini-cli.md).
+#[test]
+fn a_file_with_no_message_beside_a_session_under_its_short_id_is_told() {
+    let (dir, s) = chats(HEALTHY);
+    assert!(!codes(&s).contains(&"gemini.cleanup_deletes".to_string()), "nothing beside it yet");
+    let header = std::fs::read_to_string(&s).unwrap().lines().next().unwrap().to_string();
+    // A file of another id, and one of this id that holds messages: neither is deleted.
+    std::fs::write(dir.path().join("session-2026-12-01T08-01-00ff00ff.jsonl"), format!("{header}\n")).unwrap();
+    std::fs::copy(&s, dir.path().join("session-2026-12-01T08-02-c5d9e38f.jsonl")).unwrap();
+    assert!(!codes(&s).contains(&"gemini.cleanup_deletes".to_string()));
+    // The header alone, as the resume in a later minute starts it.
+    let empty = "session-2026-12-01T08-01-c5d9e38f.jsonl";
+    std::fs::write(dir.path().join(empty), format!("{header}\n")).unwrap();
+    let (doc, _) = json_of(&["scan", "--json", s.to_str().unwrap()]);
+    let f = doc["findings"].as_array().unwrap().iter().find(|f| f["code"] == "gemini.cleanup_deletes").expect("told");
+    let message = f["message"].as_str().unwrap();
+    assert!(message.contains(empty) && message.contains("c5d9e38f"), "{message}");
+    assert!(!message.contains("08-02"), "the file that holds messages is not named: {message}");
+}

@@ -11,6 +11,7 @@ mod board;
 mod compressed;
 mod detect;
 mod fork;
+mod gemini_cleanup;
 mod line;
 mod lines;
 mod media;
@@ -174,6 +175,9 @@ pub fn read_with_plan(
     findings.extend(unread);
     if plan.format == Format::ClaudeCode {
         findings.extend(fork::findings(path, opts));
+    }
+    if plan.format == Format::GeminiCli {
+        findings.extend(gemini_cleanup::findings(path));
     }
     let mut session = Session {
         file: path.display().to_string(),
