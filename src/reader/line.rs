@@ -124,8 +124,8 @@ impl<'r> Worker<'r> {
             let v = Value::parse(&skimmed.text).ok()?;
             let mut out = LineOut::default();
             adapter.read(&v, &mut out);
-            let unclaimed = skimmed.unclaimed(&out.media);
-            if unclaimed.is_empty() {
+            let claimed = skimmed.claimed(&out.media);
+            if claimed.len() == strings.len() {
                 let text = skimmed.text(raw, offset);
                 let found = self.found.len();
                 let rec = self.build(out, &text, lineno, offset, false);
@@ -136,7 +136,7 @@ impl<'r> Worker<'r> {
                 }
                 return Some(rec);
             }
-            strings = skimmed.claimed(&unclaimed);
+            strings = claimed;
         }
         None
     }

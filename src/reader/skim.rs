@@ -102,22 +102,17 @@ impl Skimmed {
         Skimmed { text, holes }
     }
 
-    /// The string contents in the line that `media` do not name as their
-    /// payload: empty when every cut string is one.
-    pub fn unclaimed(&self, media: &[RawMedia<'_>]) -> Vec<Range<usize>> {
+    /// The string contents in the line it cut that `media` name as their
+    /// payload: all of them, or the line is to be parsed again without the rest.
+    pub fn claimed(&self, media: &[RawMedia<'_>]) -> Vec<Range<usize>> {
         let base = self.text.as_ptr() as usize;
-        let claimed = |h: &Hole| {
+        let claimed = |h: &&Hole| {
             media
                 .iter()
                 .filter_map(|m| m.payload.text())
                 .any(|t| (t.as_ptr() as usize).checked_sub(base) == Some(h.at) && t.len() == h.keep)
         };
-        self.holes.iter().filter(|h| !claimed(h)).map(|h| h.raw.clone()).collect()
-    }
-
-    /// The strings it cut, minus `unclaimed` ones.
-    pub fn claimed(&self, unclaimed: &[Range<usize>]) -> Vec<Range<usize>> {
-        self.holes.iter().map(|h| h.raw.clone()).filter(|r| !unclaimed.contains(r)).collect()
+        self.holes.iter().filter(claimed).map(|h| h.raw.clone()).collect()
     }
 
     /// The text the media of this skimmed line borrow from.
