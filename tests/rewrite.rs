@@ -315,3 +315,33 @@ fn preview_of_a_line_read_without_a_replaced_payload_sends_the_next_one_whole() 
         assert!(text.contains("[Attachment omitted: ") || text.contains("omitted"), "{how:?}: no note in the request");
     }
 }
+
+/// `repair` writes its copy from the plan of the structural verdicts while
+/// the suspects are decoded in full; when a full decode changes the plan (an
+/// image whose deflate data is corrupt behind valid CRCs, which only the full
+/// decode sees), that copy is abandoned and the one kept is written from the
+/// plan made after the decodes: the broken image is left out, the good ones
+/// stay, and nothing else is left in the folder.
+#[test]
+fn a_suspect_the_full_decode_finds_broken_is_left_out_of_the_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let (good, broken, other) =
+        (b64(&media_corpus::png(7, 5)), b64(&media_corpus::png_corrupt_deflate()), b64(&media_corpus::png(9, 4)));
+    let items: Vec<Item<'_>> =
+        [&good, &other, &broken].iter().map(|b| Item { base64: b.as_str(), mime: "image/png" }).collect();
+    let text = wrap::failed("claude-code", &wrap::session("claude-code", &items), "Could not process image");
+    let file = write(dir.path(), "s.jsonl", &text);
+    let out_dir = dir.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    let out = run(&["repair", "--json", "--out", out_dir.to_str().unwrap(), file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(r["suspects_left_out"], json!(["L5.1"]), "{r:#}");
+    assert_eq!(r["still_stuck"], Value::Null, "{r:#}");
+    let copy = std::fs::read_to_string(r["out"].as_str().unwrap()).unwrap();
+    assert!(!copy.contains(broken.as_str()), "the broken image is still in the copy");
+    assert!(copy.contains(good.as_str()) && copy.contains(other.as_str()), "a good image went missing");
+    assert!(copy.contains("[Attachment omitted"), "no note in the broken image's place");
+    let left: Vec<_> = std::fs::read_dir(&out_dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left.len(), 1, "only the copy is left in the folder: {left:?}");
+}
