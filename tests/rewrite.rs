@@ -316,12 +316,10 @@ fn preview_of_a_line_read_without_a_replaced_payload_sends_the_next_one_whole() 
     }
 }
 
-/// `repair` writes its copy from the plan of the structural verdicts while
-/// the suspects are decoded in full; when a full decode changes the plan (an
-/// image whose deflate data is corrupt behind valid CRCs, which only the full
-/// decode sees), that copy is abandoned and the one kept is written from the
-/// plan made after the decodes: the broken image is left out, the good ones
-/// stay, and nothing else is left in the folder.
+/// An image whose deflate data is corrupt behind valid CRCs looks valid to
+/// the structural read; only the suspects' full decode sees it. `repair` plans
+/// its copy after that decode: the broken image is left out as a note, the
+/// good ones stay, and nothing but the copy is left in the folder.
 #[test]
 fn a_suspect_the_full_decode_finds_broken_is_left_out_of_the_copy() {
     let dir = tempfile::tempdir().unwrap();

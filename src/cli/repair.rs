@@ -121,6 +121,24 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
             sub.parent.display()
         );
     }
+    // The full decodes of suspects, made once for both diagnoses (the session's and its copy's).
+    let deepened = Deepened::default();
+    let suspects_left_out = if args.keep_suspects {
+        Vec::new()
+    } else {
+        let (primes, judged) = leave_out_suspects(args, session, &plan, &deepened)?;
+        session = judged;
+        primes
+    };
+    let mut rewrite = Rewrite::plan(&session, &args.rewrite.options(), plan.single_document);
+    if args.rewrite.fit {
+        rewrite.fit(&session, &crate::reader::Source::of(&plan, &args.file), &plan.rules, plan.single_document);
+    }
+    // pi's first layout counts entries by position (`firstKeptEntryIndex`):
+    // leaving a line out there would move its compactions.
+    if !(plan.format == crate::formats::Format::Pi && positional(&args.file)) {
+        rewrite.drop_failures(&session, plan.single_document);
+    }
     // Lines the reader had to skip (cut short, not JSON): not the history's
     // structural findings, which the rewrite mends.
     let mut damaged: Vec<u64> = session
@@ -131,55 +149,24 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
         .collect();
     damaged.sort_unstable();
     damaged.dedup();
-    // pi's first layout counts entries by position (`firstKeptEntryIndex`):
-    // leaving a line out there would move its compactions.
-    let keeps_failures = plan.format == crate::formats::Format::Pi && positional(&args.file);
-    let planner = Planner { args, plan: &plan, keeps_failures, damaged: &damaged };
-    // The suspects' full decodes are most of what a repair adds to a read,
-    // and seldom change the plan: the copy is written from the plan of their
-    // structural verdicts while they run, and kept only when the plan made
-    // after them is the same (otherwise it is written again). Not with --fit,
-    // whose plan reads the file itself.
-    let guess = if args.keep_suspects || args.rewrite.fit {
-        None
-    } else {
-        let (primes, mut judged) = leave_out_suspects(args, session, &plan, None)?;
-        let rewrite = planner.rewrite(&judged);
-        for a in judged.attachments.iter_mut().filter(|a| primes.contains(&a.reference)) {
-            a.excluded = false;
-        }
-        session = judged;
-        planner.writes(&rewrite).then_some(rewrite)
-    };
+    // Nothing excluded, capped, rewritten, mended or left out: the copy would
+    // hold the very records of the original, so none is written unless asked.
+    if rewrite.ops.is_empty() && damaged.is_empty() && !args.force {
+        return nothing_to_repair(args, &session);
+    }
     let reads = args.read.reads(&args.file, &plan, true);
+    let source = copy::Source { path: &args.file, planned, reads: &reads };
     let (text, dir) = (plan.text(&args.file), args.out.as_deref());
+    // The copy is judged in memory (see `still_stuck`) while it is written;
+    // the session goes to that judgement (not a copy of it: a session of a
+    // million lines is 130 MB).
     let (file, format) = (session.file.clone(), session.format);
-    let write = |rewrite: &Rewrite, keep: Option<&dyn Fn() -> bool>| {
-        let source = copy::Source { path: &args.file, planned, reads: &reads, keep };
-        copy::repair_text(&source, text, plan.format, plan.single_document, rewrite, &damaged, dir)
-    };
-    // The full decodes of suspects, made once for both diagnoses (the session's
-    // and its copy's), on a thread of their own while the copy is written.
-    let deepened = Deepened::default();
-    let (written, settled) = std::thread::scope(|s| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Rewrite>(1);
-        let settling = s.spawn(|| planner.settle(session, &deepened, tx));
-        // The settled plan, once it is known (`None`: settling failed first).
-        let known = std::cell::OnceCell::new();
-        let decided = || known.get_or_init(|| rx.recv().ok()).as_ref();
-        let guessed = guess.as_ref().map(|g| write(g, Some(&|| decided() == Some(g))));
-        let written = match guessed {
-            Some(Err(e)) if e.downcast_ref::<copy::Superseded>().is_some() => None,
-            other => other,
-        };
-        let written = written.or_else(|| {
-            let rewrite = decided()?;
-            planner.writes(rewrite).then(|| write(rewrite, None))
-        });
-        (written, settling.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+    let (plan_ref, summary, deepened_ref) = (&plan, &rewrite.summary, &deepened);
+    let (written, still) = std::thread::scope(|s| {
+        let still = s.spawn(move || still_stuck(args, session, plan_ref, summary, deepened_ref));
+        let written = copy::repair_text(&source, text, plan.format, plan.single_document, &rewrite, &damaged, dir);
+        (written, still.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
     });
-    let Settled { primes: suspects_left_out, rewrite, still } = settled?;
-    let Some(written) = written else { return nothing_to_repair(args, &file, format) };
     let written = written.map_err(|e| {
         let exists = e.chain().any(|c| {
             c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::AlreadyExists)
@@ -191,6 +178,7 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
             e
         }
     })?;
+    let still = still?;
     let r = Report {
         file,
         format,
@@ -220,72 +208,6 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
     Ok(if r.still_stuck.is_some() { Exit::Problems } else { Exit::Healthy })
 }
 
-/// How this run plans its rewrite, from the session as judged so far.
-struct Planner<'a> {
-    args: &'a RepairArgs,
-    plan: &'a crate::reader::Plan,
-    /// Failed requests stay in the copy (pi's first layout).
-    keeps_failures: bool,
-    /// Lines the reader had to skip, which the copy leaves out.
-    damaged: &'a [u64],
-}
-
-/// What the plan settled on once the suspects were decoded in full.
-struct Settled {
-    /// Prime suspects of the original, not excluded by the overlay, that the copy leaves out.
-    primes: Vec<String>,
-    rewrite: Rewrite,
-    /// The copy's diagnosis when it is stuck still.
-    still: Option<crate::diagnose::Diagnosis>,
-}
-
-impl Planner<'_> {
-    /// Whether a copy is written: unless asked (--force), not when nothing is
-    /// excluded, capped, rewritten, mended or left out, where the copy would
-    /// hold the very records of the original.
-    fn writes(&self, rewrite: &Rewrite) -> bool {
-        !rewrite.ops.is_empty() || !self.damaged.is_empty() || self.args.force
-    }
-
-    fn rewrite(&self, session: &crate::model::Session) -> Rewrite {
-        let (args, plan) = (self.args, self.plan);
-        let mut rewrite = Rewrite::plan(session, &args.rewrite.options(), plan.single_document);
-        if args.rewrite.fit {
-            rewrite.fit(session, &crate::reader::Source::of(plan, &args.file), &plan.rules, plan.single_document);
-        }
-        if !self.keeps_failures {
-            rewrite.drop_failures(session, plan.single_document);
-        }
-        rewrite
-    }
-
-    /// The plan made after the suspects' full decodes, sent to `decided` as
-    /// soon as it is made; then the diagnosis of the copy it makes (none when
-    /// there is nothing to repair).
-    fn settle(
-        &self,
-        session: crate::model::Session,
-        deepened: &Deepened,
-        decided: std::sync::mpsc::SyncSender<Rewrite>,
-    ) -> anyhow::Result<Settled> {
-        let args = self.args;
-        let (primes, session) = if args.keep_suspects {
-            (Vec::new(), session)
-        } else {
-            leave_out_suspects(args, session, self.plan, Some(deepened))?
-        };
-        let rewrite = self.rewrite(&session);
-        // Room for one: never waits.
-        let _ = decided.send(rewrite.clone());
-        let still = if self.writes(&rewrite) {
-            still_stuck(args, session, self.plan, &rewrite.summary, deepened)?
-        } else {
-            None
-        };
-        Ok(Settled { primes, rewrite, still })
-    }
-}
-
 /// Marks the prime suspects of a stuck session excluded, as `diagnose` names
 /// them (and the overlay does not exclude yet), so the copy carries notes in
 /// their place: a copy that keeps them fails the same way. Returns their refs
@@ -295,7 +217,7 @@ fn leave_out_suspects(
     args: &RepairArgs,
     session: crate::model::Session,
     plan: &crate::reader::Plan,
-    deepened: Option<&Deepened>,
+    deepened: &Deepened,
 ) -> anyhow::Result<(Vec<String>, crate::model::Session)> {
     let opts = crate::diagnose::Options { model: args.read.model.clone(), ..Default::default() };
     let (d, mut session) = args.read.diagnose_keeping(&args.file, session, plan, &opts, deepened)?;
@@ -351,16 +273,16 @@ fn still_stuck(
         as_repaired: Some(mended),
         ..Default::default()
     };
-    let (d, _) = args.read.diagnose_keeping(&args.file, copy, plan, &opts, Some(deepened))?;
+    let (d, _) = args.read.diagnose_keeping(&args.file, copy, plan, &opts, deepened)?;
     Ok(d.stuck.then_some(d))
 }
 
 /// Says there is nothing to repair, and writes nothing (exit 0).
-fn nothing_to_repair(args: &RepairArgs, file: &str, format: crate::formats::Format) -> anyhow::Result<Exit> {
+fn nothing_to_repair(args: &RepairArgs, session: &crate::model::Session) -> anyhow::Result<Exit> {
     let reason = "nothing to repair: no exclusion, image cap, reasoning rewrite, unanswered tool call, failed request or damaged line to change; a copy would hold the same records";
     let mut out = std::io::stdout().lock();
     if args.json {
-        let v = serde_json::json!({"file": file, "format": format, "written": false, "reason": reason});
+        let v = serde_json::json!({"file": session.file, "format": session.format, "written": false, "reason": reason});
         writeln!(out, "{v:#}")?;
     } else {
         writeln!(out, "{reason}")?;

@@ -143,31 +143,28 @@ impl ReadArgs {
         plan: &crate::reader::Plan,
         opts: &crate::diagnose::Options,
     ) -> anyhow::Result<crate::diagnose::Diagnosis> {
-        self.diagnose_keeping(path, session, plan, opts, Some(&Deepened::default())).map(|(d, session)| d.with(session))
+        self.diagnose_keeping(path, session, plan, opts, &Deepened::default()).map(|(d, session)| d.with(session))
     }
 
     /// [`ReadArgs::diagnose`], a suspect's full decode taken from `deepened`
     /// when an earlier diagnosis of this run made it (and kept there for the
     /// next), and the session given back ([`crate::diagnose::diagnose_keeping`]).
-    /// With no `deepened`, the suspects keep their structural verdicts (a
-    /// first guess, made before the full decodes).
     pub fn diagnose_keeping(
         &self,
         path: &std::path::Path,
         session: crate::model::Session,
         plan: &crate::reader::Plan,
         opts: &crate::diagnose::Options,
-        deepened: Option<&Deepened>,
+        deepened: &Deepened,
     ) -> anyhow::Result<(crate::diagnose::Diagnosis, crate::model::Session)> {
         let source = crate::reader::Source::of(plan, path);
-        let deepen = |a: &crate::model::Attachment| {
-            deepened.and_then(|d| d.get(a, || crate::reader::reexamine(&source, a, Depth::Deep)))
-        };
+        let deepen =
+            |a: &crate::model::Attachment| deepened.get(a, || crate::reader::reexamine(&source, a, Depth::Deep));
         let judging = crate::diagnose::Judging {
             rules: &plan.rules,
             forced: self.provider.is_some(),
             overrides: self.rules.as_deref(),
-            deepen: (!self.deep && deepened.is_some()).then_some(&deepen as crate::diagnose::Deepen<'_>),
+            deepen: (!self.deep).then_some(&deepen as crate::diagnose::Deepen<'_>),
             source: Some(&source),
             single_document: plan.single_document,
         };

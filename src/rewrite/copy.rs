@@ -48,24 +48,7 @@ pub struct Source<'a> {
     pub path: &'a Path,
     pub planned: Snapshot,
     pub reads: &'a [Input],
-    /// Asked once the copy is written, before it is kept: `false` abandons it,
-    /// leaving nothing behind, with the error [`Superseded`]. `repair` starts
-    /// its copy from the plan made before the suspects' full decodes, and keeps
-    /// it only when the plan made after them is the same.
-    pub keep: Option<&'a dyn Fn() -> bool>,
 }
-
-/// A copy abandoned because [`Source::keep`] said so: nothing was written.
-#[derive(Debug)]
-pub struct Superseded;
-
-impl std::fmt::Display for Superseded {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("the copy was made from a plan that has changed since; nothing was written")
-    }
-}
-
-impl std::error::Error for Superseded {}
 
 /// Copies the session (read as `format`) to a new session with `rewrite` applied.
 /// `damaged` are lines the reader could not read: they are left out.
@@ -142,12 +125,8 @@ pub fn repair_text(
                 pipelined(out, |chunks| copy(&mut w, lines, None, format, rewrite, damaged, chunks))?;
             }
         }
-        // Still the file the plan was made from, and still the plan, or nothing is written.
-        source.planned.unchanged(src)?;
-        match source.keep {
-            Some(keep) if !keep() => Err(Superseded.into()),
-            _ => Ok(()),
-        }
+        // Still the file the plan was made from, or nothing is written.
+        source.planned.unchanged(src)
     })?;
     for (path, bytes) in companions {
         atomic::write_with_mode(&path, Existing::Keep, atomic::mode_of(src), source.reads, |out| {

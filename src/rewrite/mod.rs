@@ -65,7 +65,7 @@ pub enum Op {
 }
 
 /// What a rewrite changed, for the user and for `--json`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct Summary {
     /// Refs replaced by the exclusion note.
     pub excluded: Vec<String>,
@@ -91,7 +91,7 @@ pub struct Summary {
 }
 
 /// The ops of a whole session, by the line their record starts on.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct Rewrite {
     pub ops: BTreeMap<u64, Vec<Op>>,
     pub summary: Summary,
