@@ -12,10 +12,11 @@ use crate::reader::Options;
 use crate::report::sessions::{Health, Listed};
 use crate::report::{self, ScanReport};
 
-/// List recent sessions of Claude Code, Codex, pi, Gemini CLI, mux and opencode.
+/// List recent sessions of Claude Code, Codex, pi, Gemini CLI, mux, opencode, Copilot CLI and Cline.
 ///
 /// Looks where each agent keeps its sessions (honouring CLAUDE_CONFIG_DIR,
-/// CODEX_HOME, PI_CODING_AGENT_DIR, GEMINI_CLI_HOME, MUX_ROOT and XDG_DATA_HOME),
+/// CODEX_HOME, PI_CODING_AGENT_DIR, GEMINI_CLI_HOME, MUX_ROOT, XDG_DATA_HOME,
+/// COPILOT_HOME and CLINE_SESSION_DATA_DIR, CLINE_DATA_DIR or CLINE_DIR),
 /// newest first by modification time, and judges each listed session as `scan`
 /// does: ok, problems (an invalid attachment, a provider limit broken, a line
 /// skipped) or unreadable. opencode keeps its sessions in one database, listed
