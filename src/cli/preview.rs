@@ -21,7 +21,11 @@ use super::session_args::ReadArgs;
 /// `contents`, with the model), built from the records the provider sees, in
 /// the order the agent sends them: excluded attachments carry their note in
 /// place, images over --max-images carry the cap note, reasoning is stripped
-/// or made self-contained as asked. --target converts it to another
+/// or made self-contained as asked, and a broken history is mended as `repair`
+/// mends it (a tool call the run left unanswered gets the agent's own
+/// interrupted result, or a note where the agent has none; a result whose call
+/// is gone is left out): the preview is what the repaired copy sends, which
+/// for such a history is not what the session sends now. --target converts it to another
 /// provider's dialect (tool calls and results paired, media as that dialect
 /// spells it). Nothing is sent anywhere, and the session is not written.
 #[derive(Debug, Args)]
