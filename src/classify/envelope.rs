@@ -220,6 +220,10 @@ fn status_prefix(s: &str, frame: &mut Frame, ev: &mut Evidence) {
         // (Copilot CLI), "failed with status 429" (Claude Code's debug log).
         "failed: ",
         "failed with status ",
+        // "Grok Responses API returned 400: {…}"; "Failed to connect to Mistral API: 400 Bad
+        // Request (…)" (zed-industries/zed#37021).
+        "returned ",
+        "api: ",
         // httpx: "Client error '400 Bad Request' for url …" (BerriAI/litellm#4348).
         "client error '",
         "server error '",

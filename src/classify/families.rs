@@ -66,6 +66,9 @@ const REASONING_DEFECT: &[&str] = &[
     "not found",
     "must be passed back",
     "could not be verified",
+    // "The encrypted content for item … couldn't be vertified" (Kilo-Org/kilocode#4552):
+    // a replayed item the server cannot take back, however the verb is spelled.
+    "could not be",
     "could not be decrypted",
     "but found",
     "without its required",
@@ -138,7 +141,10 @@ const TOOL_DEFINITION: &[&str] = &[
 ];
 
 /// Roles out of order.
-const ROLE_ORDER: &[&str] = &["successive", "consecutive", "must alternate", "interleave", "roles must"];
+/// Mistral names the role it did not expect ("Unexpected role 'user' after role 'tool'",
+/// type `invalid_request_message_order`).
+const ROLE_ORDER: &[&str] =
+    &["successive", "consecutive", "must alternate", "interleave", "roles must", "unexpected role", "message_order"];
 const ROLE: &[&str] = &["user", "assistant", "role", "message"];
 
 /// Words for the request's token budget.
@@ -156,6 +162,9 @@ const WINDOW: &[&str] = &[
     "context limit",
     "too long and exceeds limit",
     "too long to fit",
+    // "Message exceeds token limit." (VS Code Copilot Chat); a per-minute token limit is a
+    // rate limit (vetoed), an output token limit a parameter (vetoed).
+    "token limit",
 ];
 /// Over the window, or the servers' advice that says so ("load the model with a larger
 /// context length", "provide a shorter input").
@@ -168,6 +177,8 @@ const LONGER: &[&str] = &[
     "larger than",
     "a larger context",
     "shorter input",
+    // "Codex ran out of room in the model's context window."
+    "out of room",
 ];
 /// A count of the prompt set against the window: "Prompt has 49202 tokens, but the
 /// configured context size is 49152 tokens" (aaif-goose/goose#11048).
@@ -175,6 +186,19 @@ const PROMPT_COUNT: &[&str] = &["prompt has", "input has", "request has", "reque
 
 /// Throttling, not a window: Bedrock's "Too many tokens, please wait".
 const RATE_WORDS: &[&str] = &["please wait", "rate limit", "per minute", "per min", "throttl", "(tpm)"];
+/// Not the prompt over its window: throttling, or the output's own token limit.
+const NOT_OVERFLOW: &[&str] = &[
+    "please wait",
+    "rate limit",
+    "per minute",
+    "per min",
+    "throttl",
+    "(tpm)",
+    "output token limit",
+    "per day",
+    "per hour",
+    "daily",
+];
 
 /// Plan and billing words. Not "quota" alone: Google names every limit a quota, most of
 /// them per minute ("Quota exceeded for …online_prediction_requests_per_base_model").
@@ -310,7 +334,7 @@ const REFUSED_CREDENTIAL: &[&str] = &[
     "expired",
     "denied",
     "does not have",
-    "don't have",
+    "do not have",
     "unauthorized",
     "unauthenticated",
     "forbidden",
@@ -360,13 +384,13 @@ pub const DETERMINISTIC: &[Family] = &[
     Family {
         name: "prompt longer than the window",
         groups: &[PROMPT, WINDOW, LONGER],
-        unless: RATE_WORDS,
+        unless: NOT_OVERFLOW,
         class: Class::ContextOverflow,
     },
     Family {
         name: "prompt counted against the window",
         groups: &[PROMPT_COUNT, WINDOW],
-        unless: RATE_WORDS,
+        unless: NOT_OVERFLOW,
         class: Class::ContextOverflow,
     },
     Family {
@@ -453,15 +477,12 @@ const MEDIA_DEFECT: &[&str] = &[
     "too large",
     "failed to decode",
     "cannot",
-    "can't",
     "could not",
     "unable to",
     "not compiled",
     "corrupt",
     "malformed",
     "does not support",
-    "doesn't support",
-    "couldn't",
     "failed to",
     "unknown format",
     "does not match",
@@ -479,6 +500,8 @@ const TOO_MANY: &[&str] = &[
     "exceeding the maximum",
     "at most",
     "exceeds limit",
+    // "Your message will exceed the maximum image count for this chat" (claude.ai).
+    "exceed the maximum",
     "only supports one",
     "only supports a single",
 ];
@@ -635,6 +658,7 @@ mod tests {
         for f in DETERMINISTIC.iter().chain(MEDIA_FAMILIES).chain(TRANSIENT).chain(LATE) {
             for t in f.groups.iter().flat_map(|g| g.iter()).chain(f.unless) {
                 assert_eq!(*t, t.to_lowercase(), "{}", f.name);
+                assert!(!t.contains("n't"), "{t} can never match: the haystack spells contractions out");
             }
         }
     }

@@ -29,6 +29,9 @@ const NAMES: &[(&str, &str)] = &[
     ("claude", "anthropic"),
     ("generativelanguage.googleapis.com", "gemini"),
     ("ai.google.dev", "gemini"),
+    // The Google AI JavaScript SDK's errors: "[GoogleGenerativeAI Error]: …".
+    ("googlegenerativeai", "gemini"),
+    ("google generative ai", "gemini"),
     ("gemini", "gemini"),
     ("azure", "azure-openai"),
     ("mistral", "mistral"),

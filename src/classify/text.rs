@@ -28,9 +28,11 @@ pub fn cap(text: &str) -> Cow<'_, str> {
     Cow::Owned(format!("{}\n…\n{}", &text[..head], &text[tail..]))
 }
 
-/// Lowercases, turns `\n`-style escapes and whitespace runs into one space, and maps the
-/// typographic apostrophe to `'`, in one pass.
+/// Lowercases, turns `\n`-style escapes and whitespace runs into one space, maps the
+/// typographic apostrophe to `'`, and spells negative contractions out ("couldn't" →
+/// "could not"), so every table needs one spelling of a phrase.
 pub fn normalize(s: &str, out: &mut String) {
+    let start = out.len();
     let mut space = out.is_empty() || out.ends_with(' ');
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
@@ -52,6 +54,11 @@ pub fn normalize(s: &str, out: &mut String) {
             c if c.is_ascii() => out.push(c.to_ascii_lowercase()),
             c => out.extend(c.to_lowercase()),
         }
+    }
+    if out[start..].contains("n't") {
+        let spelled = out[start..].replace("can't", "cannot").replace("won't", "will not").replace("n't", " not");
+        out.truncate(start);
+        out.push_str(&spelled);
     }
 }
 
@@ -75,7 +82,10 @@ mod tests {
     fn normalize_collapses_and_lowercases() {
         let mut out = String::new();
         normalize("Invalid `signature` in `thinking`\\n      Block  Couldn\u{2019}t", &mut out);
-        assert_eq!(out, "invalid `signature` in `thinking` block couldn't");
+        assert_eq!(out, "invalid `signature` in `thinking` block could not");
+        let mut out = String::new();
+        normalize("Can't load it; it won't parse, and doesn't decode", &mut out);
+        assert_eq!(out, "cannot load it; it will not parse, and does not decode");
     }
 
     #[test]
