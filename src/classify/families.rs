@@ -65,11 +65,10 @@ const REASONING_DEFECT: &[&str] = &[
     "must remain as they were",
     "not found",
     "must be passed back",
-    "could not be verified",
-    // "The encrypted content for item … couldn't be vertified" (Kilo-Org/kilocode#4552):
-    // a replayed item the server cannot take back, however the verb is spelled.
+    // "could not be verified", "could not be decrypted", and "The encrypted content for
+    // item … couldn't be vertified" (Kilo-Org/kilocode#4552): a replayed item the server
+    // cannot take back, however the verb is spelled.
     "could not be",
-    "could not be decrypted",
     "but found",
     "without its required",
 ];
