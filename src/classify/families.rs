@@ -11,6 +11,7 @@
 //! (see `decide.rs`), so a family can see a Gemini `quotaId` as well as a message.
 
 use super::class::Class;
+use super::signals::RATE_WORDS;
 
 /// A family matches when every group has at least one of its terms present and none of the
 /// `unless` terms is.
@@ -161,8 +162,8 @@ const WINDOW: &[&str] = &[
     "context limit",
     "too long and exceeds limit",
     "too long to fit",
-    // "Message exceeds token limit." (VS Code Copilot Chat); a per-minute token limit is a
-    // rate limit (vetoed), an output token limit a parameter (vetoed).
+    // "Message exceeds token limit." (VS Code Copilot Chat); a token limit per minute or
+    // per day is a rate limit or a quota (vetoed).
     "token limit",
 ];
 /// Over the window, or the servers' advice that says so ("load the model with a larger
@@ -182,22 +183,6 @@ const LONGER: &[&str] = &[
 /// A count of the prompt set against the window: "Prompt has 49202 tokens, but the
 /// configured context size is 49152 tokens" (aaif-goose/goose#11048).
 const PROMPT_COUNT: &[&str] = &["prompt has", "input has", "request has", "request contains", "you requested"];
-
-/// Throttling, not a window: Bedrock's "Too many tokens, please wait".
-const RATE_WORDS: &[&str] = &["please wait", "rate limit", "per minute", "per min", "throttl", "(tpm)"];
-/// Not the prompt over its window: throttling, or the output's own token limit.
-const NOT_OVERFLOW: &[&str] = &[
-    "please wait",
-    "rate limit",
-    "per minute",
-    "per min",
-    "throttl",
-    "(tpm)",
-    "output token limit",
-    "per day",
-    "per hour",
-    "daily",
-];
 
 /// Plan and billing words. Not "quota" alone: Google names every limit a quota, most of
 /// them per minute ("Quota exceeded for …online_prediction_requests_per_base_model").
@@ -383,13 +368,13 @@ pub const DETERMINISTIC: &[Family] = &[
     Family {
         name: "prompt longer than the window",
         groups: &[PROMPT, WINDOW, LONGER],
-        unless: NOT_OVERFLOW,
+        unless: RATE_WORDS,
         class: Class::ContextOverflow,
     },
     Family {
         name: "prompt counted against the window",
         groups: &[PROMPT_COUNT, WINDOW],
-        unless: NOT_OVERFLOW,
+        unless: RATE_WORDS,
         class: Class::ContextOverflow,
     },
     Family {
@@ -631,6 +616,19 @@ mod tests {
         );
         assert_eq!(first(DETERMINISTIC, "invalid reasoning effort: extreme"), None);
         assert_eq!(first(DETERMINISTIC, "thinking.budget_tokens: input should be greater than or equal to 1024"), None);
+    }
+
+    #[test]
+    fn a_token_limit_is_the_window_unless_it_is_per_period() {
+        assert_eq!(first(DETERMINISTIC, "error: message exceeds token limit."), Some(Class::ContextOverflow));
+        assert_eq!(
+            first(DETERMINISTIC, "codex ran out of room in the model's context window."),
+            Some(Class::ContextOverflow)
+        );
+        assert_ne!(
+            first(DETERMINISTIC, "500 - token limit (500,000 per day) exceeded. used: 508,311 tokens."),
+            Some(Class::ContextOverflow)
+        );
     }
 
     #[test]

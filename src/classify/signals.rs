@@ -372,8 +372,11 @@ pub const DETERMINISTIC_PHRASES: &[Rule] = &[
     r(&["do not have access to the model"], Class::Auth),
 ];
 
-/// Words that turn an apparent overflow into throttling.
-const RATE_WORDS: &[&str] = &["please wait", "rate limit", "per minute", "per min", "throttl", "(tpm)"];
+/// Words that turn an apparent overflow (or a media defect) into throttling or an
+/// allowance over a period: Bedrock's "Too many tokens, please wait", g4f's "Token limit
+/// (500,000 per day) exceeded". Shared with the term families.
+pub const RATE_WORDS: &[&str] =
+    &["please wait", "rate limit", "per minute", "per min", "throttl", "(tpm)", "per day", "per hour", "daily"];
 /// Words that turn an apparent quota message into a per-minute limit.
 const PER_MINUTE: &[&str] = &["per minute", "per_minute", "perminute", "retry in", "retrydelay"];
 
