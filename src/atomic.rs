@@ -15,6 +15,7 @@
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
+use std::ops::Range;
 use std::path::Path;
 
 use anyhow::Context as _;
@@ -47,17 +48,26 @@ pub fn write(
     reads: &[Input],
     fill: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
-    write_with_mode(path, existing, None, reads, fill)
+    write_with_mode(path, existing, None, reads, |w| fill(w))
+}
+
+/// What a write is filled through: bytes, and ranges of another file, which
+/// the kernel copies from file to file where it can (`copy_file_range`): a
+/// repaired copy's payloads never pass through the process.
+pub trait Sink: Write {
+    /// Appends the bytes `range` of `from`.
+    fn copy_range(&mut self, from: &File, range: Range<u64>) -> io::Result<()>;
 }
 
 /// As [`write()`], the file taking `mode` when given (a repaired copy takes its
-/// original's: a private session stays private), set before it appears.
+/// original's: a private session stays private), set before it appears, and
+/// filled through a [`Sink`].
 pub fn write_with_mode(
     path: &Path,
     existing: Existing,
     mode: Option<u32>,
     reads: &[Input],
-    fill: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>,
+    fill: impl FnOnce(&mut dyn Sink) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     alias::refuse_aliases(path, reads)?;
     refuse_special(path)?;
@@ -106,11 +116,7 @@ pub fn write_with_mode(
 /// Runs `fill` on `w` and flushes it. An error of the write itself (a full
 /// disk) names the file it was for; any other (reading the session) already
 /// names its own.
-fn fill_into<W: Write>(
-    w: W,
-    path: &Path,
-    fill: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>,
-) -> anyhow::Result<()> {
+fn fill_into<W: Sink>(w: W, path: &Path, fill: impl FnOnce(&mut dyn Sink) -> anyhow::Result<()>) -> anyhow::Result<()> {
     let mut w = Named { inner: w, failed: false };
     let filled = fill(&mut w).and_then(|()| Ok(w.flush()?));
     filled.map_err(|e| if w.failed { e.context(format!("cannot write {}", shown(path))) } else { e })
@@ -156,6 +162,51 @@ impl<W: Write> Write for Named<W> {
     fn flush(&mut self) -> io::Result<()> {
         self.inner.flush().inspect_err(|_| self.failed = true)
     }
+}
+
+impl<W: Sink> Sink for Named<W> {
+    fn copy_range(&mut self, from: &File, range: Range<u64>) -> io::Result<()> {
+        self.inner.copy_range(from, range).inspect_err(|_| self.failed = true)
+    }
+}
+
+impl<W: Sink> Sink for BufWriter<W> {
+    fn copy_range(&mut self, from: &File, range: Range<u64>) -> io::Result<()> {
+        // What is buffered goes first: the range follows it in the file.
+        self.flush()?;
+        self.get_mut().copy_range(from, range)
+    }
+}
+
+impl<S: Sink + ?Sized> Sink for &mut S {
+    fn copy_range(&mut self, from: &File, range: Range<u64>) -> io::Result<()> {
+        (**self).copy_range(from, range)
+    }
+}
+
+/// A buffer in memory (tests, and whatever collects a copy) reads the range.
+impl Sink for Vec<u8> {
+    fn copy_range(&mut self, from: &File, range: Range<u64>) -> io::Result<()> {
+        copy_by_reading(self, from, range)
+    }
+}
+
+/// [`Sink::copy_range`] the plain way: read, then written.
+pub fn copy_by_reading(out: &mut (impl Write + ?Sized), from: &File, range: Range<u64>) -> io::Result<()> {
+    let mut left = range.end.saturating_sub(range.start);
+    let mut buf = vec![0; usize::try_from(left).unwrap_or(usize::MAX).min(1 << 18)];
+    let mut at = range.start;
+    while left > 0 {
+        let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        let n = crate::reader::ReadAt::read_at(from, &mut buf[..want], at)?;
+        if n == 0 {
+            return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the file ended before the range to copy"));
+        }
+        out.write_all(&buf[..n])?;
+        at += n as u64;
+        left -= n as u64;
+    }
+    Ok(())
 }
 
 /// `.<target>.sd-tmp.<pid>.`: hidden, never `.jsonl` (no agent lists it), and
@@ -267,6 +318,33 @@ mod tests {
         fn flush(&mut self) -> io::Result<()> {
             Ok(())
         }
+    }
+    impl Sink for Full {
+        fn copy_range(&mut self, from: &File, range: Range<u64>) -> io::Result<()> {
+            copy_by_reading(self, from, range)
+        }
+    }
+
+    #[test]
+    fn a_range_follows_the_bytes_buffered_before_it_and_a_short_file_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("s.jsonl");
+        std::fs::write(&src, b"0123456789").unwrap();
+        let from = File::open(&src).unwrap();
+        let target = dir.path().join("copy.jsonl");
+        write_with_mode(&target, Existing::Keep, None, &[], |w| {
+            w.write_all(b"<")?;
+            w.copy_range(&from, 2..7)?;
+            w.write_all(b">")?;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"<23456>");
+        let e = write_with_mode(&dir.path().join("short.jsonl"), Existing::Keep, None, &[], |w| {
+            Ok(w.copy_range(&from, 8..20)?)
+        });
+        assert!(format!("{:#}", e.unwrap_err()).contains("ended before"));
+        assert!(!dir.path().join("short.jsonl").exists());
     }
 
     #[test]

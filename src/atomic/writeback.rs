@@ -75,20 +75,58 @@ impl<'f> Writeback<'f> {
     }
 }
 
-impl Write for Writeback<'_> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = (&mut &*self.file).write(buf)?;
-        self.since += n as u64;
+impl Writeback<'_> {
+    /// Counts `n` bytes written, and asks for a sync once past [`EVERY`].
+    fn wrote(&mut self, n: u64) -> io::Result<()> {
+        self.since += n;
         if self.since >= EVERY {
             self.since = 0;
             self.ask()?;
         }
+        Ok(())
+    }
+}
+
+impl Write for Writeback<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = (&mut &*self.file).write(buf)?;
+        self.wrote(n as u64)?;
         Ok(n)
     }
 
     fn flush(&mut self) -> io::Result<()> {
         (&mut &*self.file).flush()
     }
+}
+
+impl super::Sink for Writeback<'_> {
+    /// In the kernel, file to file, where the file systems allow it; by
+    /// reading and writing where they do not (another file system on an old
+    /// kernel, a platform without `copy_file_range`).
+    fn copy_range(&mut self, from: &File, range: std::ops::Range<u64>) -> io::Result<()> {
+        let mut at = range.start;
+        #[cfg(target_os = "linux")]
+        while at < range.end {
+            let want = usize::try_from(range.end - at).unwrap_or(usize::MAX).min(1 << 30);
+            match rustix::fs::copy_file_range(from, Some(&mut at), self.file, None, want) {
+                // The source ends short of the range: said by the plain copy below.
+                Ok(0) => break,
+                Ok(n) => self.wrote(n as u64)?,
+                Err(rustix::io::Errno::INTR) => {}
+                Err(e) if cannot_copy_range(e) => break,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        super::copy_by_reading(self, from, at..range.end)
+    }
+}
+
+/// The errors that say `copy_file_range` cannot copy between these two files,
+/// not that the copy failed.
+#[cfg(target_os = "linux")]
+fn cannot_copy_range(e: rustix::io::Errno) -> bool {
+    use rustix::io::Errno;
+    [Errno::XDEV, Errno::NOSYS, Errno::INVAL, Errno::OPNOTSUPP, Errno::PERM, Errno::BADF].contains(&e)
 }
 
 #[cfg(test)]

@@ -1,9 +1,11 @@
 //! `repair`'s writer: the session copied record by record into a new file,
 //! the rewrite's edits spliced into the records they touch, the new identity
 //! written where the agent keeps it. The lines are read, split and edited on
-//! one thread and written on another, a few 1 MiB chunks apart; the payloads
-//! the rewrite replaces whole are not read at all ([`super::sparse`]). Memory
-//! stays at one line and those chunks.
+//! one thread and written on another, a few 1 MiB chunks apart. The payloads
+//! are not read at all ([`super::sparse`]): those the rewrite replaces are
+//! never written, and those it keeps go from the session to the copy in the
+//! kernel ([`crate::atomic::Sink`]), the lines around them read and edited
+//! as usual. Memory stays at one line and those chunks.
 //!
 //! The copy is made from the file the plan was made from: the session is
 //! opened once here and must still be the one the [`Snapshot`] taken before
@@ -13,14 +15,15 @@
 //! an agent appends meanwhile cannot end up torn in the copy.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::ops::Range;
 use std::path::Path;
 use std::sync::mpsc;
 
 use anyhow::Context as _;
 
 use crate::alias::{Input, Snapshot};
-use crate::atomic::{self, Existing};
+use crate::atomic::{self, Existing, Sink};
 use crate::formats::Format;
 
 use super::identity::{self, Identity};
@@ -115,14 +118,14 @@ pub fn repair_text(
         match &document {
             Some(text) => {
                 let lines = Copied { path: src, file: &file, holes: &Holes::default(), input: planned() };
-                copy(&mut w, lines, Some(text), format, rewrite, damaged, out)?;
+                pipelined(out, &file, |chunks| copy(&mut w, lines, Some(text), format, rewrite, damaged, chunks))?;
             }
             None => {
-                // What the rewrite replaces is not read (see `sparse`).
-                let holes = Holes::new(&rewrite.replaced);
+                // The payloads are not read (see `sparse`).
+                let holes = Holes::passing(&rewrite.replaced, &rewrite.kept());
                 let input = Sparse::collapsed(&file, 0, len, &holes);
                 let lines = Copied { path: src, file: &file, holes: &holes, input };
-                pipelined(out, |chunks| copy(&mut w, lines, None, format, rewrite, damaged, chunks))?;
+                pipelined(out, &file, |chunks| copy(&mut w, lines, None, format, rewrite, damaged, chunks))?;
             }
         }
         // Still the file the plan was made from, or nothing is written.
@@ -142,15 +145,23 @@ const CHUNK: usize = 1 << 20;
 /// Chunks on their way at once: memory stays at a few MiB whatever the lines.
 const IN_FLIGHT: usize = 4;
 
+/// What the copying thread hands the writing one.
+enum Piece {
+    Bytes(Vec<u8>),
+    /// A range of the session, written from the file.
+    Range(Range<u64>),
+}
+
 /// Runs `produce` on a thread of its own, and writes what it writes to `out`
-/// here as it comes, in [`CHUNK`]s: reading, splitting and editing the lines
-/// overlap writing them. A write error is the one returned (it names the
-/// target); `produce` then stops at its next chunk.
+/// here as it comes, in [`CHUNK`]s and ranges of `file`: reading, splitting
+/// and editing the lines overlap writing them. A write error is the one
+/// returned (it names the target); `produce` then stops at its next chunk.
 fn pipelined(
-    out: &mut dyn std::io::Write,
-    produce: impl FnOnce(&mut dyn std::io::Write) -> anyhow::Result<()> + Send,
+    out: &mut dyn Sink,
+    file: &File,
+    produce: impl FnOnce(&mut Chunks) -> anyhow::Result<()> + Send,
 ) -> anyhow::Result<()> {
-    let (tx, rx) = mpsc::sync_channel::<Vec<u8>>(IN_FLIGHT);
+    let (tx, rx) = mpsc::sync_channel::<Piece>(IN_FLIGHT);
     // Written chunks go back to be filled again, not freed and allocated anew.
     let (back, spare) = mpsc::sync_channel::<Vec<u8>>(IN_FLIGHT + 2);
     std::thread::scope(|s| {
@@ -160,13 +171,18 @@ fn pipelined(
             Ok::<_, anyhow::Error>(chunks.send()?)
         });
         let mut written = Ok(());
-        for mut chunk in &rx {
-            if let Err(e) = out.write_all(&chunk) {
+        for piece in &rx {
+            let done = match piece {
+                Piece::Bytes(mut chunk) => out.write_all(&chunk).map(|()| {
+                    chunk.clear();
+                    let _ = back.try_send(chunk);
+                }),
+                Piece::Range(r) => out.copy_range(file, r),
+            };
+            if let Err(e) = done {
                 written = Err(e);
                 break;
             }
-            chunk.clear();
-            let _ = back.try_send(chunk);
         }
         // A producer still sending finds the channel closed.
         drop(rx);
@@ -178,7 +194,7 @@ fn pipelined(
 
 /// The writing end of [`pipelined`]: fills a chunk, sends it when full.
 struct Chunks {
-    tx: mpsc::SyncSender<Vec<u8>>,
+    tx: mpsc::SyncSender<Piece>,
     spare: mpsc::Receiver<Vec<u8>>,
     buf: Vec<u8>,
 }
@@ -190,7 +206,36 @@ impl Chunks {
         }
         let next = self.spare.try_recv().unwrap_or_else(|_| Vec::with_capacity(CHUNK));
         let full = std::mem::replace(&mut self.buf, next);
-        self.tx.send(full).map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the copy's writer stopped"))
+        self.put(Piece::Bytes(full))
+    }
+
+    fn put(&mut self, piece: Piece) -> std::io::Result<()> {
+        self.tx
+            .send(piece)
+            .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the copy's writer stopped"))
+    }
+
+    /// Writes the bytes `range` of the session, after what is written so far.
+    fn pass(&mut self, range: Range<u64>) -> std::io::Result<()> {
+        self.send()?;
+        self.put(Piece::Range(range))
+    }
+
+    /// Writes `text[run]`, a run of a record read collapsed that stays as it
+    /// is, each payload `passes` names in it written from the file in place of
+    /// its filler.
+    fn keep(&mut self, text: &[u8], run: Range<usize>, passes: &[(Range<usize>, Range<u64>)]) -> std::io::Result<()> {
+        let mut at = run.start;
+        for (filler, file) in passes.iter().filter(|(f, _)| f.start < run.end && run.start < f.end) {
+            if filler.start < run.start || run.end < filler.end {
+                // `Shape::rewritten` sends such a record to be read whole.
+                return Err(std::io::Error::other("an edit cuts through a payload kept as it is"));
+            }
+            self.write_all(&text[at..filler.start])?;
+            self.pass(file.clone())?;
+            at = filler.end;
+        }
+        self.write_all(&text[at..run.end])
     }
 }
 
@@ -227,7 +272,7 @@ fn copy(
     format: Format,
     rewrite: &Rewrite,
     damaged: &[u64],
-    out: &mut dyn std::io::Write,
+    out: &mut Chunks,
 ) -> anyhow::Result<()> {
     if let Some(text) = document {
         let body_at = if text.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
@@ -277,39 +322,48 @@ fn copy(
             continue;
         }
         let ops = rewrite.ops.get(&line).map(Vec::as_slice);
-        let edited = |text: &[u8], ops: Option<&[Op]>| ops.map_or(Some(Vec::new()), |ops| edits(format, text, at, ops));
+        // Every edit of the line: the rewrite's, its parent link's, its new identity's.
+        let mut rewritten = false;
+        let identity = &w.identity;
+        let mut edited = |text: &[u8], ops: Option<&[Op]>| {
+            let mut e = ops.map_or(Some(Vec::new()), |ops| edits(format, text, at, ops))?;
+            if let Some(c) = chain.as_mut() {
+                e.extend(c.keep(text));
+            }
+            rewritten = !e.is_empty();
+            e.extend(identity::edit(format, identity, text, line == 1));
+            Some(e)
+        };
         let real;
-        let e = match shape.rewritten(text, ops, edited) {
+        let mut passes: Vec<(Range<usize>, Range<u64>)> = shape.passes().collect();
+        let e = match shape.rewritten(text, ops, &mut edited) {
             Rewritten::Edits(e) => e,
-            // A hole the edits leave in place: the line as in the file after all.
+            // A hole the edits leave in place, or one they touch: the line as
+            // in the file after all.
             Rewritten::Whole => {
                 real = shape.read(file).with_context(|| format!("reading line {line} of {}", path.display()))?;
                 buf = &real;
                 text = if newline { &real[..real.len() - 1] } else { &real };
+                passes.clear();
                 edited(text, ops)
             }
         };
-        let Some(mut e) = e else {
+        let Some(e) = e else {
             w.dropped.push(line);
             if let Some(c) = chain.as_mut() {
                 c.drop(text);
             }
             continue;
         };
-        if let Some(c) = chain.as_mut() {
-            e.extend(c.keep(text));
-        }
-        let rewritten = !e.is_empty();
-        e.extend(identity::edit(format, &w.identity, text, line == 1));
         if e.is_empty() {
-            out.write_all(buf)?;
+            out.keep(buf, 0..buf.len(), &passes)?;
             if !newline && answers_after(rewrite, line) {
                 out.write_all(b"\n")?;
             }
         } else {
             w.touched += u64::from(rewritten);
             w.renamed += u64::from(!rewritten);
-            splice::apply_to(text, e, out)?;
+            splice::apply_keeping(text, e, out, |out, run| out.keep(text, run, &passes))?;
             out.write_all(b"\n")?;
         }
         w.lines += 1;
@@ -464,12 +518,72 @@ mod tests {
         let identity =
             Identity { path: dir.path().join("c.jsonl"), id: None, old_id: None, resume: None, resume_note: None };
         let mut w = Written { identity, lines: 0, touched: 0, dropped: Vec::new(), inserted: 0, renamed: 0 };
-        let holes = Holes::new(&rewrite.replaced);
+        let holes = Holes::passing(&rewrite.replaced, &rewrite.kept());
         let input = Sparse::collapsed(&file, 0, text.len() as u64, &holes);
         let lines = Copied { path: &path, file: &file, holes: &holes, input };
-        let mut out = Vec::new();
-        pipelined(&mut out, |chunks| copy(&mut w, lines, None, Format::Codex, rewrite, &[], chunks)).unwrap();
-        out
+        let mut out = Passed::default();
+        pipelined(&mut out, &file, |chunks| copy(&mut w, lines, None, Format::Codex, rewrite, &[], chunks)).unwrap();
+        out.bytes
+    }
+
+    /// [`copied`], and how many ranges were written from the file.
+    fn passed(text: &[u8], rewrite: &Rewrite) -> (String, usize) {
+        let before = PASSED.with(|p| p.replace(0));
+        let out = String::from_utf8(copied(text, rewrite)).unwrap();
+        (out, PASSED.with(|p| p.replace(before)))
+    }
+
+    thread_local!(static PASSED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) });
+
+    /// A copy in memory that counts the ranges it is given.
+    #[derive(Default)]
+    struct Passed {
+        bytes: Vec<u8>,
+    }
+    impl Write for Passed {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.bytes.write(b)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    impl Sink for Passed {
+        fn copy_range(&mut self, from: &File, range: Range<u64>) -> std::io::Result<()> {
+            PASSED.with(|p| p.set(p.get() + 1));
+            atomic::copy_by_reading(&mut self.bytes, from, range)
+        }
+    }
+
+    #[test]
+    fn a_kept_payload_is_written_from_the_file_and_a_container_written_anew_reads_it_first() {
+        let (big, other) = ("QUJD".repeat(5000), "RUZH".repeat(5000));
+        let line1 = format!("{{\"a\":{{\"image_url\":\"data:image/png;base64,{big}\"}},\"m\":\"TU5P\"}}\n");
+        let line2 = format!("{{\"c\":[{{\"x\":\"S0xN\"}},{{\"y\":\"{other}\"}}]}}\n");
+        let text = format!("{line1}{line2}{{\"e\":1}}\n");
+        let at = |needle: &str| text.find(needle).unwrap() as u64;
+        let payloads = vec![(at(&big), big.len() as u64), (at(&other), other.len() as u64)];
+        let mut rewrite = Rewrite { payloads, ..Default::default() };
+        // The first line's payload is passed through around an edit of its
+        // line; the second's array is written anew by the removal of its
+        // first block, so its line is read whole.
+        rewrite.ops.insert(1, vec![Op::Blank { offset: at("TU5P"), len: 4 }]);
+        rewrite.ops.insert(2, vec![Op::Remove { pointer: "/c/0".into() }]);
+        let (out, ranges) = passed(text.as_bytes(), &rewrite);
+        let want = format!(
+            "{{\"a\":{{\"image_url\":\"data:image/png;base64,{big}\"}},\"m\":\"\"}}\n{{\"c\":[{{\"y\":\"{other}\"}}]}}\n{{\"e\":1}}\n"
+        );
+        assert_eq!(out, want);
+        assert_eq!(ranges, 1, "the first line's payload, not the second's");
+        // Unedited, both are.
+        assert_eq!(
+            passed(text.as_bytes(), &Rewrite { payloads: rewrite.payloads.clone(), ..Default::default() }),
+            (text.clone(), 2)
+        );
+        // A payload the rewrite replaces or blanks is never passed through.
+        rewrite.replaced.push((at(&big), 4));
+        rewrite.ops.insert(2, vec![Op::Blank { offset: at(&other), len: other.len() as u64 }]);
+        assert_eq!(rewrite.kept(), vec![]);
     }
 
     #[test]

@@ -99,6 +99,9 @@ pub struct Rewrite {
     /// the payloads of the attachments made notes or healed away, the mirrors
     /// blanked. What reads the records again need not read them ([`sparse`]).
     pub replaced: Vec<(u64, u64)>,
+    /// Every payload's byte range (each attachment's bytes and their mirrors):
+    /// those no op replaces a copy writes from the file as they are ([`Rewrite::kept`]).
+    pub payloads: Vec<(u64, u64)>,
 }
 
 /// DESIGN's note for an excluded attachment.
@@ -123,6 +126,8 @@ impl Rewrite {
     pub fn plan(session: &Session, opts: &Options, single_document: bool) -> Rewrite {
         let key = |line: u64| if single_document { 1 } else { line };
         let mut r = Rewrite::default();
+        let spans = session.attachments.iter().flat_map(|a| a.span.iter().chain(&a.mirrors));
+        r.payloads = spans.map(|s| (s.offset, s.len)).collect();
         // Every copy of the bytes goes, on whatever line it sits.
         let blank_mirrors = |r: &mut Rewrite, a: &Attachment| {
             r.replaced.extend(a.span.map(|s| (s.offset, s.len)));
@@ -205,6 +210,33 @@ impl Rewrite {
             r.mend(session, &crate::history::check(session));
         }
         r
+    }
+
+    /// The payloads that stay as the file holds them: those no op replaces,
+    /// blanks or fits. A copy need not read them ([`sparse::Holes::passing`]).
+    pub fn kept(&self) -> Vec<(u64, u64)> {
+        let mut touched: Vec<(u64, u64)> = self.replaced.clone();
+        for op in self.ops.values().flatten() {
+            match op {
+                Op::Blank { offset, len } => touched.push((*offset, *len)),
+                Op::Fit { span, .. } => touched.push((span.offset, span.len)),
+                _ => {}
+            }
+        }
+        touched.sort_unstable();
+        // The furthest end of the touched ranges starting up to each one.
+        let reach: Vec<u64> = touched
+            .iter()
+            .scan(0, |end, t| {
+                *end = (*end).max(t.0 + t.1);
+                Some(*end)
+            })
+            .collect();
+        let hit = |&(o, l): &(u64, u64)| {
+            let before = touched.partition_point(|t| t.0 < o + l);
+            before > 0 && reach[before - 1] > o
+        };
+        self.payloads.iter().copied().filter(|p| !hit(p)).collect()
     }
 
     /// Leaves the records of failed requests out of a repaired copy. Agents do

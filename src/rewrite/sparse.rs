@@ -29,32 +29,66 @@ fn kept(h: &Range<u64>) -> u64 {
     (h.end - h.start).min(KEPT)
 }
 
-/// Sorted, merged file ranges that need not be read.
+/// Sorted, merged file ranges that need not be read: payloads the rewrite
+/// replaces, and payloads a copy passes through as they are ([`Holes::passing`]).
 #[derive(Clone, Debug, Default)]
-pub struct Holes(Vec<Range<u64>>);
+pub struct Holes(Vec<Hole>);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Hole {
+    range: Range<u64>,
+    /// Kept as it is: written from the file, never read by the process.
+    pass: bool,
+}
+
+/// A payload shorter than this is read with its line: passing it through
+/// costs more than copying it.
+pub const PASS_MIN: u64 = 16 << 10;
 
 impl Holes {
     /// The ranges `(offset, length)`, in any order, overlapping or not.
     pub fn new(ranges: &[(u64, u64)]) -> Holes {
-        let mut v: Vec<Range<u64>> = ranges.iter().filter(|r| r.1 > 0).map(|&(o, l)| o..o + l).collect();
-        v.sort_by_key(|r| r.start);
-        let mut merged: Vec<Range<u64>> = Vec::with_capacity(v.len());
-        for r in v {
-            match merged.last_mut() {
-                Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
-                _ => merged.push(r),
-            }
-        }
-        Holes(merged)
+        Holes(merged(ranges, false))
+    }
+
+    /// [`Holes::new`] for `replaced`, and `kept` passed through: every range of
+    /// `kept` of [`PASS_MIN`] bytes or more that no replaced one touches (a
+    /// payload the rewrite replaces is never written as it is).
+    pub fn passing(replaced: &[(u64, u64)], kept: &[(u64, u64)]) -> Holes {
+        let replaced = merged(replaced, false);
+        let touches = |r: &Range<u64>| {
+            let i = replaced.partition_point(|h| h.range.end <= r.start);
+            replaced.get(i).is_some_and(|h| h.range.start < r.end)
+        };
+        let kept: Vec<(u64, u64)> =
+            kept.iter().copied().filter(|&(o, l)| l >= PASS_MIN && !touches(&(o..o + l))).collect();
+        let mut all = replaced;
+        all.extend(merged(&kept, true));
+        all.sort_by_key(|h| h.range.start);
+        Holes(all)
     }
 
     /// The holes inside `span` of the file (holes never straddle a record:
     /// each is a string's text on one line).
-    pub fn within(&self, span: Range<u64>) -> &[Range<u64>] {
-        let from = self.0.partition_point(|h| h.end <= span.start);
-        let to = from + self.0[from..].partition_point(|h| h.start < span.end);
+    fn within(&self, span: Range<u64>) -> &[Hole] {
+        let from = self.0.partition_point(|h| h.range.end <= span.start);
+        let to = from + self.0[from..].partition_point(|h| h.range.start < span.end);
         &self.0[from..to]
     }
+}
+
+/// `ranges` as sorted holes, those that overlap or touch made one.
+fn merged(ranges: &[(u64, u64)], pass: bool) -> Vec<Hole> {
+    let mut v: Vec<Range<u64>> = ranges.iter().filter(|r| r.1 > 0).map(|&(o, l)| o..o + l).collect();
+    v.sort_by_key(|r| r.start);
+    let mut merged: Vec<Hole> = Vec::with_capacity(v.len());
+    for r in v {
+        match merged.last_mut() {
+            Some(last) if r.start <= last.range.end => last.range.end = last.range.end.max(r.end),
+            _ => merged.push(Hole { range: r, pass }),
+        }
+    }
+    merged
 }
 
 /// Where the holes of one record read collapsed are ([`Sparse::collapsed`]):
@@ -75,6 +109,8 @@ struct Spot {
     kept: usize,
     /// The hole in the file.
     file: Range<u64>,
+    /// A payload kept as it is, written from the file ([`Holes::passing`]).
+    pass: bool,
 }
 
 impl Holes {
@@ -92,15 +128,15 @@ impl Holes {
     pub fn shape(&self, at: u64, len: usize) -> Shape {
         let mut shape = Shape { len: len as u64, at, spots: Vec::new() };
         let (mut file, mut col) = (at, 0usize);
-        for h in &self.0[self.0.partition_point(|h| h.end <= at)..] {
-            let gap = usize::try_from(h.start.saturating_sub(file)).unwrap_or(usize::MAX);
+        for h in &self.0[self.0.partition_point(|h| h.range.end <= at)..] {
+            let gap = usize::try_from(h.range.start.saturating_sub(file)).unwrap_or(usize::MAX);
             if col.saturating_add(gap) >= len {
                 break;
             }
-            let kept = kept(h) as usize;
-            shape.spots.push(Spot { at: col + gap, kept, file: h.clone() });
+            let kept = kept(&h.range) as usize;
+            shape.spots.push(Spot { at: col + gap, kept, file: h.range.clone(), pass: h.pass });
             col += gap + kept;
-            file = h.end;
+            file = h.range.end;
         }
         shape.len = file - at + (len - col.min(len)) as u64;
         shape
@@ -133,22 +169,27 @@ impl Shape {
     }
 
     /// How the record, read collapsed as `text`, is rewritten by `ops` (its
-    /// rewrite's, at file offsets), `edits` finding the edits of a text for
+    /// rewrite's, at file offsets), `edits` finding every edit of a text for
     /// ops at its places (`None`: the record is left out). The ops are moved
-    /// to where the collapsed record has them; where one cannot be, or the
-    /// edits leave a hole in place, the record is rewritten only whole.
+    /// to where the collapsed record has them; where one cannot be, the edits
+    /// leave a replaced hole in place, or one touches a payload passed
+    /// through (a container written anew holds its filler), the record is
+    /// rewritten only whole.
     pub fn rewritten(
         &self,
         text: &[u8],
         ops: Option<&[super::Op]>,
-        edits: impl Fn(&[u8], Option<&[super::Op]>) -> Option<Vec<Edit>>,
+        mut edits: impl FnMut(&[u8], Option<&[super::Op]>) -> Option<Vec<Edit>>,
     ) -> Rewritten {
         if !self.collapsed() {
             return Rewritten::Edits(edits(text, ops));
         }
-        let Some(placed) = ops.and_then(|ops| self.ops(ops)) else { return Rewritten::Whole };
-        match edits(text, Some(&placed)) {
-            Some(e) if !self.replaced_by(&e) => Rewritten::Whole,
+        let placed = match ops.map(|ops| self.ops(ops)) {
+            Some(None) => return Rewritten::Whole,
+            placed => placed.flatten(),
+        };
+        match edits(text, placed.as_deref()) {
+            Some(e) if !self.fits(&e) => Rewritten::Whole,
             e => Rewritten::Edits(e),
         }
     }
@@ -194,11 +235,25 @@ impl Shape {
             .collect()
     }
 
-    /// Whether `edits` of the collapsed record replace every hole in it, each
-    /// within one edit: then the record it writes is the one the file holds,
-    /// rewritten.
-    fn replaced_by(&self, edits: &[Edit]) -> bool {
-        self.spots.iter().all(|s| edits.iter().any(|e| e.range.start <= s.at && s.at + s.kept <= e.range.end))
+    /// Whether `edits` of the collapsed record replace every replaced hole in
+    /// it, each within one edit, and touch no payload passed through: then the
+    /// record it writes is the one the file holds, rewritten.
+    fn fits(&self, edits: &[Edit]) -> bool {
+        self.spots.iter().all(|s| {
+            let (from, to) = (s.at, s.at + s.kept);
+            if s.pass {
+                // An insertion at either end leaves the filler whole.
+                !edits.iter().any(|e| e.range.start < to && from < e.range.end)
+            } else {
+                edits.iter().any(|e| e.range.start <= from && to <= e.range.end)
+            }
+        })
+    }
+
+    /// The payloads passed through, in order: where each one's filler is in
+    /// the collapsed record (`at..at + kept`), and its range in the file.
+    pub fn passes(&self) -> impl Iterator<Item = (Range<usize>, Range<u64>)> + '_ {
+        self.spots.iter().filter(|s| s.pass).map(|s| (s.at..s.at + s.kept, s.file.clone()))
     }
 
     /// The record's bytes as the file holds them.
@@ -214,7 +269,7 @@ pub struct Sparse<'a, F: ReadAt> {
     file: &'a F,
     pos: u64,
     end: u64,
-    holes: &'a [Range<u64>],
+    holes: &'a [Hole],
     /// Each hole shortened to [`KEPT`] bytes of filler.
     collapse: bool,
 }
@@ -233,7 +288,7 @@ impl<'a, F: ReadAt> Sparse<'a, F> {
 
 impl<F: ReadAt> Read for Sparse<'_, F> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        while self.holes.first().is_some_and(|h| h.end <= self.pos) {
+        while self.holes.first().is_some_and(|h| h.range.end <= self.pos) {
             self.holes = &self.holes[1..];
         }
         let left = self.end.saturating_sub(self.pos);
@@ -241,7 +296,7 @@ impl<F: ReadAt> Read for Sparse<'_, F> {
         if want == 0 {
             return Ok(0);
         }
-        let n = match self.holes.first() {
+        let n = match self.holes.first().map(|h| &h.range) {
             Some(h) if h.start <= self.pos && self.collapse => {
                 // Its filler, then straight on to the hole's end (a read that
                 // starts past the filler starts there).
@@ -289,11 +344,12 @@ mod tests {
     #[test]
     fn holes_merge_and_are_found_by_span() {
         let h = Holes::new(&[(50, 10), (10, 5), (12, 10), (100, 0)]);
-        assert_eq!(h.0, vec![10..22, 50..60]);
-        assert_eq!(h.within(0..10), &[] as &[Range<u64>]);
-        assert_eq!(h.within(0..11).to_vec(), vec![10..22]);
-        assert_eq!(h.within(22..50), &[] as &[Range<u64>]);
-        assert_eq!(h.within(15..55), &[10..22, 50..60]);
+        let ranges = |h: &[Hole]| h.iter().map(|h| h.range.clone()).collect::<Vec<_>>();
+        assert_eq!(ranges(&h.0), vec![10..22, 50..60]);
+        assert_eq!(ranges(h.within(0..10)), vec![]);
+        assert_eq!(ranges(h.within(0..11)), vec![10..22]);
+        assert_eq!(ranges(h.within(22..50)), vec![]);
+        assert_eq!(ranges(h.within(15..55)), vec![10..22, 50..60]);
     }
 
     #[test]
@@ -328,9 +384,9 @@ mod tests {
         assert_eq!(first.ops(&blank(a + 1, 2)), None);
         // Every hole replaced, each within one edit.
         let edit = |r: std::ops::Range<usize>| Edit { range: r, with: String::new() };
-        assert!(first.replaced_by(&[edit(5..11), edit(16..21)]));
-        assert!(!first.replaced_by(&[edit(5..11)]));
-        assert!(!first.replaced_by(&[edit(5..8), edit(8..11), edit(16..21)]));
+        assert!(first.fits(&[edit(5..11), edit(16..21)]));
+        assert!(!first.fits(&[edit(5..11)]));
+        assert!(!first.fits(&[edit(5..8), edit(8..11), edit(16..21)]));
         assert!(!h.shape(0, 5).collapsed());
     }
 

@@ -265,18 +265,29 @@ pub fn apply(t: &[u8], edits: Vec<Edit>) -> Vec<u8> {
 
 /// [`apply`] written straight to `out`: a 150 MB line with a new session id
 /// costs no second 150 MB buffer (`repair` streams its copy this way).
-pub fn apply_to(t: &[u8], mut edits: Vec<Edit>, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
+pub fn apply_to(t: &[u8], edits: Vec<Edit>, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
+    apply_keeping(t, edits, out, |out, r| out.write_all(&t[r]))
+}
+
+/// [`apply_to`], each run of `t` that stays written by `keep` (given its
+/// range in `t`): a copy writes the payloads in it from the file.
+pub fn apply_keeping<W: std::io::Write + ?Sized>(
+    t: &[u8],
+    mut edits: Vec<Edit>,
+    out: &mut W,
+    mut keep: impl FnMut(&mut W, Range<usize>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     edits.sort_by_key(|e| (e.range.start, std::cmp::Reverse(e.range.end)));
     let mut at = 0;
     for e in edits {
         if e.range.start < at {
             continue;
         }
-        out.write_all(&t[at..e.range.start])?;
+        keep(out, at..e.range.start)?;
         out.write_all(e.with.as_bytes())?;
         at = e.range.end;
     }
-    out.write_all(&t[at..])
+    keep(out, at..t.len())
 }
 
 #[cfg(test)]
