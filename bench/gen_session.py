@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate a synthetic Claude-Code-style session JSONL for perf testing.
 
-Usage: gen_session.py OUT.jsonl TARGET_MB [--seed N] [--corrupt 0.05]
+Usage: gen_session.py OUT.jsonl TARGET_MB [--seed N] [--corrupt 0.05] [--stuck]
 
 Stdlib only. Each line: {"type":"user"|"assistant","uuid":...,"parentUuid":...,
 "sessionId":...,"timestamp":...,"message":{"role":...,"content":[...]}}.
@@ -11,6 +11,12 @@ a correct xref table, tool_result blocks that carry images. About --corrupt
 of media parts are broken: truncated binary (re-encoded, valid base64),
 truncated base64 text, or one flipped byte (CRC error). A sidecar
 OUT.expected.json records the counts so a checker can be verified.
+
+By default the tool results answer random ids (a history that breaks the
+provider's rules everywhere, which `repair` mends call by call). With --stuck
+every call is answered by the next line and the session ends as one stuck on
+media does: a last image the provider rejects ("Could not process image"),
+recorded as Claude Code records an API error.
 """
 import base64, json, os, random, struct, sys, uuid, zlib
 
@@ -130,6 +136,7 @@ def main():
         seed = int(a[a.index("--seed") + 1])
     if "--corrupt" in a:
         corrupt_rate = float(a[a.index("--corrupt") + 1])
+    stuck = "--stuck" in a
     rng = random.Random(seed)
     # pools of distinct media (re-used, since a checker has no cache it does not matter)
     pngs = []
@@ -165,17 +172,40 @@ def main():
             return {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}
         return {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": data}}
 
+    pending = None  # --stuck: the call the next line answers
+
+    def record(role, content, n, u, extra=None):
+        nonlocal parent
+        rec = {"parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": "/home/u/proj",
+               "sessionId": sid, "version": "1.0.0", "type": role, "uuid": u,
+               "timestamp": "2025-01-01T00:00:%02d.000Z" % (n % 60)}
+        rec.update(extra or {})
+        rec["message"] = {"role": role, "content": content}
+        if stuck and role == "assistant":
+            # The model that answered: what bounds the suspects to the last request.
+            error = "isApiErrorMessage" in rec
+            rec["message"] = {"model": "<synthetic>" if error else "claude-sonnet-4-5-20250929", **rec["message"],
+                              "stop_reason": "stop_sequence" if error else "end_turn",
+                              "usage": {"input_tokens": 0 if error else 1200, "output_tokens": 0 if error else 80}}
+        parent = u
+        return json.dumps(rec, separators=(",", ":")) + "\n"
+
     with open(out, "w") as f:
         n = 0
         while written < target:
             n += 1
             u = str(uuid.UUID(int=rng.getrandbits(128)))
             r = rng.random()
+            if stuck and pending:
+                r = 0.9
+            elif stuck and 0.85 <= r < 0.97:
+                r = 0.8  # a result only ever answers a call
             if r < 0.45:  # assistant text + tool_use
                 role, typ = "assistant", "assistant"
                 content = [{"type": "text", "text": text(rng, rng.randint(5, 200))}]
                 if rng.random() < 0.6:
-                    content.append({"type": "tool_use", "id": "toolu_%08x" % rng.getrandbits(32), "name": "Read",
+                    pending = "toolu_%08x" % rng.getrandbits(32)
+                    content.append({"type": "tool_use", "id": pending, "name": "Read",
                                     "input": {"file_path": "/src/%s.rs" % rng.choice(WORDS)}})
             elif r < 0.70:  # user text
                 role, typ = "user", "user"
@@ -185,19 +215,27 @@ def main():
                 content = [{"type": "text", "text": text(rng, 10)}] + [media("png") for _ in range(rng.randint(1, 2))]
             elif r < 0.97:  # tool_result carrying an image (screenshot tool)
                 role, typ = "user", "user"
-                content = [{"type": "tool_result", "tool_use_id": "toolu_%08x" % rng.getrandbits(32),
+                answers = pending or "toolu_%08x" % rng.getrandbits(32)
+                pending = None
+                content = [{"type": "tool_result", "tool_use_id": answers,
                             "content": [{"type": "text", "text": "Screenshot taken"}, media("png")]}]
             else:  # PDF document
                 role, typ = "user", "user"
                 content = [media("pdf"), {"type": "text", "text": "summarise this pdf"}]
-            rec = {"parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": "/home/u/proj",
-                   "sessionId": sid, "version": "1.0.0", "type": typ, "uuid": u,
-                   "timestamp": "2025-01-01T00:00:%02d.000Z" % (n % 60),
-                   "message": {"role": role, "content": content}}
-            parent = u
-            line = json.dumps(rec, separators=(",", ":")) + "\n"
+            line = record(typ, content, n, u)
             f.write(line)
             written += len(line)
+        if stuck:
+            # The user's last image, which the provider rejects, and the error.
+            n += 2
+            corrupt_rate = 1.0
+            image = [{"type": "text", "text": "what is wrong here?"}, media("png")]
+            f.write(record("user", image, n - 1, str(uuid.UUID(int=rng.getrandbits(128)))))
+            body = {"type": "error", "error": {"type": "invalid_request_error", "message": "Could not process image"},
+                    "request_id": "req_011CVHx8n1Dq2"}
+            error = [{"type": "text", "text": "API Error: 400 " + json.dumps(body, separators=(",", ":"))}]
+            extra = {"isApiErrorMessage": True, "apiErrorStatus": 400, "error": "invalid_request"}
+            f.write(record("assistant", error, n, str(uuid.UUID(int=rng.getrandbits(128))), extra))
         exp["lines"] = n
     with open(out + ".expected.json", "w") as f:
         json.dump(exp, f, indent=1)

@@ -8,7 +8,10 @@
 #   bench/run.sh [SIZE_MB] [RUNS]      (default 1000 MB, 5 runs; needs python3)
 #
 # Generates a Claude-Code-style session with real PNGs and PDFs (5% corrupt) under
-# $BENCH_DIR (default /tmp/session-doctor-bench), then times, for each of `cat`,
+# $BENCH_DIR (default /tmp/session-doctor-bench): by default one whose tool results
+# answer no call (`repair` mends hundreds of them), with BENCH_STUCK=1 one stuck
+# on a last image the provider rejects (`diagnose` decodes the suspects in full
+# before `repair` writes). Then times, for each of `cat`,
 # `scan` (structural) and `scan --deep`, the median wall time of RUNS runs.
 # The binary is built into $CARGO_TARGET_DIR (default: target/ beside Cargo.toml),
 # or is $SD_BIN when set (to compare two builds under the same load), not built.
@@ -23,8 +26,13 @@ runs=${2:-5}
 here=$(cd "$(dirname "$0")" && pwd)
 dir=${BENCH_DIR:-/tmp/session-doctor-bench}
 mkdir -p "$dir"
-file="$dir/s${size}.jsonl"
-[ -f "$file" ] || python3 "$here/gen_session.py" "$file" "$size" --seed 2 >/dev/null
+if [ -n "${BENCH_STUCK:-}" ]; then
+  file="$dir/s${size}-stuck.jsonl"
+  [ -f "$file" ] || python3 "$here/gen_session.py" "$file" "$size" --seed 2 --stuck >/dev/null
+else
+  file="$dir/s${size}.jsonl"
+  [ -f "$file" ] || python3 "$here/gen_session.py" "$file" "$size" --seed 2 >/dev/null
+fi
 if [ -n "${SD_BIN:-}" ]; then
   bin=$SD_BIN
 else

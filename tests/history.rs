@@ -175,6 +175,63 @@ fn pi_answers_its_interrupted_calls_itself() {
     assert_eq!(run(&["scan", file.to_str().unwrap()]).status.code(), Some(0));
 }
 
+/// A broken history is blamed on its calls and results, never on an
+/// attachment: with none recorded failing, every attachment since the last
+/// answer was a suspect, decoded in full and then dropped with the suspects.
+/// None is decoded now.
+#[test]
+fn a_broken_history_decodes_no_suspect() {
+    use session_doctor::{diagnose, reader};
+    let dir = tempfile::tempdir().unwrap();
+    let image = |k: u8| {
+        let mut png = media_corpus::png(8, 8);
+        png.splice(33..33, media_corpus::png_chunk(b"tEXt", &[b'n', 0, k]));
+        json!({"type":"image","source":{"type":"base64","media_type":"image/png","data":b64(&png)}})
+    };
+    // An answer, then a result whose call is in no message, beside three images.
+    let mut content = vec![json!({"type":"tool_result","tool_use_id":"toolu_gone","content":"ok"})];
+    content.extend((0..3).map(image));
+    let mut text = vec![
+        json!({"type":"user","uuid":"u0","parentUuid":null,"sessionId":"s","isSidechain":false,"message":{"role":"user","content":"look"}}),
+        json!({"type":"assistant","uuid":"a0","parentUuid":"u0","sessionId":"s","isSidechain":false,
+            "message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5",
+            "content":[{"type":"text","text":"at what?"}],"stop_reason":"end_turn","usage":usage()}}),
+        json!({"type":"user","uuid":"u1","parentUuid":"a0","sessionId":"s","isSidechain":false,"message":{"role":"user","content":content}}),
+    ];
+    let file = write(dir.path(), "s.jsonl", &lines(&text));
+    let opts = reader::Options::default();
+    let plan = reader::plan(&file, &opts).unwrap();
+    let decoded = std::sync::atomic::AtomicUsize::new(0);
+    let deepen = |_: &session_doctor::model::Attachment| {
+        decoded.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        None
+    };
+    let judge = |text: &str| {
+        std::fs::write(&file, text).unwrap();
+        let session = reader::read_with_plan(&file, &opts, &plan, None).unwrap();
+        let judging = diagnose::Judging {
+            rules: &plan.rules,
+            forced: false,
+            overrides: None,
+            deepen: Some(&deepen),
+            source: None,
+            single_document: false,
+        };
+        decoded.store(0, std::sync::atomic::Ordering::Relaxed);
+        let d = diagnose::diagnose(session, &judging, &diagnose::Options::default()).unwrap();
+        (
+            d.failure.map(|f| f.classification.class.to_string()),
+            d.suspects.len(),
+            decoded.load(std::sync::atomic::Ordering::Relaxed),
+        )
+    };
+    assert_eq!(judge(&lines(&text)), (Some("history_invalid".into()), 0, 0));
+    // Without the orphan, the same images are suspects, and are decoded.
+    text[2]["message"]["content"].as_array_mut().unwrap().remove(0);
+    let (_, suspects, decoded) = judge(&lines(&text));
+    assert_eq!((suspects, decoded), (3, 3));
+}
+
 #[test]
 fn the_human_report_names_the_orphaned_call() {
     let dir = tempfile::tempdir().unwrap();

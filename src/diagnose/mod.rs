@@ -272,7 +272,26 @@ pub fn diagnose_keeping(
     let live = failure.as_ref().filter(|f| !f.recovered);
     let failing_entry = failing_entry.filter(|_| live.is_some());
     let mut picked = suspects::pick(&session, live, failing_entry, model.as_deref(), request.as_ref());
-    if let Some(deepen) = judging.deepen {
+
+    let mut structure = crate::history::check(&session);
+    if let Some(mended) = &opts.as_repaired {
+        structure.retain(|p| p.call_id.as_ref().is_none_or(|id| !mended.contains(id)));
+    }
+    // A broken structure fails every request before its media are looked at; a
+    // recorded failure that does not block or says nothing (a cancel, a transient
+    // error, one answered since, an unknown one) does not hide it.
+    let blocking = |f: &Failure| {
+        let c = &f.classification;
+        !f.recovered && !matches!(c.class, Class::Aborted | Class::Unknown) && c.retryable != Some(true)
+    };
+    let structural = history::predict(&structure, &rules.provider);
+    // Then the culprits are calls and results, never attachments: a full
+    // decode of suspects would be thrown away.
+    let history_fails = match &failure {
+        Some(f) if blocking(f) => f.classification.class == Class::HistoryInvalid,
+        _ => structural.is_some(),
+    };
+    if let Some(deepen) = judging.deepen.filter(|_| !history_fails) {
         // Suspects are usually few; when they are many (no request ever
         // accepted), the newest are the likeliest and a full decode of all
         // would cost more than the scan: the rest keep their structural verdict.
@@ -311,22 +330,10 @@ pub fn diagnose_keeping(
     let limits = request_problems(&session.request_stats(), &rules);
     let unanswered = unanswered(&session);
 
-    let mut structure = crate::history::check(&session);
-    if let Some(mended) = &opts.as_repaired {
-        structure.retain(|p| p.call_id.as_ref().is_none_or(|id| !mended.contains(id)));
-    }
-
     let mut notes = picked.notes;
-    // A broken structure fails every request before its media are looked at; a
-    // recorded failure that does not block or says nothing (a cancel, a transient
-    // error, one answered since, an unknown one) does not hide it.
-    let blocking = |f: &Failure| {
-        let c = &f.classification;
-        !f.recovered && !matches!(c.class, Class::Aborted | Class::Unknown) && c.retryable != Some(true)
-    };
     let failure = match failure {
         Some(f) if blocking(&f) => Some(f),
-        earlier => match history::predict(&structure, &rules.provider) {
+        earlier => match structural {
             Some(p) => {
                 notes.clear();
                 notes.push(match earlier {
