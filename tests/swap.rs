@@ -78,3 +78,26 @@ fn an_unchanged_session_is_copied() {
     let text = std::fs::read_to_string(&made[0]).unwrap();
     assert_eq!(text.lines().count() as u64, w.lines);
 }
+
+/// What reads a session after it was planned (the reader itself, the deep
+/// re-check of suspects, a preview, the thumbnails) reads the file the plan
+/// opened: a new version renamed over the path lends them none of its bytes.
+#[test]
+fn a_session_replaced_after_the_plan_is_read_from_the_file_planned() {
+    use session_doctor::reader::Source;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    write_session(&path, 8, 16);
+    let opts = Options::default();
+    let p = plan(&path, &opts).unwrap();
+    let other = path.with_file_name("other.jsonl");
+    write_session(&other, 24, 32);
+    std::fs::rename(&other, &path).unwrap();
+    let session = read_with_plan(&path, &opts, &p, None).unwrap();
+    let widths: Vec<Option<u32>> = session.attachments.iter().map(|a| a.width).collect();
+    assert_eq!(widths, vec![Some(8), Some(16)], "read the file renamed over the session");
+    // A range read again later is the planned file's too.
+    let span = session.attachments[1].span.expect("a span");
+    let again = Source::of(&p, &path).read_range(span.offset, span.len).unwrap();
+    assert_eq!(again, b64(&media_corpus::png(16, 4)).into_bytes());
+}

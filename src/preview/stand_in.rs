@@ -234,7 +234,7 @@ mod tests {
         let v: serde_json::Value = serde_json::from_slice(&small).unwrap();
         let mut out = Vec::new();
         {
-            let mut w = s.fill(&mut out, Handle::File(std::fs::File::open(&path).unwrap()));
+            let mut w = s.fill(&mut out, Handle::of_file(std::fs::File::open(&path).unwrap()));
             serde_json::to_writer(&mut w, &v).unwrap();
             w.flush().unwrap();
         }

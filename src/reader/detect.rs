@@ -4,6 +4,7 @@
 //! detection holds one line, however long, and never a copy of it.
 
 use std::fs::File;
+use std::io::Read as _;
 use std::path::Path;
 
 use anyhow::{Context as _, bail};
@@ -95,7 +96,7 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
         if let Some(f) = opts.format.filter(|f| *f != format) {
             bail!("{} is {}'s store; it cannot be read as {}", path.display(), format.name(), f.name());
         }
-        return finish(path, path, opts, format, true, Evidence::new(), Source::Memory(store));
+        return finish(path, opts, format, true, Evidence::new(), Source::Memory(store));
     }
     let spool = super::compressed::spool(path)?;
     let mut plan = plan_text(path, spool.as_deref().map_or(path, |s| s.as_ref()), opts)?;
@@ -106,8 +107,9 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
 /// Decides how to read the session at `path` from its text at `text`: the file
 /// itself, or its decompressed copy. Messages name `path`.
 fn plan_text(path: &Path, text: &Path, opts: &Options) -> anyhow::Result<Plan> {
-    let file = File::open(text).with_context(|| format!("opening {}", path.display()))?;
-    let mut r = Lines::new(file);
+    // The one open of the text: the reader and every later stage read this handle.
+    let file = std::sync::Arc::new(File::open(text).with_context(|| format!("opening {}", path.display()))?);
+    let mut r = Lines::new(super::At::new(&*file, 0));
     let mut ev = Evidence::new();
     let (mut seen, mut total) = (0, 0u64);
     // Does the first line leave a value open (`[`, `{`, a pretty-printed body), or
@@ -148,7 +150,8 @@ fn plan_text(path: &Path, text: &Path, opts: &Options) -> anyhow::Result<Plan> {
     // as JSON Lines.
     let mut document = None;
     if maybe_document == Some(true) {
-        let whole = std::fs::read(text).with_context(|| format!("reading {}", path.display()))?;
+        let mut whole = Vec::new();
+        super::At::new(&*file, 0).read_to_end(&mut whole).with_context(|| format!("reading {}", path.display()))?;
         let body = whole.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&whole);
         let mut spare = None;
         match Value::parse_tolerant(body, &mut spare) {
@@ -177,15 +180,19 @@ fn plan_text(path: &Path, text: &Path, opts: &Options) -> anyhow::Result<Plan> {
             ),
         },
     };
-    let source = document.map_or(Source::Lines, Source::Document);
-    finish(path, text, opts, format, detected, ev, source)
+    let source = match document {
+        Some(bytes) => Source::Document(bytes, file),
+        None => Source::Lines(file),
+    };
+    finish(path, opts, format, detected, ev, source)
 }
 
 /// How the content reaches the reader.
 enum Source {
-    Lines,
-    /// One JSON document: its bytes.
-    Document(Vec<u8>),
+    /// JSON Lines, in the file opened.
+    Lines(std::sync::Arc<File>),
+    /// One JSON document: its bytes, and the file they were read from.
+    Document(Vec<u8>, std::sync::Arc<File>),
     /// A session taken out of a store (opencode's database or storage tree, pi's SQLite store), as JSON Lines.
     Memory(super::opencode_store::Store),
 }
@@ -205,7 +212,6 @@ fn weigh_document(ev: &mut Evidence, v: &Value<'_>) {
 /// The rest of the plan once the format is known: which provider's rules.
 fn finish(
     path: &Path,
-    text: &Path,
     opts: &Options,
     format: Format,
     detected: bool,
@@ -228,8 +234,8 @@ fn finish(
         // The provider the session names last (the next request goes there), else
         // the first it names, else the format's own.
         None => match &source {
-            Source::Lines => tail_provider(text, format)?,
-            Source::Document(bytes) => document_provider(format, bytes),
+            Source::Lines(file) => tail_provider(path, file, format)?,
+            Source::Document(bytes, _) => document_provider(format, bytes),
             Source::Memory(store) => {
                 let size = store.lines.len() as u64;
                 last_provider(store.lines.as_slice(), size, size, format)?
@@ -244,12 +250,12 @@ fn finish(
     if let Some(file) = &opts.rules_file {
         rules = rules.with_overrides_from(file)?;
     }
-    let (single_document, memory, note, session) = match source {
-        Source::Lines => (false, None, None, None),
-        Source::Document(_) => (true, None, None, None),
-        Source::Memory(store) => (false, Some(store.lines), store.note, Some(store.session)),
+    let (single_document, memory, note, session, file) = match source {
+        Source::Lines(file) => (false, None, None, None, Some(file)),
+        Source::Document(_, file) => (true, None, None, None, Some(file)),
+        Source::Memory(store) => (false, Some(store.lines), store.note, Some(store.session), None),
     };
-    Ok(Plan { format, detected, rules, single_document, memory, note, session, spool: None })
+    Ok(Plan { format, detected, rules, single_document, memory, note, session, spool: None, file })
 }
 
 /// How much of the file's end is looked at for the provider in use now.
@@ -264,10 +270,9 @@ fn document_provider(format: Format, bytes: &[u8]) -> Option<&'static str> {
 
 /// The last provider the lines at the end of the file name, looking from the
 /// last line backwards (usually one or two lines parse).
-fn tail_provider(path: &Path, format: Format) -> anyhow::Result<Option<&'static str>> {
-    let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+fn tail_provider(path: &Path, file: &File, format: Format) -> anyhow::Result<Option<&'static str>> {
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-    last_provider(&file, size, TAIL_BYTES, format).with_context(|| format!("reading {}", path.display()))
+    last_provider(file, size, TAIL_BYTES, format).with_context(|| format!("reading {}", path.display()))
 }
 
 /// Bytes read at a time, from the end back.

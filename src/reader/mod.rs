@@ -23,7 +23,7 @@ mod skim;
 mod source;
 
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::Read;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -89,6 +89,10 @@ pub struct Plan {
     /// The session's text decompressed, when the file is compressed (Codex's
     /// `.jsonl.zst`): every read of the session's bytes goes there ([`Plan::text`]).
     pub spool: Option<std::sync::Arc<tempfile::TempPath>>,
+    /// The session's text opened once, when the plan was made: every read of
+    /// it goes through this handle ([`Source`]), never through its path
+    /// again. `None` for a session taken out of a store.
+    pub file: Option<std::sync::Arc<File>>,
 }
 
 impl Plan {
@@ -103,7 +107,7 @@ pub use detect::{NotASession, plan};
 pub use lines::Lines;
 pub use sidecar::{RECORDED_BESIDE, files as sidecar_files, mended_ui};
 pub use skim::Skim;
-pub use source::{Handle, ReadAt, Source};
+pub use source::{At, Handle, ReadAt, Source};
 
 /// Why a session taken out of a store has no export that `repair` could
 /// rewrite (pi's SQLite store has no export command; `opencode export` of an
@@ -144,16 +148,17 @@ pub fn read_with_plan(
 ) -> anyhow::Result<Session> {
     let (mut records, entries, mut findings, lines) = if let Some(bytes) = &plan.memory {
         in_memory(bytes, opts, plan)
-    } else if plan.single_document {
-        let mut bytes = Vec::new();
-        File::open(plan.text(path))
-            .and_then(|mut f| f.read_to_end(&mut bytes))
-            .with_context(|| format!("reading {}", path.display()))?;
-        single_document(&bytes, opts, plan).with_context(|| format!("{} is not a JSON document", path.display()))?
     } else {
-        let size = std::fs::metadata(plan.text(path)).with_context(|| format!("reading {}", path.display()))?.len();
-        let n = if size < 4 << 20 { 1 } else { workers(opts.threads) };
-        read_lines(path, opts, plan, &board::Board::new(size, n), progress)?
+        let file = plan.file.as_deref().with_context(|| format!("{} was not opened", path.display()))?;
+        if plan.single_document {
+            let mut bytes = Vec::new();
+            At::new(file, 0).read_to_end(&mut bytes).with_context(|| format!("reading {}", path.display()))?;
+            single_document(&bytes, opts, plan).with_context(|| format!("{} is not a JSON document", path.display()))?
+        } else {
+            let size = file.metadata().with_context(|| format!("reading {}", path.display()))?.len();
+            let n = if size < 4 << 20 { 1 } else { workers(opts.threads) };
+            read_lines(path, opts, plan, &board::Board::new(size, n), progress)?
+        }
     };
     if let Some(rec) = sidecar::context(path, plan.format) {
         records.insert_first(rec);
@@ -229,7 +234,7 @@ fn read_lines(
         let mut chunks = Vec::new();
         let mut share = Some(first);
         while let Some(s) = share {
-            chunks.push((s.start, read_range(plan.text(path), opts, plan, s, board, progress, cap)?));
+            chunks.push((s.start, read_range(path, opts, plan, s, board, progress, cap)?));
             share = board.take();
         }
         Ok(chunks)
@@ -344,14 +349,10 @@ fn read_range(
     progress: Option<&(dyn Fn(u64) + Sync)>,
     cap: &RecordCap<'_>,
 ) -> anyhow::Result<Chunk> {
-    let mut file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
-    let mut pos = start;
-    if start > 0 {
-        // The line that straddles `start` belongs to the previous range.
-        file.seek(SeekFrom::Start(start - 1))?;
-        pos = start - 1;
-    }
-    let mut r = lines::Lines::new(file);
+    let file = plan.file.as_deref().with_context(|| format!("{} was not opened", path.display()))?;
+    // The line that straddles `start` belongs to the previous range.
+    let mut pos = start.saturating_sub(1);
+    let mut r = lines::Lines::new(At::new(file, pos));
     if start > 0 {
         pos += r.skip_line()?;
     }

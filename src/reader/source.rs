@@ -7,6 +7,11 @@
 //! rollout, or the JSON Lines text a store (opencode's database, pi's SQLite
 //! store) was turned into in memory — never the store file, whose offsets
 //! mean something else. A [`Source`] is that one place.
+//!
+//! A file is opened once, when the reader plans how to read it
+//! ([`super::Plan::file`]), and every later read goes through that handle, by
+//! position: a session replaced meanwhile (an agent's rename, a sync tool)
+//! cannot lend a deep re-check or a preview the bytes of another file.
 
 use std::fs::File;
 use std::io::{self, Cursor, Read, Seek, SeekFrom};
@@ -18,31 +23,30 @@ use super::Plan;
 /// Where a session's bytes are, as the reader read them.
 #[derive(Clone, Debug)]
 pub enum Source {
-    /// A file: the session itself, or stdin's spool.
-    File(PathBuf),
-    /// A decompressed rollout, kept as long as a stage may read it.
-    Spool(Arc<tempfile::TempPath>),
+    /// A file opened once (the session itself, stdin's spool, a decompressed
+    /// rollout), and the name to call it by.
+    File { name: PathBuf, file: Arc<File> },
     /// The JSON Lines a store's session was turned into.
     Memory(Arc<Vec<u8>>),
 }
 
 impl Source {
-    /// The bytes `plan` read `path` from.
+    /// The bytes `plan` read `path` from, through the handle the plan opened.
     pub fn of(plan: &Plan, path: &Path) -> Source {
-        match (&plan.memory, &plan.spool) {
+        match (&plan.memory, &plan.file) {
             (Some(bytes), _) => Source::Memory(Arc::clone(bytes)),
-            (None, Some(spool)) => Source::Spool(Arc::clone(spool)),
-            (None, None) => Source::File(path.to_path_buf()),
+            (None, Some(file)) => Source::File { name: plan.text(path).to_path_buf(), file: Arc::clone(file) },
+            // Every plan of a file holds its handle: nothing to read otherwise.
+            (None, None) => Source::Memory(Arc::default()),
         }
     }
 
     /// Opens the bytes for reading anywhere in them.
     pub fn open(&self) -> io::Result<Handle> {
-        match self {
-            Source::File(path) => File::open(path).map(Handle::File),
-            Source::Spool(path) => File::open(path.as_ref() as &Path).map(Handle::File),
-            Source::Memory(bytes) => Ok(Handle::Memory(Cursor::new(Shared(Arc::clone(bytes))))),
-        }
+        Ok(match self {
+            Source::File { file, .. } => Handle::File(At::new(Arc::clone(file), 0)),
+            Source::Memory(bytes) => Handle::Memory(Cursor::new(Shared(Arc::clone(bytes)))),
+        })
     }
 
     /// The `len` bytes at `offset`.
@@ -53,8 +57,7 @@ impl Source {
     /// What to call it in a message.
     pub fn describe(&self) -> String {
         match self {
-            Source::File(path) => path.display().to_string(),
-            Source::Spool(path) => path.display().to_string(),
+            Source::File { name, .. } => name.display().to_string(),
             Source::Memory(_) => "the session taken out of its store".into(),
         }
     }
@@ -62,8 +65,15 @@ impl Source {
 
 /// An open [`Source`].
 pub enum Handle {
-    File(File),
+    File(At<Arc<File>>),
     Memory(Cursor<Shared>),
+}
+
+impl Handle {
+    /// A handle on `file` from its start (its own position: the file's is not used).
+    pub fn of_file(file: File) -> Handle {
+        Handle::File(At::new(Arc::new(file), 0))
+    }
 }
 
 /// A store's text, shared with the session read from it.
@@ -84,6 +94,43 @@ impl Handle {
         self.seek(SeekFrom::Start(offset))?;
         self.read_exact(&mut buf)?;
         Ok(buf)
+    }
+}
+
+/// Reads `src` from a position of its own, by `pread`: the workers that share
+/// one open file never move each other's place in it.
+#[derive(Debug)]
+pub struct At<R> {
+    src: R,
+    pos: u64,
+}
+
+impl<R> At<R> {
+    pub fn new(src: R, pos: u64) -> At<R> {
+        At { src, pos }
+    }
+}
+
+impl<R: std::ops::Deref<Target = F>, F: ReadAt + ?Sized> Read for At<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.src.read_at(buf, self.pos)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl Seek for At<Arc<File>> {
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        let moved = |base: u64, by: i64| {
+            base.checked_add_signed(by)
+                .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "seek before the start"))
+        };
+        self.pos = match to {
+            SeekFrom::Start(n) => n,
+            SeekFrom::Current(by) => moved(self.pos, by)?,
+            SeekFrom::End(by) => moved(self.src.metadata()?.len(), by)?,
+        };
+        Ok(self.pos)
     }
 }
 
@@ -123,7 +170,7 @@ impl ReadAt for [u8] {
 impl ReadAt for Handle {
     fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
         match self {
-            Handle::File(f) => ReadAt::read_at(f, buf, offset),
+            Handle::File(f) => ReadAt::read_at(&*f.src, buf, offset),
             Handle::Memory(c) => c.get_ref().as_ref().read_at(buf, offset),
         }
     }
@@ -157,7 +204,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.jsonl");
         std::fs::write(&path, &text).unwrap();
-        for s in [Source::File(path.clone()), Source::Memory(Arc::new(text.clone()))] {
+        let file = Arc::new(File::open(&path).unwrap());
+        for s in [Source::File { name: path.clone(), file }, Source::Memory(Arc::new(text.clone()))] {
             assert_eq!(s.read_range(14, 4).unwrap(), b"QUJD", "{}", s.describe());
             assert!(s.read_range(20, 10).is_err(), "past the end is an error, not a short read");
         }
