@@ -194,8 +194,9 @@ fn status_prefix(s: &str, frame: &mut Frame, ev: &mut Evidence) {
     while !s.is_char_boundary(end) {
         end -= 1;
     }
-    let head = s[..end].to_ascii_lowercase();
-    let head = head.trim_start();
+    let original = s[..end].trim_start();
+    let head = original.to_ascii_lowercase();
+    let head = head.as_str();
     // A bare leading status: pi's `errorMessage` "404 Item with id…", "400 Bad Request".
     if let Some(n) = three_digits(head) {
         frame.status = Some(n);
@@ -227,6 +228,9 @@ fn status_prefix(s: &str, frame: &mut Frame, ev: &mut Evidence) {
         // httpx: "Client error '400 Bad Request' for url …" (BerriAI/litellm#4348).
         "client error '",
         "server error '",
+        // @google/generative-ai: "Error fetching from https://…: [400 Bad Request] …", "[400 ]"
+        // (glowingjade/obsidian-smart-composer#455).
+        ": [",
         "error: ",
         "error ",
     ];
@@ -235,7 +239,10 @@ fn status_prefix(s: &str, frame: &mut Frame, ev: &mut Evidence) {
         if let Some(pos) = head.find(m) {
             let after = &head[pos + m.len()..];
             let symbolic = after.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).next().unwrap_or("");
-            let useful = three_digits(after).is_some() || is_grpc_status(symbolic);
+            // A gRPC name is written in capitals ("Status: INVALID_ARGUMENT"): "Error:
+            // Unknown agent error" is English.
+            let capitals = original[pos + m.len()..][..symbolic.len()].bytes().all(|b| !b.is_ascii_lowercase());
+            let useful = three_digits(after).is_some() || (is_grpc_status(symbolic) && capitals);
             if useful && best.is_none_or(|(p, _)| pos < p) {
                 best = Some((pos, &head[pos + m.len()..]));
             }
@@ -308,6 +315,10 @@ const CODE_KEYS: &[&str] = &[
     "blockReason",
     "block_reason",
     "__type",
+    // Bedrock's event-stream exception header, as litellm prints it
+    // (aws-samples/foundation-model-benchmarking-tool#247), and its HTTP header.
+    ":exception-type",
+    "x-amzn-errortype",
     "stop_reason",
     "stopReason",
     // Gemini `QuotaFailure` / `RetryInfo` details: the quota's period ("…PerDay…",
@@ -351,7 +362,9 @@ fn walk(v: &Value, depth: usize, ev: &mut Evidence) {
                 let s = s.rsplit('#').next().unwrap_or(s);
                 let lower = s.to_ascii_lowercase();
                 match *key {
-                    "code" if frame.code.is_none() => frame.code = Some(s.to_string()),
+                    "code" | ":exception-type" | "x-amzn-errortype" if frame.code.is_none() => {
+                        frame.code = Some(s.to_string())
+                    }
                     "status" if frame.code.is_none() && is_grpc_status(&lower) => frame.code = Some(s.to_string()),
                     "type" if lower != "error" && frame.kind.is_none() => frame.kind = Some(s.to_string()),
                     _ => {}

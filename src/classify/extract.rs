@@ -60,6 +60,9 @@ const KEYWORDS: &[&str] = &[
     "limit ",
     // See: OpenAI "Expected a string with maximum length 10485760".
     "maximum length",
+    // See: SiliconFlow "max_total_tokens (172191) must be less than or equal to max_seq_len
+    // (131072)" (bytedance/deer-flow#376).
+    "max_seq_len",
 ];
 
 /// The limit a provider message names, if it names one. `hay` is normalized (lowercase).
@@ -245,6 +248,8 @@ mod tests {
         );
         assert_eq!(limit("request contains 52 images, exceeding the maximum of 50 allowed per request"), Some(50));
         assert_eq!(limit("too large for model with 32768 maximum context length"), Some(32768));
+        assert_eq!(limit("max_total_tokens (172191) must be less than or equal to max_seq_len (131072)"), Some(131072));
+        assert_eq!(limit("length of prompt_tokens (143644) must be less than max_seq_len (65536)."), Some(65536));
         assert_eq!(limit("limit 30,000 tokens"), Some(30000));
     }
 

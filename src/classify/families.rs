@@ -160,6 +160,12 @@ const WINDOW: &[&str] = &[
     "context window",
     "context size",
     "context limit",
+    // SiliconFlow "max_total_tokens (172191) must be less than or equal to max_seq_len
+    // (131072)" (bytedance/deer-flow#376), "length of prompt_tokens (…) must be less than
+    // max_seq_len" (bytedance/deer-flow#125).
+    "max_seq_len",
+    "maximum sequence length",
+    "max sequence length",
     "too long and exceeds limit",
     "too long to fit",
     // "Message exceeds token limit." (VS Code Copilot Chat); a token limit per minute or
@@ -179,6 +185,7 @@ const LONGER: &[&str] = &[
     "shorter input",
     // "Codex ran out of room in the model's context window."
     "out of room",
+    "must be less than",
 ];
 /// A count of the prompt set against the window: "Prompt has 49202 tokens, but the
 /// configured context size is 49152 tokens" (aaif-goose/goose#11048).
@@ -220,6 +227,8 @@ const EXHAUSTED: &[&str] = &[
     "depleted",
     "not enough",
     "requires more",
+    // xAI 403 "Your newly created teams doesn't have any credits yet" (griptape-ai/griptape-nodes-engine#1079).
+    "does not have any",
     "no quota",
     "is required",
     "more credits",
@@ -455,6 +464,8 @@ const MEDIA_DEFECT: &[&str] = &[
     "is invalid",
     "not supported",
     "unsupported",
+    // Vertex "400 Image input modality is not enabled for <model>" (google/generative-ai-docs#513).
+    "not enabled",
     "not a valid",
     "not valid",
     "exceeds",

@@ -126,7 +126,7 @@ pub fn judge(text: &str, hint: &Hint, disabled: &dyn Fn(&str) -> bool) -> Judgem
     let candidates = decide::signals(&seen);
     let mut live = candidates.iter().filter(|s| !disabled(&s.id));
     let winner = live.next();
-    let class = winner.map_or(Class::Unknown, |w| w.class);
+    let mut class = winner.map_or(Class::Unknown, |w| w.class);
 
     let mut why = vec![match status {
         Some(s) => format!("status {s} ({})", status_origin(&ev, s)),
@@ -164,6 +164,13 @@ pub fn judge(text: &str, hint: &Hint, disabled: &dyn Fn(&str) -> bool) -> Judgem
         let at = r.at.as_deref().map(|a| format!("resets at {a}"));
         let within = r.within.as_deref().map(|w| format!("retry in {w}"));
         why.push(format!("the text says when: {}", [at, within].into_iter().flatten().collect::<Vec<_>>().join(", ")));
+        // A rate limit that lifts only after hours is a plan's limit: waiting minutes
+        // does not lift it (Azure's "retry after 86400 seconds" on an S0 tier,
+        // alex-wolf-ps/dbchatprov2#2).
+        if class == Class::RateLimit && r.wait_secs().is_some_and(|s| s > LONG_WAIT_SECS) {
+            class = Class::Quota;
+            why.push("a wait of more than an hour is a plan's limit, not a rate limit → quota".into());
+        }
     }
 
     Judgement {
@@ -189,6 +196,9 @@ pub fn judge(text: &str, hint: &Hint, disabled: &dyn Fn(&str) -> bool) -> Judgem
 
 /// Most beaten signals `--explain` lists.
 const MAX_BEATEN: usize = 4;
+/// A rate limit's named wait past which it is a plan's limit (DESIGN: what waiting
+/// minutes does not lift is `quota`).
+const LONG_WAIT_SECS: f64 = 3600.0;
 
 /// Whether media signals count (mirrors `decide::signals`): a 429 never, a 5xx only when it
 /// is not a hosted provider's.
@@ -355,6 +365,26 @@ mod tests {
         let r =
             classify("image input is not supported", &Hint { status: Some(500), provider: Some("anthropic".into()) });
         assert_eq!(r.class, Class::ServerError);
+    }
+
+    #[test]
+    fn a_grpc_name_in_text_counts_only_in_capitals() {
+        let english = c("Error: Unknown agent error: APITimeoutError: Request timed out.");
+        assert_eq!((english.status, english.provider.as_deref(), english.class), (None, None, Class::Timeout));
+        let grpc = c("[API Error: Request contains an invalid argument. (Status: INVALID_ARGUMENT)]");
+        assert_eq!(grpc.status, Some(400));
+    }
+
+    #[test]
+    fn a_rate_limit_lifted_only_after_hours_is_a_plans_limit() {
+        let day = c(
+            "HTTP 429 (429) Requests have exceeded token rate limit of your current S0 pricing tier. Please retry after 86400 seconds.",
+        );
+        assert_eq!((day.class, day.retryable), (Class::Quota, Some(false)));
+        let minute = c(
+            "HTTP 429 (429) Requests have exceeded token rate limit of your current S0 pricing tier. Please retry after 60 seconds.",
+        );
+        assert_eq!(minute.class, Class::RateLimit);
     }
 
     #[test]

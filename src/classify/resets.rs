@@ -83,6 +83,35 @@ fn value_after(t: &str, lower: &str, k: &str) -> Option<String> {
     None
 }
 
+impl Resets {
+    /// The wait in seconds, when it is a number of units ("1.98s", "17 seconds", "2
+    /// days 3 hours", "86400", a bare number being seconds as in `Retry-After`).
+    pub fn wait_secs(&self) -> Option<f64> {
+        let w = self.within.as_deref()?.to_ascii_lowercase();
+        let mut total = 0.0;
+        let mut rest = w.trim();
+        let mut any = false;
+        while !rest.is_empty() {
+            let n = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+            let value: f64 = rest[..n].parse().ok()?;
+            rest = rest[n..].trim_start();
+            let u = rest.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(rest.len());
+            let unit = match &rest[..u] {
+                "ms" | "msec" | "millisecond" | "milliseconds" => 0.001,
+                "" | "s" | "sec" | "secs" | "second" | "seconds" => 1.0,
+                "m" | "min" | "mins" | "minute" | "minutes" => 60.0,
+                "h" | "hr" | "hrs" | "hour" | "hours" => 3600.0,
+                "d" | "day" | "days" => 86400.0,
+                _ => return None,
+            };
+            total += value * unit;
+            any = true;
+            rest = rest[u..].trim_start_matches([' ', ',']).trim_start_matches("and ").trim_start();
+        }
+        any.then_some(total)
+    }
+}
+
 /// Claude Code's `limit reached|1762952400`: the Unix time after the bar, in UTC.
 fn epoch_after_bar(t: &str, lower: &str) -> Option<String> {
     let i = lower.find("limit reached|")?;
@@ -119,6 +148,17 @@ mod tests {
         assert_eq!(within("Rate limit is exceeded. Try again in 17 seconds.; retrying").as_deref(), Some("17 seconds"));
         assert_eq!(within(r#"{"@type":"x.RetryInfo","retryDelay":"51s"}"#).as_deref(), Some("51s"));
         assert_eq!(within("try again in a moment"), None);
+    }
+
+    #[test]
+    fn waits_in_seconds() {
+        let secs = |t: &str| find(&[t]).and_then(|r| r.wait_secs());
+        assert_eq!(secs("Please try again in 1.5s."), Some(1.5));
+        assert_eq!(secs("Please retry after 86400 seconds. Please go here"), Some(86400.0));
+        assert_eq!(secs("try again in 2 days 3 hours"), Some(2.0 * 86400.0 + 3.0 * 3600.0));
+        assert_eq!(secs("try again in 1m30s"), Some(90.0));
+        assert_eq!(secs("retry after 120"), Some(120.0));
+        assert_eq!(secs("try again in 5 fortnights"), None);
     }
 
     #[test]

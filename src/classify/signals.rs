@@ -151,6 +151,12 @@ pub const TRANSIENT_CODES: &[(&str, Class)] = &[
     ("throttlingexception", Class::RateLimit),
     ("servicequotaexceededexception", Class::RateLimit),
     ("modelnotreadyexception", Class::RateLimit),
+    // See: Bedrock InternalServerException, ServiceUnavailableException: the provider's own
+    // exception, before a client library's connection class around it
+    // (aws-samples/foundation-model-benchmarking-tool#247: litellm.APIConnectionError
+    // "Bad response code … ':exception-type': 'serviceUnavailableException'").
+    ("internalserverexception", Class::ServerError),
+    ("serviceunavailableexception", Class::ServerError),
     // See: gRPC DEADLINE_EXCEEDED; Anthropic timeout_error; Bedrock ModelTimeoutException.
     ("deadline_exceeded", Class::Timeout),
     ("timeout_error", Class::Timeout),
@@ -173,9 +179,6 @@ pub const TRANSIENT_CODES: &[(&str, Class)] = &[
     ("connectionerror", Class::Network),
     ("network", Class::Network),
     ("network_error", Class::Network),
-    // See: Bedrock InternalServerException.
-    ("internalserverexception", Class::ServerError),
-    ("serviceunavailableexception", Class::ServerError),
 ];
 
 /// Generic class names (`litellm.BadRequestError`, `litellm.InternalServerError`): they
@@ -605,6 +608,13 @@ pub const WEAK_PHRASES: &[Rule] = &[
     r(&["required key"], Class::InvalidRequest),
     r(&["field required"], Class::InvalidRequest),
     r(&["extra inputs are not permitted"], Class::InvalidRequest),
+    // OpenAI "Unsupported parameter: 'max_tokens' is not supported with this model"
+    // (code `invalid_request_body`, caozhiyuan/copilot-api#164); Gemini "Invalid JSON payload received.
+    // Unknown name \"additionalProperties\"" (glowingjade/obsidian-smart-composer#455).
+    r(&["unsupported parameter"], Class::InvalidRequest),
+    r(&["unknown parameter"], Class::InvalidRequest),
+    r(&["unrecognized request argument"], Class::InvalidRequest),
+    r(&["invalid json payload"], Class::InvalidRequest),
 ];
 
 /// gRPC status names (Gemini `error.status`), lowercased.
