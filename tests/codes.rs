@@ -37,7 +37,8 @@ const NOT_CODES: &[&str] = &[
 ];
 
 /// The last part of a dotted literal that makes it a file or host name.
-const NAME_ENDINGS: &[&str] = &["json", "jsonl", "png", "pdf", "doctor", "cpp", "com", "dev", "ai", "db", "html"];
+const NAME_ENDINGS: &[&str] =
+    &["json", "jsonl", "png", "pdf", "doctor", "cpp", "com", "dev", "ai", "db", "html", "google"];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).expect("src") {

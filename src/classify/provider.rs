@@ -29,6 +29,10 @@ const NAMES: &[(&str, &str)] = &[
     ("claude", "anthropic"),
     ("generativelanguage.googleapis.com", "gemini"),
     ("ai.google.dev", "gemini"),
+    // Gemini's own advice, "Please retry or report in
+    // https://developers.generativeai.google/guide/troubleshooting", inside a reseller's
+    // OpenAI-shaped envelope (egoist/chatwise-releases#799).
+    ("developers.generativeai.google", "gemini"),
     // The Google AI JavaScript SDK's errors: "[GoogleGenerativeAI Error]: …".
     ("googlegenerativeai", "gemini"),
     ("google generative ai", "gemini"),
