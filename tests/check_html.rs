@@ -250,3 +250,33 @@ fn previews_share_one_budget_across_the_page() {
         doc.select(&sel("main > div.session")).map(|s| s.select(&sel("figure.thumb img")).count()).collect();
     assert_eq!(per_section[0], 25, "the first session is shown whole: {per_section:?}");
 }
+
+/// The page keeps every session's diagnosis until it is written, but no open
+/// file of each: 200 sessions under a limit of 64 descriptors all get their
+/// section (a handle kept per session ran out of descriptors).
+#[cfg(unix)]
+#[test]
+fn a_page_of_many_sessions_holds_no_file_open_for_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let sessions = dir.path().join("sessions");
+    std::fs::create_dir(&sessions).unwrap();
+    let image = b64(&media_corpus::png(8, 8));
+    let text = wrap::session("claude-code", &[Item { base64: &image, mime: "image/png" }]);
+    for i in 0..200 {
+        write(&sessions, &format!("s{i:03}.jsonl"), &text);
+    }
+    let out = dir.path().join("page.html");
+    let o = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(r#"ulimit -n 64 && exec "$0" check --output-format html --out "$1" "$2""#)
+        .arg(env!("CARGO_BIN_EXE_session-doctor"))
+        .arg(&out)
+        .arg(&sessions)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    let doc = Html::parse_document(&std::fs::read_to_string(&out).unwrap());
+    let sections = doc.select(&sel("main > div.session")).count();
+    assert_eq!(sections, 200, "{stderr}");
+}

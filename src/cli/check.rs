@@ -312,7 +312,7 @@ fn check_one(c: &Candidate, read: &ReadArgs, opts: &check::Options, keep: bool) 
         let problems = check::judge(&d, images, opts);
         let format = d.format;
         let kept = keep.then(|| {
-            Box::new(Kept { source: crate::reader::Source::of(&plan, path), diagnosis: d, detected: plan.detected })
+            Box::new(Kept { source: crate::reader::Source::named(&plan, path), diagnosis: d, detected: plan.detected })
         });
         Ok((format, problems, kept))
     });

@@ -26,6 +26,10 @@ pub enum Source {
     /// A file opened once (the session itself, stdin's spool, a decompressed
     /// rollout), and the name to call it by.
     File { name: PathBuf, file: Arc<File> },
+    /// A file opened again at each read, by its name (and the spool that name
+    /// is, kept): what outlives its plan in a list of many sessions (`check`'s
+    /// page), where a handle each would run out of file descriptors.
+    Named { name: PathBuf, spool: Option<Arc<tempfile::TempPath>> },
     /// The JSON Lines a store's session was turned into.
     Memory(Arc<Vec<u8>>),
 }
@@ -41,10 +45,20 @@ impl Source {
         }
     }
 
+    /// [`Source::of`], but holding no open file: for one of many sessions kept
+    /// after their reading ([`Source::Named`]).
+    pub fn named(plan: &Plan, path: &Path) -> Source {
+        match &plan.memory {
+            Some(bytes) => Source::Memory(Arc::clone(bytes)),
+            None => Source::Named { name: plan.text(path).to_path_buf(), spool: plan.spool.clone() },
+        }
+    }
+
     /// Opens the bytes for reading anywhere in them.
     pub fn open(&self) -> io::Result<Handle> {
         Ok(match self {
             Source::File { file, .. } => Handle::File(At::new(Arc::clone(file), 0)),
+            Source::Named { name, .. } => Handle::of_file(File::open(name)?),
             Source::Memory(bytes) => Handle::Memory(Cursor::new(Shared(Arc::clone(bytes)))),
         })
     }
@@ -57,7 +71,7 @@ impl Source {
     /// What to call it in a message.
     pub fn describe(&self) -> String {
         match self {
-            Source::File { name, .. } => name.display().to_string(),
+            Source::File { name, .. } | Source::Named { name, .. } => name.display().to_string(),
             Source::Memory(_) => "the session taken out of its store".into(),
         }
     }
