@@ -147,4 +147,20 @@ mod tests {
         w.finish().unwrap();
         assert_eq!(std::fs::metadata(tmp.path()).unwrap().len(), 5 + (EVERY + (1 << 20)));
     }
+
+    #[test]
+    fn a_range_copied_in_counts_towards_the_sync_behind() {
+        use crate::atomic::Sink as _;
+        let src = tempfile::NamedTempFile::new().unwrap();
+        src.as_file().write_all(&vec![b'y'; (EVERY + 1) as usize]).unwrap();
+        let tmp = tempfile::NamedTempFile::new().unwrap();
+        let mut w = Writeback::new(tmp.as_file());
+        w.write_all(b"<").unwrap();
+        w.copy_range(src.as_file(), 0..EVERY + 1).unwrap();
+        w.write_all(b">").unwrap();
+        assert!(w.syncer.is_some(), "the copied bytes were not counted");
+        w.finish().unwrap();
+        let copy = std::fs::read(tmp.path()).unwrap();
+        assert_eq!((copy.len() as u64, copy[0], copy[1], copy[copy.len() - 1]), (EVERY + 3, b'<', b'y', b'>'));
+    }
 }

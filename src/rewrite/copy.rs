@@ -511,6 +511,11 @@ mod tests {
 
     /// Copies `text` with `rewrite` (no new identity), reading it as `repair` does.
     fn copied(text: &[u8], rewrite: &Rewrite) -> Vec<u8> {
+        passed(text, rewrite).bytes
+    }
+
+    /// [`copied`], with how many ranges were written from the file.
+    fn passed(text: &[u8], rewrite: &Rewrite) -> Passed {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.jsonl");
         std::fs::write(&path, text).unwrap();
@@ -523,22 +528,14 @@ mod tests {
         let lines = Copied { path: &path, file: &file, holes: &holes, input };
         let mut out = Passed::default();
         pipelined(&mut out, &file, |chunks| copy(&mut w, lines, None, Format::Codex, rewrite, &[], chunks)).unwrap();
-        out.bytes
+        out
     }
-
-    /// [`copied`], and how many ranges were written from the file.
-    fn passed(text: &[u8], rewrite: &Rewrite) -> (String, usize) {
-        let before = PASSED.with(|p| p.replace(0));
-        let out = String::from_utf8(copied(text, rewrite)).unwrap();
-        (out, PASSED.with(|p| p.replace(before)))
-    }
-
-    thread_local!(static PASSED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) });
 
     /// A copy in memory that counts the ranges it is given.
     #[derive(Default)]
     struct Passed {
         bytes: Vec<u8>,
+        ranges: usize,
     }
     impl Write for Passed {
         fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
@@ -550,7 +547,7 @@ mod tests {
     }
     impl Sink for Passed {
         fn copy_range(&mut self, from: &File, range: Range<u64>) -> std::io::Result<()> {
-            PASSED.with(|p| p.set(p.get() + 1));
+            self.ranges += 1;
             atomic::copy_by_reading(&mut self.bytes, from, range)
         }
     }
@@ -569,17 +566,16 @@ mod tests {
         // first block, so its line is read whole.
         rewrite.ops.insert(1, vec![Op::Blank { offset: at("TU5P"), len: 4 }]);
         rewrite.ops.insert(2, vec![Op::Remove { pointer: "/c/0".into() }]);
-        let (out, ranges) = passed(text.as_bytes(), &rewrite);
+        let p = passed(text.as_bytes(), &rewrite);
+        let (out, ranges) = (String::from_utf8(p.bytes).unwrap(), p.ranges);
         let want = format!(
             "{{\"a\":{{\"image_url\":\"data:image/png;base64,{big}\"}},\"m\":\"\"}}\n{{\"c\":[{{\"y\":\"{other}\"}}]}}\n{{\"e\":1}}\n"
         );
         assert_eq!(out, want);
         assert_eq!(ranges, 1, "the first line's payload, not the second's");
         // Unedited, both are.
-        assert_eq!(
-            passed(text.as_bytes(), &Rewrite { payloads: rewrite.payloads.clone(), ..Default::default() }),
-            (text.clone(), 2)
-        );
+        let p = passed(text.as_bytes(), &Rewrite { payloads: rewrite.payloads.clone(), ..Default::default() });
+        assert_eq!((p.bytes, p.ranges), (text.clone().into_bytes(), 2));
         // A payload the rewrite replaces or blanks is never passed through.
         rewrite.replaced.push((at(&big), 4));
         rewrite.ops.insert(2, vec![Op::Blank { offset: at(&other), len: other.len() as u64 }]);
