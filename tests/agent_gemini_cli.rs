@@ -1,6 +1,7 @@
 //! Gemini CLI 0.61.0 sessions as the real CLI wrote them (tests/data/agents/gemini-cli,
 //! see its README): a session stuck on a cut PNG its `read_file` attached, after
-//! the CLI's own failed resume, and a healthy session resumed after a tool call.
+//! the CLI's own failed resume, a healthy session resumed after a tool call, and
+//! a session refused for its three images, of which the headless CLI recorded nothing.
 
 mod common;
 
@@ -11,6 +12,7 @@ use serde_json::{Value, json};
 
 const STUCK: &str = "session-2026-12-01T08-15-1e60ab7e.jsonl";
 const HEALTHY: &str = "session-2026-12-01T08-00-c5d9e38f.jsonl";
+const UNRECORDED: &str = "session-2026-12-02T03-04-eafdcb04.jsonl";
 const OLD_ID: &str = "1e60ab7e-1f4d-4546-a257-eabf104a80ec";
 
 fn fixture(name: &str) -> PathBuf {
@@ -49,6 +51,26 @@ fn a_resumed_session_that_sends_a_tool_response_twice_is_healthy() {
     let (_dir, s) = chats(HEALTHY);
     let (d, code) = json_of(&["diagnose", s.to_str().unwrap(), "--json"]);
     assert_eq!((code, &d["stuck"]), (0, &json!(false)), "{d:#}");
+}
+
+#[test]
+fn an_unanswered_request_the_headless_cli_recorded_no_failure_of_is_not_called_healthy() {
+    // Both runs met the provider's 400 for three images; the CLI wrote no `error`
+    // record (those are its interactive UI's), so the file ends on the request.
+    let (_dir, s) = chats(UNRECORDED);
+    let file = s.to_str().unwrap();
+    let (d, code) = json_of(&["diagnose", file, "--json"]);
+    assert_eq!((code, &d["stuck"], &d["failure"]), (0, &json!(false), &Value::Null), "{d:#}");
+    let verdict = d["verdict"].as_str().unwrap();
+    assert!(!verdict.contains("healthy") && verdict.contains("no answer"), "{verdict}");
+    let next: Vec<&str> = d["next"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    assert_eq!(next, [format!("session-doctor diagnose {file} --error '<the error the agent printed>'")], "{d:#}");
+    // Given the error the CLI printed, the verdict is the provider's.
+    let error =
+        r#"{"error": {"code": 400, "message": "Too many images in request: 3 > 2", "status": "INVALID_ARGUMENT"}}"#;
+    let (d, code) = json_of(&["diagnose", file, "--json", "--error", error]);
+    assert_eq!((code, &d["failure"]["class"], &d["failure"]["limit"]), (1, &json!("image_limit"), &json!(2)), "{d:#}");
+    assert!(d["next"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("--max-images 2")), "{d:#}");
 }
 
 /// One content's parts, as the provider reads them; the session context the

@@ -440,6 +440,21 @@ pub fn diagnose_keeping(
             });
         }
     }
+    // An agent that may fail a request without recording it: an unanswered
+    // last request is no proof of health, and the error the agent printed can say more.
+    let unrecorded = session.format.behaviour().unrecorded_failures.filter(|_| failure.is_none() && unanswered);
+    let mut next = next;
+    if let Some(why) = unrecorded {
+        verdict = format!(
+            "not known to be stuck: no failure recorded, but the history ends in a request with no answer, and {why}: if the agent printed an error, give it with --error to judge it"
+        );
+        next.push(next::command(
+            &opts.file_arg,
+            &opts.read_args,
+            "diagnose",
+            "--error '<the error the agent printed>'",
+        ));
+    }
     claude_code::fork_verdict(&session, &mut verdict);
     if stuck && failure.as_ref().is_some_and(|f| f.classification.class == Class::HistoryInvalid) {
         let broken: Vec<&crate::history::Problem> = history.iter().map(|i| &i.problem).collect();

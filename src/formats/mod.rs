@@ -188,6 +188,10 @@ pub struct Behaviour {
     /// line that is not JSON): what came before such a link is not sent, so the
     /// reader stops there too, and a repair does not link over a damaged line.
     pub stops_at_missing_parent: bool,
+    /// When the agent sends a request that fails without recording the failure
+    /// (Gemini CLI's headless runs): a file that ends in a request with no
+    /// answer cannot say whether it failed, and a verdict must not call it healthy.
+    pub unrecorded_failures: Option<&'static str>,
 }
 
 impl Behaviour {
@@ -208,6 +212,7 @@ impl Behaviour {
             leading_items: 0,
             retries_without_media: false,
             stops_at_missing_parent: false,
+            unrecorded_failures: None,
         }
     }
 

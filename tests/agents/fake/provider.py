@@ -48,7 +48,7 @@ class Settings:
 
     def __init__(self):
         self.tool = None  # (tool name, arguments) the model calls on a fresh user turn
-        self.more_tools = []  # Anthropic: further (name, arguments) called in the same turn, in parallel
+        self.more_tools = []  # Anthropic and Gemini: further (name, arguments) called in the same turn, in parallel
         self.tool_trigger = "READ-THE-FILE"  # text in the user's turn that makes the model call it
         self.triggers = []  # further (text, (tool name, arguments)), checked first: a subagent's own call
         self.gateway = None  # None, or "litellm": answer media errors as a LiteLLM-style proxy does
@@ -177,6 +177,8 @@ class Provider:
                 text = "Too many images in request: %d > %d" % (len(images), self.settings.max_images)
                 if api == "anthropic":
                     raise Reject(400, {"type": "error", "error": {"type": "invalid_request_error", "message": "messages: " + text}})
+                if api == "gemini":
+                    raise Reject(400, {"error": {"code": 400, "message": text, "status": "INVALID_ARGUMENT"}})
                 raise Reject(400, {"error": {"message": text, "type": "invalid_request_error", "param": "input", "code": None}})
         if not self.settings.check_media:
             return
@@ -374,8 +376,9 @@ class Provider:
         text = " ".join(p.get("text", "") for p in parts if isinstance(p.get("text"), str))
         names = [f.get("name") for t in body.get("tools") or [] for f in t.get("functionDeclarations") or []]
         reply, call = self._reply(text, is_result, names)
-        part = {"functionCall": {"name": call[0], "args": call[1]}} if call else {"text": reply}
-        answer = {"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}], "usageMetadata": {"promptTokenCount": 100, "candidatesTokenCount": 10, "totalTokenCount": 110}, "modelVersion": "gemini"}
+        calls = [call] + list(self.settings.more_tools) if call else []
+        parts = [{"functionCall": {"name": n, "args": a}} for n, a in calls] or [{"text": reply}]
+        answer = {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}], "usageMetadata": {"promptTokenCount": 100, "candidatesTokenCount": 10, "totalTokenCount": 110}, "modelVersion": "gemini"}
         if stream:
             return 200, None, "data: %s\n\n" % json.dumps(answer)
         return 200, answer, None

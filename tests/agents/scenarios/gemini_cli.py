@@ -274,3 +274,49 @@ def scenario_killed_mid_tool(ctx):
     lib.check(not calls, "the resume sends no trace of the killed call", calls)
     r, d = lib.diagnose(ctx.sb, session)
     lib.check(d["stuck"] is False and r.code == 0, "diagnose after the resume says healthy", r)
+
+
+def scenario_too_many_images(ctx):
+    """Three valid images read in one turn where the provider takes two: the CLI
+    is stuck for real (its resume sends the same three) but records no failure,
+    so diagnose given the CLI's error says image_limit with the limit from the
+    message (and without it, does not call the session healthy), and the copy `repair
+    --max-images 2` writes resumes with a 200 carrying two images, as its
+    preview shows."""
+    paths = [ctx.sb.work / ("p%d.png" % i) for i in range(3)]
+    _setup(ctx, paths[0].name, lib.png(4, 4, (255, 0, 0)))
+    for i, p in enumerate(paths[1:], 1):
+        p.write_bytes(lib.png(4, 4, (0, i * 100, 0)))
+    ctx.provider.settings.more_tools = [("read_file", {"file_path": str(p)}) for p in paths[1:]]
+    ctx.provider.settings.max_images = 2
+    first = _gemini(ctx, "-p", "READ-THE-FILE p0.png p1.png p2.png", "--yolo")
+    lib.check(first.code != 0, "the first run fails", first)
+    log = ctx.provider.model_requests("gemini")
+    lib.check(log[-1]["status"] == 400 and "Too many images" in json.dumps(log[-1]["answer"]), "the provider refused three images", log[-1])
+    session = _sessions(ctx)[0]
+    again = _gemini(ctx, "--resume", "latest", "-p", "continue")
+    lib.check(again.code != 0 and ctx.provider.model_requests("gemini")[-1]["status"] == 400, "the CLI's own resume meets the same 400", again)
+    before = session.read_bytes()
+    # A headless run records no failure (its `error` records are the interactive
+    # UI's): the file alone cannot say the session is stuck, nor may it say healthy.
+    r, d = lib.diagnose(ctx.sb, session)
+    lib.check(d["stuck"] is False and not d["verdict"].startswith("healthy"), "diagnose without the error does not call the session healthy", r)
+    lib.check(any("--error" in n for n in d["next"]), "the next command gives the agent's error to diagnose", r)
+    r, d = lib.diagnose(ctx.sb, session, "--error", json.dumps(log[-1]["answer"]))
+    lib.check(d["stuck"] is True and r.code == 1 and d["failure"]["class"] == "image_limit", "diagnose: stuck on image_limit", r)
+    lib.check(any("--max-images 2" in n for n in d["next"]), "the next commands name --max-images 2 (the limit in the message)", r)
+    previewed, _ = lib.preview(ctx.sb, session, "--max-images", "2")
+    rep = ctx.sb.doctor("repair", session, "--max-images", "2", "--json")
+    lib.check(rep.code == 0, "repair --max-images 2 writes a copy", rep)
+    copy = rep.json()
+    lib.check(session.read_bytes() == before, "the original session is byte-identical")
+    n = len(ctx.provider.model_requests("gemini"))
+    resumed = ctx.sb.run([ctx.exe, *copy["resume"].split()[1:], "-p", "continue"], env=_env(ctx))
+    lib.check(resumed.code == 0, "the resume command repair printed exits 0", resumed)
+    sent = ctx.provider.model_requests("gemini")[n:]
+    lib.check(sent and all(e["status"] == 200 for e in sent), "the provider answered 200", sent)
+    inline = [p for c in sent[0]["body"]["contents"] for p in c["parts"] for p in [p, *((p.get("functionResponse") or {}).get("parts") or [])] if "inlineData" in p]
+    lib.check(len(inline) == 2, "the copy's request carries two images", len(inline))
+    _preview_matches(ctx, previewed, sent[0])
+    r2, d2 = lib.diagnose(ctx.sb, copy["out"])
+    lib.check(d2["stuck"] is False, "diagnose on the resumed copy says not stuck", r2)
