@@ -31,10 +31,48 @@ impl Input {
     }
 }
 
+/// The file behind stdin when a session was read from it (`-`) and stdin is a
+/// regular file (`< session.jsonl`): the session is then that file, though
+/// the command reads the spooled copy, so no output may name it either.
+static STDIN_FILE: std::sync::OnceLock<Option<(u64, u64)>> = std::sync::OnceLock::new();
+
+/// Records the file behind stdin ([`STDIN_FILE`]), before stdin is read.
+pub fn note_stdin() {
+    STDIN_FILE.get_or_init(|| {
+        #[cfg(unix)]
+        {
+            let m = rustix::fs::fstat(rustix::stdio::stdin()).ok()?;
+            let regular = rustix::fs::FileType::from_raw_mode(m.st_mode) == rustix::fs::FileType::RegularFile;
+            regular.then_some((m.st_dev as u64, m.st_ino as u64))
+        }
+        #[cfg(not(unix))]
+        None
+    });
+}
+
+/// Whether a file with this device and inode is one a command reads: an input,
+/// or the file behind stdin.
+fn is_read(id: (u64, u64), inputs: &[Input]) -> bool {
+    STDIN_FILE.get().copied().flatten() == Some(id) || inputs.iter().any(|i| Resolved::of(&i.path).id == Some(id))
+}
+
+/// Whether `path` names a file the command reads (by device and inode): what
+/// a sweep of leftover temporary files must never remove.
+pub fn reads_file(path: &Path, inputs: &[Input]) -> bool {
+    std::fs::symlink_metadata(path).ok().as_ref().and_then(device_inode).is_some_and(|id| is_read(id, inputs))
+}
+
 /// Refuses (an error naming both files) when `output` is one of `inputs`, or
-/// lies inside an input that is a folder (a store read file by file).
+/// lies inside an input that is a folder (a store read file by file), or is
+/// the file behind stdin that the session was read from.
 pub fn refuse_aliases(output: &Path, inputs: &[Input]) -> anyhow::Result<()> {
     let out = Resolved::of(output);
+    if out.id.is_some() && out.id == STDIN_FILE.get().copied().flatten() {
+        anyhow::bail!(
+            "{} is the file the session was read from on stdin; session-doctor never writes over what it reads: choose another path (nothing was written)",
+            crate::report::sanitize(&output.display().to_string()),
+        );
+    }
     for input in inputs {
         let inp = Resolved::of(&input.path);
         let same = match (&out.id, &inp.id) {

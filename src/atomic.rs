@@ -71,6 +71,7 @@ pub fn write_with_mode(
 ) -> anyhow::Result<()> {
     alias::refuse_aliases(path, reads)?;
     refuse_special(path)?;
+    refuse_system(path)?;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -79,7 +80,7 @@ pub fn write_with_mode(
         // Said of the file asked for, not of the hidden temporary one.
         anyhow::bail!("cannot write {}: there is no folder {}", shown(path), dir.display());
     }
-    remove_stale(dir);
+    remove_stale(dir, reads);
     let prefix = temp_prefix(path);
     let mut builder = tempfile::Builder::new();
     builder.prefix(&prefix).rand_bytes(6);
@@ -144,6 +145,21 @@ fn refuse_special(path: &Path) -> anyhow::Result<()> {
         ),
         _ => Ok(()),
     }
+}
+
+/// A target in `/dev` or `/proc` (`/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`)
+/// is refused even where it resolves to a regular file (stdout redirected to
+/// one): the rename would replace the system's link itself, not write through it.
+fn refuse_system(path: &Path) -> anyhow::Result<()> {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let folder = absolute.parent().map(|d| std::fs::canonicalize(d).unwrap_or_else(|_| d.to_path_buf()));
+    if folder.is_some_and(|d| d.starts_with("/dev") || d.starts_with("/proc")) {
+        anyhow::bail!(
+            "{} is a system path (in /dev or /proc); session-doctor writes only regular files of their own: give a file name, or leave the flag out to print to stdout (nothing was written)",
+            shown(path)
+        );
+    }
+    Ok(())
 }
 
 /// The writer `fill` gets: it remembers that a write failed, so the error can name the target.
@@ -223,15 +239,20 @@ fn temp_prefix(path: &Path) -> String {
 /// Removes the temporary files in `dir` that a killed run left: those whose
 /// process no longer runs, or whose pid now names another program (a pid is
 /// reused, and on Linux a thread's id is one too). Best effort: a file that
-/// cannot be removed stays.
-fn remove_stale(dir: &Path) {
+/// cannot be removed stays, and so does one the command reads (`reads`: a
+/// session may bear such a name, copied or restored by hand).
+fn remove_stale(dir: &Path, reads: &[Input]) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
         let Some(pid) = stale_pid(name) else { continue };
         let regular = entry.file_type().is_ok_and(|t| t.is_file());
-        if regular && pid != std::process::id() && !(alive(pid) && ours(pid)) {
+        if regular
+            && pid != std::process::id()
+            && !(alive(pid) && ours(pid))
+            && !alias::reads_file(&entry.path(), reads)
+        {
             let _ = std::fs::remove_file(entry.path());
         }
     }

@@ -165,6 +165,10 @@ impl Overlay {
             n.push(".lock");
             PathBuf::from(n)
         };
+        // Neither the overlay nor its lock may be a file the command reads:
+        // refused before the lock is created or opened for writing.
+        crate::alias::refuse_aliases(path, reads)?;
+        crate::alias::refuse_aliases(&lock_path, reads)?;
         let lock = open_regular(&lock_path, "the overlay lock", true)?;
         lock.lock().with_context(|| format!("cannot lock {}", lock_path.display()))?;
         let current = Overlay::load(path)?;

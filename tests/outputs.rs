@@ -140,3 +140,84 @@ fn an_output_that_is_not_a_regular_file_is_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("is not a regular file"));
 }
+
+#[test]
+fn an_output_is_never_the_file_behind_stdin() {
+    // `diagnose - --html s.jsonl < s.jsonl`: the command reads a spooled copy of
+    // stdin, but the session is the file behind it.
+    let c = Case::new("claude-code.jsonl");
+    let s = c.s();
+    let before = sha256_file(&c.session);
+    for args in [vec!["diagnose", "-", "--html", s], vec!["diagnose", "--json", "-", "--html", s]] {
+        let out = bin().args(&args).stdin(std::fs::File::open(&c.session).unwrap()).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("read from on stdin") && stderr.contains("nothing was written"), "{stderr}");
+        assert_eq!(sha256_file(&c.session), before, "{args:?} wrote the session");
+    }
+    // Piped, there is no file behind stdin, and the page is written.
+    let page = c.path("page.html");
+    let mut child = bin()
+        .args(["diagnose", "-", "--html", page.to_str().unwrap()])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), &std::fs::read(&c.session).unwrap()).unwrap();
+    child.wait().unwrap();
+    assert!(std::fs::read_to_string(&page).unwrap().starts_with("<!DOCTYPE html>"));
+}
+
+#[test]
+fn the_sweep_of_leftover_temporary_files_never_removes_what_the_command_reads() {
+    // A session that bears a leftover's name (copied back by hand) whose pid is gone.
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join(".x.sd-tmp.3999999.abcdef");
+    std::fs::copy(sample("claude-code.jsonl"), &session).unwrap();
+    let before = sha256_file(&session);
+    let out = bin().args(["exclude", session.to_str().unwrap(), "--ref", "L7.1"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(session.exists(), "the sweep removed the session");
+    assert_eq!(sha256_file(&session), before);
+    // A real leftover beside it still goes.
+    let stale = dir.path().join(".s.json.sd-tmp.3999999.abcdef");
+    std::fs::write(&stale, "{").unwrap();
+    let out =
+        bin().args(["preview", session.to_str().unwrap(), "--out"]).arg(dir.path().join("s.json")).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!stale.exists() && session.exists());
+}
+
+#[test]
+fn a_system_path_is_refused_even_where_it_resolves_to_a_regular_file() {
+    // With stdout redirected to a file, `/dev/stdout` resolves to that file, and
+    // the rename would replace the system's link (as root). Tested on the paths
+    // of the same rule whose rename the kernel refuses anyway, so that a
+    // regression cannot replace the machine's `/dev/stdout`: the refusal must
+    // be the rule's, before any temporary file is tried.
+    let c = Case::new("claude-code.jsonl");
+    let redirected = std::fs::File::create(c.path("out.txt")).unwrap();
+    for target in ["/proc/self/fd/1", "/dev/fd/1"] {
+        let out =
+            bin().args(["diagnose", c.s(), "--html", target]).stdout(redirected.try_clone().unwrap()).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{target}: {stderr}");
+        assert!(stderr.contains("is a system path (in /dev or /proc)"), "{target}: {stderr}");
+    }
+}
+
+#[test]
+fn an_overlay_lock_is_never_a_file_the_command_reads() {
+    // `--overlay o` locks `o.lock`: the session may not be that file, and a
+    // refusal creates no lock.
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("o.lock");
+    std::fs::copy(sample("claude-code.jsonl"), &session).unwrap();
+    let s = session.to_str().unwrap();
+    refused(&["exclude", s, "--ref", "L7.1", "--overlay", dir.path().join("o").to_str().unwrap()], &[&session]);
+    let other = dir.path().join("s.jsonl");
+    std::fs::copy(sample("claude-code.jsonl"), &other).unwrap();
+    let o = other.to_str().unwrap();
+    refused(&["exclude", o, "--ref", "L7.1", "--overlay", o], &[&other]);
+    assert!(!dir.path().join("s.jsonl.lock").exists(), "a refused exclude created the lock");
+}

@@ -25,6 +25,7 @@ impl Inputs {
             return Ok(arg.to_path_buf());
         }
         if self.stdin.is_none() {
+            crate::alias::note_stdin();
             let mut spool = tempfile::Builder::new()
                 .prefix("session-doctor-stdin-")
                 .suffix(".jsonl")
