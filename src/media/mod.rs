@@ -527,6 +527,21 @@ mod tests {
     }
 
     #[test]
+    fn a_signature_cut_short_is_its_kind_cut_short() {
+        // `infer` names `\x89PNG` a PNG from four bytes: it must be checked as one,
+        // not passed as a type no check knows. Every cut of every signature is invalid.
+        let r = Rules::generic();
+        let sigs: [&[u8]; 5] = [b"\x89PNG\r\n\x1a\n", &[0xFF, 0xD8, 0xFF, 0xE0], b"GIF89a", b"RIFF\0\0\0\0WEBP", b"%PDF-1.7"];
+        for sig in sigs {
+            for n in 1..=sig.len() {
+                let p = Payload { bytes: &sig[..n], declared_mime: Some("image/png"), ..Default::default() };
+                let ins = inspect(&p, Depth::Structural, &r);
+                assert_eq!(ins.verdict(), Verdict::Invalid, "{:?}: {:?}", &sig[..n], ins.problems);
+            }
+        }
+    }
+
+    #[test]
     fn declared_type_forms() {
         let a = Rules::builtin("anthropic").unwrap_or_else(Rules::generic);
         let png = b"\x89PNG\r\n\x1a\n";

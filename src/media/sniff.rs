@@ -143,7 +143,16 @@ pub(crate) fn sniff(bytes: &[u8]) -> Kind {
         return k;
     }
     if let Some(t) = infer::get(bytes) {
-        return Kind::Other(t.mime_type());
+        // A cut signature `infer` still names (`\x89PNG` alone: a download cut
+        // after four bytes) is that kind, cut: its own check says where.
+        return match t.mime_type() {
+            "image/png" => Kind::Png,
+            "image/jpeg" => Kind::Jpeg,
+            "image/gif" => Kind::Gif,
+            "image/webp" => Kind::Webp,
+            "application/pdf" => Kind::Pdf,
+            m => Kind::Other(m),
+        };
     }
     Kind::Unknown
 }
