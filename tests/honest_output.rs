@@ -430,7 +430,7 @@ fn no_suspect_note_without_suspects() {
 
 #[test]
 fn a_model_is_not_shown_under_the_provider_label() {
-    let report = diagnose_text(&sample("claude-code.jsonl"), &["--error", "Rate limit reached for requests"]);
+    let report = diagnose_text(&sample("claude-code.jsonl"), &["--error", "Could not process image"]);
     assert!(!report.lines().any(|l| l.starts_with("provider  model")), "{report}");
     assert!(report.lines().any(|l| l.starts_with("model     claude-sonnet-4-5")), "{report}");
 }

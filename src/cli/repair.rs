@@ -226,7 +226,8 @@ fn leave_out_suspects(
     for a in &mut session.attachments {
         a.judge(&plan.rules);
     }
-    if !d.stuck {
+    let class = d.failure.as_ref().map(|f| f.classification.class);
+    if !d.stuck || !class.is_some_and(crate::diagnose::next::excludes_suspects) {
         return Ok((Vec::new(), session));
     }
     let primes: Vec<String> = d
@@ -234,7 +235,7 @@ fn leave_out_suspects(
         .iter()
         .filter(|s| s.prime && !s.attachment.excluded)
         // With --fit, an image that is only too large is fitted, not left out.
-        .filter(|s| !(args.rewrite.fit && crate::fit::only_fittable(&s.attachment.problems)))
+        .filter(|s| !(args.rewrite.fit && crate::fit::only_fittable(&s.attachment.problems, (s.attachment.width, s.attachment.height))))
         .map(|s| s.attachment.reference.clone())
         .collect();
     for a in session.attachments.iter_mut().filter(|a| primes.contains(&a.reference)) {

@@ -53,7 +53,7 @@ pub fn predict(problems: &[Problem], provider: &str) -> Option<Failure> {
         block: None,
         remedy: Class::HistoryInvalid.remedy(),
         call_ids: broken.iter().filter_map(|p| p.call_id.clone()).collect(),
-        why: vec!["no provider error is recorded; predicted from the history's structure".into()],
+        why: vec!["no blocking provider error is recorded; predicted from the history's structure".into()],
     };
     Some(Failure { classification: c, line: None, source: Source::Predicted, recovered: false })
 }

@@ -337,7 +337,10 @@ pub fn diagnose_keeping(
             Some(p) => {
                 notes.clear();
                 notes.push(match earlier {
-                    None => "no provider error is recorded: the history breaks the provider's structural rules".into(),
+                    None => {
+                        "no blocking provider error is recorded: the history breaks the provider's structural rules"
+                            .into()
+                    }
                     Some(e) => format!(
                         "the {} failure recorded{} does not block the session; the history's structure does",
                         e.classification.class,
@@ -352,9 +355,25 @@ pub fn diagnose_keeping(
     // A failure answered since says nothing about what came after it: the
     // history is judged as if none were recorded, and the old one is kept if
     // nothing newer is wrong.
+    // Nor does a transient failure or a cancel: the retry it invites sends the
+    // same history, so what the history alone predicts comes first.
     let failure = match failure {
         Some(f) if f.recovered => {
             predict(&session, &picked.suspects, &limits, &rules, unanswered, &mut notes).or(Some(f))
+        }
+        Some(f) if f.classification.retryable == Some(true) || f.classification.class == Class::Aborted => {
+            match predict(&session, &picked.suspects, &limits, &rules, unanswered, &mut notes) {
+                Some(p) => {
+                    let how = if f.source == Source::Given { "given" } else { "recorded" };
+                    notes.push(format!(
+                        "the {} failure {how}{} would pass on a retry, but the retry sends the same history, which fails on its own: the verdict is predicted from it",
+                        f.classification.class,
+                        f.line.map(|l| format!(" at line {l}")).unwrap_or_default()
+                    ));
+                    Some(p)
+                }
+                None => Some(f),
+            }
         }
         other => other.or_else(|| predict(&session, &picked.suspects, &limits, &rules, unanswered, &mut notes)),
     };
@@ -621,13 +640,13 @@ fn predict(
             block: None,
             remedy: class.remedy(),
             call_ids: Vec::new(),
-            why: vec!["no provider error is recorded; predicted from the history".into()],
+            why: vec!["no blocking provider error is recorded; predicted from the history".into()],
         };
         Some(Failure { classification: c, line: None, source: Source::Predicted, recovered: false })
     };
     if let Some(s) = suspects.iter().find(|s| s.attachment.verdict == Verdict::Invalid) {
         let why = s.attachment.problems.iter().find(|p| p.severity == Verdict::Invalid).map(|p| p.message.clone());
-        notes.push("no provider error is recorded: the verdict comes from validating the attachments".into());
+        notes.push("no blocking provider error is recorded: the verdict comes from validating the attachments".into());
         let msg = format!("{} will be rejected: {}", s.attachment.reference, why.unwrap_or_default());
         return predicted(Class::MediaRejected, msg, None);
     }
@@ -640,12 +659,12 @@ fn predict(
             "request.many_images_pixels" => Class::MediaRejected,
             _ => Class::ImageLimit,
         };
-        notes.push("no provider error is recorded: the history breaks a per-request limit".into());
+        notes.push("no blocking provider error is recorded: the history breaks a per-request limit".into());
         return predicted(class, p.message.clone(), rules.max_images_per_request.map(u64::from));
     }
     let family = provider_family(&rules.provider)?;
     let foreign = session.reasoning.iter().find(|r| reasoning_family(r.kind) != family)?;
-    notes.push("no provider error is recorded: the history replays another provider's reasoning".into());
+    notes.push("no blocking provider error is recorded: the history replays another provider's reasoning".into());
     let msg = format!(
         "line {} holds {} reasoning, which {} cannot verify",
         foreign.line,

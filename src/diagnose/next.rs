@@ -21,6 +21,17 @@ pub fn command(file_arg: &str, read_args: &str, sub: &str, args: &str) -> String
     c
 }
 
+/// Whether the remedy of `class` is to leave its prime suspects out (what
+/// [`commands`] names `exclude` for): not a count over the request
+/// (`image_limit`, whose remedy is a cap, even where the provider's message
+/// names the message that holds every image), nor reasoning or structure.
+pub fn excludes_suspects(class: Class) -> bool {
+    matches!(
+        class,
+        Class::MediaRejected | Class::PayloadTooLarge | Class::ContextOverflow | Class::InvalidRequest | Class::Unknown
+    )
+}
+
 /// What to run next, in order; empty when nothing needs doing (or nothing
 /// session-doctor does can help: credentials, billing, waiting). A session
 /// read from a store (`opts.store`) is never sent to `preview` or `repair`,
@@ -54,7 +65,10 @@ pub fn commands(
     };
     // Every prime suspect is valid but over a size limit: a fitted copy keeps the image.
     let fittable = !primes.is_empty()
-        && suspects.iter().filter(|s| s.prime).all(|s| crate::fit::only_fittable(&s.attachment.problems));
+        && suspects
+            .iter()
+            .filter(|s| s.prime)
+            .all(|s| crate::fit::only_fittable(&s.attachment.problems, (s.attachment.width, s.attachment.height)));
     let out: Vec<Option<String>> = match c.class {
         Class::MediaRejected if fittable => vec![cmd("preview", "--fit"), cmd("repair", "--fit")],
         Class::MediaRejected => vec![exclude(), cmd("repair", "")],

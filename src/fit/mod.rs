@@ -136,10 +136,17 @@ impl Fitted {
 /// Problem codes that a smaller copy of the same image cures.
 pub const FITTABLE: [&str; 3] = ["image.too_large", "image.too_many_pixels", "gif.animated"];
 
-/// Whether every invalid problem of an attachment is one [`fit`] cures (and there is one).
-pub fn only_fittable(problems: &[crate::media::Problem]) -> bool {
+/// Whether every invalid problem of an image is one [`fit`] cures (and there is
+/// one), and [`fit`] can decode an image of its `size` (width, height) at all:
+/// one claiming 100000×100000 px is refused as too large to decode, so fitting
+/// it is no remedy to offer.
+pub fn only_fittable(problems: &[crate::media::Problem], size: (Option<u32>, Option<u32>)) -> bool {
+    let decodable = match size {
+        (Some(w), Some(h)) => u64::from(w) * u64::from(h) * 4 <= MAX_DECODE,
+        _ => true,
+    };
     let mut invalid = problems.iter().filter(|p| p.severity == Verdict::Invalid).peekable();
-    invalid.peek().is_some() && invalid.all(|p| FITTABLE.contains(&p.code))
+    decodable && invalid.peek().is_some() && invalid.all(|p| FITTABLE.contains(&p.code))
 }
 
 /// Fits `bytes` to `limits`; see the module doc.
@@ -159,7 +166,7 @@ pub fn fit_as(bytes: &[u8], limits: &Limits, allow_jpeg: bool) -> Outcome {
         return Outcome::Refused(format!("{mime} is not an image session-doctor can resize"));
     }
     if let Some(bad) = facts.damage.iter().find(|p| p.severity == Verdict::Invalid) {
-        return Outcome::Refused(format!("the image does not decode ({}): it is left out, not fitted", bad.message));
+        return Outcome::Refused(format!("the image does not decode ({}), so it cannot be fitted", bad.message));
     }
     let (Some(w), Some(h)) = (facts.width, facts.height) else {
         return Outcome::Refused("the image's dimensions are unknown".into());
@@ -173,7 +180,7 @@ pub fn fit_as(bytes: &[u8], limits: &Limits, allow_jpeg: bool) -> Outcome {
     }
     let img = match decode(bytes, mime) {
         Ok(img) => img,
-        Err(e) => return Outcome::Refused(format!("the image does not decode ({e}): it is left out, not fitted")),
+        Err(e) => return Outcome::Refused(format!("the image does not decode ({e}), so it cannot be fitted")),
     };
     let keep_png = mime != "image/jpeg";
     let (mut tw, mut th) = limits.target_dims(w, h);

@@ -81,7 +81,7 @@ pub fn judge_bytes(bytes: &[u8], path: &Path, rules: &Rules, cache: &Path) -> an
     if invalid.is_empty() {
         return Ok(Decision::Pass);
     }
-    if !fit::only_fittable(&ins.problems) {
+    if !fit::only_fittable(&ins.problems, (ins.width, ins.height)) {
         let why: Vec<&str> = invalid.iter().map(|p| p.message.as_str()).collect();
         return Ok(Decision::Deny { reason: deny_reason(&name, &why.join("; "), &rules.provider) });
     }

@@ -531,7 +531,8 @@ mod tests {
         // `infer` names `\x89PNG` a PNG from four bytes: it must be checked as one,
         // not passed as a type no check knows. Every cut of every signature is invalid.
         let r = Rules::generic();
-        let sigs: [&[u8]; 5] = [b"\x89PNG\r\n\x1a\n", &[0xFF, 0xD8, 0xFF, 0xE0], b"GIF89a", b"RIFF\0\0\0\0WEBP", b"%PDF-1.7"];
+        let sigs: [&[u8]; 5] =
+            [b"\x89PNG\r\n\x1a\n", &[0xFF, 0xD8, 0xFF, 0xE0], b"GIF89a", b"RIFF\0\0\0\0WEBP", b"%PDF-1.7"];
         for sig in sigs {
             for n in 1..=sig.len() {
                 let p = Payload { bytes: &sig[..n], declared_mime: Some("image/png"), ..Default::default() };

@@ -40,7 +40,7 @@ pub fn write(out: &mut impl Write, d: &Diagnosis, detected: bool, term: &Term) -
             (Source::Recorded, Some(l)) => format!("recorded at line {l}"),
             (Source::Recorded, None) => "recorded beside the history".into(),
             (Source::Given, _) => "given".into(),
-            (Source::Predicted, _) => "predicted: no error recorded".into(),
+            (Source::Predicted, _) => "predicted: no blocking error recorded".into(),
         };
         say(out, "failure", &format!("{} ({retry}; {whence})", c.class))?;
         // Under the provider's label only when the provider is known; else the

@@ -360,7 +360,7 @@ fn failure(out: &mut dyn Write, part: &Part<'_>) -> io::Result<()> {
         (Source::Recorded, Some(l)) => format!("recorded at {}", part.line_link(l, &format!("line {l}"))),
         (Source::Recorded, None) => "recorded".into(),
         (Source::Given, _) => "given on the command line".into(),
-        (Source::Predicted, _) => "predicted: no error is recorded, the history alone says so".into(),
+        (Source::Predicted, _) => "predicted: no blocking error is recorded, the history alone says so".into(),
     };
     row(out, "source", &whence)?;
     if f.recovered {

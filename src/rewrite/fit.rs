@@ -27,7 +27,8 @@ impl Rewrite {
         for a in sent {
             let mut judged = a.clone();
             judged.judge(rules);
-            if a.encoding == Encoding::Reference || !fit::only_fittable(&judged.problems) {
+            if a.encoding == Encoding::Reference || !fit::only_fittable(&judged.problems, (judged.width, judged.height))
+            {
                 continue;
             }
             // The type can change only where it sits with the bytes (a data URL): elsewhere a PNG

@@ -1,0 +1,118 @@
+//! What an adversary's review (2026-12-02) found untrue in verdicts and
+//! advice, each pinned on a Claude Code session in its on-disk shape: a copy
+//! that dropped every image where the advice was a cap, a transient error that
+//! hid a session stuck on its media, and a `--fit` offered for an image no
+//! decoder can fit, whose repair then advised the same again.
+
+mod common;
+#[path = "common/media_corpus.rs"]
+mod media_corpus;
+
+use std::path::Path;
+
+use common::{b64, diagnose, json_of, write};
+use serde_json::{Value, json};
+
+const USAGE: &str =
+    r#"{"input_tokens":0,"output_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}"#;
+
+/// One user message holding `images`, then Claude Code's record of the API's
+/// answer `status` with `body` (its `API Error: <status> <body>` line).
+fn pasted_then_failed(images: &[Vec<u8>], status: u16, body: &Value) -> String {
+    let mut content = vec![json!({"type":"text","text":"look"})];
+    content.extend(
+        images
+            .iter()
+            .map(|i| json!({"type":"image","source":{"type":"base64","media_type":"image/png","data":b64(i)}})),
+    );
+    let user = json!({"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","isSidechain":false,
+        "message":{"role":"user","content":content}});
+    let usage: Value = serde_json::from_str(USAGE).unwrap();
+    let error = json!({"type":"assistant","uuid":"e1","parentUuid":"u1","sessionId":"s","isSidechain":false,
+        "isApiErrorMessage":true,"apiErrorStatus":status,"error":"unknown",
+        "message":{"id":"e1","type":"message","role":"assistant","model":"<synthetic>",
+        "content":[{"type":"text","text":format!("API Error: {status} {body}")}],"stop_reason":"stop_sequence","usage":usage}});
+    format!("{user}\n{error}\n")
+}
+
+fn images_in(copy: &Path) -> usize {
+    std::fs::read_to_string(copy).unwrap().matches(r#""type":"image""#).count()
+}
+
+#[test]
+fn a_count_limit_naming_the_message_is_capped_not_every_image_left_out() {
+    // "messages.0.content: Too many images": the block holds every image, so
+    // every one is a named suspect; the remedy is still the cap diagnose names.
+    let dir = tempfile::tempdir().unwrap();
+    let images: Vec<Vec<u8>> = (0..4).map(|i| media_corpus::png(4 + i, 4)).collect();
+    let body = json!({"type":"error","error":{"type":"invalid_request_error","message":"messages.0.content: Too many images in request: 4 > 3"}});
+    let file = write(dir.path(), "s.jsonl", &pasted_then_failed(&images, 400, &body));
+    let (d, code) = diagnose(&file, &[]);
+    assert_eq!((code, &d["failure"]["class"]), (1, &json!("image_limit")), "{d:#}");
+    let repair = format!("session-doctor repair {} --max-images 3", file.display());
+    assert!(d["next"].as_array().unwrap().iter().any(|n| n == &json!(repair)), "{d:#}");
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let (r, code) =
+        json_of(&["repair", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--max-images", "3", "--json"]);
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(r["changes"]["excluded"], json!([]), "no image is left out as rejected: {r:#}");
+    assert_eq!(r["changes"]["capped"].as_array().map(Vec::len), Some(1), "{r:#}");
+    assert_eq!(images_in(Path::new(r["out"].as_str().unwrap())), 3);
+    // What preview shows with the same flag is what the copy holds.
+    let preview = common::run(&["preview", file.to_str().unwrap(), "--max-images", "3"]);
+    assert_eq!(String::from_utf8_lossy(&preview.stdout).matches(r#""type":"image""#).count(), 3);
+}
+
+#[test]
+fn a_transient_failure_recorded_last_does_not_hide_media_every_retry_sends() {
+    // A 429 after a PNG cut short: the retry it invites carries the PNG again.
+    let dir = tempfile::tempdir().unwrap();
+    let png = media_corpus::png(8, 8);
+    let cut = png[..40].to_vec();
+    let body = json!({"type":"error","error":{"type":"rate_limit_error","message":"rate limited"}});
+    let file = write(dir.path(), "s.jsonl", &pasted_then_failed(&[cut], 429, &body));
+    let (d, code) = diagnose(&file, &[]);
+    assert_eq!((code, &d["stuck"], &d["failure"]["class"]), (1, &json!(true), &json!("media_rejected")), "{d:#}");
+    let notes = d["notes"].to_string();
+    assert!(notes.contains("the rate_limit failure recorded at line 2 would pass on a retry"), "{d:#}");
+    assert!(!notes.contains("no provider error is recorded"), "an error is recorded: {d:#}");
+    // With good bytes the 429 is what it says: a retry can work.
+    let file = write(dir.path(), "good.jsonl", &pasted_then_failed(&[png], 429, &body));
+    let (d, code) = diagnose(&file, &[]);
+    assert_eq!((code, &d["failure"]["class"]), (0, &json!("rate_limit")), "{d:#}");
+}
+
+/// A PNG header claiming `w`×`h` over a few bytes of image data.
+fn claimed(w: u32, h: u32) -> Vec<u8> {
+    let mut ihdr = w.to_be_bytes().to_vec();
+    ihdr.extend(h.to_be_bytes());
+    ihdr.extend([8, 2, 0, 0, 0]);
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.extend(media_corpus::png_chunk(b"IHDR", &ihdr));
+    png.extend(media_corpus::png_chunk(b"IDAT", &[0x78, 0x9c, 0x03, 0, 0, 0, 0, 1]));
+    png.extend(media_corpus::png_chunk(b"IEND", b""));
+    png
+}
+
+#[test]
+fn fit_is_offered_only_for_an_image_it_can_decode() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = json!({"type":"error","error":{"type":"invalid_request_error","message":"messages.0.content.1.image.source.base64: Could not process image"}});
+    // 100000×100000 px: no decoder fits that; leaving it out is the remedy.
+    let file = write(dir.path(), "huge.jsonl", &pasted_then_failed(&[claimed(100_000, 100_000)], 400, &body));
+    let (d, code) = diagnose(&file, &[]);
+    assert_eq!(code, 1, "{d:#}");
+    let next: Vec<&str> = d["next"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    assert!(next.iter().all(|n| !n.contains("--fit")) && next.iter().any(|n| n.contains(" exclude ")), "{next:?}");
+    // `repair --fit` leaves it out, and the copy is not stuck.
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let (r, code) = json_of(&["repair", file.to_str().unwrap(), "--fit", "--out", out.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(images_in(Path::new(r["out"].as_str().unwrap())), 0, "{r:#}");
+    // A 9000 px wide image that decodes is fitted, as before.
+    let file = write(dir.path(), "wide.jsonl", &pasted_then_failed(&[media_corpus::png(9000, 2)], 400, &body));
+    let (d, _) = diagnose(&file, &[]);
+    assert!(d["next"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("--fit")), "{d:#}");
+}
