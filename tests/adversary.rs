@@ -116,3 +116,35 @@ fn fit_is_offered_only_for_an_image_it_can_decode() {
     let (d, _) = diagnose(&file, &[]);
     assert!(d["next"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("--fit")), "{d:#}");
 }
+
+#[test]
+fn a_named_pipe_as_the_session_is_refused_not_waited_on() {
+    // A FIFO can be read once; the reader opens a session more than once, and
+    // an open with no writer blocks for ever.
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("s.jsonl");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    for sub in ["scan", "diagnose", "preview", "repair"] {
+        let mut child = common::bin()
+            .args([sub, fifo.to_str().unwrap()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break Some(s);
+            }
+            if started.elapsed() > std::time::Duration::from_secs(20) {
+                child.kill().unwrap();
+                break None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+        assert_eq!(status.and_then(|s| s.code()), Some(2), "{sub} waited on the pipe: {stderr}");
+        assert!(stderr.contains("is not a regular file"), "{sub}: {stderr}");
+    }
+}

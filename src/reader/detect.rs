@@ -91,6 +91,17 @@ macro_rules! not_a_session {
 
 /// Decides how to read `path`.
 pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
+    // A FIFO or a device can be read once, and a second open blocks for ever
+    // once its writer is gone: the reader reads a file more than once.
+    if let Ok(m) = std::fs::metadata(path)
+        && !m.is_file()
+        && !m.is_dir()
+    {
+        bail!(
+            "{} is not a regular file (a pipe, a socket or a device): session-doctor reads a session more than once; save it to a file, or pipe it to `-`",
+            crate::report::sanitize(&path.display().to_string())
+        );
+    }
     if let Some(store) = super::opencode_store::open(path, opts)? {
         let format = store.format;
         if let Some(f) = opts.format.filter(|f| *f != format) {
