@@ -148,3 +148,26 @@ fn a_named_pipe_as_the_session_is_refused_not_waited_on() {
         assert!(stderr.contains("is not a regular file"), "{sub}: {stderr}");
     }
 }
+
+#[test]
+fn a_hash_prefix_two_different_files_share_is_refused_as_ambiguous() {
+    // Two 2×2 PNGs whose sha256 both start 0c2045 (found by search).
+    let a = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGPQYGEAIgYIBQAFfgCx1Z0XRAAAAABJRU5ErkJggg==";
+    let b = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGMIF2EAIgYIBQANHgGt9tUw9QAAAABJRU5ErkJggg==";
+    let dir = tempfile::tempdir().unwrap();
+    let items =
+        [common::wrap::Item { base64: a, mime: "image/png" }, common::wrap::Item { base64: b, mime: "image/png" }];
+    let file = write(dir.path(), "s.jsonl", &common::wrap::session("claude-code", &items));
+    let s = file.to_str().unwrap();
+    let out = common::run(&["exclude", s, "--ref", "sha256:0c2045"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("is the start of 2 different files' hashes") && stderr.contains("nothing was written"),
+        "{stderr}"
+    );
+    assert!(!file.with_extension("jsonl.doctor").exists());
+    // Enough of the hash names one file.
+    let out = common::run(&["exclude", s, "--ref", "sha256:0c2045f3"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}

@@ -88,6 +88,29 @@ pub fn run(args: &ExcludeArgs) -> anyhow::Result<Exit> {
                     super::refs::nearby(&session.attachments, q)
                 );
             }
+            // A short hash that two different files share names neither for sure.
+            let mut hashes: Vec<&str> = hits.iter().filter_map(|&i| session.attachments[i].sha256.as_deref()).collect();
+            hashes.sort_unstable();
+            hashes.dedup();
+            if hashes.len() > 1 {
+                let which: Vec<String> = hits
+                    .iter()
+                    .map(|&i| &session.attachments[i])
+                    .map(|a| {
+                        format!(
+                            "{} (sha256:{})",
+                            a.reference,
+                            a.sha256.as_deref().and_then(|h| h.get(..16)).unwrap_or("-")
+                        )
+                    })
+                    .collect();
+                anyhow::bail!(
+                    "{}: {q} is the start of {} different files' hashes: {}; give more of the hash, or the ref; nothing was written",
+                    session.file,
+                    hashes.len(),
+                    which.join(", ")
+                );
+            }
             for i in hits {
                 if !chosen.contains(&i) {
                     chosen.push(i);
