@@ -171,8 +171,15 @@ pub fn apply(plan: &Plan) -> anyhow::Result<()> {
         std::fs::copy(&plan.file, backup)
             .with_context(|| format!("backing up {} to {}", plan.file.display(), backup.display()))?;
     }
+    // A link to the file (settings kept in a dotfiles repository, linked in by
+    // stow or chezmoi) stays a link: the write goes to the file it points to.
+    let target = match std::fs::symlink_metadata(&plan.file) {
+        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(&plan.file)
+            .with_context(|| format!("{} is a link to no file", plan.file.display()))?,
+        _ => plan.file.clone(),
+    };
     // The settings are replaced on purpose: they are not an input the write must spare.
-    crate::atomic::write(&plan.file, crate::atomic::Existing::Replace, &[], |w| Ok(w.write_all(plan.text.as_bytes())?))
+    crate::atomic::write(&target, crate::atomic::Existing::Replace, &[], |w| Ok(w.write_all(plan.text.as_bytes())?))
 }
 
 fn has_mark(entry: &Value) -> bool {
@@ -225,6 +232,19 @@ mod tests {
         assert_eq!(pre[0]["hooks"][0]["command"], "my-check");
         assert_eq!(pre[1], entry());
         assert_eq!(v["hooks"]["Stop"], json!([]));
+    }
+
+    #[test]
+    fn a_linked_settings_file_stays_a_link_and_its_target_gets_the_hook() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("dotfiles-settings.json");
+        std::fs::write(&real, r#"{"model": "opus"}"#).unwrap();
+        let f = dir.path().join("settings.json");
+        std::os::unix::fs::symlink(&real, &f).unwrap();
+        apply(&plan_claude_code(&f, entry()).unwrap()).unwrap();
+        assert!(std::fs::symlink_metadata(&f).unwrap().file_type().is_symlink(), "the link was replaced");
+        let text = std::fs::read_to_string(&real).unwrap();
+        assert!(text.contains("\"model\": \"opus\"") && text.contains("session-doctor"), "{text}");
     }
 
     #[test]
