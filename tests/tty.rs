@@ -155,3 +155,21 @@ fn the_readme_80_column_example_is_what_a_terminal_shows() {
     let got = on_tty(80, &args, &[("NO_COLOR", "1")]);
     assert_eq!(got.trim_end(), want.trim_end(), "README.md's 80-column example is stale");
 }
+
+#[test]
+fn json_on_a_terminal_spells_the_characters_a_terminal_acts_on_as_escapes() {
+    // A bidi override and an 8-bit CSI in a path the session holds: legal
+    // unescaped JSON, but they reorder or drive a terminal.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("s.jsonl");
+    let line = serde_json::json!({"type":"user","uuid":"u0","parentUuid":null,"sessionId":"s","isSidechain":false,
+        "message":{"role":"user","content":[{"type":"text","text":"see /tmp/a\u{202e}gnp.txt \u{9b}31m"}]}});
+    std::fs::write(&file, format!("{line}\n")).expect("write");
+    for args in [vec!["preview", file.to_str().unwrap()], vec!["scan", "--json", file.to_str().unwrap()]] {
+        let out = on_tty(80, &args, &[]);
+        assert!(!out.contains('\u{202e}') && !out.contains('\u{9b}'), "{args:?}: {out:?}");
+        if args[0] == "preview" {
+            assert!(out.contains("\\u202e") && out.contains("\\u009b"), "{out}");
+        }
+    }
+}

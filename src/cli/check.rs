@@ -232,7 +232,7 @@ fn emit(
             eprintln!("session-doctor: wrote {}", sanitize(&path.display().to_string()));
         }
         None => {
-            let mut out = std::io::stdout().lock();
+            let mut out = crate::report::stdout::stdout();
             print(&mut out)?;
             std::io::Write::flush(&mut out)?;
         }

@@ -109,7 +109,7 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
             eprintln!("session-doctor: {message}");
             let v = serde_json::json!({"file": file.display().to_string(), "format": null, "stuck": null,
                 "failure": null, "suspects": [], "excluded": [], "next": [], "error": message});
-            writeln!(std::io::stdout().lock(), "{v:#}")?;
+            writeln!(crate::report::stdout::stdout(), "{v:#}")?;
             return Ok(Exit::Failed);
         }
         Err(e) => return Err(e),
@@ -148,7 +148,7 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
         })?;
         eprintln!("session-doctor: wrote {}", report::sanitize(&page.display().to_string()));
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::report::stdout::stdout();
     if args.json {
         Json.print(&mut out, &d)?;
     } else {

@@ -142,7 +142,7 @@ pub fn run(args: &ExcludeArgs) -> anyhow::Result<Exit> {
         attachments: refs,
         next,
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::report::stdout::stdout();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &outcome)?;
         writeln!(out)?;
@@ -160,7 +160,7 @@ fn nothing_to_exclude(
     plan: &crate::reader::Plan,
     verdict: &str,
 ) -> anyhow::Result<Exit> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::report::stdout::stdout();
     if args.json {
         let outcome = Outcome {
             overlay: args.read.overlay_path(&args.file, plan).display().to_string(),

@@ -135,7 +135,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
     {
         let v = serde_json::json!({ "error": crate::report::sanitize(&format!("{e:#}")) });
         use std::io::Write as _;
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::report::stdout::stdout();
         let _ = writeln!(out, "{v:#}").and_then(|()| out.flush());
     }
     ran

@@ -96,7 +96,7 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
             result.ok_or_else(|| anyhow::anyhow!("nothing was written"))?
         }
         None => {
-            let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
+            let mut out = std::io::BufWriter::with_capacity(1 << 20, crate::report::stdout::stdout());
             let done = preview::preview(&source, &session, rewrite, plan.single_document, dialect, threads, &mut out)?;
             out.flush()?;
             done

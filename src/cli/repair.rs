@@ -197,7 +197,7 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
         still_stuck: still.as_ref().map(|d| d.verdict.clone()),
         next: still.map(|d| d.next).unwrap_or_default(),
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::report::stdout::stdout();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &r)?;
         writeln!(out)?;
@@ -281,7 +281,7 @@ fn still_stuck(
 /// Says there is nothing to repair, and writes nothing (exit 0).
 fn nothing_to_repair(args: &RepairArgs, session: &crate::model::Session) -> anyhow::Result<Exit> {
     let reason = "nothing to repair: no exclusion, image cap, reasoning rewrite, unanswered tool call, failed request or damaged line to change; a copy would hold the same records";
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::report::stdout::stdout();
     if args.json {
         let v = serde_json::json!({"file": session.file, "format": session.format, "written": false, "reason": reason});
         writeln!(out, "{v:#}")?;

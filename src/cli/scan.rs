@@ -63,7 +63,7 @@ enum Doc {
 pub fn run(args: &ScanArgs) -> anyhow::Result<Exit> {
     // Human output goes out file by file; JSON once, at the end.
     let human = Human { term: report::term::current() };
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::report::stdout::stdout();
     let mut inputs = Inputs::default();
     let mut docs = Vec::new();
     let (mut failed, mut problems) = (false, false);

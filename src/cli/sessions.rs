@@ -50,7 +50,7 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<Exit> {
     let found = discover::find(&env, args.agent);
     let listed: Vec<Listed> =
         found.into_iter().take(args.limit).map(|f| Listed { health: health(&f), found: f }).collect();
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::report::stdout::stdout();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &listed.iter().map(Listed::json).collect::<Vec<_>>())?;
         writeln!(out)?;

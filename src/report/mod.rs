@@ -8,6 +8,7 @@ mod sanitize;
 pub mod scan;
 pub mod sessions;
 mod shell;
+pub mod stdout;
 pub mod table;
 pub mod term;
 pub mod units;
