@@ -48,6 +48,8 @@ pub struct Seen<'a> {
     /// Whether a 5xx may still be a media failure: not a hosted provider's, or a local
     /// server's own words.
     pub local: bool,
+    /// A hosted provider is named (not a local server): its 5xx is never about the request.
+    pub hosted: bool,
 }
 
 /// Every signal, in priority order.
@@ -60,8 +62,14 @@ pub fn signals(s: &Seen) -> Vec<Signal> {
         Some(st) if st >= 500 => s.local,
         Some(_) => true,
     };
+    // A count over a maximum the text states ("500 too many images in the message, max
+    // allowed is 16", QuantumNous/new-api#1233) is the request's, whatever 5xx a gateway
+    // that no hosted provider is named behind wraps it in.
+    let states_max = ["max allowed", "maximum allowed", "maximum of", "at most"].iter().any(|w| s.all.contains(w));
+    let count_ok = media_ok || (status.is_some_and(|st| st >= 500) && !s.hosted && states_max);
     let allowed = |c: Class| match c {
-        Class::MediaRejected | Class::ImageLimit => media_ok,
+        Class::ImageLimit => count_ok,
+        Class::MediaRejected => media_ok,
         Class::ContextOverflow => status != Some(429),
         _ => true,
     };
@@ -124,8 +132,10 @@ pub fn signals(s: &Seen) -> Vec<Signal> {
     codes(signals::DETERMINISTIC_CODES, "deterministic", false, &mut out);
     phrases(signals::DETERMINISTIC_PHRASES, "deterministic", &mut out);
     fams(families::DETERMINISTIC, "deterministic", &mut out);
-    if media_ok {
+    if count_ok {
         phrases(signals::IMAGE_LIMIT_PHRASES, "image-limit", &mut out);
+    }
+    if media_ok {
         phrases(signals::MEDIA_PHRASES, "media", &mut out);
         fams(families::MEDIA_FAMILIES, "media", &mut out);
         if let Some(p) = s.path.filter(|p| extract::path_is_media(p) && client) {

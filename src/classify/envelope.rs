@@ -248,6 +248,15 @@ fn status_prefix(s: &str, frame: &mut Frame, ev: &mut Evidence) {
             }
         }
     }
+    // openai-node's "503 status code (no body)": the number before the words
+    // (Mintplex-Labs/anything-llm#4812), when no marker comes earlier.
+    if let Some(pos) = head.find(" status code").filter(|&p| p >= 3 && best.is_none_or(|(b, _)| p - 3 < b)) {
+        let before_digits = head[..pos - 3].chars().next_back();
+        if let Some(n) = three_digits(&head[pos - 3..]).filter(|_| !before_digits.is_some_and(|c| c.is_ascii_digit())) {
+            frame.status = Some(n);
+            return;
+        }
+    }
     if let Some((_, after)) = best {
         if let Some(n) = three_digits(after) {
             frame.status = Some(n);

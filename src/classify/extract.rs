@@ -47,6 +47,8 @@ const KEYWORDS: &[&str] = &[
     // See: claude-code#16173 "exceed max allowed size for many-image requests: 2000 pixels";
     // #13480 "max allowed size: 8000 pixels".
     "max allowed size",
+    // See: QuantumNous/new-api#1233 "too many images in the message, max allowed is 16".
+    "max allowed is",
     // See: Gemini "exceeds the maximum number of tokens allowed (1048575)".
     "tokens allowed",
     // See: Mistral "too large for model with 32768 maximum context length".

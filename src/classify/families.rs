@@ -372,7 +372,15 @@ pub const DETERMINISTIC: &[Family] = &[
         unless: TOOL_DEFINITION,
         class: Class::HistoryInvalid,
     },
-    Family { name: "roles out of order", groups: &[ROLE_ORDER, ROLE], unless: &[], class: Class::HistoryInvalid },
+    // A role the API takes nowhere in the list ("Unexpected role \"system\". The Messages API
+    // accepts a top-level `system` parameter", Robitx/gp.nvim#257) is how the client builds
+    // its request, not an order a repair of the history mends.
+    Family {
+        name: "roles out of order",
+        groups: &[ROLE_ORDER, ROLE],
+        unless: &["top-level `system`", "role \"system\"", "role 'system'"],
+        class: Class::HistoryInvalid,
+    },
     Family { name: "an empty message", groups: &[EMPTY_OF, EMPTY], unless: MEDIA_WORDS, class: Class::HistoryInvalid },
     Family {
         name: "prompt longer than the window",

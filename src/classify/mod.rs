@@ -122,7 +122,8 @@ pub fn judge(text: &str, hint: &Hint, disabled: &dyn Fn(&str) -> bool) -> Judgem
     let provider = provider::detect(hint.provider.as_deref(), &ev, &lower);
     let local = provider::is_local(provider.as_deref(), &lower) || ev.shape.llamacpp;
 
-    let seen = decide::Seen { ev: &ev, hay: &hay, all: &all, status, status_depth, path, local };
+    let hosted = provider.is_some() && !local;
+    let seen = decide::Seen { ev: &ev, hay: &hay, all: &all, status, status_depth, path, local, hosted };
     let candidates = decide::signals(&seen);
     let mut live = candidates.iter().filter(|s| !disabled(&s.id));
     let winner = live.next();
@@ -143,7 +144,7 @@ pub fn judge(text: &str, hint: &Hint, disabled: &dyn Fn(&str) -> bool) -> Judgem
     if beaten.len() > MAX_BEATEN {
         why.push(format!("over {} more signals", beaten.len() - MAX_BEATEN));
     }
-    if !media_allowed(status, local) {
+    if !media_allowed(status, local) && class != Class::ImageLimit {
         why.push("media signals not counted: a 429, or a hosted provider's 5xx, is never a media failure".into());
     }
 

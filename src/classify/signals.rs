@@ -87,6 +87,9 @@ pub const DETERMINISTIC_CODES: &[(&str, Class)] = &[
     ("image_safety", Class::ContentPolicy),
     ("recitation", Class::ContentPolicy),
     ("model_refusal", Class::ContentPolicy),
+    // Google's ErrorInfo reason for a refused generation, under a bare "invalid argument"
+    // (ffroliva/gflow-cli#342).
+    ("public_error_unsafe_generation", Class::ContentPolicy),
     ("data_inspection_failed", Class::ContentPolicy),
     // See: OpenAI `invalid_api_key`; Gemini ErrorInfo reason `API_KEY_INVALID`;
     // https://docs.anthropic.com/en/api/errors (authentication_error, permission_error);
@@ -349,6 +352,10 @@ pub const DETERMINISTIC_PHRASES: &[Rule] = &[
     ru(&["key limit exceeded"], PER_MINUTE, Class::Quota),
     ru(&["create a key with a higher"], PER_MINUTE, Class::Quota),
     r(&["token limit", "per day"], Class::Quota),
+    // A throttle over a day: waiting minutes does not lift it. See: minorun365/agent-book#29
+    // (Bedrock ThrottlingException "Too many tokens per day, please wait before trying again").
+    r(&["tokens per day"], Class::Quota),
+    r(&["requests per day"], Class::Quota),
     r(&["extra usage is required"], Class::Quota),
     // See: OpenAI "Incorrect API key provided"; Anthropic "invalid x-api-key"; Gemini
     // "API key not valid. Please pass a valid API key." / "API Key not found"; OpenRouter
@@ -467,6 +474,9 @@ pub const MEDIA_PHRASES: &[Rule] = &[
     r(&["no endpoints found that support image"], Class::MediaRejected),
     r(&["image_url is only supported by certain models"], Class::MediaRejected),
     r(&["does not support image"], Class::MediaRejected),
+    // sigoden/aichat#566 ("The current model does not support vision").
+    r(&["does not support vision"], Class::MediaRejected),
+    r(&["doesn't support vision"], Class::MediaRejected),
     r(&["does not support the image"], Class::MediaRejected),
     r(&["unknown variant `image_url`"], Class::MediaRejected),
     // Model runners that could not decode the bytes. See: ollama/ollama#11320 ("failed to
@@ -615,6 +625,9 @@ pub const WEAK_PHRASES: &[Rule] = &[
     r(&["unknown parameter"], Class::InvalidRequest),
     r(&["unrecognized request argument"], Class::InvalidRequest),
     r(&["invalid json payload"], Class::InvalidRequest),
+    // The error type of Anthropic's and OpenAI's every 400, in a body a wrapper quoted past
+    // parsing (Robitx/gp.nvim#257, escaped quotes inside a quoted string).
+    r(&["invalid_request_error"], Class::InvalidRequest),
 ];
 
 /// gRPC status names (Gemini `error.status`), lowercased.
