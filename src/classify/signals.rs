@@ -476,7 +476,6 @@ pub const MEDIA_PHRASES: &[Rule] = &[
     r(&["does not support image"], Class::MediaRejected),
     // sigoden/aichat#566 ("The current model does not support vision").
     r(&["does not support vision"], Class::MediaRejected),
-    r(&["doesn't support vision"], Class::MediaRejected),
     r(&["does not support the image"], Class::MediaRejected),
     r(&["unknown variant `image_url`"], Class::MediaRejected),
     // Model runners that could not decode the bytes. See: ollama/ollama#11320 ("failed to
