@@ -175,6 +175,11 @@ pub const CODES: &[Code] = &[
         W,
         "the last recorded failure was not followed by an accepted request, but a retry can work",
     ),
+    c(
+        "session.undetermined",
+        W,
+        "the history ends in a request with no answer, and the agent records no failure there (Gemini CLI headless): the file cannot tell whether it failed",
+    ),
     c("session.unreadable", E, "the session could not be read"),
     c(
         "sidecar.unreadable",

@@ -65,6 +65,11 @@ fn an_unanswered_request_the_headless_cli_recorded_no_failure_of_is_not_called_h
     assert!(!verdict.contains("healthy") && verdict.contains("no answer"), "{verdict}");
     let next: Vec<&str> = d["next"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
     assert_eq!(next, [format!("session-doctor diagnose {file} --error '<the error the agent printed>'")], "{d:#}");
+    assert_eq!(d["undetermined"], json!(true), "{d:#}");
+    // `check` passes it, with a warning that says the file cannot tell.
+    let out = run(&["check", file]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("warning[session.undetermined]"), "{out:?}");
     // Given the error the CLI printed, the verdict is the provider's.
     let error =
         r#"{"error": {"code": 400, "message": "Too many images in request: 3 > 2", "status": "INVALID_ARGUMENT"}}"#;

@@ -165,6 +165,10 @@ pub fn judge(d: &Diagnosis, images: u64, opts: &Options) -> Vec<Problem> {
         };
         out.push(Problem::new(code, severity, message).at(lines.first().copied()));
     }
+    // A file that cannot say whether its last request failed.
+    if d.undetermined {
+        out.push(Problem::new("session.undetermined", Severity::Warning, d.verdict.clone()));
+    }
     // The failure itself.
     if let Some(f) = d.failure.as_ref().filter(|f| !f.recovered) {
         let c = &f.classification;

@@ -116,6 +116,11 @@ pub struct Diagnosis {
     pub history: Vec<HistoryItem>,
     /// The exact commands to run next, in order.
     pub next: Vec<String>,
+    /// The file cannot tell whether its last request failed: the agent fails
+    /// requests without recording it (Gemini CLI headless) and the history ends
+    /// in one with no answer. Not stuck as far as the file says, never healthy.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub undetermined: bool,
     /// Whose rules judged the media.
     pub provider: String,
     /// The model whose acceptance bounds the suspects.
@@ -463,6 +468,7 @@ pub fn diagnose_keeping(
     // last request is no proof of health, and the error the agent printed can say more.
     let unrecorded = session.format.behaviour().unrecorded_failures.filter(|_| failure.is_none() && unanswered);
     let mut next = next;
+    let undetermined = unrecorded.is_some();
     if let Some(why) = unrecorded {
         verdict = format!(
             "not known to be stuck: no failure recorded, but the history ends in a request with no answer, and {why}: if the agent printed an error, give it with --error to judge it"
@@ -497,6 +503,7 @@ pub fn diagnose_keeping(
         excluded,
         history,
         next,
+        undetermined,
         provider: rules.provider.clone(),
         model,
         boundary: picked.boundary,
