@@ -171,3 +171,37 @@ fn a_hash_prefix_two_different_files_share_is_refused_as_ambiguous() {
     let out = common::run(&["exclude", s, "--ref", "sha256:0c2045f3"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// A real agent's session (tests/data/agents) in a folder of its own.
+fn agent_copy(agent: &str, name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let to = dir.path().join(name);
+    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/agents").join(agent).join(name), &to).unwrap();
+    (dir, to)
+}
+
+#[test]
+fn a_copy_that_changes_nothing_the_failure_is_about_is_still_stuck() {
+    // Codex: valid PNG bytes the provider refused, no block named; pi: three
+    // images where the provider took two. Without an exclusion or a cap the
+    // copy drops the refusal but sends the same request.
+    for (agent, name, class_next) in
+        [("codex", "image-refused-by-provider.jsonl", "exclude"), ("pi", "too-many-images.jsonl", "--max-images 2")]
+    {
+        let (dir, file) = agent_copy(agent, name);
+        let out = dir.path().join("out");
+        std::fs::create_dir(&out).unwrap();
+        let (r, code) = json_of(&["repair", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--json"]);
+        assert_eq!(code, 1, "{agent}: {r:#}");
+        assert!(r["still_stuck"].as_str().is_some_and(|v| v.starts_with("still stuck")), "{agent}: {r:#}");
+        let next = r["next"].to_string();
+        assert!(next.contains(class_next) && next.contains(name), "{agent}: {r:#}");
+    }
+    // With the cap the limit asks for, the copy resumes.
+    let (dir, file) = agent_copy("pi", "too-many-images.jsonl");
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let (r, code) =
+        json_of(&["repair", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--max-images", "2", "--json"]);
+    assert_eq!((code, &r["still_stuck"]), (0, &Value::Null), "{r:#}");
+}

@@ -123,13 +123,8 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
     }
     // The full decodes of suspects, made once for both diagnoses (the session's and its copy's).
     let deepened = Deepened::default();
-    let suspects_left_out = if args.keep_suspects {
-        Vec::new()
-    } else {
-        let (primes, judged) = leave_out_suspects(args, session, &plan, &deepened)?;
-        session = judged;
-        primes
-    };
+    let (suspects_left_out, judged, original) = leave_out_suspects(args, session, &plan, &deepened)?;
+    session = judged;
     let mut rewrite = Rewrite::plan(&session, &args.rewrite.options(), plan.single_document);
     if args.rewrite.fit {
         rewrite.fit(&session, &crate::reader::Source::of(&plan, &args.file), &plan.rules, plan.single_document);
@@ -163,7 +158,20 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
     let (file, format) = (session.file.clone(), session.format);
     let (plan_ref, summary, deepened_ref) = (&plan, &rewrite.summary, &deepened);
     let (written, still) = std::thread::scope(|s| {
-        let still = s.spawn(move || still_stuck(args, session, plan_ref, summary, deepened_ref));
+        let (original, left_out) = (original.as_ref(), suspects_left_out.as_slice());
+        let still = s.spawn(move || -> anyhow::Result<Option<(String, Vec<String>)>> {
+            let still = still_stuck(args, session, plan_ref, summary, deepened_ref)?;
+            Ok(match (still, original) {
+                (None, Some(o)) if !addresses(o.class, summary, left_out) => Some((
+                    format!(
+                        "still stuck: nothing this repair changed answers the {} failure, so the copy sends the request the provider refused (it only no longer records the refusal)",
+                        o.class
+                    ),
+                    o.next.clone(),
+                )),
+                (still, _) => still.map(|d| (d.verdict, d.next)),
+            })
+        });
         let written = copy::repair_text(&source, text, plan.format, plan.single_document, &rewrite, &damaged, dir);
         (written, still.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
     });
@@ -194,8 +202,8 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
         dropped: written.dropped.clone(),
         changes: rewrite.summary,
         suspects_left_out,
-        still_stuck: still.as_ref().map(|d| d.verdict.clone()),
-        next: still.map(|d| d.next).unwrap_or_default(),
+        still_stuck: still.as_ref().map(|(verdict, _)| verdict.clone()),
+        next: still.map(|(_, next)| next).unwrap_or_default(),
     };
     let mut out = crate::report::stdout::stdout();
     if args.json {
@@ -208,18 +216,30 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
     Ok(if r.still_stuck.is_some() { Exit::Problems } else { Exit::Healthy })
 }
 
+/// How the original was stuck: its failure's class and the commands to run on it.
+struct Stuck {
+    class: crate::classify::Class,
+    next: Vec<String>,
+}
+
 /// Marks the prime suspects of a stuck session excluded, as `diagnose` names
 /// them (and the overlay does not exclude yet), so the copy carries notes in
-/// their place: a copy that keeps them fails the same way. Returns their refs
-/// and the session, which the diagnosis takes and gives back (no copy of it is
-/// made), judged again by the reader's rules.
+/// their place: a copy that keeps them fails the same way (not with
+/// --keep-suspects). Returns their refs, the session, which the diagnosis takes
+/// and gives back (no copy of it is made), judged again by the reader's rules,
+/// and how the original is stuck.
 fn leave_out_suspects(
     args: &RepairArgs,
     session: crate::model::Session,
     plan: &crate::reader::Plan,
     deepened: &Deepened,
-) -> anyhow::Result<(Vec<String>, crate::model::Session)> {
-    let opts = crate::diagnose::Options { model: args.read.model.clone(), ..Default::default() };
+) -> anyhow::Result<(Vec<String>, crate::model::Session, Option<Stuck>)> {
+    let opts = crate::diagnose::Options {
+        model: args.read.model.clone(),
+        file_arg: args.file.display().to_string(),
+        read_args: args.read.repeat(plan),
+        ..Default::default()
+    };
     let (d, mut session) = args.read.diagnose_keeping(&args.file, session, plan, &opts, deepened)?;
     // The diagnosis judged by the rules of the provider that failed; the plan
     // and a fit go by the reader's, as before (what it decoded in full stays).
@@ -227,8 +247,9 @@ fn leave_out_suspects(
         a.judge(&plan.rules);
     }
     let class = d.failure.as_ref().map(|f| f.classification.class);
-    if !d.stuck || !class.is_some_and(crate::diagnose::next::excludes_suspects) {
-        return Ok((Vec::new(), session));
+    let stuck = class.filter(|_| d.stuck).map(|class| Stuck { class, next: d.next.clone() });
+    if args.keep_suspects || !d.stuck || !class.is_some_and(crate::diagnose::next::excludes_suspects) {
+        return Ok((Vec::new(), session, stuck));
     }
     let primes: Vec<String> = d
         .suspects
@@ -241,7 +262,29 @@ fn leave_out_suspects(
     for a in session.attachments.iter_mut().filter(|a| primes.contains(&a.reference)) {
         a.excluded = true;
     }
-    Ok((primes, session))
+    Ok((primes, session, stuck))
+}
+
+/// Whether what a repair changed can answer a failure of `class`: a copy that
+/// changes nothing the failure is about sends the request the provider
+/// refused, though it no longer records the refusal (the copy drops it), and
+/// judged as it reads it would look healthy where the cause is not in its
+/// bytes (valid media a provider refuses, a gateway's image count).
+fn addresses(class: crate::classify::Class, changes: &Summary, left_out: &[String]) -> bool {
+    use crate::classify::Class;
+    let removed = !changes.excluded.is_empty()
+        || !changes.capped.is_empty()
+        || !changes.fitted.is_empty()
+        || !changes.healed.is_empty()
+        || !left_out.is_empty();
+    match class {
+        Class::ImageLimit => !changes.capped.is_empty() || !changes.excluded.is_empty() || !left_out.is_empty(),
+        Class::ReasoningRejected => changes.reasoning_removed > 0 || changes.reasoning_ids_dropped > 0,
+        // The structure is all in the file: the copy's own check is the judge
+        // (an agent that pairs calls itself needs no mend).
+        Class::HistoryInvalid => true,
+        _ => removed,
+    }
 }
 
 /// Diagnoses the session as its copy reads (without reading the copy again:
