@@ -319,3 +319,26 @@ fn a_task_metadata_json_that_never_ends_is_not_read_whole() {
     assert_eq!(code, 1, "{d:#}");
     assert_eq!(d["suspects"][0]["name"], json!(IDE_PNG), "{d:#}");
 }
+
+#[test]
+fn a_repaired_tasks_manifest_names_its_history_absolutely_wherever_repair_was_run() {
+    // Cline reads the history from the manifest's `messages_path` and finds an
+    // empty task where it names no file: a path typed relative to the sessions
+    // folder, or a copy written elsewhere to be moved there, must still name it.
+    let (dir, s) = sessions("stuck", STUCK);
+    let sessions_dir = dir.path().join("sessions");
+    let relative = s.strip_prefix(&sessions_dir).unwrap();
+    let out = common::bin()
+        .args(["repair", relative.to_str().unwrap(), "--json", "--force"])
+        .current_dir(&sessions_dir)
+        .output()
+        .unwrap();
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = r["id"].as_str().unwrap();
+    assert_eq!(r["resume_note"], Value::Null, "the copy is in the sessions folder already: {r:#}");
+    let m: Value =
+        serde_json::from_slice(&std::fs::read(sessions_dir.join(id).join(format!("{id}.json"))).unwrap()).unwrap();
+    let want = sessions_dir.canonicalize().unwrap().join(id).join(format!("{id}.messages.json"));
+    let got = std::path::PathBuf::from(m["messages_path"].as_str().unwrap());
+    assert!(got.is_absolute() && got.canonicalize().unwrap() == want, "{m:#}");
+}

@@ -121,6 +121,9 @@ pub fn new(format: Format, src: &Path, dir: Option<&Path>, first_line: &[u8]) ->
                 Some(d) => d.to_path_buf(),
                 None => src.parent().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_default(),
             };
+            // A path typed relative to the sessions folder (`X/X.messages.json`) names it too.
+            let sessions = if sessions.as_os_str().is_empty() { PathBuf::from(".") } else { sessions };
+            let sessions = std::path::absolute(&sessions).unwrap_or(sessions);
             let id = cline_id();
             let in_data = sessions.file_name().is_some_and(|n| n == "sessions");
             Identity {
@@ -221,8 +224,18 @@ pub fn companions(format: Format, id: &Identity, src: &Path) -> Vec<(PathBuf, Ve
     let Ok(mut v) = serde_json::from_slice::<serde_json::Value>(&text) else { return Vec::new() };
     let Some(m) = v.as_object_mut() else { return Vec::new() };
     m.insert("session_id".into(), new.into());
-    if m.contains_key("messages_path") {
-        m.insert("messages_path".into(), id.path.display().to_string().into());
+    // Cline reads the history from this path, and finds none where it names no
+    // file: the copy's, absolute; for a copy written outside a sessions folder
+    // (to be moved there first), where it will sit in the original's.
+    if let Some(old_path) = m.get("messages_path").and_then(|p| p.as_str()).map(PathBuf::from) {
+        let here = std::path::absolute(&id.path).unwrap_or_else(|_| id.path.clone());
+        let in_sessions = here.parent().and_then(Path::parent).is_some_and(|d| d.ends_with("sessions"));
+        let theirs = old_path.parent().and_then(Path::parent).filter(|d| d.is_absolute());
+        let copy = match theirs {
+            Some(d) if !in_sessions => d.join(new).join(format!("{new}.messages.json")),
+            _ => here,
+        };
+        m.insert("messages_path".into(), copy.display().to_string().into());
     }
     let Some(dir) = id.path.parent() else { return Vec::new() };
     let mut bytes = serde_json::to_vec_pretty(&v).unwrap_or_default();
