@@ -205,3 +205,35 @@ fn a_copy_that_changes_nothing_the_failure_is_about_is_still_stuck() {
         json_of(&["repair", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--max-images", "2", "--json"]);
     assert_eq!((code, &r["still_stuck"]), (0, &Value::Null), "{r:#}");
 }
+
+#[test]
+fn an_opencode_row_that_is_no_json_object_is_a_damaged_line_not_passed_unseen() {
+    // A part nested past the parser's depth (opencode's JSON.parse reads it) or
+    // cut short: told with its line, the rest read, and `check` fails.
+    for bad in [format!("{}1{}", "[".repeat(200), "]".repeat(200)), r#"{"type":"text","#.to_string()] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("opencode.db");
+        let db = rusqlite::Connection::open(&path).unwrap();
+        db.execute_batch(common::OPENCODE_SCHEMA).unwrap();
+        db.execute("INSERT INTO project VALUES ('prj_1','/w','git','w',NULL,NULL,1,1,NULL,'[]')", []).unwrap();
+        db.execute(
+            "INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated) VALUES ('ses_1','prj_1','s','/w','t','1.2.3',1,1)",
+            [],
+        )
+        .unwrap();
+        let user = json!({"role":"user","time":{"created":1},"agent":"build","model":{"providerID":"anthropic","modelID":"claude-sonnet-4-5"}});
+        db.execute("INSERT INTO message VALUES ('msg_01','ses_1',1,1,?1)", [user.to_string()]).unwrap();
+        let text = json!({"type":"text","text":"hello"}).to_string();
+        let deep = format!(r#"{{"type":"text","text":"x","meta":{bad}}}"#);
+        for (id, data) in [("prt_a", text), ("prt_b", deep)] {
+            db.execute("INSERT INTO part VALUES (?1,'msg_01','ses_1',1,1,?2)", [id, data.as_str()]).unwrap();
+        }
+        drop(db);
+        let (v, code) = common::scan_json(&path, &[]);
+        let findings = v["findings"].to_string();
+        assert!(findings.contains("not valid JSON") && v["entries"].as_u64() >= Some(1), "{v:#}");
+        assert_eq!(code, 1, "{v:#}");
+        let out = common::run(&["check", path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    }
+}

@@ -135,10 +135,24 @@ fn line(out: &mut Vec<u8>, session: &str, id: &str, mut info: Map<String, Value>
 }
 
 fn object(text: &str) -> Map<String, Value> {
+    parsed(text).unwrap_or_default()
+}
+
+/// A row's JSON object; `None` when the text is not one (cut short, not JSON,
+/// nested past the parser's depth).
+fn parsed(text: &str) -> Option<Map<String, Value>> {
     match serde_json::from_str(text) {
-        Ok(Value::Object(m)) => m,
-        _ => Map::new(),
+        Ok(Value::Object(m)) => Some(m),
+        _ => None,
     }
+}
+
+/// A row that is no JSON object, as a line of its own, just as the row holds
+/// it (on one line): the reader tells it as a damaged line, with its number,
+/// and reads on, instead of the row passing unseen.
+fn raw_line(out: &mut Vec<u8>, text: &str) {
+    out.extend(text.bytes().map(|b| if b == b'\n' || b == b'\r' { b' ' } else { b }));
+    out.push(b'\n');
 }
 
 fn database(path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
@@ -157,6 +171,7 @@ fn database(path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
         .with_context(|| format!("{} is SQLite but not opencode's database (no session table)", path.display()))?;
     let (session, note) = choose(path, asked, sessions)?;
     let mut parts: std::collections::HashMap<String, Vec<Value>> = std::collections::HashMap::new();
+    let mut unreadable: std::collections::HashMap<String, Vec<String>> = std::collections::HashMap::new();
     let mut stmt = db
         .prepare(
             "SELECT p.message_id, p.id, p.data FROM part p JOIN message m ON m.id = p.message_id \
@@ -167,7 +182,10 @@ fn database(path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
         stmt.query_map([&session], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)));
     for row in rows.with_context(what)? {
         let (msg, id, data) = row.with_context(what)?;
-        let mut p = object(&data);
+        let Some(mut p) = parsed(&data) else {
+            unreadable.entry(msg).or_default().push(data);
+            continue;
+        };
         p.insert("id".into(), Value::String(id));
         p.insert("messageID".into(), Value::String(msg.clone()));
         p.insert("sessionID".into(), Value::String(session.clone()));
@@ -180,8 +198,14 @@ fn database(path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
     let rows = stmt.query_map([&session], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)));
     for row in rows.with_context(what)? {
         let (id, data) = row.with_context(what)?;
+        for raw in unreadable.remove(&id).unwrap_or_default() {
+            raw_line(&mut out, &raw);
+        }
         let p = parts.remove(&id).unwrap_or_default();
-        line(&mut out, &session, &id, object(&data), p);
+        match parsed(&data) {
+            Some(info) => line(&mut out, &session, &id, info, p),
+            None => raw_line(&mut out, &data),
+        }
     }
     if out.is_empty() {
         for (id, ty, data) in v2_rows(&db, &session).with_context(what)? {
