@@ -237,3 +237,39 @@ fn an_opencode_row_that_is_no_json_object_is_a_damaged_line_not_passed_unseen() 
         assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
     }
 }
+
+#[test]
+fn a_request_converted_to_another_dialect_pairs_every_call_by_its_rules() {
+    // The agents' own pairing (Codex's "aborted" output, pi's answer to an
+    // orphaned call, Gemini CLI's second response) is their dialect's; converted,
+    // the request must pass the target's own rules, as session-doctor checks them.
+    let fixtures = [
+        ("codex", "killed-mid-tool.jsonl"),
+        ("codex", "orphan-output-after-answer.jsonl"),
+        ("pi", "killed-mid-tool.jsonl"),
+        ("gemini-cli", "session-2026-12-01T08-00-c5d9e38f.jsonl"),
+        ("claude-code", "parallel-images.jsonl"),
+        ("claude-code", "killed-mid-tool.jsonl"),
+    ];
+    for (agent, name) in fixtures {
+        let (dir, file) = agent_copy(agent, name);
+        for target in ["anthropic", "openai-chat", "openai-responses", "gemini"] {
+            let out = dir.path().join(format!("{target}.json"));
+            let ran =
+                common::run(&["preview", file.to_str().unwrap(), "--target", target, "--out", out.to_str().unwrap()]);
+            assert!(ran.status.success(), "{agent}/{name} → {target}: {}", String::from_utf8_lossy(&ran.stderr));
+            let (v, _) = json_of(&["scan", "--json", "--format", target, out.to_str().unwrap()]);
+            let history: Vec<&Value> = v["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|f| f["code"].as_str().is_some_and(|c| c.starts_with("history.")))
+                .collect();
+            assert!(
+                history.is_empty(),
+                "{agent}/{name} → {target}: {history:#?}\n{}",
+                std::fs::read_to_string(&out).unwrap()
+            );
+        }
+    }
+}

@@ -376,7 +376,7 @@ fn unmended(path: &std::path::Path) -> (Value, session_doctor::model::Session) {
     let source = reader::Source::of(&plan, path);
     let mut out = Vec::new();
     let rewrite = session_doctor::rewrite::Rewrite::default();
-    preview::preview(&source, &session, rewrite, plan.single_document, dialect, 0, &mut out).unwrap();
+    preview::preview(&source, &session, rewrite, plan.single_document, dialect, false, 0, &mut out).unwrap();
     (serde_json::from_slice(&out).unwrap_or_else(|e| panic!("{}: {e}", path.display())), session)
 }
 

@@ -361,7 +361,10 @@ pub fn rewrite(data: &[u8]) {
     for dialect in [native, Dialect::Anthropic, Dialect::OpenaiChat, Dialect::OpenaiResponses, Dialect::Gemini] {
         let mut buf = Vec::new();
         let source = session_doctor::reader::Source::of(&plan, &path);
-        if preview::preview(&source, &session, rw.clone(), plan.single_document, dialect, 0, &mut buf).is_ok() {
+        let converted = dialect != native;
+        if preview::preview(&source, &session, rw.clone(), plan.single_document, dialect, converted, 0, &mut buf)
+            .is_ok()
+        {
             let v: Result<serde_json::Value, _> = serde_json::from_slice(&buf);
             assert!(v.is_ok(), "preview as {} is not JSON: {}", dialect.name(), String::from_utf8_lossy(&buf));
         }

@@ -78,7 +78,9 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
         .clone()
         .filter(|p| crate::provider::canonical(p).is_some())
         .unwrap_or_else(|| plan.rules.provider.clone());
-    let dialect = args.target.0.unwrap_or_else(|| preview::native_of(&session, &provider));
+    let native = preview::native_of(&session, &provider);
+    let dialect = args.target.0.unwrap_or(native);
+    let converted = dialect != native;
     let source = crate::reader::Source::of(&plan, &args.file);
     let threads = args.read.threads.unwrap_or(0);
     let mut rewrite = Rewrite::plan(&session, &args.rewrite.options(), plan.single_document);
@@ -89,7 +91,16 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
         Some(path) => {
             let mut result = None;
             atomic::write(path, Existing::Replace, &args.read.reads(&args.file, &plan, true), |w| {
-                result = Some(preview::preview(&source, &session, rewrite, plan.single_document, dialect, threads, w)?);
+                result = Some(preview::preview(
+                    &source,
+                    &session,
+                    rewrite,
+                    plan.single_document,
+                    dialect,
+                    converted,
+                    threads,
+                    w,
+                )?);
                 // The request is of the file that was planned, or it is not written.
                 planned.unchanged(&args.file)
             })?;
@@ -97,7 +108,16 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
         }
         None => {
             let mut out = std::io::BufWriter::with_capacity(1 << 20, crate::report::stdout::stdout());
-            let done = preview::preview(&source, &session, rewrite, plan.single_document, dialect, threads, &mut out)?;
+            let done = preview::preview(
+                &source,
+                &session,
+                rewrite,
+                plan.single_document,
+                dialect,
+                converted,
+                threads,
+                &mut out,
+            )?;
             out.flush()?;
             done
         }

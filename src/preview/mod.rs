@@ -162,17 +162,21 @@ fn not_in_session(session: &Session, dialect: Dialect) -> &'static [&'static str
 const AGENT_ADDS: &[&str] = &["system prompt", "tool list"];
 
 /// Writes the request `session` would produce to `out`.
-/// `threads` prepare the records (0: one per core).
+/// `threads` prepare the records (0: one per core). `converted`: `dialect`
+/// is not the one the agent speaks, so calls are paired by its rules
+/// ([`write::Writer::pair_calls`]).
+#[allow(clippy::too_many_arguments)]
 pub fn preview(
     source: &Source,
     session: &Session,
     rewrite: Rewrite,
     single_document: bool,
     dialect: Dialect,
+    converted: bool,
     threads: usize,
     out: &mut dyn Write,
 ) -> anyhow::Result<Previewed> {
-    build(source, session, rewrite, single_document, dialect, out, How { only: None, threads })
+    build(source, session, rewrite, single_document, dialect, out, How { only: None, threads, converted })
 }
 
 /// One item of the request the agent sends, as [`preview`] writes it, but
@@ -184,7 +188,7 @@ pub fn item(source: &Source, session: &Session, single_document: bool, dialect: 
     let stand_ins = stand_in::StandIns::default();
     let only = Only { index, stand_ins: &stand_ins };
     // Building stops with an error once the item is out.
-    let how = How { only: Some(only), threads: 0 };
+    let how = How { only: Some(only), threads: 0, converted: false };
     let _ = build(source, session, Rewrite::default(), single_document, dialect, &mut buf, how);
     let value = serde_json::from_slice(&buf).ok()?;
     Some(Item { value, stand_ins })
@@ -195,6 +199,8 @@ struct How<'a> {
     only: Option<Only<'a>>,
     /// Threads preparing the records; 0: one per core.
     threads: usize,
+    /// The dialect is not the agent's: calls are paired by the target's rules.
+    converted: bool,
 }
 
 /// What [`item`] builds the request for.
@@ -235,7 +241,7 @@ fn build(
     out: &mut dyn Write,
     how: How<'_>,
 ) -> anyhow::Result<Previewed> {
-    let How { only, threads } = how;
+    let How { only, threads, converted } = how;
     let format = session.format;
     let name = source.describe();
     let mut file = source.open().with_context(|| format!("opening {name}"))?;
@@ -333,6 +339,9 @@ fn build(
         Some(o) => write::Writer::item(out, dialect, o.index),
         None => write::Writer::start(out, dialect, model.as_deref())?,
     };
+    if converted {
+        w.pair_calls();
+    }
     let mut agent = sends(session, dialect, last.and_then(|e| e.provider.as_deref()), model.as_deref());
     // Claude Code orders each turn itself (its attachments' text moves to the turn's start).
     let mut turn = (format == Format::ClaudeCode).then(claude_code::Turn::default);

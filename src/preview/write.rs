@@ -76,7 +76,21 @@ pub struct Writer<W: Write> {
     /// Only the item of this index is written, alone, and writing stops there
     /// (see [`Writer::item`]).
     only: Option<u64>,
+    /// Pair calls and results by the target's rules ([`Writer::pair_calls`]).
+    pairing: Option<Pairing>,
 }
+
+/// The calls of a request converted to another dialect: the agent's own
+/// pairing (Codex's "aborted" output, pi's answer to an orphaned call, Gemini
+/// CLI's second response) is its dialect's, and does not carry over.
+#[derive(Default)]
+struct Pairing {
+    /// Calls of the last assistant message not answered yet, in order.
+    open: Vec<(String, String)>,
+}
+
+/// The result a converted request gives a call its history left without one.
+pub const NO_RESULT: &str = "[no result was recorded for this tool call]";
 
 /// The error that ends a [`Writer::item`] once its item is out.
 pub const ITEM_WRITTEN: &str = "the item asked for is written";
@@ -110,7 +124,16 @@ impl<W: Write> Writer<W> {
             items: 0,
             inline_system: false,
             only,
+            pairing: None,
         }
+    }
+
+    /// Pairs every call with exactly one result, as the target's provider
+    /// requires, for a request converted from another dialect: consecutive
+    /// assistant messages are one turn, a call left open gets [`NO_RESULT`]
+    /// before the next turn, and a result with no open call is left out.
+    pub fn pair_calls(&mut self) {
+        self.pairing = Some(Pairing::default());
     }
 
     /// Keeps system messages in the message list, in place.
@@ -140,7 +163,9 @@ impl<W: Write> Writer<W> {
         if m.parts.is_empty() {
             return Ok(());
         }
-        let merge = matches!(self.dialect, Dialect::Anthropic | Dialect::Gemini);
+        // Converted, a turn is every message of one side: the calls of one
+        // turn answered by the tool messages right after it (Chat Completions).
+        let merge = matches!(self.dialect, Dialect::Anthropic | Dialect::Gemini) || self.pairing.is_some();
         match self.pending.take() {
             Some(mut p) if merge && p.role == m.role => {
                 p.parts.append(&mut m.parts);
@@ -171,6 +196,7 @@ impl<W: Write> Writer<W> {
         if let Some(p) = self.pending.take() {
             self.emit(p)?;
         }
+        self.answer_open()?;
         if self.only.is_some() {
             return Ok((self.out, self.items));
         }
@@ -187,11 +213,59 @@ impl<W: Write> Writer<W> {
         Ok((self.out, self.items))
     }
 
-    fn emit(&mut self, m: Msg) -> std::io::Result<()> {
+    fn emit(&mut self, mut m: Msg) -> std::io::Result<()> {
+        if let Some(pairing) = self.pairing.as_mut() {
+            if m.role == Role::Assistant {
+                self.answer_open()?;
+                let pairing = self.pairing.as_mut().expect("pairing");
+                for p in &m.parts {
+                    if let Part::Call { id, name, .. } = p {
+                        pairing.open.push((id.clone(), name.clone()));
+                    }
+                }
+            } else {
+                m.parts.retain(|p| match p {
+                    Part::Result { id, .. } => match pairing.open.iter().position(|(o, _)| o == id) {
+                        Some(i) => {
+                            pairing.open.remove(i);
+                            true
+                        }
+                        None => false,
+                    },
+                    _ => true,
+                });
+                if m.parts.is_empty() {
+                    return Ok(());
+                }
+            }
+        }
+        self.render_out(m)
+    }
+
+    fn render_out(&mut self, m: Msg) -> std::io::Result<()> {
         for v in self.render(m) {
             self.write_item(&v)?;
         }
         Ok(())
+    }
+
+    /// [`NO_RESULT`] for every call still open, in one user message.
+    fn answer_open(&mut self) -> std::io::Result<()> {
+        let Some(pairing) = self.pairing.as_mut() else { return Ok(()) };
+        let open = std::mem::take(&mut pairing.open);
+        if open.is_empty() {
+            return Ok(());
+        }
+        let parts = open
+            .into_iter()
+            .map(|(id, name)| Part::Result {
+                id,
+                name: Some(name),
+                parts: vec![Part::Text(NO_RESULT.into())],
+                error: true,
+            })
+            .collect();
+        self.render_out(Msg::new(Role::User, parts))
     }
 
     fn write_item(&mut self, v: &Value) -> std::io::Result<()> {
@@ -223,6 +297,13 @@ impl<W: Write> Writer<W> {
     }
 }
 
+/// A call's arguments as an object, which Anthropic's `input` and Gemini's
+/// `args` must be: a string, an array or a number (a Codex custom tool's raw
+/// input) goes under `input`.
+fn object_args(args: Value) -> Value {
+    if args.is_object() { args } else { json!({ "input": args }) }
+}
+
 fn role_name(r: Role, assistant: &str) -> &str {
     match r {
         Role::Assistant => assistant,
@@ -250,7 +331,7 @@ fn anthropic_block(p: Part) -> Value {
     match p {
         Part::Text(t) => json!({"type":"text","text":t}),
         Part::Media { .. } => anthropic_media(&p),
-        Part::Call { id, name, args } => json!({"type":"tool_use","id":id,"name":name,"input":args}),
+        Part::Call { id, name, args } => json!({"type":"tool_use","id":id,"name":name,"input":object_args(args)}),
         Part::Result { id, parts, error, .. } => {
             let content: Vec<Value> = parts.into_iter().map(anthropic_block).collect();
             let mut b = json!({"type":"tool_result","tool_use_id":id,"content":content});
@@ -307,7 +388,9 @@ fn chat(m: Msg) -> Vec<Value> {
         if !calls.is_empty() {
             msg["tool_calls"] = Value::Array(calls);
         }
-        out.insert(0, msg);
+        // An assistant message opens its calls; a user message's own text and
+        // media follow the tool messages, which must come right after the calls.
+        if m.role == Role::Assistant { out.insert(0, msg) } else { out.push(msg) }
     }
     if !media_after.is_empty() {
         out.push(json!({"role":"user","content":media_after}));
@@ -368,7 +451,7 @@ fn gemini_part(p: Part) -> Value {
         Part::Text(t) => json!({"text": t}),
         Part::Media { mime, data: Some(d), .. } => json!({"inlineData":{"mimeType":mime,"data":d}}),
         Part::Media { mime, url, .. } => json!({"fileData":{"mimeType":mime,"fileUri":url}}),
-        Part::Call { id, name, args } => json!({"functionCall":{"id":id,"name":name,"args":args}}),
+        Part::Call { id, name, args } => json!({"functionCall":{"id":id,"name":name,"args":object_args(args)}}),
         Part::Result { id, name, parts, .. } => {
             let (texts, media): (Vec<Part>, Vec<Part>) = parts.into_iter().partition(|x| matches!(x, Part::Text(_)));
             let output: Vec<String> =
