@@ -348,7 +348,10 @@ fn scan_says_what_the_agent_side_copies_and_the_heals_are() {
     let blob = 1 + text.lines().position(|l| l.contains("\"api-request-blob\"") && l.contains(CUT_PNG_B64)).unwrap();
     let out = run(&["scan", s(&file)]);
     let said = String::from_utf8(out.stdout).unwrap();
-    assert!(said.contains(&format!("L22.1 copies: line {blob} holds its bytes again for the agent itself")), "{said}");
+    assert!(
+        said.contains(&format!("L22.1 copies: line {blob} holds its bytes again where the agent does not send them")),
+        "{said}"
+    );
     let (scan, _) = common::scan_json(&file, &[]);
     let lines: Vec<&Value> = scan["attachments"][0]["mirrors"].as_array().unwrap().iter().map(|m| &m["line"]).collect();
     assert!(lines.contains(&&json!(blob)), "--json names the copy's line: {scan}");

@@ -180,3 +180,96 @@ fn a_file_with_no_message_beside_a_session_under_its_short_id_is_told() {
     assert!(message.contains(empty) && message.contains("c5d9e38f"), "{message}");
     assert!(!message.contains("08-02"), "the file that holds messages is not named: {message}");
 }
+
+/// The stuck session with `lines` appended, as the CLI appends them.
+fn appended(lines: &[Value]) -> (tempfile::TempDir, PathBuf) {
+    let (dir, s) = chats(STUCK);
+    let mut text = std::fs::read_to_string(&s).unwrap();
+    for l in lines {
+        text.push_str(&format!("{l}\n"));
+    }
+    std::fs::write(&s, text).unwrap();
+    (dir, s)
+}
+
+/// The text parts of the previewed request, the session context left out.
+fn previewed_texts(s: &Path) -> Vec<String> {
+    let out = run(&["preview", s.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    got["contents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(parts)
+        .filter_map(|p| p["text"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn a_rewind_into_the_checkpoint_a_resume_wrote_drops_what_follows_it() {
+    // The CLI checkpoints the whole history (`$set.messages`) on every resume; a
+    // `/rewind` after that names a message inside the checkpoint. Rewound to the
+    // call that read the cut PNG, nothing sends the PNG any more.
+    let (_dir, s) = appended(&[json!({"$rewindTo": "7b9feb63-c5bf-4fab-a4eb-ef2767cfbe6f"})]);
+    let (d, code) = json_of(&["diagnose", s.to_str().unwrap(), "--json"]);
+    assert_eq!((code, &d["stuck"]), (0, &json!(false)), "{d:#}");
+    assert_eq!(d["suspects"], json!([]), "{d:#}");
+    let (scan, _) = common::scan_json(&s, &[]);
+    assert_eq!(scan["attachments"], json!([]), "{scan:#}");
+    assert_eq!(previewed_texts(&s), ["READ-THE-FILE shot.png"]);
+}
+
+#[test]
+fn a_message_rewritten_after_a_checkpoint_replaces_its_copy_there_in_place() {
+    // The last copy of an id wins, at the place of the first: the checkpoint's.
+    let user = json!({"id": "26d0cabf-473c-4bfc-bd46-c5852248dedd", "timestamp": "2026-12-01T08:16:00.000Z",
+        "type": "user", "content": [{"text": "READ NOTHING"}]});
+    let (_dir, s) = appended(&[user, json!({"$rewindTo": "8a5b870e-ff2d-404e-b3e2-0c65fcc0a3c1"})]);
+    let texts = previewed_texts(&s);
+    assert_eq!(texts.first().map(String::as_str), Some("READ NOTHING"), "{texts:?}");
+    assert!(!texts.iter().any(|t| t.contains("READ-THE-FILE")), "{texts:?}");
+    // The checkpoint's call and its response stay after it; the rewound user record goes.
+    let (d, _) = json_of(&["diagnose", s.to_str().unwrap(), "--json"]);
+    assert_eq!(d["stuck"], json!(true), "{d:#}");
+}
+
+#[test]
+fn a_rewind_to_an_id_the_history_does_not_hold_empties_it_as_the_cli_does() {
+    let (_dir, s) = appended(&[json!({"$rewindTo": "no-such-message"})]);
+    let (scan, _) = common::scan_json(&s, &[]);
+    assert_eq!(scan["attachments"], json!([]), "{scan:#}");
+    assert_eq!(previewed_texts(&s), Vec::<String>::new());
+}
+
+#[test]
+fn a_repaired_copy_holds_no_copy_of_an_excluded_image_not_even_in_superseded_records() {
+    // The CLI re-writes a record in full on each change and checkpoints the
+    // history on each resume: besides the checkpoint the provider sees, the PNG
+    // sits on three lines it no longer does.
+    let (dir, s) = chats(STUCK);
+    let f = s.to_str().unwrap();
+    let png = "iVBORw0KGgo";
+    let holding = |p: &Path| std::fs::read_to_string(p).unwrap().lines().filter(|l| l.contains(png)).count();
+    assert_eq!(holding(&s), 4);
+    let out = run(&["scan", f]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("L16.1 copies: lines 7, 8, 13 hold its bytes again"),
+        "{out:?}"
+    );
+    assert_eq!(run(&["exclude", f, "--suspects"]).status.code(), Some(0));
+    let out = run(&["repair", f]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let copy = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl") && p != &s)
+        .unwrap();
+    assert_eq!(holding(&copy), 0, "{}", std::fs::read_to_string(&copy).unwrap());
+    // Still JSON on every line, and the copy's history is the original's without the PNG.
+    for l in std::fs::read_to_string(&copy).unwrap().lines() {
+        serde_json::from_str::<Value>(l).unwrap();
+    }
+    let (d, code) = json_of(&["diagnose", copy.to_str().unwrap(), "--json"]);
+    assert_eq!((code, &d["stuck"]), (0, &json!(false)), "{d:#}");
+}

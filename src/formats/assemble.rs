@@ -61,11 +61,34 @@ pub struct Rare {
     pub keep_from: Option<Id>,
     /// A [`Unit::ResetKeeping`]'s index (kept here by [`Records`]).
     pub keep: u64,
+    /// [`super::LineOut::keys`]: each message's id and its first entry, counted
+    /// from the line's first.
+    pub keys: Box<[(Id, u32)]>,
 }
 
 impl Extra {
     pub fn rare(&self) -> Option<&Rare> {
         self.rare.as_deref()
+    }
+
+    /// What the `len` entries from the line's `start`-th hold, counted from
+    /// the first of them (one message of a line holding many, [`Slot::part`]).
+    fn of_entries(&self, start: usize, len: usize) -> Box<Extra> {
+        let mine = |e: usize| (start..start + len).contains(&e);
+        Box::new(Extra {
+            attachments: (self.attachments.iter().filter(|a| mine(a.entry)))
+                .map(|a| Attachment { entry: a.entry - start, ..a.clone() })
+                .collect(),
+            calls: (self.calls.iter().filter(|c| mine(c.entry)))
+                .map(|c| RawCall { entry: c.entry - start, ..c.clone() })
+                .collect(),
+            results: (self.results.iter().filter(|r| mine(r.entry)))
+                .map(|r| RawResult { entry: r.entry - start, ..r.clone() })
+                .collect(),
+            at: self.at.clone(),
+            reasoning: (self.reasoning.iter().filter(|r| mine(r.entry))).cloned().collect(),
+            rare: None,
+        })
     }
 }
 
@@ -120,18 +143,20 @@ pub fn assemble(mut records: Records, entries: Vec<Entry>, links: Links) -> Hist
     // Sized once: grown by doubling, each copy left behind stays resident.
     let (n_calls, n_results) = order
         .iter()
-        .filter_map(|&i| records.extra(i))
+        .filter_map(|s| records.extra(s.record))
         .fold((0, 0), |(c, r), x| (c + x.calls.len(), r + x.results.len()));
     h.tool_calls.reserve_exact(n_calls);
     h.tool_results.reserve_exact(n_results);
 
     let mut attachments = Vec::new();
     let mut base = 0;
-    for &i in &order {
+    for &slot in &order {
+        let i = slot.record;
         let line = records.line(i);
         let (model, provider) = ctx.at(i);
         let first = base;
-        base += records.entries(i).len();
+        let own = slot_entries(&records, slot);
+        base += own.len();
         for e in &mut h.entries[first..base] {
             if e.model.is_none() {
                 e.model = model.clone();
@@ -140,8 +165,13 @@ pub fn assemble(mut records: Records, entries: Vec<Entry>, links: Links) -> Hist
                 e.provider = provider.clone();
             }
         }
-        // Taken, not borrowed: a line's rare parts are freed as they move into the history.
-        let Some(x) = records.take_extra(i) else { continue };
+        // Taken, not borrowed: a line's rare parts are freed as they move into
+        // the history. A part of a line takes a copy of what its entries hold.
+        let x = match slot.part {
+            None => records.take_extra(i),
+            Some(_) => records.extra(i).map(|x| x.of_entries(own.start - records.entries(i).start, own.len())),
+        };
+        let Some(x) = x else { continue };
         let Extra { calls: line_calls, results, attachments: line_attachments, reasoning, at, .. } = *x;
         // The last call or result of the line takes its time; the others a copy.
         let mut dated = line_calls.len() + results.len();
@@ -208,8 +238,8 @@ fn media_calls(records: &Records) -> HashMap<String, (Option<String>, Option<Str
 /// keeps its records in file order (a path through a tree, or a list with some
 /// lines dropped), so the file's vector is pruned in place; only a history that
 /// moves lines earlier (a compaction keeping older entries) takes a copy.
-fn visible_entries(records: &Records, order: &[usize], entries: Vec<Entry>) -> Vec<Entry> {
-    let ranges = || order.iter().map(|&i| records.entries(i)).filter(|r| !r.is_empty());
+fn visible_entries(records: &Records, order: &[Slot], entries: Vec<Entry>) -> Vec<Entry> {
+    let ranges = || order.iter().map(|&s| slot_entries(records, s)).filter(|r| !r.is_empty());
     let mut last = 0;
     let in_file_order = ranges().all(|r| {
         let ok = r.start >= last;
@@ -239,13 +269,22 @@ fn retain_marked<T>(mut items: Vec<T>, keep: &[bool]) -> Vec<T> {
 }
 
 /// Media on lines the provider never sees (Codex's `event_msg.user_message`
-/// `images`) repeat an attachment of another line: each becomes a mirror of the
-/// visible attachment with the same bytes nearest before it (else after it),
-/// so it is not counted twice and a rewrite still finds it.
+/// `images`) or no longer sees (a copy a later one superseded: Gemini CLI's
+/// re-written records and older checkpoints, what a compaction replaced, a
+/// branch left behind) repeat an attachment of the history: each becomes a
+/// mirror of the visible attachment with the same bytes nearest before it
+/// (else after it), so it is not counted twice and a rewrite that removes
+/// those bytes removes every copy. Called once the history took the rare
+/// parts of the records it holds whole, so what is left is out of it.
 fn mirrors_on_other_lines(records: &Records, visible: &mut [Attachment]) {
-    for i in (0..records.len()).filter(|&i| records.is_hidden(i)) {
+    let seen: HashSet<u64> = visible.iter().filter_map(|a| a.span.map(|s| s.offset)).collect();
+    for i in 0..records.len() {
         for m in records.extra(i).into_iter().flat_map(|x| &x.attachments) {
             let (Some(sha), Some(span)) = (&m.sha256, m.span) else { continue };
+            // A message of a line seen in parts is the history's own.
+            if seen.contains(&span.offset) {
+                continue;
+            }
             let i = visible
                 .iter()
                 .rposition(|a| a.sha256.as_ref() == Some(sha) && a.line <= m.line)
@@ -356,47 +395,124 @@ pub enum Links {
     StopAtMissing(&'static str),
 }
 
-/// Indices of the records the provider still sees, in history order.
-fn visible(records: &Records, entries: &[Entry], links: Links, findings: &mut Vec<Finding>) -> Vec<usize> {
-    if (0..records.len()).any(|i| records.is_node(i)) {
-        return tree_path(records, entries, links, findings);
+/// A record the provider sees, or one message of a line holding a whole
+/// history ([`Rare::keys`]) that later records took apart: replaced a message
+/// of it, or rewound into it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slot {
+    pub record: usize,
+    /// The message of the line ([`crate::model::Record::part`]); `None`: all of it.
+    pub part: Option<u32>,
+}
+
+impl Slot {
+    fn whole(record: usize) -> Slot {
+        Slot { record, part: None }
     }
-    let mut list: Vec<Option<usize>> = Vec::new();
-    let mut keyed: HashMap<Id, usize> = HashMap::new();
+}
+
+/// The keyed messages of record `i` ([`Rare::keys`]).
+fn keys(records: &Records, i: usize) -> &[(Id, u32)] {
+    records.extra(i).and_then(Extra::rare).map_or(&[], |x| &x.keys)
+}
+
+/// The entries of a slot, in the file's entry vector.
+fn slot_entries(records: &Records, slot: Slot) -> Range<usize> {
+    let all = records.entries(slot.record);
+    let Some(k) = slot.part else { return all };
+    let keys = keys(records, slot.record);
+    let at = |k: usize| keys.get(k).map_or(all.end, |&(_, e)| (all.start + e as usize).min(all.end));
+    at(k as usize)..at(k as usize + 1)
+}
+
+/// The records (or parts of them) the provider still sees, in history order.
+fn visible(records: &Records, entries: &[Entry], links: Links, findings: &mut Vec<Finding>) -> Vec<Slot> {
+    if (0..records.len()).any(|i| records.is_node(i)) {
+        return tree_path(records, entries, links, findings).into_iter().map(Slot::whole).collect();
+    }
+    let mut list = Keyed::default();
     for i in 0..records.len() {
         match records.unit(i) {
             Unit::Hidden | Unit::Node { .. } => {}
-            Unit::Plain => list.push(Some(i)),
-            Unit::Keyed(id) => match keyed.get(&id) {
-                Some(&pos) => list[pos] = Some(i),
-                None => {
-                    keyed.insert(id, list.len());
-                    list.push(Some(i));
-                }
-            },
-            Unit::RewindTo(id) => {
-                if let Some(&pos) = keyed.get(&id) {
-                    list.truncate(pos);
-                    keyed.retain(|_, p| *p < pos);
-                }
-            }
+            Unit::Plain => list.line(records, i),
+            Unit::Keyed(id) => list.put(id, Slot::whole(i)),
+            Unit::RewindTo(id) => list.rewind_to(id),
             Unit::ResetKeeping(index) => {
                 // Entry `index` is on line `index + 1` when no line is blank or damaged.
-                let kept: Vec<Option<usize>> =
-                    list.iter().copied().filter(|j| j.is_some_and(|j| records.line(j) > index)).collect();
-                list.clear();
-                keyed.clear();
-                list.push(Some(i));
-                list.extend(kept);
+                let kept: Vec<Option<Slot>> =
+                    list.slots.iter().copied().filter(|j| j.is_some_and(|j| records.line(j.record) > index)).collect();
+                list = Keyed::default();
+                list.slots.push(Some(Slot::whole(i)));
+                list.slots.extend(kept);
             }
             Unit::Reset | Unit::Request => {
-                list.clear();
-                keyed.clear();
-                list.push(Some(i));
+                list = Keyed::default();
+                list.line(records, i);
             }
         }
     }
-    list.into_iter().flatten().collect()
+    rejoin(records, list.slots.into_iter().flatten().collect())
+}
+
+/// A history of records in file order, some keyed by an id.
+#[derive(Default)]
+struct Keyed {
+    slots: Vec<Option<Slot>>,
+    /// Where each id's slot is.
+    at: HashMap<Id, usize>,
+}
+
+impl Keyed {
+    /// The last copy of an id wins, at the place of the first.
+    fn put(&mut self, id: Id, slot: Slot) {
+        match self.at.get(&id) {
+            Some(&pos) => self.slots[pos] = Some(slot),
+            None => {
+                self.at.insert(id, self.slots.len());
+                self.slots.push(Some(slot));
+            }
+        }
+    }
+
+    /// Record `i`: each of its keyed messages as a keyed record, else the line.
+    fn line(&mut self, records: &Records, i: usize) {
+        let keys = keys(records, i);
+        if keys.is_empty() {
+            self.slots.push(Some(Slot::whole(i)));
+        }
+        for (k, &(id, _)) in keys.iter().enumerate() {
+            self.put(id, Slot { record: i, part: Some(k as u32) });
+        }
+    }
+
+    /// Drops `id` and what follows it; all of it when `id` is not here.
+    fn rewind_to(&mut self, id: Id) {
+        let pos = self.at.get(&id).copied().unwrap_or(0);
+        self.slots.truncate(pos);
+        self.at.retain(|_, p| *p < pos);
+    }
+}
+
+/// Every part of a line, in order and together, is the line.
+fn rejoin(records: &Records, slots: Vec<Slot>) -> Vec<Slot> {
+    if slots.iter().all(|s| s.part.is_none()) {
+        return slots;
+    }
+    let mut out = Vec::with_capacity(slots.len());
+    let mut k = 0;
+    while k < slots.len() {
+        let s = slots[k];
+        let n = keys(records, s.record).len();
+        let run = (0..n).all(|j| slots.get(k + j) == Some(&Slot { record: s.record, part: Some(j as u32) }));
+        if s.part == Some(0) && run {
+            out.push(Slot::whole(s.record));
+            k += n;
+        } else {
+            out.push(s);
+            k += 1;
+        }
+    }
+    out
 }
 
 /// The path from the last node (not on a side branch) back to its root,

@@ -63,8 +63,12 @@ impl Adapter for GeminiCli {
     }
 }
 
+/// The messages of a checkpoint or metadata line, each keyed by its id as the
+/// CLI's loader keys them; one without a string id it does not load.
 fn records<'a>(list: &'a Value<'a>, base: &str, out: &mut LineOut<'a>) {
     for (i, r) in list.items().iter().enumerate() {
+        let Value::Str(id) = r.get("id") else { continue };
+        out.key(Id::of(id));
         record(r, &ptr(base, i), out);
     }
 }

@@ -290,9 +290,11 @@ pub enum Unit {
     /// A record re-written in full each time it changes: the last copy wins,
     /// at the place of the first.
     Keyed(Id),
-    /// Drops the keyed record with this id and everything after it.
+    /// Drops the keyed record with this id and everything after it; an id the
+    /// history does not hold drops it all (Gemini CLI's loader clears its map).
     RewindTo(Id),
-    /// A compaction or checkpoint: everything before is replaced by this line.
+    /// A compaction or checkpoint: everything before is replaced by this line
+    /// (by its messages, each keyed, when [`LineOut::keys`] lists them).
     Reset,
     /// A compaction that keeps the entries from this 0-based index of the file's
     /// entries (pi v1's `firstKeptEntryIndex`, the header being entry 0): the line
@@ -414,6 +416,11 @@ pub struct LineOut<'a> {
     /// What the adapter found wrong with what the line points to (a file it
     /// names): findings on this line, with a code registered in [`crate::codes`].
     pub findings: Vec<(crate::model::Severity, &'static str, String)>,
+    /// The messages of a line that holds a whole history (Gemini CLI's
+    /// `$set.messages` checkpoint), each keyed by its id as a [`Unit::Keyed`]
+    /// record is: its id and the index of its first entry. A later copy of one
+    /// replaces it in place; a rewind to one drops it and what follows.
+    pub keys: Vec<(Id, usize)>,
 }
 
 /// A replayed reasoning item found in a line, with where it sits.
@@ -424,12 +431,20 @@ pub struct RawReasoning {
     pub id: Option<String>,
     /// JSON pointer of the block, item or part that carries it.
     pub pointer: String,
+    /// The entry being read when it was found (the line's last so far).
+    pub entry: usize,
 }
 
 impl<'a> LineOut<'a> {
-    /// Records a reasoning item at `pointer`.
+    /// Records a reasoning item at `pointer`, in the entry being read.
     pub fn reasoning(&mut self, kind: ReasoningKind, id: Option<String>, pointer: &str) {
-        self.reasoning.push(RawReasoning { kind, id, pointer: pointer.to_string() });
+        let entry = self.entries.len().saturating_sub(1);
+        self.reasoning.push(RawReasoning { kind, id, pointer: pointer.to_string(), entry });
+    }
+
+    /// Keys the message whose entries start now ([`LineOut::keys`]).
+    pub fn key(&mut self, id: Id) {
+        self.keys.push((id, self.entries.len()));
     }
 
     /// Starts an entry and returns its index.

@@ -276,6 +276,10 @@ pub struct Record {
     pub line: u64,
     pub offset: u64,
     pub len: u64,
+    /// Only this message of the line is seen: the line holds a whole history
+    /// (Gemini CLI's checkpoint) that later lines took apart, by rewriting a
+    /// message of it or rewinding into it.
+    pub part: Option<u32>,
 }
 
 /// A session read into the canonical model: only what the provider sees.

@@ -31,14 +31,29 @@ pub const NOT_IN_SESSION: &[&str] = &[
 
 /// The turns one line of a Gemini CLI session stands for.
 pub fn record(v: &Value) -> Vec<Msg> {
-    if let Some(list) = v.get("$set").and_then(|s| s.get("messages")).and_then(Value::as_array) {
-        return list.iter().flat_map(message).collect();
+    match keyed(v) {
+        Some(list) => list.flat_map(message).collect(),
+        None => message(v),
     }
-    if v.get("projectHash").is_some() {
-        // The metadata line, or a whole legacy ConversationRecord.
-        return v.get("messages").and_then(Value::as_array).into_iter().flatten().flat_map(message).collect();
-    }
-    message(v)
+}
+
+/// The turns of the `part`-th message of a line that holds a whole history
+/// (a checkpoint a later record took apart, [`crate::model::Record::part`]).
+pub fn message_of(v: &Value, part: u32) -> Vec<Msg> {
+    keyed(v).and_then(|mut list| list.nth(part as usize)).map_or_else(Vec::new, message)
+}
+
+/// The messages of a `$set.messages` checkpoint or a metadata line (a whole
+/// legacy ConversationRecord), as the CLI loads them: those with a string id.
+fn keyed(v: &Value) -> Option<impl Iterator<Item = &Value>> {
+    let list = match v.get("$set").and_then(|s| s.get("messages")).and_then(Value::as_array) {
+        Some(list) => list,
+        None if v.get("projectHash").is_some() => {
+            v.get("messages").and_then(Value::as_array).map_or(&[][..], Vec::as_slice)
+        }
+        None => return None,
+    };
+    Some(list.iter().filter(|m| m.get("id").is_some_and(Value::is_string)))
 }
 
 fn message(v: &Value) -> Vec<Msg> {

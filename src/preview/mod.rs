@@ -18,6 +18,7 @@ mod records;
 mod stand_in;
 pub mod write;
 
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 
@@ -358,7 +359,8 @@ fn build(
     }
     let mut push = |w: &mut write::Writer<&mut dyn Write>,
                     turn: &mut Option<claude_code::Turn>,
-                    v: &serde_json::Value|
+                    v: &serde_json::Value,
+                    part: Option<u32>|
      -> std::io::Result<()> {
         if let Some(a) = agent.as_mut() {
             return a.record(v).iter().try_for_each(|m| w.push_sent(m));
@@ -371,6 +373,8 @@ fn build(
             read::body(format, b)
         } else if format == Format::Copilot {
             copilot::record(v, &assets)
+        } else if let Some(part) = part {
+            read::part(format, v, part)
         } else {
             read::record(format, v)
         };
@@ -385,8 +389,8 @@ fn build(
                     .as_array()
                     .or_else(|| doc.get("messages").and_then(|m| m.as_array()).filter(|_| !format.behaviour().logged));
                 match list {
-                    Some(items) => items.iter().try_for_each(|v| push(&mut w, &mut turn, v))?,
-                    None => push(&mut w, &mut turn, &doc)?,
+                    Some(items) => items.iter().try_for_each(|v| push(&mut w, &mut turn, v, None))?,
+                    None => push(&mut w, &mut turn, &doc, None)?,
                 }
             }
         }
@@ -412,11 +416,14 @@ fn build(
             let Some(edits) = edits else { return Ok(None) };
             Ok(serde_json::from_slice(&edited_by(text, &shape, edits)).ok())
         };
+        // A line seen in parts (a checkpoint taken apart) answers its calls after its last part.
+        let last_part: HashMap<u64, Option<u32>> = session.records.iter().map(|r| (r.line, r.part)).collect();
         records::each(&session.records, threads, prepare, |r, v| {
             let Some(v) = v else { return Ok(()) };
-            push(&mut w, &mut turn, &v)?;
+            push(&mut w, &mut turn, &v, r.part)?;
             // Interrupted calls of this turn get their result right after it.
-            for op in rewrite.ops.get(&r.line).into_iter().flatten() {
+            let ops = rewrite.ops.get(&r.line).filter(|_| last_part.get(&r.line) == Some(&r.part));
+            for op in ops.into_iter().flatten() {
                 if let rewrite::Op::Answer { call_id, tool } = op {
                     let text = canon::Part::Text(rewrite::mend::interrupted(format).into());
                     let result = canon::Part::Result {

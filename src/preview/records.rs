@@ -105,7 +105,7 @@ mod tests {
     }
 
     fn rec(line: u64, offset: u64, len: u64) -> Record {
-        Record { line, offset, len }
+        Record { line, offset, len, part: None }
     }
 
     #[test]

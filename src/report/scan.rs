@@ -51,13 +51,14 @@ pub fn write_for(out: &mut impl Write, r: &ScanReport, term: &Term) -> io::Resul
                 "the agent replaced it with its own placeholder after the provider rejected it, and does not send it again",
             )?;
         }
-        let copies: Vec<String> = a.mirrors.iter().filter(|m| m.line != 0).map(|m| m.line.to_string()).collect();
+        let mut copies: Vec<String> = a.mirrors.iter().filter(|m| m.line != 0).map(|m| m.line.to_string()).collect();
+        copies.dedup();
         if !copies.is_empty() {
             let (lines, hold) = if copies.len() == 1 { ("line", "holds") } else { ("lines", "hold") };
             say(
                 format!("  {} copies: ", a.reference),
                 &format!(
-                    "{lines} {} {hold} its bytes again for the agent itself (its record of a request it sent, or of its UI), never sent again; exclude and repair leave no copy of an excluded attachment",
+                    "{lines} {} {hold} its bytes again where the agent does not send them (its own record of a request or of its UI, or a copy a later record superseded); exclude and repair leave no copy of an excluded attachment",
                     copies.join(", ")
                 ),
             )?;

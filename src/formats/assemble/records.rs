@@ -13,7 +13,7 @@ use std::ops::Range;
 
 use crate::model::{Attachment, Record};
 
-use super::{Extra, Id, LineRecord, Unit};
+use super::{Extra, Id, LineRecord, Slot, Unit};
 
 /// How a record joins the history, without the payload of its [`Unit`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,7 +121,7 @@ impl Records {
         if kind == Kind::Node {
             self.last_node = id;
         }
-        self.spots.push(Record { line: r.line, offset: r.offset, len: r.len });
+        self.spots.push(Record { line: r.line, offset: r.offset, len: r.len, part: None });
         self.links.push(Link { id, group, extra, end: index(r.entries.end), kind, parent, sidechain });
     }
 
@@ -233,14 +233,15 @@ impl Records {
 
     /// The places of the records at `order` (indices into these records), in
     /// that order. A history in file order keeps the vector, pruned in place.
-    pub fn into_spots(self, order: &[usize]) -> Vec<Record> {
+    pub fn into_spots(self, order: &[Slot]) -> Vec<Record> {
         let Records { spots, links, .. } = self;
         drop(links);
-        if !order.windows(2).all(|w| w[0] < w[1]) {
-            return order.iter().map(|&i| spots[i]).collect();
+        let whole = order.iter().all(|s| s.part.is_none());
+        if !whole || !order.windows(2).all(|w| w[0].record < w[1].record) {
+            return order.iter().map(|s| Record { part: s.part, ..spots[s.record] }).collect();
         }
         let mut keep = vec![false; spots.len()];
-        order.iter().for_each(|&i| keep[i] = true);
+        order.iter().for_each(|s| keep[s.record] = true);
         super::retain_marked(spots, &keep)
     }
 }
