@@ -273,3 +273,85 @@ fn a_request_converted_to_another_dialect_pairs_every_call_by_its_rules() {
         }
     }
 }
+
+#[test]
+fn a_result_answering_an_aborted_reply_pi_does_not_send_is_an_orphan() {
+    // pi leaves an aborted (or failed) reply out of every request, its calls
+    // with it; a result recorded for one of those calls then answers nothing
+    // the provider sees, and Anthropic refuses it.
+    let (dir, file) = agent_copy("pi", "killed-mid-tool.jsonl");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let mut lines: Vec<String> = text.lines().take(5).map(str::to_string).collect();
+    lines[4] = lines[4].replace(r#""stopReason":"toolUse""#, r#""stopReason":"aborted""#);
+    assert!(lines[4].contains("aborted"));
+    let call = "toolu_643a3fc374aa46f78e6cf0ff";
+    lines.push(
+        json!({"type":"message","id":"e1f2a3b4","parentId":"d631af68","timestamp":"2026-12-01T08:16:30.000Z",
+        "message":{"role":"toolResult","toolCallId":call,"toolName":"bash",
+        "content":[{"type":"text","text":"Command aborted"}],"isError":true,"timestamp":1796112990000u64}})
+        .to_string(),
+    );
+    lines.push(
+        json!({"type":"message","id":"f5a6b7c8","parentId":"e1f2a3b4","timestamp":"2026-12-01T08:16:40.000Z",
+        "message":{"role":"user","content":[{"type":"text","text":"continue"}],"timestamp":1796113000000u64}})
+        .to_string(),
+    );
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let f = file.to_str().unwrap();
+
+    // What pi sends: the result, with no call before it.
+    let out = common::run(&["preview", f]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let sent: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let uses = sent.to_string().matches(r#""type":"tool_use""#).count();
+    assert_eq!(uses, 0, "{sent:#}");
+    let (d, _) = json_of(&["diagnose", f, "--json"]);
+    let verdict = d["verdict"].as_str().unwrap();
+    assert!(!verdict.starts_with("not stuck") && !verdict.contains("healthy"), "{d:#}");
+    assert!(d.to_string().contains(call), "the orphan is named: {d:#}");
+    // The repaired copy leaves the orphan out, and is not stuck.
+    let outdir = dir.path().join("out");
+    std::fs::create_dir(&outdir).unwrap();
+    let (r, code) = json_of(&["repair", f, "--out", outdir.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{r:#}");
+    let copy = r["out"].as_str().unwrap();
+    let out = common::run(&["preview", copy]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let sent: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(sent["messages"].as_array().is_some_and(|m| !m.is_empty()), "{sent:#}");
+    assert!(!sent.to_string().contains(call), "{sent:#}");
+    let (d, code) = json_of(&["diagnose", copy, "--json"]);
+    assert_eq!((code, &d["stuck"]), (0, &json!(false)), "{d:#}");
+}
+
+#[test]
+fn a_codex_local_shell_call_keeps_its_command_in_another_dialect() {
+    // A `local_shell_call` holds its command in `action`, not `arguments`.
+    let (dir, file) = agent_copy("codex", "killed-mid-tool.jsonl");
+    let meta = std::fs::read_to_string(&file).unwrap().lines().next().unwrap().to_string();
+    let item =
+        |payload: Value| json!({"timestamp": "2026-12-01T10:31:31.000Z", "type": "response_item", "payload": payload});
+    let lines = [
+        meta,
+        item(json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "list the files"}]}))
+            .to_string(),
+        item(json!({"type": "local_shell_call", "id": "lsh_1", "call_id": "call_shell_1", "status": "completed",
+            "action": {"type": "exec", "command": ["bash", "-lc", "ls -la"], "timeout_ms": 10000}}))
+        .to_string(),
+        item(json!({"type": "function_call_output", "call_id": "call_shell_1", "output": "a.txt"})).to_string(),
+    ];
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let out = common::run(&["preview", file.to_str().unwrap(), "--target", "anthropic"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let call = v["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["content"].as_array().unwrap())
+        .find(|b| b["type"] == "tool_use")
+        .cloned();
+    let call = call.unwrap_or_else(|| panic!("{v:#}"));
+    assert_eq!(call["input"]["command"], json!(["bash", "-lc", "ls -la"]), "{call:#}");
+    drop(dir);
+}

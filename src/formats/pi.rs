@@ -131,12 +131,15 @@ fn message<'a>(m: &'a Value<'a>, base: &str, out: &mut LineOut<'a>) {
             e.model = m.get("model").to_text();
             e.provider = m.get("provider").to_text();
             e.accepted = matches!(stop, "stop" | "length" | "toolUse") && m.get("usage").is_object();
-            if stop == "error" || stop == "aborted" {
+            if matches!(stop, "error" | "aborted") {
                 let text = m.get("errorMessage").to_text().unwrap_or_else(|| format!("request {stop}"));
                 e.error = Some(ErrorRecord { text, status: None });
             }
             let e = out.entry(e);
-            for (i, b) in m.get("content").items().iter().enumerate() {
+            // pi leaves a failed or aborted reply out of every request, its calls,
+            // thinking and media with it: a result for one of its calls answers nothing.
+            let unsent = matches!(stop, "error" | "aborted");
+            for (i, b) in m.get("content").items().iter().enumerate().filter(|_| !unsent) {
                 match b.get("type").as_str().unwrap_or("") {
                     "thinking" => thinking(b, &ptr(content, i), out),
                     "toolCall" => {

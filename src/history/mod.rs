@@ -278,7 +278,7 @@ fn check_with(session: &Session, dialect: Dialect, paired_by_agent: bool) -> Vec
             None => (
                 Kind::ResultWithoutCall,
                 format!(
-                    "result for call {}, which is not in the history (cut by a compaction, or never recorded)",
+                    "result for call {}, which is not in the history the provider sees (cut by a compaction, in a reply the agent does not send, or never recorded)",
                     r.call_id
                 ),
             ),

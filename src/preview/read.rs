@@ -40,6 +40,15 @@ pub fn record(format: Format, v: &Value) -> Vec<Msg> {
     }
 }
 
+/// The messages of the `part`-th message of a native record that holds many
+/// ([`crate::model::Record::part`]: only Gemini CLI's checkpoints are seen in parts).
+pub fn part(format: Format, v: &Value, part: u32) -> Vec<Msg> {
+    match format {
+        Format::GeminiCli => super::gemini_cli::message_of(v, part),
+        _ => record(format, v),
+    }
+}
+
 /// The messages of a logged request body in its own dialect.
 pub fn body(format: Format, b: &Value) -> Vec<Msg> {
     let list = |k: &str| items(b.get(k)).to_vec();
@@ -152,9 +161,11 @@ fn responses_item(item: &Value) -> Option<Msg> {
             Msg::new(role, parts)
         }
         "function_call" | "custom_tool_call" | "local_shell_call" => {
-            let a = if item.get("arguments").is_some() { item.get("arguments") } else { item.get("input") };
+            // A local shell call holds its command in `action` (`{"type":"exec","command":[…]}`).
+            let a = ["arguments", "input", "action"].iter().find_map(|k| item.get(*k));
             let name = s(item, "name").unwrap_or_else(|| ty.to_string());
-            Msg::new(Role::Assistant, vec![Part::Call { id: s(item, "call_id")?, name, args: args(a) }])
+            let id = s(item, "call_id")?;
+            Msg::new(Role::Assistant, vec![Part::Call { id, name, args: args(a) }])
         }
         "function_call_output" | "custom_tool_call_output" => {
             let o = item.get("output").unwrap_or(&Value::Null);
