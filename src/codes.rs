@@ -118,6 +118,11 @@ pub const CODES: &[Code] = &[
     c("line.truncated", E, "the last line was cut short (the agent stopped mid-write); the record is skipped"),
     c("line.invalid_utf8", W, "a line holds bytes that are not UTF-8; read with them replaced"),
     c("line.not_utf8", E, "a line is neither valid JSON nor valid UTF-8; the record is skipped"),
+    c(
+        "line.too_deep",
+        W,
+        "a line nests JSON past 100 levels; those values are read as null, the rest of the record is read",
+    ),
     c("line.crlf", I, "the file has Windows line endings; read as plain newlines"),
     c("line.bom", I, "the file starts with a UTF-8 byte-order mark; it is ignored"),
     // Files a line points to (Claude Code's persisted tool results).

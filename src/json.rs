@@ -25,6 +25,30 @@ pub enum Value<'a> {
 
 static NULL: Value<'static> = Value::Null;
 
+/// A record parsed as a `serde_json::Value` (what preview builds requests
+/// from), tolerant as [`Value::parse_tolerant`] is: a number an f64 cannot hold
+/// reads 0 and a value nested past [`crate::rewrite::splice::DEPTH`] levels
+/// `null`, as the reader's finding (`line.too_deep`) says.
+pub fn serde_tolerant(bytes: &[u8]) -> serde_json::Result<serde_json::Value> {
+    serde_json::from_slice(bytes).or_else(|e| serde_json::from_slice(&tamed(bytes, e)?.0))
+}
+
+/// A same-length copy of `bytes` that serde_json parses, for the error `e` it
+/// gave on them: its numbers too large read 0 and its values nested too deep
+/// `null`, with where each of those starts. `e` again for any other error.
+fn tamed(bytes: &[u8], e: serde_json::Error) -> serde_json::Result<(Vec<u8>, Vec<usize>)> {
+    use crate::rewrite::splice::{tame_depth, tame_numbers};
+    let said = e.to_string();
+    if !said.starts_with("number out of range") && !said.starts_with("recursion limit exceeded") {
+        return Err(e);
+    }
+    let numbers = tame_numbers(bytes);
+    match tame_depth(numbers.as_deref().unwrap_or(bytes)) {
+        Some(deep) => Ok(deep),
+        None => numbers.map(|n| (n, Vec::new())).ok_or(e),
+    }
+}
+
 impl<'a> Value<'a> {
     /// Parses one JSON document; serde_json's nesting limit (128) turns hostile
     /// depth into an error instead of a stack overflow.
@@ -35,23 +59,24 @@ impl<'a> Value<'a> {
         Ok(v)
     }
 
-    /// As [`Value::parse`], but a number too large for an f64 (`1e400`: valid
-    /// JSON, which serde_json refuses) does not lose the record: the value is
-    /// parsed from a same-length copy kept in `spare` where such numbers read 0
-    /// ([`crate::rewrite::splice::tame_numbers`]). Returns the value and the bytes
-    /// it borrows from, at the same offsets as `bytes`.
+    /// As [`Value::parse`], but valid JSON that serde_json refuses does not
+    /// lose the record: a number too large for an f64 (`1e400`) or values nested
+    /// past its limit. The value is parsed from a same-length copy kept in
+    /// `spare` where such numbers read 0 ([`crate::rewrite::splice::tame_numbers`])
+    /// and such values `null` ([`crate::rewrite::splice::tame_depth`]). Returns
+    /// the value, the bytes it borrows from (at the same offsets as `bytes`) and
+    /// where each value read as `null` starts.
     pub fn parse_tolerant(
         bytes: &'a [u8],
         spare: &'a mut Option<Vec<u8>>,
-    ) -> Result<(Value<'a>, &'a [u8]), serde_json::Error> {
+    ) -> Result<(Value<'a>, &'a [u8], Vec<usize>), serde_json::Error> {
         match Value::parse(bytes) {
-            Ok(v) => Ok((v, bytes)),
-            Err(e) if e.to_string().starts_with("number out of range") => {
-                let Some(tamed) = crate::rewrite::splice::tame_numbers(bytes) else { return Err(e) };
-                let tamed: &'a [u8] = spare.insert(tamed);
-                Value::parse(tamed).map(|v| (v, tamed))
+            Ok(v) => Ok((v, bytes, Vec::new())),
+            Err(e) => {
+                let (copy, cut) = tamed(bytes, e)?;
+                let copy: &'a [u8] = spare.insert(copy);
+                Value::parse(copy).map(|v| (v, copy, cut))
             }
-            Err(e) => Err(e),
         }
     }
 

@@ -208,8 +208,9 @@ fn a_copy_that_changes_nothing_the_failure_is_about_is_still_stuck() {
 
 #[test]
 fn an_opencode_row_that_is_no_json_object_is_a_damaged_line_not_passed_unseen() {
-    // A part nested past the parser's depth (opencode's JSON.parse reads it) or
-    // cut short: told with its line, the rest read, and `check` fails.
+    // A part nested past the parser's depth (opencode's JSON.parse reads it):
+    // read into its message, told; a part cut short: told with its line, the
+    // rest read, and `check` fails.
     for bad in [format!("{}1{}", "[".repeat(200), "]".repeat(200)), r#"{"type":"text","#.to_string()] {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("opencode.db");
@@ -231,6 +232,14 @@ fn an_opencode_row_that_is_no_json_object_is_a_damaged_line_not_passed_unseen() 
         drop(db);
         let (v, code) = common::scan_json(&path, &[]);
         let findings = v["findings"].to_string();
+        if bad.starts_with('[') {
+            // Valid JSON: the part joins its message, its deep value read as null, and the line says so.
+            assert!(findings.contains("line.too_deep"), "{v:#}");
+            let out = common::run(&["preview", path.to_str().unwrap()]);
+            let sent = String::from_utf8_lossy(&out.stdout);
+            assert!(sent.contains("hello") && sent.contains(r#""x""#), "{sent}");
+            continue;
+        }
         assert!(findings.contains("not valid JSON") && v["entries"].as_u64() >= Some(1), "{v:#}");
         assert_eq!(code, 1, "{v:#}");
         let out = common::run(&["check", path.to_str().unwrap()]);
@@ -354,4 +363,44 @@ fn a_codex_local_shell_call_keeps_its_command_in_another_dialect() {
     let call = call.unwrap_or_else(|| panic!("{v:#}"));
     assert_eq!(call["input"]["command"], json!(["bash", "-lc", "ls -la"]), "{call:#}");
     drop(dir);
+}
+
+#[test]
+fn an_export_with_a_value_nested_past_the_parser_limit_is_read_with_a_finding() {
+    // One JSON document: a tool input nested 300 deep must not cost the whole
+    // session. The value reads as null, the line says so, the rest is read.
+    let (dir, file) = agent_copy("opencode", "ses_dcf272eddffe2NXrNcmKeu4HO4.json");
+    let (before, _) = json_of(&["scan", "--json", file.to_str().unwrap()]);
+    let preview = |f: &Path| -> Value {
+        let out = common::run(&["preview", f.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let sent = preview(&file);
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let tool = doc["messages"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .flat_map(|m| m["parts"].as_array_mut().unwrap())
+        .find(|p| p["type"] == "tool")
+        .expect("a tool part");
+    let deep = format!("{}{}", "[".repeat(300), "]".repeat(300));
+    tool["state"]["input"]["deep"] = json!("DEEP");
+    let text = serde_json::to_string_pretty(&doc).unwrap().replace("\"DEEP\"", &deep);
+    let deep_file = dir.path().join("deep.json");
+    std::fs::write(&deep_file, text).unwrap();
+
+    let (after, code) = json_of(&["scan", "--json", deep_file.to_str().unwrap()]);
+    assert_ne!(code, 2, "{after:#}");
+    let refs =
+        |v: &Value| v["attachments"].as_array().unwrap().iter().map(|a| a["verdict"].clone()).collect::<Vec<_>>();
+    assert_eq!(refs(&after), refs(&before));
+    let deep_finding = after["findings"].as_array().unwrap().iter().find(|f| f["code"] == "line.too_deep").cloned();
+    let deep_finding = deep_finding.unwrap_or_else(|| panic!("{after:#}"));
+    assert!(deep_finding["line"].as_u64().unwrap() > 1, "the line the value starts on: {deep_finding:#}");
+    // Preview still shows every message, the deep value as null.
+    let got = preview(&deep_file);
+    assert_eq!(got["messages"].as_array().unwrap().len(), sent["messages"].as_array().unwrap().len());
+    assert!(got.to_string().contains(r#""deep":["#), "{got}");
 }

@@ -384,7 +384,7 @@ fn build(
         // One JSON document: its elements (an array, or a `messages` list) are the records.
         {
             if let Some(text) = &document {
-                let doc: serde_json::Value = serde_json::from_slice(text).context("the edited document is not JSON")?;
+                let doc = crate::json::serde_tolerant(text).context("the edited document is not JSON")?;
                 let list = doc
                     .as_array()
                     .or_else(|| doc.get("messages").and_then(|m| m.as_array()).filter(|_| !format.behaviour().logged));
@@ -414,7 +414,7 @@ fn build(
                 }
             };
             let Some(edits) = edits else { return Ok(None) };
-            Ok(serde_json::from_slice(&edited_by(text, &shape, edits)).ok())
+            Ok(crate::json::serde_tolerant(&edited_by(text, &shape, edits)).ok())
         };
         // A line seen in parts (a checkpoint taken apart) answers its calls after its last part.
         let last_part: HashMap<u64, Option<u32>> = session.records.iter().map(|r| (r.line, r.part)).collect();

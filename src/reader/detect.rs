@@ -145,7 +145,7 @@ fn plan_text(path: &Path, text: &Path, opts: &Options) -> anyhow::Result<Plan> {
         let mut spare = None;
         let line = skim::cut(line, &Skim::default());
         match Value::parse_tolerant(&line, &mut spare) {
-            Ok((v, _)) => {
+            Ok((v, ..)) => {
                 maybe_document.get_or_insert(v.is_array());
                 if v.is_object() {
                     ev.weigh(&v);
@@ -166,7 +166,7 @@ fn plan_text(path: &Path, text: &Path, opts: &Options) -> anyhow::Result<Plan> {
         let body = whole.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&whole);
         let mut spare = None;
         match Value::parse_tolerant(body, &mut spare) {
-            Ok((v, _)) => {
+            Ok((v, ..)) => {
                 ev = Evidence::new();
                 weigh_document(&mut ev, &v);
                 drop(v);

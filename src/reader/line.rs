@@ -65,9 +65,10 @@ impl<'r> Worker<'r> {
         }
         let mut spare = None;
         match Value::parse_tolerant(raw, &mut spare) {
-            Ok((v, text)) => {
+            Ok((v, text, cut)) => {
                 let rec = self.record(adapter, &v, text, lineno, offset, false);
                 findings.append(&mut self.found);
+                findings.extend(too_deep(lineno, &cut));
                 Some(rec)
             }
             Err(e) => {
@@ -228,6 +229,22 @@ impl<'r> Worker<'r> {
 /// `code` is registered in [`crate::codes`].
 pub fn finding(line: u64, severity: Severity, code: &'static str, message: String) -> Finding {
     Finding { line, severity, message, code: Some(code) }
+}
+
+/// The finding for values nested past [`crate::rewrite::splice::DEPTH`] levels
+/// that a line's parse read as `null` (at these byte offsets in it), if any.
+pub fn too_deep(line: u64, cut: &[usize]) -> Option<Finding> {
+    let (first, more) = cut.split_first()?;
+    let others = match more.len() {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    let what = format!(
+        "nests JSON more than {} levels deep at byte {}{others}; each such value is read (and previewed) as null, the rest of the record is read",
+        crate::rewrite::splice::DEPTH,
+        first + 1
+    );
+    Some(finding(line, Severity::Warning, "line.too_deep", what))
 }
 
 #[cfg(test)]

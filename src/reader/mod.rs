@@ -425,7 +425,16 @@ fn single_document(bytes: &[u8], opts: &Options, plan: &Plan) -> anyhow::Result<
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let offset = (bytes.len() - body.len()) as u64;
     let mut spare = None;
-    let (v, body) = crate::json::Value::parse_tolerant(body, &mut spare)?;
+    let (v, body, cut) = crate::json::Value::parse_tolerant(body, &mut spare)?;
+    // Each value nested too deep is a finding on the line it starts on.
+    let mut deep: Vec<Finding> = cut
+        .chunk_by(|&a, &b| memchr::memchr(b'\n', &body[a..b]).is_none())
+        .filter_map(|same| {
+            let start = memchr::memrchr(b'\n', &body[..same[0]]).map_or(0, |n| n + 1);
+            let line = 1 + memchr::memchr_iter(b'\n', &body[..start]).count() as u64;
+            line::too_deep(line, &same.iter().map(|c| c - start).collect::<Vec<_>>())
+        })
+        .collect();
     let adapter = plan.format.adapter();
     let Value::Array(items) = &v else {
         let rec = worker.record(adapter, &v, body, 1, offset, true);
@@ -436,7 +445,8 @@ fn single_document(bytes: &[u8], opts: &Options, plan: &Plan) -> anyhow::Result<
                 e.line = 1 + at.map_or(0, |at| memchr::memchr_iter(b'\n', &body[..at]).count() as u64);
             }
         }
-        let found = worker.take_findings();
+        let mut found = worker.take_findings();
+        found.append(&mut deep);
         let mut records = Records::default();
         records.push(rec);
         return Ok((records, worker.entries, found, lines));
@@ -461,7 +471,8 @@ fn single_document(bytes: &[u8], opts: &Options, plan: &Plan) -> anyhow::Result<
             records.push(rec);
         }
     }
-    let found = worker.take_findings();
+    let mut found = worker.take_findings();
+    found.append(&mut deep);
     Ok((records, worker.entries, found, lines))
 }
 

@@ -123,15 +123,50 @@ pub(super) fn choose(
 }
 
 /// One `{info, parts}` line; ids go back into the objects, as opencode's API has them.
-fn line(out: &mut Vec<u8>, session: &str, id: &str, mut info: Map<String, Value>, parts: Vec<Value>) {
+fn line(out: &mut Vec<u8>, session: &str, id: &str, mut info: Map<String, Value>, parts: Vec<Row>) {
     info.insert("id".into(), Value::String(id.into()));
     info.insert("sessionID".into(), Value::String(session.into()));
     let mut m = Map::new();
     m.insert("info".into(), Value::Object(info));
-    m.insert("parts".into(), Value::Array(parts));
+    let mut verbatim = Vec::new();
+    let mark = |k: usize| Value::String(format!("{VERBATIM}{k}"));
+    let parts = parts.into_iter().map(|p| match p {
+        Row::Parsed(v) => v,
+        Row::Verbatim(text) => {
+            verbatim.push(text);
+            mark(verbatim.len() - 1)
+        }
+    });
+    m.insert("parts".into(), Value::Array(parts.collect()));
     // Serializing a serde_json value cannot fail.
-    out.extend_from_slice(Value::Object(m).to_string().as_bytes());
+    let mut text = Value::Object(m).to_string();
+    for (k, raw) in verbatim.iter().enumerate() {
+        text = text.replacen(&mark(k).to_string(), raw, 1);
+    }
+    out.extend_from_slice(text.as_bytes());
     out.push(b'\n');
+}
+
+/// A part row: parsed, or its own text ([`verbatim`]).
+enum Row {
+    Parsed(Value),
+    Verbatim(String),
+}
+
+/// Marks a part whose row text is written as it is ([`verbatim`]).
+const VERBATIM: &str = "\u{0}session-doctor verbatim part\u{0}";
+
+/// A part row that is a JSON object serde_json cannot build (nested past its
+/// depth: opencode's `JSON.parse` reads it), as its own text on one line with
+/// the part's ids first, for the reader to read and tell; `None` for any other row.
+fn verbatim(data: &str, id: &str, msg: &str, session: &str) -> Option<String> {
+    let crate::json::Value::Object(_) = crate::json::Value::parse_tolerant(data.as_bytes(), &mut None).ok()?.0 else {
+        return None;
+    };
+    let body = data.trim().strip_prefix('{')?.trim_start();
+    let ids = serde_json::json!({"id": id, "messageID": msg, "sessionID": session}).to_string();
+    let sep = if body.starts_with('}') { "" } else { "," };
+    Some(one_line(&format!("{}{sep}{body}", &ids[..ids.len() - 1])))
 }
 
 fn object(text: &str) -> Map<String, Value> {
@@ -151,8 +186,14 @@ fn parsed(text: &str) -> Option<Map<String, Value>> {
 /// it (on one line): the reader tells it as a damaged line, with its number,
 /// and reads on, instead of the row passing unseen.
 fn raw_line(out: &mut Vec<u8>, text: &str) {
-    out.extend(text.bytes().map(|b| if b == b'\n' || b == b'\r' { b' ' } else { b }));
+    out.extend_from_slice(one_line(text).as_bytes());
     out.push(b'\n');
+}
+
+/// JSON text on one line: its line breaks (whitespace outside its strings,
+/// which cannot hold one unescaped) become spaces.
+fn one_line(text: &str) -> String {
+    text.replace(['\n', '\r'], " ")
 }
 
 fn database(path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
@@ -170,7 +211,7 @@ fn database(path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
         .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<Result<Vec<_>, _>>())
         .with_context(|| format!("{} is SQLite but not opencode's database (no session table)", path.display()))?;
     let (session, note) = choose(path, asked, sessions)?;
-    let mut parts: std::collections::HashMap<String, Vec<Value>> = std::collections::HashMap::new();
+    let mut parts: std::collections::HashMap<String, Vec<Row>> = std::collections::HashMap::new();
     let mut unreadable: std::collections::HashMap<String, Vec<String>> = std::collections::HashMap::new();
     let mut stmt = db
         .prepare(
@@ -183,13 +224,18 @@ fn database(path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
     for row in rows.with_context(what)? {
         let (msg, id, data) = row.with_context(what)?;
         let Some(mut p) = parsed(&data) else {
-            unreadable.entry(msg).or_default().push(data);
+            match verbatim(&data, &id, &msg, &session) {
+                // Valid JSON serde_json refuses (nested too deep): its own text
+                // joins the message, for the reader to read and tell.
+                Some(text) => parts.entry(msg).or_default().push(Row::Verbatim(text)),
+                None => unreadable.entry(msg).or_default().push(data),
+            }
             continue;
         };
         p.insert("id".into(), Value::String(id));
         p.insert("messageID".into(), Value::String(msg.clone()));
         p.insert("sessionID".into(), Value::String(session.clone()));
-        parts.entry(msg).or_default().push(Value::Object(p));
+        parts.entry(msg).or_default().push(Row::Parsed(Value::Object(p)));
     }
     let mut out = Vec::new();
     let mut stmt = db
@@ -210,7 +256,7 @@ fn database(path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
     if out.is_empty() {
         for (id, ty, data) in v2_rows(&db, &session).with_context(what)? {
             if let Some((info, parts)) = v2::message(&ty, object(&data)) {
-                line(&mut out, &session, &id, info, parts);
+                line(&mut out, &session, &id, info, parts.into_iter().map(Row::Parsed).collect());
             }
         }
     }
@@ -315,7 +361,8 @@ fn storage(root: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
     });
     let mut out = Vec::new();
     for (id, info) in messages {
-        let parts = records(&root.join("part").join(&id)).into_iter().map(|(_, p)| Value::Object(p)).collect();
+        let parts =
+            records(&root.join("part").join(&id)).into_iter().map(|(_, p)| Row::Parsed(Value::Object(p))).collect();
         line(&mut out, &session, &id, info, parts);
     }
     Ok(Store { format: crate::formats::Format::Opencode, lines: Arc::new(out), note, session })

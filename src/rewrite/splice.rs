@@ -101,6 +101,49 @@ pub fn tame_numbers(t: &[u8]) -> Option<Vec<u8>> {
     out
 }
 
+/// How deep [`tame_depth`] lets values nest: well inside serde_json's limit (128).
+pub const DEPTH: usize = 100;
+
+/// A copy of `t` in which every array or object nested [`DEPTH`] levels deep
+/// that holds a deeper one reads `null`, padded with spaces to its length: JSON
+/// nested past serde_json's limit (valid, hostile or not) parses, every offset
+/// in it where it was, the rest of the record read. With where each cut value
+/// starts; `None` when nothing nests that deep. As with [`tame_numbers`], only
+/// a parse sees the copy.
+pub fn tame_depth(t: &[u8]) -> Option<(Vec<u8>, Vec<usize>)> {
+    let mut out: Option<Vec<u8>> = None;
+    let mut cuts = Vec::new();
+    // Where each open array or object starts.
+    let mut open: Vec<usize> = Vec::new();
+    let mut i = 0;
+    while i < t.len() {
+        match t[i] {
+            b'"' => {
+                i = string_end(t, i).unwrap_or(t.len());
+                continue;
+            }
+            b'[' | b'{' if open.len() == DEPTH => {
+                // The innermost open value holds this one: it goes whole ("[[]]" at least).
+                let start = open.pop().expect("DEPTH > 0");
+                let Some(end) = value_end(t, start) else { break };
+                let o = out.get_or_insert_with(|| t.to_vec());
+                o[start..start + 4].copy_from_slice(b"null");
+                o[start + 4..end].fill(b' ');
+                cuts.push(start);
+                i = end;
+                continue;
+            }
+            b'[' | b'{' => open.push(i),
+            b']' | b'}' => {
+                open.pop();
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out.map(|o| (o, cuts))
+}
+
 /// The decoded text of the key string at `range` (quotes included).
 fn key_text(t: &[u8], range: Range<usize>) -> Option<String> {
     let raw = &t[range.start + 1..range.end - 1];
@@ -319,6 +362,26 @@ mod tests {
         assert_eq!(v["s"], "1e400", "a string is left alone");
         assert_eq!(v["k"], 12.5);
         assert!(tame_numbers(br#"{"k":1e300}"#).is_none());
+    }
+
+    #[test]
+    fn a_value_nested_past_the_limit_reads_null_and_the_rest_stays() {
+        let deep = format!("{}{}", "[".repeat(300), "]".repeat(300));
+        let t = format!(r#"{{"a":{deep},"b":"[{{not a bracket","c":[1,{{"d":2}}]}}"#);
+        assert!(serde_json::from_str::<serde_json::Value>(&t).is_err());
+        let (tamed, cuts) = tame_depth(t.as_bytes()).expect("nested past the limit");
+        assert_eq!((tamed.len(), cuts.len()), (t.len(), 1));
+        let v: serde_json::Value = serde_json::from_slice(&tamed).unwrap();
+        assert_eq!(v["b"], "[{not a bracket");
+        assert_eq!(v["c"][1]["d"], 2);
+        // The array at the limit is the one cut: what is above it stays.
+        let mut at = &v["a"]; // at depth 2
+        for _ in 0..DEPTH - 3 {
+            at = &at[0];
+        }
+        assert_eq!(at.as_array().map(Vec::len), Some(1), "{at}");
+        assert_eq!(at[0], serde_json::Value::Null, "{at}");
+        assert!(tame_depth(br#"{"a":[[1]],"b":"[[[[["}"#).is_none());
     }
 
     #[test]
