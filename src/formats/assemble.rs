@@ -439,10 +439,9 @@ fn visible(records: &Records, entries: &[Entry], links: Links, findings: &mut Ve
             Unit::RewindTo(id) => list.rewind_to(id),
             Unit::ResetKeeping(index) => {
                 // Entry `index` is on line `index + 1` when no line is blank or damaged.
-                let kept: Vec<Option<Slot>> =
-                    list.slots.iter().copied().filter(|j| j.is_some_and(|j| records.line(j.record) > index)).collect();
+                let kept: Vec<Slot> = list.slots.iter().copied().filter(|j| records.line(j.record) > index).collect();
                 list = Keyed::default();
-                list.slots.push(Some(Slot::whole(i)));
+                list.slots.push(Slot::whole(i));
                 list.slots.extend(kept);
             }
             Unit::Reset | Unit::Request => {
@@ -451,13 +450,13 @@ fn visible(records: &Records, entries: &[Entry], links: Links, findings: &mut Ve
             }
         }
     }
-    rejoin(records, list.slots.into_iter().flatten().collect())
+    rejoin(records, list.slots)
 }
 
 /// A history of records in file order, some keyed by an id.
 #[derive(Default)]
 struct Keyed {
-    slots: Vec<Option<Slot>>,
+    slots: Vec<Slot>,
     /// Where each id's slot is.
     at: HashMap<Id, usize>,
 }
@@ -466,10 +465,10 @@ impl Keyed {
     /// The last copy of an id wins, at the place of the first.
     fn put(&mut self, id: Id, slot: Slot) {
         match self.at.get(&id) {
-            Some(&pos) => self.slots[pos] = Some(slot),
+            Some(&pos) => self.slots[pos] = slot,
             None => {
                 self.at.insert(id, self.slots.len());
-                self.slots.push(Some(slot));
+                self.slots.push(slot);
             }
         }
     }
@@ -478,7 +477,7 @@ impl Keyed {
     fn line(&mut self, records: &Records, i: usize) {
         let keys = keys(records, i);
         if keys.is_empty() {
-            self.slots.push(Some(Slot::whole(i)));
+            self.slots.push(Slot::whole(i));
         }
         for (k, &(id, _)) in keys.iter().enumerate() {
             self.put(id, Slot { record: i, part: Some(k as u32) });
@@ -723,5 +722,38 @@ mod tests {
         ];
         let h = assemble(store(records), entries, Links::Bridged);
         assert_eq!(lines(&h), [4, 3]);
+    }
+
+    /// A checkpoint on `line` holding one entry per id.
+    fn checkpoint(line: u64, entries: Range<usize>, ids: &[&str]) -> LineRecord {
+        let keys = ids.iter().enumerate().map(|(k, id)| (Id::of(id), k as u32)).collect();
+        let rare = Some(Box::new(Rare { keys, ..Rare::default() }));
+        let extra = Some(Box::new(Extra { rare, ..Extra::default() }));
+        LineRecord { line, offset: 0, len: 0, unit: Unit::Reset, entries, extra }
+    }
+
+    #[test]
+    fn a_checkpoints_messages_are_keyed_like_records_of_their_own() {
+        // Line 2 checkpoints a, b, c; line 3 re-writes b; line 4 rewinds to c.
+        let entries: Vec<Entry> = [1, 2, 2, 2, 3].map(entry).into();
+        let records = vec![
+            record(1, 0..1, Unit::Plain),
+            checkpoint(2, 1..4, &["a", "b", "c"]),
+            record(3, 4..5, Unit::Keyed(Id::of("b"))),
+            record(4, 5..5, Unit::RewindTo(Id::of("c"))),
+        ];
+        let h = assemble(store(records), entries, Links::Bridged);
+        assert_eq!(lines(&h), [2, 3]);
+        let parts: Vec<(u64, Option<u32>)> = h.records.iter().map(|r| (r.line, r.part)).collect();
+        assert_eq!(parts, [(2, Some(0)), (3, None)]);
+        // Whole and in order, a checkpoint is its line; a rewind to an id it
+        // does not hold empties the history.
+        let entries: Vec<Entry> = [2, 2, 3].map(entry).into();
+        let records = vec![checkpoint(2, 0..2, &["a", "b"]), record(3, 2..3, Unit::Keyed(Id::of("d")))];
+        let h = assemble(store(records), entries, Links::Bridged);
+        assert_eq!(h.records.iter().map(|r| (r.line, r.part)).collect::<Vec<_>>(), [(2, None), (3, None)]);
+        let entries: Vec<Entry> = [2, 2].map(entry).into();
+        let records = vec![checkpoint(2, 0..2, &["a", "b"]), record(3, 2..2, Unit::RewindTo(Id::of("x")))];
+        assert_eq!(lines(&assemble(store(records), entries, Links::Bridged)), Vec::<u64>::new());
     }
 }
