@@ -404,3 +404,40 @@ fn an_export_with_a_value_nested_past_the_parser_limit_is_read_with_a_finding() 
     assert_eq!(got["messages"].as_array().unwrap().len(), sent["messages"].as_array().unwrap().len());
     assert!(got.to_string().contains(r#""deep":["#), "{got}");
 }
+
+/// The stuck Codex fixture with a rollback of `turns` appended, as Codex
+/// writes it when the user backtracks (Esc Esc).
+fn rolled_back(turns: u32) -> (tempfile::TempDir, std::path::PathBuf) {
+    let (dir, file) = agent_copy("codex", "image-refused-by-provider.jsonl");
+    let mut text = std::fs::read_to_string(&file).unwrap();
+    let event = json!({"timestamp": "2026-12-01T08:40:00.000Z", "type": "event_msg",
+        "payload": {"type": "thread_rolled_back", "num_turns": turns}});
+    text.push_str(&format!("{event}\n"));
+    std::fs::write(&file, text).unwrap();
+    (dir, file)
+}
+
+#[test]
+fn a_codex_rollback_drops_the_turns_codex_no_longer_sends() {
+    // Two turns back: before the prompt that read bad.png, its failure with it.
+    let (_dir, file) = rolled_back(2);
+    let f = file.to_str().unwrap();
+    let (d, code) = json_of(&["diagnose", f, "--json"]);
+    assert_eq!((code, &d["stuck"], &d["suspects"]), (0, &json!(false), &json!([])), "{d:#}");
+    let (scan, _) = common::scan_json(&file, &[]);
+    let names: Vec<&str> = scan["attachments"].as_array().unwrap().iter().filter_map(|a| a["name"].as_str()).collect();
+    assert!(!names.iter().any(|n| n.ends_with("bad.png")), "{names:?}");
+    let out = common::run(&["preview", f]);
+    let sent = String::from_utf8_lossy(&out.stdout);
+    assert!(sent.contains("READ-THE-FILE ok.png") && sent.contains("Done."), "{sent}");
+    assert!(!sent.contains("READ-THE-FILE bad.png") && !sent.contains(r#""continue""#), "{sent}");
+    // One turn back drops only the `continue`: the failed turn, still stuck on
+    // bad.png, stays; the environment context Codex writes is no turn of the user's.
+    let (_dir, file) = rolled_back(1);
+    let (d, code) = json_of(&["diagnose", file.to_str().unwrap(), "--json"]);
+    assert_eq!((code, &d["stuck"]), (1, &json!(true)), "{d:#}");
+    let (_dir, file) = rolled_back(9);
+    let out = common::run(&["preview", file.to_str().unwrap()]);
+    let sent = String::from_utf8_lossy(&out.stdout);
+    assert!(sent.contains("environment_context") && !sent.contains("READ-THE-FILE"), "{sent}");
+}

@@ -7,7 +7,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{run, sha256_file};
+use common::{json_of, run, sha256_file};
 use serde_json::{Value, json};
 
 const SESSION: &str = "ses_dcf4acb6effeFDuECCUCfTrlJb";
@@ -187,4 +187,50 @@ fn a_repaired_export_is_a_session_of_its_own_that_opencode_imports_beside_the_or
         previous = id;
     }
     assert!(written.contains("[Attachment omitted: "));
+}
+
+/// Sets a pending `/undo` on the export `name` (its `info.revert`), written to `dir`.
+fn reverted_export(dir: &Path, name: &str, revert: serde_json::Value) -> PathBuf {
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture(&format!("{name}.json"))).unwrap()).unwrap();
+    doc["info"]["revert"] = revert;
+    let to = dir.join(format!("{name}.json"));
+    std::fs::write(&to, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    to
+}
+
+#[test]
+fn a_pending_undo_leaves_out_what_opencode_removes_before_its_next_request() {
+    // `/undo` to the first prompt of the session stuck on a cut PDF: opencode's
+    // next prompt first removes that message and all after it
+    // (`SessionRevert.cleanup`), so nothing of the PDF is sent again.
+    let dir = tempfile::tempdir().unwrap();
+    let revert = json!({"messageID": "msg_230d8d2e4001fZ5VA8Lf94xR8r", "snapshot": "4b825dc6"});
+    let f = reverted_export(dir.path(), STUCK, revert);
+    let (d, code) = json_of(&["diagnose", f.to_str().unwrap(), "--json"]);
+    assert_eq!((code, &d["stuck"], &d["suspects"]), (0, &json!(false), &json!([])), "{d:#}");
+    let out = run(&["preview", f.to_str().unwrap()]);
+    let sent: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(sent["messages"], json!([]), "{sent:#}");
+
+    // Undone to the second prompt, with a part named: the first turn stays,
+    // the second prompt keeps its parts before that part (here: none).
+    let second = "msg_230b5897b001MXWLiIjMPV8IV9";
+    let revert = json!({"messageID": second, "partID": "prt_230b5897f001Dn1QkzsMgmUDi7"});
+    let f = reverted_export(dir.path(), SESSION, revert.clone());
+    let out = run(&["preview", f.to_str().unwrap()]);
+    let export = String::from_utf8_lossy(&out.stdout).to_string();
+    let full =
+        String::from_utf8_lossy(&run(&["preview", fixture(&format!("{SESSION}.json")).to_str().unwrap()]).stdout)
+            .to_string();
+    assert!(full.contains(r#""text":"continue""#) && export.contains("READ-THE-FILE shot.png"), "{full}");
+    assert!(!export.contains(r#""text":"continue""#), "{export}");
+    // The database keeps the same `revert` on its session row: the same request.
+    let db = dir.path().join("opencode.db");
+    std::fs::copy(fixture("opencode.db"), &db).unwrap();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute("UPDATE session SET revert = ?1 WHERE id = ?2", [revert.to_string(), SESSION.to_string()]).unwrap();
+    drop(conn);
+    let stored = run(&["preview", db.to_str().unwrap(), "--session", SESSION]);
+    assert_eq!(String::from_utf8_lossy(&stored.stdout), export);
 }

@@ -21,6 +21,10 @@ const NOT_CODES: &[&str] = &[
     // JSON paths providers name in their errors (classify's term families).
     "thinking.type",
     "function.name",
+    // Codex's content item kinds (src/formats/codex.rs, `starts_turn`).
+    "images.preparation_error",
+    "images.unsupported",
+    "audio.unsupported",
     // GitHub Copilot CLI's event types (src/formats/copilot.rs, src/preview/copilot.rs).
     "assistant.message",
     "session.binary_asset",

@@ -59,8 +59,10 @@ pub struct Rare {
     pub context_provider: Option<Arc<str>>,
     /// A compacting node's [`Unit::Node`] `keep_from` (kept here by [`Records`]).
     pub keep_from: Option<Id>,
-    /// A [`Unit::ResetKeeping`]'s index (kept here by [`Records`]).
+    /// A [`Unit::ResetKeeping`]'s index or a [`Unit::DropTurns`]' count (kept here by [`Records`]).
     pub keep: u64,
+    /// [`super::LineOut::turn`].
+    pub turn: bool,
     /// [`super::LineOut::keys`]: each message's id and its first entry, counted
     /// from the line's first.
     pub keys: Box<[(Id, u32)]>,
@@ -437,6 +439,7 @@ fn visible(records: &Records, entries: &[Entry], links: Links, findings: &mut Ve
             Unit::Plain => list.line(records, i),
             Unit::Keyed(id) => list.put(id, Slot::whole(i)),
             Unit::RewindTo(id) => list.rewind_to(id),
+            Unit::DropTurns(n) => list.drop_turns(records, n),
             Unit::ResetKeeping(index) => {
                 // Entry `index` is on line `index + 1` when no line is blank or damaged.
                 let kept: Vec<Slot> = list.slots.iter().copied().filter(|j| records.line(j.record) > index).collect();
@@ -482,6 +485,23 @@ impl Keyed {
         for (k, &(id, _)) in keys.iter().enumerate() {
             self.put(id, Slot { record: i, part: Some(k as u32) });
         }
+    }
+
+    /// Drops the last `n` user turns: from the first line of the `n`-th last
+    /// turn on (of the first, with fewer); nothing without a turn.
+    fn drop_turns(&mut self, records: &Records, n: u64) {
+        let turns: Vec<usize> = (self.slots.iter().enumerate())
+            .filter(|(_, s)| s.part.is_none() && records.extra(s.record).and_then(Extra::rare).is_some_and(|x| x.turn))
+            .map(|(k, _)| k)
+            .collect();
+        let Some(&first) = turns.first() else { return };
+        let n = usize::try_from(n).unwrap_or(usize::MAX);
+        if n == 0 {
+            return;
+        }
+        let cut = if n >= turns.len() { first } else { turns[turns.len() - n] };
+        self.slots.truncate(cut);
+        self.at.retain(|_, p| *p < cut);
     }
 
     /// Drops `id` and what follows it; all of it when `id` is not here.

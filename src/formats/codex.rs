@@ -98,6 +98,7 @@ impl Adapter for Codex {
             "response_item" if unsent(p) => out.unit = Unit::Hidden,
             "response_item" => {
                 let e = out.entry(item_entry(p));
+                out.turn = starts_turn(p);
                 responses_item(p, e, "/payload", out);
             }
             "compacted" => {
@@ -125,6 +126,45 @@ fn unsent(item: &Value<'_>) -> bool {
     }
 }
 
+/// A user message Codex counts as a turn of the user's when it rolls turns
+/// back (`drop_last_n_user_turns`): not one of the context fragments it writes
+/// as user messages itself. Newer builds name each content item's kind in
+/// `internal_chat_message_metadata_passthrough.content_item_kinds` and count a
+/// message with a `user.` kind (or an unknown one) as a turn; without kinds,
+/// a message is a fragment when a text opens with a fragment's tag
+/// (`is_contextual_user_fragment`).
+fn starts_turn(item: &Value<'_>) -> bool {
+    const FRAGMENTS: &[&str] = &[
+        "# AGENTS.md instructions for ",
+        "<user_instructions>",
+        "<environment_context>",
+        "<skill>",
+        "<user_shell_command>",
+        "<turn_aborted>",
+        "<subagents>",
+        "<subagent_notification>",
+    ];
+    if item.get("type").as_str().unwrap_or("message") != "message" || item.get("role").as_str() != Some("user") {
+        return false;
+    }
+    let content = item.get("content").items();
+    let kinds = item.at(&["internal_chat_message_metadata_passthrough", "content_item_kinds"]).items();
+    if !kinds.is_empty() && kinds.len() == content.len() {
+        return kinds.iter().any(|k| {
+            let k = k.as_str().unwrap_or("");
+            k.starts_with("user.")
+                || matches!(k, "" | "unknown" | "images.preparation_error" | "images.unsupported" | "audio.unsupported")
+        });
+    }
+    let fragment = |text: &str| {
+        let head = text.trim_start().as_bytes();
+        FRAGMENTS.iter().any(|open| head.get(..open.len()).is_some_and(|h| h.eq_ignore_ascii_case(open.as_bytes())))
+    };
+    !content
+        .iter()
+        .any(|c| c.get("type").as_str() == Some("input_text") && c.get("text").as_str().is_some_and(fragment))
+}
+
 /// The entry a Responses item stands for.
 fn item_entry(item: &Value<'_>) -> RawEntry {
     let role = match (item.get("type").as_str().unwrap_or("message"), item.get("role").as_str()) {
@@ -141,9 +181,15 @@ fn item_entry(item: &Value<'_>) -> RawEntry {
     e
 }
 
-/// Event lines: errors and aborts become entries; the rest are UI mirrors.
+/// Event lines: errors and aborts become entries, a rollback drops turns; the
+/// rest are UI mirrors.
 fn event<'a>(p: &'a Value<'a>, out: &mut LineOut<'a>) {
     let text = match p.get("type").as_str().unwrap_or("") {
+        // The user backtracked: Codex replays it on resume (`drop_last_n_user_turns`).
+        "thread_rolled_back" => {
+            out.unit = Unit::DropTurns(p.get("num_turns").as_f64().map_or(0, |n| n.max(0.0) as u64));
+            return;
+        }
         // The UI's copy of a user message: its `images` repeat the data URLs of the
         // `response_item` message, which is what is sent; kept as mirrors for rewrites.
         "user_message" => {

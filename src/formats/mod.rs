@@ -19,7 +19,7 @@ pub mod codex_pairs;
 mod copilot;
 mod gemini_cli;
 mod mux;
-mod opencode;
+pub mod opencode;
 mod pi;
 mod raw;
 
@@ -300,6 +300,11 @@ pub enum Unit {
     /// entries (pi v1's `firstKeptEntryIndex`, the header being entry 0): the line
     /// comes first, then those kept entries before it, then what follows.
     ResetKeeping(u64),
+    /// Drops the last this many user turns and what follows them (Codex's
+    /// `thread_rolled_back`): the history is cut at the first line of the
+    /// turns it drops, those [`LineOut::turn`] marks; with fewer turns, at
+    /// the first.
+    DropTurns(u64),
     /// A whole logged request: it replaces everything before it.
     Request,
 }
@@ -421,6 +426,8 @@ pub struct LineOut<'a> {
     /// record is: its id and the index of its first entry. A later copy of one
     /// replaces it in place; a rewind to one drops it and what follows.
     pub keys: Vec<(Id, usize)>,
+    /// The line starts a turn of the user's ([`Unit::DropTurns`] counts them).
+    pub turn: bool,
 }
 
 /// A replayed reasoning item found in a line, with where it sits.

@@ -29,19 +29,51 @@ impl Adapter for Opencode {
 
     fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
         if v.get("messages").is_array() && !v.has("parts") {
+            let revert = Revert::of(
+                v.at(&["info", "revert", "messageID"]).as_str(),
+                v.at(&["info", "revert", "partID"]).as_str(),
+            );
             for (i, m) in v.get("messages").items().iter().enumerate() {
-                message(m, &ptr("/messages", i), out);
+                message(m, &ptr("/messages", i), revert.as_ref(), out);
             }
         } else {
-            message(v, "", out);
+            message(v, "", None, out);
         }
     }
 }
 
+/// What `/undo` left pending in a session (its `revert`): before its next
+/// request opencode removes every message from `message` on, or, when a part
+/// is named, that message's parts from `part` on (`SessionRevert.cleanup`).
+/// Ids sort in the order opencode wrote them.
+#[derive(Clone, Copy, Debug)]
+pub struct Revert<'s> {
+    pub message: &'s str,
+    pub part: Option<&'s str>,
+}
+
+impl<'s> Revert<'s> {
+    pub fn of(message: Option<&'s str>, part: Option<&'s str>) -> Option<Revert<'s>> {
+        Some(Revert { message: message.filter(|m| !m.is_empty())?, part: part.filter(|p| !p.is_empty()) })
+    }
+
+    pub fn keeps_message(&self, id: &str) -> bool {
+        id < self.message || (id == self.message && self.part.is_some())
+    }
+
+    pub fn keeps_part(&self, message: &str, part: &str) -> bool {
+        message != self.message || self.part.is_none_or(|p| part < p)
+    }
+}
+
 /// One `{info, parts}` message; `base` is its JSON pointer.
-fn message<'a>(v: &'a Value<'a>, base: &str, out: &mut LineOut<'a>) {
+fn message<'a>(v: &'a Value<'a>, base: &str, revert: Option<&Revert<'_>>, out: &mut LineOut<'a>) {
     let info = v.get("info");
     if info.get("role").as_str().is_none() {
+        return;
+    }
+    let id = info.get("id").as_str().unwrap_or("");
+    if revert.is_some_and(|r| !r.keeps_message(id)) {
         return;
     }
     let assistant = info.get("role").as_str() == Some("assistant");
@@ -60,6 +92,9 @@ fn message<'a>(v: &'a Value<'a>, base: &str, out: &mut LineOut<'a>) {
     out.at = info.at(&["time", "created"]).to_text();
     let origin = if assistant { Origin::Assistant } else { Origin::User };
     for (i, p) in v.get("parts").items().iter().enumerate() {
+        if revert.is_some_and(|r| !r.keeps_part(id, p.get("id").as_str().unwrap_or(""))) {
+            continue;
+        }
         let at = ptr(&ptr(base, "parts"), i);
         match p.get("type").as_str().unwrap_or("") {
             "file" => file_part(p, &Site::new(e, origin), at, out),

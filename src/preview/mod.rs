@@ -384,7 +384,10 @@ fn build(
         // One JSON document: its elements (an array, or a `messages` list) are the records.
         {
             if let Some(text) = &document {
-                let doc = crate::json::serde_tolerant(text).context("the edited document is not JSON")?;
+                let mut doc = crate::json::serde_tolerant(text).context("the edited document is not JSON")?;
+                if format == Format::Opencode {
+                    read::opencode_reverted(&mut doc);
+                }
                 let list = doc
                     .as_array()
                     .or_else(|| doc.get("messages").and_then(|m| m.as_array()).filter(|_| !format.behaviour().logged));

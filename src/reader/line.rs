@@ -200,16 +200,17 @@ impl<'r> Worker<'r> {
             || !out.reasoning.is_empty()
             || out.context_model.is_some()
             || out.context_provider.is_some()
-            || !out.keys.is_empty();
+            || !out.keys.is_empty()
+            || out.turn;
         let extra = rare.then(|| {
             // The time only matters for the tool calls and results it dates.
             let tools = !out.calls.is_empty() || !out.results.is_empty();
             let context = out.context_model.is_some() || out.context_provider.is_some();
-            let rare = (context || !out.keys.is_empty()).then(|| {
+            let rare = (context || !out.keys.is_empty() || out.turn).then(|| {
                 let (context_model, context_provider) =
                     (self.intern(out.context_model), self.intern(out.context_provider));
                 let keys = out.keys.into_iter().map(|(id, e)| (id, u32::try_from(e).unwrap_or(u32::MAX))).collect();
-                Box::new(Rare { context_model, context_provider, keys, ..Rare::default() })
+                Box::new(Rare { context_model, context_provider, keys, turn: out.turn, ..Rare::default() })
             });
             Box::new(Extra {
                 attachments: attachments.into_boxed_slice(),

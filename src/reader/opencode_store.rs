@@ -211,6 +211,10 @@ fn database(path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
         .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<Result<Vec<_>, _>>())
         .with_context(|| format!("{} is SQLite but not opencode's database (no session table)", path.display()))?;
     let (session, note) = choose(path, asked, sessions)?;
+    let pending = pending_revert(&db, &session);
+    let revert = pending.as_ref().and_then(|(m, p)| crate::formats::opencode::Revert::of(Some(m), p.as_deref()));
+    let kept_message = |id: &str| revert.is_none_or(|r| r.keeps_message(id));
+    let kept_part = |msg: &str, id: &str| revert.is_none_or(|r| r.keeps_part(msg, id));
     let mut parts: std::collections::HashMap<String, Vec<Row>> = std::collections::HashMap::new();
     let mut unreadable: std::collections::HashMap<String, Vec<String>> = std::collections::HashMap::new();
     let mut stmt = db
@@ -223,6 +227,9 @@ fn database(path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
         stmt.query_map([&session], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)));
     for row in rows.with_context(what)? {
         let (msg, id, data) = row.with_context(what)?;
+        if !kept_part(&msg, &id) {
+            continue;
+        }
         let Some(mut p) = parsed(&data) else {
             match verbatim(&data, &id, &msg, &session) {
                 // Valid JSON serde_json refuses (nested too deep): its own text
@@ -244,6 +251,9 @@ fn database(path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
     let rows = stmt.query_map([&session], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)));
     for row in rows.with_context(what)? {
         let (id, data) = row.with_context(what)?;
+        if !kept_message(&id) {
+            continue;
+        }
         for raw in unreadable.remove(&id).unwrap_or_default() {
             raw_line(&mut out, &raw);
         }
@@ -255,12 +265,32 @@ fn database(path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
     }
     if out.is_empty() {
         for (id, ty, data) in v2_rows(&db, &session).with_context(what)? {
+            if !kept_message(&id) {
+                continue;
+            }
             if let Some((info, parts)) = v2::message(&ty, object(&data)) {
                 line(&mut out, &session, &id, info, parts.into_iter().map(Row::Parsed).collect());
             }
         }
     }
     Ok(Store { format: crate::formats::Format::Opencode, lines: Arc::new(out), note, session })
+}
+
+/// The `/undo` a session has pending: its `revert` (`{messageID, partID?}`), or
+/// the `revert_messageID`/`revert_partID` columns of builds that split it.
+fn pending_revert(db: &rusqlite::Connection, session: &str) -> Option<(String, Option<String>)> {
+    let one = |sql: &str| -> Option<(Option<String>, Option<String>)> {
+        db.query_row(sql, [session], |r| Ok((r.get(0)?, r.get(1)?))).ok()
+    };
+    if let Some((Some(json), _)) = one("SELECT revert, NULL FROM session WHERE id = ?1") {
+        let v: Value = serde_json::from_str(&json).ok()?;
+        let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+        return Some((text("messageID")?, text("partID")));
+    }
+    match one("SELECT revert_messageID, revert_partID FROM session WHERE id = ?1")? {
+        (Some(m), p) => Some((m, p)),
+        _ => None,
+    }
 }
 
 /// The `session_message` rows of an event-sourced session, in `seq` order

@@ -25,6 +25,7 @@ enum Kind {
     RewindTo,
     Reset,
     ResetKeeping,
+    DropTurns,
     Request,
 }
 
@@ -102,6 +103,7 @@ impl Records {
             Unit::RewindTo(id) => (Kind::RewindTo, Some(id), None, None, false, None, None),
             Unit::Reset => (Kind::Reset, None, None, None, false, None, None),
             Unit::ResetKeeping(k) => (Kind::ResetKeeping, None, None, None, false, None, Some(k)),
+            Unit::DropTurns(n) => (Kind::DropTurns, None, None, None, false, None, Some(n)),
             Unit::Request => (Kind::Request, None, None, None, false, None, None),
         };
         let mut extra = r.extra;
@@ -180,6 +182,7 @@ impl Records {
             (Kind::Hidden, _) => Unit::Hidden,
             (Kind::Reset, _) => Unit::Reset,
             (Kind::ResetKeeping, _) => Unit::ResetKeeping(rare().map_or(0, |x| x.keep)),
+            (Kind::DropTurns, _) => Unit::DropTurns(rare().map_or(0, |x| x.keep)),
             (Kind::Request, _) => Unit::Request,
             // `push` gives every node, keyed record and rewind its id.
             (Kind::Plain | Kind::Node | Kind::Keyed | Kind::RewindTo, _) => Unit::Plain,
