@@ -126,6 +126,22 @@ const PAIRING: &[&str] = &[
     "does not match the number",
     "the number of",
 ];
+/// A call id repeated or malformed: a stored call of the history, which a
+/// repair re-ids or drops ("`tool_use` ids must be unique",
+/// "messages.1.content.1.tool_use.id: String should match pattern").
+const ID_DEFECT: &[&str] = &[
+    "ids must be unique",
+    "id must be unique",
+    "duplicate id",
+    "duplicate tool",
+    "duplicated id",
+    "id already exists",
+    "more than once",
+    ".id: string should match",
+    "_id: string should match",
+    "id should match pattern",
+];
+
 /// A tool *definition* problem (schema, name, choice), not a history one.
 const TOOL_DEFINITION: &[&str] = &[
     "tools.",
@@ -146,6 +162,20 @@ const TOOL_DEFINITION: &[&str] = &[
 const ROLE_ORDER: &[&str] =
     &["successive", "consecutive", "must alternate", "interleave", "roles must", "unexpected role", "message_order"];
 const ROLE: &[&str] = &["user", "assistant", "role", "message"];
+/// A message where the API does not take it ("A conversation must start with a
+/// user message", Bedrock; "The final message must be a user message").
+const POSITION: &[&str] = &[
+    "must start with a",
+    "must begin with a",
+    "must end with a",
+    "first message must",
+    "final message must",
+    "last message must",
+];
+const ROLE_MESSAGE: &[&str] = &["user message", "assistant message", "user turn", "user role", "assistant role"];
+/// Parameters that cannot go together: how the client builds its request.
+const CONFLICT: &[&str] =
+    &["cannot both be specified", "mutually exclusive", "cannot be used together", "cannot be set together"];
 
 /// Words for the request's token budget.
 const PROMPT: &[&str] = &["prompt", "input", "context", "token", "messages"];
@@ -284,8 +314,17 @@ const POLICY: &[&str] = &[
 ];
 
 /// An empty message or block: a history the agent must mend. Not an empty attachment.
-const EMPTY: &[&str] =
-    &["must be non-empty", "cannot be empty", "must not be empty", "must have non-empty", "must have either content"];
+const EMPTY: &[&str] = &[
+    "must be non-empty",
+    "cannot be empty",
+    "must not be empty",
+    "must have non-empty",
+    "must have either content",
+    // Gemini: "Unable to submit request because it has an empty text parameter."
+    "has an empty",
+    // A Go client's nil content (Copilot: "invalid message content type <nil>").
+    "content type <nil>",
+];
 const EMPTY_OF: &[&str] = &["content", "message", "text", "parts", "toolresult", "tool_result"];
 const MEDIA_WORDS: &[&str] = &["image", "pdf", "document", "base64", "audio", "video"];
 
@@ -355,8 +394,9 @@ const PLAN_OR_LIMIT: &[&str] = &[
 /// A thing the request names that is not there: a deployment, a model, an endpoint. Waiting
 /// does not create it, whatever "please wait a moment" the text adds (Azure's
 /// DeploymentNotFound).
-const MISSING: &[&str] = &["does not exist", "not found", "no endpoints found"];
-const RESOURCE: &[&str] = &["deployment", "model", "resource", "endpoint", "entity"];
+const MISSING: &[&str] = &["does not exist", "not found", "no endpoints found", "could not route to", "no route for"];
+const RESOURCE: &[&str] =
+    &["deployment", "model", "resource", "endpoint", "entity", "object identifier", "/v1/", "/ai/"];
 
 /// Deterministic families, in priority order, checked after the exact phrases.
 pub const DETERMINISTIC: &[Family] = &[
@@ -375,6 +415,24 @@ pub const DETERMINISTIC: &[Family] = &[
     // A role the API takes nowhere in the list ("Unexpected role \"system\". The Messages API
     // accepts a top-level `system` parameter", Robitx/gp.nvim#257) is how the client builds
     // its request, not an order a repair of the history mends.
+    Family {
+        name: "a call id repeated or malformed",
+        groups: &[TOOL, ID_DEFECT],
+        unless: &["tools.", "tools[", "schema", "tool_choice", "tool definition", "tool names", "function names"],
+        class: Class::HistoryInvalid,
+    },
+    Family {
+        name: "a message where the API does not take it",
+        groups: &[POSITION, ROLE_MESSAGE],
+        unless: &["top-level `system`", "role \"system\"", "role 'system'"],
+        class: Class::HistoryInvalid,
+    },
+    Family {
+        name: "parameters that cannot go together",
+        groups: &[CONFLICT],
+        unless: &[],
+        class: Class::InvalidRequest,
+    },
     Family {
         name: "roles out of order",
         groups: &[ROLE_ORDER, ROLE],
@@ -486,6 +544,10 @@ const MEDIA_DEFECT: &[&str] = &[
     "corrupt",
     "malformed",
     "does not support",
+    // A local server without its vision projector ("…not configured with a mmproj module").
+    "not configured with",
+    // An image block spelled in a way it does not take ("must be a URL … or base64 encoded").
+    "must be a url",
     "failed to",
     "unknown format",
     "does not match",
@@ -509,6 +571,27 @@ const TOO_MANY: &[&str] = &[
     "only supports a single",
 ];
 
+/// What is no attachment's fault though media words are near: a rate, or a
+/// request parameter refused by name ("Extra inputs are not permitted, field:
+/// 'vl_high_resolution_images'": a field, whatever its name says).
+const MEDIA_VETO: &[&str] = &[
+    // RATE_WORDS (a test holds them here)
+    "please wait",
+    "rate limit",
+    "per minute",
+    "per min",
+    "throttl",
+    "(tpm)",
+    "per day",
+    "per hour",
+    "daily",
+    "extra inputs are not permitted",
+    "extra_forbidden",
+    "unrecognized request argument",
+    "unknown parameter",
+    "unrecognized parameter",
+];
+
 /// Media families (gated like media phrases: a client error, a stream error, or a local
 /// server's 5xx).
 pub const MEDIA_FAMILIES: &[Family] = &[
@@ -521,7 +604,7 @@ pub const MEDIA_FAMILIES: &[Family] = &[
     Family {
         name: "an attachment the model cannot take",
         groups: &[MEDIA, MEDIA_DEFECT],
-        unless: RATE_WORDS,
+        unless: MEDIA_VETO,
         class: Class::MediaRejected,
     },
 ];
@@ -667,6 +750,11 @@ mod tests {
             None
         );
         assert_eq!(first(DETERMINISTIC, "claude ai usage limit reached|1762952400"), Some(Class::Quota));
+    }
+
+    #[test]
+    fn the_media_veto_holds_every_rate_word() {
+        assert!(RATE_WORDS.iter().all(|w| MEDIA_VETO.contains(w)));
     }
 
     #[test]

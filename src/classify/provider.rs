@@ -22,6 +22,13 @@ const NAMES: &[(&str, &str)] = &[
     ("accessdeniedexception", "bedrock"),
     ("when calling the converse", "bedrock"),
     ("when calling the invokemodel", "bedrock"),
+    // InvokeModel's ValidationException message, as SDKs and gateways pass it on.
+    ("the model returned the following errors", "bedrock"),
+    // Bedrock's model ids and its throughput options ("Invocation of model ID
+    // anthropic.claude-3-7-sonnet-20250219-v1:0 with on-demand throughput isn't supported").
+    ("anthropic.claude", "bedrock"),
+    ("on-demand throughput", "bedrock"),
+    ("inference profile", "bedrock"),
     ("aiplatform.googleapis.com", "vertex"),
     ("req_vrtx_", "vertex"),
     ("vertex", "vertex"),
@@ -87,11 +94,20 @@ pub fn detect(hint: Option<&str>, ev: &Evidence, lower: &str) -> Option<String> 
     Some(if name == "vertex" { vertex(ev, lower) } else { name }.into())
 }
 
+/// Names only one provider's own errors hold, stronger than a body shape two
+/// providers share: OpenAI's help links, and the `sequence_number` of a
+/// Responses stream event, whose error envelope is shaped like Anthropic's.
+const OWN_WORDS: &[(&str, &str)] =
+    &[("help.openai.com", "openai"), ("platform.openai.com", "openai"), ("\"sequence_number\"", "openai")];
+
+/// Hosts of open models that answer in Mistral's `{"object":"error"}` shape too.
+const OBJECT_ERROR_HOSTS: &[&str] = &["fireworks", "together.ai", "togethercomputer", "deepinfra"];
+
 fn detect_name(ev: &Evidence, lower: &str) -> Option<&'static str> {
     if !ev.providers.is_empty() && lower.contains("metadata") {
         return Some("openrouter");
     }
-    for (needle, name) in &NAMES[..2] {
+    for (needle, name) in NAMES[..2].iter().chain(OWN_WORDS) {
         if lower.contains(needle) {
             return Some(name);
         }
@@ -110,7 +126,7 @@ fn detect_name(ev: &Evidence, lower: &str) -> Option<&'static str> {
         Some(if lower.contains("aiplatform.googleapis.com") { "vertex" } else { "gemini" })
     } else if s.vllm {
         Some("vllm")
-    } else if s.object_error {
+    } else if s.object_error && !OBJECT_ERROR_HOSTS.iter().any(|h| lower.contains(h)) {
         Some("mistral")
     } else {
         None
