@@ -80,10 +80,11 @@ impl<'a> Value<'a> {
         }
     }
 
-    /// The member `key` of an object, or `Null`.
+    /// The member `key` of an object, or `Null`. Of a key given twice, the last,
+    /// as the agents' `JSON.parse` (and serde_json) read it.
     pub fn get(&self, key: &str) -> &Value<'a> {
         match self {
-            Value::Object(m) => m.iter().find(|(k, _)| k == key).map_or(&NULL, |(_, v)| v),
+            Value::Object(m) => m.iter().rev().find(|(k, _)| k == key).map_or(&NULL, |(_, v)| v),
             _ => &NULL,
         }
     }

@@ -172,8 +172,21 @@ impl Overlay {
         let lock = open_regular(&lock_path, "the overlay lock", true)?;
         lock.lock().with_context(|| format!("cannot lock {}", lock_path.display()))?;
         let current = Overlay::load(path)?;
-        let Some(event) = decide(&current) else { return Ok(None) };
         let old = read_bytes(path)?.unwrap_or_default();
+        // Only an overlay is appended to: a file of other lines (a session given
+        // as `--overlay`) is not rewritten. A torn last line is an overlay's.
+        let blank = |l: &[u8]| l.iter().all(u8::is_ascii_whitespace);
+        let last = old.split(|&b| b == b'\n').enumerate().filter(|(_, l)| !blank(l)).last().map(|(i, _)| i as u64 + 1);
+        let foreign = current.skipped.iter().any(|(line, _)| Some(*line) != last)
+            || (current.events.is_empty() && last.is_some());
+        if foreign {
+            let (line, why) = current.skipped.first().cloned().unwrap_or_default();
+            anyhow::bail!(
+                "{} is not an overlay (line {line}: {why}); session-doctor appends only to its own overlays, and leaves this file as it is",
+                shown(path)
+            );
+        }
+        let Some(event) = decide(&current) else { return Ok(None) };
         atomic::write(path, Existing::Replace, reads, |w| {
             w.write_all(&old)?;
             if !old.is_empty() && !old.ends_with(b"\n") {

@@ -441,3 +441,30 @@ fn a_codex_rollback_drops_the_turns_codex_no_longer_sends() {
     let sent = String::from_utf8_lossy(&out.stdout);
     assert!(sent.contains("environment_context") && !sent.contains("READ-THE-FILE"), "{sent}");
 }
+
+#[test]
+fn of_a_key_given_twice_the_last_is_read_as_the_agents_json_parse_reads_it() {
+    // A record with two `message` keys: Claude Code's JSON.parse keeps the last,
+    // which holds the cut PNG; the first, benign, copy must not hide it.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(common::sample("claude-code.jsonl")).unwrap();
+    let (plain, _) = json_of(&["scan", "--json", common::sample("claude-code.jsonl").to_str().unwrap()]);
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let i = lines[6].find(r#""message":"#).unwrap();
+    let benign = r#""message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01IMG","content":"benign"}]},"#;
+    lines[6].insert_str(i, benign);
+    let file = dir.path().join("dup.jsonl");
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let (scan, _) = json_of(&["scan", "--json", file.to_str().unwrap()]);
+    let refs = |v: &Value| v["attachments"].as_array().unwrap().iter().map(|a| a["ref"].clone()).collect::<Vec<_>>();
+    assert_eq!(refs(&scan), refs(&plain), "{scan:#}");
+    let f = file.to_str().unwrap();
+    assert_eq!(common::run(&["exclude", f, "--ref", "L7.1"]).status.code(), Some(0));
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let (r, _) = json_of(&["repair", f, "--out", out.to_str().unwrap(), "--json"]);
+    let copy = std::fs::read_to_string(r["out"].as_str().unwrap()).unwrap();
+    let line7: Value = serde_json::from_str(copy.lines().nth(6).unwrap()).unwrap();
+    // serde_json, like JSON.parse, keeps the last copy: the one the note replaced the PNG in.
+    assert!(line7["message"].to_string().contains("Attachment omitted"), "{line7:#}");
+}

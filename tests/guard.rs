@@ -131,3 +131,19 @@ fn install_merges_keeps_other_hooks_and_is_idempotent() {
     assert!(out.contains("already installed"), "{out}");
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), once, "a second install changes nothing");
 }
+
+#[test]
+fn the_backup_is_a_new_file_never_a_write_through_a_link_at_its_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let settings = dir.path().join("settings.json");
+    std::fs::write(&settings, r#"{"model":"x"}"#).unwrap();
+    let precious = dir.path().join("precious.txt");
+    std::fs::write(&precious, "not a backup").unwrap();
+    let backup = dir.path().join("settings.json.session-doctor-backup");
+    std::os::unix::fs::symlink(&precious, &backup).unwrap();
+    let (code, _, err) = guard(dir.path(), &["install", "claude-code", "--settings", settings.to_str().unwrap()], None);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::read_to_string(&precious).unwrap(), "not a backup");
+    assert!(!std::fs::symlink_metadata(&backup).unwrap().file_type().is_symlink());
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), r#"{"model":"x"}"#);
+}

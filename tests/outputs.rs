@@ -120,6 +120,30 @@ fn exclude_overlay_is_never_the_session() {
 }
 
 #[test]
+fn an_overlay_is_appended_to_only_when_it_is_one() {
+    // Another session named as the overlay is not read by the command, but it is
+    // no overlay: it is left as it is.
+    let c = Case::new("claude-code.jsonl");
+    let other = c.path("other-session.jsonl");
+    std::fs::copy(sample("codex.jsonl"), &other).unwrap();
+    let before = sha256_file(&other);
+    let out = bin().args(["exclude", c.s(), "--ref", "L7.1", "--overlay", other.to_str().unwrap()]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is not an overlay"), "{stderr}");
+    assert_eq!(sha256_file(&other), before);
+    // An overlay whose last line was torn by a crash is still appended to.
+    let overlay = c.path("mine.doctor");
+    let o = overlay.to_str().unwrap();
+    assert!(bin().args(["exclude", c.s(), "--ref", "L7.1", "--overlay", o]).status().unwrap().success());
+    let mut text = std::fs::read_to_string(&overlay).unwrap();
+    text.push_str(r#"{"event":"attachments.incl"#);
+    std::fs::write(&overlay, text).unwrap();
+    let out = bin().args(["exclude", c.s(), "--ref", "L7.1", "--undo", "--overlay", o]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
 fn repair_never_writes_its_copy_where_it_reads() {
     // Formats without a naming of their own are copied to `<stem>.repaired.<ext>`:
     // an overlay given that name (not written yet) would become the copy.

@@ -168,7 +168,10 @@ pub fn apply(plan: &Plan) -> anyhow::Result<()> {
         std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
     }
     if let Some(backup) = &plan.backup {
-        std::fs::copy(&plan.file, backup)
+        // A new file in the backup's place (temp + rename), never a write through
+        // whatever a link at that name points to.
+        let old = std::fs::read(&plan.file).with_context(|| format!("reading {}", plan.file.display()))?;
+        crate::atomic::write(backup, crate::atomic::Existing::Replace, &[], |w| Ok(w.write_all(&old)?))
             .with_context(|| format!("backing up {} to {}", plan.file.display(), backup.display()))?;
     }
     // A link to the file (settings kept in a dotfiles repository, linked in by

@@ -241,6 +241,8 @@ fn child(t: &[u8], i: usize, seg: &str) -> Option<usize> {
     let want = if object { None } else { Some(seg.parse::<usize>().ok()?) };
     let mut j = ws(t, i + 1);
     let mut n = 0;
+    // Of a key given twice, the last: the copy a parser reads.
+    let mut last = None;
     while t.get(j)? != &close {
         let hit = if object {
             let end = string_end(t, j)?;
@@ -254,18 +256,21 @@ fn child(t: &[u8], i: usize, seg: &str) -> Option<usize> {
         } else {
             want == Some(n)
         };
-        if hit {
+        if hit && !object {
             return Some(j);
+        }
+        if hit {
+            last = Some(j);
         }
         j = ws(t, value_end(t, j)?);
         match t.get(j)? {
             b',' => j = ws(t, j + 1),
-            c if *c == close => return None,
+            c if *c == close => return last,
             _ => return None,
         }
         n += 1;
     }
-    None
+    last
 }
 
 /// The edit that removes the member or element `pointer` names, with one of
