@@ -559,17 +559,26 @@ impl AcceptedInvalid {
 /// The active invalid attachments that are not suspects because a later answer
 /// accepted them, each with the line of that answer.
 fn accepted_invalid(session: &Session, suspects: &[Suspect]) -> Vec<AcceptedInvalid> {
+    let suspected: std::collections::HashSet<&str> = suspects.iter().map(|s| s.attachment.reference.as_str()).collect();
+    // For each entry, the first accepted answer and the first failure at or
+    // after it: one pass back, so many invalid attachments cost no more than one.
+    let n = session.entries.len();
+    let (mut answer, mut failure) = (vec![None; n + 1], vec![None; n + 1]);
+    for (i, e) in session.entries.iter().enumerate().rev() {
+        answer[i] = if e.role == Role::Assistant && e.accepted && e.error.is_none() { Some(i) } else { answer[i + 1] };
+        failure[i] = if e.error.is_some() { Some(i) } else { failure[i + 1] };
+    }
     session
         .attachments
         .iter()
         .filter(|a| !a.excluded && a.verdict == Verdict::Invalid)
-        .filter(|a| !suspects.iter().any(|s| s.attachment.reference == a.reference))
+        .filter(|a| !suspected.contains(a.reference.as_str()))
         .filter_map(|a| {
-            let after = &session.entries[a.entry + 1..];
-            let at = after.iter().position(|e| e.role == Role::Assistant && e.accepted && e.error.is_none())?;
-            let failed_at = after[..at].iter().find(|e| e.error.is_some()).map(|e| e.line);
+            let from = (a.entry + 1).min(n);
+            let at = answer[from]?;
+            let failed_at = failure[from].filter(|&f| f < at).map(|f| session.entries[f].line);
             let why = a.problems.iter().find(|p| p.severity == Verdict::Invalid).map(|p| p.message.clone());
-            let (reference, line, why) = (a.reference.clone(), after[at].line, why.unwrap_or_default());
+            let (reference, line, why) = (a.reference.clone(), session.entries[at].line, why.unwrap_or_default());
             Some(AcceptedInvalid { reference, line, why, failed_at, healed: a.healed })
         })
         .collect()
