@@ -248,11 +248,7 @@ fn remove_stale(dir: &Path, reads: &[Input]) {
         let Some(name) = name.to_str() else { continue };
         let Some(pid) = stale_pid(name) else { continue };
         let regular = entry.file_type().is_ok_and(|t| t.is_file());
-        if regular
-            && pid != std::process::id()
-            && !(alive(pid) && ours(pid))
-            && !alias::reads_file(&entry.path(), reads)
-        {
+        if regular && pid != std::process::id() && gone(pid) && !alias::reads_file(&entry.path(), reads) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
@@ -267,6 +263,12 @@ fn stale_pid(name: &str) -> Option<u32> {
     let (pid, random) = rest.split_once('.')?;
     (random.len() == 6 && random.bytes().all(|b| b.is_ascii_alphanumeric())).then_some(())?;
     pid.parse().ok()
+}
+
+/// Whether no run of this program has process id `pid` any more: what such a
+/// run left in a temporary folder is a killed run's, free to remove.
+pub fn gone(pid: u32) -> bool {
+    !(alive(pid) && ours(pid))
 }
 
 #[cfg(unix)]

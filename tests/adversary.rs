@@ -468,3 +468,37 @@ fn of_a_key_given_twice_the_last_is_read_as_the_agents_json_parse_reads_it() {
     // serde_json, like JSON.parse, keeps the last copy: the one the note replaced the PNG in.
     assert!(line7["message"].to_string().contains("Attachment omitted"), "{line7:#}");
 }
+
+#[test]
+fn a_compressed_session_far_past_any_ratio_is_refused_and_a_killed_runs_spool_is_swept() {
+    use std::io::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    // What a killed run left: a spool named with a process id no run has.
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    let left = tmp.join(format!("session-doctor-stdin-{dead}-AbCdEf.jsonl"));
+    std::fs::write(&left, "left behind").unwrap();
+    let other = tmp.join("session-doctor-notes.txt");
+    std::fs::write(&other, "not a spool").unwrap();
+    // 300 MB of newlines after a Codex header: a few kB compressed.
+    let bomb = dir.path().join("rollout-2026-12-02T00-00-00-0198a3f2-7c1d-7e55-b0a4-3c2e1f0d9e8a.jsonl.zst");
+    let mut enc = zstd::stream::write::Encoder::new(std::fs::File::create(&bomb).unwrap(), 3).unwrap();
+    enc.write_all(br#"{"timestamp":"2026-08-11T09:12:40.000Z","type":"session_meta","payload":{"id":"0198a3f2"}}"#)
+        .unwrap();
+    let block = vec![b'\n'; 1 << 20];
+    for _ in 0..300 {
+        enc.write_all(&block).unwrap();
+    }
+    enc.finish().unwrap();
+    assert!(std::fs::metadata(&bomb).unwrap().len() < 1 << 20);
+    let out = common::bin().env("TMPDIR", &tmp).args(["scan", bomb.to_str().unwrap()]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("decompresses to more than 100 times its size"), "{err}");
+    let names: Vec<String> =
+        std::fs::read_dir(&tmp).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(names, ["session-doctor-notes.txt"], "the refused spool and the dead run's are gone");
+}

@@ -26,11 +26,8 @@ impl Inputs {
         }
         if self.stdin.is_none() {
             crate::alias::note_stdin();
-            let mut spool = tempfile::Builder::new()
-                .prefix("session-doctor-stdin-")
-                .suffix(".jsonl")
-                .tempfile()
-                .context("creating a temporary file for stdin")?;
+            let mut spool =
+                crate::reader::compressed::spool_file("stdin").context("creating a temporary file for stdin")?;
             std::io::copy(&mut std::io::stdin().lock(), spool.as_file_mut()).context("reading stdin")?;
             spool.as_file_mut().flush()?;
             self.stdin = Some(spool);

@@ -34,16 +34,59 @@ pub fn spool(path: &Path) -> anyhow::Result<Option<Arc<tempfile::TempPath>>> {
         return Ok(None);
     }
     let input = File::open(path).with_context(|| format!("opening {}", path.display()))?;
-    let mut out = tempfile::Builder::new()
-        .prefix("session-doctor-zst-")
-        .suffix(".jsonl")
-        .tempfile()
-        .context("creating a temporary file for the decompressed session")?;
+    let size = input.metadata().map_or(0, |m| m.len());
+    let mut out = spool_file("zst").context("creating a temporary file for the decompressed session")?;
     // A file may hold several frames: they decode to their texts end to end (Codex writes one).
-    let mut decoder =
+    let decoder =
         zstd::stream::read::Decoder::new(input).with_context(|| format!("decompressing {} (zstd)", path.display()))?;
-    std::io::copy(&mut decoder, out.as_file_mut())
+    // JSON Lines compress ten to one at most, base64 hardly at all: far past
+    // that, the file is a bomb, not a session, and is not spooled to the end.
+    let cap = (size.saturating_mul(MAX_RATIO)).max(MIN_CAP);
+    let copied = std::io::copy(&mut decoder.take(cap + 1), out.as_file_mut())
         .with_context(|| format!("decompressing {} (zstd)", path.display()))?;
+    if copied > cap {
+        anyhow::bail!(
+            "{} decompresses to more than {} times its size (past {} MB): not read, as a decompression bomb would not be; decompress it yourself (`zstd -d`) to read it",
+            path.display(),
+            MAX_RATIO,
+            cap >> 20
+        );
+    }
     out.as_file_mut().flush()?;
     Ok(Some(Arc::new(out.into_temp_path())))
+}
+
+/// How many times its size a compressed session may decompress to ([`spool`]),
+/// past [`MIN_CAP`].
+const MAX_RATIO: u64 = 100;
+const MIN_CAP: u64 = 256 << 20;
+
+/// Where spools live: `$TMPDIR/session-doctor-<what>-<pid>-…`.
+const SPOOL_PREFIX: &str = "session-doctor-";
+
+/// A temporary file for a spool (`what`: `zst`, `stdin`), named with this
+/// process's id so that a later run removes it if this one is killed before
+/// it could ([`sweep_spools`]); the sweep runs first.
+pub fn spool_file(what: &str) -> std::io::Result<tempfile::NamedTempFile> {
+    sweep_spools();
+    tempfile::Builder::new()
+        .prefix(&format!("{SPOOL_PREFIX}{what}-{}-", std::process::id()))
+        .suffix(".jsonl")
+        .tempfile()
+}
+
+/// Removes the spools of runs that are gone (interrupted, killed): those in
+/// the temporary folder whose process id names no running process.
+fn sweep_spools() {
+    let Ok(dir) = std::fs::read_dir(std::env::temp_dir()) else { return };
+    for entry in dir.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(SPOOL_PREFIX)) else { continue };
+        let Some((what, rest)) = rest.split_once('-') else { continue };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
+        let ours = matches!(what, "zst" | "stdin") && entry.file_type().is_ok_and(|t| t.is_file());
+        if ours && pid != std::process::id() && crate::atomic::gone(pid) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }

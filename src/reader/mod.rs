@@ -8,7 +8,7 @@
 //! merged in file order, and the history is assembled.
 
 mod board;
-mod compressed;
+pub mod compressed;
 mod detect;
 mod fork;
 mod gemini_cleanup;
