@@ -22,8 +22,11 @@ use image::{DynamicImage, ImageFormat};
 use crate::media::rules::{Measure, Rules};
 use crate::media::{Depth, Facts, Verdict};
 
-/// Most bytes of pixels decoded to fit one image (a 16k × 16k RGBA image).
-const MAX_DECODE: u64 = 1 << 30;
+/// Most bytes of pixels decoded to fit one image (32 MP of RGBA: 8000 × 4000,
+/// a 5K screenshot and more): the resize's own buffers come on top, so a fit
+/// peaks near six times this (8100 × 4000 to 8000 × 3950: 0.76 GB; 16k × 16k,
+/// allowed before, took 3.3 GB).
+const MAX_DECODE: u64 = 1 << 27;
 /// JPEG quality tried when PNG cannot get under the byte limit.
 const JPEG_QUALITY: u8 = 85;
 /// How many smaller sizes are tried before giving up.
@@ -284,6 +287,29 @@ mod tests {
         let mut out = Vec::new();
         DynamicImage::ImageRgb8(img).write_to(&mut Cursor::new(&mut out), ImageFormat::Png).unwrap();
         out
+    }
+
+    #[test]
+    fn an_image_past_the_decode_budget_is_refused_before_it_is_decoded() {
+        // A valid 5800 × 5800 RGBA PNG of zeros: 135 MB of pixels in well under 1 MB,
+        // written row by row.
+        let side = 5800;
+        let mut png = Vec::new();
+        let mut enc = png::Encoder::new(&mut png, side, side);
+        enc.set_color(png::ColorType::Rgba);
+        enc.set_compression(png::Compression::Fast);
+        let mut w = enc.write_header().unwrap();
+        let mut rows = w.stream_writer().unwrap();
+        let row = vec![0u8; side as usize * 4];
+        for _ in 0..side {
+            std::io::Write::write_all(&mut rows, &row).unwrap();
+        }
+        rows.finish().unwrap();
+        drop(w);
+        match fit(&png, &limits(None, Some(8000))) {
+            Outcome::Refused(why) => assert!(why.contains("too large to decode"), "{why}"),
+            _ => panic!("fitted past the decode budget"),
+        }
     }
 
     fn limits(max_bytes: Option<u64>, max_side: Option<u32>) -> Limits {
