@@ -306,7 +306,7 @@ mod tests {
         }
         rows.finish().unwrap();
         drop(w);
-        match fit(&png, &limits(None, Some(8000))) {
+        match fit(&png, &limits(None, Some(2000))) {
             Outcome::Refused(why) => assert!(why.contains("too large to decode"), "{why}"),
             _ => panic!("fitted past the decode budget"),
         }
