@@ -66,11 +66,17 @@ pub fn reads_file(path: &Path, inputs: &[Input]) -> bool {
 /// lies inside an input that is a folder (a store read file by file), or is
 /// the file behind stdin that the session was read from.
 pub fn refuse_aliases(output: &Path, inputs: &[Input]) -> anyhow::Result<()> {
+    refuse_aliases_shown(output, output, inputs)
+}
+
+/// [`refuse_aliases`] of `output`, named `shown` in what it says (the path
+/// the user gave for a pinned one, [`crate::atomic`]).
+pub fn refuse_aliases_shown(output: &Path, shown: &Path, inputs: &[Input]) -> anyhow::Result<()> {
     let out = Resolved::of(output);
     if out.id.is_some() && out.id == STDIN_FILE.get().copied().flatten() {
         anyhow::bail!(
             "{} is the file the session was read from on stdin; session-doctor never writes over what it reads: choose another path (nothing was written)",
-            crate::report::sanitize(&output.display().to_string()),
+            crate::report::sanitize(&shown.display().to_string()),
         );
     }
     for input in inputs {
@@ -84,7 +90,7 @@ pub fn refuse_aliases(output: &Path, inputs: &[Input]) -> anyhow::Result<()> {
             let how = if inside { "inside" } else { "the same file as" };
             anyhow::bail!(
                 "{} is {how} {} {}, which this command reads; session-doctor never writes over what it reads: choose another path (nothing was written)",
-                crate::report::sanitize(&output.display().to_string()),
+                crate::report::sanitize(&shown.display().to_string()),
                 input.what,
                 crate::report::sanitize(&input.path.display().to_string()),
             );

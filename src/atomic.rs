@@ -80,38 +80,83 @@ pub fn write_with_mode(
         // Said of the file asked for, not of the hidden temporary one.
         anyhow::bail!("cannot write {}: there is no folder {}", shown(path), dir.display());
     }
-    remove_stale(dir, reads);
+    // The folder is opened once and everything after goes through that handle:
+    // what was checked is what is written, though its path be swapped for a
+    // link to the session's folder meanwhile.
+    let pinned = Pinned::open(dir).map_err(|e| io_error(e, "cannot open the folder of", path))?;
+    let dir = pinned.path();
+    let target = dir.join(path.file_name().unwrap_or_default());
+    alias::refuse_aliases_shown(&target, path, reads)?;
+    let path_asked = path;
+    let path = target.as_path();
+    remove_stale(&dir, reads);
     let prefix = temp_prefix(path);
     let mut builder = tempfile::Builder::new();
     builder.prefix(&prefix).rand_bytes(6);
     // Created as any new file is (0666 less the umask), then given `mode`.
     #[cfg(unix)]
     builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-    let tmp = builder.tempfile_in(dir).map_err(|e| io_error(e, "cannot create a temporary file in", dir))?;
+    let tmp = builder.tempfile_in(&dir).map_err(|e| io_error(e, "cannot create a temporary file in", path_asked))?;
     #[cfg(unix)]
     if let Some(mode) = mode {
         tmp.as_file()
             .set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))
-            .map_err(|e| io_error(e, "cannot set the mode of", path))?;
+            .map_err(|e| io_error(e, "cannot set the mode of", path_asked))?;
     }
     #[cfg(not(unix))]
     let _ = mode;
     let mut behind = Writeback::new(tmp.as_file());
-    fill_into(BufWriter::with_capacity(1 << 20, &mut behind), path, fill)?;
-    behind.finish().map_err(|e| io_error(e, "cannot write", path))?;
-    tmp.as_file().sync_all().map_err(|e| io_error(e, "cannot write", path))?;
+    fill_into(BufWriter::with_capacity(1 << 20, &mut behind), path_asked, fill)?;
+    behind.finish().map_err(|e| io_error(e, "cannot write", path_asked))?;
+    tmp.as_file().sync_all().map_err(|e| io_error(e, "cannot write", path_asked))?;
     match existing {
         Existing::Replace => {
-            tmp.persist(path).map_err(|e| io_error(e.error, "cannot write", path))?;
+            tmp.persist(path).map_err(|e| io_error(e.error, "cannot write", path_asked))?;
         }
         Existing::Keep => {
             tmp.persist_noclobber(path)
                 .map_err(|e| e.error)
-                .with_context(|| format!("{} already exists; session-doctor never overwrites it", shown(path)))?;
+                .with_context(|| format!("{} already exists; session-doctor never overwrites it", shown(path_asked)))?;
         }
     }
-    sync_dir(dir);
+    sync_dir(&dir);
+    drop(pinned);
     Ok(())
+}
+
+/// A folder opened once: on Linux its path is the handle's own
+/// (`/proc/self/fd/N`), which no later rename or link of the folder's name
+/// can redirect; elsewhere the path as given.
+struct Pinned {
+    #[cfg(target_os = "linux")]
+    handle: File,
+    #[cfg(not(target_os = "linux"))]
+    dir: std::path::PathBuf,
+}
+
+impl Pinned {
+    fn open(dir: &Path) -> io::Result<Pinned> {
+        #[cfg(target_os = "linux")]
+        {
+            Ok(Pinned { handle: File::open(dir)? })
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            Ok(Pinned { dir: dir.to_path_buf() })
+        }
+    }
+
+    fn path(&self) -> std::path::PathBuf {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd as _;
+            std::path::PathBuf::from(format!("/proc/self/fd/{}", self.handle.as_raw_fd()))
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            self.dir.clone()
+        }
+    }
 }
 
 /// Runs `fill` on `w` and flushes it. An error of the write itself (a full

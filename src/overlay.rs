@@ -128,18 +128,28 @@ impl Overlay {
 
     /// The attachments excluded now: every exclusion not undone by a later inclusion.
     pub fn excluded(&self) -> Vec<Named> {
-        let mut out: Vec<Named> = Vec::new();
+        // A list with holes and an index into it: a hostile overlay of many
+        // entries costs one pass, not one search of the list per entry.
+        let mut out: Vec<Option<&Named>> = Vec::new();
+        let mut at: std::collections::HashMap<(&str, Option<&str>), usize> = std::collections::HashMap::new();
         for e in &self.events {
             for n in &e.attachments {
-                let same = |x: &Named| x.reference == n.reference && x.sha256 == n.sha256;
+                let key = (n.reference.as_str(), n.sha256.as_deref());
                 match e.event.as_str() {
-                    EXCLUDED if !out.iter().any(same) => out.push(n.clone()),
-                    INCLUDED => out.retain(|x| !same(x)),
+                    EXCLUDED if !at.contains_key(&key) => {
+                        at.insert(key, out.len());
+                        out.push(Some(n));
+                    }
+                    INCLUDED => {
+                        if let Some(i) = at.remove(&key) {
+                            out[i] = None;
+                        }
+                    }
                     _ => {}
                 }
             }
         }
-        out
+        out.into_iter().flatten().cloned().collect()
     }
 
     /// Marks the session's excluded attachments (`Attachment::excluded`).
@@ -170,7 +180,7 @@ impl Overlay {
         crate::alias::refuse_aliases(path, reads)?;
         crate::alias::refuse_aliases(&lock_path, reads)?;
         let lock = open_regular(&lock_path, "the overlay lock", true)?;
-        lock.lock().with_context(|| format!("cannot lock {}", lock_path.display()))?;
+        wait_for(&lock, &lock_path)?;
         let current = Overlay::load(path)?;
         let old = read_bytes(path)?.unwrap_or_default();
         // Only an overlay is appended to: a file of other lines (a session given
@@ -199,6 +209,37 @@ impl Overlay {
         })?;
         drop(lock);
         Ok(Some(event))
+    }
+}
+
+/// How long an update waits for another process's hold on the overlay lock.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Takes the overlay lock; held by another process, says so once and waits
+/// up to [`LOCK_WAIT`], then gives up rather than hang behind a stuck holder.
+fn wait_for(lock: &File, path: &Path) -> anyhow::Result<()> {
+    let start = std::time::Instant::now();
+    let mut told = false;
+    loop {
+        match lock.try_lock() {
+            Ok(()) => return Ok(()),
+            Err(std::fs::TryLockError::WouldBlock) => {}
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(e).with_context(|| format!("cannot lock {}", shown(path)));
+            }
+        }
+        if !told {
+            eprintln!("session-doctor: waiting for {}: another process is changing the overlay", shown(path));
+            told = true;
+        }
+        if start.elapsed() > LOCK_WAIT {
+            anyhow::bail!(
+                "{} stayed locked by another process for {} s; nothing was written (try again once it is done)",
+                shown(path),
+                LOCK_WAIT.as_secs()
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
 

@@ -245,3 +245,47 @@ fn an_overlay_lock_is_never_a_file_the_command_reads() {
     refused(&["exclude", o, "--ref", "L7.1", "--overlay", o], &[&other]);
     assert!(!dir.path().join("s.jsonl.lock").exists(), "a refused exclude created the lock");
 }
+
+#[test]
+fn check_out_replaces_its_own_earlier_report_inside_the_folder_it_walks() {
+    // The report is no session: the walk skips it, so it is not a file the run reads.
+    let c = Case::new("claude-code.jsonl");
+    let report = c.path("report.json");
+    let dir = c.dir.path().to_str().unwrap();
+    let args = ["check", dir, "--output-format", "json", "--out", report.to_str().unwrap()];
+    for _ in 0..2 {
+        let out = bin().args(args).output().unwrap();
+        assert_ne!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&report).unwrap()).is_ok());
+    }
+}
+
+#[test]
+fn a_usage_error_under_json_is_answered_in_json_too() {
+    let c = Case::new("claude-code.jsonl");
+    let out = bin().args(["preview", c.s(), "--json", "--max-images", "-1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    assert!(v["error"].as_str().is_some_and(|e| !e.is_empty()), "{v}");
+    assert!(!String::from_utf8_lossy(&out.stderr).is_empty(), "clap's words stay on stderr");
+}
+
+#[test]
+fn an_overlay_lock_another_process_holds_is_waited_for_with_a_note() {
+    let c = Case::new("claude-code.jsonl");
+    let lock_path = c.path("claude-code.jsonl.doctor.lock");
+    let lock = std::fs::File::create(&lock_path).unwrap();
+    lock.lock().unwrap();
+    let child = bin()
+        .args(["exclude", c.s(), "--ref", "L7.1"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    lock.unlock().unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("waiting for") && err.contains("another process is changing the overlay"), "{err}");
+}

@@ -168,14 +168,20 @@ pub fn classify(data: &[u8]) {
 
 /// Target `overlay`: any bytes as an overlay file. Properties: loading never
 /// fails on content; an update keeps every event before it and lands on a line
-/// of its own, whatever the file held (a torn line, no final newline).
+/// of its own, whatever the overlay held (a torn last line, no final newline),
+/// or refuses a file that is no overlay and leaves it as it was.
 pub fn overlay(data: &[u8]) {
     with_file("s.jsonl.doctor", data, |p| {
         let before = Overlay::load(p).expect("an overlay's content is never fatal");
         let _ = before.excluded();
         let named = Named { reference: "L1.1".into(), sha256: Some("ab".into()), mime: None, name: Some("x".into()) };
         let ev = Event::new(overlay::EXCLUDED, vec![named], Some("fuzz".into()));
-        Overlay::update(p, &[], |_| Some(ev.clone())).expect("update");
+        let old = std::fs::read(p).unwrap_or_default();
+        if let Err(e) = Overlay::update(p, &[], |_| Some(ev.clone())) {
+            assert!(e.to_string().contains("is not an overlay"), "update: {e:#}");
+            assert_eq!(std::fs::read(p).unwrap_or_default(), old, "a refused file is left as it was");
+            return;
+        }
         let after = Overlay::load(p).expect("reload");
         assert_eq!(after.events.len(), before.events.len() + 1, "every event kept, the new one added");
         assert_eq!(after.skipped.len(), before.skipped.len(), "no event torn by the update");

@@ -174,10 +174,12 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
         let shown: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
         anyhow::bail!("no session found in {}", sanitize(&shown.join(", ")));
     }
+    // What the walk read as sessions: the report may replace none of it (a file
+    // it skipped as no session, such as an earlier report, it may).
+    let not_read: std::collections::HashSet<String> = skipped.iter().map(|s| s.file.clone()).collect();
     let report = CheckReport::new(sessions, skipped);
-    // What the walk read: the report may replace none of it.
     let mut reads: Vec<crate::alias::Input> = Vec::new();
-    for c in &found.files {
+    for c in found.files.iter().filter(|c| !not_read.contains(&c.path.display().to_string())) {
         reads.push(crate::alias::Input::new("a session", c.path.as_path()));
         reads.push(crate::alias::Input::new("the overlay", crate::overlay::default_path(&c.path)));
     }

@@ -1,7 +1,7 @@
 //! `session-doctor guard`: the check an agent's hook runs before media enters
 //! its history, and `guard install`, which wires that hook in.
 
-use std::io::Read as _;
+use std::io::{Read as _, Write as _};
 use std::path::PathBuf;
 
 use anyhow::{Context as _, bail};
@@ -149,7 +149,8 @@ pub fn run(args: &GuardArgs) -> anyhow::Result<Exit> {
         }
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&Value::Array(rows))?);
+        // A file's name is untrusted: on a terminal its controls go out escaped.
+        writeln!(crate::report::stdout::stdout(), "{}", serde_json::to_string_pretty(&Value::Array(rows))?)?;
     }
     Ok(exit)
 }

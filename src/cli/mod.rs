@@ -92,9 +92,22 @@ pub fn parse() -> Cli {
             }
             std::process::exit(e.exit_code());
         }
-        e.exit()
+        usage_error(e)
     });
-    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| usage_error(e))
+}
+
+/// A usage error, as clap prints it, and with `--json` also as `{"error": …}`
+/// on stdout (exit 2): what every other error under `--json` answers.
+fn usage_error(e: clap::Error) -> ! {
+    use std::io::Write as _;
+    if std::env::args().skip(1).take_while(|a| a != "--").any(|a| a == "--json") {
+        let said = e.render().to_string();
+        let first = said.lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
+        let v = serde_json::json!({ "error": crate::report::sanitize(&first) });
+        let _ = writeln!(std::io::stdout(), "{v}");
+    }
+    e.exit()
 }
 
 /// The `after_help` of the command `args` ask help for (`scan --help`, `help scan`, `--help`).

@@ -29,17 +29,19 @@ use super::opencode_store::{Store, choose, uri};
 /// The store at `path` if it is pi's (a SQLite file with `sessions`, `lanes`
 /// and an entries table), else `None`.
 pub fn open(path: &Path, asked: Option<&str>) -> anyhow::Result<Option<Store>> {
+    // Whose database it is, pi's or opencode's, is not known until its tables are read.
+    let probing = || format!("reading the SQLite database {}", path.display());
     let what = || format!("reading pi's session store {}", path.display());
     let db = Connection::open_with_flags(
         uri(path),
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI,
     )
-    .with_context(what)?;
-    db.busy_timeout(std::time::Duration::from_secs(5)).with_context(what)?;
+    .with_context(probing)?;
+    db.busy_timeout(std::time::Duration::from_secs(5)).with_context(probing)?;
     let table = |name: &str| -> rusqlite::Result<bool> {
         db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1")?.exists([name])
     };
-    if !(table("sessions").with_context(what)? && table("lanes").with_context(what)?) {
+    if !(table("sessions").with_context(probing)? && table("lanes").with_context(probing)?) {
         return Ok(None);
     }
     let entries = match (table("entries").with_context(what)?, table("session_entries").with_context(what)?) {
