@@ -370,6 +370,27 @@ fn sync_dir(dir: &Path) {
 mod tests {
     use super::*;
 
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_folder_swapped_for_a_link_to_the_sessions_mid_write_does_not_redirect_it() {
+        let t = tempfile::tempdir().unwrap();
+        let (sess, d, real) = (t.path().join("sess"), t.path().join("d"), t.path().join("real"));
+        std::fs::create_dir(&sess).unwrap();
+        std::fs::create_dir(&d).unwrap();
+        let session = sess.join("s.jsonl");
+        std::fs::write(&session, "the session").unwrap();
+        let reads = [Input::new("the session", session.as_path())];
+        write(&d.join("s.jsonl"), Existing::Replace, &reads, |w| {
+            // What another process does between the check and the rename.
+            std::fs::rename(&d, &real).unwrap();
+            std::os::unix::fs::symlink(&sess, &d).unwrap();
+            Ok(w.write_all(b"the preview")?)
+        })
+        .unwrap();
+        assert_eq!(std::fs::read_to_string(&session).unwrap(), "the session");
+        assert_eq!(std::fs::read_to_string(real.join("s.jsonl")).unwrap(), "the preview");
+    }
+
     /// A disk that fills after `room` bytes.
     struct Full {
         room: usize,
