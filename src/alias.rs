@@ -36,7 +36,7 @@ impl Input {
 /// the command reads the spooled copy, so no output may name it either.
 static STDIN_FILE: std::sync::OnceLock<Option<(u64, u64)>> = std::sync::OnceLock::new();
 
-/// Records the file behind stdin ([`STDIN_FILE`]), before stdin is read.
+/// Records the file behind stdin (`STDIN_FILE`), before stdin is read.
 pub fn note_stdin() {
     STDIN_FILE.get_or_init(|| {
         #[cfg(unix)]

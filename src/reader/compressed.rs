@@ -66,7 +66,7 @@ const SPOOL_PREFIX: &str = "session-doctor-";
 
 /// A temporary file for a spool (`what`: `zst`, `stdin`), named with this
 /// process's id so that a later run removes it if this one is killed before
-/// it could ([`sweep_spools`]); the sweep runs first.
+/// it could (`sweep_spools`); the sweep runs first.
 pub fn spool_file(what: &str) -> std::io::Result<tempfile::NamedTempFile> {
     sweep_spools();
     tempfile::Builder::new()

@@ -18,7 +18,7 @@ pub fn stdout() -> Escaping<StdoutLock<'static>> {
     Escaping { inner: out.lock(), on: tty, held: Vec::new() }
 }
 
-/// A writer that spells the characters [`escape`] names as `\uXXXX`.
+/// A writer that spells the characters `escape` names as `\uXXXX`.
 pub struct Escaping<W: Write> {
     inner: W,
     on: bool,
