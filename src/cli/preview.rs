@@ -87,20 +87,15 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
     if args.rewrite.fit {
         rewrite.fit(&session, &source, &plan.rules, plan.single_document);
     }
+    // One build of the request, written to the file or to stdout.
+    let build = |w: &mut dyn std::io::Write| {
+        preview::preview(&source, &session, rewrite, plan.single_document, dialect, converted, threads, w)
+    };
     let done = match &args.out {
         Some(path) => {
             let mut result = None;
             atomic::write(path, Existing::Replace, &args.read.reads(&args.file, &plan, true), |w| {
-                result = Some(preview::preview(
-                    &source,
-                    &session,
-                    rewrite,
-                    plan.single_document,
-                    dialect,
-                    converted,
-                    threads,
-                    w,
-                )?);
+                result = Some(build(w)?);
                 // The request is of the file that was planned, or it is not written.
                 planned.unchanged(&args.file)
             })?;
@@ -108,16 +103,7 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
         }
         None => {
             let mut out = std::io::BufWriter::with_capacity(1 << 20, crate::report::stdout::stdout());
-            let done = preview::preview(
-                &source,
-                &session,
-                rewrite,
-                plan.single_document,
-                dialect,
-                converted,
-                threads,
-                &mut out,
-            )?;
+            let done = build(&mut out)?;
             out.flush()?;
             done
         }
