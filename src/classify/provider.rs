@@ -32,6 +32,10 @@ const NAMES: &[(&str, &str)] = &[
     ("aiplatform.googleapis.com", "vertex"),
     ("req_vrtx_", "vertex"),
     ("vertex", "vertex"),
+    // Google's error details (`"@type": "type.googleapis.com/google.rpc.ErrorInfo"`), in a
+    // body quoted past parsing: Google's, whatever model it names (the Code Assist API
+    // serves Claude models to Gemini CLI and Antigravity too).
+    ("type.googleapis.com/google.rpc", "gemini"),
     ("anthropic", "anthropic"),
     ("claude", "anthropic"),
     ("generativelanguage.googleapis.com", "gemini"),
@@ -95,10 +99,16 @@ pub fn detect(hint: Option<&str>, ev: &Evidence, lower: &str) -> Option<String> 
 }
 
 /// Names only one provider's own errors hold, stronger than a body shape two
-/// providers share: OpenAI's help links, and the `sequence_number` of a
-/// Responses stream event, whose error envelope is shaped like Anthropic's.
-const OWN_WORDS: &[(&str, &str)] =
-    &[("help.openai.com", "openai"), ("platform.openai.com", "openai"), ("\"sequence_number\"", "openai")];
+/// providers share or a model id another provider's: OpenAI's help links, the
+/// `sequence_number` of a Responses stream event, whose error envelope is
+/// shaped like Anthropic's, and Google's Code Assist host.
+const OWN_WORDS: &[(&str, &str)] = &[
+    ("help.openai.com", "openai"),
+    ("platform.openai.com", "openai"),
+    ("\"sequence_number\"", "openai"),
+    // Google's Code Assist API, behind Gemini CLI's Google login.
+    ("cloudcode-pa.googleapis.com", "gemini"),
+];
 
 /// Hosts of open models that answer in Mistral's `{"object":"error"}` shape too.
 const OBJECT_ERROR_HOSTS: &[&str] = &["fireworks", "together.ai", "togethercomputer", "deepinfra"];

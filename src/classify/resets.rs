@@ -63,7 +63,8 @@ fn value_after(t: &str, lower: &str, k: &str) -> Option<String> {
             continue;
         }
         let mut end = rest.len();
-        for stop in [". ", ".\n", ",", ";", "\n", "\"", "'", "|", " ·", " -", " —"] {
+        // A backslash: the escaped quote of a body quoted past parsing (`after 161h.\"`).
+        for stop in [". ", ".\n", ",", ";", "\n", "\"", "\\", "'", "|", " ·", " -", " —"] {
             if let Some(p) = rest.find(stop) {
                 end = end.min(p);
             }
@@ -159,6 +160,9 @@ mod tests {
         assert_eq!(secs("try again in 1m30s"), Some(90.0));
         assert_eq!(secs("retry after 120"), Some(120.0));
         assert_eq!(secs("try again in 5 fortnights"), None);
+        // Gemini CLI's words, and the same in a body quoted past parsing.
+        assert_eq!(secs("Your quota will reset after 2h24m55s."), Some(2.0 * 3600.0 + 24.0 * 60.0 + 55.0));
+        assert_eq!(secs(r#"\"message\": \"… Your quota will reset after 4s.\", \"status\""#), Some(4.0));
     }
 
     #[test]

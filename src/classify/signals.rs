@@ -527,6 +527,10 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     r(&["over capacity"], Class::Overloaded),
     // See: Google's 503 "No capacity available for model …" (reason MODEL_CAPACITY_EXHAUSTED).
     r(&["no capacity available"], Class::Overloaded),
+    // See: Gemini CLI (Code Assist) 429 "You have exhausted your capacity on this model.
+    // Your quota will reset after 2s." (reason RATE_LIMIT_EXCEEDED): the user's allowance,
+    // lifted after the wait it names; a wait of hours makes it a quota (classify::mod).
+    r(&["exhausted your capacity"], Class::RateLimit),
     // See: litellm is_error_str_rate_limit (rate limit, Mistral "service tier capacity
     // exceeded"); Gemini RESOURCE_EXHAUSTED; Bedrock "Too many tokens, please wait".
     r(&["rate limit"], Class::RateLimit),
