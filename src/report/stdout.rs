@@ -33,10 +33,11 @@ impl<W: Write> Escaping<W> {
     }
 }
 
-/// The code point of the 2- or 3-byte UTF-8 sequence at the start of `b`
+/// The code point of the 1-, 2- or 3-byte UTF-8 sequence at the start of `b`
 /// when it is one a terminal acts on; `None` for any other.
 fn escape(b: &[u8]) -> Option<(u32, usize)> {
     let cp = match *b {
+        [0x7F, ..] => (0x7F, 1),
         [0xC2, c, ..] if (0x80..=0x9F).contains(&c) => (u32::from(c), 2),
         [0xD8, 0x9C, ..] => (0x061C, 2),
         [0xE2, 0x80, c, ..] if matches!(c, 0x8E | 0x8F | 0xA8..=0xAE) => (0x2000 + u32::from(c - 0x80), 3),
@@ -44,6 +45,16 @@ fn escape(b: &[u8]) -> Option<(u32, usize)> {
         _ => return None,
     };
     Some(cp)
+}
+
+/// Where the next byte that may start a sequence [`escape`] names is, at or
+/// after `at`; `del` caches the next DEL's position (`data.len()` for none).
+fn next_lead(data: &[u8], at: usize, del: &mut usize) -> Option<usize> {
+    if *del < at {
+        *del = memchr::memchr(0x7F, &data[at..]).map_or(data.len(), |i| at + i);
+    }
+    let lead = memchr::memchr3(0xC2, 0xD8, 0xE2, &data[at..*del]).map(|i| at + i);
+    lead.or((*del < data.len()).then_some(*del))
 }
 
 /// Whether `b` (the end of a write) may be the start of such a sequence.
@@ -60,8 +71,9 @@ impl<W: Write> Write for Escaping<W> {
         data.extend_from_slice(buf);
         let mut from = 0;
         let mut at = 0;
-        while let Some(i) = memchr::memchr3(0xC2, 0xD8, 0xE2, &data[at..]) {
-            let i = at + i;
+        // DEL is rare: found once ahead, sought again only once passed.
+        let mut del = memchr::memchr(0x7F, &data).unwrap_or(data.len());
+        while let Some(i) = next_lead(&data, at, &mut del) {
             if let Some((cp, len)) = escape(&data[i..]) {
                 self.inner.write_all(&data[from..i])?;
                 write!(self.inner, "\\u{cp:04x}")?;
@@ -111,9 +123,9 @@ mod tests {
 
     #[test]
     fn what_a_terminal_acts_on_is_escaped_and_the_json_means_the_same() {
-        let text = "{\"a\":\"x\u{202e}y\u{9b}31m\u{85}\u{2028}\u{2067}\u{61c}é→€\"}";
+        let text = "{\"a\":\"x\u{202e}y\u{9b}31m\u{85}\u{2028}\u{2067}\u{61c}é→€\u{7f}z\u{7f}\"}";
         let out = through(&[text.as_bytes()]);
-        assert_eq!(out, "{\"a\":\"x\\u202ey\\u009b31m\\u0085\\u2028\\u2067\\u061cé→€\"}");
+        assert_eq!(out, "{\"a\":\"x\\u202ey\\u009b31m\\u0085\\u2028\\u2067\\u061cé→€\\u007fz\\u007f\"}");
         let a: serde_json::Value = serde_json::from_str(&out).unwrap();
         let b: serde_json::Value = serde_json::from_str(text).unwrap();
         assert_eq!(a, b);
