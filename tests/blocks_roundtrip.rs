@@ -361,7 +361,8 @@ fn without_first_call(v: &mut Value) -> bool {
 }
 
 /// The request the agent sends from the session at `path`, as `preview`
-/// builds it but with no rewrite (no exclusion, cap or mended call), and the session.
+/// builds it but with no mending (no call answered, no result removed or
+/// record dropped): the agent's own heals only, and the session.
 fn unmended(path: &std::path::Path) -> (Value, session_doctor::model::Session) {
     use session_doctor::{preview, reader};
     let opts = reader::Options::default();
@@ -375,7 +376,11 @@ fn unmended(path: &std::path::Path) -> (Value, session_doctor::model::Session) {
     let dialect = preview::native_of(&session, &provider);
     let source = reader::Source::of(&plan, path);
     let mut out = Vec::new();
-    let rewrite = session_doctor::rewrite::Rewrite::default();
+    use session_doctor::rewrite::{Op, Options, Rewrite};
+    let mut rewrite = Rewrite::plan(&session, &Options::default(), plan.single_document);
+    for ops in rewrite.ops.values_mut() {
+        ops.retain(|op| !matches!(op, Op::Answer { .. } | Op::RemoveResult { .. } | Op::Drop));
+    }
     preview::preview(&source, &session, rewrite, plan.single_document, dialect, false, 0, &mut out).unwrap();
     (serde_json::from_slice(&out).unwrap_or_else(|e| panic!("{}: {e}", path.display())), session)
 }
@@ -465,4 +470,74 @@ fn the_history_check_pairs_calls_as_the_previewed_request_does() {
     assert!(compared >= 55 && broken >= 10, "{compared} sessions, {broken} broken");
     // Some agents send a result without its call as recorded: the check is not of empty sets alone.
     assert!(unpaired_somewhere >= 3, "{unpaired_somewhere} sessions with unpaired calls");
+}
+
+/// The same on every state an agent's session was in on the way: each prefix
+/// of each JSON Lines session the real agents wrote (cut after a line, as a
+/// run killed there leaves it) is checked as the whole session is, in both
+/// directions — what the check calls broken is unpaired in the request the
+/// agent sends, and what is unpaired there is reported or answered by the
+/// agent itself — and the limits count the media that request holds. States
+/// no fixture was cut to (a killed run, a failed reply as the last line, a
+/// heal's error line without its retry) come for free.
+#[test]
+fn every_prefix_of_an_agents_session_is_judged_on_the_request_it_stands_for() {
+    use session_doctor::history::Kind;
+    let dir = tempfile::tempdir().unwrap();
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for (path, _) in previewed_sessions() {
+        if !path.ends_with(".jsonl") || !path.contains("tests/data/agents") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let name = std::path::Path::new(&path).file_name().unwrap().to_string_lossy().into_owned();
+        for cut in 1..lines.len() {
+            let file = dir.path().join(format!("{cut}-{name}"));
+            std::fs::write(&file, lines[..cut].join("\n") + "\n").unwrap();
+            let ran = std::panic::catch_unwind(|| unmended(&file));
+            let Ok((request, session)) = ran else {
+                // Not a session yet (a subagent's file holding its fork reference alone): refused, and said why.
+                let refused = common::run(&["preview", file.to_str().unwrap()]);
+                if refused.status.code() != Some(2) || refused.stderr.is_empty() {
+                    failures.push(format!("{path} cut after line {cut}: no request"));
+                }
+                continue;
+            };
+            let problems: Vec<_> = session_doctor::history::check(&session)
+                .into_iter()
+                .filter(|p| matches!(p.kind, Kind::CallWithoutResult | Kind::ResultWithoutCall))
+                .collect();
+            let ids = |agent_pairs: bool| -> std::collections::BTreeSet<String> {
+                problems.iter().filter(|p| p.agent_pairs == agent_pairs).filter_map(|p| p.call_id.clone()).collect()
+            };
+            let (blocking, answered_by_agent) = (ids(false), ids(true));
+            let previewed = unpaired(&request);
+            if !blocking.is_subset(&previewed) {
+                failures.push(format!("{path} cut after line {cut}: reported {blocking:?}, unpaired {previewed:?}"));
+            }
+            let rest: std::collections::BTreeSet<String> = previewed.difference(&blocking).cloned().collect();
+            if !rest.is_subset(&answered_by_agent) {
+                failures.push(format!("{path} cut after line {cut}: unpaired {rest:?}, not reported"));
+            }
+            // And the limits count the media that request holds.
+            let mut held: Vec<String> = blocks_of(&request, 0).1.into_iter().map(|b| b.sha256).collect();
+            let mut counted: Vec<String> = session
+                .sent_attachments()
+                .filter(|a| a.encoding != session_doctor::model::Encoding::Reference)
+                .filter_map(|a| a.sha256.clone())
+                .collect();
+            held.sort();
+            counted.sort();
+            if held != counted {
+                failures.push(format!(
+                    "{path} cut after line {cut}: the request holds {held:?}, the limits count {counted:?}"
+                ));
+            }
+            checked += 1;
+        }
+    }
+    assert!(failures.is_empty(), "{} of {checked} prefixes:\n{}", failures.len(), failures.join("\n"));
+    assert!(checked >= 500, "{checked} prefixes");
 }
