@@ -231,6 +231,10 @@ fn status_prefix(s: &str, frame: &mut Frame, ev: &mut Evidence) {
         // @google/generative-ai: "Error fetching from https://…: [400 Bad Request] …", "[400 ]"
         // (glowingjade/obsidian-smart-composer#455).
         ": [",
+        // A gateway's route tag before the status: "[minimax/MiniMax-M3] [400]: {…}"
+        // (decolua/9router#2509); DashScope's "<400> InternalError.Algo…".
+        "] [",
+        "<",
         "error: ",
         "error ",
     ];
@@ -255,6 +259,18 @@ fn status_prefix(s: &str, frame: &mut Frame, ev: &mut Evidence) {
         if let Some(n) = three_digits(&head[pos - 3..]).filter(|_| !before_digits.is_some_and(|c| c.is_ascii_digit())) {
             frame.status = Some(n);
             return;
+        }
+    }
+    // "Error 400, Message: …, Status: INVALID_ARGUMENT" (a Go client of Gemini's,
+    // charmbracelet/crush#995): the number decides the status, the capitals name Google.
+    if let Some(pos) = head.find("status: ") {
+        let name = &original[pos + "status: ".len()..];
+        let word = name.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).next().unwrap_or("");
+        if !word.is_empty()
+            && !word.bytes().any(|b| b.is_ascii_lowercase())
+            && is_grpc_status(&word.to_ascii_lowercase())
+        {
+            ev.shape.gemini = true;
         }
     }
     if let Some((_, after)) = best {
@@ -306,8 +322,19 @@ const MESSAGE_KEYS: &[&str] = &[
     "upstream_error",
 ];
 /// Keys that carry an explicit HTTP status.
-const STATUS_KEYS: &[&str] =
-    &["status", "statusCode", "status_code", "httpStatus", "http_status", "apiErrorStatus", "code"];
+/// MiniMax writes it as a string in `http_code` (`"http_code":"400"`).
+const STATUS_KEYS: &[&str] = &[
+    "status",
+    "statusCode",
+    "status_code",
+    "httpStatus",
+    "http_status",
+    "apiErrorStatus",
+    "http_code",
+    "httpCode",
+    "httpcode",
+    "code",
+];
 /// Keys whose string value is a symbolic code worth matching.
 const CODE_KEYS: &[&str] = &[
     "code",
@@ -426,7 +453,14 @@ fn walk(v: &Value, depth: usize, ev: &mut Evidence) {
 fn note_shape(map: &serde_json::Map<String, Value>, ev: &mut Evidence) {
     let s = &mut ev.shape;
     let str_of = |k: &str| map.get(k).and_then(Value::as_str);
-    if str_of("type") == Some("error") && map.get("error").is_some_and(|e| e.get("type").is_some()) {
+    // Anthropic's envelope, but for the members its errors never hold: OpenAI's `param`
+    // in a gateway's copy of that envelope (router-for-me/CLIProxyAPI#2368), MiniMax's
+    // `http_code` and `bad_request_error` (MiniMax-AI/MiniMax-M2#76).
+    let foreign = |e: &Value| {
+        ["param", "http_code", "httpcode", "httpCode"].iter().any(|k| e.get(*k).is_some())
+            || e.get("type").and_then(Value::as_str).is_some_and(|t| t.eq_ignore_ascii_case("bad_request_error"))
+    };
+    if str_of("type") == Some("error") && map.get("error").is_some_and(|e| e.get("type").is_some() && !foreign(e)) {
         s.anthropic = true;
     }
     if let Some(Value::Object(e)) = map.get("error") {

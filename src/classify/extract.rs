@@ -65,6 +65,13 @@ const KEYWORDS: &[&str] = &[
     // See: SiliconFlow "max_total_tokens (172191) must be less than or equal to max_seq_len
     // (131072)" (bytedance/deer-flow#376).
     "max_seq_len",
+    // See: sglang "exceeds the maximum allowed length (59862 tokens)"; Moonshot "max
+    // length:8192"; SambaNova "The maximum context length of DeepSeek-V3-0324 is 32768";
+    // Cohere "cannot exceed 2048 - received 6354".
+    "maximum allowed length",
+    "max length",
+    "maximum context length of",
+    "cannot exceed",
 ];
 
 /// The limit a provider message names, if it names one. `hay` is normalized (lowercase).
@@ -81,15 +88,31 @@ pub fn limit(hay: &str) -> Option<u64> {
         }
         let window = &rest[..end];
         let window = window.split(". ").next().unwrap_or(window);
-        if let Some(d) = window.find(|c: char| c.is_ascii_digit()) {
-            // A digit glued to a letter is an identifier ("gpt-4o"), not a limit.
-            let glued = window[..d].chars().next_back().is_some_and(|c| c.is_ascii_alphabetic() || c == '-');
+        // The first number not glued to a letter or a dash: those are identifiers
+        // ("gpt-4o", "DeepSeek-V3-0324"), not a limit.
+        let mut at = 0;
+        while let Some(d) = window[at..].find(|c: char| c.is_ascii_digit()).map(|d| at + d) {
+            // A decimal's fraction is no number of its own either.
+            let glued =
+                window[..d].chars().next_back().is_some_and(|c| c.is_ascii_alphabetic() || c == '-' || c == '.');
+            let run = window[d..].find(|c: char| !c.is_ascii_digit()).map_or(window.len(), |e| d + e);
             if !glued && let Some(n) = leading_number(&window[d..]) {
                 return Some(n);
             }
+            at = run;
         }
     }
-    None
+    range_upper(hay)
+}
+
+/// The upper bound of a range a length is held to: DashScope's "Range of input length
+/// should be [1, 204800]".
+fn range_upper(hay: &str) -> Option<u64> {
+    let i = hay.find("should be [").map(|i| i + "should be [".len())?;
+    let (low, rest) = hay[i..].split_once(", ")?;
+    low.parse::<u64>().ok()?;
+    let (high, _) = rest.split_once(']')?;
+    high.parse().ok()
 }
 
 /// Digits at the start of `s`, allowing `,` thousands separators ("30,000").
@@ -231,6 +254,16 @@ mod tests {
         assert_eq!(limit("image exceeds 5 mb maximum: 7340032 bytes > 5242880 bytes"), Some(5242880));
         assert_eq!(limit("prompt is too long: 215000 tokens > 200000 maximum"), Some(200000));
         assert_eq!(limit("exceed context limit: 197000 + 8192 > 200000, decrease input"), Some(200000));
+    }
+
+    #[test]
+    fn limits_past_identifiers_and_from_ranges() {
+        assert_eq!(limit("the maximum context length of deepseek-v3-0324 is 32768 tokens"), Some(32768));
+        assert_eq!(
+            limit("<400> internalerror.algo.invalidparameter: range of input length should be [1, 204800]"),
+            Some(204800)
+        );
+        assert_eq!(limit("model max length exceeded, max length:8192"), Some(8192));
     }
 
     #[test]

@@ -126,6 +126,13 @@ const PAIRING: &[&str] = &[
     "does not match the number",
     "the number of",
 ];
+/// A result answering a call the history does not hold, however the id is
+/// spelled around it (MiniMax "tool result's tool id(call_…) not found").
+const RESULT: &[&str] =
+    &["tool result", "tool_result", "toolresult", "function response", "tool output", "function_call_output"];
+const CALL_ID: &[&str] = &["tool id", "call id", "call_id", "tool_use_id", "tool_call_id", "tool_use id", "id("];
+const NOT_THERE: &[&str] = &["not found", "no such", "unknown", "does not exist"];
+
 /// A call id repeated or malformed: a stored call of the history, which a
 /// repair re-ids or drops ("`tool_use` ids must be unique",
 /// "messages.1.content.1.tool_use.id: String should match pattern").
@@ -159,8 +166,19 @@ const TOOL_DEFINITION: &[&str] = &[
 /// Roles out of order.
 /// Mistral names the role it did not expect ("Unexpected role 'user' after role 'tool'",
 /// type `invalid_request_message_order`).
-const ROLE_ORDER: &[&str] =
-    &["successive", "consecutive", "must alternate", "interleave", "roles must", "unexpected role", "message_order"];
+/// Alternation in any form: Bedrock's "must alternate between user and assistant roles",
+/// Perplexity's "user and assistant roles should be alternating" (perplexityai/api-discussion#265).
+const ROLE_ORDER: &[&str] = &[
+    "successive",
+    "consecutive",
+    "alternate",
+    "alternating",
+    "alternation",
+    "interleave",
+    "roles must",
+    "unexpected role",
+    "message_order",
+];
 const ROLE: &[&str] = &["user", "assistant", "role", "message"];
 /// A message where the API does not take it ("A conversation must start with a
 /// user message", Bedrock; "The final message must be a user message").
@@ -206,10 +224,31 @@ const WINDOW: &[&str] = &[
     "max sequence length",
     "too long and exceeds limit",
     "too long to fit",
+    // GLM "Prompt exceeds max length" (code 1261); sglang "Input length (160062 tokens)
+    // exceeds the maximum allowed length (59862 tokens)". A string's own limit says
+    // "maximum length" (the size family's) and is vetoed below.
+    "max length",
+    "maximum allowed length",
     // "Message exceeds token limit." (VS Code Copilot Chat); a token limit per minute or
     // per day is a rate limit or a quota (vetoed).
     "token limit",
 ];
+/// A length of the input held to a stated range: DashScope's "Range of input length
+/// should be [1, 204800]" (QwenLM/qwen-code#98), the model's own maximum exceeded
+/// (Moonshot "model max length exceeded, max length:8192").
+const INPUT_LENGTH: &[&str] =
+    &["input length", "prompt length", "length of input", "length of prompt", "model max length"];
+const HELD_TO: &[&str] = &[
+    "range of",
+    "should be [",
+    "must be [",
+    "should be in [",
+    "must be in [",
+    "should be between",
+    "must be between",
+    "exceed",
+];
+
 /// Over the window, or the servers' advice that says so ("load the model with a larger
 /// context length", "provide a shorter input").
 const LONGER: &[&str] = &[
@@ -420,6 +459,12 @@ pub const DETERMINISTIC: &[Family] = &[
         unless: TOOL_DEFINITION,
         class: Class::HistoryInvalid,
     },
+    Family {
+        name: "a result whose call is not there",
+        groups: &[RESULT, CALL_ID, NOT_THERE],
+        unless: TOOL_DEFINITION,
+        class: Class::HistoryInvalid,
+    },
     // A role the API takes nowhere in the list ("Unexpected role \"system\". The Messages API
     // accepts a top-level `system` parameter", Robitx/gp.nvim#257) is how the client builds
     // its request, not an order a repair of the history mends.
@@ -459,6 +504,12 @@ pub const DETERMINISTIC: &[Family] = &[
     Family {
         name: "prompt longer than the window",
         groups: &[PROMPT, WINDOW, LONGER],
+        unless: RATE_WORDS,
+        class: Class::ContextOverflow,
+    },
+    Family {
+        name: "input length outside the model's range",
+        groups: &[INPUT_LENGTH, HELD_TO],
         unless: RATE_WORDS,
         class: Class::ContextOverflow,
     },
@@ -537,6 +588,9 @@ const MEDIA: &[&str] = &[
     "audio",
     "video",
 ];
+/// A media item fetched by URL: named, or known by its file name's extension.
+const FETCHED: &[&str] =
+    &["image", "multimodal", "media", "pdf", "document", ".png", ".jpg", ".jpeg", ".webp", ".gif", "video", "audio"];
 /// Words that say it cannot be taken.
 const MEDIA_DEFECT: &[&str] = &[
     "illegal",
@@ -599,6 +653,20 @@ pub const MEDIA_FAMILIES: &[Family] = &[
     Family {
         name: "an attachment the model cannot take",
         groups: &[MEDIA, MEDIA_DEFECT],
+        unless: RATE_WORDS,
+        class: Class::MediaRejected,
+    },
+    // A URL the request names that the provider cannot fetch: every request names it
+    // again ("Timeout while downloading url: http://192.168…png", param `image_url`,
+    // coze-dev/coze-studio#577; DashScope "Download multimodal file timed out",
+    // labring/FastGPT#4393). Media families count only for a client error or no status.
+    Family {
+        name: "an attachment the provider cannot fetch",
+        groups: &[
+            &["download", "fetch", "retriev"],
+            FETCHED,
+            &["timeout", "timed out", "failed", "could not", "unable"],
+        ],
         unless: RATE_WORDS,
         class: Class::MediaRejected,
     },

@@ -73,12 +73,13 @@ pub const DETERMINISTIC_CODES: &[(&str, Class)] = &[
     ("billing_hard_limit_reached", Class::Quota),
     ("insufficient_balance", Class::Quota),
     // See: litellm exception_mapping_utils.py (Azure content_policy_violation,
-    // ResponsibleAIPolicyViolation); codex `cyber_policy`; opencode `invalid_prompt`;
+    // ResponsibleAIPolicyViolation); codex `cyber_policy`. Not `invalid_prompt`: OpenAI
+    // sends it with its policy words ("flagged as potentially violating our usage policy",
+    // the policy family's), MiniMax for any bad message ("tool result's tool id … not found");
     // https://ai.google.dev/api/generate-content#FinishReason (SAFETY, PROHIBITED_CONTENT, …).
     ("content_policy_violation", Class::ContentPolicy),
     ("content_filter", Class::ContentPolicy),
     ("responsibleaipolicyviolation", Class::ContentPolicy),
-    ("invalid_prompt", Class::ContentPolicy),
     ("cyber_policy", Class::ContentPolicy),
     ("safety", Class::ContentPolicy),
     ("prohibited_content", Class::ContentPolicy),
@@ -543,6 +544,9 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     r(&["capacity exceeded"], Class::RateLimit),
     r(&["quota exceeded"], Class::RateLimit),
     r(&["please wait"], Class::RateLimit),
+    // OpenAI's own words for its server's failure, inside Codex's "stream disconnected
+    // before completion: An error occurred while processing your request" (openai/codex#41895).
+    r(&["error occurred while processing your request"], Class::ServerError),
     // See: vercel/ai handle-fetch-error.ts ("fetch failed", ECONNRESET, ECONNREFUSED);
     // pi agent-session.ts _isRetryableError ("other side closed", "reset before headers");
     // codex "stream closed before response.completed"; openai-node "Connection error.".

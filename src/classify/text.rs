@@ -55,6 +55,12 @@ pub fn normalize(s: &str, out: &mut String) {
             c => out.extend(c.to_lowercase()),
         }
     }
+    // A URL's query string (a signed URL's `X-Amz-Credential=…`) is no vocabulary.
+    if out[start..].contains("://") && out[start..].contains('?') {
+        let masked = without_queries(&out[start..]);
+        out.truncate(start);
+        out.push_str(&masked);
+    }
     if out[start..].contains("n't") {
         let spelled = out[start..].replace("can't", "cannot").replace("won't", "will not").replace("n't", " not");
         out.truncate(start);
@@ -63,6 +69,28 @@ pub fn normalize(s: &str, out: &mut String) {
 }
 
 /// Shortens `s` to at most `max` bytes on a char boundary, marking the cut with `…`.
+/// `s` with every URL's query string left out: from a `?` after `://` up to the
+/// next space, quote or closing bracket.
+fn without_queries(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find("://") {
+        let url_end = rest[i..].find([' ', '"', '\'', ')', ']', '>', ',']).map_or(rest.len(), |e| i + e);
+        match rest[i..url_end].find('?') {
+            Some(q) => {
+                out.push_str(&rest[..i + q]);
+                rest = &rest[url_end..];
+            }
+            None => {
+                out.push_str(&rest[..url_end]);
+                rest = &rest[url_end..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 pub fn clip(s: &str, max: usize) -> String {
     if s.len() <= max {
         return s.to_string();
@@ -86,6 +114,16 @@ mod tests {
         let mut out = String::new();
         normalize("Can't load it; it won't parse, and doesn't decode", &mut out);
         assert_eq!(out, "cannot load it; it will not parse, and does not decode");
+    }
+
+    #[test]
+    fn a_urls_query_is_no_vocabulary() {
+        let mut out = String::new();
+        normalize("Timeout while downloading url: http://h/a.png?X-Amz-Credential=k%2F1 Request id: 7", &mut out);
+        assert_eq!(out, "timeout while downloading url: http://h/a.png request id: 7");
+        let mut out = String::new();
+        normalize("see https://platform.openai.com/docs (no query) and \"http://x/?a=1\"", &mut out);
+        assert_eq!(out, "see https://platform.openai.com/docs (no query) and \"http://x/\"");
     }
 
     #[test]
