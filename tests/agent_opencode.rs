@@ -234,3 +234,91 @@ fn a_pending_undo_leaves_out_what_opencode_removes_before_its_next_request() {
     let stored = run(&["preview", db.to_str().unwrap(), "--session", SESSION]);
     assert_eq!(String::from_utf8_lossy(&stored.stdout), export);
 }
+
+/// The PDF-stuck export the real opencode wrote (a `read` of a cut PDF, then
+/// Anthropic's 400 twice), edited by `edit` into another state opencode
+/// writes, in a folder of its own.
+fn pdf_export(dir: &tempfile::TempDir, edit: impl FnOnce(&mut Value)) -> PathBuf {
+    let name = "ses_dcf272eddffe2NXrNcmKeu4HO4.json";
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(fixture(name)).unwrap()).unwrap();
+    edit(&mut doc);
+    let file = dir.path().join(name);
+    std::fs::write(&file, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    file
+}
+
+/// The `read` tool part holding the PDF.
+fn read_part(doc: &mut Value) -> &mut Value {
+    let part = &mut doc["messages"][1]["parts"][1];
+    assert_eq!(part["tool"], "read", "{part:#}");
+    part
+}
+
+/// `@notes.txt` and `@src` mentions: opencode stores each as a `file` part
+/// (`text/plain`, `application/x-directory`) beside the text it read, and
+/// sends only that text (`toModelMessages`). They are no attachments, and
+/// the PDF is the one suspect. Before, both were INVALID and prime suspects.
+#[test]
+fn mentioned_files_and_folders_are_not_attachments() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = pdf_export(&dir, |doc| {
+        let parts = doc["messages"][3]["parts"].as_array_mut().unwrap();
+        let base = parts[0].clone();
+        for (i, (mime, name)) in [("text/plain", "notes.txt"), ("application/x-directory", "src")].into_iter().enumerate() {
+            let mut p = base.clone();
+            p["id"] = format!("prt_mention{i}").into();
+            p["type"] = "file".into();
+            p["mime"] = mime.into();
+            p["filename"] = name.into();
+            p["url"] = format!("file:///tmp/work/{name}").into();
+            p.as_object_mut().unwrap().remove("text");
+            parts.push(p);
+        }
+    });
+    let (scan, _) = json_of(&["scan", file.to_str().unwrap(), "--json"]);
+    let names: Vec<&str> = scan["attachments"].as_array().unwrap().iter().filter_map(|a| a["name"].as_str()).collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+    let (d, code) = json_of(&["diagnose", file.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 1, "{d:#}");
+    let primes = common::primes(&d);
+    assert_eq!(primes.len(), 1, "{d:#}");
+    assert_eq!(primes[0]["mime_declared"], "application/pdf", "{d:#}");
+    let out = run(&["preview", file.to_str().unwrap()]);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("notes.txt"), "the mention is not sent");
+}
+
+/// A tool result opencode pruned (`state.time.compacted`) is sent as "[Old
+/// tool result content cleared]" without its attachments: nothing is left
+/// to blame. Before: stuck on the PDF, and the preview carried it.
+#[test]
+fn a_pruned_tool_result_sends_no_attachment() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = pdf_export(&dir, |doc| read_part(doc)["state"]["time"]["compacted"] = json!(1796112999000u64));
+    let (d, code) = json_of(&["diagnose", file.to_str().unwrap(), "--json"]);
+    assert_eq!((code, &d["stuck"]), (0, &json!(false)), "{d:#}");
+    let out = run(&["preview", file.to_str().unwrap()]);
+    let request: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = request.to_string();
+    assert!(text.contains("[Old tool result content cleared]") && !text.contains("\"document\""), "{request:#}");
+}
+
+/// A reply the user aborted after a tool completed is still sent, with the
+/// tool's call and result (opencode skips a failed reply only when it holds
+/// no more than a step start or reasoning): the provider's block path names
+/// the PDF in it. Before, the preview left the reply out and diagnose said
+/// the block held no attachment.
+#[test]
+fn an_aborted_reply_that_ran_a_tool_is_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = pdf_export(&dir, |doc| {
+        doc["messages"][1]["info"]["error"] =
+            json!({"name": "MessageAbortedError", "data": {"message": "The operation was aborted."}});
+    });
+    let out = run(&["preview", file.to_str().unwrap()]);
+    let request: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(request.to_string().contains("\"tool_use\""), "{request:#}");
+    let (d, code) = json_of(&["diagnose", file.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 1, "{d:#}");
+    let primes = common::primes(&d);
+    assert!(primes.len() == 1 && primes[0]["named"] == true, "{d:#}");
+}

@@ -193,3 +193,29 @@ fn pis_own_refusal_is_not_stuck_and_repair_keeps_its_note() {
     let copy = std::fs::read_to_string(rep["out"].as_str().unwrap()).unwrap();
     assert!(copy.contains("[Image omitted: could not be resized below the inline image size limit.]"));
 }
+
+/// pi's too-many-images refusal, then a user turn whose reply failed with a
+/// 429: the rate limit passes, and pi sends the same three images again (it
+/// drops failed replies, not the images), so the session is still stuck on
+/// the refusal. Before, the later 429 made it "not stuck: transient", exit 0.
+#[test]
+fn a_transient_failure_after_a_refusal_does_not_unstick_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = session(&dir, "too-many-images");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let refusal: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    let id = refusal["id"].as_str().unwrap();
+    let user = serde_json::json!({"type":"message","id":"ffff0001","parentId":id,"timestamp":"2026-12-01T09:00:00.000Z",
+        "message":{"role":"user","content":[{"type":"text","text":"continue"}],"timestamp":1796120000000u64}});
+    let mut limited = refusal.clone();
+    limited["id"] = "ffff0002".into();
+    limited["parentId"] = "ffff0001".into();
+    limited["message"]["errorMessage"] = r#"429 {"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"}}"#.into();
+    std::fs::write(&file, format!("{text}{user}\n{limited}\n")).unwrap();
+    let (d, code) = diagnose(&file);
+    assert_eq!(code, 1, "{d:#}");
+    assert_eq!(d["stuck"], true, "{d:#}");
+    assert_eq!(d["failure"]["class"], "image_limit", "{d:#}");
+    let notes = d["notes"].to_string();
+    assert!(notes.contains("transient or a cancel"), "{notes}");
+}

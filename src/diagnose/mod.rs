@@ -240,6 +240,13 @@ pub fn diagnose_keeping(
     opts: &Options,
 ) -> anyhow::Result<(Diagnosis, Session)> {
     let (failure, failing_entry) = if opts.as_repaired.is_some() { (None, None) } else { find_failure(&session, opts) };
+    // A transient failure or a cancel recorded after the refusal chosen (its line).
+    let passed_over = match (&failure, failing_entry) {
+        (Some(f), Some(i)) if f.source == Source::Recorded && !f.recovered => {
+            session.entries[i + 1..].iter().rev().find(|e| e.error.is_some()).map(|e| e.line)
+        }
+        _ => None,
+    };
     let model = opts
         .model
         .clone()
@@ -396,6 +403,12 @@ pub fn diagnose_keeping(
     }
     if failure.as_ref().is_some_and(|f| f.source == Source::Recorded && f.line.is_none()) {
         notes.push(crate::reader::RECORDED_BESIDE.into());
+    }
+    if let (Some(l), Some(f)) = (passed_over, failure.as_ref().filter(|f| f.source == Source::Recorded)) {
+        notes.push(format!(
+            "the failure recorded at line {l} is transient or a cancel: it says nothing of the history, which the provider refused{} and refuses again once it passes",
+            f.line.map(|x| format!(" at line {x}")).unwrap_or_default()
+        ));
     }
     notes.extend(crate::formats::codex_pairs::notes(&session));
     for p in crate::history::answered_by_agent(&session) {
@@ -603,13 +616,20 @@ fn find_failure(session: &Session, opts: &Options) -> (Option<Failure>, Option<u
             Hint { status: rec.status, provider: e.provider.as_deref().or(provider.as_deref()).map(str::to_string) };
         classify::classify(&rec.text, &hint)
     };
-    // After the last accepted answer, prefer the last real failure over a cancel.
+    // After the last accepted answer, prefer the last real failure over a cancel,
+    // and a refusal of the history over a transient failure after it: a 429 or a
+    // 529 says nothing of whether the provider takes the history it refused, and
+    // once it passes, the same history fails the same way.
     let unanswered: Vec<usize> = failed.iter().copied().filter(|&i| last_accepted.is_none_or(|a| i > a)).collect();
-    let chosen = unanswered
+    let judged: Vec<(usize, Classification)> = unanswered.iter().rev().map(|&i| (i, classify_at(i))).collect();
+    let refusal = |c: &Classification| c.retryable == Some(false) && c.class != Class::Unknown;
+    let chosen = judged
         .iter()
-        .rev()
-        .map(|&i| (i, classify_at(i)))
         .find(|(_, c)| c.class != Class::Aborted)
+        .map(|(i, c)| match judged.iter().find(|(_, c)| refusal(c)) {
+            Some(r) if c.retryable == Some(true) => r.clone(),
+            _ => (*i, c.clone()),
+        })
         .or_else(|| failed.last().map(|&i| (i, classify_at(i))));
     let Some((i, c)) = chosen else { return (None, None) };
     let recovered = last_accepted.is_some_and(|a| a > i);

@@ -77,13 +77,14 @@ fn message<'a>(v: &'a Value<'a>, base: &str, revert: Option<&Revert<'_>>, out: &
         return;
     }
     let assistant = info.get("role").as_str() == Some("assistant");
+    let parts = v.get("parts").items();
     let mut entry = RawEntry::new(if assistant { Role::Assistant } else { Role::User });
     entry.model = info.get("modelID").to_text().or_else(|| info.at(&["model", "modelID"]).to_text());
     entry.provider = info.get("providerID").to_text().or_else(|| info.at(&["model", "providerID"]).to_text());
     let err = info.get("error");
-    if err.is_object() {
+    if err.is_object() && !sent_despite(err, parts) {
         entry.error = Some(error_record(err));
-    } else if assistant {
+    } else if assistant && !err.is_object() {
         let tokens = info.get("tokens");
         let used = tokens.get("input").as_f64().unwrap_or(0.0) + tokens.get("output").as_f64().unwrap_or(0.0);
         entry.accepted = used > 0.0 || info.get("finish").as_str().is_some();
@@ -91,13 +92,13 @@ fn message<'a>(v: &'a Value<'a>, base: &str, revert: Option<&Revert<'_>>, out: &
     let e = out.entry(entry);
     out.at = info.at(&["time", "created"]).to_text();
     let origin = if assistant { Origin::Assistant } else { Origin::User };
-    for (i, p) in v.get("parts").items().iter().enumerate() {
+    for (i, p) in parts.iter().enumerate() {
         if revert.is_some_and(|r| !r.keeps_part(id, p.get("id").as_str().unwrap_or(""))) {
             continue;
         }
         let at = ptr(&ptr(base, "parts"), i);
         match p.get("type").as_str().unwrap_or("") {
-            "file" => file_part(p, &Site::new(e, origin), at, out),
+            "file" if !assistant && sends_file(p.get("mime").as_str()) => file_part(p, &Site::new(e, origin), at, out),
             "reasoning" | "text" => provider_reasoning(p.get("metadata"), &at, out),
             "tool" => {
                 let state = p.get("state");
@@ -106,16 +107,22 @@ fn message<'a>(v: &'a Value<'a>, base: &str, revert: Option<&Revert<'_>>, out: &
                 let path = path_argument(state.get("input"));
                 if let Some(id) = &id {
                     out.calls.push(RawCall { entry: e, call_id: id.clone(), name: name.clone(), path: path.clone() });
-                    // The part is the call and, once completed (or failed), its result.
-                    if matches!(state.get("status").as_str(), Some("completed" | "error")) {
-                        out.result(e, Some(id.clone()));
-                    }
+                    // The part is the call and its result: completed, failed, or
+                    // (pending, running) answered by opencode itself as interrupted.
+                    out.result(e, Some(id.clone()));
                 }
                 let mut site = Site::tool_result(e, id);
                 site.tool = name;
                 site.name = path;
-                for (j, a) in state.get("attachments").items().iter().enumerate() {
-                    file_part(a, &site, ptr(&ptr(&at, "state/attachments"), j), out);
+                // A completed tool's attachments, but for those a prune cleared
+                // (`state.time.compacted`: sent as "[Old tool result content
+                // cleared]") and those held by reference, which opencode leaves out.
+                let cleared = !state.at(&["time", "compacted"]).is_null() && state.at(&["time", "compacted"]).as_bool() != Some(false);
+                let completed = state.get("status").as_str() == Some("completed");
+                for (j, a) in state.get("attachments").items().iter().enumerate().filter(|_| completed && !cleared) {
+                    if a.get("url").as_str().is_some_and(|u| u.starts_with("data:") && u.contains(',')) {
+                        file_part(a, &site, ptr(&ptr(&at, "state/attachments"), j), out);
+                    }
                 }
                 provider_reasoning(p.get("metadata"), &at, out);
             }
@@ -130,6 +137,22 @@ fn file_part<'a>(p: &'a Value<'a>, site: &Site, at: String, out: &mut LineOut<'a
         m.name = p.get("filename").to_text().or_else(|| p.at(&["source", "path"]).to_text()).or(m.name);
         out.media.push(m);
     }
+}
+
+/// Whether opencode sends a user `file` part of this type: a mentioned file
+/// (`text/plain`) or folder (`application/x-directory`) goes as the text parts
+/// opencode wrote beside it, never as a file (`toModelMessages`).
+pub fn sends_file(mime: Option<&str>) -> bool {
+    !matches!(mime, Some("text/plain" | "application/x-directory"))
+}
+
+/// Whether a message that recorded `err` is sent all the same: opencode sends
+/// one the user aborted once it holds more than a step start or reasoning
+/// (its completed tools and their results count; its unfinished ones it
+/// answers as interrupted).
+fn sent_despite(err: &Value<'_>, parts: &[Value<'_>]) -> bool {
+    err.get("name").as_str() == Some("MessageAbortedError")
+        && parts.iter().any(|p| !matches!(p.get("type").as_str(), Some("step-start" | "reasoning")))
 }
 
 /// NamedError `{name, data}`: the provider's body when opencode kept it, else its message.

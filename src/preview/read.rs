@@ -437,40 +437,77 @@ pub fn opencode_reverted(doc: &mut Value) {
     }
 }
 
+/// An opencode message as `toModelMessages` sends it: a failed reply not at
+/// all (but one the user aborted after it did something), a mentioned file or
+/// folder as the text beside it, a compaction as its question, a pruned tool
+/// result as its placeholder, an unfinished call answered as interrupted.
 fn opencode(v: &Value) -> Vec<Msg> {
     let info = v.get("info").unwrap_or(&Value::Null);
-    if info.get("error").is_some() {
-        return Vec::new();
+    let parts = items(v.get("parts"));
+    if let Some(err) = info.get("error") {
+        let aborted = err.get("name").and_then(Value::as_str) == Some("MessageAbortedError");
+        let did = parts.iter().any(|p| !matches!(p.get("type").and_then(Value::as_str), Some("step-start" | "reasoning")));
+        if !(aborted && did) {
+            return Vec::new();
+        }
     }
     let role = if info.get("role").and_then(Value::as_str) == Some("assistant") { Role::Assistant } else { Role::User };
     let (mut said, mut results) = (Vec::new(), Vec::new());
-    for p in items(v.get("parts")) {
+    for p in parts {
         match p.get("type").and_then(Value::as_str).unwrap_or("") {
+            "text" if role == Role::User && p.get("ignored").and_then(Value::as_bool) == Some(true) => {}
             "text" if p.get("synthetic").and_then(Value::as_bool) != Some(true) || role == Role::User => {
                 said.extend(s(p, "text").map(Part::Text));
             }
-            "file" => said.extend(
-                s(p, "url").map(|u| Part::from_url(&u, p.get("mime").and_then(Value::as_str), s(p, "filename"))),
-            ),
+            "file" if role == Role::User && crate::formats::opencode::sends_file(p.get("mime").and_then(Value::as_str)) => {
+                said.extend(
+                    s(p, "url").map(|u| Part::from_url(&u, p.get("mime").and_then(Value::as_str), s(p, "filename"))),
+                )
+            }
+            "compaction" if role == Role::User => said.push(Part::Text(OPENCODE_COMPACTION.into())),
+            "subtask" if role == Role::User => said.push(Part::Text(OPENCODE_SUBTASK.into())),
             "tool" => {
                 let state = p.get("state").unwrap_or(&Value::Null);
-                let done = state.get("status").and_then(Value::as_str) == Some("completed");
+                let status = state.get("status").and_then(Value::as_str).unwrap_or("");
                 let name = s(p, "tool").unwrap_or_default();
                 let (c, _) = sdk_tool(p, state.get("input"), None, name.clone());
                 said.extend(c);
-                if let (true, Some(id)) = (done, s(p, "callID")) {
-                    let mut parts = vec![Part::Text(state.get("output").map(text_of).unwrap_or_default())];
-                    for a in items(state.get("attachments")) {
-                        parts.extend(
-                            s(a, "url")
-                                .map(|u| Part::from_url(&u, a.get("mime").and_then(Value::as_str), s(a, "filename"))),
-                        );
+                let Some(id) = s(p, "callID") else { continue };
+                let cleared = state.get("time").and_then(|t| t.get("compacted")).is_some_and(|c| !c.is_null() && c != false);
+                let (parts, error) = match status {
+                    "completed" if cleared => (vec![Part::Text(OPENCODE_CLEARED.into())], false),
+                    "completed" => {
+                        let mut parts = vec![Part::Text(state.get("output").map(text_of).unwrap_or_default())];
+                        let inline = |a: &&Value| s(a, "url").is_some_and(|u| u.starts_with("data:") && u.contains(','));
+                        for a in items(state.get("attachments")).iter().filter(inline) {
+                            parts.extend(
+                                s(a, "url").map(|u| {
+                                    Part::from_url(&u, a.get("mime").and_then(Value::as_str), s(a, "filename"))
+                                }),
+                            );
+                        }
+                        (parts, false)
                     }
-                    results.push(Part::Result { id, name: Some(name), parts, error: false });
-                }
+                    "error" => {
+                        let meta = state.get("metadata");
+                        match meta.filter(|m| m.get("interrupted") == Some(&Value::Bool(true))).and_then(|m| s(m, "output")) {
+                            Some(out) => (vec![Part::Text(out)], false),
+                            None => (vec![Part::Text(s(state, "error").unwrap_or_default())], true),
+                        }
+                    }
+                    _ => (vec![Part::Text(OPENCODE_INTERRUPTED.into())], true),
+                };
+                results.push(Part::Result { id, name: Some(name), parts, error });
             }
             _ => {}
         }
     }
     split(role, said, results)
 }
+
+/// What opencode sends for a compaction part, a subtask part, a pruned tool
+/// result and a call it never finished (`message-v2.ts`).
+const OPENCODE_COMPACTION: &str = "What did we do so far?";
+const OPENCODE_SUBTASK: &str = "The following tool was executed by the user";
+const OPENCODE_CLEARED: &str = "[Old tool result content cleared]";
+const OPENCODE_INTERRUPTED: &str = "[Tool execution was interrupted]";
