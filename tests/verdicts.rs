@@ -704,3 +704,30 @@ fn repair_never_calls_a_stuck_copy_resumable() {
     assert!(!said.contains("resume it"), "{said}");
     assert!(said.contains("not resumable yet") && said.contains(&format!("--ref {cut_ref}")), "{said}");
 }
+
+/// mux's sample (stuck on a cut PNG) followed by the rows mux writes: a
+/// context reset, after which mux sends only what follows it, and a
+/// compaction summary, from which (itself included) it sends the rest
+/// (`compactionBoundary.ts`). Neither session is stuck on the PNG any more,
+/// and the preview holds no image. Before, both were stuck on it.
+#[test]
+fn mux_sends_from_its_last_reset_or_compaction_boundary() {
+    let dir = tempfile::tempdir().unwrap();
+    let stuck = std::fs::read_to_string(common::sample("mux.jsonl")).unwrap();
+    let user = r#"{"id":"user-1763632910000-q8w7e6r5t","role":"user","metadata":{"historySequence":9,"timestamp":1763632910000},"parts":[{"type":"text","text":"Let us start over."}],"workspaceId":"shop-a1b2c3"}"#;
+    let reset = r#"{"id":"context-reset-1763632900000-k3j9x0a2b","role":"assistant","metadata":{"timestamp":1763632900000,"contextBoundaryKind":"reset","historySequence":8},"parts":[],"workspaceId":"shop-a1b2c3"}"#;
+    let summary = r#"{"id":"summary-1763632950000-a1s2d3f4g","role":"assistant","metadata":{"timestamp":1763632950000,"compacted":"user","compactionEpoch":1,"compactionBoundary":true,"model":"anthropic:claude-sonnet-4-5","usage":{"inputTokens":2300,"outputTokens":120,"totalTokens":2420},"muxMetadata":{"type":"compaction-summary"},"historySequence":8},"parts":[{"type":"text","text":"Summary: a diagram was attached."}],"workspaceId":"shop-a1b2c3"}"#;
+    // A marker mux ignores (no epoch) cuts nothing.
+    let malformed = summary.replace(r#""compactionEpoch":1,"#, "");
+    for (name, boundary, healed) in [("reset", reset, true), ("summary", summary, true), ("malformed", &malformed, false)] {
+        let file = dir.path().join(format!("{name}.jsonl"));
+        std::fs::write(&file, format!("{stuck}{boundary}\n{user}\n")).unwrap();
+        if healed {
+            let (d, code) = diagnose(&file, &[]);
+            assert_eq!((code, &d["stuck"]), (0, &json!(false)), "{name}: {d:#}");
+        }
+        let out = run(&["preview", file.to_str().unwrap()]);
+        let request = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(request.contains("\"image\""), !healed, "{name}: {request}");
+    }
+}

@@ -33,6 +33,17 @@ impl Adapter for Mux {
         }
         let meta = v.get("metadata");
         out.at = meta.get("timestamp").to_text();
+        // Where mux starts each request (`compactionBoundary.ts`): from its latest
+        // compaction summary, the summary included; after a context reset, whose
+        // own row is not sent.
+        let kind = meta.get("contextBoundaryKind").as_str();
+        if kind == Some("reset") {
+            out.unit = super::Unit::Reset;
+            return;
+        }
+        if kind == Some("compaction") || compaction_boundary(v) {
+            out.unit = super::Unit::Reset;
+        }
         let (role, origin) = match v.get("role").as_str().unwrap_or("") {
             "assistant" => (Role::Assistant, Origin::Assistant),
             "system" => (Role::System, Origin::User),
@@ -82,6 +93,20 @@ impl Adapter for Mux {
             }
         }
     }
+}
+
+/// mux's durable compaction boundary: an assistant row marked
+/// `compactionBoundary: true`, `compacted` set, and a positive whole
+/// `compactionEpoch`; a malformed marker mux ignores, and so do we.
+fn compaction_boundary(v: &Value<'_>) -> bool {
+    let meta = v.get("metadata");
+    let compacted = meta.get("compacted");
+    let epoch = meta.get("compactionEpoch").as_f64();
+    meta.get("compactionBoundary").as_bool() == Some(true)
+        && v.get("role").as_str() == Some("assistant")
+        && !compacted.is_null()
+        && compacted.as_bool() != Some(false)
+        && epoch.is_some_and(|e| e >= 1.0 && e.fract() == 0.0)
 }
 
 /// `{"type":"content","value":[{type:"media", data, mediaType, filename?}, …]}`.
