@@ -264,7 +264,9 @@ fn mentioned_files_and_folders_are_not_attachments() {
     let file = pdf_export(&dir, |doc| {
         let parts = doc["messages"][3]["parts"].as_array_mut().unwrap();
         let base = parts[0].clone();
-        for (i, (mime, name)) in [("text/plain", "notes.txt"), ("application/x-directory", "src")].into_iter().enumerate() {
+        for (i, (mime, name)) in
+            [("text/plain", "notes.txt"), ("application/x-directory", "src")].into_iter().enumerate()
+        {
             let mut p = base.clone();
             p["id"] = format!("prt_mention{i}").into();
             p["type"] = "file".into();

@@ -219,3 +219,27 @@ fn a_transient_failure_after_a_refusal_does_not_unstick_it() {
     let notes = d["notes"].to_string();
     assert!(notes.contains("transient or a cancel"), "{notes}");
 }
+
+/// The oversized screenshot Anthropic refused, then `/model openai/gpt-4o`
+/// (pi writes a `model_change` entry): pi's next request goes to OpenAI,
+/// which takes the image, and its preview is that request. Before, diagnose
+/// judged by the refusing provider's rules (stuck, `repair --fit`) and the
+/// preview was an Anthropic request to the old model.
+#[test]
+fn a_model_chosen_after_the_refusal_takes_the_next_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = session(&dir, "stuck-oversized-screenshot");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    let change = serde_json::json!({"type":"model_change","id":"dddd0001","parentId":last["id"],
+        "timestamp":"2026-12-01T09:00:00.000Z","provider":"openai","modelId":"gpt-4o"});
+    let (before, code) = diagnose(&file);
+    assert_eq!((code, &before["stuck"]), (1, &Value::Bool(true)), "{before:#}");
+    std::fs::write(&file, format!("{text}{change}\n")).unwrap();
+    let (d, code) = diagnose(&file);
+    assert_eq!((code, &d["stuck"]), (0, &Value::Bool(false)), "{d:#}");
+    assert!(d["verdict"].as_str().unwrap().contains("gpt-4o"), "{d:#}");
+    let (request, _) = preview(&file);
+    assert_eq!(request["model"], "gpt-4o");
+    assert!(request["input"].is_array(), "an OpenAI Responses request: {request:#}");
+}

@@ -444,7 +444,8 @@ fn the_calls_the_provider_names_come_first() {
 }
 
 /// Formats where one object is the call and its result: a call left without
-/// output, followed by a new prompt, is found.
+/// output, followed by a new prompt, is found — but in opencode, which
+/// answers it itself.
 #[test]
 fn unanswered_calls_in_formats_that_keep_call_and_result_together() {
     let dir = tempfile::tempdir().unwrap();
@@ -470,9 +471,14 @@ fn unanswered_calls_in_formats_that_keep_call_and_result_together() {
             "parts":[{"type":"dynamic-tool","toolCallId":"call_0","toolName":"bash","input":{"script":"make"},"state":"input-available"}]}),
         json!({"id":"m2","role":"user","metadata":{"historySequence":3},"workspaceId":"w","parts":[{"type":"text","text":"stop"}]}),
     ]);
-    for (format, text, id, line) in
-        [("gemini-cli", gemini, "c0", 3), ("opencode", opencode, "call_0", 2), ("mux", mux, "call_0", 2)]
-    {
+    // opencode answers a call it never finished itself ("[Tool execution was
+    // interrupted]", `toModelMessages`): nothing to report.
+    let file = write(dir.path(), "opencode.jsonl", &opencode);
+    let (d, code) = diagnose(&file);
+    assert_eq!((code, &d["failure"], &d["history"]), (0, &json!(null), &json!([])), "opencode: {d}");
+    let out = common::run(&["preview", file.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("[Tool execution was interrupted]"), "opencode's answer is sent");
+    for (format, text, id, line) in [("gemini-cli", gemini, "c0", 3), ("mux", mux, "call_0", 2)] {
         let file = write(dir.path(), &format!("{format}.jsonl"), &text);
         let (d, code) = diagnose(&file);
         assert_eq!(d["format"], format, "{d}");

@@ -719,7 +719,9 @@ fn mux_sends_from_its_last_reset_or_compaction_boundary() {
     let summary = r#"{"id":"summary-1763632950000-a1s2d3f4g","role":"assistant","metadata":{"timestamp":1763632950000,"compacted":"user","compactionEpoch":1,"compactionBoundary":true,"model":"anthropic:claude-sonnet-4-5","usage":{"inputTokens":2300,"outputTokens":120,"totalTokens":2420},"muxMetadata":{"type":"compaction-summary"},"historySequence":8},"parts":[{"type":"text","text":"Summary: a diagram was attached."}],"workspaceId":"shop-a1b2c3"}"#;
     // A marker mux ignores (no epoch) cuts nothing.
     let malformed = summary.replace(r#""compactionEpoch":1,"#, "");
-    for (name, boundary, healed) in [("reset", reset, true), ("summary", summary, true), ("malformed", &malformed, false)] {
+    for (name, boundary, healed) in
+        [("reset", reset, true), ("summary", summary, true), ("malformed", &malformed, false)]
+    {
         let file = dir.path().join(format!("{name}.jsonl"));
         std::fs::write(&file, format!("{stuck}{boundary}\n{user}\n")).unwrap();
         if healed {

@@ -170,7 +170,7 @@ pub fn judge(d: &Diagnosis, images: u64, opts: &Options) -> Vec<Problem> {
         out.push(Problem::new("session.undetermined", Severity::Warning, d.verdict.clone()));
     }
     // The failure itself.
-    if let Some(f) = d.failure.as_ref().filter(|f| !f.recovered) {
+    if let Some(f) = d.failure.as_ref().filter(|f| !f.passed()) {
         let c = &f.classification;
         let said = c.message.as_deref().map(|m| format!("; the provider said: {m}")).unwrap_or_default();
         match f.source {

@@ -55,7 +55,7 @@ pub fn predict(problems: &[Problem], provider: &str) -> Option<Failure> {
         call_ids: broken.iter().filter_map(|p| p.call_id.clone()).collect(),
         why: vec!["no blocking provider error is recorded; predicted from the history's structure".into()],
     };
-    Some(Failure { classification: c, line: None, source: Source::Predicted, recovered: false })
+    Some(Failure { classification: c, line: None, source: Source::Predicted, recovered: false, moved_to: None })
 }
 
 /// "2 tool calls without a result, 1 result without a call".

@@ -75,6 +75,17 @@ pub struct Failure {
     pub source: Source,
     /// A later request was accepted: the session got past this failure.
     pub recovered: bool,
+    /// The model the session moved to after this failure (pi's `/model`): the
+    /// next request goes there, and this failure says nothing of it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub moved_to: Option<String>,
+}
+
+impl Failure {
+    /// The history has moved past it: answered since, or sent elsewhere now.
+    pub fn passed(&self) -> bool {
+        self.recovered || self.moved_to.is_some()
+    }
 }
 
 /// One attachment that may be to blame.
@@ -242,23 +253,30 @@ pub fn diagnose_keeping(
     let (failure, failing_entry) = if opts.as_repaired.is_some() { (None, None) } else { find_failure(&session, opts) };
     // A transient failure or a cancel recorded after the refusal chosen (its line).
     let passed_over = match (&failure, failing_entry) {
-        (Some(f), Some(i)) if f.source == Source::Recorded && !f.recovered => {
+        (Some(f), Some(i)) if f.source == Source::Recorded && !f.passed() => {
             session.entries[i + 1..].iter().rev().find(|e| e.error.is_some()).map(|e| e.line)
         }
         _ => None,
     };
+    let moved_to = failure.as_ref().and_then(|f| f.moved_to.clone());
     let model = opts
         .model
         .clone()
         .or_else(|| failing_entry.and_then(|i| session.entries[i].model.as_deref().map(str::to_string)))
         .or_else(|| latest_model(&session, failing_entry));
 
-    // The provider that failed judges the media, unless the user said otherwise.
-    let failed_provider = failure
-        .as_ref()
-        .and_then(|f| f.classification.provider.as_deref())
-        .and_then(crate::provider::canonical)
-        .or_else(|| model.as_deref().and_then(crate::provider::for_model));
+    // The provider that failed judges the media, unless the user said otherwise;
+    // once the session moved to another model, that model's provider does.
+    let failed_provider = match &moved_to {
+        Some(m) => {
+            session.provider.as_deref().and_then(crate::provider::canonical).or_else(|| crate::provider::for_model(m))
+        }
+        None => failure
+            .as_ref()
+            .and_then(|f| f.classification.provider.as_deref())
+            .and_then(crate::provider::canonical)
+            .or_else(|| model.as_deref().and_then(crate::provider::for_model)),
+    };
     let rules = match failed_provider {
         Some(p) if !judging.forced && p != judging.rules.provider => {
             let mut r = Rules::builtin(p).unwrap_or_else(|| judging.rules.clone());
@@ -281,7 +299,7 @@ pub fn diagnose_keeping(
     });
     // Past a failure the session recovered from, the boundary is the latest
     // answer and the old failure blames nothing.
-    let live = failure.as_ref().filter(|f| !f.recovered);
+    let live = failure.as_ref().filter(|f| !f.passed());
     let failing_entry = failing_entry.filter(|_| live.is_some());
     let mut picked = suspects::pick(&session, live, failing_entry, model.as_deref(), request.as_ref());
 
@@ -294,7 +312,7 @@ pub fn diagnose_keeping(
     // error, one answered since, an unknown one) does not hide it.
     let blocking = |f: &Failure| {
         let c = &f.classification;
-        !f.recovered && !matches!(c.class, Class::Aborted | Class::Unknown) && c.retryable != Some(true)
+        !f.passed() && !matches!(c.class, Class::Aborted | Class::Unknown) && c.retryable != Some(true)
     };
     let structural = history::predict(&structure, &rules.provider);
     // Then the culprits are calls and results, never attachments: a full
@@ -370,7 +388,7 @@ pub fn diagnose_keeping(
     // Nor does a transient failure or a cancel: the retry it invites sends the
     // same history, so what the history alone predicts comes first.
     let failure = match failure {
-        Some(f) if f.recovered => {
+        Some(f) if f.passed() => {
             predict(&session, &picked.suspects, &limits, &rules, unanswered, &mut notes).or(Some(f))
         }
         Some(f) if f.classification.retryable == Some(true) || f.classification.class == Class::Aborted => {
@@ -603,7 +621,7 @@ fn find_failure(session: &Session, opts: &Options) -> (Option<Failure>, Option<u
     let provider = session.provider.clone();
     if let Some(text) = &opts.error {
         let c = classify::classify(text, &Hint { status: None, provider: None });
-        let f = Failure { classification: c, line: None, source: Source::Given, recovered: false };
+        let f = Failure { classification: c, line: None, source: Source::Given, recovered: false, moved_to: None };
         let last = session.entries.iter().rposition(|e| e.error.is_some());
         return (Some(f), last);
     }
@@ -633,9 +651,14 @@ fn find_failure(session: &Session, opts: &Options) -> (Option<Failure>, Option<u
         .or_else(|| failed.last().map(|&i| (i, classify_at(i))));
     let Some((i, c)) = chosen else { return (None, None) };
     let recovered = last_accepted.is_some_and(|a| a > i);
+    // A model chosen after the failure (no entry went to it yet) takes the next request.
+    let moved_to = session
+        .model
+        .clone()
+        .filter(|m| session.entries[i].model.as_deref().or(latest_model(session, Some(i)).as_deref()) != Some(m));
     // Line 0: recorded beside the history, not on a line of it (Cline's ui_messages.json).
     let line = Some(session.entries[i].line).filter(|&l| l > 0);
-    let f = Failure { classification: c, line, source: Source::Recorded, recovered };
+    let f = Failure { classification: c, line, source: Source::Recorded, recovered, moved_to };
     (Some(f), Some(i))
 }
 
@@ -678,7 +701,7 @@ fn predict(
             call_ids: Vec::new(),
             why: vec!["no blocking provider error is recorded; predicted from the history".into()],
         };
-        Some(Failure { classification: c, line: None, source: Source::Predicted, recovered: false })
+        Some(Failure { classification: c, line: None, source: Source::Predicted, recovered: false, moved_to: None })
     };
     if let Some(s) = suspects.iter().find(|s| s.attachment.verdict == Verdict::Invalid) {
         let why = s.attachment.problems.iter().find(|p| p.severity == Verdict::Invalid).map(|p| p.message.clone());
@@ -730,7 +753,7 @@ fn reasoning_family(k: ReasoningKind) -> &'static str {
 /// Stuck: the failure will come back on every retry.
 /// `invalid_excluded`: an attachment whose bytes fail validation is excluded.
 fn is_stuck(f: &Failure, suspects: &[Suspect], invalid_excluded: bool) -> bool {
-    if f.recovered {
+    if f.passed() {
         return false;
     }
     let c = f.classification.class;
@@ -755,6 +778,11 @@ fn verdict(f: Option<&Failure>, stuck: bool, suspects: &[Suspect]) -> String {
     let class = f.classification.class;
     if f.recovered {
         return format!("healthy: the {class} failure was followed by an accepted request");
+    }
+    if let Some(m) = &f.moved_to {
+        return format!(
+            "healthy: the {class} failure was another model's; the next request goes to {m}, which takes what it carries"
+        );
     }
     if !stuck {
         return match class.retryable() {

@@ -115,8 +115,11 @@ pub struct History {
     pub reasoning: Vec<Reasoning>,
     /// The records the provider sees, in history order, with where each sits.
     pub records: Vec<Record>,
-    /// The provider the session's latest entries name (metadata or the entries themselves).
+    /// The provider the session's latest entries name (metadata or the entries themselves),
+    /// or a model change after them (pi's `/model`) names.
     pub provider: Option<String>,
+    /// The model a change after the latest entries names: the next request goes to it.
+    pub model: Option<String>,
     /// What assembling found wrong with the links between lines (parent cycles, missing parents).
     pub findings: Vec<Finding>,
 }
@@ -213,8 +216,26 @@ pub fn assemble(mut records: Records, entries: Vec<Entry>, links: Links) -> Hist
     mirrors_on_other_lines(&records, &mut h.attachments);
     assets_on_other_lines(&records, &mut h.attachments);
     mark_healed(&h.entries, &mut h.attachments);
-    // The provider in use now: the one the latest entry that names one went to.
+    // The provider in use now: the one the latest entry that names one went to,
+    // unless a model change comes after that entry (its own context, not an entry).
     h.provider = h.entries.iter().rev().find_map(|e| e.provider.as_deref().map(str::to_string));
+    let named_last = order.iter().rev().find(|s| {
+        let own = slot_entries(&records, **s);
+        h.entries
+            .get(own.start..own.end.min(h.entries.len()))
+            .is_some_and(|es| es.iter().any(|e| e.error.is_none() && (e.provider.is_some() || e.model.is_some())))
+    });
+    if let Some(&(i, (ref model, ref provider))) = ctx.changes.last()
+        && named_last.is_none_or(|s| s.record < i)
+        // On the path the provider sees, where the file is a tree (a change on an
+        // abandoned branch is not in force).
+        && (!records.is_node(i) || order.iter().any(|s| s.record == i))
+    {
+        h.model = model.as_deref().map(str::to_string);
+        if provider.is_some() {
+            h.provider = provider.as_deref().map(str::to_string);
+        }
+    }
     h.records = records.into_spots(&order);
     h
 }

@@ -117,7 +117,8 @@ fn message<'a>(v: &'a Value<'a>, base: &str, revert: Option<&Revert<'_>>, out: &
                 // A completed tool's attachments, but for those a prune cleared
                 // (`state.time.compacted`: sent as "[Old tool result content
                 // cleared]") and those held by reference, which opencode leaves out.
-                let cleared = !state.at(&["time", "compacted"]).is_null() && state.at(&["time", "compacted"]).as_bool() != Some(false);
+                let cleared = !state.at(&["time", "compacted"]).is_null()
+                    && state.at(&["time", "compacted"]).as_bool() != Some(false);
                 let completed = state.get("status").as_str() == Some("completed");
                 for (j, a) in state.get("attachments").items().iter().enumerate().filter(|_| completed && !cleared) {
                     if a.get("url").as_str().is_some_and(|u| u.starts_with("data:") && u.contains(',')) {

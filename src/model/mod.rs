@@ -297,8 +297,13 @@ pub struct Session {
     pub reasoning: Vec<Reasoning>,
     pub findings: Vec<Finding>,
     /// The provider the latest entry naming one went to, where the format records it
-    /// (not the rules a scan used: those are in the scan report).
+    /// (not the rules a scan used: those are in the scan report), or the one a
+    /// model change after it names.
     pub provider: Option<String>,
+    /// The model a change after the latest entries names (pi's `/model`): the
+    /// next request goes to it, not to the model the entries name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
     /// The provider-visible records in history order (not serialized: `--json`
     /// reports describe attachments, not the file's layout).
     #[serde(skip)]

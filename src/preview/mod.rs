@@ -247,7 +247,8 @@ fn build(
     let name = source.describe();
     let mut file = source.open().with_context(|| format!("opening {name}"))?;
     let last = session.entries.iter().rev().filter(|e| e.role == EntryRole::Assistant).find(|e| e.model.is_some());
-    let model = last.and_then(|e| e.model.as_deref().map(str::to_string));
+    // The model a change after the latest entries chose, else the latest reply's.
+    let model = session.model.clone().or_else(|| last.and_then(|e| e.model.as_deref().map(str::to_string)));
     let absent = match claude_code::fork_of(format, Path::new(&session.file)) {
         true => claude_code::FORK_ADDS,
         false => not_in_session(session, dialect),

@@ -446,7 +446,8 @@ fn opencode(v: &Value) -> Vec<Msg> {
     let parts = items(v.get("parts"));
     if let Some(err) = info.get("error") {
         let aborted = err.get("name").and_then(Value::as_str) == Some("MessageAbortedError");
-        let did = parts.iter().any(|p| !matches!(p.get("type").and_then(Value::as_str), Some("step-start" | "reasoning")));
+        let did =
+            parts.iter().any(|p| !matches!(p.get("type").and_then(Value::as_str), Some("step-start" | "reasoning")));
         if !(aborted && did) {
             return Vec::new();
         }
@@ -459,7 +460,10 @@ fn opencode(v: &Value) -> Vec<Msg> {
             "text" if p.get("synthetic").and_then(Value::as_bool) != Some(true) || role == Role::User => {
                 said.extend(s(p, "text").map(Part::Text));
             }
-            "file" if role == Role::User && crate::formats::opencode::sends_file(p.get("mime").and_then(Value::as_str)) => {
+            "file"
+                if role == Role::User
+                    && crate::formats::opencode::sends_file(p.get("mime").and_then(Value::as_str)) =>
+            {
                 said.extend(
                     s(p, "url").map(|u| Part::from_url(&u, p.get("mime").and_then(Value::as_str), s(p, "filename"))),
                 )
@@ -473,30 +477,34 @@ fn opencode(v: &Value) -> Vec<Msg> {
                 let (c, _) = sdk_tool(p, state.get("input"), None, name.clone());
                 said.extend(c);
                 let Some(id) = s(p, "callID") else { continue };
-                let cleared = state.get("time").and_then(|t| t.get("compacted")).is_some_and(|c| !c.is_null() && c != false);
-                let (parts, error) = match status {
-                    "completed" if cleared => (vec![Part::Text(OPENCODE_CLEARED.into())], false),
-                    "completed" => {
-                        let mut parts = vec![Part::Text(state.get("output").map(text_of).unwrap_or_default())];
-                        let inline = |a: &&Value| s(a, "url").is_some_and(|u| u.starts_with("data:") && u.contains(','));
-                        for a in items(state.get("attachments")).iter().filter(inline) {
-                            parts.extend(
-                                s(a, "url").map(|u| {
+                let cleared =
+                    state.get("time").and_then(|t| t.get("compacted")).is_some_and(|c| !c.is_null() && c != false);
+                let (parts, error) =
+                    match status {
+                        "completed" if cleared => (vec![Part::Text(OPENCODE_CLEARED.into())], false),
+                        "completed" => {
+                            let mut parts = vec![Part::Text(state.get("output").map(text_of).unwrap_or_default())];
+                            let inline =
+                                |a: &&Value| s(a, "url").is_some_and(|u| u.starts_with("data:") && u.contains(','));
+                            for a in items(state.get("attachments")).iter().filter(inline) {
+                                parts.extend(s(a, "url").map(|u| {
                                     Part::from_url(&u, a.get("mime").and_then(Value::as_str), s(a, "filename"))
-                                }),
-                            );
+                                }));
+                            }
+                            (parts, false)
                         }
-                        (parts, false)
-                    }
-                    "error" => {
-                        let meta = state.get("metadata");
-                        match meta.filter(|m| m.get("interrupted") == Some(&Value::Bool(true))).and_then(|m| s(m, "output")) {
-                            Some(out) => (vec![Part::Text(out)], false),
-                            None => (vec![Part::Text(s(state, "error").unwrap_or_default())], true),
+                        "error" => {
+                            let meta = state.get("metadata");
+                            match meta
+                                .filter(|m| m.get("interrupted") == Some(&Value::Bool(true)))
+                                .and_then(|m| s(m, "output"))
+                            {
+                                Some(out) => (vec![Part::Text(out)], false),
+                                None => (vec![Part::Text(s(state, "error").unwrap_or_default())], true),
+                            }
                         }
-                    }
-                    _ => (vec![Part::Text(OPENCODE_INTERRUPTED.into())], true),
-                };
+                        _ => (vec![Part::Text(OPENCODE_INTERRUPTED.into())], true),
+                    };
                 results.push(Part::Result { id, name: Some(name), parts, error });
             }
             _ => {}

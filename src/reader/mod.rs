@@ -195,6 +195,7 @@ pub fn read_with_plan(
         reasoning: h.reasoning,
         findings,
         provider: h.provider,
+        model: h.model,
         records: h.records,
     };
     // The history's structure (calls without results, …) is a fact about the file too.
