@@ -324,3 +324,88 @@ fn an_aborted_reply_that_ran_a_tool_is_sent() {
     let primes = common::primes(&d);
     assert!(primes.len() == 1 && primes[0]["named"] == true, "{d:#}");
 }
+
+/// `/compact` on the PDF-stuck session: opencode writes a user message
+/// holding a `compaction` part and a summary reply (`summary: true`,
+/// finished); from then on it sends that question and the summary alone
+/// (`filterCompacted`), and the PDF is gone. Before, the preview still
+/// carried it and scan failed on it.
+#[test]
+fn a_completed_compaction_starts_the_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = pdf_export(&dir, |doc| {
+        let messages = doc["messages"].as_array_mut().unwrap();
+        let mut ask = messages[3].clone();
+        ask["info"]["id"] = "msg_zz00compact".into();
+        let mut part = ask["parts"][0].clone();
+        part["type"] = "compaction".into();
+        part["auto"] = false.into();
+        part.as_object_mut().unwrap().remove("text");
+        ask["parts"] = json!([part]);
+        let mut summary = messages[1].clone();
+        summary["info"]["id"] = "msg_zz01summary".into();
+        summary["info"]["parentID"] = "msg_zz00compact".into();
+        summary["info"]["summary"] = true.into();
+        summary["info"]["finish"] = "stop".into();
+        summary["info"]["mode"] = "compaction".into();
+        let mut text = ask["parts"][0].clone();
+        text["type"] = "text".into();
+        text["text"] = "## Goal\nRead doc.pdf; it could not be read.".into();
+        text.as_object_mut().unwrap().remove("auto");
+        summary["parts"] = json!([text]);
+        messages.push(ask);
+        messages.push(summary);
+    });
+    let (scan, code) = json_of(&["scan", file.to_str().unwrap(), "--json"]);
+    assert_eq!((code, scan["attachments"].as_array().unwrap().len()), (0, 0), "{scan:#}");
+    let out = run(&["preview", file.to_str().unwrap()]);
+    let request: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let messages = request["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 2, "{request:#}");
+    assert_eq!(messages[0]["content"][0]["text"], "What did we do so far?", "{request:#}");
+}
+
+/// The same read from opencode's database: its rows are cut where the export is.
+#[test]
+fn a_completed_compaction_starts_the_history_in_the_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("opencode.db");
+    std::fs::copy(fixture("opencode.db"), &db).unwrap();
+    let entries = |db: &Path| {
+        let (v, _) = json_of(&["scan", db.to_str().unwrap(), "--json"]);
+        v["entries"].as_u64().unwrap()
+    };
+    assert_eq!(entries(&db), 5);
+    {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        let insert = |id: &str, time: i64, data: Value| {
+            c.execute(
+                "INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?1, ?2, ?3, ?3, ?4)",
+                rusqlite::params![id, SESSION, time, data.to_string()],
+            )
+            .unwrap();
+        };
+        insert(
+            "msg_zz00compact",
+            1796113600000,
+            json!({"role":"user","time":{"created":1796113600000i64},"agent":"build"}),
+        );
+        insert(
+            "msg_zz01summary",
+            1796113601000,
+            json!({"parentID":"msg_zz00compact","role":"assistant","mode":"compaction","summary":true,"finish":"stop",
+                "time":{"created":1796113601000i64},"tokens":{"input":10,"output":10,"reasoning":0,"cache":{"read":0,"write":0}}}),
+        );
+        for (id, msg, data) in [
+            ("prt_zz00", "msg_zz00compact", json!({"type":"compaction","auto":false})),
+            ("prt_zz01", "msg_zz01summary", json!({"type":"text","text":"## Goal"})),
+        ] {
+            c.execute(
+                "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?1, ?2, ?3, 0, 0, ?4)",
+                rusqlite::params![id, msg, SESSION, data.to_string()],
+            )
+            .unwrap();
+        }
+    }
+    assert_eq!(entries(&db), 2);
+}

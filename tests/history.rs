@@ -477,7 +477,10 @@ fn unanswered_calls_in_formats_that_keep_call_and_result_together() {
     let (d, code) = diagnose(&file);
     assert_eq!((code, &d["failure"], &d["history"]), (0, &json!(null), &json!([])), "opencode: {d}");
     let out = common::run(&["preview", file.to_str().unwrap()]);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("[Tool execution was interrupted]"), "opencode's answer is sent");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("[Tool execution was interrupted]"),
+        "opencode's answer is sent"
+    );
     for (format, text, id, line) in [("gemini-cli", gemini, "c0", 3), ("mux", mux, "call_0", 2)] {
         let file = write(dir.path(), &format!("{format}.jsonl"), &text);
         let (d, code) = diagnose(&file);

@@ -33,13 +33,83 @@ impl Adapter for Opencode {
                 v.at(&["info", "revert", "messageID"]).as_str(),
                 v.at(&["info", "revert", "partID"]).as_str(),
             );
-            for (i, m) in v.get("messages").items().iter().enumerate() {
+            let messages = v.get("messages").items();
+            let kept =
+                |m: &Value<'_>| revert.is_none_or(|r| r.keeps_message(m.at(&["info", "id"]).as_str().unwrap_or("")));
+            let from = compacted_from(messages, |m| kept(m).then(|| Compaction::of_json(m)));
+            for (i, m) in messages.iter().enumerate().skip(from) {
                 message(m, &ptr("/messages", i), revert.as_ref(), out);
             }
         } else {
             message(v, "", None, out);
         }
     }
+}
+
+/// What filterCompacted reads of a message: where a completed compaction
+/// starts the history.
+pub struct Compaction<'s> {
+    pub user: bool,
+    pub id: &'s str,
+    pub parent: &'s str,
+    /// A summary reply that finished without an error: its parent's compaction is done.
+    pub summary_done: bool,
+    /// A user message holding a `compaction` part.
+    pub compacts: bool,
+}
+
+impl Compaction<'_> {
+    fn of_json<'s>(m: &'s Value<'s>) -> Compaction<'s> {
+        let info = m.get("info");
+        Compaction {
+            user: info.get("role").as_str() == Some("user"),
+            id: info.get("id").as_str().unwrap_or(""),
+            parent: info.get("parentID").as_str().unwrap_or(""),
+            summary_done: info.get("summary").as_bool() == Some(true)
+                && info.get("finish").as_str().is_some()
+                && !info.get("error").is_object(),
+            compacts: m.get("parts").items().iter().any(|p| p.get("type").as_str() == Some("compaction")),
+        }
+    }
+}
+
+impl<'s> Compaction<'s> {
+    /// The same of a message's `info` as serde_json holds it (a database's
+    /// rows, a preview's document), `compacts` saying whether its parts ask for one.
+    pub fn of_info(
+        id: &'s str,
+        info: &'s serde_json::Map<String, serde_json::Value>,
+        compacts: bool,
+    ) -> Compaction<'s> {
+        let str_of = |k: &str| info.get(k).and_then(serde_json::Value::as_str);
+        Compaction {
+            user: str_of("role") == Some("user"),
+            id,
+            parent: str_of("parentID").unwrap_or(""),
+            summary_done: info.get("summary").and_then(serde_json::Value::as_bool) == Some(true)
+                && str_of("finish").is_some()
+                && !info.get("error").is_some_and(serde_json::Value::is_object),
+            compacts,
+        }
+    }
+}
+
+/// The index of the first message opencode sends (`filterCompacted`): the
+/// latest user message that asked for a compaction a summary reply then
+/// finished; everything before it is replaced by that summary. 0 when none.
+/// `view` gives `None` for a message a pending `/undo` removes.
+pub fn compacted_from<'s, M>(messages: &'s [M], view: impl Fn(&'s M) -> Option<Compaction<'s>>) -> usize {
+    let mut done: Vec<&str> = Vec::new();
+    for (i, m) in messages.iter().enumerate().rev() {
+        let Some(c) = view(m) else { continue };
+        if c.user && c.compacts && done.contains(&c.id) {
+            return i;
+        }
+        if !c.user && c.summary_done {
+            done.push(c.parent);
+        }
+    }
+    0
 }
 
 /// What `/undo` left pending in a session (its `revert`): before its next

@@ -420,21 +420,33 @@ fn split(role: Role, said: Vec<Part>, results: Vec<Part>) -> Vec<Msg> {
 }
 
 /// An opencode export as opencode sends it: without what a pending `/undo`
-/// removes before its next request ([`crate::formats::opencode::Revert`]).
+/// removes before its next request ([`crate::formats::opencode::Revert`]),
+/// and from its latest completed compaction on
+/// ([`crate::formats::opencode::compacted_from`]).
 pub fn opencode_reverted(doc: &mut Value) {
+    use crate::formats::opencode::{Compaction, Revert, compacted_from};
     let id = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
     let revert = doc.get("info").and_then(|i| i.get("revert"));
     let (message, part) = (revert.and_then(|r| id(r, "messageID")), revert.and_then(|r| id(r, "partID")));
-    let Some(revert) = crate::formats::opencode::Revert::of(message.as_deref(), part.as_deref()) else { return };
+    let revert = Revert::of(message.as_deref(), part.as_deref());
     let Some(messages) = doc.get_mut("messages").and_then(Value::as_array_mut) else { return };
-    let id_of = |m: &Value| m.get("info").and_then(|i| id(i, "id")).unwrap_or_default();
-    messages.retain(|m| revert.keeps_message(&id_of(m)));
-    for m in messages.iter_mut() {
-        let mid = id_of(m);
-        if let Some(parts) = m.get_mut("parts").and_then(Value::as_array_mut) {
-            parts.retain(|p| revert.keeps_part(&mid, &id(p, "id").unwrap_or_default()));
+    if let Some(revert) = revert {
+        let id_of = |m: &Value| m.get("info").and_then(|i| id(i, "id")).unwrap_or_default();
+        messages.retain(|m| revert.keeps_message(&id_of(m)));
+        for m in messages.iter_mut() {
+            let mid = id_of(m);
+            if let Some(parts) = m.get_mut("parts").and_then(Value::as_array_mut) {
+                parts.retain(|p| revert.keeps_part(&mid, &id(p, "id").unwrap_or_default()));
+            }
         }
     }
+    let from = compacted_from(messages, |m| {
+        let info = m.get("info")?.as_object()?;
+        let compacts =
+            items(m.get("parts")).iter().any(|p| p.get("type").and_then(Value::as_str) == Some("compaction"));
+        Some(Compaction::of_info(info.get("id").and_then(Value::as_str).unwrap_or(""), info, compacts))
+    });
+    messages.drain(..from);
 }
 
 /// An opencode message as `toModelMessages` sends it: a failed reply not at

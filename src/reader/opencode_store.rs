@@ -249,18 +249,32 @@ fn database(path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
         .prepare("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY time_created, id")
         .with_context(what)?;
     let rows = stmt.query_map([&session], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)));
+    let mut messages = Vec::new();
     for row in rows.with_context(what)? {
         let (id, data) = row.with_context(what)?;
-        if !kept_message(&id) {
-            continue;
+        if kept_message(&id) {
+            messages.push((id, data));
         }
-        for raw in unreadable.remove(&id).unwrap_or_default() {
+    }
+    // From the latest completed compaction on, as opencode sends it.
+    let infos: Vec<(&str, Option<Map<String, Value>>)> =
+        messages.iter().map(|(id, data)| (id.as_str(), parsed(data))).collect();
+    let from = crate::formats::opencode::compacted_from(&infos, |(id, info)| {
+        let compacts = parts.get(*id).is_some_and(|ps| {
+            ps.iter()
+                .any(|p| matches!(p, Row::Parsed(v) if v.get("type").and_then(Value::as_str) == Some("compaction")))
+        });
+        Some(crate::formats::opencode::Compaction::of_info(id, info.as_ref()?, compacts))
+    });
+    let infos: Vec<Option<Map<String, Value>>> = infos.into_iter().map(|(_, i)| i).collect();
+    for ((id, data), info) in messages.iter().zip(infos).skip(from) {
+        for raw in unreadable.remove(id).unwrap_or_default() {
             raw_line(&mut out, &raw);
         }
-        let p = parts.remove(&id).unwrap_or_default();
-        match parsed(&data) {
-            Some(info) => line(&mut out, &session, &id, info, p),
-            None => raw_line(&mut out, &data),
+        let p = parts.remove(id).unwrap_or_default();
+        match info {
+            Some(info) => line(&mut out, &session, id, info, p),
+            None => raw_line(&mut out, data),
         }
     }
     if out.is_empty() {
