@@ -409,3 +409,50 @@ fn a_completed_compaction_starts_the_history_in_the_database() {
     }
     assert_eq!(entries(&db), 2);
 }
+
+/// A cut PNG pasted into a user message, excluded, and repaired: the note
+/// that takes its place carries the copy's ids (a fresh part id, the copy's
+/// session and message), since `opencode import` files a part under the ids
+/// it holds and skips one whose id exists. Before, the note kept the
+/// original's ids, and importing the copy beside the original dropped it.
+#[test]
+fn a_repaired_note_part_carries_the_copys_ids() {
+    use base64::Engine as _;
+    let dir = tempfile::tempdir().unwrap();
+    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10\0\0\0\x10\x08\x02\0\0\0".to_vec();
+    png.extend_from_slice(b"\x90\x91h6\0\0\0\x20IDATx\x9c");
+    let url = format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(&png));
+    let file = pdf_export(&dir, |doc| {
+        let parts = doc["messages"][3]["parts"].as_array_mut().unwrap();
+        let mut p = parts[0].clone();
+        p["id"] = "prt_230d90d1d002pasted0000000".into();
+        p["type"] = "file".into();
+        p["mime"] = "image/png".into();
+        p["filename"] = "shot.png".into();
+        p["url"] = url.into();
+        p.as_object_mut().unwrap().remove("text");
+        parts.push(p);
+    });
+    let original: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let (scan, _) = json_of(&["scan", file.to_str().unwrap(), "--json"]);
+    let png_ref = scan["attachments"].as_array().unwrap().iter().find(|a| a["name"] == "shot.png").unwrap()["ref"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let out = run(&["exclude", file.to_str().unwrap(), "--ref", &png_ref]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let copies = dir.path().join("copies");
+    std::fs::create_dir(&copies).unwrap();
+    let out = run(&["repair", file.to_str().unwrap(), "--out", copies.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let copy = std::fs::read_dir(&copies).unwrap().next().unwrap().unwrap().path();
+    let copy: Value = serde_json::from_str(&std::fs::read_to_string(copy).unwrap()).unwrap();
+    let old_ids = original.to_string();
+    let message = &copy["messages"][3];
+    let note =
+        message["parts"].as_array().unwrap().iter().find(|p| p["text"].as_str().is_some_and(|t| t.contains("omitted")));
+    let note = note.expect("the exclusion note");
+    assert_eq!(note["sessionID"], copy["info"]["id"], "{note:#}");
+    assert_eq!(note["messageID"], message["info"]["id"], "{note:#}");
+    assert!(!old_ids.contains(note["id"].as_str().unwrap()), "a fresh part id: {note:#}");
+}

@@ -277,17 +277,20 @@ fn copy(
     if let Some(text) = document {
         let body_at = if text.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
         let body = &text[body_at..];
-        let mut e = rewrite
+        let e = rewrite
             .ops
             .get(&1)
             .map_or_else(|| Some(Vec::new()), |ops| edits(format, body, body_at as u64, ops))
             .unwrap_or_default();
-        e.extend(identity::edit(format, &w.identity, body, true));
-        w.touched += u64::from(!e.is_empty());
+        // The new identity goes into the rewritten text, so what the rewrite put
+        // in (an opencode note part, which carries its part's ids) gets it too.
+        let rewritten = splice::apply(body, e);
+        let ids = identity::edit(format, &w.identity, &rewritten, true);
+        w.touched += u64::from(rewritten != body || !ids.is_empty());
         out.write_all(&text[..body_at])?;
         // The lines of the copy as written: a note in place of a pretty-printed
         // media block takes fewer lines than the block.
-        let copy = splice::apply(body, e);
+        let copy = splice::apply(&rewritten, ids);
         out.write_all(&copy)?;
         w.lines =
             memchr::memchr_iter(b'\n', &copy).count() as u64 + u64::from(!copy.is_empty() && !copy.ends_with(b"\n"));
