@@ -125,6 +125,11 @@ pub const CODES: &[Code] = &[
     ),
     c("line.crlf", I, "the file has Windows line endings; read as plain newlines"),
     c("line.bom", I, "the file starts with a UTF-8 byte-order mark; it is ignored"),
+    c(
+        "codex.compaction_rebuilt",
+        I,
+        "a Codex compaction without replacement history: Codex rebuilds what came before it from its initial context and the earlier user messages' text, which no line holds",
+    ),
     // Files a line points to (Claude Code's persisted tool results).
     c(
         "saved_output.missing",

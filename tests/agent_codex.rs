@@ -221,3 +221,38 @@ fn a_block_path_the_provider_blames_counts_codex_s_leading_developer_message() {
     let (d, code) = diagnose(&f);
     assert_eq!((code, d["failure"]["class"].as_str()), (1, Some("media_rejected")), "{d:#}");
 }
+
+/// The compacted rollout the real Codex wrote, its compactions in the older
+/// form (no `replacement_history`, as local compaction wrote them): Codex
+/// rebuilds the history from its initial context, the text of the earlier
+/// user messages and the summary (`build_compacted_history`), so the image
+/// the replacement history carried is not sent. The session is not stuck on
+/// it, the preview holds the summary as a user message and names what Codex
+/// rebuilds, and scan says so. Before, the summary was missing and nothing
+/// named what was.
+#[test]
+fn a_compaction_without_replacement_history_drops_its_images() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = copy_to("compacted-image-carried.jsonl", dir.path(), "sessions/2026/12/01");
+    let text: Vec<String> = lines(&file)
+        .into_iter()
+        .map(|mut v| {
+            if v["type"] == "compacted" {
+                v["payload"].as_object_mut().unwrap().remove("replacement_history");
+            }
+            v.to_string()
+        })
+        .collect();
+    std::fs::write(&file, text.join("\n") + "\n").unwrap();
+    let (d, code) = diagnose(&file);
+    assert_eq!((code, &d["stuck"]), (0, &Value::Bool(false)), "{d:#}");
+    let (body, summary) = preview(&file, &[]);
+    let first = &body["input"][0];
+    assert_eq!((first["role"].as_str(), first["content"][0]["type"].as_str()), (Some("user"), Some("input_text")));
+    assert!(first["content"][0]["text"].as_str().unwrap().starts_with("Another language model"), "{body:#}");
+    assert!(summary["not_in_session"].to_string().contains("rebuilt history"), "{summary:#}");
+    let out = run(&["scan", file.to_str().unwrap(), "--json"]);
+    let scan: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(scan["findings"].to_string().contains("codex.compaction_rebuilt"), "{scan:#}");
+    assert_eq!(scan["attachments"].as_array().unwrap().iter().filter(|a| a["sent"] != false).count(), 0, "{scan:#}");
+}

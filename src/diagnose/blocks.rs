@@ -56,6 +56,11 @@ pub fn locate(block: &str, session: &Session, request: Option<&Request<'_>>) -> 
             .collect();
     }
     let Some(r) = request else { return Vec::new() };
+    // Codex rebuilt what comes before its summary from no record: the items
+    // after it are numbered from a start no file tells.
+    if crate::formats::codex::rebuilt(session) {
+        return Vec::new();
+    }
     // Items the agent sends before the session's own hold no attachment of ours.
     let Some(index) = idx[0].checked_sub(session.format.behaviour().leading_items) else { return Vec::new() };
     let Some(item) = preview::item(r.source, session, r.single_document, r.dialect, index) else {

@@ -103,6 +103,13 @@ impl Adapter for Codex {
             }
             "compacted" => {
                 out.unit = Unit::Reset;
+                if !p.get("replacement_history").is_array() {
+                    // A local compaction of older builds: Codex rebuilds the history
+                    // as its initial context, the text of the user messages before
+                    // (their images dropped), then this summary as a user message.
+                    out.entry(RawEntry::new(Role::User));
+                    out.findings.push((crate::model::Severity::Info, LEGACY_COMPACTION, LEGACY_COMPACTION_SAYS.into()));
+                }
                 for (i, item) in p.get("replacement_history").items().iter().enumerate().filter(|(_, it)| !unsent(it)) {
                     let e = out.entry(item_entry(item));
                     responses_item(item, e, &ptr("/payload/replacement_history", i), out);
@@ -112,6 +119,21 @@ impl Adapter for Codex {
             _ => out.unit = Unit::Hidden,
         }
     }
+}
+
+/// The finding of a compaction without `replacement_history`.
+pub const LEGACY_COMPACTION: &str = "codex.compaction_rebuilt";
+const LEGACY_COMPACTION_SAYS: &str = "a compaction without replacement history: Codex rebuilds the history before it as its initial context and the text of the user messages (their images dropped), ahead of the summary; what it rebuilds is in no line";
+
+/// The history the provider sees starts at a compaction without replacement
+/// history: what Codex puts ahead of its summary is in no record, so items
+/// are numbered from an unknown start.
+pub fn rebuilt(session: &crate::model::Session) -> bool {
+    session.format == super::Format::Codex
+        && session
+            .records
+            .first()
+            .is_some_and(|r| session.findings.iter().any(|f| f.code == Some(LEGACY_COMPACTION) && f.line == r.line))
 }
 
 /// Items Codex records but never sends (`is_api_message` drops them from

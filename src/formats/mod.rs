@@ -14,7 +14,7 @@ mod claude_code;
 mod claude_code_saved;
 pub mod claude_code_subagent;
 pub mod cline;
-mod codex;
+pub mod codex;
 pub mod codex_pairs;
 mod copilot;
 mod gemini_cli;

@@ -20,6 +20,15 @@ pub const NOT_IN_SESSION: &[&str] = &[
     "tools: the tool list Codex sends with each request",
     "ids: the id Codex gives each \"aborted\" output it adds for a call left without one",
 ];
+/// What a rollout whose history starts at a compaction without replacement
+/// history leaves out besides [`NOT_IN_SESSION`].
+pub const NOT_IN_SESSION_REBUILT: &[&str] = &[
+    "instructions: the leading developer message Codex builds for each request from its base instructions and the tools at hand",
+    "tools: the tool list Codex sends with each request",
+    "ids: the id Codex gives each \"aborted\" output it adds for a call left without one",
+    "rebuilt history: the initial context and the text of the user messages before a compaction without replacement history, which Codex puts ahead of its summary",
+];
+
 /// Rollout-only fields Codex does not send.
 const NOT_SENT: &[&str] = &["internal_chat_message_metadata_passthrough"];
 
@@ -52,9 +61,15 @@ pub fn items(v: &Value, pairs: &Pairs) -> Vec<Value> {
     let p = v.get("payload");
     let list: Vec<&Value> = match v.get("type").and_then(Value::as_str) {
         Some("response_item") => p.into_iter().collect(),
-        Some("compacted") => {
-            p.and_then(|p| p.get("replacement_history")).and_then(Value::as_array).into_iter().flatten().collect()
-        }
+        Some("compacted") => match p.and_then(|p| p.get("replacement_history")).and_then(Value::as_array) {
+            Some(items) => items.iter().collect(),
+            // Older builds: the summary as the user message Codex makes of it.
+            None => {
+                let text = p.and_then(|p| p.get("message")).and_then(Value::as_str).filter(|t| !t.is_empty());
+                let text = text.unwrap_or("(no summary available)");
+                return vec![json!({"type":"message","role":"user","content":[{"type":"input_text","text":text}]})];
+            }
+        },
         Some(_) if p.is_some() => Vec::new(),
         // Rollouts before the `{timestamp, type, payload}` envelope: bare items.
         _ if v.get("record_type").is_none() && v.get("timestamp").is_none() => vec![v],

@@ -150,6 +150,9 @@ fn not_in_session(session: &Session, dialect: Dialect) -> &'static [&'static str
         (Format::Pi, Dialect::OpenaiResponses) => {
             &["system prompt (pi's first input item)", "tool list", "request options (store, reasoning, include)"]
         }
+        (Format::Codex, Dialect::OpenaiResponses) if crate::formats::codex::rebuilt(session) => {
+            codex::NOT_IN_SESSION_REBUILT
+        }
         (Format::Codex, Dialect::OpenaiResponses) => codex::NOT_IN_SESSION,
         (Format::GeminiCli, _) => gemini_cli::NOT_IN_SESSION,
         (Format::Copilot, _) => copilot::NOT_IN_SESSION,
