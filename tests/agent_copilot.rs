@@ -260,3 +260,34 @@ fn a_copy_keeps_the_notices_that_say_the_image_was_never_accepted() {
     assert_eq!(d["failure"]["class"], json!("media_rejected"), "{d:#}");
     assert!(d["accepted_invalid"][0]["failed_at"].is_number(), "{d:#}");
 }
+
+/// `-p hello --attachment doc.pdf` with a PDF cut at 200 bytes, as the real
+/// CLI wrote it: Anthropic refused the PDF, the CLI does not heal a refused
+/// document, and its own resume met the same 400 (stuck for real). Then the
+/// same session with the attachment in the `blob` form an SDK's or a pasted
+/// attachment takes (edited by hand from the real one), which the CLI sends
+/// from its asset too. Both are stuck on the PDF, and the preview introduces
+/// it as the CLI does: a file as `Document file "doc.pdf" at path "…"`, a
+/// blob by its name. Before, the blob was not counted (not stuck, exit 0)
+/// and the file was introduced as an image.
+#[test]
+fn an_attached_pdf_file_or_blob_is_sent_and_stuck_on() {
+    for (name, intro) in
+        [("cut-pdf-attachment", "Document file \"doc.pdf\" at path \""), ("blob-pdf-attachment", "doc.pdf")]
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join(".copilot/session-state/2fd4bcc0-8470-45f9-8fd3-2a79b860f393");
+        std::fs::create_dir_all(&folder).unwrap();
+        let file = folder.join("events.jsonl");
+        std::fs::copy(fixture(&format!("{name}/2fd4bcc0-8470-45f9-8fd3-2a79b860f393/events.jsonl")), &file).unwrap();
+        let (d, code) = json_of(&["diagnose", file.to_str().unwrap(), "--json"]);
+        assert_eq!((code, &d["stuck"]), (1, &json!(true)), "{name}: {d:#}");
+        let primes = common::primes(&d);
+        assert!(primes.len() == 1 && primes[0]["mime_declared"] == "application/pdf", "{name}: {d:#}");
+        let out = run(&["preview", file.to_str().unwrap()]);
+        let request: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let blocks = request["messages"][0]["content"].as_array().unwrap();
+        assert!(blocks[1]["text"].as_str().unwrap().starts_with(intro), "{name}: {request:#}");
+        assert_eq!(blocks[2]["type"], "document", "{name}: {request:#}");
+    }
+}

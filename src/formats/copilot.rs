@@ -142,21 +142,32 @@ impl Adapter for Copilot {
     }
 }
 
-/// A user turn: its text, then each attached file, as the bytes of the asset
-/// its `assetId` names (`sha256:<hex>`; the reader finds them on the asset's
-/// line), else the file at its path.
+/// A user turn: its text, then each attached file or blob (a pasted image, an
+/// SDK's attachment), as the bytes of the asset its `assetId` names
+/// (`sha256:<hex>`; the reader finds them on the asset's line), else a blob's
+/// inline `data`, else the file at its path.
 fn user<'a>(d: &'a Value<'a>, out: &mut LineOut<'a>) {
     let e = out.entry(RawEntry::new(Role::User));
     for (i, a) in d.get("attachments").items().iter().enumerate() {
-        if a.get("type").as_str() != Some("file") || a.has("omittedReason") {
+        let blob = match a.get("type").as_str() {
+            Some("file") => false,
+            Some("blob") => true,
+            _ => continue,
+        };
+        if a.has("omittedReason") {
             continue;
         }
-        let Some(path) = a.get("path").as_str() else { continue };
+        let asset = a.get("assetId").as_str().filter(|id| id.starts_with("sha256:"));
+        let path = a.get("path").as_str();
+        let payload = match (asset, path, a.get("data").as_cow()) {
+            (Some(id), _, _) => RawPayload::Reference(id.to_string()),
+            (None, Some(p), _) if !blob => RawPayload::Reference(p.to_string()),
+            (None, _, Some(data)) if blob => RawPayload::Base64(data),
+            _ => continue,
+        };
         let mut site = Site::new(e, Origin::User);
-        site.name = Some(path.to_string());
-        let mime = a.get("mimeType").as_str();
-        let source = a.get("assetId").as_str().filter(|id| id.starts_with("sha256:")).unwrap_or(path);
-        out.media.push(site.media(RawPayload::Reference(source.to_string()), mime, ptr("/data/attachments", i)));
+        site.name = path.or(a.get("displayName").as_str()).map(str::to_string);
+        out.media.push(site.media(payload, a.get("mimeType").as_str(), ptr("/data/attachments", i)));
     }
 }
 

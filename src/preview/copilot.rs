@@ -56,16 +56,42 @@ pub fn record(v: &Value, assets: &HashMap<String, String>) -> Vec<Msg> {
             let mut parts: Vec<Part> =
                 text(d, "transformedContent").or_else(|| text(d, "content")).map(Part::Text).into_iter().collect();
             for a in d.get("attachments").and_then(Value::as_array).into_iter().flatten() {
-                if a.get("type").and_then(Value::as_str) != Some("file") || a.get("omittedReason").is_some() {
+                let blob = match a.get("type").and_then(Value::as_str) {
+                    Some("file") => false,
+                    Some("blob") => true,
+                    _ => continue,
+                };
+                if a.get("omittedReason").is_some() {
                     continue;
                 }
-                let Some(path) = a.get("path").and_then(Value::as_str) else { continue };
-                parts.push(Part::Text(format!("Image file at path {path}")));
-                let asset = a.get("assetId").and_then(Value::as_str).and_then(|id| assets.get(id)).cloned();
-                let data = asset
-                    .or_else(|| std::fs::read(path).ok().map(|b| base64::engine::general_purpose::STANDARD.encode(b)));
+                let path = a.get("path").and_then(Value::as_str);
+                let shown = text(a, "displayName")
+                    .or_else(|| path.map(|p| p.rsplit('/').next().unwrap_or(p).to_string()))
+                    .unwrap_or_default();
                 let mime = text(a, "mimeType");
-                parts.push(Part::Media { mime, data, url: None, name: Some(path.to_string()) });
+                // How the CLI introduces each (1.0.102's requests): a blob by its
+                // name; a file by what it is and where.
+                parts.push(Part::Text(match (blob, path) {
+                    (true, _) | (false, None) => shown.clone(),
+                    (false, Some(p)) if mime.as_deref() == Some("application/pdf") => {
+                        format!("Document file \"{shown}\" at path \"{p}\"")
+                    }
+                    (false, Some(p)) => format!("Image file at path {p}"),
+                }));
+                let asset = a.get("assetId").and_then(Value::as_str).and_then(|id| assets.get(id)).cloned();
+                let data = asset.or_else(|| if blob { text(a, "data") } else { None }).or_else(|| {
+                    path.filter(|_| !blob)
+                        .and_then(|p| std::fs::read(p).ok())
+                        .map(|b| base64::engine::general_purpose::STANDARD.encode(b))
+                });
+                if data.is_none() && path.is_none() {
+                    parts.pop();
+                    continue;
+                }
+                // The CLI sends a document without a title.
+                let name = path.map_or(shown, str::to_string);
+                let name = (mime.as_deref() != Some("application/pdf")).then_some(name);
+                parts.push(Part::Media { mime, data, url: None, name });
             }
             vec![Msg::new(Role::User, parts)]
         }

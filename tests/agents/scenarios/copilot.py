@@ -79,7 +79,13 @@ def _preview_matches(previewed, sent):
     """preview's messages (taken before the resume) equal those of the request the
     CLI sent on resume, but for the new prompt it ends with."""
     body, summary = previewed
-    want = [_plain(m) for m in sent["body"]["messages"]][:-1]
+    want = [_plain(m) for m in sent["body"]["messages"]]
+    # The new prompt: a message of its own, or (after a user turn nothing
+    # answered) the last block of the user message it joins.
+    if len(want[-1]["content"]) > 1 and body["messages"] and body["messages"][-1]["role"] == "user" and len(want) == len(body["messages"]):
+        want[-1] = {"role": "user", "content": want[-1]["content"][:-1]}
+    else:
+        want = want[:-1]
     diffs = lib.message_differences(body["messages"], want, _plain)
     lib.check(not diffs, "preview equals what the CLI sent, message by message", "\n".join(diffs))
     for key in ("system prompt", "tool list"):
@@ -136,6 +142,42 @@ def scenario_cut_png_attachment_heals_itself(ctx):
     log = _requests(ctx)[n:]
     lib.check([r["status"] for r in log] == [200], "one request, a 200: no refusal to retry from", [r["status"] for r in log])
     lib.check(not _has_image(log[0]) and "Attachment omitted" in json.dumps(log[0]["body"]), "the copy sends the note, not the image", log[0]["body"]["messages"][0])
+    r2, d2 = lib.diagnose(ctx.sb, copy["out"])
+    lib.check(d2["stuck"] is False, "diagnose on the copy: not stuck", r2)
+
+
+def scenario_cut_pdf_attachment_is_stuck_and_rescued(ctx):
+    """A cut PDF attached: the provider refuses it, and the CLI, which heals a refused
+    image, sends the document again on every request (its first run and its own
+    resume fail the same way). diagnose: stuck, the PDF the prime suspect; preview is
+    what the CLI sends; exclude + repair, and the copy resumes with a 200 and no document."""
+    (ctx.sb.work / "doc.pdf").write_bytes(lib.cut_pdf())
+    first = _copilot(ctx, "-p", "hello", "--attachment", "doc.pdf")
+    sessions = _sessions(ctx)
+    lib.check(len(sessions) == 1, "the CLI wrote one session", sessions, first)
+    session = sessions[0]
+    log = _requests(ctx)
+    lib.check(log and all(r["status"] == 400 for r in log), "every request of the first run is refused", [r["status"] for r in log])
+    previewed = lib.preview(ctx.sb, session)
+    n = len(log)
+    _copilot(ctx, "-p", "continue", "--resume=" + session.parent.name)
+    log = _requests(ctx)
+    lib.check(len(log) > n and all(r["status"] == 400 for r in log[n:]), "its own resume is refused the same way: stuck for real", [r["status"] for r in log])
+    _preview_matches(previewed, log[n])
+    r, d = lib.diagnose(ctx.sb, session)
+    primes = [s for s in d["suspects"] if s["prime"]]
+    lib.check(r.code == 1 and d["stuck"] is True, "diagnose: stuck", r)
+    lib.check(len(primes) == 1 and primes[0]["mime_declared"] == "application/pdf", "the cut PDF is the prime suspect", d["suspects"])
+    x = ctx.sb.doctor("exclude", session, "--ref", primes[0]["ref"])
+    lib.check(x.code == 0, "exclude lands", x)
+    rep = ctx.sb.doctor("repair", session, "--json")
+    lib.check(rep.code == 0, "repair writes a copy", rep)
+    copy = rep.json()
+    n = len(_requests(ctx))
+    resumed = _copilot(ctx, "-p", "continue", "--resume=" + copy["id"])
+    log = _requests(ctx)[n:]
+    lib.check(resumed.code == 0 and [q["status"] for q in log] == [200], "the repaired copy resumes with one request, a 200", resumed, [q["status"] for q in log])
+    lib.check('"document"' not in json.dumps(log[0]["body"]["messages"]), "the copy sends no document", log[0]["body"]["messages"][0])
     r2, d2 = lib.diagnose(ctx.sb, copy["out"])
     lib.check(d2["stuck"] is False, "diagnose on the copy: not stuck", r2)
 
