@@ -72,6 +72,9 @@ const REASONING_DEFECT: &[&str] = &[
     "could not be",
     "but found",
     "without its required",
+    // "The final block in an assistant message cannot be `thinking`" (a reply cut after
+    // its thinking, anthropics/claude-code#10199).
+    "final block",
 ];
 /// Reasoning *settings* rather than replayed reasoning: a bad parameter, not a replay.
 const REASONING_VETO: &[&str] = &[
@@ -88,6 +91,9 @@ const REASONING_VETO: &[&str] = &[
     "include_thoughts",
     "thinking_level",
     "thinking level",
+    // A list of the part types an API takes, `thinking` among them ("invalid value:
+    // `document`, supported values are: `text`, `thinking`, …"): the refused value is another.
+    "supported values are",
 ];
 
 /// Words for a tool call or its result.
@@ -385,6 +391,9 @@ const SIZE: &[&str] = &[
     "string too long",
     "maximum length",
     "bytes",
+    // "The request is too large to send through CAPI … (6.6 MB request; 5.0 MB limit)".
+    "request is too large",
+    "mb limit",
 ];
 /// Over the size, including AWS's constraint wording ("Value at 'body' failed to satisfy
 /// constraint: Member must have length less than or equal to 25000000").
@@ -418,6 +427,9 @@ const REFUSED_CREDENTIAL: &[&str] = &[
     "unauthenticated",
     "forbidden",
     "incorrect",
+    // "OAuth token has been revoked. Please obtain a new token." (anomalyco/opencode#164).
+    "revoked",
+    "obtain a new",
 ];
 /// "extra_forbidden" is pydantic's unknown-field error; plan words are quota.
 const CREDENTIAL_VETO: &[&str] = &["extra_forbidden", "not permitted", "quota", "credit", "rate limit", "billing"];
@@ -441,7 +453,8 @@ const PLAN_OR_LIMIT: &[&str] = &[
 /// A thing the request names that is not there: a deployment, a model, an endpoint. Waiting
 /// does not create it, whatever "please wait a moment" the text adds (Azure's
 /// DeploymentNotFound).
-const MISSING: &[&str] = &["does not exist", "not found", "no endpoints found", "could not route to", "no route for"];
+const MISSING: &[&str] =
+    &["does not exist", "may not exist", "not found", "no endpoints found", "could not route to", "no route for"];
 const RESOURCE: &[&str] =
     &["deployment", "model", "resource", "endpoint", "entity", "object identifier", "/v1/", "/ai/"];
 
@@ -588,6 +601,20 @@ const MEDIA: &[&str] = &[
     "audio",
     "video",
 ];
+/// What vetoes the media family: the rate words, and a tool named in the request.
+const MEDIA_VETO: &[&str] = &[
+    "please wait",
+    "rate limit",
+    "per minute",
+    "per min",
+    "throttl",
+    "(tpm)",
+    "per day",
+    "per hour",
+    "daily",
+    "requested tool",
+];
+
 /// A media item fetched by URL: named, or known by its file name's extension.
 const FETCHED: &[&str] =
     &["image", "multimodal", "media", "pdf", "document", ".png", ".jpg", ".jpeg", ".webp", ".gif", "video", "audio"];
@@ -650,10 +677,12 @@ pub const MEDIA_FAMILIES: &[Family] = &[
         unless: &["encoder cache"],
         class: Class::ImageLimit,
     },
+    // Not a tool the API does not offer ("The requested tool image_generation is not
+    // supported", param `tools`): its name is no attachment.
     Family {
         name: "an attachment the model cannot take",
         groups: &[MEDIA, MEDIA_DEFECT],
-        unless: RATE_WORDS,
+        unless: MEDIA_VETO,
         class: Class::MediaRejected,
     },
     // A URL the request names that the provider cannot fetch: every request names it

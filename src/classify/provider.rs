@@ -48,6 +48,10 @@ const NAMES: &[(&str, &str)] = &[
     ("googlegenerativeai", "gemini"),
     ("google generative ai", "gemini"),
     ("gemini", "gemini"),
+    // Google's 429 advice, in its own words, and its API's request type
+    // ("GenerateContentRequest.contents[23]…", block/goose#1359).
+    ("(e.g. check quota)", "gemini"),
+    ("generatecontentrequest", "gemini"),
     ("azure", "azure-openai"),
     ("mistral", "mistral"),
     ("x.ai", "xai"),
@@ -64,6 +68,8 @@ const NAMES: &[(&str, &str)] = &[
     ("load the model with a larger context length", "lmstudio"),
     ("lmstudio", "lmstudio"),
     ("openai", "openai"),
+    // Codex's ChatGPT login: its errors link its usage pages (openai/codex#42554).
+    ("chatgpt.com", "openai"),
     ("response.failed", "openai"),
     ("response.completed", "openai"),
     ("gpt-", "openai"),

@@ -193,6 +193,8 @@ pub const WEAK_CODES: &[(&str, Class)] = &[
     // its words ("The server is overloaded") say more.
     ("api_error", Class::ServerError),
     ("server_error", Class::ServerError),
+    // A reason of the client's own input (Cursor `{"type":"client","reason":"invalid_input"}`).
+    ("invalid_input", Class::InvalidRequest),
     ("internal_server_error", Class::ServerError),
     ("internalservererror", Class::ServerError),
     ("serviceunavailableerror", Class::ServerError),
@@ -544,12 +546,18 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     r(&["capacity exceeded"], Class::RateLimit),
     r(&["quota exceeded"], Class::RateLimit),
     r(&["please wait"], Class::RateLimit),
+    // Google's generic 429 text, without its status (google-gemini/gemini-cli#19976).
+    r(&["resource has been exhausted"], Class::RateLimit),
     // OpenAI's own words for its server's failure, inside Codex's "stream disconnected
     // before completion: An error occurred while processing your request" (openai/codex#41895).
     r(&["error occurred while processing your request"], Class::ServerError),
     // See: vercel/ai handle-fetch-error.ts ("fetch failed", ECONNRESET, ECONNREFUSED);
     // pi agent-session.ts _isRetryableError ("other side closed", "reset before headers");
     // codex "stream closed before response.completed"; openai-node "Connection error.".
+    // Agents' own words for a provider they cannot reach (Cursor "We're having trouble
+    // connecting to the model provider", "Connection failed. Please try again").
+    r(&["trouble connecting"], Class::Network),
+    r(&["connection failed"], Class::Network),
     r(&["econnreset"], Class::Network),
     r(&["connection reset"], Class::Network),
     r(&["enotfound"], Class::Network),

@@ -36,6 +36,14 @@ pub fn normalize(s: &str, out: &mut String) {
     let mut space = out.is_empty() || out.ends_with(' ');
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
+        // A setting's assignment (`API_TIMEOUT_MS=600000ms`, the advice an agent adds)
+        // names no failure: left out up to the next space.
+        if c.is_ascii_uppercase() && space && assignment(chars.clone()) {
+            while chars.peek().is_some_and(|n| !n.is_whitespace()) {
+                chars.next();
+            }
+            continue;
+        }
         let ws = c.is_whitespace()
             || (c == '\\' && matches!(chars.peek(), Some('n' | 't' | 'r')) && {
                 chars.next();
@@ -69,6 +77,24 @@ pub fn normalize(s: &str, out: &mut String) {
 }
 
 /// Shortens `s` to at most `max` bytes on a char boundary, marking the cut with `…`.
+/// Whether the token that goes on with `rest` after an upper-case letter is
+/// `NAME_WITH_UNDERSCORES=value`.
+fn assignment(mut rest: std::iter::Peekable<std::str::Chars<'_>>) -> bool {
+    let mut underscore = false;
+    let mut len = 1;
+    while let Some(&c) = rest.peek() {
+        match c {
+            'A'..='Z' | '0'..='9' => {}
+            '_' => underscore = true,
+            '=' => return underscore && len > 2,
+            _ => return false,
+        }
+        len += 1;
+        rest.next();
+    }
+    false
+}
+
 /// `s` with every URL's query string left out: from a `?` after `://` up to the
 /// next space, quote or closing bracket.
 fn without_queries(s: &str) -> String {
@@ -114,6 +140,13 @@ mod tests {
         let mut out = String::new();
         normalize("Can't load it; it won't parse, and doesn't decode", &mut out);
         assert_eq!(out, "cannot load it; it will not parse, and does not decode");
+    }
+
+    #[test]
+    fn a_settings_assignment_is_no_vocabulary() {
+        let mut out = String::new();
+        normalize("Connection error. API_TIMEOUT_MS=600000ms, try increasing it RESOURCE_EXHAUSTED", &mut out);
+        assert_eq!(out, "connection error. try increasing it resource_exhausted");
     }
 
     #[test]
