@@ -342,3 +342,26 @@ fn a_repaired_tasks_manifest_names_its_history_absolutely_wherever_repair_was_ru
     let got = std::path::PathBuf::from(m["messages_path"].as_str().unwrap());
     assert!(got.is_absolute() && got.canonicalize().unwrap() == want, "{m:#}");
 }
+
+/// The IDE task killed (or reloaded) while Cline waited to retry: its
+/// `ui_messages.json` ends with the first `error_retry`, and the
+/// `api_req_started` lost its `streamingFailedMessage`, which Cline moves into
+/// the retry message (`attemptApiRequest`). On resume Cline sends the same
+/// request and fails the same way: stuck. Before, "healthy: no failure
+/// recorded" and exit 0.
+#[test]
+fn a_failure_kept_only_in_an_error_retry_is_the_failure() {
+    let (_dir, h) = ide_task();
+    let mut ui = ui_messages(&h);
+    let first_retry = ui.iter().position(|m| m["say"] == json!("error_retry")).unwrap();
+    ui.truncate(first_retry + 1);
+    let started = ui.iter_mut().rfind(|m| m["say"] == json!("api_req_started")).unwrap();
+    let mut info: Value = serde_json::from_str(started["text"].as_str().unwrap()).unwrap();
+    info.as_object_mut().unwrap().remove("streamingFailedMessage");
+    info["cancelReason"] = json!("streaming_failed");
+    started["text"] = json!(info.to_string());
+    std::fs::write(h.with_file_name("ui_messages.json"), serde_json::to_vec(&ui).unwrap()).unwrap();
+    let (d, code) = json_of(&["diagnose", h.to_str().unwrap(), "--json"]);
+    assert_eq!((code, &d["stuck"]), (1, &json!(true)), "{d:#}");
+    assert_eq!(d["failure"]["class"], json!("media_rejected"), "{d:#}");
+}

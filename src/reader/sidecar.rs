@@ -124,9 +124,23 @@ fn last_failure(messages: &[serde_json::Value]) -> Option<String> {
     if kind(last).0 == Some("api_req_failed") {
         return Some(last.get("text").and_then(|t| t.as_str()).unwrap_or_default().to_string());
     }
-    let started = messages.iter().rev().find(|m| kind(m).1 == Some("api_req_started"))?;
-    let info: serde_json::Value = serde_json::from_str(started.get("text")?.as_str()?).ok()?;
-    info.get("streamingFailedMessage")?.as_str().filter(|t| !t.is_empty()).map(str::to_string)
+    let at = messages.iter().rposition(|m| kind(m).1 == Some("api_req_started"))?;
+    let info: serde_json::Value = serde_json::from_str(messages[at].get("text")?.as_str()?).ok()?;
+    if let Some(t) = info.get("streamingFailedMessage").and_then(|t| t.as_str()).filter(|t| !t.is_empty()) {
+        return Some(t.to_string());
+    }
+    // During its automatic retries Cline moves the failure into an `error_retry`
+    // message and clears `streamingFailedMessage` (`attemptApiRequest`): a task
+    // left there (killed, reloaded) failed, unless something answered since or
+    // the user retried by hand (`api_req_retried`, whose outcome is not recorded).
+    let after = &messages[at + 1..];
+    let k = after.iter().rposition(|m| kind(m).1 == Some("error_retry"))?;
+    let moved_on = |m: &serde_json::Value| {
+        matches!(kind(m).1, Some("text" | "tool" | "completion_result" | "reasoning" | "api_req_retried"))
+    };
+    let retry = Some(&after[k]).filter(|_| !after[k..].iter().any(moved_on))?;
+    let info: serde_json::Value = serde_json::from_str(retry.get("text")?.as_str()?).ok()?;
+    info.get("errorMessage")?.as_str().filter(|t| !t.is_empty()).map(str::to_string)
 }
 
 /// Where a failure read from `ui_messages.json` is: beside the history, on
