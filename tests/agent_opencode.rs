@@ -456,3 +456,25 @@ fn a_repaired_note_part_carries_the_copys_ids() {
     assert_eq!(note["messageID"], message["info"]["id"], "{note:#}");
     assert!(!old_ids.contains(note["id"].as_str().unwrap()), "a fresh part id: {note:#}");
 }
+
+/// The export written on one line (`jq -c`, a script's `json.dumps`) is the
+/// same document: previewed with its messages and repaired to a full copy.
+/// Before, it was read as one JSON Lines record: the preview held no message
+/// and the repaired copy was empty, with instructions to import it.
+#[test]
+fn an_export_on_one_line_is_one_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = pdf_export(&dir, |_| {});
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    std::fs::write(&file, format!("{doc}\n")).unwrap();
+    let out = run(&["preview", file.to_str().unwrap()]);
+    let request: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(request["messages"].as_array().unwrap().len(), 3, "{request:#}");
+    let copies = dir.path().join("copies");
+    std::fs::create_dir(&copies).unwrap();
+    let out = run(&["repair", file.to_str().unwrap(), "--out", copies.to_str().unwrap(), "--force"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let copy = std::fs::read_dir(&copies).unwrap().next().unwrap().unwrap().path();
+    let copy: Value = serde_json::from_str(&std::fs::read_to_string(copy).unwrap()).unwrap();
+    assert_eq!(copy["messages"].as_array().unwrap().len(), doc["messages"].as_array().unwrap().len());
+}

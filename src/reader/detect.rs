@@ -126,6 +126,7 @@ fn plan_text(path: &Path, text: &Path, opts: &Options) -> anyhow::Result<Plan> {
     // Does the first line leave a value open (`[`, `{`, a pretty-printed body), or
     // hold an array? Then the file may be one document.
     let mut maybe_document = None;
+    let mut one_line_export = false;
     while seen < SNIFF_LINES && total < SNIFF_BYTES {
         let Some(line) = r.next_line().with_context(|| format!("reading {}", path.display()))? else { break };
         if let Some((_, why)) = NOT_A_SESSION.iter().find(|(magic, _)| total == 0 && line.starts_with(magic)) {
@@ -150,6 +151,8 @@ fn plan_text(path: &Path, text: &Path, opts: &Options) -> anyhow::Result<Plan> {
                 if v.is_object() {
                     ev.weigh(&v);
                 }
+                // An opencode export written on one line (`jq -c`): one document all the same.
+                one_line_export |= seen == 1 && v.get("messages").is_array() && v.get("info").is_object();
             }
             Err(e) => {
                 maybe_document.get_or_insert(e.is_eof());
@@ -160,7 +163,8 @@ fn plan_text(path: &Path, text: &Path, opts: &Options) -> anyhow::Result<Plan> {
     // however it is laid out (pretty-printed, one element per line); only then
     // as JSON Lines.
     let mut document = None;
-    if maybe_document == Some(true) {
+    let one_line_export = one_line_export && seen == 1 && opts.format.is_none_or(|f| f == Format::Opencode);
+    if maybe_document == Some(true) || one_line_export {
         let mut whole = Vec::new();
         super::At::new(&*file, 0).read_to_end(&mut whole).with_context(|| format!("reading {}", path.display()))?;
         let body = whole.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&whole);
