@@ -34,6 +34,11 @@ pub const CODES: &[Code] = &[
     c("data_url.invalid", E, "the data URL is malformed (no `,` before its payload)"),
     c("reference.missing", E, "a referenced local file is gone, so the agent cannot send it"),
     c("reference.unfetchable", E, "a reference (URL, file id) cannot be resolved to bytes"),
+    c(
+        "reference.unreadable",
+        E,
+        "a referenced local path is no file an agent sends (a device, a pipe, a folder) or is past any provider's size limit; it is not read",
+    ),
     c("payload.empty", E, "the attachment is empty (0 bytes)"),
     // What the bytes are, against what was declared.
     c("mime.malformed", E, "the declared media type is not of the form type/subtype"),

@@ -224,3 +224,24 @@ fn an_overlay_or_lock_that_is_a_link_or_a_special_file_is_refused() {
     assert!(err.contains("larger than 16 MiB"), "{err}");
     assert_eq!(std::fs::read(&secret).unwrap(), b"not an overlay\n");
 }
+
+/// A session naming a device, a pipe or a folder as a local attachment: none
+/// is read (`/dev/zero` grew memory without end, a pipe blocked `check` for
+/// ever); each is an invalid attachment that says why, and the run ends.
+#[cfg(unix)]
+#[test]
+fn a_device_pipe_or_folder_named_as_an_attachment_is_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    for target in ["/dev/zero", fifo.to_str().unwrap(), dir.path().to_str().unwrap()] {
+        let line = serde_json::json!({"model":"gpt-4o","messages":[{"role":"user","content":[
+            {"type":"image_url","image_url":{"url":target}}]}]});
+        let file = dir.path().join("s.jsonl");
+        std::fs::write(&file, format!("{line}\n")).unwrap();
+        let (v, code) = scan_json(&file, &[]);
+        assert_eq!(code, 1, "{target}: {v:#}");
+        let problems = v["attachments"][0]["problems"].to_string();
+        assert!(problems.contains("reference.unreadable"), "{target}: {v:#}");
+    }
+}

@@ -14,7 +14,7 @@ mod fork;
 mod gemini_cleanup;
 mod line;
 mod lines;
-mod media;
+pub(crate) mod media;
 mod opencode_store;
 mod pi_store;
 mod refs;
