@@ -31,6 +31,19 @@ impl Input {
     }
 }
 
+/// The local files a session names as attachments (a `file://` URI, an
+/// absolute path): they are read too, so no output may name one.
+pub fn named_by(attachments: &[crate::model::Attachment]) -> Vec<Input> {
+    attachments
+        .iter()
+        .filter(|a| a.encoding == crate::model::Encoding::Reference)
+        .filter_map(|a| match crate::reader::refs::classify(a.url.as_deref()?, "") {
+            crate::reader::refs::Reference::Local(p) => Some(Input::new("a file the session names", p)),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The file behind stdin when a session was read from it (`-`) and stdin is a
 /// regular file (`< session.jsonl`): the session is then that file, though
 /// the command reads the spooled copy, so no output may name it either.

@@ -289,3 +289,34 @@ fn an_overlay_lock_another_process_holds_is_waited_for_with_a_note() {
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(err.contains("waiting for") && err.contains("another process is changing the overlay"), "{err}");
 }
+
+/// Files a session makes the command read besides itself are inputs too: the
+/// parent a Claude Code fork subagent's requests begin with, and a local image
+/// a session names by path. `preview --out` and `check --out` at either are
+/// refused, and the file is unchanged. Before, both were overwritten.
+#[test]
+fn outputs_never_name_a_forks_parent_or_a_file_the_session_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let layouts =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/agents/claude-code/layouts/fork-subagent");
+    let copy = dir.path().join("fork-subagent");
+    let status = std::process::Command::new("cp").arg("-r").arg(&layouts).arg(&copy).status().unwrap();
+    assert!(status.success());
+    let parent = copy.join("2e8782ef-6549-4a76-99f7-7cc10b5c8426.jsonl");
+    let fork = copy.join("2e8782ef-6549-4a76-99f7-7cc10b5c8426/subagents/agent-af85ca60d8988bc98.jsonl");
+    let before = std::fs::read(&parent).unwrap();
+    for cmd in ["preview", "check"] {
+        let out = common::run(&[cmd, fork.to_str().unwrap(), "--out", parent.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{cmd}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(std::fs::read(&parent).unwrap(), before, "{cmd} wrote over the fork's parent");
+    }
+    let image = dir.path().join("local.png");
+    std::fs::write(&image, b"\x89PNG\r\n\x1a\n").unwrap();
+    let line = serde_json::json!({"model":"gpt-4o","messages":[{"role":"user","content":[
+        {"type":"image_url","image_url":{"url":image.to_str().unwrap()}}]}]});
+    let session = dir.path().join("s.jsonl");
+    std::fs::write(&session, format!("{line}\n")).unwrap();
+    let out = common::run(&["preview", session.to_str().unwrap(), "--out", image.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read(&image).unwrap(), b"\x89PNG\r\n\x1a\n");
+}

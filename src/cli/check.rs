@@ -182,6 +182,11 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
     for c in found.files.iter().filter(|c| !not_read.contains(&c.path.display().to_string())) {
         reads.push(crate::alias::Input::new("a session", c.path.as_path()));
         reads.push(crate::alias::Input::new("the overlay", crate::overlay::default_path(&c.path)));
+        // What any format reads beside it (the walk keeps no session's format).
+        let beside = [crate::formats::Format::ClaudeCode, crate::formats::Format::Cline]
+            .into_iter()
+            .flat_map(|f| crate::reader::sidecar_files(&c.path, f));
+        reads.extend(beside.map(|p| crate::alias::Input::new("a file beside a session", p)));
     }
     reads.extend(args.rules.iter().map(|r| crate::alias::Input::new("the rules file", r.as_path())));
     // The command chooses the printer; the printer only prints.

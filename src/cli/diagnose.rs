@@ -142,6 +142,7 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
         let payloads = |a: &crate::model::Attachment| report::html::thumb::read_payload(&source, a);
         let mut reads = args.read.reads(&path, &plan, true);
         reads.extend(args.error_file.iter().map(|f| crate::alias::Input::new("the error file", f.as_path())));
+        reads.extend(crate::alias::named_by(&d.timeline.attachments));
         crate::atomic::write(page, crate::atomic::Existing::Replace, &reads, |w| {
             report::html::write(w, &d, plan.detected, &payloads)?;
             Ok(())

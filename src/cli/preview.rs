@@ -94,7 +94,9 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
     let done = match &args.out {
         Some(path) => {
             let mut result = None;
-            atomic::write(path, Existing::Replace, &args.read.reads(&args.file, &plan, true), |w| {
+            let mut reads = args.read.reads(&args.file, &plan, true);
+            reads.extend(crate::alias::named_by(&session.attachments));
+            atomic::write(path, Existing::Replace, &reads, |w| {
                 result = Some(build(w)?);
                 // The request is of the file that was planned, or it is not written.
                 planned.unchanged(&args.file)

@@ -149,7 +149,8 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
     if rewrite.ops.is_empty() && damaged.is_empty() && !args.force {
         return nothing_to_repair(args, &session);
     }
-    let reads = args.read.reads(&args.file, &plan, true);
+    let mut reads = args.read.reads(&args.file, &plan, true);
+    reads.extend(crate::alias::named_by(&session.attachments));
     let source = copy::Source { path: &args.file, planned, reads: &reads };
     let (text, dir) = (plan.text(&args.file), args.out.as_deref());
     // The copy is judged in memory (see `still_stuck`) while it is written;

@@ -19,6 +19,15 @@ const CLINE_FILES: [&str; 2] = ["task_metadata.json", "ui_messages.json"];
 pub fn files(path: &Path, format: Format) -> Vec<std::path::PathBuf> {
     match (format, path.parent()) {
         (Format::Cline, Some(dir)) => CLINE_FILES.iter().map(|n| dir.join(n)).collect(),
+        // The outputs a session saved beside it (`<session>/tool-results/`, a
+        // folder no output may land in), and the parent a fork subagent's
+        // requests begin with.
+        (Format::ClaudeCode, Some(dir)) => {
+            let mut v: Vec<std::path::PathBuf> =
+                path.file_stem().map(|s| dir.join(s).join("tool-results")).into_iter().collect();
+            v.extend(crate::formats::claude_code_subagent::of(path).and_then(|s| s.fork).map(|f| f.parent));
+            v
+        }
         _ => Vec::new(),
     }
 }
