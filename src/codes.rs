@@ -124,6 +124,11 @@ pub const CODES: &[Code] = &[
     c("line.invalid_utf8", W, "a line holds bytes that are not UTF-8; read with them replaced"),
     c("line.not_utf8", E, "a line is neither valid JSON nor valid UTF-8; the record is skipped"),
     c(
+        "line.not_a_record",
+        E,
+        "a line is JSON but not an object (a number, a string, an array): no record; it is skipped",
+    ),
+    c(
         "line.too_deep",
         W,
         "a line nests JSON past 100 levels; those values are read as null, the rest of the record is read",

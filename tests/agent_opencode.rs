@@ -478,3 +478,33 @@ fn an_export_on_one_line_is_one_document() {
     let copy: Value = serde_json::from_str(&std::fs::read_to_string(copy).unwrap()).unwrap();
     assert_eq!(copy["messages"].as_array().unwrap().len(), doc["messages"].as_array().unwrap().len());
 }
+
+/// Damaged rows in opencode's database: a part stored as a BLOB of bytes that
+/// are not UTF-8, a session whose `time_updated` is text, and a message whose
+/// data is JSON but no object. Each is read as a damaged record, and the rest
+/// of the session still is. Before, the first two refused the whole database
+/// (exit 2, the second as "not opencode's database") and the third vanished
+/// without a word.
+#[test]
+fn damaged_database_rows_are_findings_not_refusals() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("opencode.db");
+    std::fs::copy(fixture("opencode.db"), &db).unwrap();
+    {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        let part: String = c.query_row("SELECT id FROM part LIMIT 1", [], |r| r.get(0)).unwrap();
+        c.execute(
+            "UPDATE part SET data = x'7b2274797065223a2274657874222c2274657874223a22ff227d' WHERE id = ?1",
+            [&part],
+        )
+        .unwrap();
+        c.execute("UPDATE session SET time_updated = 'yesterday'", []).unwrap();
+        let last: String =
+            c.query_row("SELECT id FROM message ORDER BY time_created DESC LIMIT 1", [], |r| r.get(0)).unwrap();
+        c.execute("UPDATE message SET data = '42' WHERE id = ?1", [&last]).unwrap();
+    }
+    let (v, code) = json_of(&["scan", db.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 1, "{v:#}");
+    assert_eq!(v["entries"], 4, "{v:#}");
+    assert!(v["findings"].to_string().contains("line.not_a_record"), "{v:#}");
+}

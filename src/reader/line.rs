@@ -65,6 +65,13 @@ impl<'r> Worker<'r> {
         }
         let mut spare = None;
         match Value::parse_tolerant(raw, &mut spare) {
+            // A line of JSON that is no record (`42`, `[1]`, `"x"`): nothing of a
+            // history, said rather than skipped without a word.
+            Ok((v, ..)) if !v.is_object() => {
+                let what = "is JSON but no record (not an object); the line is skipped".to_string();
+                findings.push(finding(lineno, Severity::Error, "line.not_a_record", what));
+                None
+            }
             Ok((v, text, cut)) => {
                 let rec = self.record(adapter, &v, text, lineno, offset, false);
                 findings.append(&mut self.found);

@@ -147,6 +147,20 @@ fn line(out: &mut Vec<u8>, session: &str, id: &str, mut info: Map<String, Value>
     out.push(b'\n');
 }
 
+/// A column as text, whatever a damaged row holds there: bytes that are not
+/// UTF-8 (or a BLOB) with U+FFFD in their place, a number as written, NULL as
+/// nothing. One bad row then reads as a damaged record, not a refusal of the
+/// whole session.
+fn text(r: &rusqlite::Row<'_>, i: usize) -> String {
+    use rusqlite::types::ValueRef;
+    match r.get_ref(i) {
+        Ok(ValueRef::Text(b) | ValueRef::Blob(b)) => String::from_utf8_lossy(b).into_owned(),
+        Ok(ValueRef::Integer(n)) => n.to_string(),
+        Ok(ValueRef::Real(x)) => x.to_string(),
+        Ok(ValueRef::Null) | Err(_) => String::new(),
+    }
+}
+
 /// A part row: parsed, or its own text ([`verbatim`]).
 enum Row {
     Parsed(Value),
@@ -208,7 +222,10 @@ fn database(path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
     db.busy_timeout(std::time::Duration::from_secs(5)).with_context(what)?;
     let sessions: Vec<(String, String, i64)> = db
         .prepare("SELECT id, COALESCE(title, ''), time_updated FROM session ORDER BY time_updated DESC, id DESC")
-        .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<Result<Vec<_>, _>>())
+        .and_then(|mut s| {
+            s.query_map([], |r| Ok((r.get(0)?, text(r, 1), r.get_ref(2)?.as_i64().unwrap_or(0))))?
+                .collect::<Result<Vec<_>, _>>()
+        })
         .with_context(|| format!("{} is SQLite but not opencode's database (no session table)", path.display()))?;
     let (session, note) = choose(path, asked, sessions)?;
     let pending = pending_revert(&db, &session);
@@ -223,8 +240,7 @@ fn database(path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
              WHERE m.session_id = ?1 ORDER BY p.message_id, p.id",
         )
         .with_context(what)?;
-    let rows =
-        stmt.query_map([&session], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)));
+    let rows = stmt.query_map([&session], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, text(r, 2))));
     for row in rows.with_context(what)? {
         let (msg, id, data) = row.with_context(what)?;
         if !kept_part(&msg, &id) {
@@ -248,7 +264,7 @@ fn database(path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
     let mut stmt = db
         .prepare("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY time_created, id")
         .with_context(what)?;
-    let rows = stmt.query_map([&session], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)));
+    let rows = stmt.query_map([&session], |r| Ok((r.get::<_, String>(0)?, text(r, 1))));
     let mut messages = Vec::new();
     for row in rows.with_context(what)? {
         let (id, data) = row.with_context(what)?;
