@@ -365,3 +365,19 @@ fn a_failure_kept_only_in_an_error_retry_is_the_failure() {
     assert_eq!((code, &d["stuck"]), (1, &json!(true)), "{d:#}");
     assert_eq!(d["failure"]["class"], json!("media_rejected"), "{d:#}");
 }
+
+/// A `ui_messages.repaired.json` left by an earlier run: repair refuses before
+/// it writes anything, so "nothing was written" is true. Before, the history's
+/// copy was written and then the run failed on its companion, and the copy
+/// left behind blocked the next run.
+#[test]
+fn repair_writes_both_of_a_pair_or_neither() {
+    let (_dir, h) = ide_task();
+    let companion = h.with_file_name("ui_messages.repaired.json");
+    std::fs::write(&companion, "[]").unwrap();
+    let out = run(&["repair", h.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing was written"));
+    assert!(!h.with_file_name("api_conversation_history.repaired.json").exists(), "half a pair was written");
+    assert_eq!(std::fs::read_to_string(&companion).unwrap(), "[]");
+}

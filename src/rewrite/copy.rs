@@ -114,6 +114,17 @@ pub fn repair_text(
     {
         std::fs::create_dir_all(folder).with_context(|| format!("creating {}", folder.display()))?;
     }
+    // The copy's companions (Cline's `ui_messages.repaired.json`) are checked
+    // before the copy is written: none written is better than half a pair.
+    for (path, _) in &companions {
+        crate::alias::refuse_aliases(path, source.reads)?;
+        if std::fs::symlink_metadata(path).is_ok() {
+            anyhow::bail!(
+                "{} already exists; session-doctor never overwrites it (nothing was written)",
+                path.display()
+            );
+        }
+    }
     atomic::write_with_mode(&target, Existing::Keep, atomic::mode_of(src), source.reads, |out| {
         match &document {
             Some(text) => {
