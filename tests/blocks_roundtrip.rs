@@ -7,6 +7,8 @@
 
 mod common;
 
+use std::collections::BTreeSet;
+
 use base64::Engine as _;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -385,6 +387,20 @@ fn unmended(path: &std::path::Path) -> (Value, session_doctor::model::Session) {
     (serde_json::from_slice(&out).unwrap_or_else(|e| panic!("{}: {e}", path.display())), session)
 }
 
+/// The call ids the history check reports unpaired: those that block the
+/// next request, and those the agent answers itself when it sends.
+fn reported(session: &session_doctor::model::Session) -> (BTreeSet<String>, BTreeSet<String>) {
+    use session_doctor::history::Kind;
+    let problems: Vec<_> = session_doctor::history::check(session)
+        .into_iter()
+        .filter(|p| matches!(p.kind, Kind::CallWithoutResult | Kind::ResultWithoutCall))
+        .collect();
+    let ids = |agent_pairs: bool| -> BTreeSet<String> {
+        problems.iter().filter(|p| p.agent_pairs == agent_pairs).filter_map(|p| p.call_id.clone()).collect()
+    };
+    (ids(false), ids(true))
+}
+
 /// The history check pairs calls as the request the agent sends does: the
 /// calls and results `diagnose` reports the provider would see unpaired (its
 /// history problems but those the agent pairs itself) are exactly those the
@@ -436,15 +452,7 @@ fn the_history_check_pairs_calls_as_the_previewed_request_does() {
         // The request built from the session as it stands: `preview` mends what
         // the check reports, so it is built here without the rewrite.
         let (request, session) = unmended(std::path::Path::new(&path));
-        use session_doctor::history::Kind;
-        let problems: Vec<_> = session_doctor::history::check(&session)
-            .into_iter()
-            .filter(|p| matches!(p.kind, Kind::CallWithoutResult | Kind::ResultWithoutCall))
-            .collect();
-        let ids = |agent_pairs: bool| -> std::collections::BTreeSet<String> {
-            problems.iter().filter(|p| p.agent_pairs == agent_pairs).filter_map(|p| p.call_id.clone()).collect()
-        };
-        let (blocking, answered_by_agent) = (ids(false), ids(true));
+        let (blocking, answered_by_agent) = reported(&session);
         let previewed = unpaired(&request);
         // What the check calls broken is unpaired in the request: no stuck
         // verdict of a history the provider takes.
@@ -482,7 +490,6 @@ fn the_history_check_pairs_calls_as_the_previewed_request_does() {
 /// heal's error line without its retry) come for free.
 #[test]
 fn every_prefix_of_an_agents_session_is_judged_on_the_request_it_stands_for() {
-    use session_doctor::history::Kind;
     let dir = tempfile::tempdir().unwrap();
     let mut checked = 0;
     let mut failures = Vec::new();
@@ -505,14 +512,7 @@ fn every_prefix_of_an_agents_session_is_judged_on_the_request_it_stands_for() {
                 }
                 continue;
             };
-            let problems: Vec<_> = session_doctor::history::check(&session)
-                .into_iter()
-                .filter(|p| matches!(p.kind, Kind::CallWithoutResult | Kind::ResultWithoutCall))
-                .collect();
-            let ids = |agent_pairs: bool| -> std::collections::BTreeSet<String> {
-                problems.iter().filter(|p| p.agent_pairs == agent_pairs).filter_map(|p| p.call_id.clone()).collect()
-            };
-            let (blocking, answered_by_agent) = (ids(false), ids(true));
+            let (blocking, answered_by_agent) = reported(&session);
             let previewed = unpaired(&request);
             if !blocking.is_subset(&previewed) {
                 failures.push(format!("{path} cut after line {cut}: reported {blocking:?}, unpaired {previewed:?}"));
