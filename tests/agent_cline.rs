@@ -381,3 +381,22 @@ fn repair_writes_both_of_a_pair_or_neither() {
     assert!(!h.with_file_name("api_conversation_history.repaired.json").exists(), "half a pair was written");
     assert_eq!(std::fs::read_to_string(&companion).unwrap(), "[]");
 }
+
+/// The IDE task killed mid-tool (its history ends with the `read_file` call):
+/// the extension answers the call itself on resume, in its own words ("result
+/// missing", `ensureToolResultsFollowToolUse`), and the note quotes those, not
+/// Cline CLI 3's.
+#[test]
+fn an_ide_call_killed_mid_tool_is_answered_in_the_extensions_words() {
+    let (_dir, h) = ide_task();
+    let mut history: Vec<Value> = serde_json::from_slice(&std::fs::read(&h).unwrap()).unwrap();
+    history.truncate(2);
+    assert_eq!(history[1]["role"], "assistant");
+    std::fs::write(&h, serde_json::to_vec(&history).unwrap()).unwrap();
+    std::fs::remove_file(h.with_file_name("ui_messages.json")).unwrap();
+    let (d, code) = json_of(&["diagnose", h.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{d:#}");
+    let notes = d["notes"].to_string();
+    assert!(notes.contains("\"result missing\"") || notes.contains("\\\"result missing\\\""), "{notes}");
+    assert!(!notes.contains("Tool execution was interrupted"), "{notes}");
+}

@@ -429,6 +429,13 @@ pub fn diagnose_keeping(
         ));
     }
     notes.extend(crate::formats::codex_pairs::notes(&session));
+    // Cline's IDE extension answers in words of its own, its CLI 3 in others.
+    let answer = match session.format {
+        Format::Cline if !crate::preview::cline::is_task_document(&session.file) => {
+            Some(crate::preview::cline::IDE_INTERRUPTED)
+        }
+        _ => session.format.behaviour().orphaned_call_answer,
+    };
     for p in crate::history::answered_by_agent(&session) {
         notes.push(format!(
             "{} call {} (line {}) has no result: {} answers it itself when it sends (\"{}\"), so nothing needs repairing",
@@ -436,7 +443,7 @@ pub fn diagnose_keeping(
             p.call_id.as_deref().unwrap_or("-"),
             p.line,
             session.format,
-            session.format.behaviour().orphaned_call_answer.unwrap_or_default(),
+            answer.unwrap_or_default(),
         ));
     }
     if let Some(p) = structure.iter().find(|p| p.pending) {

@@ -41,6 +41,8 @@ const MAX_TOTAL: usize = 8_388_608;
 
 /// What Cline answers a call its run left without a result with (an error result).
 pub const INTERRUPTED: &str = "Tool execution was interrupted before a result was produced.";
+/// What the IDE extension answers it with (`ensureToolResultsFollowToolUse`).
+pub const IDE_INTERRUPTED: &str = "result missing";
 
 /// The `tool` message Cline sends for a call left without a result.
 fn interrupted(id: &str, name: &str) -> Out {
