@@ -422,12 +422,6 @@ pub fn diagnose_keeping(
     if failure.as_ref().is_some_and(|f| f.source == Source::Recorded && f.line.is_none()) {
         notes.push(crate::reader::RECORDED_BESIDE.into());
     }
-    if let (Some(l), Some(f)) = (passed_over, failure.as_ref().filter(|f| f.source == Source::Recorded)) {
-        notes.push(format!(
-            "the failure recorded at line {l} is transient or a cancel: it says nothing of the history, which the provider refused{} and refuses again once it passes",
-            f.line.map(|x| format!(" at line {x}")).unwrap_or_default()
-        ));
-    }
     notes.extend(crate::formats::codex_pairs::notes(&session));
     // Cline's IDE extension answers in words of its own, its CLI 3 in others.
     let answer = match session.format {
@@ -455,6 +449,12 @@ pub fn diagnose_keeping(
     }
     let invalid_excluded = session.attachments.iter().any(|a| a.excluded && a.verdict == Verdict::Invalid);
     let stuck = failure.as_ref().is_some_and(|f| is_stuck(f, &picked.suspects, invalid_excluded));
+    if let (Some(l), Some(f), true) = (passed_over, failure.as_ref().filter(|f| f.source == Source::Recorded), stuck) {
+        notes.push(format!(
+            "the failure recorded at line {l} is transient or a cancel: it says nothing of the history, which the provider refused{} and refuses again once it passes",
+            f.line.map(|x| format!(" at line {x}")).unwrap_or_default()
+        ));
+    }
     // The ids the provider's error names (a predicted failure lists the ones found).
     let named_ids = failure
         .as_ref()
