@@ -499,8 +499,16 @@ pub const DETERMINISTIC: &[Family] = &[
         unless: &[],
         class: Class::InvalidRequest,
     },
-    // Ahead of the media families: a field refused by name ("Extra inputs are not
-    // permitted, field: 'vl_high_resolution_images'") is the request's, whatever its name says.
+    // Ahead of the media families: a tool the API does not offer ("The requested
+    // tool image_generation is not supported", param `tools`) and a field refused
+    // by name ("Extra inputs are not permitted, field: 'vl_high_resolution_images'")
+    // are the request's, whatever their names say.
+    Family {
+        name: "a tool the API does not offer",
+        groups: &[&["requested tool"], &["not supported", "unsupported", "not available", "does not exist"]],
+        unless: &[],
+        class: Class::InvalidRequest,
+    },
     Family {
         name: "a request field refused by name",
         groups: &[REFUSED_FIELD],
@@ -601,20 +609,6 @@ const MEDIA: &[&str] = &[
     "audio",
     "video",
 ];
-/// What vetoes the media family: the rate words, and a tool named in the request.
-const MEDIA_VETO: &[&str] = &[
-    "please wait",
-    "rate limit",
-    "per minute",
-    "per min",
-    "throttl",
-    "(tpm)",
-    "per day",
-    "per hour",
-    "daily",
-    "requested tool",
-];
-
 /// A media item fetched by URL: named, or known by its file name's extension.
 const FETCHED: &[&str] =
     &["image", "multimodal", "media", "pdf", "document", ".png", ".jpg", ".jpeg", ".webp", ".gif", "video", "audio"];
@@ -677,12 +671,10 @@ pub const MEDIA_FAMILIES: &[Family] = &[
         unless: &["encoder cache"],
         class: Class::ImageLimit,
     },
-    // Not a tool the API does not offer ("The requested tool image_generation is not
-    // supported", param `tools`): its name is no attachment.
     Family {
         name: "an attachment the model cannot take",
         groups: &[MEDIA, MEDIA_DEFECT],
-        unless: MEDIA_VETO,
+        unless: RATE_WORDS,
         class: Class::MediaRejected,
     },
     // A URL the request names that the provider cannot fetch: every request names it
