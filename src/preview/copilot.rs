@@ -69,6 +69,16 @@ pub fn record(v: &Value, assets: &HashMap<String, String>) -> Vec<Msg> {
                     .or_else(|| path.map(|p| p.rsplit('/').next().unwrap_or(p).to_string()))
                     .unwrap_or_default();
                 let mime = text(a, "mimeType");
+                let asset = a.get("assetId").and_then(Value::as_str).and_then(|id| assets.get(id)).cloned();
+                let data = asset.or_else(|| if blob { text(a, "data") } else { None }).or_else(|| {
+                    path.filter(|_| !blob)
+                        .and_then(|p| crate::reader::media::read_local(std::path::Path::new(p)).ok()?.ok())
+                        .map(|b| base64::engine::general_purpose::STANDARD.encode(b))
+                });
+                // A blob with neither its asset nor its data: nothing to send.
+                if data.is_none() && path.is_none() {
+                    continue;
+                }
                 // How the CLI introduces each (1.0.102's requests): a blob by its
                 // name; a file by what it is and where.
                 parts.push(Part::Text(match (blob, path) {
@@ -78,19 +88,8 @@ pub fn record(v: &Value, assets: &HashMap<String, String>) -> Vec<Msg> {
                     }
                     (false, Some(p)) => format!("Image file at path {p}"),
                 }));
-                let asset = a.get("assetId").and_then(Value::as_str).and_then(|id| assets.get(id)).cloned();
-                let data = asset.or_else(|| if blob { text(a, "data") } else { None }).or_else(|| {
-                    path.filter(|_| !blob)
-                        .and_then(|p| crate::reader::media::read_local(std::path::Path::new(p)).ok()?.ok())
-                        .map(|b| base64::engine::general_purpose::STANDARD.encode(b))
-                });
-                if data.is_none() && path.is_none() {
-                    parts.pop();
-                    continue;
-                }
                 // The CLI sends a document without a title.
-                let name = path.map_or(shown, str::to_string);
-                let name = (mime.as_deref() != Some("application/pdf")).then_some(name);
+                let name = (mime.as_deref() != Some("application/pdf")).then(|| path.map_or(shown, str::to_string));
                 parts.push(Part::Media { mime, data, url: None, name });
             }
             vec![Msg::new(Role::User, parts)]
