@@ -21,11 +21,11 @@ const NOT_CODES: &[&str] = &[
     // JSON paths providers name in their errors (classify's term families).
     "thinking.type",
     "function.name",
-    // Codex's content item kinds (src/formats/codex.rs, `starts_turn`).
+    // Codex's content item kinds (src/formats/codex/mod.rs, `starts_turn`).
     "images.preparation_error",
     "images.unsupported",
     "audio.unsupported",
-    // GitHub Copilot CLI's event types (src/formats/copilot.rs, src/preview/copilot.rs).
+    // GitHub Copilot CLI's event types (src/formats/copilot/).
     "assistant.message",
     "session.binary_asset",
     "session.compaction_complete",

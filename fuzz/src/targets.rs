@@ -363,7 +363,7 @@ pub fn rewrite(data: &[u8]) {
         assert!(rw.summary.excluded.contains(&a.reference), "{} is excluded but was not rewritten", a.reference);
     }
     let provider = session.provider.clone().unwrap_or_else(|| plan.rules.provider.clone());
-    let native = preview::native(session.format, &provider);
+    let native = preview::native_of(&session, &provider);
     for dialect in [native, Dialect::Anthropic, Dialect::OpenaiChat, Dialect::OpenaiResponses, Dialect::Gemini] {
         let mut buf = Vec::new();
         let source = session_doctor::reader::Source::of(&plan, &path);

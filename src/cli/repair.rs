@@ -111,7 +111,7 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
         );
     }
     if plan.format == crate::formats::Format::ClaudeCode
-        && let Some(sub) = crate::formats::claude_code_subagent::of(&args.file)
+        && let Some(sub) = crate::formats::claude_code::subagent::of(&args.file)
     {
         bail!(
             "{}: the transcript of Claude Code subagent {} of session {}: Claude Code resumes no subagent file, so a repaired copy could not be resumed; the parent session ({}) sends none of its requests",

@@ -7,11 +7,11 @@ use crate::model::Session;
 /// of the subagent's requests, so where there is something to do the next
 /// command is the parent's diagnosis.
 pub fn subagent(session: &Session, notes: &mut Vec<String>, next: Vec<String>) -> Vec<String> {
-    use crate::formats::claude_code_subagent;
+    use crate::formats::claude_code::subagent;
     if session.format != crate::formats::Format::ClaudeCode {
         return next;
     }
-    let Some(sub) = claude_code_subagent::of(std::path::Path::new(&session.file)) else {
+    let Some(sub) = subagent::of(std::path::Path::new(&session.file)) else {
         return next;
     };
     let parent = sub.parent.display().to_string();

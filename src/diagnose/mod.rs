@@ -422,11 +422,11 @@ pub fn diagnose_keeping(
     if failure.as_ref().is_some_and(|f| f.source == Source::Recorded && f.line.is_none()) {
         notes.push(crate::reader::RECORDED_BESIDE.into());
     }
-    notes.extend(crate::formats::codex_pairs::notes(&session));
+    notes.extend(crate::formats::codex::pairs::notes(&session));
     // Cline's IDE extension answers in words of its own, its CLI 3 in others.
     let answer = match session.format {
-        Format::Cline if !crate::preview::cline::is_task_document(&session.file) => {
-            Some(crate::preview::cline::IDE_INTERRUPTED)
+        Format::Cline if !crate::formats::cline::request::is_task_document(&session.file) => {
+            Some(crate::formats::cline::request::IDE_INTERRUPTED)
         }
         _ => session.format.behaviour().orphaned_call_answer,
     };

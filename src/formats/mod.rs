@@ -10,23 +10,21 @@
 mod ai_sdk;
 pub mod assemble;
 mod blocks;
-mod claude_code;
-mod claude_code_saved;
-pub mod claude_code_subagent;
+pub mod claude_code;
 pub mod cline;
 pub mod codex;
-pub mod codex_pairs;
-mod copilot;
-mod gemini_cli;
+pub mod copilot;
+pub mod gemini_cli;
 mod mux;
 pub mod opencode;
-mod pi;
+pub mod pi;
 mod raw;
 
 use std::borrow::Cow;
 
 use crate::json::Value;
-use crate::model::{ErrorRecord, MediaKind, Origin, ReasoningKind, Role};
+use crate::model::{ErrorRecord, MediaKind, Origin, ReasoningKind, Role, Session};
+use crate::preview::{Dialect, ReadRange, Render, To};
 
 /// The session formats session-doctor reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -164,7 +162,7 @@ pub struct Behaviour {
     /// A tool result whose call is gone is not excused by a later request the
     /// model accepted: Claude Code sends it as recorded, and the provider rejects
     /// it however often a request succeeded before; Codex leaves such an output
-    /// out itself ([`codex_pairs`]), but not one a failure recorded after it
+    /// out itself ([`codex::pairs`]), but not one a failure recorded after it
     /// names, which the provider refused.
     pub sends_results_as_recorded: bool,
     /// A tool result is a record of its own (Codex items, pi messages): a result
@@ -233,7 +231,13 @@ impl Behaviour {
     }
 }
 
-/// Reads one format.
+/// One format: how its lines read, and the request its agent builds from them.
+///
+/// Reading is one line at a time, on every core, into the canonical model;
+/// the request is built again from the records the model says the provider
+/// sees, in history order, as the agent builds it (its merging, joining,
+/// heals and ids). `preview` writes that request, and `diagnose` indexes a
+/// provider's block path by it, so the two cannot disagree.
 pub trait Adapter: Sync {
     /// How strongly one parsed line looks like this format: 0 not at all.
     /// Detection sums this over the first lines of a file.
@@ -241,6 +245,19 @@ pub trait Adapter: Sync {
 
     /// Describes one parsed line.
     fn read<'a>(&self, line: &'a Value<'a>, out: &mut LineOut<'a>);
+
+    /// The dialect the agent of `session` speaks to `provider` (a logged
+    /// request: the one it was logged in).
+    fn dialect(&self, session: &Session, provider: &str) -> Dialect;
+
+    /// What the agent sends in `dialect` that its session cannot hold (its
+    /// system prompt, tool list): named in the preview, never silently missing.
+    fn not_in_session(&self, session: &Session, dialect: Dialect) -> &'static [&'static str];
+
+    /// How the agent turns the session's records into the request it sends
+    /// `to`; `read` reads a byte range of the session, for what a record
+    /// points to elsewhere in the file.
+    fn request<'a>(&self, to: &To<'a>, read: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>>;
 }
 
 /// A record id, hashed. Ids are only compared, never printed, and a history of

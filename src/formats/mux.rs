@@ -6,7 +6,8 @@
 //! assistant message with `metadata.error` and no usage.
 
 use crate::json::Value;
-use crate::model::{ErrorRecord, Origin, Role};
+use crate::model::{ErrorRecord, Origin, Role, Session};
+use crate::preview::{self, AGENT_ADDS, Canon, Dialect, ReadRange, Render, To, read};
 
 use super::ai_sdk::{provider_reasoning, split_model};
 use super::blocks::url_payload;
@@ -92,6 +93,18 @@ impl Adapter for Mux {
                 tool_output(p.get("output"), &site, &ptr(&at, "output"), out);
             }
         }
+    }
+
+    fn dialect(&self, _: &Session, provider: &str) -> Dialect {
+        preview::of_provider(provider)
+    }
+
+    fn not_in_session(&self, _: &Session, _: Dialect) -> &'static [&'static str] {
+        AGENT_ADDS
+    }
+
+    fn request<'a>(&self, _: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
+        Ok(Box::new(Canon::new(|v, _| read::mux(v))))
     }
 }
 

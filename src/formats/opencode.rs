@@ -7,7 +7,8 @@
 //! `info.error` is `{name, data:{message, statusCode, responseBody}}`.
 
 use crate::json::Value;
-use crate::model::{ErrorRecord, Origin, Role};
+use crate::model::{ErrorRecord, Origin, Role, Session};
+use crate::preview::{self, Canon, Dialect, ReadRange, Render, To, read};
 
 use super::ai_sdk::provider_reasoning;
 use super::blocks::url_payload;
@@ -43,6 +44,19 @@ impl Adapter for Opencode {
         } else {
             message(v, "", None, out);
         }
+    }
+
+    fn dialect(&self, _: &Session, provider: &str) -> Dialect {
+        preview::of_provider(provider)
+    }
+
+    fn not_in_session(&self, _: &Session, _: Dialect) -> &'static [&'static str] {
+        &["the system prompt (opencode writes it for each request)", "the tool definitions"]
+    }
+
+    /// An export's reverted messages are not sent.
+    fn request<'a>(&self, _: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
+        Ok(Box::new(Canon::new(|v, _| read::opencode(v)).on_document(read::opencode_reverted)))
     }
 }
 

@@ -6,7 +6,8 @@
 //! `{"response": …}`, as logging proxies do.
 
 use crate::json::Value;
-use crate::model::{ErrorRecord, Origin, Role};
+use crate::model::{ErrorRecord, Origin, Role, Session};
+use crate::preview::{AGENT_ADDS, Canon, Dialect, ReadRange, Render, To, read};
 
 use super::blocks::{anthropic_content, gemini_parts, openai_content, responses_item};
 use super::{Adapter, LineOut, RawCall, RawEntry, Site, Unit, path_in_arguments, ptr};
@@ -182,6 +183,18 @@ impl Adapter for OpenaiChat {
             response_entry(b.get("model").to_text(), out);
         }
     }
+
+    fn dialect(&self, _: &Session, _: &str) -> Dialect {
+        Dialect::OpenaiChat
+    }
+
+    fn not_in_session(&self, _: &Session, _: Dialect) -> &'static [&'static str] {
+        AGENT_ADDS
+    }
+
+    fn request<'a>(&self, _: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
+        Ok(Box::new(Canon::new(|v, _| read::chat_body(read::logged(v)))))
+    }
 }
 
 impl Adapter for OpenaiResponses {
@@ -227,6 +240,18 @@ impl Adapter for OpenaiResponses {
             out.unit = Unit::Hidden; // another stream event
         }
     }
+
+    fn dialect(&self, _: &Session, _: &str) -> Dialect {
+        Dialect::OpenaiResponses
+    }
+
+    fn not_in_session(&self, _: &Session, _: Dialect) -> &'static [&'static str] {
+        AGENT_ADDS
+    }
+
+    fn request<'a>(&self, _: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
+        Ok(Box::new(Canon::new(|v, _| read::responses_body(read::logged(v)))))
+    }
 }
 
 impl Adapter for Anthropic {
@@ -260,6 +285,18 @@ impl Adapter for Anthropic {
             response_entry(b.get("model").to_text(), out);
         }
     }
+
+    fn dialect(&self, _: &Session, _: &str) -> Dialect {
+        Dialect::Anthropic
+    }
+
+    fn not_in_session(&self, _: &Session, _: Dialect) -> &'static [&'static str] {
+        AGENT_ADDS
+    }
+
+    fn request<'a>(&self, _: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
+        Ok(Box::new(Canon::new(|v, _| read::anthropic_body(read::logged(v)))))
+    }
 }
 
 impl Adapter for Gemini {
@@ -285,5 +322,17 @@ impl Adapter for Gemini {
         } else if !error_line(b, out) && b.has("candidates") {
             response_entry(b.get("modelVersion").to_text(), out);
         }
+    }
+
+    fn dialect(&self, _: &Session, _: &str) -> Dialect {
+        Dialect::Gemini
+    }
+
+    fn not_in_session(&self, _: &Session, _: Dialect) -> &'static [&'static str] {
+        AGENT_ADDS
+    }
+
+    fn request<'a>(&self, _: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
+        Ok(Box::new(Canon::new(|v, _| read::gemini_body(read::logged(v)))))
     }
 }

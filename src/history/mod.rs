@@ -152,9 +152,9 @@ fn check_with(session: &Session, dialect: Dialect, paired_by_agent: bool) -> Vec
     }
 
     // Codex answers a call left without output and drops an orphaned output itself
-    // (`formats::codex_pairs`), unless a failure recorded after it names the call
+    // (`formats::codex::pairs`), unless a failure recorded after it names the call
     // (a build that did not pair sent it, and the provider said so).
-    let failures = crate::formats::codex_pairs::Failures::of(session);
+    let failures = crate::formats::codex::pairs::Failures::of(session);
     let codex_pairs =
         |call_id: &str, from: usize| session.format == Format::Codex && !failures.name_after(call_id, from);
     let calls: Vec<&crate::model::ToolCall> = session.tool_calls.iter().filter(|c| sent(c.entry)).collect();

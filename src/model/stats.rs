@@ -7,10 +7,10 @@ impl Session {
     /// The attachments the agent sends with its next request, as `preview`
     /// builds it: those [`Attachment::sent`] says it sends, but for the ones in a
     /// Codex output whose call is gone (Codex leaves such an output out,
-    /// [`crate::formats::codex_pairs`]).
+    /// [`crate::formats::codex::pairs`]).
     pub fn sent_attachments(&self) -> impl Iterator<Item = &Attachment> {
         let pairs =
-            (self.format == crate::formats::Format::Codex).then(|| crate::formats::codex_pairs::Pairs::of(self));
+            (self.format == crate::formats::Format::Codex).then(|| crate::formats::codex::pairs::Pairs::of(self));
         self.attachments.iter().filter(move |a| {
             a.sent() && !a.call_id.as_deref().is_some_and(|c| pairs.as_ref().is_some_and(|p| p.orphan(c)))
         })

@@ -2,17 +2,12 @@
 //! rewrites apply, in the agent's own dialect or converted to another.
 //!
 //! The records the provider sees are read again from their byte ranges and
-//! get the rewrite's edits on every core (`records.rs`); in history order, each
-//! becomes canonical messages ([`canon`]) and is written out at once ([`mod@write`]).
+//! get the rewrite's edits on every core (`records.rs`); in history order, the
+//! agent's adapter renders each as its agent does ([`Render`]: most through
+//! canonical messages, [`canon`]) and it is written out at once ([`mod@write`]).
 //! A logged request in its own dialect is printed as logged, edits applied.
 
 pub mod canon;
-mod claude_code;
-pub mod cline;
-pub mod codex;
-mod copilot;
-mod gemini_cli;
-pub mod pi;
 pub mod read;
 mod records;
 mod stand_in;
@@ -20,11 +15,9 @@ pub mod write;
 
 use std::collections::HashMap;
 use std::io::Write;
-use std::path::Path;
 
 use anyhow::Context as _;
 
-use crate::formats::Format;
 use crate::model::{Role as EntryRole, Session};
 use crate::reader::Source;
 use crate::rewrite::sparse::{Rewritten, Shape};
@@ -32,26 +25,9 @@ use crate::rewrite::{self, Rewrite, splice};
 
 pub use write::Dialect;
 
-/// The dialect an agent speaks to the session's provider.
-pub fn native(format: Format, provider: &str) -> Dialect {
-    match format {
-        Format::ClaudeCode | Format::Anthropic | Format::Cline => Dialect::Anthropic,
-        Format::Codex | Format::OpenaiResponses => Dialect::OpenaiResponses,
-        Format::OpenaiChat => Dialect::OpenaiChat,
-        Format::Gemini | Format::GeminiCli => Dialect::Gemini,
-        // Copilot CLI talks to an OpenAI-compatible provider over Chat Completions
-        // unless told otherwise (`COPILOT_PROVIDER_WIRE_API=responses`).
-        Format::Copilot => match of_provider(provider) {
-            Dialect::OpenaiResponses => Dialect::OpenaiChat,
-            d => d,
-        },
-        Format::Pi | Format::Mux | Format::Opencode => of_provider(provider),
-    }
-}
-
 /// The API of a provider, for an agent that talks to any: OpenAI's own is
 /// Responses, an unknown one is taken for OpenAI-compatible Chat Completions.
-fn of_provider(provider: &str) -> Dialect {
+pub(crate) fn of_provider(provider: &str) -> Dialect {
     match provider {
         "anthropic" | "bedrock" | "vertex-anthropic" => Dialect::Anthropic,
         "gemini" | "vertex-gemini" => Dialect::Gemini,
@@ -60,17 +36,9 @@ fn of_provider(provider: &str) -> Dialect {
     }
 }
 
-/// The dialect the agent of `session` speaks to `provider`: [`native`], but
-/// for a Cline CLI 3 task, which speaks each provider's own API (Chat
-/// Completions to an OpenAI-compatible one).
+/// The dialect the agent of `session` speaks to `provider`, as its adapter knows it.
 pub fn native_of(session: &Session, provider: &str) -> Dialect {
-    if session.format == Format::Cline && cline::is_task_document(&session.file) {
-        return match of_provider(provider) {
-            Dialect::OpenaiResponses => Dialect::OpenaiChat,
-            d => d,
-        };
-    }
-    native(session.format, provider)
+    session.format.adapter().dialect(session, provider)
 }
 
 /// What a preview wrote.
@@ -86,9 +54,65 @@ pub struct Previewed {
     pub not_in_session: &'static [&'static str],
 }
 
+/// The writer a [`Render`] writes the request with.
+pub type Out<'a> = write::Writer<&'a mut dyn Write>;
+
+/// How an agent turns its records, in history order, into the request it
+/// sends: each adapter gives one ([`crate::formats::Adapter::request`]), and
+/// [`preview`] is one loop over it. The same request, its payloads standing
+/// for their byte ranges, is what `diagnose` indexes a provider's block path by.
+pub trait Render {
+    /// Before the first record: the writer's options the agent's request needs.
+    fn begin(&mut self, _w: &mut Out<'_>) {}
+    /// A one-document session's whole (edited) text and its parsed form,
+    /// before its elements come as records.
+    fn document(&mut self, _text: &[u8], _doc: &mut serde_json::Value) {}
+    /// One record, the rewrite's edits applied; `part`: which message of a
+    /// record seen in parts ([`crate::model::Record::part`]).
+    fn record(&mut self, v: &serde_json::Value, part: Option<u32>, w: &mut Out<'_>) -> std::io::Result<()>;
+    /// A message the rewrite adds right after a record (an interrupted call's answer).
+    fn added(&mut self, m: canon::Msg, w: &mut Out<'_>) -> std::io::Result<()> {
+        w.push(m)
+    }
+    /// The end of the history: what the agent still holds.
+    fn finish(&mut self, _w: &mut Out<'_>) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// An agent whose request the canonical writer shapes: each record is its
+/// canonical messages ([`canon`]), and the writer merges, pairs and writes them.
+pub struct Canon<F> {
+    messages: F,
+    document: Option<fn(&mut serde_json::Value)>,
+}
+
+impl<F: FnMut(&serde_json::Value, Option<u32>) -> Vec<canon::Msg>> Canon<F> {
+    pub fn new(messages: F) -> Canon<F> {
+        Canon { messages, document: None }
+    }
+
+    /// Prepares a one-document session before its elements are read.
+    pub fn on_document(self, document: fn(&mut serde_json::Value)) -> Canon<F> {
+        Canon { document: Some(document), ..self }
+    }
+}
+
+impl<F: FnMut(&serde_json::Value, Option<u32>) -> Vec<canon::Msg>> Render for Canon<F> {
+    fn document(&mut self, _text: &[u8], doc: &mut serde_json::Value) {
+        if let Some(prepare) = self.document {
+            prepare(doc)
+        }
+    }
+
+    fn record(&mut self, v: &serde_json::Value, part: Option<u32>, w: &mut Out<'_>) -> std::io::Result<()> {
+        (self.messages)(v, part).into_iter().try_for_each(|m| w.push(m))
+    }
+}
+
 /// An agent whose request the canonical writer does not shape as the agent
-/// does (its merging, joining, own answers): its adapter renders each record
-/// in the dialect itself.
+/// does (its merging, joining, own answers): it renders each record in the
+/// dialect itself, as [`Sent`] writes.
 pub trait Sends {
     /// The messages complete once `record` (edits applied) is in.
     fn record(&mut self, record: &serde_json::Value) -> Vec<serde_json::Value>;
@@ -99,71 +123,38 @@ pub trait Sends {
     fn document(&mut self, _text: &[u8]) {}
 }
 
-impl Sends for cline::Request {
-    fn record(&mut self, _record: &serde_json::Value) -> Vec<serde_json::Value> {
-        Vec::new()
+/// The [`Render`] of an agent that [`Sends`] its messages as they are written.
+pub struct Sent<S>(pub S);
+
+impl<S: Sends> Render for Sent<S> {
+    fn document(&mut self, text: &[u8], _doc: &mut serde_json::Value) {
+        self.0.document(text)
     }
 
-    fn finish(&mut self) -> Vec<serde_json::Value> {
-        self.take()
+    fn record(&mut self, v: &serde_json::Value, _part: Option<u32>, w: &mut Out<'_>) -> std::io::Result<()> {
+        self.0.record(v).iter().try_for_each(|m| w.push_sent(m))
     }
 
-    fn document(&mut self, text: &[u8]) {
-        cline::Request::document(self, text)
+    fn finish(&mut self, w: &mut Out<'_>) -> std::io::Result<()> {
+        self.0.finish().iter().try_for_each(|m| w.push_sent(m))
     }
 }
 
-impl Sends for pi::Request {
-    fn record(&mut self, record: &serde_json::Value) -> Vec<serde_json::Value> {
-        pi::Request::record(self, record)
-    }
-
-    fn finish(&mut self) -> Vec<serde_json::Value> {
-        pi::Request::finish(self)
-    }
+/// Whom a request goes to, as [`crate::formats::Adapter::request`] builds it.
+pub struct To<'a> {
+    pub session: &'a Session,
+    pub dialect: Dialect,
+    /// The provider and model of the latest reply (or of a later change).
+    pub provider: Option<&'a str>,
+    pub model: Option<&'a str>,
 }
 
-/// The agent's own rendering of its records in `dialect`, where it has one.
-fn sends(session: &Session, dialect: Dialect, provider: Option<&str>, model: Option<&str>) -> Option<Box<dyn Sends>> {
-    let format = session.format;
-    match (format, dialect) {
-        (Format::Pi, Dialect::Anthropic | Dialect::OpenaiResponses) => {
-            Some(Box::new(pi::Request::new(dialect, provider, model)))
-        }
-        // Codex's records are its request items: passed through in its own dialect.
-        (Format::Codex, Dialect::OpenaiResponses) => Some(Box::new(codex::Request::new(session))),
-        (Format::Cline, Dialect::OpenaiChat) if cline::is_task_document(&session.file) => {
-            Some(Box::new(cline::Request::default()))
-        }
-        _ => None,
-    }
-}
-
-/// What `format`'s agent sends in `dialect` that its session cannot hold.
-fn not_in_session(session: &Session, dialect: Dialect) -> &'static [&'static str] {
-    let format = session.format;
-    match (format, dialect) {
-        (Format::Cline, Dialect::OpenaiChat) if cline::is_task_document(&session.file) => cline::NOT_IN_SESSION,
-        (Format::Pi, Dialect::Anthropic) => {
-            &["system prompt", "tool list", "request options (max_tokens, thinking, cache_control)"]
-        }
-        (Format::Pi, Dialect::OpenaiResponses) => {
-            &["system prompt (pi's first input item)", "tool list", "request options (store, reasoning, include)"]
-        }
-        (Format::Codex, Dialect::OpenaiResponses) if crate::formats::codex::rebuilt(session) => {
-            codex::NOT_IN_SESSION_REBUILT
-        }
-        (Format::Codex, Dialect::OpenaiResponses) => codex::NOT_IN_SESSION,
-        (Format::GeminiCli, _) => gemini_cli::NOT_IN_SESSION,
-        (Format::Copilot, _) => copilot::NOT_IN_SESSION,
-        (Format::Opencode, _) => &["the system prompt (opencode writes it for each request)", "the tool definitions"],
-        // Every agent sends a system prompt and its tools with the history.
-        _ => AGENT_ADDS,
-    }
-}
+/// Reads a byte range of the session file, as a renderer that needs more than
+/// its record does (Copilot CLI's assets).
+pub type ReadRange<'r> = dyn FnMut(u64, u64) -> anyhow::Result<Vec<u8>> + 'r;
 
 /// What an agent adds to every request from outside its history.
-const AGENT_ADDS: &[&str] = &["system prompt", "tool list"];
+pub const AGENT_ADDS: &[&str] = &["system prompt", "tool list"];
 
 /// Writes the request `session` would produce to `out`.
 /// `threads` prepare the records (0: one per core). `converted`: `dialect`
@@ -252,10 +243,8 @@ fn build(
     let last = session.entries.iter().rev().filter(|e| e.role == EntryRole::Assistant).find(|e| e.model.is_some());
     // The model a change after the latest entries chose, else the latest reply's.
     let model = session.model.clone().or_else(|| last.and_then(|e| e.model.as_deref().map(str::to_string)));
-    let absent = match claude_code::fork_of(format, Path::new(&session.file)) {
-        true => claude_code::FORK_ADDS,
-        false => not_in_session(session, dialect),
-    };
+    let adapter = format.adapter();
+    let absent = adapter.not_in_session(session, dialect);
     let own = stand_in::StandIns::default();
     let stand_ins = only.as_ref().map_or(&own, |o| o.stand_ins);
     // For one item, every attachment's payload is stood in for, where it is
@@ -314,7 +303,7 @@ fn build(
     let summary = rewrite.summary.clone();
 
     // A logged request previewed in its own dialect: the body as logged.
-    if format.behaviour().logged && native(format, "") == dialect {
+    if format.behaviour().logged && adapter.dialect(session, "") == dialect {
         let Some(r) =
             session.records.iter().rev().find(|r| is_request(&read_record(r.offset, r.len).unwrap_or_default()))
         else {
@@ -337,9 +326,6 @@ fn build(
         return Ok(Previewed { target: dialect.name(), items, changes: summary, not_in_session: &[] });
     }
 
-    // Copilot CLI sends an attachment's bytes from the asset event its `assetId` names.
-    let assets =
-        if format == Format::Copilot { copilot::assets(session, &mut read_record)? } else { Default::default() };
     let mut w = match &only {
         Some(o) => write::Writer::item(out, dialect, o.index),
         None => write::Writer::start(out, dialect, model.as_deref())?,
@@ -347,57 +333,26 @@ fn build(
     if converted {
         w.pair_calls();
     }
-    let mut agent = sends(session, dialect, last.and_then(|e| e.provider.as_deref()), model.as_deref());
-    // Claude Code orders each turn itself (its attachments' text moves to the turn's start).
-    let mut turn = (format == Format::ClaudeCode).then(claude_code::Turn::default);
-    if turn.is_some() && dialect == Dialect::Anthropic {
-        w.inline_system();
-    }
+    let to = To { session, dialect, provider: last.and_then(|e| e.provider.as_deref()), model: model.as_deref() };
+    let mut agent = adapter.request(&to, &mut read_record)?;
+    agent.begin(&mut w);
     // A one-document session's edited text, read once.
     let document = match session.records.first().copied().filter(|_| single_document) {
         Some(r) => edited(read_record(r.offset, r.len)?, r.offset, 1),
         None => None,
-    };
-    if let (Some(a), Some(text)) = (agent.as_mut(), &document) {
-        a.document(text);
-    }
-    let mut push = |w: &mut write::Writer<&mut dyn Write>,
-                    turn: &mut Option<claude_code::Turn>,
-                    v: &serde_json::Value,
-                    part: Option<u32>|
-     -> std::io::Result<()> {
-        if let Some(a) = agent.as_mut() {
-            return a.record(v).iter().try_for_each(|m| w.push_sent(m));
-        }
-        if let Some(t) = turn.as_mut() {
-            return t.push(v, w);
-        }
-        let msgs = if format.behaviour().logged {
-            let b = ["request", "body"].iter().find_map(|k| v.get(*k).filter(|b| b.is_object())).unwrap_or(v);
-            read::body(format, b)
-        } else if format == Format::Copilot {
-            copilot::record(v, &assets)
-        } else if let Some(part) = part {
-            read::part(format, v, part)
-        } else {
-            read::record(format, v)
-        };
-        msgs.into_iter().try_for_each(|m| w.push(m))
     };
     if single_document {
         // One JSON document: its elements (an array, or a `messages` list) are the records.
         {
             if let Some(text) = &document {
                 let mut doc = crate::json::serde_tolerant(text).context("the edited document is not JSON")?;
-                if format == Format::Opencode {
-                    read::opencode_reverted(&mut doc);
-                }
+                agent.document(text, &mut doc);
                 let list = doc
                     .as_array()
                     .or_else(|| doc.get("messages").and_then(|m| m.as_array()).filter(|_| !format.behaviour().logged));
                 match list {
-                    Some(items) => items.iter().try_for_each(|v| push(&mut w, &mut turn, v, None))?,
-                    None => push(&mut w, &mut turn, &doc, None)?,
+                    Some(items) => items.iter().try_for_each(|v| agent.record(v, None, &mut w))?,
+                    None => agent.record(&doc, None, &mut w)?,
                 }
             }
         }
@@ -427,7 +382,7 @@ fn build(
         let last_part: HashMap<u64, Option<u32>> = session.records.iter().map(|r| (r.line, r.part)).collect();
         records::each(&session.records, threads, prepare, |r, v| {
             let Some(v) = v else { return Ok(()) };
-            push(&mut w, &mut turn, &v, r.part)?;
+            agent.record(&v, r.part, &mut w)?;
             // Interrupted calls of this turn get their result right after it.
             let ops = rewrite.ops.get(&r.line).filter(|_| last_part.get(&r.line) == Some(&r.part));
             for op in ops.into_iter().flatten() {
@@ -439,22 +394,13 @@ fn build(
                         parts: vec![text],
                         error: format.behaviour().interrupted().1,
                     };
-                    let m = canon::Msg::new(canon::Role::User, vec![result]);
-                    match turn.as_mut() {
-                        Some(t) => t.push_msg(m, &mut w)?,
-                        None => w.push(m)?,
-                    }
+                    agent.added(canon::Msg::new(canon::Role::User, vec![result]), &mut w)?;
                 }
             }
             Ok(())
         })?;
     }
-    if let Some(a) = agent.as_mut() {
-        a.finish().iter().try_for_each(|m| w.push_sent(m))?;
-    }
-    if let Some(t) = turn.as_mut() {
-        t.flush(&mut w)?;
-    }
+    agent.finish(&mut w)?;
     let (out, items) = w.finish()?;
     out.flush()?;
     Ok(Previewed { target: dialect.name(), items, changes: summary, not_in_session: absent })

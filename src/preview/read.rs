@@ -3,7 +3,6 @@
 use serde_json::{Value, json};
 
 use super::canon::{Msg, Part, Role, text_of};
-use crate::formats::Format;
 
 fn s(v: &Value, k: &str) -> Option<String> {
     v.get(k).and_then(Value::as_str).map(str::to_string)
@@ -22,67 +21,40 @@ fn args(v: Option<&Value>) -> Value {
     }
 }
 
-/// The messages one native record stands for, in `format`.
-pub fn record(format: Format, v: &Value) -> Vec<Msg> {
-    match format {
-        Format::ClaudeCode => super::claude_code::record(v),
-        Format::Codex => codex(v),
-        Format::Pi => pi(v),
-        Format::GeminiCli => super::gemini_cli::record(v),
-        Format::Mux => mux(v),
-        Format::Opencode => opencode(v),
-        Format::Cline | Format::Anthropic => anthropic_msg(v).into_iter().collect(),
-        Format::OpenaiChat => chat_msg(v).into_iter().collect(),
-        Format::OpenaiResponses => responses_item(v).into_iter().collect(),
-        Format::Gemini => gemini_content(v).into_iter().collect(),
-        // Its records are events whose attachments live in other events.
-        Format::Copilot => super::copilot::record(v, &Default::default()),
+/// The request body of a logged record: its `request` or `body`, else the record.
+pub fn logged(v: &Value) -> &Value {
+    ["request", "body"].iter().find_map(|k| v.get(*k).filter(|b| b.is_object())).unwrap_or(v)
+}
+
+/// The messages of a logged Anthropic Messages request body.
+pub fn anthropic_body(b: &Value) -> Vec<Msg> {
+    let mut out: Vec<Msg> = Vec::new();
+    if let Some(sys) = b.get("system") {
+        out.push(Msg::new(Role::System, anthropic_parts(sys)));
+    }
+    out.extend(items(b.get("messages")).iter().filter_map(anthropic_msg));
+    out
+}
+
+/// The messages of a logged Chat Completions request body.
+pub fn chat_body(b: &Value) -> Vec<Msg> {
+    items(b.get("messages")).iter().filter_map(chat_msg).collect()
+}
+
+/// The messages of a logged Responses request body.
+pub fn responses_body(b: &Value) -> Vec<Msg> {
+    match b.get("input") {
+        Some(Value::String(t)) => vec![Msg::new(Role::User, vec![Part::Text(t.clone())])],
+        input => items(input).iter().filter_map(responses_item).collect(),
     }
 }
 
-/// The messages of the `part`-th message of a native record that holds many
-/// ([`crate::model::Record::part`]: only Gemini CLI's checkpoints are seen in parts).
-pub fn part(format: Format, v: &Value, part: u32) -> Vec<Msg> {
-    match format {
-        Format::GeminiCli => super::gemini_cli::message_of(v, part),
-        _ => record(format, v),
-    }
+/// The messages of a logged Gemini generateContent request body.
+pub fn gemini_body(b: &Value) -> Vec<Msg> {
+    items(b.get("contents")).iter().filter_map(gemini_content).collect()
 }
 
-/// The messages of a logged request body in its own dialect.
-pub fn body(format: Format, b: &Value) -> Vec<Msg> {
-    let list = |k: &str| items(b.get(k)).to_vec();
-    match format {
-        Format::Anthropic => {
-            let mut out: Vec<Msg> = Vec::new();
-            if let Some(sys) = b.get("system") {
-                out.push(Msg::new(Role::System, anthropic_parts(sys)));
-            }
-            out.extend(list("messages").iter().filter_map(anthropic_msg));
-            out
-        }
-        Format::OpenaiChat => list("messages").iter().filter_map(chat_msg).collect(),
-        Format::OpenaiResponses => {
-            let input = b.get("input");
-            match input {
-                Some(Value::String(t)) => vec![Msg::new(Role::User, vec![Part::Text(t.clone())])],
-                _ => list("input").iter().filter_map(responses_item).collect(),
-            }
-        }
-        Format::Gemini => list("contents").iter().filter_map(gemini_content).collect(),
-        // An agent's records are no logged body.
-        Format::ClaudeCode
-        | Format::Codex
-        | Format::Pi
-        | Format::GeminiCli
-        | Format::Mux
-        | Format::Opencode
-        | Format::Cline
-        | Format::Copilot => Vec::new(),
-    }
-}
-
-pub(super) fn anthropic_msg(m: &Value) -> Option<Msg> {
+pub fn anthropic_msg(m: &Value) -> Option<Msg> {
     let role = match m.get("role")?.as_str()? {
         "assistant" => Role::Assistant,
         _ => Role::User,
@@ -124,7 +96,7 @@ fn anthropic_block(b: &Value) -> Option<Part> {
     })
 }
 
-fn codex(v: &Value) -> Vec<Msg> {
+pub fn codex(v: &Value) -> Vec<Msg> {
     let p = v.get("payload");
     match v.get("type").and_then(Value::as_str) {
         Some("response_item") => p.and_then(responses_item).into_iter().collect(),
@@ -232,7 +204,7 @@ fn chat_msg(m: &Value) -> Option<Msg> {
     })
 }
 
-fn pi(v: &Value) -> Vec<Msg> {
+pub fn pi(v: &Value) -> Vec<Msg> {
     let m = match v.get("type").and_then(Value::as_str) {
         Some("message") => v.get("message"),
         // Entries without ids (pi's first layout) are the message themselves.
@@ -313,7 +285,7 @@ fn either<'v>(v: &'v Value, camel: &str, snake: &str) -> Option<&'v Value> {
     v.get(camel).or_else(|| v.get(snake))
 }
 
-pub(super) fn gemini_part(p: &Value) -> Option<Part> {
+pub fn gemini_part(p: &Value) -> Option<Part> {
     if p.get("thought").and_then(Value::as_bool) == Some(true) {
         return Some(Part::Reasoning { family: "gemini", raw: p.clone() });
     }
@@ -379,7 +351,7 @@ fn sdk_tool(p: &Value, input: Option<&Value>, output: Option<&Value>, name: Stri
     (Some(call), result)
 }
 
-fn mux(v: &Value) -> Vec<Msg> {
+pub fn mux(v: &Value) -> Vec<Msg> {
     if v.pointer("/metadata/error").is_some() {
         return Vec::new();
     }
@@ -453,7 +425,7 @@ pub fn opencode_reverted(doc: &mut Value) {
 /// all (but one the user aborted after it did something), a mentioned file or
 /// folder as the text beside it, a compaction as its question, a pruned tool
 /// result as its placeholder, an unfinished call answered as interrupted.
-fn opencode(v: &Value) -> Vec<Msg> {
+pub fn opencode(v: &Value) -> Vec<Msg> {
     let info = v.get("info").unwrap_or(&Value::Null);
     let parts = items(v.get("parts"));
     if let Some(err) = info.get("error") {

@@ -1,5 +1,5 @@
 //! A Claude Code fork subagent's requests begin with its parent session's
-//! history (see `formats::claude_code_subagent`): what is wrong there is wrong
+//! history (see `formats::claude_code::subagent`): what is wrong there is wrong
 //! in every request of the fork, though the fork's file does not hold it.
 //! Reading the fork reads that part of the parent too, and reports its invalid
 //! media as findings of the fork's `fork-context-ref` line (the parent is
@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use crate::formats::Format;
-use crate::formats::claude_code_subagent;
+use crate::formats::claude_code::subagent;
 use crate::media::Verdict;
 use crate::model::{Finding, Severity};
 
@@ -17,7 +17,7 @@ use super::{Options, line};
 /// Findings on the fork's first line about the parent history it carries;
 /// nothing for a file that is not a fork subagent's transcript.
 pub fn findings(path: &Path, opts: &Options) -> Vec<Finding> {
-    let Some(fork) = claude_code_subagent::of(path).and_then(|s| s.fork) else {
+    let Some(fork) = subagent::of(path).and_then(|s| s.fork) else {
         return Vec::new();
     };
     let parent = fork.parent.display().to_string();

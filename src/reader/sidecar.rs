@@ -25,7 +25,7 @@ pub fn files(path: &Path, format: Format) -> Vec<std::path::PathBuf> {
         (Format::ClaudeCode, Some(dir)) => {
             let mut v: Vec<std::path::PathBuf> =
                 path.file_stem().map(|s| dir.join(s).join("tool-results")).into_iter().collect();
-            v.extend(crate::formats::claude_code_subagent::of(path).and_then(|s| s.fork).map(|f| f.parent));
+            v.extend(crate::formats::claude_code::subagent::of(path).and_then(|s| s.fork).map(|f| f.parent));
             v
         }
         _ => Vec::new(),

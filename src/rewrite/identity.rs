@@ -116,7 +116,7 @@ pub fn new(format: Format, src: &Path, dir: Option<&Path>, first_line: &[u8]) ->
         }
         // Cline CLI 3: `<data>/sessions/<id>/<id>.messages.json`; the copy is a
         // task folder of its own beside the original's.
-        Format::Cline if crate::preview::cline::is_task_document(&src.to_string_lossy()) => {
+        Format::Cline if crate::formats::cline::request::is_task_document(&src.to_string_lossy()) => {
             let sessions = match dir_given {
                 Some(d) => d.to_path_buf(),
                 None => src.parent().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_default(),

@@ -22,8 +22,11 @@
 //! display-only assistant message (`id: "error_…"`, `metadata.displayOnly`)
 //! holding the provider's error text; Cline never sends those back.
 
+pub mod request;
+
 use crate::json::Value;
-use crate::model::{ErrorRecord, Origin, ReasoningKind, Role};
+use crate::model::{ErrorRecord, Origin, ReasoningKind, Role, Session};
+use crate::preview::{self, AGENT_ADDS, Canon, Dialect, ReadRange, Render, Sent, To, read};
 
 use super::blocks::anthropic_content;
 use super::{Adapter, LineOut, RawCall, RawEntry, RawPayload, Site};
@@ -32,7 +35,7 @@ use super::{Adapter, LineOut, RawCall, RawEntry, RawPayload, Site};
 pub const BEHAVIOUR: super::Behaviour = super::Behaviour {
     default_provider: Some("anthropic"),
     pairing: crate::history::Dialect::Anthropic,
-    orphaned_call_answer: Some(crate::preview::cline::INTERRUPTED),
+    orphaned_call_answer: Some(request::INTERRUPTED),
     ..super::Behaviour::agent("Cline")
 };
 
@@ -233,6 +236,34 @@ impl Adapter for Cline {
         let e = out.entry(entry);
         let origin = if assistant { Origin::Assistant } else { Origin::User };
         anthropic_content(v.get("content"), &Site::new(e, origin), "/content", out);
+    }
+
+    /// The IDE extension speaks Anthropic's API; Cline CLI 3 each provider's
+    /// own (Chat Completions to an OpenAI-compatible one).
+    fn dialect(&self, session: &Session, provider: &str) -> Dialect {
+        if !request::is_task_document(&session.file) {
+            return Dialect::Anthropic;
+        }
+        match preview::of_provider(provider) {
+            Dialect::OpenaiResponses => Dialect::OpenaiChat,
+            d => d,
+        }
+    }
+
+    fn not_in_session(&self, session: &Session, dialect: Dialect) -> &'static [&'static str] {
+        match dialect {
+            Dialect::OpenaiChat if request::is_task_document(&session.file) => request::NOT_IN_SESSION,
+            _ => AGENT_ADDS,
+        }
+    }
+
+    fn request<'a>(&self, to: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
+        Ok(match to.dialect {
+            Dialect::OpenaiChat if request::is_task_document(&to.session.file) => {
+                Box::new(Sent(request::Request::default()))
+            }
+            _ => Box::new(Canon::new(|v, _| read::anthropic_msg(v).into_iter().collect())),
+        })
     }
 }
 

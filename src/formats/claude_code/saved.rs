@@ -25,7 +25,7 @@ use crate::json::Value;
 use crate::media::{Depth, Facts};
 use crate::model::Severity;
 
-use super::LineOut;
+use crate::formats::LineOut;
 
 /// Where the transcript's reference names the saved file.
 const SAVED_TO: &str = "saved to: ";

@@ -404,6 +404,20 @@ fn unwrap_input(text: &str) -> &str {
     inner.strip_suffix("</user_input>").unwrap_or(text)
 }
 
+impl crate::preview::Sends for Request {
+    fn record(&mut self, _record: &serde_json::Value) -> Vec<serde_json::Value> {
+        Vec::new()
+    }
+
+    fn finish(&mut self) -> Vec<serde_json::Value> {
+        self.take()
+    }
+
+    fn document(&mut self, text: &[u8]) {
+        Request::document(self, text)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,14 +18,17 @@
 //! the root; `compaction` entries replace the path before `firstKeptEntryId`.
 //! Failed requests are assistant messages with `stopReason:"error"` and `errorMessage`.
 
+pub mod request;
+
 use crate::json::Value;
-use crate::model::{ErrorRecord, Origin, ReasoningKind, Role};
+use crate::model::{ErrorRecord, Origin, ReasoningKind, Role, Session};
+use crate::preview::{self, AGENT_ADDS, Canon, Dialect, ReadRange, Render, Sent, To, read};
 
 use super::{Adapter, Id, LineOut, RawCall, RawEntry, RawPayload, Site, Unit, path_argument, ptr};
 
 /// pi: any provider; it answers an orphaned or interrupted call itself on every request.
 pub const BEHAVIOUR: super::Behaviour = super::Behaviour {
-    orphaned_call_answer: Some(crate::preview::pi::NO_RESULT),
+    orphaned_call_answer: Some(request::NO_RESULT),
     answers_interrupted_calls: true,
     results_are_records: true,
     stops_at_missing_parent: true,
@@ -99,6 +102,31 @@ impl Adapter for Pi {
                 _ => Unit::Plain,
             },
         };
+    }
+
+    fn dialect(&self, _: &Session, provider: &str) -> Dialect {
+        preview::of_provider(provider)
+    }
+
+    fn not_in_session(&self, _: &Session, dialect: Dialect) -> &'static [&'static str] {
+        match dialect {
+            Dialect::Anthropic => {
+                &["system prompt", "tool list", "request options (max_tokens, thinking, cache_control)"]
+            }
+            Dialect::OpenaiResponses => {
+                &["system prompt (pi's first input item)", "tool list", "request options (store, reasoning, include)"]
+            }
+            _ => AGENT_ADDS,
+        }
+    }
+
+    fn request<'a>(&self, to: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
+        Ok(match to.dialect {
+            Dialect::Anthropic | Dialect::OpenaiResponses => {
+                Box::new(Sent(request::Request::new(to.dialect, to.provider, to.model)))
+            }
+            _ => Box::new(Canon::new(|v, _| read::pi(v))),
+        })
     }
 }
 

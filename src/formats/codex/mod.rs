@@ -12,8 +12,12 @@
 //! line `{id, timestamp, instructions?, git?}`, then bare Responses items, with
 //! `{"record_type":"state"}` lines in between; those are read too.
 
+pub mod pairs;
+pub mod request;
+
 use crate::json::Value;
-use crate::model::{ErrorRecord, Origin, Role};
+use crate::model::{ErrorRecord, Origin, Role, Session};
+use crate::preview::{AGENT_ADDS, Canon, Dialect, ReadRange, Render, Sent, To, read};
 
 use super::blocks::{responses_item, url_payload};
 use super::{Adapter, LineOut, RawEntry, RawPayload, Site, Unit, ptr};
@@ -118,6 +122,26 @@ impl Adapter for Codex {
             "event_msg" => event(p, out),
             _ => out.unit = Unit::Hidden,
         }
+    }
+
+    fn dialect(&self, _: &Session, _: &str) -> Dialect {
+        Dialect::OpenaiResponses
+    }
+
+    fn not_in_session(&self, session: &Session, dialect: Dialect) -> &'static [&'static str] {
+        match dialect {
+            Dialect::OpenaiResponses if rebuilt(session) => request::NOT_IN_SESSION_REBUILT,
+            Dialect::OpenaiResponses => request::NOT_IN_SESSION,
+            _ => AGENT_ADDS,
+        }
+    }
+
+    /// Its records are its request items: passed through in its own dialect.
+    fn request<'a>(&self, to: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
+        Ok(match to.dialect {
+            Dialect::OpenaiResponses => Box::new(Sent(request::Request::new(to.session))),
+            _ => Box::new(Canon::new(|v, _| read::codex(v))),
+        })
     }
 }
 

@@ -20,8 +20,9 @@
 
 use serde_json::Value;
 
-use super::canon::{Msg, Part, Role};
-use super::write::Writer;
+use crate::preview::canon::{Msg, Part, Role};
+use crate::preview::write::Writer;
+use crate::preview::{Out, Render};
 
 /// One record's messages: a line of the history, or an attachment's text.
 pub fn record(v: &Value) -> Vec<Msg> {
@@ -29,7 +30,9 @@ pub fn record(v: &Value) -> Vec<Msg> {
         return Vec::new();
     }
     match v.get("type").and_then(Value::as_str) {
-        Some("user" | "assistant") => v.get("message").and_then(super::read::anthropic_msg).into_iter().collect(),
+        Some("user" | "assistant") => {
+            v.get("message").and_then(crate::preview::read::anthropic_msg).into_iter().collect()
+        }
         Some("attachment") => attachment(v).into_iter().collect(),
         _ => Vec::new(),
     }
@@ -67,14 +70,19 @@ fn unwrap_reminder(t: &str) -> &str {
 /// Claude Code's ordering of one turn: the messages since the last assistant
 /// message or tool result, held until the next one, so that user-role
 /// attachment text can move to the turn's start as the agent moves it.
-#[derive(Default)]
 pub struct Turn {
     held: Vec<Msg>,
     /// How many user-role attachment messages lead `held`.
     lead: usize,
+    /// Its `role: "system"` messages stay in `messages` (Anthropic's API only).
+    inline_system: bool,
 }
 
 impl Turn {
+    pub fn new(inline_system: bool) -> Turn {
+        Turn { held: Vec::new(), lead: 0, inline_system }
+    }
+
     pub fn push<W: std::io::Write>(&mut self, v: &Value, w: &mut Writer<W>) -> std::io::Result<()> {
         let from_attachment = v.get("type").and_then(Value::as_str) == Some("attachment");
         for m in record(v) {
@@ -143,8 +151,27 @@ pub const FORK_ADDS: &[&str] = &[
     "the parent session's history up to the fork (every request of a fork subagent starts with it)",
 ];
 
-/// Whether `path`, read as `format`, is a Claude Code fork subagent's transcript.
-pub fn fork_of(format: crate::formats::Format, path: &std::path::Path) -> bool {
-    format == crate::formats::Format::ClaudeCode
-        && crate::formats::claude_code_subagent::of(path).is_some_and(|s| s.fork.is_some())
+/// Whether `path` is a Claude Code fork subagent's transcript.
+pub fn fork_of(path: &std::path::Path) -> bool {
+    super::subagent::of(path).is_some_and(|s| s.fork.is_some())
+}
+
+impl Render for Turn {
+    fn begin(&mut self, w: &mut Out<'_>) {
+        if self.inline_system {
+            w.inline_system();
+        }
+    }
+
+    fn record(&mut self, v: &Value, _part: Option<u32>, w: &mut Out<'_>) -> std::io::Result<()> {
+        self.push(v, w)
+    }
+
+    fn added(&mut self, m: Msg, w: &mut Out<'_>) -> std::io::Result<()> {
+        self.push_msg(m, w)
+    }
+
+    fn finish(&mut self, w: &mut Out<'_>) -> std::io::Result<()> {
+        self.flush(w)
+    }
 }

@@ -19,8 +19,13 @@
 //! request carries [`MEDIA_REMOVED`] in place of the media of that kind in the
 //! nearest earlier message carrying one.
 
+pub mod request;
+mod saved;
+pub mod subagent;
+
 use crate::json::Value;
-use crate::model::{ErrorRecord, MediaKind, Origin, Role};
+use crate::model::{ErrorRecord, MediaKind, Origin, Role, Session};
+use crate::preview::{AGENT_ADDS, Dialect, ReadRange, Render, To};
 
 use super::blocks::anthropic_content;
 use super::{Adapter, Id, LineOut, RawEntry, RawPayload, Site, Unit};
@@ -99,7 +104,7 @@ impl Adapter for ClaudeCode {
                 let e = out.entry(entry);
                 anthropic_content(msg.get("content"), &Site::new(e, Origin::User), "/message/content", out);
                 tool_use_result(v, e, out);
-                super::claude_code_saved::check(v, out);
+                saved::check(v, out);
             }
             "assistant" => {
                 let model = msg.get("model").to_text();
@@ -134,6 +139,19 @@ impl Adapter for ClaudeCode {
             }
             _ => {}
         }
+    }
+
+    fn dialect(&self, _: &Session, _: &str) -> Dialect {
+        Dialect::Anthropic
+    }
+
+    fn not_in_session(&self, session: &Session, _: Dialect) -> &'static [&'static str] {
+        if request::fork_of(std::path::Path::new(&session.file)) { request::FORK_ADDS } else { AGENT_ADDS }
+    }
+
+    /// Claude Code orders each turn itself: its attachments' text moves to the turn's start.
+    fn request<'a>(&self, to: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
+        Ok(Box::new(request::Turn::new(to.dialect == Dialect::Anthropic)))
     }
 }
 

@@ -35,7 +35,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
-use super::write::Dialect;
+use crate::preview::write::Dialect;
 
 /// What pi answers a tool call with when its result never came.
 pub const NO_RESULT: &str = "No result provided";
@@ -444,6 +444,16 @@ fn bash_text(m: &Value) -> String {
         t.push_str(&format!("\n\n[Output truncated. Full output: {p}]"));
     }
     t
+}
+
+impl crate::preview::Sends for Request {
+    fn record(&mut self, record: &Value) -> Vec<Value> {
+        Request::record(self, record)
+    }
+
+    fn finish(&mut self) -> Vec<Value> {
+        Request::finish(self)
+    }
 }
 
 #[cfg(test)]

@@ -22,8 +22,11 @@
 //! same request without images (`session.warning` `image_error`) and goes on,
 //! and sends the image again on the next request.
 
+pub mod request;
+
 use crate::json::Value;
-use crate::model::{ErrorRecord, Origin, Role};
+use crate::model::{ErrorRecord, Origin, Role, Session};
+use crate::preview::{self, Canon, Dialect, ReadRange, Render, To};
 
 use super::{Adapter, LineOut, RawCall, RawEntry, RawPayload, Site, Unit, http_status, path_argument, ptr};
 
@@ -139,6 +142,25 @@ impl Adapter for Copilot {
             "session.context_cleared" => out.unit = Unit::Reset,
             _ => out.unit = Unit::Hidden,
         }
+    }
+
+    /// An OpenAI-compatible provider is spoken to over Chat Completions unless
+    /// told otherwise (`COPILOT_PROVIDER_WIRE_API=responses`).
+    fn dialect(&self, _: &Session, provider: &str) -> Dialect {
+        match preview::of_provider(provider) {
+            Dialect::OpenaiResponses => Dialect::OpenaiChat,
+            d => d,
+        }
+    }
+
+    fn not_in_session(&self, _: &Session, _: Dialect) -> &'static [&'static str] {
+        request::NOT_IN_SESSION
+    }
+
+    /// It sends an attachment's bytes from the asset event its `assetId` names.
+    fn request<'a>(&self, to: &To<'a>, read: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
+        let assets = request::assets(to.session, read)?;
+        Ok(Box::new(Canon::new(move |v, _| request::record(v, &assets))))
     }
 }
 

@@ -7,11 +7,11 @@
 //! `internal_chat_message_metadata_passthrough`. Converting through the
 //! canonical messages would drop those fields, so in its native dialect the
 //! preview passes the items through, paired as Codex pairs them
-//! ([`crate::formats::codex_pairs`]).
+//! ([`crate::formats::codex::pairs`]).
 
 use serde_json::{Value, json};
 
-use crate::formats::codex_pairs::{ABORTED, Pairs};
+use crate::formats::codex::pairs::{ABORTED, Pairs};
 
 /// What Codex sends that no rollout line holds: a preview names it instead of
 /// leaving it silently out.
@@ -46,7 +46,7 @@ impl Request {
     }
 }
 
-impl super::Sends for Request {
+impl crate::preview::Sends for Request {
     fn record(&mut self, record: &Value) -> Vec<Value> {
         items(record, &self.pairs)
     }

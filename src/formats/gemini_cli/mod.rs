@@ -6,8 +6,11 @@
 //! Tool calls and their results live in the same `gemini` record. The legacy
 //! `.json` form (one `ConversationRecord` document) is read too.
 
+pub mod request;
+
 use crate::json::Value;
-use crate::model::{ErrorRecord, Origin, Role};
+use crate::model::{ErrorRecord, Origin, Role, Session};
+use crate::preview::{Canon, Dialect, ReadRange, Render, To};
 
 use super::blocks::{gemini_part, gemini_parts};
 use super::{Adapter, Id, LineOut, RawCall, RawEntry, Site, Unit, path_argument, ptr};
@@ -60,6 +63,22 @@ impl Adapter for GeminiCli {
         } else {
             out.unit = Unit::Hidden;
         }
+    }
+
+    fn dialect(&self, _: &Session, _: &str) -> Dialect {
+        Dialect::Gemini
+    }
+
+    fn not_in_session(&self, _: &Session, _: Dialect) -> &'static [&'static str] {
+        request::NOT_IN_SESSION
+    }
+
+    /// A checkpoint a later record took apart is read one message at a time.
+    fn request<'a>(&self, _: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
+        Ok(Box::new(Canon::new(|v, part: Option<u32>| match part {
+            Some(part) => request::message_of(v, part),
+            None => request::record(v),
+        })))
     }
 }
 
