@@ -7,7 +7,7 @@
 
 use crate::json::Value;
 use crate::model::{ErrorRecord, Origin, Role, Session};
-use crate::preview::{self, AGENT_ADDS, Canon, Dialect, ReadRange, Render, To, read};
+use crate::preview::{self, AGENT_ADDS, Canon, Dialect, ReadRange, Render, To, canon, read};
 
 use super::ai_sdk::{provider_reasoning, split_model};
 use super::blocks::url_payload;
@@ -104,7 +104,7 @@ impl Adapter for Mux {
     }
 
     fn request<'a>(&self, _: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
-        Ok(Box::new(Canon::new(|v, _| read::mux(v))))
+        Ok(Box::new(Canon::new(|v, _| messages(v))))
     }
 }
 
@@ -140,4 +140,40 @@ fn tool_output<'a>(o: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOut<'a
             out.media.push(m);
         }
     }
+}
+
+/// The messages one line stands for, as the AI SDK sends a `UIMessage`: an
+/// assistant message's tool results go as the next message.
+pub fn messages(v: &serde_json::Value) -> Vec<canon::Msg> {
+    if v.pointer("/metadata/error").is_some() {
+        return Vec::new();
+    }
+    let role = match v.get("role").and_then(serde_json::Value::as_str) {
+        Some("assistant") => canon::Role::Assistant,
+        Some("system") => canon::Role::System,
+        _ => canon::Role::User,
+    };
+    let (mut said, mut results) = (Vec::new(), Vec::new());
+    for p in read::items(v.get("parts")) {
+        let ty = p.get("type").and_then(serde_json::Value::as_str).unwrap_or("");
+        match ty {
+            "text" => said.extend(read::s(p, "text").map(canon::Part::Text)),
+            "file" => said.extend(read::s(p, "url").map(|u| {
+                canon::Part::from_url(
+                    &u,
+                    p.get("mediaType").and_then(serde_json::Value::as_str),
+                    read::s(p, "filename"),
+                )
+            })),
+            _ if p.get("toolCallId").is_some() => {
+                let name =
+                    read::s(p, "toolName").or_else(|| ty.strip_prefix("tool-").map(str::to_string)).unwrap_or_default();
+                let (c, r) = read::sdk_tool(p, p.get("input"), p.get("output"), name);
+                said.extend(c);
+                results.extend(r);
+            }
+            _ => {}
+        }
+    }
+    read::split(role, said, results)
 }

@@ -1,19 +1,21 @@
-//! From each agent's records (and each dialect's messages) to canonical messages.
+//! From each dialect's messages to canonical messages, and the readers the
+//! agents' own converters share (each agent's is in its module,
+//! `formats/<agent>`).
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::canon::{Msg, Part, Role, text_of};
 
-fn s(v: &Value, k: &str) -> Option<String> {
+pub(crate) fn s(v: &Value, k: &str) -> Option<String> {
     v.get(k).and_then(Value::as_str).map(str::to_string)
 }
 
-fn items(v: Option<&Value>) -> &[Value] {
+pub(crate) fn items(v: Option<&Value>) -> &[Value] {
     v.and_then(Value::as_array).map_or(&[], Vec::as_slice)
 }
 
 /// Arguments may be a JSON string: parse it, else keep the string.
-fn args(v: Option<&Value>) -> Value {
+pub(crate) fn args(v: Option<&Value>) -> Value {
     match v {
         Some(Value::String(t)) => serde_json::from_str(t).unwrap_or_else(|_| Value::String(t.clone())),
         Some(v) => v.clone(),
@@ -96,27 +98,7 @@ fn anthropic_block(b: &Value) -> Option<Part> {
     })
 }
 
-pub fn codex(v: &Value) -> Vec<Msg> {
-    let p = v.get("payload");
-    match v.get("type").and_then(Value::as_str) {
-        Some("response_item") => p.and_then(responses_item).into_iter().collect(),
-        Some("compacted") => {
-            let p = p.unwrap_or(&Value::Null);
-            let mut out: Vec<Msg> = items(p.get("replacement_history")).iter().filter_map(responses_item).collect();
-            if out.is_empty()
-                && let Some(m) = s(p, "message")
-            {
-                out.push(Msg::new(Role::User, vec![Part::Text(m)]));
-            }
-            out
-        }
-        Some(_) => Vec::new(),
-        // Rollouts before the envelope: bare items.
-        None => responses_item(v).into_iter().collect(),
-    }
-}
-
-fn responses_item(item: &Value) -> Option<Msg> {
+pub(crate) fn responses_item(item: &Value) -> Option<Msg> {
     let ty = item.get("type").and_then(Value::as_str).unwrap_or("message");
     Some(match ty {
         "message" => {
@@ -204,76 +186,6 @@ fn chat_msg(m: &Value) -> Option<Msg> {
     })
 }
 
-pub fn pi(v: &Value) -> Vec<Msg> {
-    let m = match v.get("type").and_then(Value::as_str) {
-        Some("message") => v.get("message"),
-        // Entries without ids (pi's first layout) are the message themselves.
-        None if v.get("role").is_some() => Some(v),
-        // The agent harness's kept messages, materialized into its compaction.
-        Some("compaction") => {
-            return items(v.get("retainedTail"))
-                .iter()
-                .flat_map(|m| pi(&json!({"type":"message","message":m})))
-                .collect();
-        }
-        _ => None,
-    };
-    let Some(m) = m else { return Vec::new() };
-    let content = m.get("content").unwrap_or(&Value::Null);
-    let parts = |c: &Value| -> Vec<Part> {
-        if let Some(t) = c.as_str() {
-            return vec![Part::Text(t.to_string())];
-        }
-        items(Some(c))
-            .iter()
-            .filter_map(|b| match b.get("type")?.as_str()? {
-                "text" => Some(Part::Text(s(b, "text")?)),
-                "image" => Some(Part::Media { mime: s(b, "mimeType"), data: s(b, "data"), url: None, name: None }),
-                "toolCall" => Some(Part::Call { id: s(b, "id")?, name: s(b, "name")?, args: args(b.get("arguments")) }),
-                "thinking" => pi_thinking(b),
-                _ => None,
-            })
-            .collect()
-    };
-    match m.get("role").and_then(Value::as_str) {
-        Some("user") => vec![Msg::new(Role::User, parts(content))],
-        Some("assistant") => {
-            let stop = m.get("stopReason").and_then(Value::as_str).unwrap_or("");
-            if stop == "error" || stop == "aborted" {
-                return Vec::new();
-            }
-            vec![Msg::new(Role::Assistant, parts(content))]
-        }
-        Some("toolResult") => {
-            let Some(id) = s(m, "toolCallId") else { return Vec::new() };
-            let error = m.get("isError").and_then(Value::as_bool).unwrap_or(false);
-            vec![Msg::new(Role::User, vec![Part::Result { id, name: s(m, "toolName"), parts: parts(content), error }])]
-        }
-        Some("bashExecution" | "custom" | "hookMessage") => {
-            let t = s(m, "output").or_else(|| content.as_str().map(str::to_string)).unwrap_or_default();
-            vec![Msg::new(Role::User, vec![Part::Text(t)])]
-        }
-        _ => Vec::new(),
-    }
-}
-
-/// pi keeps Anthropic signatures as they are and OpenAI reasoning as the
-/// whole item serialized into `thinkingSignature`.
-fn pi_thinking(b: &Value) -> Option<Part> {
-    let sig = s(b, "thinkingSignature")?;
-    if let Ok(item) = serde_json::from_str::<Value>(&sig)
-        && item.get("type").and_then(Value::as_str) == Some("reasoning")
-    {
-        return Some(Part::Reasoning { family: "openai", raw: item });
-    }
-    let raw = if b.get("redacted").and_then(Value::as_bool) == Some(true) {
-        json!({"type":"redacted_thinking","data":sig})
-    } else {
-        json!({"type":"thinking","thinking":s(b, "thinking").unwrap_or_default(),"signature":sig})
-    };
-    Some(Part::Reasoning { family: "anthropic", raw })
-}
-
 fn gemini_parts(parts: &Value) -> Vec<Part> {
     if let Some(t) = parts.as_str() {
         return if t.is_empty() { Vec::new() } else { vec![Part::Text(t.to_string())] };
@@ -325,7 +237,12 @@ fn gemini_content(c: &Value) -> Option<Msg> {
 }
 
 /// An AI SDK tool part: the call, and its result when it has one.
-fn sdk_tool(p: &Value, input: Option<&Value>, output: Option<&Value>, name: String) -> (Option<Part>, Option<Part>) {
+pub(crate) fn sdk_tool(
+    p: &Value,
+    input: Option<&Value>,
+    output: Option<&Value>,
+    name: String,
+) -> (Option<Part>, Option<Part>) {
     let Some(id) = s(p, "toolCallId").or_else(|| s(p, "callID")) else { return (None, None) };
     let call = Part::Call { id: id.clone(), name: name.clone(), args: input.cloned().unwrap_or_default() };
     let result = output.map(|o| {
@@ -351,155 +268,12 @@ fn sdk_tool(p: &Value, input: Option<&Value>, output: Option<&Value>, name: Stri
     (Some(call), result)
 }
 
-pub fn mux(v: &Value) -> Vec<Msg> {
-    if v.pointer("/metadata/error").is_some() {
-        return Vec::new();
-    }
-    let role = match v.get("role").and_then(Value::as_str) {
-        Some("assistant") => Role::Assistant,
-        Some("system") => Role::System,
-        _ => Role::User,
-    };
-    let (mut said, mut results) = (Vec::new(), Vec::new());
-    for p in items(v.get("parts")) {
-        let ty = p.get("type").and_then(Value::as_str).unwrap_or("");
-        match ty {
-            "text" => said.extend(s(p, "text").map(Part::Text)),
-            "file" => said.extend(
-                s(p, "url").map(|u| Part::from_url(&u, p.get("mediaType").and_then(Value::as_str), s(p, "filename"))),
-            ),
-            _ if p.get("toolCallId").is_some() => {
-                let name =
-                    s(p, "toolName").or_else(|| ty.strip_prefix("tool-").map(str::to_string)).unwrap_or_default();
-                let (c, r) = sdk_tool(p, p.get("input"), p.get("output"), name);
-                said.extend(c);
-                results.extend(r);
-            }
-            _ => {}
-        }
-    }
-    split(role, said, results)
-}
-
 /// An assistant message that holds its tools' results: the request sends them
 /// as the next message.
-fn split(role: Role, said: Vec<Part>, results: Vec<Part>) -> Vec<Msg> {
+pub(crate) fn split(role: Role, said: Vec<Part>, results: Vec<Part>) -> Vec<Msg> {
     let mut out = vec![Msg::new(role, said)];
     if !results.is_empty() {
         out.push(Msg::new(Role::User, results));
     }
     out
 }
-
-/// An opencode export as opencode sends it: without what a pending `/undo`
-/// removes before its next request ([`crate::formats::opencode::Revert`]),
-/// and from its latest completed compaction on
-/// ([`crate::formats::opencode::compacted_from`]).
-pub fn opencode_reverted(doc: &mut Value) {
-    use crate::formats::opencode::{Compaction, Revert, compacted_from};
-    let id = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
-    let revert = doc.get("info").and_then(|i| i.get("revert"));
-    let (message, part) = (revert.and_then(|r| id(r, "messageID")), revert.and_then(|r| id(r, "partID")));
-    let revert = Revert::of(message.as_deref(), part.as_deref());
-    let Some(messages) = doc.get_mut("messages").and_then(Value::as_array_mut) else { return };
-    if let Some(revert) = revert {
-        let id_of = |m: &Value| m.get("info").and_then(|i| id(i, "id")).unwrap_or_default();
-        messages.retain(|m| revert.keeps_message(&id_of(m)));
-        for m in messages.iter_mut() {
-            let mid = id_of(m);
-            if let Some(parts) = m.get_mut("parts").and_then(Value::as_array_mut) {
-                parts.retain(|p| revert.keeps_part(&mid, &id(p, "id").unwrap_or_default()));
-            }
-        }
-    }
-    let from = compacted_from(messages, |m| {
-        let info = m.get("info")?.as_object()?;
-        let compacts =
-            items(m.get("parts")).iter().any(|p| p.get("type").and_then(Value::as_str) == Some("compaction"));
-        Some(Compaction::of_info(info.get("id").and_then(Value::as_str).unwrap_or(""), info, compacts))
-    });
-    messages.drain(..from);
-}
-
-/// An opencode message as `toModelMessages` sends it: a failed reply not at
-/// all (but one the user aborted after it did something), a mentioned file or
-/// folder as the text beside it, a compaction as its question, a pruned tool
-/// result as its placeholder, an unfinished call answered as interrupted.
-pub fn opencode(v: &Value) -> Vec<Msg> {
-    let info = v.get("info").unwrap_or(&Value::Null);
-    let parts = items(v.get("parts"));
-    if let Some(err) = info.get("error") {
-        let aborted = err.get("name").and_then(Value::as_str) == Some("MessageAbortedError");
-        let did =
-            parts.iter().any(|p| !matches!(p.get("type").and_then(Value::as_str), Some("step-start" | "reasoning")));
-        if !(aborted && did) {
-            return Vec::new();
-        }
-    }
-    let role = if info.get("role").and_then(Value::as_str) == Some("assistant") { Role::Assistant } else { Role::User };
-    let (mut said, mut results) = (Vec::new(), Vec::new());
-    for p in parts {
-        match p.get("type").and_then(Value::as_str).unwrap_or("") {
-            "text" if role == Role::User && p.get("ignored").and_then(Value::as_bool) == Some(true) => {}
-            "text" if p.get("synthetic").and_then(Value::as_bool) != Some(true) || role == Role::User => {
-                said.extend(s(p, "text").map(Part::Text));
-            }
-            "file"
-                if role == Role::User
-                    && crate::formats::opencode::sends_file(p.get("mime").and_then(Value::as_str)) =>
-            {
-                said.extend(
-                    s(p, "url").map(|u| Part::from_url(&u, p.get("mime").and_then(Value::as_str), s(p, "filename"))),
-                )
-            }
-            "compaction" if role == Role::User => said.push(Part::Text(OPENCODE_COMPACTION.into())),
-            "subtask" if role == Role::User => said.push(Part::Text(OPENCODE_SUBTASK.into())),
-            "tool" => {
-                let state = p.get("state").unwrap_or(&Value::Null);
-                let status = state.get("status").and_then(Value::as_str).unwrap_or("");
-                let name = s(p, "tool").unwrap_or_default();
-                let (c, _) = sdk_tool(p, state.get("input"), None, name.clone());
-                said.extend(c);
-                let Some(id) = s(p, "callID") else { continue };
-                let cleared =
-                    state.get("time").and_then(|t| t.get("compacted")).is_some_and(|c| !c.is_null() && c != false);
-                let (parts, error) =
-                    match status {
-                        "completed" if cleared => (vec![Part::Text(OPENCODE_CLEARED.into())], false),
-                        "completed" => {
-                            let mut parts = vec![Part::Text(state.get("output").map(text_of).unwrap_or_default())];
-                            let inline =
-                                |a: &&Value| s(a, "url").is_some_and(|u| u.starts_with("data:") && u.contains(','));
-                            for a in items(state.get("attachments")).iter().filter(inline) {
-                                parts.extend(s(a, "url").map(|u| {
-                                    Part::from_url(&u, a.get("mime").and_then(Value::as_str), s(a, "filename"))
-                                }));
-                            }
-                            (parts, false)
-                        }
-                        "error" => {
-                            let meta = state.get("metadata");
-                            match meta
-                                .filter(|m| m.get("interrupted") == Some(&Value::Bool(true)))
-                                .and_then(|m| s(m, "output"))
-                            {
-                                Some(out) => (vec![Part::Text(out)], false),
-                                None => (vec![Part::Text(s(state, "error").unwrap_or_default())], true),
-                            }
-                        }
-                        _ => (vec![Part::Text(OPENCODE_INTERRUPTED.into())], true),
-                    };
-                results.push(Part::Result { id, name: Some(name), parts, error });
-            }
-            _ => {}
-        }
-    }
-    split(role, said, results)
-}
-
-/// What opencode sends for a compaction part, a subtask part, a pruned tool
-/// result and a call it never finished (`message-v2.ts`).
-const OPENCODE_COMPACTION: &str = "What did we do so far?";
-const OPENCODE_SUBTASK: &str = "The following tool was executed by the user";
-const OPENCODE_CLEARED: &str = "[Old tool result content cleared]";
-const OPENCODE_INTERRUPTED: &str = "[Tool execution was interrupted]";

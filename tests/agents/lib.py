@@ -39,18 +39,25 @@ def cache_dir():
 
 
 def install(agent):
-    """The executable of the pinned agent, installed from npm on first use."""
+    """The executable of the pinned agent, installed from npm on first use.
+
+    An install is complete once its marker is written: a folder without one
+    (an install killed halfway, which npm does not finish on a second run) is
+    removed and installed again."""
     package, version, binary = AGENTS[agent]
     prefix = cache_dir() / ("%s@%s" % (agent, version))
     exe = prefix / "node_modules" / ".bin" / binary
-    if exe.exists():
+    done = prefix / ".installed"
+    if done.exists() and exe.exists():
         return exe
+    shutil.rmtree(prefix, ignore_errors=True)
     prefix.mkdir(parents=True, exist_ok=True)
     (prefix / "package.json").write_text(json.dumps({"name": "sd-agent-cache", "private": True}))
     cmd = ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", str(prefix), "%s@%s" % (package, version)]
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if run.returncode != 0 or not exe.exists():
         raise RuntimeError("npm install %s@%s failed:\n%s" % (package, version, run.stderr[-2000:]))
+    done.write_text("%s@%s\n" % (package, version))
     return exe
 
 

@@ -17,7 +17,7 @@ pub mod request;
 
 use crate::json::Value;
 use crate::model::{ErrorRecord, Origin, Role, Session};
-use crate::preview::{AGENT_ADDS, Canon, Dialect, ReadRange, Render, Sent, To, read};
+use crate::preview::{AGENT_ADDS, Canon, Dialect, ReadRange, Render, Sent, To};
 
 use super::blocks::{responses_item, url_payload};
 use super::{Adapter, LineOut, RawEntry, RawPayload, Site, Unit, ptr};
@@ -140,7 +140,7 @@ impl Adapter for Codex {
     fn request<'a>(&self, to: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
         Ok(match to.dialect {
             Dialect::OpenaiResponses => Box::new(Sent(request::Request::new(to.session))),
-            _ => Box::new(Canon::new(|v, _| read::codex(v))),
+            _ => Box::new(Canon::new(|v, _| request::messages(v))),
         })
     }
 }

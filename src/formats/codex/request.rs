@@ -12,6 +12,8 @@
 use serde_json::{Value, json};
 
 use crate::formats::codex::pairs::{ABORTED, Pairs};
+use crate::preview::canon::{Msg, Part, Role};
+use crate::preview::read::{self, s};
 
 /// What Codex sends that no rollout line holds: a preview names it instead of
 /// leaving it silently out.
@@ -103,4 +105,26 @@ fn sent(item: &Value) -> Option<Value> {
         });
     }
     Some(item)
+}
+
+/// The messages one rollout line stands for, in another dialect than Codex's own.
+pub fn messages(v: &Value) -> Vec<Msg> {
+    let p = v.get("payload");
+    match v.get("type").and_then(Value::as_str) {
+        Some("response_item") => p.and_then(read::responses_item).into_iter().collect(),
+        Some("compacted") => {
+            let p = p.unwrap_or(&Value::Null);
+            let mut out: Vec<Msg> =
+                read::items(p.get("replacement_history")).iter().filter_map(read::responses_item).collect();
+            if out.is_empty()
+                && let Some(m) = s(p, "message")
+            {
+                out.push(Msg::new(Role::User, vec![Part::Text(m)]));
+            }
+            out
+        }
+        Some(_) => Vec::new(),
+        // Rollouts before the envelope: bare items.
+        None => read::responses_item(v).into_iter().collect(),
+    }
 }

@@ -18,11 +18,12 @@
 //! the root; `compaction` entries replace the path before `firstKeptEntryId`.
 //! Failed requests are assistant messages with `stopReason:"error"` and `errorMessage`.
 
+mod canonical;
 pub mod request;
 
 use crate::json::Value;
 use crate::model::{ErrorRecord, Origin, ReasoningKind, Role, Session};
-use crate::preview::{self, AGENT_ADDS, Canon, Dialect, ReadRange, Render, Sent, To, read};
+use crate::preview::{self, AGENT_ADDS, Canon, Dialect, ReadRange, Render, Sent, To};
 
 use super::{Adapter, Id, LineOut, RawCall, RawEntry, RawPayload, Site, Unit, path_argument, ptr};
 
@@ -125,7 +126,7 @@ impl Adapter for Pi {
             Dialect::Anthropic | Dialect::OpenaiResponses => {
                 Box::new(Sent(request::Request::new(to.dialect, to.provider, to.model)))
             }
-            _ => Box::new(Canon::new(|v, _| read::pi(v))),
+            _ => Box::new(Canon::new(|v, _| canonical::messages(v))),
         })
     }
 }

@@ -6,9 +6,11 @@
 //! part's `state.attachments`. A failed request is an assistant message whose
 //! `info.error` is `{name, data:{message, statusCode, responseBody}}`.
 
+pub mod request;
+
 use crate::json::Value;
 use crate::model::{ErrorRecord, Origin, Role, Session};
-use crate::preview::{self, Canon, Dialect, ReadRange, Render, To, read};
+use crate::preview::{self, Canon, Dialect, ReadRange, Render, To};
 
 use super::ai_sdk::provider_reasoning;
 use super::blocks::url_payload;
@@ -56,7 +58,7 @@ impl Adapter for Opencode {
 
     /// An export's reverted messages are not sent.
     fn request<'a>(&self, _: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
-        Ok(Box::new(Canon::new(|v, _| read::opencode(v)).on_document(read::opencode_reverted)))
+        Ok(Box::new(Canon::new(|v, _| request::messages(v)).on_document(request::reverted)))
     }
 }
 

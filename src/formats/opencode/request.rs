@@ -1,0 +1,115 @@
+//! The request opencode sends, from its messages as `toModelMessages`
+//! (`message-v2.ts`) builds it, through canonical messages.
+
+use serde_json::Value;
+
+use crate::preview::canon::{Msg, Part, Role, text_of};
+use crate::preview::read::{self, items, s};
+
+/// An opencode export as opencode sends it: without what a pending `/undo`
+/// removes before its next request ([`Revert`]),
+/// and from its latest completed compaction on
+/// ([`compacted_from`]).
+pub fn reverted(doc: &mut Value) {
+    use super::{Compaction, Revert, compacted_from};
+    let id = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+    let revert = doc.get("info").and_then(|i| i.get("revert"));
+    let (message, part) = (revert.and_then(|r| id(r, "messageID")), revert.and_then(|r| id(r, "partID")));
+    let revert = Revert::of(message.as_deref(), part.as_deref());
+    let Some(messages) = doc.get_mut("messages").and_then(Value::as_array_mut) else { return };
+    if let Some(revert) = revert {
+        let id_of = |m: &Value| m.get("info").and_then(|i| id(i, "id")).unwrap_or_default();
+        messages.retain(|m| revert.keeps_message(&id_of(m)));
+        for m in messages.iter_mut() {
+            let mid = id_of(m);
+            if let Some(parts) = m.get_mut("parts").and_then(Value::as_array_mut) {
+                parts.retain(|p| revert.keeps_part(&mid, &id(p, "id").unwrap_or_default()));
+            }
+        }
+    }
+    let from = compacted_from(messages, |m| {
+        let info = m.get("info")?.as_object()?;
+        let compacts =
+            items(m.get("parts")).iter().any(|p| p.get("type").and_then(Value::as_str) == Some("compaction"));
+        Some(Compaction::of_info(info.get("id").and_then(Value::as_str).unwrap_or(""), info, compacts))
+    });
+    messages.drain(..from);
+}
+
+/// An opencode message as `toModelMessages` sends it: a failed reply not at
+/// all (but one the user aborted after it did something), a mentioned file or
+/// folder as the text beside it, a compaction as its question, a pruned tool
+/// result as its placeholder, an unfinished call answered as interrupted.
+pub fn messages(v: &Value) -> Vec<Msg> {
+    let info = v.get("info").unwrap_or(&Value::Null);
+    let parts = items(v.get("parts"));
+    if let Some(err) = info.get("error") {
+        let aborted = err.get("name").and_then(Value::as_str) == Some("MessageAbortedError");
+        let did =
+            parts.iter().any(|p| !matches!(p.get("type").and_then(Value::as_str), Some("step-start" | "reasoning")));
+        if !(aborted && did) {
+            return Vec::new();
+        }
+    }
+    let role = if info.get("role").and_then(Value::as_str) == Some("assistant") { Role::Assistant } else { Role::User };
+    let (mut said, mut results) = (Vec::new(), Vec::new());
+    for p in parts {
+        match p.get("type").and_then(Value::as_str).unwrap_or("") {
+            "text" if role == Role::User && p.get("ignored").and_then(Value::as_bool) == Some(true) => {}
+            "text" if p.get("synthetic").and_then(Value::as_bool) != Some(true) || role == Role::User => {
+                said.extend(s(p, "text").map(Part::Text));
+            }
+            "file" if role == Role::User && super::sends_file(p.get("mime").and_then(Value::as_str)) => said.extend(
+                s(p, "url").map(|u| Part::from_url(&u, p.get("mime").and_then(Value::as_str), s(p, "filename"))),
+            ),
+            "compaction" if role == Role::User => said.push(Part::Text(COMPACTION.into())),
+            "subtask" if role == Role::User => said.push(Part::Text(SUBTASK.into())),
+            "tool" => {
+                let state = p.get("state").unwrap_or(&Value::Null);
+                let status = state.get("status").and_then(Value::as_str).unwrap_or("");
+                let name = s(p, "tool").unwrap_or_default();
+                let (c, _) = read::sdk_tool(p, state.get("input"), None, name.clone());
+                said.extend(c);
+                let Some(id) = s(p, "callID") else { continue };
+                let cleared =
+                    state.get("time").and_then(|t| t.get("compacted")).is_some_and(|c| !c.is_null() && c != false);
+                let (parts, error) =
+                    match status {
+                        "completed" if cleared => (vec![Part::Text(CLEARED.into())], false),
+                        "completed" => {
+                            let mut parts = vec![Part::Text(state.get("output").map(text_of).unwrap_or_default())];
+                            let inline =
+                                |a: &&Value| s(a, "url").is_some_and(|u| u.starts_with("data:") && u.contains(','));
+                            for a in items(state.get("attachments")).iter().filter(inline) {
+                                parts.extend(s(a, "url").map(|u| {
+                                    Part::from_url(&u, a.get("mime").and_then(Value::as_str), s(a, "filename"))
+                                }));
+                            }
+                            (parts, false)
+                        }
+                        "error" => {
+                            let meta = state.get("metadata");
+                            match meta
+                                .filter(|m| m.get("interrupted") == Some(&Value::Bool(true)))
+                                .and_then(|m| s(m, "output"))
+                            {
+                                Some(out) => (vec![Part::Text(out)], false),
+                                None => (vec![Part::Text(s(state, "error").unwrap_or_default())], true),
+                            }
+                        }
+                        _ => (vec![Part::Text(INTERRUPTED.into())], true),
+                    };
+                results.push(Part::Result { id, name: Some(name), parts, error });
+            }
+            _ => {}
+        }
+    }
+    read::split(role, said, results)
+}
+
+/// What opencode sends for a compaction part, a subtask part, a pruned tool
+/// result and a call it never finished (`message-v2.ts`).
+const COMPACTION: &str = "What did we do so far?";
+const SUBTASK: &str = "The following tool was executed by the user";
+const CLEARED: &str = "[Old tool result content cleared]";
+const INTERRUPTED: &str = "[Tool execution was interrupted]";
