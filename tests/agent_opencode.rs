@@ -62,6 +62,33 @@ fn a_live_database_is_read_through_its_wal() {
 }
 
 #[test]
+fn a_database_copied_with_its_wal_but_no_shm_is_read_without_a_file_beside_it() {
+    // A database copied while opencode ran: pages in its -wal, no -shm. A
+    // read-only connection would create the -shm beside it.
+    let live_dir = tempfile::tempdir().unwrap();
+    let live_db = live_dir.path().join("opencode.db");
+    std::fs::copy(fixture("opencode.db"), &live_db).unwrap();
+    let live = rusqlite::Connection::open(&live_db).unwrap();
+    live.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
+    live.execute("UPDATE session SET title = 'renamed before the copy'", []).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("opencode.db");
+    std::fs::copy(&live_db, &db).unwrap();
+    std::fs::copy(live_dir.path().join("opencode.db-wal"), dir.path().join("opencode.db-wal")).unwrap();
+    drop(live);
+    let before = (sha256_file(&db), sha256_file(&dir.path().join("opencode.db-wal")));
+    let out = run(&["diagnose", db.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("renamed before the copy"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(names(dir.path()), vec!["opencode.db", "opencode.db-wal"], "a file was left beside the database");
+    assert_eq!((sha256_file(&db), sha256_file(&dir.path().join("opencode.db-wal"))), before);
+}
+
+#[test]
 fn the_image_opencode_left_out_is_healthy_and_stays_left_out() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("opencode.db");

@@ -21,6 +21,7 @@ pub(crate) mod refs;
 mod sidecar;
 mod skim;
 mod source;
+mod sqlite;
 
 use std::fs::File;
 use std::io::Read;

@@ -211,15 +211,8 @@ fn one_line(text: &str) -> String {
 }
 
 fn database(path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
-    use rusqlite::{Connection, OpenFlags};
     let what = || format!("reading opencode's database {}", path.display());
-    // Read-only: no write, no checkpoint, no journal; works beside a running opencode (WAL).
-    let db = Connection::open_with_flags(
-        uri(path),
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI,
-    )
-    .with_context(what)?;
-    db.busy_timeout(std::time::Duration::from_secs(5)).with_context(what)?;
+    let db = super::sqlite::open(path).with_context(what)?;
     let sessions: Vec<(String, String, i64)> = db
         .prepare("SELECT id, COALESCE(title, ''), time_updated FROM session ORDER BY time_updated DESC, id DESC")
         .and_then(|mut s| {
@@ -338,11 +331,7 @@ fn v2_rows(db: &rusqlite::Connection, session: &str) -> rusqlite::Result<Vec<(St
 /// Whether `session` in the database at `path` is an event-sourced (v2) one: it
 /// has `session_message` rows and no `message` rows.
 pub fn is_v2_session(path: &Path, session: &str) -> bool {
-    use rusqlite::{Connection, OpenFlags};
-    let Ok(db) = Connection::open_with_flags(
-        uri(path),
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI,
-    ) else {
+    let Ok(db) = super::sqlite::open(path) else {
         return false;
     };
     let v1 = db
@@ -350,33 +339,6 @@ pub fn is_v2_session(path: &Path, session: &str) -> bool {
         .and_then(|mut s| s.exists([session]))
         .unwrap_or(false);
     !v1 && v2_rows(&db, session).is_ok_and(|r| !r.is_empty())
-}
-
-/// How to open `path` without leaving a file beside it. Even a read-only
-/// connection creates `-wal` and `-shm` beside a WAL database that has none
-/// (opencode removes them when it closes): with no `-wal`, every page is in the
-/// file itself, so it is opened `immutable` (no lock, no shared memory); with
-/// one, opencode is running (or did not close) and pages may sit in it: it is
-/// read through opencode's own `-shm`, as SQLite does.
-pub(super) fn uri(path: &Path) -> String {
-    let suffixed = |s: &str| {
-        let mut p = path.as_os_str().to_owned();
-        p.push(s);
-        PathBuf::from(p)
-    };
-    let live = suffixed("-wal").exists();
-    // A URI path: `%`, `?` and `#` are escaped; everything else stays as it is.
-    let mut text = String::from("file:");
-    for c in path.to_string_lossy().chars() {
-        match c {
-            '%' | '?' | '#' => text.push_str(&format!("%{:02X}", c as u32)),
-            c => text.push(c),
-        }
-    }
-    if !live {
-        text.push_str("?immutable=1");
-    }
-    text
 }
 
 /// The JSON files of one folder, sorted by name (ids are time-ordered).

@@ -21,10 +21,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use rusqlite::{Connection, OpenFlags, OptionalExtension};
+use rusqlite::{Connection, OptionalExtension};
 use serde_json::{Map, Value};
 
-use super::opencode_store::{Store, choose, uri};
+use super::opencode_store::{Store, choose};
 
 /// The store at `path` if it is pi's (a SQLite file with `sessions`, `lanes`
 /// and an entries table), else `None`.
@@ -32,12 +32,7 @@ pub fn open(path: &Path, asked: Option<&str>) -> anyhow::Result<Option<Store>> {
     // Whose database it is, pi's or opencode's, is not known until its tables are read.
     let probing = || format!("reading the SQLite database {}", path.display());
     let what = || format!("reading pi's session store {}", path.display());
-    let db = Connection::open_with_flags(
-        uri(path),
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI,
-    )
-    .with_context(probing)?;
-    db.busy_timeout(std::time::Duration::from_secs(5)).with_context(probing)?;
+    let db = super::sqlite::open(path).with_context(probing)?;
     let table = |name: &str| -> rusqlite::Result<bool> {
         db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1")?.exists([name])
     };
