@@ -733,3 +733,86 @@ fn mux_sends_from_its_last_reset_or_compaction_boundary() {
         assert_eq!(request.contains("\"image\""), !healed, "{name}: {request}");
     }
 }
+
+/// A pi session on `provider`/`model`: a `read` of `png` whose reply the
+/// model accepted, then `after` (lines appended as they are, ids chained).
+fn pi_session(provider: &str, api: &str, model: &str, png: &[u8], after: &[Value]) -> String {
+    let usage = json!({"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15,
+        "cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}});
+    let reply = |content: Value, stop: &str| {
+        json!({"role":"assistant","content":content,"api":api,"provider":provider,"model":model,
+            "usage":usage,"stopReason":stop,"timestamp":2})
+    };
+    let mut lines = vec![json!({"type":"session","version":3,"id":"5b6c7d8e-9f01-4a2b-8c3d-4e5f6a7b8c9d",
+        "timestamp":"2026-11-20T10:00:00.000Z","cwd":"/w"})];
+    let mut entries = vec![
+        json!({"type":"model_change","provider":provider,"modelId":model}),
+        json!({"type":"message","message":{"role":"user","content":[{"type":"text","text":"look"}],"timestamp":1}}),
+        json!({"type":"message","message":reply(json!([{"type":"toolCall","id":"call_1","name":"read",
+            "arguments":{"path":"/w/a.png"}}]), "toolUse")}),
+        json!({"type":"message","message":{"role":"toolResult","toolCallId":"call_1","toolName":"read",
+            "content":[{"type":"text","text":"Read image file [image/png]"},
+                       {"type":"image","data":b64(png),"mimeType":"image/png"}],"isError":false,"timestamp":3}}),
+        json!({"type":"message","message":reply(json!([{"type":"text","text":"a chart"}]), "stop")}),
+    ];
+    entries.extend(after.iter().cloned());
+    let mut parent = Value::Null;
+    for (i, mut e) in entries.into_iter().enumerate() {
+        let id = format!("a{i:07}");
+        e["id"] = json!(id);
+        e["parentId"] = parent;
+        e["timestamp"] = json!(format!("2026-11-20T10:0{}:00.000Z", i % 10));
+        parent = json!(id);
+        lines.push(e);
+    }
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// pi names its providers its own way (`google`, `openai-codex`,
+/// `google-vertex`): preview spoke Chat Completions to them while diagnose
+/// read block paths in the provider's own API. Both now take the dialect from
+/// the provider the session names, spelled any way the vocabulary knows.
+#[test]
+fn preview_speaks_the_api_of_a_provider_pi_names_its_own_way() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = media_corpus::png(8, 8);
+    for (provider, api, model, dialect, list) in [
+        ("google", "google-generative-ai", "gemini-2.5-pro", "gemini", "contents"),
+        ("google-vertex", "google-vertex", "gemini-2.5-pro", "gemini", "contents"),
+        ("openai-codex", "openai-codex-responses", "gpt-5.1-codex", "openai-responses", "input"),
+        ("azure-openai-responses", "azure-openai-responses", "gpt-5", "openai-responses", "input"),
+    ] {
+        let file = write(dir.path(), &format!("{provider}.jsonl"), &pi_session(provider, api, model, &png, &[]));
+        let out = run(&["preview", file.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(&format!("{dialect} request")), "{provider}: {stderr}");
+        let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(body[list].is_array(), "{provider}: {body:#}");
+    }
+}
+
+/// A model chosen after the latest reply (pi's `/model`, with or without the
+/// prompt the run died on) takes the next request: it has accepted nothing,
+/// so a cut PNG the old model answered is its suspect. diagnose said
+/// "healthy … the model accepted it" by the old model's rules, and preview
+/// sent the old model's name to the new provider.
+#[test]
+fn a_model_switched_to_with_no_reply_yet_has_accepted_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = cut_png();
+    let change = json!({"type":"model_change","provider":"openai","modelId":"gpt-5"});
+    let prompt =
+        json!({"type":"message","message":{"role":"user","content":[{"type":"text","text":"again"}],"timestamp":5}});
+    for (name, after) in [("switched", vec![change.clone()]), ("prompted", vec![change, prompt])] {
+        let text = pi_session("anthropic", "anthropic-messages", "claude-sonnet-4-5", &png, &after);
+        let file = write(dir.path(), &format!("{name}.jsonl"), &text);
+        let (d, code) = diagnose(&file, &[]);
+        assert_eq!((code, &d["stuck"]), (1, &json!(true)), "{name}: {d:#}");
+        assert_eq!((&d["model"], &d["provider"]), (&json!("gpt-5"), &json!("openai")), "{name}: {d:#}");
+        assert_eq!(common::prime_refs(&d), vec![ref_of(&file, &png).as_str()], "{name}: {d:#}");
+        let out = run(&["preview", file.to_str().unwrap()]);
+        let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!((&body["model"], body["input"].is_array()), (&json!("gpt-5"), true), "{name}: {body:#}");
+    }
+}

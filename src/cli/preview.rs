@@ -71,14 +71,7 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
             args.file.display()
         );
     }
-    // A provider name nobody knows (an opencode custom provider) says nothing of the
-    // dialect; the provider the rules came from (the model's) does.
-    let provider = session
-        .provider
-        .clone()
-        .filter(|p| crate::provider::canonical(p).is_some())
-        .unwrap_or_else(|| plan.rules.provider.clone());
-    let native = preview::native_of(&session, &provider);
+    let native = preview::native_of(&session, &plan.rules.provider);
     let dialect = args.target.0.unwrap_or(native);
     let converted = dialect != native;
     let source = crate::reader::Source::of(&plan, &args.file);

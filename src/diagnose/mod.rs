@@ -263,7 +263,10 @@ pub fn diagnose_keeping(
         .model
         .clone()
         .or_else(|| failing_entry.and_then(|i| session.entries[i].model.as_deref().map(str::to_string)))
-        .or_else(|| latest_model(&session, failing_entry));
+        .or_else(|| match failing_entry {
+            Some(_) => latest_model(&session, failing_entry),
+            None => session.next_model().map(str::to_string),
+        });
 
     // The provider that failed judges the media, unless the user said otherwise;
     // once the session moved to another model, that model's provider does.

@@ -4,6 +4,14 @@ use super::{Attachment, Encoding, Session};
 use crate::media::RequestStats;
 
 impl Session {
+    /// The model the next request goes to: one chosen after the latest entries
+    /// ([`Session::model`]), else the one the latest entry names. A user turn
+    /// sent after a switch names the new model (the agent's context) though no
+    /// reply came back from it: that model has accepted nothing yet.
+    pub fn next_model(&self) -> Option<&str> {
+        self.model.as_deref().or_else(|| self.entries.iter().rev().find_map(|e| e.model.as_deref()))
+    }
+
     /// The attachments the agent sends with its next request, as `preview`
     /// builds it: those [`Attachment::sent`] says it sends, but for the ones in a
     /// Codex output whose call is gone (Codex leaves such an output out,

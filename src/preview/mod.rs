@@ -18,17 +18,18 @@ use std::io::Write;
 
 use anyhow::Context as _;
 
-use crate::model::{Role as EntryRole, Session};
+use crate::model::Session;
 use crate::reader::Source;
 use crate::rewrite::sparse::{Rewritten, Shape};
 use crate::rewrite::{self, Rewrite, splice};
 
 pub use write::Dialect;
 
-/// The API of a provider, for an agent that talks to any: OpenAI's own is
-/// Responses, an unknown one is taken for OpenAI-compatible Chat Completions.
+/// The API of a provider (any spelling of the vocabulary: pi's `google`,
+/// `openai-codex`), for an agent that talks to any: OpenAI's own is Responses,
+/// an unknown one is taken for OpenAI-compatible Chat Completions.
 pub(crate) fn of_provider(provider: &str) -> Dialect {
-    match provider {
+    match crate::provider::canonical(provider).unwrap_or(provider) {
         "anthropic" | "bedrock" | "vertex-anthropic" => Dialect::Anthropic,
         "gemini" | "vertex-gemini" => Dialect::Gemini,
         "openai" | "azure-openai" => Dialect::OpenaiResponses,
@@ -36,8 +37,12 @@ pub(crate) fn of_provider(provider: &str) -> Dialect {
     }
 }
 
-/// The dialect the agent of `session` speaks to `provider`, as its adapter knows it.
-pub fn native_of(session: &Session, provider: &str) -> Dialect {
+/// The dialect the agent of `session` speaks, as its adapter knows it: to the
+/// provider its session names, else (a name nobody knows: an opencode custom
+/// provider) to `judged`, the provider whose rules judge it (the model's).
+/// `preview` writes in it and `diagnose` reads a block path in it: one choice.
+pub fn native_of(session: &Session, judged: &str) -> Dialect {
+    let provider = session.provider.as_deref().and_then(crate::provider::canonical).unwrap_or(judged);
     session.format.adapter().dialect(session, provider)
 }
 
@@ -240,9 +245,7 @@ fn build(
     let format = session.format;
     let name = source.describe();
     let mut file = source.open().with_context(|| format!("opening {name}"))?;
-    let last = session.entries.iter().rev().filter(|e| e.role == EntryRole::Assistant).find(|e| e.model.is_some());
-    // The model a change after the latest entries chose, else the latest reply's.
-    let model = session.model.clone().or_else(|| last.and_then(|e| e.model.as_deref().map(str::to_string)));
+    let model = session.next_model().map(str::to_string);
     let adapter = format.adapter();
     let absent = adapter.not_in_session(session, dialect);
     let own = stand_in::StandIns::default();
@@ -333,7 +336,7 @@ fn build(
     if converted {
         w.pair_calls();
     }
-    let to = To { session, dialect, provider: last.and_then(|e| e.provider.as_deref()), model: model.as_deref() };
+    let to = To { session, dialect, provider: session.provider.as_deref(), model: model.as_deref() };
     let mut agent = adapter.request(&to, &mut read_record)?;
     agent.begin(&mut w);
     // A one-document session's edited text, read once.
