@@ -94,6 +94,26 @@ fn without_its_asset_event_an_attachment_is_the_file_at_its_path() {
     assert_eq!(code, 0, "{v:#}");
 }
 
+/// An attached file with no asset whose path reads no bytes (here a folder
+/// where the file was) is named unreadable by scan, and preview sends no
+/// image for it: it wrote an image block whose URL was null.
+#[test]
+fn an_attachment_with_no_bytes_to_read_sends_no_image() {
+    let (_dir, s, png) = session(HEALED, HEALED_WORK, &media_corpus::png(16, 16));
+    let text = std::fs::read_to_string(&s).unwrap();
+    let kept: Vec<&str> = text.lines().filter(|l| !l.contains("\"session.binary_asset\"")).collect();
+    let without = kept
+        .join("\n")
+        .replace("\"assetId\":\"sha256:da735875d286bc9e1a01db319f2069ef6dc27b86734d085f2aba050701351482\",", "");
+    std::fs::write(&s, without + "\n").unwrap();
+    std::fs::remove_file(&png).unwrap();
+    std::fs::create_dir(&png).unwrap();
+    let out = run(&["preview", s.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let body = String::from_utf8_lossy(&out.stdout);
+    assert!(!body.contains("null") && !body.contains("image"), "{body}");
+}
+
 #[test]
 fn a_broken_png_asset_is_named_with_its_path() {
     // The asset event holding a PNG cut inside IDAT (built by the test's own helper).

@@ -75,8 +75,9 @@ pub fn record(v: &Value, assets: &HashMap<String, String>) -> Vec<Msg> {
                         .and_then(|p| crate::reader::media::read_local(std::path::Path::new(p)).ok()?.ok())
                         .map(|b| base64::engine::general_purpose::STANDARD.encode(b))
                 });
-                // A blob with neither its asset nor its data: nothing to send.
-                if data.is_none() && path.is_none() {
+                // Neither an asset, nor a blob's data, nor a file that could be read
+                // (a device, a folder, a path gone): no bytes, nothing to send.
+                if data.is_none() {
                     continue;
                 }
                 // How the CLI introduces each (1.0.102's requests): a blob by its

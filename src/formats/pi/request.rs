@@ -219,11 +219,10 @@ impl Request {
             Dialect::OpenaiResponses => "openai-responses",
             _ => "anthropic-messages",
         };
-        let same = s(m, "provider") == self.provider.as_deref()
-            && s(m, "model") == self.model.as_deref()
-            && s(m, "api").is_none_or(|a| a == api);
+        let route = s(m, "provider") == self.provider.as_deref() && s(m, "api").is_none_or(|a| a == api);
+        let same = route && s(m, "model") == self.model.as_deref();
         if self.dialect == Dialect::OpenaiResponses {
-            return self.responses_reply(m, same);
+            return self.responses_reply(m, same, route && !same);
         }
         let mut blocks = Vec::new();
         let mut calls = Vec::new();
@@ -282,13 +281,22 @@ impl Request {
         }
     }
 
-    fn responses_reply(&mut self, m: &Value, same: bool) -> Vec<Value> {
+    /// `other_model`: another model of the same provider and API, whose `fc_`
+    /// item ids pi leaves out (OpenAI pairs them with reasoning items it no
+    /// longer gets).
+    fn responses_reply(&mut self, m: &Value, same: bool, other_model: bool) -> Vec<Value> {
         let mut items = Vec::new();
         let mut calls = Vec::new();
         for b in m.get("content").and_then(Value::as_array).into_iter().flatten() {
             let text = |t: &str, sig: Option<&str>, index: usize| {
                 let (id, phase) = text_signature(sig);
-                let mut item = json!({"type":"message","role":"assistant","content":[{"type":"output_text","text":t,"annotations":[]}],"status":"completed","id":id.unwrap_or_else(|| format!("msg_{index}"))});
+                // OpenAI takes ids of at most 64 characters: pi shortens a longer one.
+                let id = match id {
+                    Some(id) if id.encode_utf16().count() > 64 => format!("msg_{}", short_hash(&id)),
+                    Some(id) => id,
+                    None => format!("msg_{index}"),
+                };
+                let mut item = json!({"type":"message","role":"assistant","content":[{"type":"output_text","text":t,"annotations":[]}],"status":"completed","id":id});
                 if let Some(p) = phase {
                     item["phase"] = json!(p);
                 }
@@ -317,7 +325,7 @@ impl Request {
                     let (call_id, item_id) = id.split_once('|').map_or((id, None), |(c, i)| (c, Some(i)));
                     let args = b.get("arguments").cloned().unwrap_or(Value::Null);
                     let mut item = json!({"type":"function_call","call_id":call_id,"name":b.get("name"),"arguments":args.to_string()});
-                    if let Some(i) = item_id {
+                    if let Some(i) = item_id.filter(|i| !(other_model && i.starts_with("fc_"))) {
                         item["id"] = json!(i);
                     }
                     items.push(item);
@@ -328,6 +336,31 @@ impl Request {
         self.calls(calls);
         items
     }
+}
+
+/// pi-ai's `shortHash` (`utils/hash.ts`): two 32-bit multiplicative hashes
+/// over the UTF-16 code units, each written in base 36.
+fn short_hash(text: &str) -> String {
+    let (mut h1, mut h2) = (0xdead_beef_u32, 0x41c6_ce57_u32);
+    for ch in text.encode_utf16() {
+        h1 = (h1 ^ u32::from(ch)).wrapping_mul(2_654_435_761);
+        h2 = (h2 ^ u32::from(ch)).wrapping_mul(1_597_334_677);
+    }
+    h1 = (h1 ^ (h1 >> 16)).wrapping_mul(2_246_822_507) ^ (h2 ^ (h2 >> 13)).wrapping_mul(3_266_489_909);
+    h2 = (h2 ^ (h2 >> 16)).wrapping_mul(2_246_822_507) ^ (h1 ^ (h1 >> 13)).wrapping_mul(3_266_489_909);
+    format!("{}{}", base36(h2), base36(h1))
+}
+
+fn base36(mut n: u32) -> String {
+    let mut digits = Vec::new();
+    loop {
+        digits.push(char::from_digit(n % 36, 36).unwrap_or('0'));
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    digits.iter().rev().collect()
 }
 
 /// pi's `textSignature`: `{v:1, id, phase?}`, or the id itself.
@@ -511,6 +544,32 @@ mod tests {
             out[2]["content"][0],
             json!({"type":"tool_result","tool_use_id":"x","content":NO_RESULT,"is_error":true})
         );
+    }
+
+    #[test]
+    fn short_hash_is_pis() {
+        // Values from pi-ai 0.73.1's shortHash, run under node.
+        assert_eq!(short_hash(""), "k4n83c7h0j2b");
+        assert_eq!(short_hash("msg_abc"), "6piae0s8vela");
+        assert_eq!(short_hash("é😀"), "102l7zrk951la");
+    }
+
+    #[test]
+    fn another_model_of_the_same_provider_loses_its_fc_ids_and_long_text_ids_are_shortened() {
+        let long = "x".repeat(80);
+        let mut r = Request::new(Dialect::OpenaiResponses, Some("openai"), Some("gpt-5-mini"));
+        let reply = |model: &str| {
+            msg(json!({"role":"assistant","provider":"openai","model":model,"api":"openai-responses","content":[
+                {"type":"text","text":"hi","textSignature":long},
+                {"type":"toolCall","id":"call_1|fc_1","name":"read","arguments":{}}]}))
+        };
+        let out = r.record(&reply("gpt-5"));
+        assert_eq!(out[0]["id"], json!("msg_0"), "another model's text keeps no signature: {out:#?}");
+        assert_eq!(out[1].get("id"), None, "{out:#?}");
+        let mut r = Request::new(Dialect::OpenaiResponses, Some("openai"), Some("gpt-5-mini"));
+        let out = r.record(&reply("gpt-5-mini"));
+        assert_eq!(out[0]["id"], json!(format!("msg_{}", short_hash(&long))));
+        assert_eq!(out[1]["id"], json!("fc_1"), "{out:#?}");
     }
 
     #[test]
