@@ -816,3 +816,51 @@ fn a_model_switched_to_with_no_reply_yet_has_accepted_nothing() {
         assert_eq!((&body["model"], body["input"].is_array()), (&json!("gpt-5"), true), "{name}: {body:#}");
     }
 }
+
+/// On Responses pi sends its system prompt as the first input item (on
+/// ChatGPT's Codex route it goes as `instructions` instead), so a provider's
+/// `input[N]` is the preview's item N-1: diagnose read it as item N and named
+/// no attachment, or the wrong one.
+#[test]
+fn a_responses_path_counts_the_system_prompt_pi_sends_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = cut_png();
+    for (provider, api, leading) in [("openai", "openai-responses", 1), ("openai-codex", "openai-codex-responses", 0)] {
+        let file = write(dir.path(), &format!("{provider}.jsonl"), &pi_session(provider, api, "gpt-5", &png, &[]));
+        let out = run(&["preview", file.to_str().unwrap()]);
+        let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let at = body["input"].as_array().unwrap().iter().position(|i| i["type"] == "function_call_output").unwrap();
+        let err = json!({"error": {"message": "The image data you provided does not represent a valid image.",
+            "type": "invalid_request_error", "param": format!("input[{}].output[1].image_url", at + leading),
+            "code": "invalid_image_format"}});
+        let (d, _) = diagnose(&file, &["--error", &err.to_string()]);
+        let named: Vec<&Value> = d["suspects"].as_array().unwrap().iter().filter(|s| s["named"] == true).collect();
+        assert_eq!(named.len(), 1, "{provider}: {d:#}");
+        assert_eq!(named[0]["ref"], json!(ref_of(&file, &png)), "{provider}: {d:#}");
+    }
+}
+
+/// pi on a Chat Completions provider sends a tool result's images after the
+/// `tool` messages, in a user message of their own opened by its words, and
+/// its system prompt first: the provider's `messages.N.content.M` counts both.
+/// The preview sent each image in a user message between the tool messages (a
+/// request pi never sends), so that path named nothing.
+#[test]
+fn a_chat_path_names_the_image_pi_sends_after_its_tool_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = cut_png();
+    let file =
+        write(dir.path(), "chat.jsonl", &pi_session("openrouter", "openai-completions", "qwen/qwen3-vl", &png, &[]));
+    let out = run(&["preview", file.to_str().unwrap()]);
+    let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let messages = body["messages"].as_array().unwrap();
+    let roles: Vec<&str> = messages.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["user", "assistant", "tool", "user", "assistant"], "{body:#}");
+    assert_eq!(messages[3]["content"][0]["text"], json!("Attached image(s) from tool result:"), "{body:#}");
+    let err = json!({"error": {"message": "The image data you provided does not represent a valid image.",
+        "type": "invalid_request_error", "param": "messages.4.content.1.image_url", "code": "invalid_image_format"}});
+    let (d, _) = diagnose(&file, &["--error", &err.to_string()]);
+    let named: Vec<&Value> = d["suspects"].as_array().unwrap().iter().filter(|s| s["named"] == true).collect();
+    assert_eq!(named.len(), 1, "{d:#}");
+    assert_eq!(named[0]["ref"], json!(ref_of(&file, &png)), "{d:#}");
+}

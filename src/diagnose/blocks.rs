@@ -62,7 +62,8 @@ pub fn locate(block: &str, session: &Session, request: Option<&Request<'_>>) -> 
         return Vec::new();
     }
     // Items the agent sends before the session's own hold no attachment of ours.
-    let Some(index) = idx[0].checked_sub(session.format.behaviour().leading_items) else { return Vec::new() };
+    let leading = session.format.adapter().leading_items(session, r.dialect);
+    let Some(index) = idx[0].checked_sub(leading) else { return Vec::new() };
     let Some(item) = preview::item(r.source, session, r.single_document, r.dialect, index) else {
         return Vec::new();
     };

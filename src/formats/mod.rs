@@ -174,8 +174,6 @@ pub struct Behaviour {
     /// The text the agent sends in place of media it healed away itself (Claude
     /// Code's `media_removed`); `None` where it does not heal.
     pub heal_placeholder: Option<&'static str>,
-    /// Items the agent sends before the session's own (Codex's developer message).
-    pub leading_items: u64,
     /// The agent retries a request the provider refused for its media without
     /// them, on every request, and records that as a notice (Copilot CLI's
     /// `image_error` warning): the notice is no failed request a copy must
@@ -207,7 +205,6 @@ impl Behaviour {
             results_are_records: false,
             interrupted_result: None,
             heal_placeholder: None,
-            leading_items: 0,
             retries_without_media: false,
             stops_at_missing_parent: false,
             unrecorded_failures: None,
@@ -258,6 +255,19 @@ pub trait Adapter: Sync {
     /// `to`; `read` reads a byte range of the session, for what a record
     /// points to elsewhere in the file.
     fn request<'a>(&self, to: &To<'a>, read: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>>;
+
+    /// How many items the agent sends in `dialect` ahead of the session's own,
+    /// which a provider's block path counts and the preview does not hold: on
+    /// Chat Completions and Responses an agent's system prompt is the first
+    /// message (Codex's developer message, pi's, Copilot CLI's, Cline CLI 3's
+    /// and opencode's system message, each seen on the wire); Anthropic and
+    /// Gemini take it beside the messages.
+    fn leading_items(&self, _session: &Session, dialect: Dialect) -> u64 {
+        match dialect {
+            Dialect::OpenaiChat | Dialect::OpenaiResponses => 1,
+            Dialect::Anthropic | Dialect::Gemini => 0,
+        }
+    }
 }
 
 /// A record id, hashed. Ids are only compared, never printed, and a history of

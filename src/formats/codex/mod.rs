@@ -31,7 +31,6 @@ pub const BEHAVIOUR: super::Behaviour = super::Behaviour {
     holds_synthetic_results: true,
     sends_results_as_recorded: true,
     results_are_records: true,
-    leading_items: 1,
     ..super::Behaviour::agent("OpenAI Codex CLI")
 };
 

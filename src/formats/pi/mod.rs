@@ -121,9 +121,19 @@ impl Adapter for Pi {
         }
     }
 
+    /// pi's system prompt is the first message on Chat Completions and
+    /// Responses, but for ChatGPT's Codex route, which takes it as `instructions`.
+    fn leading_items(&self, session: &Session, dialect: Dialect) -> u64 {
+        match dialect {
+            Dialect::OpenaiResponses if session.provider.as_deref() == Some("openai-codex") => 0,
+            Dialect::OpenaiChat | Dialect::OpenaiResponses => 1,
+            Dialect::Anthropic | Dialect::Gemini => 0,
+        }
+    }
+
     fn request<'a>(&self, to: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
         Ok(match to.dialect {
-            Dialect::Anthropic | Dialect::OpenaiResponses => {
+            Dialect::Anthropic | Dialect::OpenaiResponses | Dialect::OpenaiChat => {
                 Box::new(Sent(request::Request::new(to.dialect, to.provider, to.model)))
             }
             _ => Box::new(Canon::new(|v, _| canonical::messages(v))),

@@ -172,6 +172,7 @@ impl Request {
         self.close(out);
         let m = match self.dialect {
             Dialect::OpenaiResponses => responses_user(content),
+            Dialect::OpenaiChat => chat_user(content),
             _ => user(content),
         };
         if m.is_some() {
@@ -202,6 +203,10 @@ impl Request {
             out.extend(results.into_iter().map(|(id, content, _)| responses_result(&id, &content)));
             return;
         }
+        if self.dialect == Dialect::OpenaiChat {
+            chat_results(results, out);
+            return;
+        }
         let blocks: Vec<Value> = results
             .into_iter()
             .map(|(id, content, error)| {
@@ -217,12 +222,16 @@ impl Request {
     fn reply(&mut self, m: &Value) -> Vec<Value> {
         let api = match self.dialect {
             Dialect::OpenaiResponses => "openai-responses",
+            Dialect::OpenaiChat => "openai-completions",
             _ => "anthropic-messages",
         };
         let route = s(m, "provider") == self.provider.as_deref() && s(m, "api").is_none_or(|a| a == api);
         let same = route && s(m, "model") == self.model.as_deref();
         if self.dialect == Dialect::OpenaiResponses {
             return self.responses_reply(m, same, route && !same);
+        }
+        if self.dialect == Dialect::OpenaiChat {
+            return self.chat_reply(m, same);
         }
         let mut blocks = Vec::new();
         let mut calls = Vec::new();
@@ -281,6 +290,53 @@ impl Request {
         }
     }
 
+    /// A reply on Chat Completions: its text as one string (blank text left
+    /// out), the same model's thinking in the field its signature names
+    /// (`reasoning_content`), another model's as text, and its calls.
+    fn chat_reply(&mut self, m: &Value, same: bool) -> Vec<Value> {
+        let mut text = String::new();
+        let (mut thinking, mut field) = (Vec::new(), None);
+        let mut calls = Vec::new();
+        let mut ids = Vec::new();
+        for b in m.get("content").and_then(Value::as_array).into_iter().flatten() {
+            match s(b, "type").unwrap_or("") {
+                "text" => text.extend(s(b, "text").filter(|t| !blank(t))),
+                "thinking" if b.get("redacted").and_then(Value::as_bool) == Some(true) => {}
+                "thinking" => {
+                    let thought = s(b, "thinking").unwrap_or_default();
+                    if blank(thought) {
+                        continue;
+                    }
+                    if same {
+                        field = field.or_else(|| s(b, "thinkingSignature").filter(|t| !t.is_empty()));
+                        thinking.push(thought);
+                    } else {
+                        text.push_str(thought);
+                    }
+                }
+                "toolCall" => {
+                    let id = s(b, "id").unwrap_or_default();
+                    ids.push(id.to_string());
+                    let args = b.get("arguments").cloned().unwrap_or_else(|| json!({}));
+                    calls.push(json!({"id":chat_call_id(id),"type":"function",
+                        "function":{"name":b.get("name"),"arguments":args.to_string()}}));
+                }
+                _ => {}
+            }
+        }
+        self.calls(ids);
+        let mut msg = json!({"role":"assistant","content":if text.is_empty() { Value::Null } else { json!(text) }});
+        if let Some(f) = field.filter(|_| !thinking.is_empty()) {
+            msg[f] = json!(thinking.join("\n"));
+        }
+        if !calls.is_empty() {
+            msg["tool_calls"] = Value::Array(calls);
+        } else if text.is_empty() {
+            return Vec::new();
+        }
+        vec![msg]
+    }
+
     /// `other_model`: another model of the same provider and API, whose `fc_`
     /// item ids pi leaves out (OpenAI pairs them with reasoning items it no
     /// longer gets).
@@ -335,6 +391,67 @@ impl Request {
         }
         self.calls(calls);
         items
+    }
+}
+
+/// A user turn on Chat Completions: a string as it is, else text and
+/// `image_url` parts (blank text kept); a turn left empty is not sent.
+fn chat_user(content: &Value) -> Option<Value> {
+    if let Some(t) = content.as_str() {
+        return Some(json!({"role":"user","content":t}));
+    }
+    let parts: Vec<Value> = content
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|b| match s(b, "type") {
+            Some("text") => Some(json!({"type":"text","text":s(b, "text").unwrap_or_default()})),
+            Some("image") => Some(chat_image(b)),
+            _ => None,
+        })
+        .collect();
+    (!parts.is_empty()).then(|| json!({"role":"user","content":parts}))
+}
+
+fn chat_image(b: &Value) -> Value {
+    let url = format!("data:{};base64,{}", s(b, "mimeType").unwrap_or_default(), s(b, "data").unwrap_or_default());
+    json!({"type":"image_url","image_url":{"url":url}})
+}
+
+/// Consecutive tool results on Chat Completions: a `tool` message each (its
+/// text joined, or a placeholder when it holds only images), then the images
+/// of them all in one user message of their own.
+fn chat_results(results: Vec<(String, Value, bool)>, out: &mut Vec<Value>) {
+    let mut images = Vec::new();
+    for (id, content, _) in results {
+        let blocks = content.as_array().map_or(&[][..], Vec::as_slice);
+        let texts: Vec<&str> =
+            blocks.iter().filter(|b| s(b, "type") == Some("text")).map(|b| s(b, "text").unwrap_or_default()).collect();
+        let text = texts.join("\n");
+        let text = if text.is_empty() { "(see attached image)".to_string() } else { text };
+        out.push(json!({"role":"tool","content":text,"tool_call_id":chat_call_id(&id)}));
+        images.extend(blocks.iter().filter(|b| s(b, "type") == Some("image")).map(chat_image));
+    }
+    if !images.is_empty() {
+        let mut content = vec![json!({"type":"text","text":CHAT_IMAGES})];
+        content.extend(images);
+        out.push(json!({"role":"user","content":content}));
+    }
+}
+
+/// What pi puts ahead of the images of tool results on Chat Completions.
+const CHAT_IMAGES: &str = "Attached image(s) from tool result:";
+
+/// A call id on Chat Completions: a Responses pair `call|item` as its call id,
+/// made safe and cut to 40 characters.
+fn chat_call_id(id: &str) -> String {
+    match id.split_once('|') {
+        Some((call, _)) => call
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+            .take(40)
+            .collect(),
+        None => id.to_string(),
     }
 }
 
@@ -544,6 +661,36 @@ mod tests {
             out[2]["content"][0],
             json!({"type":"tool_result","tool_use_id":"x","content":NO_RESULT,"is_error":true})
         );
+    }
+
+    #[test]
+    fn on_chat_completions_the_images_of_consecutive_results_follow_them_in_one_user_message() {
+        let mut r = Request::new(Dialect::OpenaiChat, Some("openrouter"), Some("m"));
+        let result = |id: &str, data: &str| {
+            msg(json!({"role":"toolResult","toolCallId":id,"isError":false,"content":[
+                {"type":"text","text":"Read image file [image/png]"},{"type":"image","data":data,"mimeType":"image/png"}]}))
+        };
+        let call = |id: &str| json!({"type":"toolCall","id":id,"name":"read","arguments":{"path":"a"}});
+        let mut out: Vec<Value> = [
+            msg(json!({"role":"user","content":[{"type":"text","text":"look at both"}]})),
+            msg(json!({"role":"assistant","provider":"openrouter","model":"m","api":"openai-completions",
+                "content":[{"type":"thinking","thinking":"two","thinkingSignature":"reasoning_content"},call("c1"),call("c2|fc_9")]})),
+            result("c1", "QQ=="),
+            result("c2|fc_9", "Qg=="),
+            msg(json!({"role":"user","content":"next"})),
+        ]
+        .iter()
+        .flat_map(|l| r.record(l))
+        .collect();
+        out.extend(r.finish());
+        let roles: Vec<&str> = out.iter().map(|m| m["role"].as_str().unwrap()).collect();
+        assert_eq!(roles, ["user", "assistant", "tool", "tool", "user", "user"], "{out:#?}");
+        assert_eq!(out[1]["content"], Value::Null);
+        assert_eq!(out[1]["reasoning_content"], json!("two"));
+        assert_eq!(out[1]["tool_calls"][1]["id"], json!("c2"));
+        assert_eq!(out[3], json!({"role":"tool","content":"Read image file [image/png]","tool_call_id":"c2"}));
+        assert_eq!(out[4]["content"][0], json!({"type":"text","text":CHAT_IMAGES}));
+        assert_eq!(out[4]["content"][2]["image_url"]["url"], json!("data:image/png;base64,Qg=="));
     }
 
     #[test]
