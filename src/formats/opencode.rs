@@ -56,7 +56,7 @@ impl Adapter for Opencode {
 
     /// An export's reverted messages are not sent.
     fn request<'a>(&self, _: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
-        Ok(Box::new(Canon::new(|v, _| read::opencode(v)).on_document(read::opencode_reverted)))
+        Ok(Box::new(Canon::new(|v, _| read::opencode(v)).on_document(Box::new(read::opencode_reverted))))
     }
 }
 
