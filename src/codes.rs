@@ -204,7 +204,7 @@ pub const CODES: &[Code] = &[
     c(
         "sidecar.unreadable",
         W,
-        "a file the agent keeps beside the session (Cline's `ui_messages.json`) cannot be read, so what it records (a failure) is not",
+        "a file the agent keeps beside the session (Cline's `ui_messages.json`, its extension's `taskHistory.json`) cannot be read, so what it records (a failure, the messages Cline no longer sends) is not",
     ),
 ];
 

@@ -400,3 +400,158 @@ fn an_ide_call_killed_mid_tool_is_answered_in_the_extensions_words() {
     assert!(notes.contains("\"result missing\"") || notes.contains("\\\"result missing\\\""), "{notes}");
     assert!(!notes.contains("Tool execution was interrupted"), "{notes}");
 }
+
+// Cline's IDE extension leaves the middle of a long task out of its requests:
+// the first user-assistant pair, then the messages after the end of the
+// task's `conversationHistoryDeletedRange`, kept in the extension's
+// `state/taskHistory.json` (`ContextManager.getAndAlterTruncatedMessages`).
+
+const CUT_TASK: &str = "1796300000000";
+
+/// A tool call reading `path` and the user message answering it with a PNG
+/// of `side` pixels (each image its own bytes).
+fn read_png(id: &str, path: &str, side: u32, extra: Vec<Value>) -> [Value; 2] {
+    let call = json!({"role": "assistant", "content": [{"type": "tool_use", "id": id, "name": "read_file", "input": {"path": path}}]});
+    let image = json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": common::b64(&media_corpus::png(side, side))}});
+    let mut content = vec![
+        json!({"type": "tool_result", "tool_use_id": id, "content": [{"type": "text", "text": format!("[read_file for '{path}'] Result:")}, image]}),
+    ];
+    content.extend(extra);
+    [call, json!({"role": "user", "content": content})]
+}
+
+/// An IDE task of nine messages under a globalStorage folder, its last request
+/// refused for the block `blamed`, and `range` (if any) as its
+/// `conversationHistoryDeletedRange`; returns the history.
+fn cut_task(range: Option<Value>, blamed: &str) -> (tempfile::TempDir, PathBuf) {
+    let storage = tempfile::tempdir().unwrap();
+    let task = storage.path().join("tasks").join(CUT_TASK);
+    std::fs::create_dir_all(&task).unwrap();
+    std::fs::create_dir_all(storage.path().join("state")).unwrap();
+    let pasted = json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": common::b64(&media_corpus::png(9, 9))}});
+    let mut history =
+        vec![json!({"role": "user", "content": [{"type": "text", "text": "<task>\nLook at the pictures\n</task>"}]})];
+    history.extend(read_png("toolu_1", "/p/one.png", 5, vec![]));
+    history.extend(read_png("toolu_2", "/p/two.png", 6, vec![]));
+    history.extend(read_png(
+        "toolu_3",
+        "/p/three.png",
+        7,
+        vec![pasted, json!({"type": "text", "text": "<feedback>and this one</feedback>"})],
+    ));
+    history.extend(read_png("toolu_4", "/p/four.png", 8, vec![]));
+    assert_eq!(history.len(), 9);
+    std::fs::write(task.join("api_conversation_history.json"), serde_json::to_vec(&history).unwrap()).unwrap();
+    let error = json!({"type": "error", "error": {"type": "invalid_request_error", "message": format!("{blamed}.image.source.base64: Could not process image")}});
+    let failure = json!({"message": format!("400 {error}"), "status": 400, "modelId": "claude-sonnet-4-5-20250929", "providerId": "anthropic"});
+    let ui = json!([
+        {"ts": 1796300000100u64, "type": "say", "say": "task", "text": "Look at the pictures"},
+        {"ts": 1796300009000u64, "type": "say", "say": "api_req_started", "text": json!({"request": "…"}).to_string()},
+        {"ts": 1796300009900u64, "type": "ask", "ask": "api_req_failed", "text": failure.to_string()},
+    ]);
+    std::fs::write(task.join("ui_messages.json"), serde_json::to_vec(&ui).unwrap()).unwrap();
+    let mut item = json!({"id": CUT_TASK, "ts": 1796300009900u64, "task": "Look at the pictures", "tokensIn": 1, "tokensOut": 1, "totalCost": 0});
+    if let Some(r) = range {
+        item["conversationHistoryDeletedRange"] = r;
+    }
+    // Another task's range is not this one's.
+    let other = json!({"id": "1796200000000", "ts": 1, "task": "x", "tokensIn": 0, "tokensOut": 0, "totalCost": 0, "conversationHistoryDeletedRange": [2, 3]});
+    std::fs::write(storage.path().join("state/taskHistory.json"), serde_json::to_vec(&json!([other, item])).unwrap())
+        .unwrap();
+    (storage, task.join("api_conversation_history.json"))
+}
+
+fn prime_names(d: &Value) -> Vec<Value> {
+    d["suspects"].as_array().unwrap().iter().filter(|s| s["prime"] == json!(true)).map(|s| s["name"].clone()).collect()
+}
+
+/// Cline sends messages 0, 1, 6, 7, 8 for the range [2, 5]: the provider's
+/// `messages.4` is the history's message 8, whose image is four.png. Before,
+/// the path was read against the whole history and blamed two.png.
+#[test]
+fn a_block_path_after_the_cut_names_the_image_cline_sent_there() {
+    let (_dir, h) = cut_task(Some(json!([2, 5])), "messages.4.content.0.content.1");
+    let (d, code) = json_of(&["diagnose", h.to_str().unwrap(), "--json"]);
+    assert_eq!((code, &d["failure"]["class"]), (1, &json!("media_rejected")), "{d:#}");
+    assert_eq!(prime_names(&d), vec![json!("/p/four.png")], "{d:#}");
+    // The same path without the range names the history's own message 4.
+    let (_dir, whole) = cut_task(None, "messages.4.content.0.content.1");
+    let (d, _) = json_of(&["diagnose", whole.to_str().unwrap(), "--json"]);
+    assert_eq!(prime_names(&d), vec![json!("/p/two.png")], "{d:#}");
+}
+
+/// The first message after the cut goes without its tool results (their
+/// calls were cut); the image the user pasted beside them is still sent.
+#[test]
+fn preview_leaves_out_the_cut_messages_and_the_tool_results_orphaned_by_it() {
+    let (_dir, h) = cut_task(Some(json!([2, 5])), "messages.2.content.1");
+    let out = run(&["preview", h.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let messages = body["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 5, "{messages:#?}");
+    let text = body.to_string();
+    for gone in ["/p/two.png", "/p/three.png", "toolu_2", "toolu_3"] {
+        assert!(!text.contains(gone), "{gone} is in the request: {messages:#?}");
+    }
+    assert!(text.contains("/p/four.png") && text.contains("and this one"), "{messages:#?}");
+    // Cline answers the first reply's call, whose result was cut, ahead of the rest.
+    let seam = messages[2]["content"].as_array().unwrap();
+    assert_eq!((&seam[0]["type"], &seam[0]["tool_use_id"]), (&json!("tool_result"), &json!("toolu_1")), "{seam:#?}");
+    assert!(seam[0]["content"].to_string().contains("result missing"), "{seam:#?}");
+    assert_eq!((&seam[1]["type"], seam.len()), (&json!("image"), 3), "{seam:#?}");
+    // Scan counts what is sent: the pasted image and four.png.
+    let (v, _) = common::scan_json(&h, &[]);
+    let names: Vec<&Value> = v["attachments"].as_array().unwrap().iter().map(|a| &a["name"]).collect();
+    assert_eq!(v["attachments"].as_array().unwrap().len(), 2, "{v:#}");
+    assert!(names.contains(&&json!("/p/four.png")), "{v:#}");
+    // The pasted image is block 1 of the request's message 2 (after the
+    // answer Cline gives the first reply's call, whose result was cut).
+    let (d, _) = json_of(&["diagnose", h.to_str().unwrap(), "--json"]);
+    let prime: Vec<&Value> = d["suspects"].as_array().unwrap().iter().filter(|s| s["prime"] == json!(true)).collect();
+    assert_eq!(prime.len(), 1, "{d:#}");
+    assert_eq!(prime[0]["origin"], json!("user"), "{d:#}");
+}
+
+/// A range Cline would not act on leaves the history whole, as Cline 4 reads
+/// it (an end that is no whole number, below 2, at or past the last message,
+/// or no range at all); a taskHistory.json that cannot be read is a finding.
+#[test]
+fn a_range_cline_does_not_act_on_leaves_the_history_whole() {
+    let ranges = [
+        json!(null),
+        json!("2-5"),
+        json!([2]),
+        json!([2, 1]),
+        json!([2, -3]),
+        json!([2, 4.5]),
+        json!([2, 8]),
+        json!([2, 99]),
+        json!({"1": 5}),
+    ];
+    for range in ranges {
+        let (_dir, h) = cut_task(Some(range.clone()), "messages.4.content.0.content.1");
+        let (d, _) = json_of(&["diagnose", h.to_str().unwrap(), "--json"]);
+        assert_eq!(prime_names(&d), vec![json!("/p/two.png")], "{range}: {d:#}");
+        let out = run(&["preview", h.to_str().unwrap(), "--json"]);
+        let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(body["messages"].as_array().unwrap().len(), 9, "{range}");
+    }
+    let (dir, h) = cut_task(Some(json!([2, 5])), "messages.4.content.0.content.1");
+    std::fs::write(dir.path().join("state/taskHistory.json"), b"[{\"id\":").unwrap();
+    let (d, _) = json_of(&["diagnose", h.to_str().unwrap(), "--json"]);
+    assert_eq!(prime_names(&d), vec![json!("/p/two.png")], "{d:#}");
+    let finding = d["findings"].as_array().unwrap().iter().find(|f| f["code"] == json!("sidecar.unreadable"));
+    assert!(finding.is_some_and(|f| f["message"].as_str().unwrap().contains("taskHistory.json")), "{d:#}");
+}
+
+/// taskHistory.json is read because of the session: no output may land on it.
+#[test]
+fn task_history_json_is_an_input_no_output_may_name() {
+    let (dir, h) = cut_task(Some(json!([2, 5])), "messages.4.content.0.content.1");
+    let state = dir.path().join("state/taskHistory.json");
+    let before = std::fs::read(&state).unwrap();
+    let out = run(&["preview", h.to_str().unwrap(), "--out", state.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read(&state).unwrap(), before);
+}

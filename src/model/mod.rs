@@ -308,4 +308,9 @@ pub struct Session {
     /// reports describe attachments, not the file's layout).
     #[serde(skip)]
     pub records: Vec<Record>,
+    /// The messages of a Cline IDE history that Cline no longer sends (its
+    /// `conversationHistoryDeletedRange`): not in `records`, and left out of
+    /// the request `preview` builds from the whole document.
+    #[serde(skip)]
+    pub cut: Option<crate::formats::cline::Cut>,
 }

@@ -89,8 +89,13 @@ pub trait Render {
 /// canonical messages ([`canon`]), and the writer merges, pairs and writes them.
 pub struct Canon<F> {
     messages: F,
-    document: Option<fn(&mut serde_json::Value)>,
+    document: Option<Prepare>,
 }
+
+/// What an agent does to its one-document history before it sends its
+/// messages (opencode's revert, Cline's cut): it may capture what the
+/// session's reading found.
+pub type Prepare = Box<dyn FnMut(&mut serde_json::Value)>;
 
 impl<F: FnMut(&serde_json::Value, Option<u32>) -> Vec<canon::Msg>> Canon<F> {
     pub fn new(messages: F) -> Canon<F> {
@@ -98,14 +103,14 @@ impl<F: FnMut(&serde_json::Value, Option<u32>) -> Vec<canon::Msg>> Canon<F> {
     }
 
     /// Prepares a one-document session before its elements are read.
-    pub fn on_document(self, document: fn(&mut serde_json::Value)) -> Canon<F> {
+    pub fn on_document(self, document: Prepare) -> Canon<F> {
         Canon { document: Some(document), ..self }
     }
 }
 
 impl<F: FnMut(&serde_json::Value, Option<u32>) -> Vec<canon::Msg>> Render for Canon<F> {
     fn document(&mut self, _text: &[u8], doc: &mut serde_json::Value) {
-        if let Some(prepare) = self.document {
+        if let Some(prepare) = self.document.as_mut() {
             prepare(doc)
         }
     }

@@ -31,7 +31,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use anyhow::Context as _;
 
 use crate::formats::Format;
-use crate::formats::assemble::{Links, Records, append_shrinking, assemble, assign_refs, mapped};
+use crate::formats::Unit;
+use crate::formats::assemble::{Extra, LineRecord, Links, Records, append_shrinking, assemble, assign_refs, mapped};
+use crate::formats::cline::{self, Cut};
 use crate::json::Value;
 use crate::media::Depth;
 use crate::media::rules::Rules;
@@ -147,6 +149,9 @@ pub fn read_with_plan(
     plan: &Plan,
     progress: Option<&(dyn Fn(u64) + Sync)>,
 ) -> anyhow::Result<Session> {
+    // What Cline no longer sends of an IDE task's history, as its extension keeps it.
+    let (range, range_unread) = sidecar::deleted_range(path, plan.format);
+    let mut cut = None;
     let (mut records, entries, mut findings, lines) = if let Some(bytes) = &plan.memory {
         in_memory(bytes, opts, plan)
     } else {
@@ -154,7 +159,10 @@ pub fn read_with_plan(
         if plan.single_document {
             let mut bytes = Vec::new();
             At::new(file, 0).read_to_end(&mut bytes).with_context(|| format!("reading {}", path.display()))?;
-            single_document(&bytes, opts, plan).with_context(|| format!("{} is not a JSON document", path.display()))?
+            let (parts, c) = single_document(&bytes, opts, plan, range.as_ref())
+                .with_context(|| format!("{} is not a JSON document", path.display()))?;
+            cut = c;
+            parts
         } else {
             let size = file.metadata().with_context(|| format!("reading {}", path.display()))?.len();
             let n = if size < 4 << 20 { 1 } else { workers(opts.threads) };
@@ -179,6 +187,7 @@ pub fn read_with_plan(
     let (failed, unread) = sidecar::failure(path, plan.format);
     h.entries.extend(failed);
     findings.extend(unread);
+    findings.extend(range_unread);
     if plan.format == Format::ClaudeCode {
         findings.extend(fork::findings(path, opts));
     }
@@ -198,6 +207,7 @@ pub fn read_with_plan(
         provider: h.provider,
         model: h.model,
         records: h.records,
+        cut,
     };
     // The history's structure (calls without results, …) is a fact about the file too.
     session.findings.extend(crate::history::findings(&crate::history::check(&session)));
@@ -421,7 +431,15 @@ fn read_range(
 /// each as a line would be, on the line it starts on (a Cline message, a logged
 /// request body: the last request is the history); anything else is one record.
 /// Payloads keep their own lines.
-fn single_document(bytes: &[u8], opts: &Options, plan: &Plan) -> anyhow::Result<Parts> {
+/// Reads a one-document session; `range`: the Cline IDE task's
+/// `conversationHistoryDeletedRange`, whose messages become records the
+/// provider does not see (and the [`Cut`] it makes, returned).
+fn single_document(
+    bytes: &[u8],
+    opts: &Options,
+    plan: &Plan,
+    range: Option<&serde_json::Value>,
+) -> anyhow::Result<(Parts, Option<Cut>)> {
     let lines = memchr::memchr_iter(b'\n', bytes).count() as u64 + u64::from(!bytes.ends_with(b"\n"));
     let mut worker = line::Worker::new(media::Judge::new(opts.depth, &plan.rules), opts.skim);
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
@@ -451,31 +469,65 @@ fn single_document(bytes: &[u8], opts: &Options, plan: &Plan) -> anyhow::Result<
         found.append(&mut deep);
         let mut records = Records::default();
         records.push(rec);
-        return Ok((records, worker.entries, found, lines));
+        return Ok(((records, worker.entries, found, lines), None));
     };
+    let cut = range.filter(|_| plan.format == crate::formats::Format::Cline).and_then(|r| Cut::of(r, items.len()));
     let mut records = Records::default();
     for (i, item) in items.iter().enumerate() {
         let mut rec = worker.record(adapter, item, body, 1, offset, true);
+        if cut.is_some_and(|c| c.drops(i)) {
+            rec.unit = Unit::Hidden;
+        }
+        let orphaned = cut.filter(|c| c.orphans(i)).and_then(|_| orphaned_results(&mut rec, item));
         let line = 1 + start_of(item, body).map_or(0, |at| memchr::memchr_iter(b'\n', &body[..at]).count() as u64);
-        rec.line = line;
         for e in &mut worker.entries[rec.entries.clone()] {
             e.line = line;
         }
-        for a in rec.attachments_mut() {
-            a.pointer = format!("/{i}{}", a.pointer);
-        }
-        if let Some(x) = rec.extra.as_mut() {
-            for r in &mut x.reasoning {
-                r.pointer = format!("/{i}{}", r.pointer);
+        for mut rec in orphaned.into_iter().chain([rec]) {
+            rec.line = line;
+            for a in rec.attachments_mut() {
+                a.pointer = format!("/{i}{}", a.pointer);
             }
-        }
-        if !rec.is_empty() {
-            records.push(rec);
+            if let Some(x) = rec.extra.as_mut() {
+                for r in &mut x.reasoning {
+                    r.pointer = format!("/{i}{}", r.pointer);
+                }
+            }
+            if !rec.is_empty() {
+                records.push(rec);
+            }
         }
     }
     let mut found = worker.take_findings();
     found.append(&mut deep);
-    Ok((records, worker.entries, found, lines))
+    Ok(((records, worker.entries, found, lines), cut))
+}
+
+/// The first message after a [`Cut`] as Cline sends it: without its tool
+/// results, whose calls were cut (`item` is the message). Their attachments
+/// move to a record of their own that the provider does not see, placed
+/// before the message's (Cline writes tool results first), so that they are
+/// mirrors of the same bytes sent elsewhere and their refs keep their order.
+fn orphaned_results(rec: &mut LineRecord, item: &Value<'_>) -> Option<LineRecord> {
+    let x = rec.extra.as_mut()?;
+    if item.get("role").as_str() != Some("user") {
+        return None;
+    }
+    x.results = Box::default();
+    let (gone, kept): (Vec<_>, Vec<_>) =
+        std::mem::take(&mut x.attachments).into_iter().partition(|a| cline::orphaned_block(item, &a.pointer));
+    x.attachments = kept.into();
+    let extra = Extra { attachments: gone.into(), ..Extra::default() };
+    let end = rec.entries.start;
+    let hidden = LineRecord {
+        line: rec.line,
+        offset: rec.offset,
+        len: rec.len,
+        unit: Unit::Hidden,
+        entries: end..end,
+        extra: Some(Box::new(extra)),
+    };
+    hidden.extra.as_ref().is_some_and(|x| !x.attachments.is_empty()).then_some(hidden)
 }
 
 /// Where a parsed value starts in the text it borrows from, as near as its

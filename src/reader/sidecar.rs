@@ -2,7 +2,9 @@
 //! task folder keeps the model in `task_metadata.json` (`model_usage`, newest
 //! last) and `ui_messages.json` (`modelInfo` on the messages), next to
 //! `api_conversation_history.json`. `ui_messages.json` also records the
-//! failure of the task's last API request, which the history does not.
+//! failure of the task's last API request, which the history does not. The
+//! extension's `state/taskHistory.json`, two folders up, says which messages
+//! of the history Cline no longer sends (a task's `conversationHistoryDeletedRange`).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -18,7 +20,9 @@ const CLINE_FILES: [&str; 2] = ["task_metadata.json", "ui_messages.json"];
 /// what no command may write over.
 pub fn files(path: &Path, format: Format) -> Vec<std::path::PathBuf> {
     match (format, path.parent()) {
-        (Format::Cline, Some(dir)) => CLINE_FILES.iter().map(|n| dir.join(n)).collect(),
+        (Format::Cline, Some(dir)) => {
+            CLINE_FILES.iter().map(|n| dir.join(n)).chain(task_history(path).map(|(f, _)| f)).collect()
+        }
         // The outputs a session saved beside it (`<session>/tool-results/`, a
         // folder no output may land in), and the parent a fork subagent's
         // requests begin with.
@@ -30,6 +34,47 @@ pub fn files(path: &Path, format: Format) -> Vec<std::path::PathBuf> {
         }
         _ => Vec::new(),
     }
+}
+
+/// The extension's list of tasks, `<globalStorage>/state/taskHistory.json`
+/// (`getTaskHistoryStateFilePath`), for the IDE task whose history is at
+/// `path` (`<globalStorage>/tasks/<id>/…`), and the task's id: `None` for a
+/// history that is not in a `tasks` folder (or is Cline CLI 3's).
+fn task_history(path: &Path) -> Option<(std::path::PathBuf, String)> {
+    if cline::request::is_task_document(&path.to_string_lossy()) {
+        return None;
+    }
+    let dir = path.parent()?;
+    let tasks = dir.parent().filter(|t| t.file_name().is_some_and(|n| n == "tasks"))?;
+    let id = dir.file_name()?.to_str()?.to_string();
+    Some((tasks.parent()?.join("state").join("taskHistory.json"), id))
+}
+
+/// The `conversationHistoryDeletedRange` of the IDE task at `path`, as the
+/// extension keeps it on the task's `HistoryItem` (the first with its id, as
+/// `getTaskWithId` finds it), and what keeps `taskHistory.json` from being
+/// read, as a finding. `None` where Cline finds none: no such file (older
+/// versions keep the list in VS Code's own database, which is not read), no
+/// such task, no range.
+pub fn deleted_range(path: &Path, format: Format) -> (Option<serde_json::Value>, Option<Finding>) {
+    let Some((file, id)) = task_history(path).filter(|_| format == Format::Cline) else { return (None, None) };
+    let unreadable = |why: String| {
+        let message =
+            format!("taskHistory.json of the task's extension {why}: which messages Cline no longer sends is not read");
+        Some(Finding { line: 0, severity: Severity::Warning, message, code: Some("sidecar.unreadable") })
+    };
+    let text = match capped(&file) {
+        None => return (None, None),
+        Some(Err(why)) => return (None, unreadable(why)),
+        Some(Ok(text)) => text,
+    };
+    let items = match serde_json::from_slice::<serde_json::Value>(&text) {
+        Ok(serde_json::Value::Array(items)) => items,
+        Ok(_) => return (None, unreadable("is not a JSON array of tasks".into())),
+        Err(e) => return (None, unreadable(format!("is not JSON ({e})"))),
+    };
+    let item = items.into_iter().find(|t| t.get("id").and_then(|i| i.as_str()) == Some(id.as_str()));
+    (item.and_then(|mut t| t.get_mut("conversationHistoryDeletedRange").map(serde_json::Value::take)), None)
 }
 
 /// The model and provider the task folder names last.

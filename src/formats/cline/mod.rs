@@ -262,9 +262,96 @@ impl Adapter for Cline {
             Dialect::OpenaiChat if request::is_task_document(&to.session.file) => {
                 Box::new(Sent(request::Request::default()))
             }
-            _ => Box::new(Canon::new(|v, _| read::anthropic_msg(v).into_iter().collect())),
+            _ => {
+                let canon = Canon::new(|v, _| read::anthropic_msg(v).into_iter().collect());
+                match to.session.cut {
+                    Some(cut) => Box::new(canon.on_document(Box::new(move |doc| cut.apply(doc)))),
+                    None => Box::new(canon),
+                }
+            }
         })
     }
+}
+
+/// The messages of an IDE task's history that Cline no longer sends: once a
+/// task nears the context window, its `ContextManager` keeps the first
+/// user-assistant pair and leaves out the messages from index 2 through the
+/// end of `conversationHistoryDeletedRange` (kept on the task's `HistoryItem`,
+/// `<globalStorage>/state/taskHistory.json`), while the file keeps them all
+/// (`getAndAlterTruncatedMessages`, Cline `9ee618111d58`; Cline 4's migration
+/// of such a task, `applyLegacyDeletedRange`, does the same). The range's
+/// start is always 2 as Cline writes it, and Cline reads only its end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cut {
+    /// The last message left out (the range's end, inclusive).
+    pub end: usize,
+}
+
+impl Cut {
+    /// The cut a `conversationHistoryDeletedRange` makes in a history of `len`
+    /// messages: `None` when it makes none, as Cline 4 decides, so a range
+    /// Cline could not have written for this history (an end that is not a
+    /// whole number, below 2, or at or past the last message) leaves the
+    /// history whole. (The classic extension would, on such an end, duplicate
+    /// a message or keep only the first pair; Cline itself writes none.)
+    pub fn of(range: &serde_json::Value, len: usize) -> Option<Cut> {
+        let end = range.as_array()?.get(1)?.as_f64()?;
+        let whole = end.fract() == 0.0 && end >= 2.0 && end < len as f64 - 1.0;
+        whole.then_some(Cut { end: end as usize })
+    }
+
+    /// Message `i` is left out of every request.
+    pub fn drops(self, i: usize) -> bool {
+        (2..=self.end).contains(&i)
+    }
+
+    /// Message `i` is the first sent after the cut: Cline sends it without its
+    /// `tool_result` blocks (their calls are gone), images in them included.
+    pub fn orphans(self, i: usize) -> bool {
+        i == self.end + 1
+    }
+
+    /// The messages Cline sends, out of the (parsed) history `doc`: the cut
+    /// messages gone, and the first after them without its tool results but,
+    /// ahead of its other blocks, Cline's answer to each call of the first
+    /// reply, whose results the cut took (`ensureToolResultsFollowToolUse`).
+    pub fn apply(self, doc: &mut serde_json::Value) {
+        use serde_json::Value as J;
+        let Some(messages) = doc.as_array_mut().filter(|m| m.len() > self.end + 1) else { return };
+        messages.drain(2..=self.end);
+        let kind = |b: &J| b.get("type").and_then(J::as_str).map(str::to_string);
+        let calls: Vec<J> = (messages[1].get("content").and_then(J::as_array).into_iter().flatten())
+            .filter(|b| kind(b).as_deref() == Some("tool_use"))
+            .filter_map(|b| b.get("id").cloned())
+            .collect();
+        let first = &mut messages[2];
+        if first.get("role").and_then(J::as_str) != Some("user") {
+            return;
+        }
+        let rest: Vec<J> = match first.get_mut("content").map(J::take) {
+            Some(J::Array(blocks)) => {
+                blocks.into_iter().filter(|b| kind(b).as_deref() != Some("tool_result")).collect()
+            }
+            // Cline makes any other content an empty list before it answers.
+            _ if !calls.is_empty() => Vec::new(),
+            other => return first["content"] = other.unwrap_or(J::Null),
+        };
+        let answers = calls.into_iter().map(
+            |id| serde_json::json!({"type": "tool_result", "tool_use_id": id, "content": request::IDE_INTERRUPTED}),
+        );
+        first["content"] = J::Array(answers.chain(rest).collect());
+    }
+}
+
+/// Whether the block at `pointer` (`/content/<j>/…`) of `message`, the first
+/// after a [`Cut`], is one Cline drops there: a `tool_result` of a user message.
+pub fn orphaned_block(message: &Value<'_>, pointer: &str) -> bool {
+    let j = pointer.strip_prefix("/content/").and_then(|p| p.split('/').next()).and_then(|j| j.parse().ok());
+    message.get("role").as_str() == Some("user")
+        && j.and_then(|j: usize| {
+            message.get("content").items().get(j).map(|b| b.get("type").as_str() == Some("tool_result"))
+        })
+        .unwrap_or(false)
 }
 
 /// Cline's `providerId` (its API provider setting) as a provider of the shared

@@ -58,7 +58,7 @@ impl Adapter for Opencode {
 
     /// An export's reverted messages are not sent.
     fn request<'a>(&self, _: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
-        Ok(Box::new(Canon::new(|v, _| request::messages(v)).on_document(request::reverted)))
+        Ok(Box::new(Canon::new(|v, _| request::messages(v)).on_document(Box::new(request::reverted))))
     }
 }
 
