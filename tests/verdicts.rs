@@ -864,3 +864,50 @@ fn a_chat_path_names_the_image_pi_sends_after_its_tool_messages() {
     assert_eq!(named.len(), 1, "{d:#}");
     assert_eq!(named[0]["ref"], json!(ref_of(&file, &png)), "{d:#}");
 }
+
+/// Codex rolls its turns back newest first, and a rollback that reaches past
+/// the turns since a compaction takes the compaction along: the history before
+/// it comes back and loses those turns too. A rollback of two turns here
+/// leaves nothing, though it kept the compaction's copy of the cut PNG (stuck).
+#[test]
+fn a_codex_rollback_past_a_compaction_undoes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = cut_png();
+    let line = |ty: &str, payload: Value| json!({"timestamp":"2026-11-20T10:00:00.000Z","type":ty,"payload":payload});
+    let context = json!({"cwd":"/w","approval_policy":"on-request","sandbox_policy":{"mode":"workspace-write"},
+        "model":"gpt-5-codex","summary":"auto"});
+    let text =
+        |role: &str, kind: &str, t: &str| json!({"type":"message","role":role,"content":[{"type":kind,"text":t}]});
+    let u1 = json!({"type":"message","role":"user","content":[{"type":"input_text","text":"turn one"},
+        {"type":"input_image","image_url":format!("data:image/png;base64,{}", b64(&png))}]});
+    let rollout = |n: u64| {
+        [
+            line("session_meta", json!({"id":"019a8b2c-3d4e-7f50-8a6b-7c8d9e0f1a2b","timestamp":"2026-11-20T10:00:00.000Z",
+                "cwd":"/w","originator":"codex_cli_rs","cli_version":"0.171.0","source":"cli","model_provider":"openai"})),
+            line("turn_context", context.clone()),
+            line("response_item", u1.clone()),
+            line("response_item", text("assistant", "output_text", "ok one")),
+            line("compacted", json!({"message":"summary","replacement_history":[u1.clone(),
+                text("user", "input_text", "summary of things")]})),
+            line("turn_context", context.clone()),
+            line("response_item", text("user", "input_text", "turn two")),
+            line("response_item", text("assistant", "output_text", "ok two")),
+            line("event_msg", json!({"type":"thread_rolled_back","num_turns":n})),
+        ]
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect::<String>()
+    };
+    // One turn back: the compaction stands, and its copy of the PNG is sent.
+    let file = write(dir.path(), "one.jsonl", &rollout(1));
+    let out = run(&["preview", file.to_str().unwrap()]);
+    let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(body["input"].as_array().unwrap().len(), 2, "{body:#}");
+    // Two turns back: past the compaction, which goes with them.
+    let file = write(dir.path(), "two.jsonl", &rollout(2));
+    let out = run(&["preview", file.to_str().unwrap()]);
+    let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(body["input"], json!([]), "{body:#}");
+    let (d, code) = diagnose(&file, &[]);
+    assert_eq!((code, &d["stuck"]), (0, &json!(false)), "{d:#}");
+}

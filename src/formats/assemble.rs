@@ -472,6 +472,11 @@ fn visible(records: &Records, entries: &[Entry], links: Links, findings: &mut Ve
                 list = Keyed::default();
                 list.line(records, i);
             }
+            Unit::Replace => {
+                let before = std::mem::take(&mut list);
+                list.line(records, i);
+                list.before = Some((Box::new(before), list.slots.len()));
+            }
         }
     }
     rejoin(records, list.slots)
@@ -483,6 +488,9 @@ struct Keyed {
     slots: Vec<Slot>,
     /// Where each id's slot is.
     at: HashMap<Id, usize>,
+    /// The history a [`Unit::Replace`] replaced, and how many slots the
+    /// replacement itself holds at the start of this one.
+    before: Option<(Box<Keyed>, usize)>,
 }
 
 impl Keyed {
@@ -510,19 +518,33 @@ impl Keyed {
 
     /// Drops the last `n` user turns: from the first line of the `n`-th last
     /// turn on (of the first, with fewer); nothing without a turn.
+    /// A rollback past the turns since a [`Unit::Replace`] undoes it first:
+    /// the history before it comes back, followed by what came after.
     fn drop_turns(&mut self, records: &Records, n: u64) {
-        let turns: Vec<usize> = (self.slots.iter().enumerate())
-            .filter(|(_, s)| s.part.is_none() && records.extra(s.record).and_then(Extra::rare).is_some_and(|x| x.turn))
-            .map(|(k, _)| k)
-            .collect();
-        let Some(&first) = turns.first() else { return };
         let n = usize::try_from(n).unwrap_or(usize::MAX);
         if n == 0 {
             return;
         }
+        while self.turns(records).len() < n {
+            let Some((before, own)) = self.before.take() else { break };
+            let after: Vec<Slot> = self.slots.drain(own..).collect();
+            *self = *before;
+            // What follows a replacing compaction (Codex's items) is keyed by no id.
+            self.slots.extend(after);
+        }
+        let turns = self.turns(records);
+        let Some(&first) = turns.first() else { return };
         let cut = if n >= turns.len() { first } else { turns[turns.len() - n] };
         self.slots.truncate(cut);
         self.at.retain(|_, p| *p < cut);
+    }
+
+    /// Where the user's turns start ([`super::LineOut::turn`]).
+    fn turns(&self, records: &Records) -> Vec<usize> {
+        (self.slots.iter().enumerate())
+            .filter(|(_, s)| s.part.is_none() && records.extra(s.record).and_then(Extra::rare).is_some_and(|x| x.turn))
+            .map(|(k, _)| k)
+            .collect()
     }
 
     /// Drops `id` and what follows it; all of it when `id` is not here.

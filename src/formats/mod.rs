@@ -323,6 +323,12 @@ pub enum Unit {
     /// A compaction or checkpoint: everything before is replaced by this line
     /// (by its messages, each keyed, when [`LineOut::keys`] lists them).
     Reset,
+    /// A compaction whose replacement history stands for everything before
+    /// it until a rollback reaches past it (Codex's `compacted` with
+    /// `replacement_history`): Codex rolls back turn segments newest first,
+    /// and one holding the compaction takes it along, so the history before
+    /// it comes back, followed by what came after ([`Unit::DropTurns`]).
+    Replace,
     /// A compaction that keeps the entries from this 0-based index of the file's
     /// entries (pi v1's `firstKeptEntryIndex`, the header being entry 0): the line
     /// comes first, then those kept entries before it, then what follows.

@@ -105,8 +105,10 @@ impl Adapter for Codex {
                 responses_item(p, e, "/payload", out);
             }
             "compacted" => {
-                out.unit = Unit::Reset;
+                out.unit = Unit::Replace;
                 if !p.get("replacement_history").is_array() {
+                    // Rebuilt from the history before it, which a rollback does not bring back.
+                    out.unit = Unit::Reset;
                     // A local compaction of older builds: Codex rebuilds the history
                     // as its initial context, the text of the user messages before
                     // (their images dropped), then this summary as a user message.
