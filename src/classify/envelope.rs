@@ -13,7 +13,7 @@
 use serde_json::Value;
 
 use super::literal;
-use super::signals::{implied_status, is_grpc_status};
+use super::signals::{self, implied_status, is_grpc_status};
 
 /// How many wrappers deep we follow (text → JSON → string → JSON …).
 const MAX_DEPTH: usize = 16;
@@ -159,7 +159,29 @@ fn exception_names(s: &str, depth: usize, ev: &mut Evidence) {
                 break;
             }
         }
+        // A known class behind a library's own prefix (Vercel AI Gateway's
+        // `GatewayInternalServerError`, `GatewayRateLimitError`): the known class is named too.
+        if named
+            && let Some(known) = known_suffix(lower)
+            && !ev.codes.iter().any(|c| c == known)
+        {
+            ev.push_code(known.to_string(), depth);
+        }
     }
+}
+
+/// The longest class name of the code tables (`internalservererror`) that `name` ends with
+/// after a prefix of its own, if any. Short names (`readerror`) are left out: `ThreadError`
+/// is no read failure.
+fn known_suffix(name: &str) -> Option<&'static str> {
+    signals::DETERMINISTIC_CODES
+        .iter()
+        .chain(signals::TRANSIENT_CODES)
+        .chain(signals::WEAK_CODES)
+        .map(|(c, _)| *c)
+        .filter(|c| c.len() >= 12 && (c.ends_with("error") || c.ends_with("exception")))
+        .filter(|c| name.len() > c.len() && name.ends_with(c))
+        .max_by_key(|c| c.len())
 }
 
 /// Finds the first embedded structured body: strict JSON first, then a Python/JS literal.
@@ -500,6 +522,14 @@ mod tests {
 
     fn deepest_status(ev: &Evidence) -> Option<u16> {
         ev.frames.iter().filter(|f| f.status.is_some()).max_by_key(|f| f.depth).and_then(|f| f.status)
+    }
+
+    #[test]
+    fn a_known_class_behind_a_prefix_is_named_too() {
+        let ev = unwrap("Error [GatewayInternalServerError]: Failed to initialize model database");
+        assert!(ev.codes.iter().any(|c| c == "internalservererror"));
+        assert_eq!(known_suffix("threaderror"), None);
+        assert_eq!(known_suffix("internalservererror"), None);
     }
 
     #[test]

@@ -72,6 +72,10 @@ const KEYWORDS: &[&str] = &[
     "max length",
     "maximum context length of",
     "cannot exceed",
+    // See: Text Generation Inference "`inputs` tokens + `max_new_tokens` must be <= 8192",
+    // "`inputs` must have less than 4096 tokens" (huggingface/chat-ui#1149, meta-llama/llama#1103).
+    "must be <=",
+    "must have less than",
 ];
 
 /// The limit a provider message names, if it names one. `hay` is normalized (lowercase).

@@ -75,6 +75,9 @@ const REASONING_DEFECT: &[&str] = &[
     // "The final block in an assistant message cannot be `thinking`" (a reply cut after
     // its thinking, anthropics/claude-code#10199).
     "final block",
+    // The signature by another spelling: "the tool history has no signed thinking block
+    // to replay" (farion1231/cc-switch#5383).
+    "signed",
 ];
 /// Reasoning *settings* rather than replayed reasoning: a bad parameter, not a replay.
 const REASONING_VETO: &[&str] = &[
@@ -204,6 +207,10 @@ const REFUSED_FIELD: &[&str] = &[
     "unrecognized request argument",
     "unknown parameter",
     "unrecognized parameter",
+    // Google's proto JSON: "Invalid JSON payload received. Unknown name \"outputMimeType\" at
+    // 'generation_config.image_config': Cannot find field." (agentjido/req_llm#517).
+    "unknown name",
+    "cannot find field",
 ];
 /// Parameters that cannot go together: how the client builds its request.
 const CONFLICT: &[&str] =
@@ -255,6 +262,20 @@ const HELD_TO: &[&str] = &[
     "exceed",
 ];
 
+/// The input's tokens held to a bound: Text Generation Inference's "Input validation error:
+/// `inputs` tokens + `max_new_tokens` must be <= 8192" and "`inputs` must have less than
+/// 4096 tokens" (huggingface/chat-ui#1149, meta-llama/llama#1103). The bound alone on
+/// `max_new_tokens` is a parameter, not the window: the input must be named.
+const INPUT_TOKENS: &[&str] = &["inputs", "input tokens", "prompt tokens", "input_tokens", "prompt_tokens"];
+const AT_MOST: &[&str] = &[
+    "must be <=",
+    "must be less than",
+    "must have less than",
+    "must not exceed",
+    "must be at most",
+    "less than or equal to",
+];
+
 /// Over the window, or the servers' advice that says so ("load the model with a larger
 /// context length", "provide a shorter input").
 const LONGER: &[&str] = &[
@@ -296,6 +317,14 @@ const PLAN: &[&str] = &[
     "free_tier",
     "subscription",
     "payment",
+    "recharge",
+    "top up",
+    // Chinese providers' billing words (Zhipu code 1113 "余额不足或无可用资源包,请充值",
+    // "您的账户已欠费，请充值后重试"): balance, recharge, arrears, resource package.
+    "余额",
+    "充值",
+    "欠费",
+    "资源包",
 ];
 /// Words that say the allowance is used up.
 const EXHAUSTED: &[&str] = &[
@@ -318,6 +347,10 @@ const EXHAUSTED: &[&str] = &[
     "will reset",
     "resets",
     "limit: 0,",
+    // "insufficient", "in arrears", "please recharge" in Chinese.
+    "不足",
+    "欠费",
+    "请充值",
 ];
 /// A limit over a period longer than minutes, or none at all (a free tier with limit 0):
 /// waiting minutes cannot lift it, whatever retry hint the provider adds.
@@ -377,6 +410,10 @@ const EMPTY: &[&str] = &[
     "has an empty",
     // A Go client's nil content (Copilot: "invalid message content type <nil>").
     "content type <nil>",
+    // Bedrock Converse: "The text field in the ContentBlock object at messages.15.content.0
+    // is blank" (aws-samples/bedrock-engineer#8).
+    // Not "is empty": a wrapper says its own "response is empty" (Robitx/gp.nvim#257).
+    "is blank",
 ];
 const EMPTY_OF: &[&str] = &["content", "message", "text", "parts", "toolresult", "tool_result"];
 const MEDIA_WORDS: &[&str] = &["image", "pdf", "document", "base64", "audio", "video"];
@@ -487,6 +524,18 @@ pub const DETERMINISTIC: &[Family] = &[
         unless: &["tools.", "tools[", "schema", "tool_choice", "tool definition", "tool names", "function names"],
         class: Class::HistoryInvalid,
     },
+    // A system message the API or the model's chat template takes only first (Qwen's
+    // templates: "System message must be at the beginning"): how the client builds its
+    // request (several system parts), not a history a repair mends.
+    Family {
+        name: "a system message out of place",
+        groups: &[
+            &["system message", "system prompt", "system role"],
+            &["at the beginning", "must be first", "must come first", "must be the first", "only the first"],
+        ],
+        unless: &[],
+        class: Class::InvalidRequest,
+    },
     Family {
         name: "a message where the API does not take it",
         groups: &[POSITION, ROLE_MESSAGE],
@@ -535,6 +584,12 @@ pub const DETERMINISTIC: &[Family] = &[
         class: Class::ContextOverflow,
     },
     Family {
+        name: "input tokens held to a bound",
+        groups: &[INPUT_TOKENS, AT_MOST, &["token"]],
+        unless: RATE_WORDS,
+        class: Class::ContextOverflow,
+    },
+    Family {
         name: "prompt counted against the window",
         groups: &[PROMPT_COUNT, WINDOW],
         unless: RATE_WORDS,
@@ -576,6 +631,15 @@ pub const DETERMINISTIC: &[Family] = &[
         unless: CREDENTIAL_VETO,
         class: Class::Auth,
     },
+    // A header the request must carry ("anthropic-version: header is required", Portkey's
+    // "Either x-portkey-config or x-portkey-provider header is required", mlflow/mlflow#24391);
+    // a credential's header is `auth`.
+    Family {
+        name: "a required header missing",
+        groups: &[&["header"], &["is required", "are required", "missing required", "required header"]],
+        unless: &["api key", "api_key", "api-key", "authorization", "credential", "token", "auth"],
+        class: Class::InvalidRequest,
+    },
     Family {
         name: "the model or resource does not exist",
         groups: &[MISSING, RESOURCE],
@@ -608,6 +672,10 @@ const MEDIA: &[&str] = &[
     "document",
     "audio",
     "video",
+    // Gemini's `file_data.file_uri` ("Invalid or unsupported file uri: https://…jpg",
+    // BoundaryML/baml#1548).
+    "file uri",
+    "file_uri",
 ];
 /// A media item fetched by URL: named, or known by its file name's extension.
 const FETCHED: &[&str] =
@@ -644,6 +712,15 @@ const MEDIA_DEFECT: &[&str] = &[
     "does not match",
     "appears to be a",
     "has no pages",
+    // Held to a list of image types ("MIME type must be image/png, image/jpeg, …",
+    // EvanZhouDev/gemini-ai#3) or to requirements it does not meet (DashScope "The image
+    // length and width do not meet the model restrictions", QwenLM/qwen-code#2505).
+    "must be image/",
+    "should be image/",
+    "must be 'image/",
+    "should be 'image/",
+    "do not meet",
+    "does not meet",
 ];
 /// Counted media.
 const MEDIA_COUNT: &[&str] =
@@ -688,6 +765,23 @@ pub const MEDIA_FAMILIES: &[Family] = &[
             FETCHED,
             &["timeout", "timed out", "failed", "could not", "unable"],
         ],
+        unless: RATE_WORDS,
+        class: Class::MediaRejected,
+    },
+    // A chat API downloads nothing but the attachments the request names by URL: a failed
+    // download is one of them, named or not (OpenAI "Error while downloading …",
+    // openai/openai-python#2790). Not Node's "fetch failed" (the client's own request).
+    Family {
+        name: "a download the provider could not make",
+        groups: &[&[
+            "while downloading",
+            "error downloading",
+            "failed to download",
+            "download failed",
+            "unable to download",
+            "could not download",
+            "cannot download",
+        ]],
         unless: RATE_WORDS,
         class: Class::MediaRejected,
     },
@@ -834,6 +928,27 @@ mod tests {
             None
         );
         assert_eq!(first(DETERMINISTIC, "claude ai usage limit reached|1762952400"), Some(Class::Quota));
+    }
+
+    #[test]
+    fn the_input_held_to_a_bound_is_the_window_but_not_the_output_alone() {
+        assert_eq!(
+            first(DETERMINISTIC, "input validation error: `inputs` tokens + `max_new_tokens` must be <= 2048."),
+            Some(Class::ContextOverflow)
+        );
+        assert_eq!(first(DETERMINISTIC, "input validation error: `max_new_tokens` must be <= 192"), None);
+    }
+
+    #[test]
+    fn billing_words_in_chinese_are_plan_words() {
+        assert_eq!(first(DETERMINISTIC, "429 余额不足或无可用资源包,请充值。"), Some(Class::Quota));
+        assert_eq!(first(DETERMINISTIC, "您的账户已欠费，请充值后重试。"), Some(Class::Quota));
+    }
+
+    #[test]
+    fn a_required_header_is_a_bad_request_unless_it_is_the_credential() {
+        assert_eq!(first(DETERMINISTIC, "anthropic-version: header is required"), Some(Class::InvalidRequest));
+        assert_ne!(first(DETERMINISTIC, "x-api-key header is required"), Some(Class::InvalidRequest));
     }
 
     #[test]
