@@ -79,15 +79,21 @@ fn the_asset_is_what_the_cli_sends_not_the_file_on_disk() {
     assert_eq!(image["source"]["data"], json!(common::b64(&recorded_png())), "{body:#}");
 }
 
-#[test]
-fn without_its_asset_event_an_attachment_is_the_file_at_its_path() {
-    let (_dir, s, png) = session(HEALED, HEALED_WORK, &media_corpus::png(16, 16));
-    let text = std::fs::read_to_string(&s).unwrap();
+/// Takes the attachment's `session.binary_asset` event and its `assetId` out
+/// of the session: the CLI then sends the file at its path.
+fn without_asset(s: &Path) {
+    let text = std::fs::read_to_string(s).unwrap();
     let kept: Vec<&str> = text.lines().filter(|l| !l.contains("\"session.binary_asset\"")).collect();
     let without = kept
         .join("\n")
         .replace("\"assetId\":\"sha256:da735875d286bc9e1a01db319f2069ef6dc27b86734d085f2aba050701351482\",", "");
-    std::fs::write(&s, without + "\n").unwrap();
+    std::fs::write(s, without + "\n").unwrap();
+}
+
+#[test]
+fn without_its_asset_event_an_attachment_is_the_file_at_its_path() {
+    let (_dir, s, png) = session(HEALED, HEALED_WORK, &media_corpus::png(16, 16));
+    without_asset(&s);
     let (v, code) = common::scan_json(&s, &[]);
     assert_eq!(v["attachments"][0]["verdict"], json!("ok"), "{v:#}");
     assert_eq!(v["attachments"][0]["sha256"], json!(common::sha256_file(&png)), "{v:#}");
@@ -100,12 +106,7 @@ fn without_its_asset_event_an_attachment_is_the_file_at_its_path() {
 #[test]
 fn an_attachment_with_no_bytes_to_read_sends_no_image() {
     let (_dir, s, png) = session(HEALED, HEALED_WORK, &media_corpus::png(16, 16));
-    let text = std::fs::read_to_string(&s).unwrap();
-    let kept: Vec<&str> = text.lines().filter(|l| !l.contains("\"session.binary_asset\"")).collect();
-    let without = kept
-        .join("\n")
-        .replace("\"assetId\":\"sha256:da735875d286bc9e1a01db319f2069ef6dc27b86734d085f2aba050701351482\",", "");
-    std::fs::write(&s, without + "\n").unwrap();
+    without_asset(&s);
     std::fs::remove_file(&png).unwrap();
     std::fs::create_dir(&png).unwrap();
     let out = run(&["preview", s.to_str().unwrap()]);

@@ -400,22 +400,32 @@ fn chat_user(content: &Value) -> Option<Value> {
     if let Some(t) = content.as_str() {
         return Some(json!({"role":"user","content":t}));
     }
+    user_parts(content, "text", chat_image)
+}
+
+/// A user turn's text and images as `text_type` parts and `image` ones, in
+/// order (blank text kept); `None` when nothing is left to send.
+fn user_parts(content: &Value, text_type: &str, image: fn(&Value) -> Value) -> Option<Value> {
     let parts: Vec<Value> = content
         .as_array()
         .into_iter()
         .flatten()
         .filter_map(|b| match s(b, "type") {
-            Some("text") => Some(json!({"type":"text","text":s(b, "text").unwrap_or_default()})),
-            Some("image") => Some(chat_image(b)),
+            Some("text") => Some(json!({"type":text_type,"text":s(b, "text").unwrap_or_default()})),
+            Some("image") => Some(image(b)),
             _ => None,
         })
         .collect();
     (!parts.is_empty()).then(|| json!({"role":"user","content":parts}))
 }
 
+/// An image as a `data:` URL.
+fn data_url(b: &Value) -> String {
+    format!("data:{};base64,{}", s(b, "mimeType").unwrap_or_default(), s(b, "data").unwrap_or_default())
+}
+
 fn chat_image(b: &Value) -> Value {
-    let url = format!("data:{};base64,{}", s(b, "mimeType").unwrap_or_default(), s(b, "data").unwrap_or_default());
-    json!({"type":"image_url","image_url":{"url":url}})
+    json!({"type":"image_url","image_url":{"url":data_url(b)}})
 }
 
 /// Consecutive tool results on Chat Completions: a `tool` message each (its
@@ -498,22 +508,11 @@ fn responses_user(content: &Value) -> Option<Value> {
     if let Some(t) = content.as_str() {
         return Some(json!({"role":"user","content":[{"type":"input_text","text":t}]}));
     }
-    let parts: Vec<Value> = content
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|b| match s(b, "type") {
-            Some("text") => Some(json!({"type":"input_text","text":s(b, "text").unwrap_or_default()})),
-            Some("image") => Some(responses_image(b)),
-            _ => None,
-        })
-        .collect();
-    (!parts.is_empty()).then(|| json!({"role":"user","content":parts}))
+    user_parts(content, "input_text", responses_image)
 }
 
 fn responses_image(b: &Value) -> Value {
-    let url = format!("data:{};base64,{}", s(b, "mimeType").unwrap_or_default(), s(b, "data").unwrap_or_default());
-    json!({"type":"input_image","detail":"auto","image_url":url})
+    json!({"type":"input_image","detail":"auto","image_url":data_url(b)})
 }
 
 /// A tool result on Responses: its joined text, or text and images as parts.
