@@ -252,6 +252,21 @@ fn overlays_and_non_sessions_are_skipped_and_links_do_not_loop() {
     assert!(err.contains("note: skipped") && err.contains("notes.txt"), "{err}");
 }
 
+/// A binary file the walk meets (a zip kept beside recordings, the `-shm` of
+/// a live opencode database) is no session: skipped with a note, like an
+/// image. It was counted as an unreadable session, and check exited 2.
+#[test]
+fn binary_files_beside_sessions_are_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "claude.jsonl", &healthy("claude-code"));
+    std::fs::write(dir.path().join("support.zip"), b"PK\x03\x04\x14\x00\x00\x00\x08\x00").unwrap();
+    std::fs::write(dir.path().join("opencode.db-shm"), vec![0u8; 32768]).unwrap();
+    let (doc, code) = json(&[s(dir.path())]);
+    assert_eq!(code, 0, "{doc:#}");
+    assert_eq!(sessions(&doc).len(), 1, "{doc:#}");
+    assert_eq!(doc["skipped"].as_array().unwrap().len(), 2, "{doc:#}");
+}
+
 #[test]
 fn nothing_to_check_or_an_unreadable_path_is_exit_2() {
     let dir = tempfile::tempdir().unwrap();

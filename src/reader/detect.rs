@@ -135,7 +135,7 @@ fn plan_text(path: &Path, text: &Path, opts: &Options) -> anyhow::Result<Plan> {
             not_a_session!("{} {why}", path.display());
         }
         if total == 0 && is_binary(line) {
-            bail!("{} is a binary file (it holds NUL bytes), not a session's JSON text", path.display());
+            not_a_session!("{} is a binary file (it holds NUL bytes), not a session's JSON text", path.display());
         }
         total += line.len() as u64;
         let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line).trim_ascii();
