@@ -194,8 +194,15 @@ fn files(agent: &str, root: &Path) -> Vec<(PathBuf, Option<Format>)> {
     let Some(format) = Format::from_name(agent) else { return Vec::new() };
     let with = |paths: Vec<PathBuf>| paths.into_iter().map(|p| (p, Some(format))).collect::<Vec<_>>();
     match format {
-        // <project>/<session>.jsonl; subagent transcripts sit one level deeper and are not sessions.
-        Format::ClaudeCode => with(dirs(root).iter().flat_map(|d| plain_files(d, |n| n.ends_with(".jsonl"))).collect()),
+        // <project>/<session>.jsonl; subagent transcripts sit one level deeper (or, from older
+        // builds, beside the session as agent-<id>.jsonl) and are not sessions.
+        Format::ClaudeCode => with(
+            dirs(root)
+                .iter()
+                .flat_map(|d| plain_files(d, |n| n.ends_with(".jsonl")))
+                .filter(|p| crate::formats::claude_code::subagent::of(p).is_none())
+                .collect(),
+        ),
         Format::Codex => {
             let days = dirs(root).iter().flat_map(|y| dirs(y)).flat_map(|m| dirs(&m)).collect::<Vec<_>>();
             with(

@@ -194,6 +194,38 @@ fn sessions_lists_the_parent_and_never_a_subagents_file() {
     assert!(!listed.contains("subagents"), "{listed}");
 }
 
+/// Older builds wrote a subagent's transcript beside the session, as
+/// `agent-<id>.jsonl` (its records on a side chain naming the session): it is
+/// no session either. `sessions` listed it, `--latest` picked it and `repair`
+/// offered `claude --resume` for a copy of it.
+#[test]
+fn an_older_builds_subagent_file_beside_the_session_is_no_session() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join(".claude/projects/-tmp-work");
+    copy_tree(&layout("subagent"), &project);
+    let parent = session_with(&project, "READ-THE-FILE spawn an agent");
+    let sub = subagent_file(&parent);
+    let old = project.join(sub.file_name().unwrap());
+    std::fs::rename(&sub, &old).unwrap();
+    std::fs::remove_dir_all(parent.with_extension("")).unwrap();
+    let out = common::bin()
+        .args(["sessions", "--agent", "claude-code", "--json"])
+        .env("HOME", home.path())
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("XDG_CONFIG_HOME")
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert!(listed.contains(parent.file_name().unwrap().to_str().unwrap()), "{listed}");
+    assert!(!listed.contains("agent-"), "{listed}");
+    let (d, _) = diagnose(&old, &[]);
+    let next = d["next"].to_string();
+    assert!(next.contains(parent.to_str().unwrap()) && !next.contains("repair"), "{d:#}");
+    let out = run(&["repair", old.to_str().unwrap(), "--out", home.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("resumes no subagent file"));
+}
+
 // ------------------------------------------------------------------------ forks
 
 #[test]

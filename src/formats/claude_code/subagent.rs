@@ -35,13 +35,21 @@ pub struct ForkRef {
 }
 
 /// The subagent `path` is the transcript of, when it sits where Claude Code
-/// writes one: `<session>/subagents/agent-<id>.jsonl`.
+/// writes one: `<session>/subagents/agent-<id>.jsonl`, or (older builds)
+/// `agent-<id>.jsonl` beside the session, its records on a side chain naming
+/// the session that ran it.
 pub fn of(path: &Path) -> Option<Subagent> {
     let name = path.file_name()?.to_str()?;
     let agent_id = name.strip_prefix("agent-")?.strip_suffix(".jsonl")?.to_string();
     let subagents = path.parent()?;
     if subagents.file_name()? != "subagents" {
-        return None;
+        let first = first_record(path)?;
+        let session_id = first.get("sessionId")?.as_str().filter(|id| is_file_id(id))?.to_string();
+        if first.get("isSidechain")?.as_bool() != Some(true) {
+            return None;
+        }
+        let parent = subagents.join(format!("{session_id}.jsonl"));
+        return Some(Subagent { agent_id, session_id, parent, fork: None });
     }
     let session_dir = subagents.parent()?;
     let session_id = session_dir.file_name()?.to_str()?.to_string();
@@ -57,18 +65,24 @@ pub fn of(path: &Path) -> Option<Subagent> {
 
 /// The `fork-context-ref` a fork's transcript starts with (its first line).
 fn fork_ref(path: &Path) -> Option<(String, String)> {
-    let file = std::fs::File::open(path).ok()?;
-    let mut first = Vec::new();
-    // The record is small; a first line that is not (a whole history line) is not one.
-    std::io::BufReader::new(file).take(64 << 10).read_until(b'\n', &mut first).ok()?;
-    let v: serde_json::Value = serde_json::from_slice(first.trim_ascii_end()).ok()?;
+    let v = first_record(path)?;
     if v.get("type")?.as_str()? != "fork-context-ref" {
         return None;
     }
-    let id = v.get("parentSessionId")?.as_str()?;
-    // An id names a file beside this session's: never a path.
-    if id.is_empty() || id.contains(['/', '\\']) || id.starts_with('.') {
-        return None;
-    }
+    let id = v.get("parentSessionId")?.as_str().filter(|id| is_file_id(id))?;
     Some((id.to_string(), v.get("parentLastUuid")?.as_str()?.to_string()))
+}
+
+/// A transcript's first record. The records looked for are small; a first
+/// line that is not (a whole history line) is none of them.
+fn first_record(path: &Path) -> Option<serde_json::Value> {
+    let file = std::fs::File::open(path).ok()?;
+    let mut first = Vec::new();
+    std::io::BufReader::new(file).take(64 << 10).read_until(b'\n', &mut first).ok()?;
+    serde_json::from_slice(first.trim_ascii_end()).ok()
+}
+
+/// An id that names a file beside this session's: never a path.
+fn is_file_id(id: &str) -> bool {
+    !id.is_empty() && !id.contains(['/', '\\']) && !id.starts_with('.')
 }
