@@ -911,3 +911,30 @@ fn a_codex_rollback_past_a_compaction_undoes_it() {
     let (d, code) = diagnose(&file, &[]);
     assert_eq!((code, &d["stuck"]), (0, &json!(false)), "{d:#}");
 }
+
+/// `claude --resume <id>` and `gemini --resume <id>` find a session only in
+/// the agent's own folder for the project: a copy written anywhere else was
+/// handed a bare resume command that answers "No conversation found".
+#[test]
+fn a_copy_outside_the_agents_folder_says_where_to_move_it() {
+    for (sample, inside) in
+        [("claude-code.jsonl", ".claude/projects/-w"), ("gemini-cli.jsonl", ".gemini/tmp/abc/chats")]
+    {
+        let dir = tempfile::tempdir().unwrap();
+        for (place, moved) in [(dir.path().join("out"), true), (dir.path().join(inside), false)] {
+            std::fs::create_dir_all(&place).unwrap();
+            let out = run(&[
+                "repair",
+                common::sample(sample).to_str().unwrap(),
+                "--out",
+                place.to_str().unwrap(),
+                "--json",
+                "--force",
+            ]);
+            let r: Value = serde_json::from_slice(&out.stdout)
+                .unwrap_or_else(|e| panic!("{sample}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+            let note = r.get("resume_note").and_then(Value::as_str).unwrap_or_default();
+            assert_eq!(note.contains("move the copy there first"), moved, "{sample} in {}: {r:#}", place.display());
+        }
+    }
+}

@@ -44,7 +44,10 @@ pub fn new(format: Format, src: &Path, dir: Option<&Path>, first_line: &[u8]) ->
             // Every line's `sessionId` is the session's; a renamed file keeps it.
             old_id: None,
             resume: Some(format!("claude --resume {v4}")),
-            resume_note: None,
+            // `claude --resume <id>` looks in the project folder of the folder it runs in.
+            resume_note: (!in_folder(&dir, "projects", 1)).then(|| {
+                "Claude Code resumes a session only from its project folder (~/.claude/projects/<the project's path, each / as ->, or under $CLAUDE_CONFIG_DIR): move the copy there first, and resume it from the project's folder".to_string()
+            }),
             id: Some(v4),
         },
         Format::Codex => {
@@ -78,7 +81,10 @@ pub fn new(format: Format, src: &Path, dir: Option<&Path>, first_line: &[u8]) ->
                 path: dir.join(format!("session-{ts}-{}.{ext}", &v4[..8])),
                 old_id: field("/sessionId"),
                 resume: Some(format!("gemini --resume {v4}")),
-                resume_note: None,
+                // `gemini --resume <id>` looks in the chats folder of the project it runs in.
+                resume_note: (!in_folder(&dir, "chats", 0)).then(|| {
+                    "Gemini CLI resumes a session only from its project's chats folder (~/.gemini/tmp/<project>/chats): move the copy there first, and resume it from the project's folder".to_string()
+                }),
                 id: Some(v4),
             }
         }
@@ -159,6 +165,12 @@ pub fn new(format: Format, src: &Path, dir: Option<&Path>, first_line: &[u8]) ->
             resume_note: None,
         },
     }
+}
+
+/// Whether `dir`, `up` folders above it, is named `name`: where an agent
+/// finds the sessions it resumes by id.
+fn in_folder(dir: &Path, name: &str, up: usize) -> bool {
+    dir.ancestors().nth(up).and_then(Path::file_name).is_some_and(|n| n == name)
 }
 
 const PI_HARNESS_NOTE: &str = "a compaction here carries `retainedTail`, as pi-agent-core's agent harness writes it: resume the copy with the program that wrote it. The `pi` CLI reads such a file otherwise: it sends the entries from the compaction's `firstKeptEntryId` on, not the retained copies, so what was left out of those copies is sent again";
