@@ -183,8 +183,9 @@ fn agent_copy(agent: &str, name: &str) -> (tempfile::TempDir, std::path::PathBuf
 #[test]
 fn a_copy_that_changes_nothing_the_failure_is_about_is_still_stuck() {
     // Codex: valid PNG bytes the provider refused, no block named; pi: three
-    // images where the provider took two. Without an exclusion or a cap the
-    // copy drops the refusal but sends the same request.
+    // images where the provider took two. Without an exclusion or a cap a copy
+    // would send the same request: none is written (a copy that dropped the
+    // refusal was then called healthy), and repair says what to do first.
     for (agent, name, class_next) in
         [("codex", "image-refused-by-provider.jsonl", "exclude"), ("pi", "too-many-images.jsonl", "--max-images 2")]
     {
@@ -192,10 +193,11 @@ fn a_copy_that_changes_nothing_the_failure_is_about_is_still_stuck() {
         let out = dir.path().join("out");
         std::fs::create_dir(&out).unwrap();
         let (r, code) = json_of(&["repair", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--json"]);
-        assert_eq!(code, 1, "{agent}: {r:#}");
+        assert_eq!((code, &r["written"]), (1, &Value::Bool(false)), "{agent}: {r:#}");
         assert!(r["still_stuck"].as_str().is_some_and(|v| v.starts_with("still stuck")), "{agent}: {r:#}");
         let next = r["next"].to_string();
         assert!(next.contains(class_next) && next.contains(name), "{agent}: {r:#}");
+        assert_eq!(std::fs::read_dir(&out).unwrap().count(), 0, "{agent}: nothing written");
     }
     // With the cap the limit asks for, the copy resumes.
     let (dir, file) = agent_copy("pi", "too-many-images.jsonl");

@@ -99,6 +99,28 @@ fn the_copy_repaired_with_drop_reasoning_ids_is_not_stuck_and_is_a_new_session()
     assert_eq!((code, d["stuck"].as_bool()), (0, Some(false)), "{d:#}");
 }
 
+/// A copy that changes nothing the failure blames (no exclusion: the
+/// provider refused the image) keeps its record of the refusal. It dropped it,
+/// and diagnose and check then called the copy healthy though it sends the
+/// request the provider refused.
+#[test]
+fn a_copy_that_answers_nothing_keeps_the_refusal_and_stays_stuck() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = copy_to("image-refused-by-provider.jsonl", dir.path(), "sessions/2026/12/01");
+    let out = run(&["repair", "--json", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "still stuck: {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read_dir(f.parent().unwrap()).unwrap().count(), 1, "no copy is written");
+    let out = run(&["repair", "--json", "--force", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (d, code) = diagnose(Path::new(r["out"].as_str().unwrap()));
+    assert_eq!(
+        (code, &d["stuck"], &d["failure"]["class"]),
+        (1, &Value::Bool(true), &Value::from("media_rejected")),
+        "{d:#}"
+    );
+}
+
 #[test]
 fn preview_is_the_items_codex_sends() {
     let f = fixture("reasoning-rejected-store-false.jsonl");

@@ -267,6 +267,32 @@ fn binary_files_beside_sessions_are_skipped() {
     assert_eq!(doc["skipped"].as_array().unwrap().len(), 2, "{doc:#}");
 }
 
+/// A store of many sessions (opencode's database) is every one of them:
+/// check judged only the most recently updated, and passed a database whose
+/// other session was stuck.
+#[test]
+fn every_session_of_a_store_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("opencode.db");
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/agents/opencode/v1-and-v2.db");
+    std::fs::copy(fixture, &db).unwrap();
+    // The healthy session is the latest: the stuck one is only found by looking at both.
+    let c = rusqlite::Connection::open(&db).unwrap();
+    c.execute("UPDATE session SET time_updated = 1796121999999 WHERE id = 'ses_dced07f2effeOuLXUQAA0iO7CK'", [])
+        .unwrap();
+    drop(c);
+    let (doc, code) = json(&[s(dir.path())]);
+    assert_eq!(code, 1, "{doc:#}");
+    let checked: Vec<(&str, bool)> =
+        sessions(&doc).iter().map(|c| (c["session"].as_str().unwrap(), c["ok"].as_bool().unwrap())).collect();
+    assert_eq!(checked.len(), 2, "{doc:#}");
+    assert!(checked.contains(&("ses_dced059e6ffeCrRUbVHgxPpitm", false)), "{doc:#}");
+    assert!(checked.contains(&("ses_dced07f2effeOuLXUQAA0iO7CK", true)), "{doc:#}");
+    let names: Vec<String> =
+        std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(names, ["opencode.db"], "nothing is left beside the database");
+}
+
 #[test]
 fn nothing_to_check_or_an_unreadable_path_is_exit_2() {
     let dir = tempfile::tempdir().unwrap();

@@ -54,6 +54,9 @@ impl Problem {
 #[derive(Clone, Debug, Serialize)]
 pub struct Checked {
     pub file: String,
+    /// Which session of a store of many (opencode's database, pi's store).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
     /// The session format; `null` when the session could not be read.
     pub format: Option<&'static str>,
     /// Would every request of this session be accepted?
@@ -69,7 +72,20 @@ impl Checked {
         let (allowed, problems): (Vec<Problem>, Vec<Problem>) =
             problems.into_iter().partition(|p| allow.contains(&p.code));
         let ok = !problems.iter().any(|p| p.severity == Severity::Error);
-        Checked { file, format, ok, problems, allowed }
+        Checked { file, session: None, format, ok, problems, allowed }
+    }
+
+    /// The result as one session of a store of many.
+    pub fn of_session(self, session: Option<String>) -> Checked {
+        Checked { session, ..self }
+    }
+
+    /// The file, and the session of a store it is.
+    pub fn name(&self) -> String {
+        match &self.session {
+            Some(id) => format!("{} (session {id})", self.file),
+            None => self.file.clone(),
+        }
     }
 
     /// A session that could not be read: one `session.unreadable` problem.

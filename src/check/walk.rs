@@ -20,6 +20,8 @@ pub struct Candidate {
     /// Named on the command line (not found by the walk): one that is not a
     /// session is an error rather than a note.
     pub explicit: bool,
+    /// One session of a store of many ([`crate::reader::store_sessions`]).
+    pub session: Option<String>,
 }
 
 /// What the walk found.
@@ -63,7 +65,7 @@ pub fn walk(roots: &[PathBuf]) -> Walk {
             Ok(m) if m.is_dir() && !is_opencode_storage(root) => descend(root, &mut dirs, &mut files, &mut w),
             Ok(_) => {
                 if files.insert(canonical(root)) {
-                    w.files.push(Candidate { path: root.clone(), explicit: true });
+                    w.files.push(Candidate { path: root.clone(), explicit: true, session: None });
                 }
             }
         }
@@ -100,7 +102,7 @@ fn descend(dir: &Path, dirs: &mut HashSet<PathBuf>, files: &mut HashSet<PathBuf>
             Ok(m) if m.is_dir() && !is_opencode_storage(&path) => descend(&path, dirs, files, w),
             Ok(m) if m.is_dir() || m.is_file() => {
                 if files.insert(canonical(&path)) {
-                    w.files.push(Candidate { path, explicit: false });
+                    w.files.push(Candidate { path, explicit: false, session: None });
                 }
             }
             // Sockets, fifos, devices: never sessions, and reading a fifo would block.

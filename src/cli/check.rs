@@ -121,7 +121,16 @@ enum Outcome {
 }
 
 pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
-    let found = walk::walk(&args.paths);
+    let mut found = walk::walk(&args.paths);
+    // A store of many sessions (opencode's database, pi's store) is every one of them.
+    found.files = found
+        .files
+        .into_iter()
+        .flat_map(|c| match crate::reader::store_sessions(&c.path).filter(|ids| ids.len() > 1) {
+            Some(ids) => ids.into_iter().map(|id| walk::Candidate { session: Some(id), ..c.clone() }).collect(),
+            None => vec![c],
+        })
+        .collect();
     let many = found.files.len() > 1;
     let read = ReadArgs {
         format: args.format,
@@ -293,7 +302,8 @@ fn without_path(error: &str, path: &Path) -> String {
 fn check_one(c: &Candidate, read: &ReadArgs, opts: &check::Options, keep: bool) -> Outcome {
     let path = &c.path;
     let file = path.display().to_string();
-    let options = read.options();
+    let mut options = read.options();
+    options.session = c.session.clone();
     let plan = match crate::reader::plan(path, &options) {
         Ok(p) => p,
         // Told apart by type: a walk passes over what is not a session, never over
@@ -324,9 +334,12 @@ fn check_one(c: &Candidate, read: &ReadArgs, opts: &check::Options, keep: bool) 
         Ok((format, problems, kept))
     });
     match judged {
-        Ok((format, problems, kept)) => {
-            Outcome::Checked(Checked::new(file, Some(format.name()), problems, &opts.allow), kept)
+        Ok((format, problems, kept)) => Outcome::Checked(
+            Checked::new(file, Some(format.name()), problems, &opts.allow).of_session(c.session.clone()),
+            kept,
+        ),
+        Err(e) => {
+            Outcome::Failed(Checked::unreadable(file, format!("{e:#}"), &opts.allow).of_session(c.session.clone()))
         }
-        Err(e) => Outcome::Failed(Checked::unreadable(file, format!("{e:#}"), &opts.allow)),
     }
 }

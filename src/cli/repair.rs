@@ -130,8 +130,11 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
         rewrite.fit(&session, &crate::reader::Source::of(&plan, &args.file), &plan.rules, plan.single_document);
     }
     // pi's first layout counts entries by position (`firstKeptEntryIndex`):
-    // leaving a line out there would move its compactions.
-    if !(plan.format == crate::formats::Format::Pi && positional(&args.file)) {
+    // leaving a line out there would move its compactions. A copy that changes
+    // nothing the failure blames keeps its record of it: without it, the copy
+    // would be called healthy while it sends the request the provider refused.
+    let answered = original.as_ref().is_none_or(|o| addresses(o.class, &rewrite.summary, &suspects_left_out));
+    if answered && !(plan.format == crate::formats::Format::Pi && positional(&args.file)) {
         rewrite.drop_failures(&session, plan.single_document);
     }
     // Lines the reader had to skip (cut short, not JSON): not the history's
@@ -147,7 +150,8 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
     // Nothing excluded, capped, rewritten, mended or left out: the copy would
     // hold the very records of the original, so none is written unless asked.
     if rewrite.ops.is_empty() && damaged.is_empty() && !args.force {
-        return nothing_to_repair(args, &session);
+        let unanswered = original.as_ref().filter(|_| !answered).map(|o| (o.class, o.next.as_slice()));
+        return nothing_to_repair(args, &session, unanswered);
     }
     let mut reads = args.read.reads(&args.file, &plan, true);
     reads.extend(crate::alias::named_by(&session.attachments));
@@ -165,7 +169,7 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
             Ok(match (still, original) {
                 (None, Some(o)) if !addresses(o.class, summary, left_out) => Some((
                     format!(
-                        "still stuck: nothing this repair changed answers the {} failure, so the copy sends the request the provider refused (it only no longer records the refusal)",
+                        "still stuck: nothing this repair changed answers the {} failure, so the copy sends the request the provider refused (and keeps its record of the refusal)",
                         o.class
                     ),
                     o.next.clone(),
@@ -268,9 +272,9 @@ fn leave_out_suspects(
 
 /// Whether what a repair changed can answer a failure of `class`: a copy that
 /// changes nothing the failure is about sends the request the provider
-/// refused, though it no longer records the refusal (the copy drops it), and
-/// judged as it reads it would look healthy where the cause is not in its
-/// bytes (valid media a provider refuses, a gateway's image count).
+/// refused; it keeps its record of the refusal (without it, judged as it
+/// reads, it would look healthy where the cause is not in its bytes: valid
+/// media a provider refuses, a gateway's image count).
 fn addresses(class: crate::classify::Class, changes: &Summary, left_out: &[String]) -> bool {
     use crate::classify::Class;
     let removed = !changes.excluded.is_empty()
@@ -323,12 +327,34 @@ fn still_stuck(
 }
 
 /// Says there is nothing to repair, and writes nothing (exit 0).
-fn nothing_to_repair(args: &RepairArgs, session: &crate::model::Session) -> anyhow::Result<Exit> {
+/// Nothing to change, so nothing is written. `unanswered`: the session is
+/// stuck on a failure of this class that nothing asked for answers, and what
+/// to do first; a copy would be stuck the same way (exit 1).
+fn nothing_to_repair(
+    args: &RepairArgs,
+    session: &crate::model::Session,
+    unanswered: Option<(crate::classify::Class, &[String])>,
+) -> anyhow::Result<Exit> {
     let reason = "nothing to repair: no exclusion, image cap, reasoning rewrite, unanswered tool call, failed request or damaged line to change; a copy would hold the same records";
+    let still = unanswered.map(|(class, _)| {
+        format!("still stuck: nothing to change answers the {class} failure, so a copy would send the request the provider refused")
+    });
+    let next = unanswered.map_or(&[][..], |(_, next)| next);
     let mut out = crate::report::stdout::stdout();
     if args.json {
-        let v = serde_json::json!({"file": session.file, "format": session.format, "written": false, "reason": reason});
+        let mut v =
+            serde_json::json!({"file": session.file, "format": session.format, "written": false, "reason": reason});
+        if let Some(s) = &still {
+            v["still_stuck"] = serde_json::json!(s);
+            v["next"] = serde_json::json!(next);
+        }
         writeln!(out, "{v:#}")?;
+    } else if let Some(s) = &still {
+        writeln!(out, "nothing was written: {}", sanitize(s))?;
+        writeln!(out, "next:")?;
+        for n in next {
+            writeln!(out, "  {}", sanitize(n))?;
+        }
     } else {
         writeln!(out, "{reason}")?;
         writeln!(
@@ -337,7 +363,7 @@ fn nothing_to_repair(args: &RepairArgs, session: &crate::model::Session) -> anyh
         )?;
     }
     out.flush()?;
-    Ok(Exit::Healthy)
+    Ok(if still.is_some() { Exit::Problems } else { Exit::Healthy })
 }
 
 /// Whether a pi session is of the first layout (no entry ids): its header has

@@ -108,6 +108,7 @@ impl Plan {
 
 pub use detect::{NotASession, plan};
 pub use lines::Lines;
+pub use opencode_store::session_ids as store_sessions;
 pub use sidecar::{RECORDED_BESIDE, files as sidecar_files, mended_ui};
 pub use skim::Skim;
 pub use source::{At, Handle, ReadAt, Source};

@@ -210,15 +210,35 @@ fn one_line(text: &str) -> String {
     text.replace(['\n', '\r'], " ")
 }
 
-fn database(path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
-    let what = || format!("reading opencode's database {}", path.display());
-    let db = super::sqlite::open(path).with_context(what)?;
-    let sessions: Vec<(String, String, i64)> = db
-        .prepare("SELECT id, COALESCE(title, ''), time_updated FROM session ORDER BY time_updated DESC, id DESC")
+/// opencode's sessions in `db`, the most recently updated first: (id, title, updated).
+fn sessions(db: &rusqlite::Connection) -> rusqlite::Result<Vec<(String, String, i64)>> {
+    db.prepare("SELECT id, COALESCE(title, ''), time_updated FROM session ORDER BY time_updated DESC, id DESC")
         .and_then(|mut s| {
             s.query_map([], |r| Ok((r.get(0)?, text(r, 1), r.get_ref(2)?.as_i64().unwrap_or(0))))?
                 .collect::<Result<Vec<_>, _>>()
         })
+}
+
+/// Every session of the SQLite store at `path` (opencode's database, pi's
+/// store), the most recently updated first: what a walk checks one by one.
+/// `None` for a file that is no such store.
+pub fn session_ids(path: &Path) -> Option<Vec<String>> {
+    let mut head = [0u8; 16];
+    let n = std::fs::File::open(path).and_then(|mut f| std::io::Read::read(&mut f, &mut head)).ok()?;
+    if head[..n] != *SQLITE_MAGIC {
+        return None;
+    }
+    let db = super::sqlite::open(path).ok()?;
+    match super::pi_store::session_ids(&db).ok()? {
+        Some(ids) => Some(ids),
+        None => Some(sessions(&db).ok()?.into_iter().map(|s| s.0).collect()),
+    }
+}
+
+fn database(path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
+    let what = || format!("reading opencode's database {}", path.display());
+    let db = super::sqlite::open(path).with_context(what)?;
+    let sessions = sessions(&db)
         .with_context(|| format!("{} is SQLite but not opencode's database (no session table)", path.display()))?;
     let (session, note) = choose(path, asked, sessions)?;
     let pending = pending_revert(&db, &session);

@@ -26,6 +26,39 @@ use serde_json::{Map, Value};
 
 use super::opencode_store::{Store, choose};
 
+/// The table of a pi store's entries; `None` for a database that is not pi's
+/// (`sessions`, `lanes` and an entries table).
+fn entries_table(db: &Connection) -> rusqlite::Result<Option<&'static str>> {
+    let table = |name: &str| -> rusqlite::Result<bool> {
+        db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1")?.exists([name])
+    };
+    if !(table("sessions")? && table("lanes")?) {
+        return Ok(None);
+    }
+    Ok(match (table("entries")?, table("session_entries")?) {
+        (true, _) => Some("entries"),
+        (_, true) => Some("session_entries"),
+        _ => None,
+    })
+}
+
+/// A pi store's sessions, the most recently updated first: (id, title, 0).
+fn sessions(db: &Connection) -> rusqlite::Result<Vec<(String, String, i64)>> {
+    let updated = if column(db, "sessions", "updated_at")? { "COALESCE(updated_at, created_at)" } else { "created_at" };
+    // Named by its first message when the store keeps it (migration 002).
+    let title = if column(db, "sessions", "first_message")? { "COALESCE(first_message, '')" } else { "''" };
+    db.prepare(&format!("SELECT id, {title} FROM sessions ORDER BY {updated} DESC, id DESC"))
+        .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, 0))).and_then(|rows| rows.collect()))
+}
+
+/// The sessions of `db` if it is a pi store, the most recently updated first.
+pub(super) fn session_ids(db: &Connection) -> rusqlite::Result<Option<Vec<String>>> {
+    if entries_table(db)?.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(sessions(db)?.into_iter().map(|s| s.0).collect()))
+}
+
 /// The store at `path` if it is pi's (a SQLite file with `sessions`, `lanes`
 /// and an entries table), else `None`.
 pub fn open(path: &Path, asked: Option<&str>) -> anyhow::Result<Option<Store>> {
@@ -33,30 +66,8 @@ pub fn open(path: &Path, asked: Option<&str>) -> anyhow::Result<Option<Store>> {
     let probing = || format!("reading the SQLite database {}", path.display());
     let what = || format!("reading pi's session store {}", path.display());
     let db = super::sqlite::open(path).with_context(probing)?;
-    let table = |name: &str| -> rusqlite::Result<bool> {
-        db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1")?.exists([name])
-    };
-    if !(table("sessions").with_context(probing)? && table("lanes").with_context(probing)?) {
-        return Ok(None);
-    }
-    let entries = match (table("entries").with_context(what)?, table("session_entries").with_context(what)?) {
-        (true, _) => "entries",
-        (_, true) => "session_entries",
-        _ => return Ok(None),
-    };
-    let updated = if column(&db, "sessions", "updated_at").with_context(what)? {
-        "COALESCE(updated_at, created_at)"
-    } else {
-        "created_at"
-    };
-    // Named by its first message when the store keeps it (migration 002).
-    let title =
-        if column(&db, "sessions", "first_message").with_context(what)? { "COALESCE(first_message, '')" } else { "''" };
-    let sessions: Vec<(String, String, i64)> = db
-        .prepare(&format!("SELECT id, {title} FROM sessions ORDER BY {updated} DESC, id DESC"))
-        .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, 0))).and_then(|rows| rows.collect()))
-        .with_context(what)?;
-    let (session, note) = choose(path, asked, sessions)?;
+    let Some(entries) = entries_table(&db).with_context(probing)? else { return Ok(None) };
+    let (session, note) = choose(path, asked, sessions(&db).with_context(what)?)?;
     let (created, cwd): (String, String) = db
         .query_row("SELECT created_at, cwd FROM sessions WHERE id = ?1", [&session], |r| Ok((r.get(0)?, r.get(1)?)))
         .with_context(what)?;

@@ -70,7 +70,8 @@ impl Printer<CheckReport> for Human {
 fn session(out: &mut dyn Write, s: &Checked, term: &Term) -> io::Result<()> {
     let mark = if s.ok { term.paint(styles::OK, "ok  ") } else { term.paint(styles::INVALID, "FAIL") };
     let format = s.format.unwrap_or("unreadable");
-    writeln!(out, "{mark}  {} ({format})", term.paint(styles::HEADER, &sanitize(&s.file)))?;
+    let session = s.session.as_deref().map(|id| format!(", session {}", sanitize(id))).unwrap_or_default();
+    writeln!(out, "{mark}  {} ({format}{session})", term.paint(styles::HEADER, &sanitize(&s.file)))?;
     for p in &s.problems {
         let label = match p.severity {
             Severity::Error => term.paint(styles::INVALID, "error"),

@@ -46,7 +46,7 @@ impl Printer<CheckReport> for Junit {
             let _ = write!(
                 x,
                 "    <testcase name=\"{}\" classname=\"session-doctor.{}\" file=\"{}\"",
-                escape(&s.file),
+                escape(&s.name()),
                 escape(format),
                 escape(&s.file)
             );
