@@ -88,6 +88,20 @@ fn a_database_copied_with_its_wal_but_no_shm_is_read_without_a_file_beside_it() 
     assert_eq!((sha256_file(&db), sha256_file(&dir.path().join("opencode.db-wal"))), before);
 }
 
+/// A repaired export is one document whose ids are all the copy's own (so
+/// `opencode import` adds a session rather than replacing the original): the
+/// summary said every other line was copied byte for byte.
+#[test]
+fn a_repaired_exports_summary_says_its_ids_are_new() {
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join("export.json");
+    std::fs::copy(fixture(&format!("{SESSION}.json")), &export).unwrap();
+    let e = export.to_str().unwrap();
+    let out = run(&["repair", e, "--force"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("but for its ids, made the copy's own") && !said.contains("byte for byte"), "{said}");
+}
+
 #[test]
 fn the_image_opencode_left_out_is_healthy_and_stays_left_out() {
     let dir = tempfile::tempdir().unwrap();

@@ -938,3 +938,19 @@ fn a_copy_outside_the_agents_folder_says_where_to_move_it() {
         }
     }
 }
+
+/// A reasoning item `--strip-reasoning` takes out is said once, as removed:
+/// it was also listed as a line "damaged or dropped", though no line was damaged.
+#[test]
+fn a_stripped_reasoning_item_is_not_called_a_damaged_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(&[
+        "repair",
+        common::sample("codex.jsonl").to_str().unwrap(),
+        "--strip-reasoning",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("reasoning") && !said.contains("damaged"), "{said}");
+}

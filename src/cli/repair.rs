@@ -91,6 +91,13 @@ struct Report {
     /// What to run next when it is.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     next: Vec<String>,
+    /// The copy is one document (an opencode export, a Cline task), not lines,
+    /// and whether the session's ids in it were made the copy's own.
+    #[serde(skip)]
+    document: Option<bool>,
+    /// Lines the reader had to skip (cut short, not JSON), which the copy leaves out.
+    #[serde(skip)]
+    damaged: Vec<u64>,
 }
 
 pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
@@ -209,6 +216,8 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
         suspects_left_out,
         still_stuck: still.as_ref().map(|(verdict, _)| verdict.clone()),
         next: still.map(|(_, next)| next).unwrap_or_default(),
+        document: plan.single_document.then_some(written.identity.old_id.is_some()),
+        damaged,
     };
     let mut out = crate::report::stdout::stdout();
     if args.json {
@@ -435,13 +444,13 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
             first_few(&c.failures_dropped)
         )?;
     }
-    let damaged: Vec<u64> = r.dropped.iter().copied().filter(|l| !c.failures_dropped.contains(l)).collect();
-    if !damaged.is_empty() {
+    // What the rewrite left out on purpose is said above (failures, reasoning, orphaned results).
+    if !r.damaged.is_empty() {
         writeln!(
             out,
-            "  left out     {} ({}): damaged or dropped",
-            count(damaged.len() as u64, "line", "lines"),
-            first_few(&damaged)
+            "  left out     {} ({}): damaged, the reader could not read them",
+            count(r.damaged.len() as u64, "line", "lines"),
+            first_few(&r.damaged)
         )?;
     }
     let added =
@@ -450,11 +459,12 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
         0 => String::new(),
         n => format!(", {} only given the new session id", count(n, "record", "records")),
     };
-    writeln!(
-        out,
-        "  {} rewritten{renamed}{added}; every other line is copied byte for byte",
-        count(r.touched, "record", "records")
-    )?;
+    let rest = match r.document {
+        None => "every other line is copied byte for byte",
+        Some(false) => "the rest of the document is copied as it was",
+        Some(true) => "the rest of the document is copied as it was, but for its ids, made the copy's own",
+    };
+    writeln!(out, "  {} rewritten{renamed}{added}; {rest}", count(r.touched, "record", "records"))?;
     writeln!(out, "the original is unchanged: {}", sanitize(&r.file))?;
     if let Some(verdict) = &r.still_stuck {
         // Never "resume it" for a copy that fails the same way.
