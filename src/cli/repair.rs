@@ -140,7 +140,8 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
     // leaving a line out there would move its compactions. A copy that changes
     // nothing the failure blames keeps its record of it: without it, the copy
     // would be called healthy while it sends the request the provider refused.
-    let answered = original.as_ref().is_none_or(|o| addresses(o.class, &rewrite.summary, &suspects_left_out));
+    let answered =
+        original.as_ref().is_none_or(|o| !o.recorded || addresses(o.class, &rewrite.summary, &suspects_left_out));
     if answered && !(plan.format == crate::formats::Format::Pi && positional(&args.file)) {
         rewrite.drop_failures(&session, plan.single_document);
     }
@@ -234,6 +235,8 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
 struct Stuck {
     class: crate::classify::Class,
     next: Vec<String>,
+    /// The failure is on record in the session (not predicted): a record a copy could drop.
+    recorded: bool,
 }
 
 /// Marks the prime suspects of a stuck session excluded, as `diagnose` names
@@ -261,7 +264,8 @@ fn leave_out_suspects(
         a.judge(&plan.rules);
     }
     let class = d.failure.as_ref().map(|f| f.classification.class);
-    let stuck = class.filter(|_| d.stuck).map(|class| Stuck { class, next: d.next.clone() });
+    let recorded = d.failure.as_ref().is_some_and(|f| f.source == crate::diagnose::Source::Recorded);
+    let stuck = class.filter(|_| d.stuck).map(|class| Stuck { class, next: d.next.clone(), recorded });
     if args.keep_suspects || !d.stuck || !class.is_some_and(crate::diagnose::next::excludes_suspects) {
         return Ok((Vec::new(), session, stuck));
     }

@@ -73,14 +73,26 @@ pub fn write(out: &mut impl Write, d: &Diagnosis, detected: bool, term: &Term) -
         writeln!(out)?;
     }
     if !d.suspects.is_empty() {
-        writeln!(out, "{}:", count(d.suspects.len() as u64, "suspect", "suspects"))?;
+        // With no failure they are no suspects yet: what the model has not accepted.
+        let n = d.suspects.len() as u64;
+        let (heading, label) = match d.failure {
+            Some(_) => (count(n, "suspect", "suspects"), "suspect"),
+            None => (
+                format!(
+                    "{} the model has not accepted yet (the suspects, should it fail)",
+                    count(n, "attachment", "attachments")
+                ),
+                "pending",
+            ),
+        };
+        writeln!(out, "{heading}:")?;
         let mut t = attachment_table(Some(""), false);
         for s in &d.suspects {
             t.row(attachment_row(&s.attachment, Some(if s.prime { "*" } else { "" }), false));
         }
         out.write_all(t.render(term).as_bytes())?;
         for s in &d.suspects {
-            let mark = if s.prime { term.paint(styles::INVALID, "prime") } else { "suspect".into() };
+            let mark = if s.prime { term.paint(styles::INVALID, "prime") } else { label.into() };
             writeln!(
                 out,
                 "{}",
