@@ -7,9 +7,9 @@ use crate::preview::canon::{Msg, Part, Role, text_of};
 use crate::preview::read::{self, items, s};
 
 /// An opencode export as opencode sends it: without what a pending `/undo`
-/// removes before its next request ([`Revert`]),
+/// removes before its next request ([`super::Revert`]),
 /// and from its latest completed compaction on
-/// ([`compacted_from`]).
+/// ([`super::compacted_from`]).
 pub fn reverted(doc: &mut Value) {
     use super::{Compaction, Revert, compacted_from};
     let id = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
