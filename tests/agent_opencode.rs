@@ -102,6 +102,20 @@ fn a_repaired_exports_summary_says_its_ids_are_new() {
     assert!(said.contains("but for its ids, made the copy's own") && !said.contains("byte for byte"), "{said}");
 }
 
+/// In an export (one document) a failure is on the line its message starts
+/// on, as an attachment is on its payload's: it was reported at line 1, and a
+/// GitHub annotation pointed there.
+#[test]
+fn an_exports_failure_is_on_the_line_of_its_message() {
+    let text = std::fs::read_to_string(fixture(&format!("{STUCK}.json"))).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let said = lines.iter().rposition(|l| l.contains("The PDF specified was not valid")).unwrap();
+    let want = 1 + lines[..said].iter().rposition(|l| l.trim_start().starts_with("\"info\"")).unwrap();
+    let out = run(&["diagnose", fixture(&format!("{STUCK}.json")).to_str().unwrap(), "--json"]);
+    let d: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(d["failure"]["line"], json!(want), "{d:#}");
+}
+
 #[test]
 fn the_image_opencode_left_out_is_healthy_and_stays_left_out() {
     let dir = tempfile::tempdir().unwrap();

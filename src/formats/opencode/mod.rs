@@ -31,16 +31,9 @@ impl Adapter for Opencode {
     }
 
     fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
-        if v.get("messages").is_array() && !v.has("parts") {
-            let revert = Revert::of(
-                v.at(&["info", "revert", "messageID"]).as_str(),
-                v.at(&["info", "revert", "partID"]).as_str(),
-            );
-            let messages = v.get("messages").items();
-            let kept =
-                |m: &Value<'_>| revert.is_none_or(|r| r.keeps_message(m.at(&["info", "id"]).as_str().unwrap_or("")));
-            let from = compacted_from(messages, |m| kept(m).then(|| Compaction::of_json(m)));
-            for (i, m) in messages.iter().enumerate().skip(from) {
+        if is_export(v) {
+            let revert = export_revert(v);
+            for (i, m) in entry_messages(v) {
                 message(m, &ptr("/messages", i), revert.as_ref(), out);
             }
         } else {
@@ -153,15 +146,38 @@ impl<'s> Revert<'s> {
 }
 
 /// One `{info, parts}` message; `base` is its JSON pointer.
+/// The one document `opencode export` writes, rather than one `{info, parts}` message.
+pub fn is_export(v: &Value<'_>) -> bool {
+    v.get("messages").is_array() && !v.has("parts")
+}
+
+/// What a pending `/undo` of an export removes.
+fn export_revert<'v>(v: &'v Value<'_>) -> Option<Revert<'v>> {
+    Revert::of(v.at(&["info", "revert", "messageID"]).as_str(), v.at(&["info", "revert", "partID"]).as_str())
+}
+
+/// Whether a message is an entry: it has a role, and a pending `/undo` keeps it.
+fn is_entry(m: &Value<'_>, revert: Option<&Revert<'_>>) -> bool {
+    m.at(&["info", "role"]).as_str().is_some()
+        && revert.is_none_or(|r| r.keeps_message(m.at(&["info", "id"]).as_str().unwrap_or("")))
+}
+
+/// The messages of an export that are entries, one each, with their index:
+/// from the latest completed compaction on ([`compacted_from`]).
+pub fn entry_messages<'v, 'a>(v: &'v Value<'a>) -> impl Iterator<Item = (usize, &'v Value<'a>)> {
+    let revert = export_revert(v);
+    let messages = v.get("messages").items();
+    let kept = |m: &Value<'_>| revert.is_none_or(|r| r.keeps_message(m.at(&["info", "id"]).as_str().unwrap_or("")));
+    let from = compacted_from(messages, |m| kept(m).then(|| Compaction::of_json(m)));
+    messages.iter().enumerate().skip(from).filter(move |(_, m)| is_entry(m, revert.as_ref()))
+}
+
 fn message<'a>(v: &'a Value<'a>, base: &str, revert: Option<&Revert<'_>>, out: &mut LineOut<'a>) {
     let info = v.get("info");
-    if info.get("role").as_str().is_none() {
+    if !is_entry(v, revert) {
         return;
     }
     let id = info.get("id").as_str().unwrap_or("");
-    if revert.is_some_and(|r| !r.keeps_message(id)) {
-        return;
-    }
     let assistant = info.get("role").as_str() == Some("assistant");
     let parts = v.get("parts").items();
     let mut entry = RawEntry::new(if assistant { Role::Assistant } else { Role::User });
