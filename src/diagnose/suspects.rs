@@ -68,11 +68,16 @@ pub fn pick(
         model: session.entries[i].model.as_deref().map(str::to_string),
     });
     match (boundary, model) {
-        (Some(i), _) => notes.push(format!(
-            "suspects are the attachments after line {}, the last request {} accepted",
-            session.entries[i].line,
-            model.unwrap_or("the model")
-        )),
+        (Some(i), _) => {
+            // An answer that holds its tools' results (mux, Gemini CLI) sent them only later.
+            let own = session.attachments.iter().any(|a| a.entry == i && a.origin == Origin::ToolResult);
+            notes.push(format!(
+                "suspects are the attachments after the answer on line {}{}, the last request {} accepted",
+                session.entries[i].line,
+                if own { " (its own tool results included, which went out after it)" } else { "" },
+                model.unwrap_or("the model")
+            ))
+        }
         (None, Some(m)) => notes.push(format!(
             // Not "never in this session": a compaction replaces the answers before it.
             "{m} accepted no request of the history sent now (a new session, a model switch, or a compaction that replaced what came before): every attachment is a suspect"
