@@ -176,20 +176,25 @@ fn a_subagents_broken_image_is_its_own_the_parent_is_not_stuck_and_nothing_offer
     assert_eq!(std::fs::read_dir(&out_dir).unwrap().count(), 0, "nothing written");
 }
 
+/// What `sessions --agent claude-code --json` lists under `home`.
+fn sessions_under(home: &Path) -> String {
+    let out = common::bin()
+        .args(["sessions", "--agent", "claude-code", "--json"])
+        .env("HOME", home)
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("XDG_CONFIG_HOME")
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 #[test]
 fn sessions_lists_the_parent_and_never_a_subagents_file() {
     let home = tempfile::tempdir().unwrap();
     let project = home.path().join(".claude/projects/-tmp-work");
     copy_tree(&layout("subagent"), &project);
     let parent = session_with(&project, "READ-THE-FILE spawn an agent");
-    let out = common::bin()
-        .args(["sessions", "--agent", "claude-code", "--json"])
-        .env("HOME", home.path())
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("XDG_CONFIG_HOME")
-        .output()
-        .unwrap();
-    let listed = String::from_utf8_lossy(&out.stdout);
+    let listed = sessions_under(home.path());
     assert!(listed.contains(parent.file_name().unwrap().to_str().unwrap()), "{listed}");
     assert!(!listed.contains("subagents"), "{listed}");
 }
@@ -208,14 +213,7 @@ fn an_older_builds_subagent_file_beside_the_session_is_no_session() {
     let old = project.join(sub.file_name().unwrap());
     std::fs::rename(&sub, &old).unwrap();
     std::fs::remove_dir_all(parent.with_extension("")).unwrap();
-    let out = common::bin()
-        .args(["sessions", "--agent", "claude-code", "--json"])
-        .env("HOME", home.path())
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("XDG_CONFIG_HOME")
-        .output()
-        .unwrap();
-    let listed = String::from_utf8_lossy(&out.stdout);
+    let listed = sessions_under(home.path());
     assert!(listed.contains(parent.file_name().unwrap().to_str().unwrap()), "{listed}");
     assert!(!listed.contains("agent-"), "{listed}");
     let (d, _) = diagnose(&old, &[]);

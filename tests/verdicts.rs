@@ -831,13 +831,8 @@ fn a_responses_path_counts_the_system_prompt_pi_sends_first() {
         let out = run(&["preview", file.to_str().unwrap()]);
         let body: Value = serde_json::from_slice(&out.stdout).unwrap();
         let at = body["input"].as_array().unwrap().iter().position(|i| i["type"] == "function_call_output").unwrap();
-        let err = json!({"error": {"message": "The image data you provided does not represent a valid image.",
-            "type": "invalid_request_error", "param": format!("input[{}].output[1].image_url", at + leading),
-            "code": "invalid_image_format"}});
-        let (d, _) = diagnose(&file, &["--error", &err.to_string()]);
-        let named: Vec<&Value> = d["suspects"].as_array().unwrap().iter().filter(|s| s["named"] == true).collect();
-        assert_eq!(named.len(), 1, "{provider}: {d:#}");
-        assert_eq!(named[0]["ref"], json!(ref_of(&file, &png)), "{provider}: {d:#}");
+        let param = format!("input[{}].output[1].image_url", at + leading);
+        assert_eq!(named_by_openai(&file, &param), vec![ref_of(&file, &png)], "{provider}");
     }
 }
 
@@ -858,12 +853,16 @@ fn a_chat_path_names_the_image_pi_sends_after_its_tool_messages() {
     let roles: Vec<&str> = messages.iter().map(|m| m["role"].as_str().unwrap()).collect();
     assert_eq!(roles, ["user", "assistant", "tool", "user", "assistant"], "{body:#}");
     assert_eq!(messages[3]["content"][0]["text"], json!("Attached image(s) from tool result:"), "{body:#}");
+    assert_eq!(named_by_openai(&file, "messages.4.content.1.image_url"), vec![ref_of(&file, &png)]);
+}
+
+/// The refs diagnose names for OpenAI's invalid-image error on `param`.
+fn named_by_openai(file: &Path, param: &str) -> Vec<String> {
     let err = json!({"error": {"message": "The image data you provided does not represent a valid image.",
-        "type": "invalid_request_error", "param": "messages.4.content.1.image_url", "code": "invalid_image_format"}});
-    let (d, _) = diagnose(&file, &["--error", &err.to_string()]);
-    let named: Vec<&Value> = d["suspects"].as_array().unwrap().iter().filter(|s| s["named"] == true).collect();
-    assert_eq!(named.len(), 1, "{d:#}");
-    assert_eq!(named[0]["ref"], json!(ref_of(&file, &png)), "{d:#}");
+        "type": "invalid_request_error", "param": param, "code": "invalid_image_format"}});
+    let (d, _) = diagnose(file, &["--error", &err.to_string()]);
+    let suspects = d["suspects"].as_array().unwrap_or_else(|| panic!("{d:#}"));
+    suspects.iter().filter(|s| s["named"] == true).map(|s| s["ref"].as_str().unwrap().to_string()).collect()
 }
 
 /// Codex rolls its turns back newest first, and a rollback that reaches past
