@@ -339,8 +339,7 @@ fn still_stuck(
     Ok(d.stuck.then_some(d))
 }
 
-/// Says there is nothing to repair, and writes nothing (exit 0).
-/// Nothing to change, so nothing is written. `unanswered`: the session is
+/// Nothing to change, so nothing is written (exit 0). `unanswered`: the session is
 /// stuck on a failure of this class that nothing asked for answers, and what
 /// to do first; a copy would be stuck the same way (exit 1).
 fn nothing_to_repair(

@@ -527,7 +527,7 @@ impl Keyed {
         }
         while self.turns(records).len() < n {
             let Some((before, own)) = self.before.take() else { break };
-            let after: Vec<Slot> = self.slots.drain(own..).collect();
+            let after: Vec<Slot> = self.slots.drain(own.min(self.slots.len())..).collect();
             *self = *before;
             // What follows a replacing compaction (Codex's items) is keyed by no id.
             self.slots.extend(after);
