@@ -45,20 +45,29 @@ fn scan_and_diagnose_leave_no_wal_or_shm_beside_a_wal_database() {
 fn a_live_database_is_read_through_its_wal() {
     // opencode running: its connection holds the -wal and -shm, and new pages sit in the -wal.
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("opencode.db");
+    let (db, live) = live_database(dir.path(), "renamed while open");
+    assert!(dir.path().join("opencode.db-wal").exists());
+    diagnose_reads_title(&db, "renamed while open");
+    drop(live);
+}
+
+/// The fixture database in `dir`, opened as opencode holds it while it runs
+/// (no checkpoint: new pages stay in the -wal), a session renamed `title`.
+fn live_database(dir: &Path, title: &str) -> (PathBuf, rusqlite::Connection) {
+    let db = dir.join("opencode.db");
     std::fs::copy(fixture("opencode.db"), &db).unwrap();
     let live = rusqlite::Connection::open(&db).unwrap();
     live.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
-    live.execute("UPDATE session SET title = 'renamed while open'", []).unwrap();
-    assert!(dir.path().join("opencode.db-wal").exists());
+    live.execute("UPDATE session SET title = ?1", [title]).unwrap();
+    (db, live)
+}
+
+/// diagnose reads `db` as it is now: the session it picks is named `title`.
+fn diagnose_reads_title(db: &Path, title: &str) {
     let out = run(&["diagnose", db.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("renamed while open"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    drop(live);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(said.contains(title), "{said}");
 }
 
 #[test]
@@ -66,24 +75,14 @@ fn a_database_copied_with_its_wal_but_no_shm_is_read_without_a_file_beside_it() 
     // A database copied while opencode ran: pages in its -wal, no -shm. A
     // read-only connection would create the -shm beside it.
     let live_dir = tempfile::tempdir().unwrap();
-    let live_db = live_dir.path().join("opencode.db");
-    std::fs::copy(fixture("opencode.db"), &live_db).unwrap();
-    let live = rusqlite::Connection::open(&live_db).unwrap();
-    live.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
-    live.execute("UPDATE session SET title = 'renamed before the copy'", []).unwrap();
+    let (live_db, live) = live_database(live_dir.path(), "renamed before the copy");
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("opencode.db");
     std::fs::copy(&live_db, &db).unwrap();
     std::fs::copy(live_dir.path().join("opencode.db-wal"), dir.path().join("opencode.db-wal")).unwrap();
     drop(live);
     let before = (sha256_file(&db), sha256_file(&dir.path().join("opencode.db-wal")));
-    let out = run(&["diagnose", db.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("renamed before the copy"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    diagnose_reads_title(&db, "renamed before the copy");
     assert_eq!(names(dir.path()), vec!["opencode.db", "opencode.db-wal"], "a file was left beside the database");
     assert_eq!((sha256_file(&db), sha256_file(&dir.path().join("opencode.db-wal"))), before);
 }

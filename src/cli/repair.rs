@@ -175,13 +175,9 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
         let still = s.spawn(move || -> anyhow::Result<Option<(String, Vec<String>)>> {
             let still = still_stuck(args, session, plan_ref, summary, deepened_ref)?;
             Ok(match (still, original) {
-                (None, Some(o)) if !addresses(o.class, summary, left_out) => Some((
-                    format!(
-                        "still stuck: nothing this repair changed answers the {} failure, so the copy sends the request the provider refused (and keeps its record of the refusal)",
-                        o.class
-                    ),
-                    o.next.clone(),
-                )),
+                (None, Some(o)) if !addresses(o.class, summary, left_out) => {
+                    Some((answers_nothing(o.class), o.next.clone()))
+                }
                 (still, _) => still.map(|d| (d.verdict, d.next)),
             })
         });
@@ -283,6 +279,13 @@ fn leave_out_suspects(
     Ok((primes, session, stuck))
 }
 
+/// The verdict on a copy whose changes answer nothing of a `class` failure.
+fn answers_nothing(class: crate::classify::Class) -> String {
+    format!(
+        "still stuck: nothing this repair changes answers the {class} failure, so a copy sends the request the provider refused"
+    )
+}
+
 /// Whether what a repair changed can answer a failure of `class`: a copy that
 /// changes nothing the failure is about sends the request the provider
 /// refused; it keeps its record of the refusal (without it, judged as it
@@ -348,9 +351,7 @@ fn nothing_to_repair(
     unanswered: Option<(crate::classify::Class, &[String])>,
 ) -> anyhow::Result<Exit> {
     let reason = "nothing to repair: no exclusion, image cap, reasoning rewrite, unanswered tool call, failed request or damaged line to change; a copy would hold the same records";
-    let still = unanswered.map(|(class, _)| {
-        format!("still stuck: nothing to change answers the {class} failure, so a copy would send the request the provider refused")
-    });
+    let still = unanswered.map(|(class, _)| answers_nothing(class));
     let next = unanswered.map_or(&[][..], |(_, next)| next);
     let mut out = crate::report::stdout::stdout();
     if args.json {

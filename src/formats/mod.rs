@@ -249,7 +249,10 @@ pub trait Adapter: Sync {
 
     /// What the agent sends in `dialect` that its session cannot hold (its
     /// system prompt, tool list): named in the preview, never silently missing.
-    fn not_in_session(&self, session: &Session, dialect: Dialect) -> &'static [&'static str];
+    /// Every agent sends a system prompt and its tools with the history.
+    fn not_in_session(&self, _session: &Session, _dialect: Dialect) -> &'static [&'static str] {
+        crate::preview::AGENT_ADDS
+    }
 
     /// How the agent turns the session's records into the request it sends
     /// `to`; `read` reads a byte range of the session, for what a record
@@ -267,6 +270,14 @@ pub trait Adapter: Sync {
             Dialect::OpenaiChat | Dialect::OpenaiResponses => 1,
             Dialect::Anthropic | Dialect::Gemini => 0,
         }
+    }
+
+    /// In a one-document session that is not a list (a Cline CLI 3 task, an
+    /// opencode export), the message each of its entries stands for, in entry
+    /// order: an entry is reported on the line its message starts on. Empty
+    /// where the document's entries are not its messages, one each.
+    fn entry_messages<'v, 'a>(&self, _doc: &'v Value<'a>) -> Vec<&'v Value<'a>> {
+        Vec::new()
     }
 }
 

@@ -7,7 +7,7 @@
 
 use crate::json::Value;
 use crate::model::{ErrorRecord, Origin, Role, Session};
-use crate::preview::{AGENT_ADDS, Canon, Dialect, ReadRange, Render, To, read};
+use crate::preview::{Canon, Dialect, ReadRange, Render, To, read};
 
 use super::blocks::{anthropic_content, gemini_parts, openai_content, responses_item};
 use super::{Adapter, LineOut, RawCall, RawEntry, Site, Unit, path_in_arguments, ptr};
@@ -188,10 +188,6 @@ impl Adapter for OpenaiChat {
         Dialect::OpenaiChat
     }
 
-    fn not_in_session(&self, _: &Session, _: Dialect) -> &'static [&'static str] {
-        AGENT_ADDS
-    }
-
     fn request<'a>(&self, _: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
         Ok(Box::new(Canon::new(|v, _| read::chat_body(read::logged(v)))))
     }
@@ -245,10 +241,6 @@ impl Adapter for OpenaiResponses {
         Dialect::OpenaiResponses
     }
 
-    fn not_in_session(&self, _: &Session, _: Dialect) -> &'static [&'static str] {
-        AGENT_ADDS
-    }
-
     fn request<'a>(&self, _: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
         Ok(Box::new(Canon::new(|v, _| read::responses_body(read::logged(v)))))
     }
@@ -290,10 +282,6 @@ impl Adapter for Anthropic {
         Dialect::Anthropic
     }
 
-    fn not_in_session(&self, _: &Session, _: Dialect) -> &'static [&'static str] {
-        AGENT_ADDS
-    }
-
     fn request<'a>(&self, _: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
         Ok(Box::new(Canon::new(|v, _| read::anthropic_body(read::logged(v)))))
     }
@@ -326,10 +314,6 @@ impl Adapter for Gemini {
 
     fn dialect(&self, _: &Session, _: &str) -> Dialect {
         Dialect::Gemini
-    }
-
-    fn not_in_session(&self, _: &Session, _: Dialect) -> &'static [&'static str] {
-        AGENT_ADDS
     }
 
     fn request<'a>(&self, _: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {

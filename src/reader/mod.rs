@@ -459,18 +459,8 @@ fn single_document(
     let adapter = plan.format.adapter();
     let Value::Array(items) = &v else {
         let rec = worker.record(adapter, &v, body, 1, offset, true);
-        // A Cline CLI 3 task or an opencode export: each entry (one per message) on
-        // the line its message starts on.
-        use crate::formats::{Format, cline, opencode};
-        let starts: Vec<Option<usize>> = match plan.format {
-            Format::Cline if cline::is_sdk_document(&v) => {
-                cline::entry_messages(&v).map(|(_, m)| start_of(m, body)).collect()
-            }
-            Format::Opencode if opencode::is_export(&v) => {
-                opencode::entry_messages(&v).map(|(_, m)| start_of(m, body)).collect()
-            }
-            _ => Vec::new(),
-        };
+        // Each entry on the line its message starts on.
+        let starts = adapter.entry_messages(&v).into_iter().map(|m| start_of(m, body));
         for (e, at) in worker.entries[rec.entries.clone()].iter_mut().zip(starts) {
             e.line = 1 + at.map_or(0, |at| memchr::memchr_iter(b'\n', &body[..at]).count() as u64);
         }

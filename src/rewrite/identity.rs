@@ -94,7 +94,7 @@ pub fn new(format: Format, src: &Path, dir: Option<&Path>, first_line: &[u8]) ->
                 Some(d) => d.to_path_buf(),
                 None => src.parent().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_default(),
             };
-            let in_state = state.file_name().is_some_and(|n| n == "session-state");
+            let in_state = in_folder(&state, "session-state", 0);
             Identity {
                 path: state.join(&v4).join("events.jsonl"),
                 old_id: field("/data/sessionId"),
@@ -131,7 +131,7 @@ pub fn new(format: Format, src: &Path, dir: Option<&Path>, first_line: &[u8]) ->
             let sessions = if sessions.as_os_str().is_empty() { PathBuf::from(".") } else { sessions };
             let sessions = std::path::absolute(&sessions).unwrap_or(sessions);
             let id = cline_id();
-            let in_data = sessions.file_name().is_some_and(|n| n == "sessions");
+            let in_data = in_folder(&sessions, "sessions", 0);
             Identity {
                 path: sessions.join(&id).join(format!("{id}.messages.json")),
                 old_id: field("/sessionId"),

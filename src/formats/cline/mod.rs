@@ -52,7 +52,7 @@ fn is_message(v: &Value<'_>) -> bool {
 }
 
 /// Cline CLI 3's task document: `sessionId` and `origin` beside `messages`.
-pub fn is_sdk_document(v: &Value<'_>) -> bool {
+fn is_sdk_document(v: &Value<'_>) -> bool {
     v.get("messages").is_array() && v.get("sessionId").as_str().is_some() && v.get("origin").is_object()
 }
 
@@ -63,7 +63,7 @@ fn display_only(m: &Value<'_>) -> bool {
 
 /// The messages of a Cline CLI 3 task document that are entries, in order:
 /// all but the display-only ones that record no failure.
-pub fn entry_messages<'v, 'a>(v: &'v Value<'a>) -> impl Iterator<Item = (usize, &'v Value<'a>)> {
+fn entry_messages<'v, 'a>(v: &'v Value<'a>) -> impl Iterator<Item = (usize, &'v Value<'a>)> {
     v.get("messages")
         .items()
         .iter()
@@ -255,6 +255,14 @@ impl Adapter for Cline {
             Dialect::OpenaiChat if request::is_task_document(&session.file) => request::NOT_IN_SESSION,
             _ => AGENT_ADDS,
         }
+    }
+
+    /// A Cline CLI 3 task's entries are its messages, but display-only ones that record no failure.
+    fn entry_messages<'v, 'a>(&self, doc: &'v Value<'a>) -> Vec<&'v Value<'a>> {
+        if !is_sdk_document(doc) {
+            return Vec::new();
+        }
+        entry_messages(doc).map(|(_, m)| m).collect()
     }
 
     fn request<'a>(&self, to: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {

@@ -50,6 +50,14 @@ impl Adapter for Opencode {
     }
 
     /// An export's reverted messages are not sent.
+    /// An export's entries are its messages, from its latest completed compaction on.
+    fn entry_messages<'v, 'a>(&self, doc: &'v Value<'a>) -> Vec<&'v Value<'a>> {
+        if !is_export(doc) {
+            return Vec::new();
+        }
+        entry_messages(doc).map(|(_, m)| m).collect()
+    }
+
     fn request<'a>(&self, _: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
         Ok(Box::new(Canon::new(|v, _| request::messages(v)).on_document(Box::new(request::reverted))))
     }
@@ -147,7 +155,7 @@ impl<'s> Revert<'s> {
 
 /// One `{info, parts}` message; `base` is its JSON pointer.
 /// The one document `opencode export` writes, rather than one `{info, parts}` message.
-pub fn is_export(v: &Value<'_>) -> bool {
+fn is_export(v: &Value<'_>) -> bool {
     v.get("messages").is_array() && !v.has("parts")
 }
 
@@ -156,19 +164,22 @@ fn export_revert<'v>(v: &'v Value<'_>) -> Option<Revert<'v>> {
     Revert::of(v.at(&["info", "revert", "messageID"]).as_str(), v.at(&["info", "revert", "partID"]).as_str())
 }
 
+/// Whether a pending `/undo` keeps a message.
+fn kept(m: &Value<'_>, revert: Option<&Revert<'_>>) -> bool {
+    revert.is_none_or(|r| r.keeps_message(m.at(&["info", "id"]).as_str().unwrap_or("")))
+}
+
 /// Whether a message is an entry: it has a role, and a pending `/undo` keeps it.
 fn is_entry(m: &Value<'_>, revert: Option<&Revert<'_>>) -> bool {
-    m.at(&["info", "role"]).as_str().is_some()
-        && revert.is_none_or(|r| r.keeps_message(m.at(&["info", "id"]).as_str().unwrap_or("")))
+    m.at(&["info", "role"]).as_str().is_some() && kept(m, revert)
 }
 
 /// The messages of an export that are entries, one each, with their index:
 /// from the latest completed compaction on ([`compacted_from`]).
-pub fn entry_messages<'v, 'a>(v: &'v Value<'a>) -> impl Iterator<Item = (usize, &'v Value<'a>)> {
+fn entry_messages<'v, 'a>(v: &'v Value<'a>) -> impl Iterator<Item = (usize, &'v Value<'a>)> {
     let revert = export_revert(v);
     let messages = v.get("messages").items();
-    let kept = |m: &Value<'_>| revert.is_none_or(|r| r.keeps_message(m.at(&["info", "id"]).as_str().unwrap_or("")));
-    let from = compacted_from(messages, |m| kept(m).then(|| Compaction::of_json(m)));
+    let from = compacted_from(messages, |m| kept(m, revert.as_ref()).then(|| Compaction::of_json(m)));
     messages.iter().enumerate().skip(from).filter(move |(_, m)| is_entry(m, revert.as_ref()))
 }
 

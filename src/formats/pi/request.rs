@@ -261,11 +261,7 @@ impl Request {
                 "toolCall" => {
                     let mut id = s(b, "id").unwrap_or_default().to_string();
                     if !same {
-                        let safe: String = id
-                            .chars()
-                            .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
-                            .take(64)
-                            .collect();
+                        let safe = safe_id(&id, 64);
                         if safe != id {
                             self.renamed.insert(id, safe.clone());
                             id = safe;
@@ -456,13 +452,15 @@ const CHAT_IMAGES: &str = "Attached image(s) from tool result:";
 /// made safe and cut to 40 characters.
 fn chat_call_id(id: &str) -> String {
     match id.split_once('|') {
-        Some((call, _)) => call
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
-            .take(40)
-            .collect(),
+        Some((call, _)) => safe_id(call, 40),
         None => id.to_string(),
     }
+}
+
+/// An id as pi makes it safe for a provider that takes only `[A-Za-z0-9_-]`:
+/// every other character `_`, cut to `max` characters.
+fn safe_id(id: &str, max: usize) -> String {
+    id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).take(max).collect()
 }
 
 /// pi-ai's `shortHash` (`utils/hash.ts`): two 32-bit multiplicative hashes
