@@ -15,6 +15,7 @@
 //! [`Snapshot::unchanged`] refuses to write when any of them differ.
 
 use std::fs::{File, Metadata};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -89,7 +90,7 @@ pub fn refuse_aliases_shown(output: &Path, shown: &Path, inputs: &[Input]) -> an
     if out.id.is_some() && out.id == STDIN_FILE.get().copied().flatten() {
         anyhow::bail!(
             "{} is the file the session was read from on stdin; session-doctor never writes over what it reads: choose another path (nothing was written)",
-            crate::report::sanitize(&shown.display().to_string()),
+            crate::text::sanitize_path(&shown),
         );
     }
     for input in inputs {
@@ -103,9 +104,9 @@ pub fn refuse_aliases_shown(output: &Path, shown: &Path, inputs: &[Input]) -> an
             let how = if inside { "inside" } else { "the same file as" };
             anyhow::bail!(
                 "{} is {how} {} {}, which this command reads; session-doctor never writes over what it reads: choose another path (nothing was written)",
-                crate::report::sanitize(&shown.display().to_string()),
+                crate::text::sanitize_path(&shown),
                 input.what,
-                crate::report::sanitize(&input.path.display().to_string()),
+                crate::text::sanitize_path(&input.path),
             );
         }
     }
@@ -162,13 +163,13 @@ pub struct Snapshot {
 impl Snapshot {
     /// The session at `path` now.
     pub fn of(path: &Path) -> anyhow::Result<Snapshot> {
-        let m = std::fs::metadata(path).map_err(|e| crate::atomic::io_error(e, "cannot read", path))?;
+        let m = std::fs::metadata(path).map_err(|e| io_error(e, "cannot read", path))?;
         Ok(Snapshot::from_metadata(&m))
     }
 
     /// The file an open handle reads.
     pub fn of_file(file: &File, path: &Path) -> anyhow::Result<Snapshot> {
-        let m = file.metadata().map_err(|e| crate::atomic::io_error(e, "cannot read", path))?;
+        let m = file.metadata().map_err(|e| io_error(e, "cannot read", path))?;
         Ok(Snapshot::from_metadata(&m))
     }
 
@@ -197,9 +198,17 @@ impl Snapshot {
         };
         anyhow::bail!(
             "the session changed while it was read ({} {how}); nothing was written: run the command again once the agent has stopped writing it",
-            crate::report::sanitize(&path.display().to_string())
+            crate::text::sanitize_path(&path)
         )
     }
+}
+
+/// An I/O error naming the file it concerns, with the plain words for a full disk.
+pub fn io_error(e: io::Error, doing: &str, path: &Path) -> anyhow::Error {
+    let full = e.kind() == io::ErrorKind::StorageFull || e.raw_os_error() == Some(28);
+    let e = anyhow::Error::new(e);
+    let e = if full { e.context("the disk is full") } else { e };
+    e.context(format!("{doing} {}", crate::text::sanitize_path(path)))
 }
 
 #[cfg(test)]

@@ -20,7 +20,8 @@ use std::path::Path;
 
 use anyhow::Context as _;
 
-use crate::alias::{self, Input};
+use crate::alias::{self, Input, io_error};
+use crate::text::sanitize_path as shown;
 
 mod writeback;
 
@@ -168,18 +169,6 @@ fn fill_into<W: Sink>(w: W, path: &Path, fill: impl FnOnce(&mut dyn Sink) -> any
     filled.map_err(|e| if w.failed { e.context(format!("cannot write {}", shown(path))) } else { e })
 }
 
-/// An I/O error naming the file it concerns, with the plain words for a full disk.
-pub fn io_error(e: io::Error, doing: &str, path: &Path) -> anyhow::Error {
-    let full = e.kind() == io::ErrorKind::StorageFull || e.raw_os_error() == Some(28);
-    let e = anyhow::Error::new(e);
-    let e = if full { e.context("the disk is full") } else { e };
-    e.context(format!("{doing} {}", shown(path)))
-}
-
-fn shown(path: &Path) -> String {
-    crate::report::sanitize(&path.display().to_string())
-}
-
 /// A target that exists and is not a regular file (a device, a FIFO, a folder)
 /// is refused: replacing `/dev/stdout` or a folder by a file is never what was meant.
 fn refuse_special(path: &Path) -> anyhow::Result<()> {
@@ -259,7 +248,7 @@ pub fn copy_by_reading(out: &mut (impl Write + ?Sized), from: &File, range: Rang
     let mut at = range.start;
     while left > 0 {
         let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
-        let n = crate::reader::ReadAt::read_at(from, &mut buf[..want], at)?;
+        let n = std::os::unix::fs::FileExt::read_at(from, &mut buf[..want], at)?;
         if n == 0 {
             return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the file ended before the range to copy"));
         }

@@ -12,7 +12,7 @@ fn main() -> ExitCode {
             if cli::is_broken_pipe(&err) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("session-doctor: {}", session_doctor::report::sanitize(&format!("{err:#}")));
+            eprintln!("session-doctor: {}", session_doctor::text::sanitize(&format!("{err:#}")));
             ExitCode::from(session_doctor::exit::Exit::Failed as u8)
         }
     }

@@ -87,7 +87,7 @@ pub struct Event {
 
 impl Event {
     pub fn new(event: &str, attachments: Vec<Named>, reason: Option<String>) -> Event {
-        Event { event: event.to_string(), at: now_rfc3339(), attachments, reason }
+        Event { event: event.to_string(), at: crate::clock::now_rfc3339(), attachments, reason }
     }
 }
 
@@ -304,12 +304,7 @@ fn open_regular(path: &Path, what: &str, create: bool) -> anyhow::Result<File> {
 }
 
 fn shown(path: &Path) -> String {
-    crate::report::sanitize(&path.display().to_string())
-}
-
-/// The current time as RFC 3339 UTC (`2026-11-30T04:45:30Z`).
-pub fn now_rfc3339() -> String {
-    crate::discover::rfc3339(std::time::SystemTime::now())
+    crate::text::sanitize_path(&path)
 }
 
 #[cfg(test)]

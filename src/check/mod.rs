@@ -175,7 +175,7 @@ pub fn judge(d: &Diagnosis, images: u64, opts: &Options) -> Vec<Problem> {
     }
     for (code, severity, message, lines) in found {
         let message = if lines.len() > 1 {
-            format!("{message}; {} lines like it: {}", lines.len(), crate::report::units::first_few(&lines))
+            format!("{message}; {} lines like it: {}", lines.len(), crate::text::units::first_few(&lines))
         } else {
             message.to_string()
         };

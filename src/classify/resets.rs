@@ -6,7 +6,7 @@
 //! keeps byte offsets), so the value is quoted in the provider's own case.
 
 // One date conversion for the crate (`discover` formats file times the same way).
-use crate::discover::rfc3339_secs as rfc3339;
+use crate::clock::rfc3339_secs as rfc3339;
 
 use serde::Serialize;
 

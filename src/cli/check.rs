@@ -9,9 +9,10 @@ use clap::{Args, ValueEnum};
 use crate::check::walk::{self, Candidate};
 use crate::check::{self, CheckReport, Checked, Skipped};
 use crate::exit::Exit;
+use crate::report;
 use crate::report::html::{CheckSession, Diagnosed};
 use crate::report::printer::{CheckPage, Github, Html, Human, Json, Junit, Printer};
-use crate::report::{self, sanitize};
+use crate::text::sanitize;
 
 use super::session_args::{FormatChoice, ReadArgs, parse_threads};
 
@@ -245,7 +246,7 @@ fn emit(
     match out {
         Some(path) => {
             crate::atomic::write(path, crate::atomic::Existing::Replace, reads, |w| Ok(print(w)?))?;
-            eprintln!("session-doctor: wrote {}", sanitize(&path.display().to_string()));
+            eprintln!("session-doctor: wrote {}", crate::text::sanitize_path(&path));
         }
         None => {
             let mut out = crate::report::stdout::stdout();

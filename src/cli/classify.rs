@@ -1,7 +1,7 @@
 //! `session-doctor classify`: one provider error in, one class out.
 //!
 //! The error text is untrusted: everything taken from it goes through
-//! [`crate::report::sanitize`] before it reaches a terminal.
+//! [`crate::text::sanitize`] before it reaches a terminal.
 
 use std::io::{IsTerminal as _, Read as _};
 use std::path::Path;
@@ -11,8 +11,8 @@ use clap::Args;
 
 use crate::classify::{Classification, Hint, Judgement, judge};
 use crate::exit::Exit;
-use crate::report::sanitize;
 use crate::report::table::wrap;
+use crate::text::sanitize;
 
 /// Classify one provider error (a JSON body, or the text an agent recorded).
 ///
@@ -142,7 +142,7 @@ fn human(j: &Judgement, explain: bool, width: Option<usize>) -> String {
         ("type", c.kind.clone()),
         ("limit", c.limit.map(|l| l.to_string())),
         ("block", c.block.clone()),
-        ("call ids", (!c.call_ids.is_empty()).then(|| crate::report::units::first_few(&c.call_ids))),
+        ("call ids", (!c.call_ids.is_empty()).then(|| crate::text::units::first_few(&c.call_ids))),
         ("resets", resets),
         ("message", c.message.clone()),
     ];

@@ -91,9 +91,9 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
                     .map(|r| r.display().to_string())
                     .collect();
                 let whose = args.agent.map_or("no session".to_string(), |a| format!("no {a} session"));
-                format!("{whose} found; looked in {}", report::sanitize(&looked.join(", ")))
+                format!("{whose} found; looked in {}", crate::text::sanitize(&looked.join(", ")))
             })?;
-            eprintln!("session-doctor: diagnosing {}", report::sanitize(&f.display().to_string()));
+            eprintln!("session-doctor: diagnosing {}", crate::text::sanitize_path(&f));
             f
         }
     };
@@ -105,7 +105,7 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
         // at all (a one-document session cut short is not JSON): the fields of
         // the schema, `stuck` unknown (null), and the reason in `error`. Exit 2.
         Err(e) if args.json => {
-            let message = report::sanitize(&format!("{e:#}"));
+            let message = crate::text::sanitize(&format!("{e:#}"));
             eprintln!("session-doctor: {message}");
             let v = serde_json::json!({"file": file.display().to_string(), "format": null, "stuck": null,
                 "failure": null, "suspects": [], "excluded": [], "next": [], "error": message});
@@ -147,7 +147,7 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
             report::html::write(w, &d, plan.detected, &payloads)?;
             Ok(())
         })?;
-        eprintln!("session-doctor: wrote {}", report::sanitize(&page.display().to_string()));
+        eprintln!("session-doctor: wrote {}", crate::text::sanitize_path(&page));
     }
     let mut out = crate::report::stdout::stdout();
     if args.json {

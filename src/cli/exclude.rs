@@ -11,7 +11,7 @@ use crate::diagnose::Options;
 use crate::exit::Exit;
 use crate::model::{Ref, Session};
 use crate::overlay::{EXCLUDED, Event, INCLUDED, Named, Overlay};
-use crate::report::sanitize;
+use crate::text::sanitize;
 
 use super::session_args::ReadArgs;
 
@@ -253,7 +253,7 @@ fn warn_if_live(path: &std::path::Path) {
     if recent {
         eprintln!(
             "session-doctor: warning: {} changed in the last few seconds: if the agent is still running, stop it first, then resume from the repaired copy",
-            sanitize(&path.display().to_string())
+            crate::text::sanitize_path(&path)
         );
     }
 }

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use crate::exit::Exit;
 use crate::guard::{self, Decision, install};
 use crate::media::rules::Rules;
-use crate::report::sanitize;
+use crate::text::sanitize;
 
 /// Judge files before an agent reads them into its history.
 ///
@@ -173,7 +173,7 @@ fn run_install(args: &InstallArgs) -> anyhow::Result<Exit> {
             install::plan_file(&file, install::OPENCODE_PLUGIN, &exe, provider)?
         }
     };
-    let shown = sanitize(&plan.file.display().to_string());
+    let shown = crate::text::sanitize_path(&plan.file);
     if plan.already {
         println!("the guard is already installed in {shown}; nothing to change");
         return Ok(Exit::Healthy);
@@ -185,7 +185,7 @@ fn run_install(args: &InstallArgs) -> anyhow::Result<Exit> {
     }
     install::apply(&plan)?;
     if let Some(b) = &plan.backup {
-        eprintln!("kept the old file as {}", sanitize(&b.display().to_string()));
+        eprintln!("kept the old file as {}", crate::text::sanitize_path(&b));
     }
     eprintln!("wrote {shown}");
     Ok(Exit::Healthy)

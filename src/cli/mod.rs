@@ -104,7 +104,7 @@ fn usage_error(e: clap::Error) -> ! {
     if std::env::args().skip(1).take_while(|a| a != "--").any(|a| a == "--json") {
         let said = e.render().to_string();
         let first = said.lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
-        let v = serde_json::json!({ "error": crate::report::sanitize(&first) });
+        let v = serde_json::json!({ "error": crate::text::sanitize(&first) });
         let _ = writeln!(std::io::stdout(), "{v}");
     }
     e.exit()
@@ -146,7 +146,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         && json
         && !is_broken_pipe(e)
     {
-        let v = serde_json::json!({ "error": crate::report::sanitize(&format!("{e:#}")) });
+        let v = serde_json::json!({ "error": crate::text::sanitize(&format!("{e:#}")) });
         use std::io::Write as _;
         let mut out = crate::report::stdout::stdout();
         let _ = writeln!(out, "{v:#}").and_then(|()| out.flush());

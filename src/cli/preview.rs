@@ -9,8 +9,8 @@ use clap::Args;
 use crate::atomic::{self, Existing};
 use crate::exit::Exit;
 use crate::preview;
-use crate::report::{sanitize, units::count};
 use crate::rewrite::Rewrite;
+use crate::text::{sanitize, units::count};
 
 use super::rewrite_args::RewriteArgs;
 use super::session_args::ReadArgs;
@@ -105,7 +105,7 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
     };
     let mut err = std::io::stderr().lock();
     if let (Some(path), false) = (&args.out, args.json) {
-        writeln!(err, "session-doctor: wrote {}", sanitize(&path.display().to_string()))?;
+        writeln!(err, "session-doctor: wrote {}", crate::text::sanitize_path(&path))?;
     }
     if args.json {
         let v = serde_json::json!({"file": session.file, "format": session.format, "target": done.target, "items": done.items, "changes": done.changes, "not_in_session": done.not_in_session});

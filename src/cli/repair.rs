@@ -9,9 +9,9 @@ use serde::Serialize;
 
 use crate::exit::Exit;
 use crate::model::Severity;
-use crate::report::sanitize;
-use crate::report::units::{count, first_few};
 use crate::rewrite::{Rewrite, Summary, copy};
+use crate::text::sanitize;
+use crate::text::units::{count, first_few};
 
 use super::rewrite_args::RewriteArgs;
 use super::session_args::{Deepened, ReadArgs};

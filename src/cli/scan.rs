@@ -68,7 +68,7 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<Exit> {
     let mut docs = Vec::new();
     let (mut failed, mut problems) = (false, false);
     let mut fail = |docs: &mut Vec<Doc>, file: String, error: String| {
-        eprintln!("session-doctor: {}", report::sanitize(&error));
+        eprintln!("session-doctor: {}", crate::text::sanitize(&error));
         failed = true;
         docs.push(Doc::Error { file, error });
     };

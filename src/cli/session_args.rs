@@ -119,14 +119,14 @@ impl ReadArgs {
         plan: &crate::reader::Plan,
     ) -> anyhow::Result<()> {
         if let Some(note) = &plan.note {
-            eprintln!("session-doctor: {}", crate::report::sanitize(note));
+            eprintln!("session-doctor: {}", crate::text::sanitize(note));
         }
         let overlay = crate::overlay::Overlay::load(&self.overlay_path(path, plan))?;
         for (line, why) in &overlay.skipped {
             eprintln!(
                 "session-doctor: warning: {}: line {line} is not an overlay event ({}); it is ignored",
-                crate::report::sanitize(&overlay.path.display().to_string()),
-                crate::report::sanitize(why)
+                crate::text::sanitize_path(&overlay.path),
+                crate::text::sanitize(why)
             );
         }
         overlay.apply(session);
@@ -177,7 +177,7 @@ impl ReadArgs {
     /// store that was read (`plan.session`, chosen or the newest at the time:
     /// a later command must not read a newer one).
     pub fn repeat(&self, plan: &crate::reader::Plan) -> String {
-        let q = |s: &str| crate::diagnose::shell_quote(s);
+        let q = |s: &str| crate::text::shell_quote(s);
         let mut out = Vec::new();
         if let Some(f) = self.format.0 {
             out.push(format!("--format {}", f.name()));

@@ -58,7 +58,7 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<Exit> {
         let agents: Vec<&str> = args.agent.map_or(AGENTS.to_vec(), |a| vec![a]);
         writeln!(out, "No sessions found. Looked in:")?;
         for root in agents.iter().flat_map(|a| discover::roots(&env, a)) {
-            writeln!(out, "  {}", report::sanitize(&report::sessions::tilde(&root, &env.home)))?;
+            writeln!(out, "  {}", crate::text::sanitize(&report::sessions::tilde(&root, &env.home)))?;
         }
     } else {
         report::sessions::write(&mut out, &listed, &env.home, &term)?;

@@ -23,7 +23,7 @@ use crate::media::{Problem, Verdict, request_problems};
 use crate::model::{Attachment, Finding, ReasoningKind, Role, Session};
 
 pub use history::HistoryItem;
-pub use next::{command as next_command, shell_quote};
+pub use next::command as next_command;
 
 /// How many suspects `diagnose` decodes fully after a structural read.
 const DEEP_SUSPECTS: usize = 32;

@@ -5,7 +5,7 @@ use crate::media::rules::Rules;
 
 use super::{Failure, Options, Suspect};
 
-pub use crate::report::shell_quote;
+use crate::text::shell_quote;
 
 /// One next command: `session-doctor SUB FILE`, then the read arguments that
 /// make it read the session the way this one did (`read_args`, from
@@ -105,7 +105,7 @@ mod tests {
         assert_eq!(shell_quote("my session.jsonl"), "'my session.jsonl'");
         assert_eq!(shell_quote("it's"), "'it'\\''s'");
         assert_eq!(shell_quote(""), "''");
-        // A newline cannot make the command two lines (report::shell's tests read the name back in sh).
+        // A newline cannot make the command two lines (text::shell's tests read the name back in sh).
         let q = shell_quote("a\nb's\u{2028}.jsonl");
         assert!(!q.contains('\n') && !q.contains('\u{2028}'), "{q}");
     }

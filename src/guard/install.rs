@@ -44,9 +44,9 @@ pub fn claude_code_settings() -> anyhow::Result<PathBuf> {
 
 /// The `PreToolUse` entry that runs `exe guard --hook claude-code` before every `Read`.
 pub fn claude_code_entry(exe: &Path, provider: Option<&str>) -> Value {
-    let mut command = format!("{} {MARK}", crate::diagnose::next::shell_quote(&exe.display().to_string()));
+    let mut command = format!("{} {MARK}", crate::text::shell_quote(&exe.display().to_string()));
     if let Some(p) = provider {
-        command.push_str(&format!(" --provider {}", crate::diagnose::next::shell_quote(p)));
+        command.push_str(&format!(" --provider {}", crate::text::shell_quote(p)));
     }
     json!({"matcher": "Read", "hooks": [{"type": "command", "command": command, "timeout": 30}]})
 }

@@ -99,7 +99,7 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
     {
         bail!(
             "{} is not a regular file (a pipe, a socket or a device): session-doctor reads a session more than once; save it to a file, or pipe it to `-`",
-            crate::report::sanitize(&path.display().to_string())
+            crate::text::sanitize_path(&path)
         );
     }
     if let Some(store) = super::opencode_store::open(path, opts)? {
@@ -131,7 +131,7 @@ fn plan_text(path: &Path, text: &Path, opts: &Options) -> anyhow::Result<Plan> {
         let Some(line) = r.next_line().with_context(|| format!("reading {}", path.display()))? else { break };
         if let Some((_, why)) = NOT_A_SESSION.iter().find(|(magic, _)| total == 0 && line.starts_with(magic)) {
             // The way out names the file itself, quoted as a shell needs it.
-            let why = why.replace("FILE", &crate::report::shell_quote(&path.display().to_string()));
+            let why = why.replace("FILE", &crate::text::shell_quote(&path.display().to_string()));
             not_a_session!("{} {why}", path.display());
         }
         if total == 0 && is_binary(line) {

@@ -228,7 +228,7 @@ fn nothing_recognised(path: &Path, opts: &Options, plan: &Plan) -> anyhow::Error
         Ok(_) => "nothing in it is part of a history".to_string(),
         Err(_) => "it does not look like any format session-doctor reads".to_string(),
     };
-    let a = crate::report::units::article(given);
+    let a = crate::text::units::article(given);
     anyhow::anyhow!("{}: read as {given}, nothing in it is {a} {given} record (0 entries); {looks}", path.display())
 }
 

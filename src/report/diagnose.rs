@@ -6,11 +6,11 @@ use crate::diagnose::{Diagnosis, Source};
 use crate::history::Kind;
 use crate::model::Severity;
 
-use super::sanitize;
 use super::scan::{attachment_row, attachment_table, verdict};
 use super::table::{Cell, Keep, Table, wrap};
 use super::term::{Term, styles};
-use super::units::count;
+use crate::text::sanitize;
+use crate::text::units::count;
 
 /// Writes the report for `term`: fitted to its width, coloured when it takes colour.
 pub fn write(out: &mut impl Write, d: &Diagnosis, detected: bool, term: &Term) -> io::Result<()> {
@@ -106,8 +106,8 @@ pub fn write(out: &mut impl Write, d: &Diagnosis, detected: bool, term: &Term) -
     }
     if !d.excluded.is_empty() {
         let n = d.excluded.len();
-        let refs = super::units::first_few(&d.excluded);
-        say(out, "excluded", &if n > super::units::FEW { format!("{n} attachments: {refs}") } else { refs })?;
+        let refs = crate::text::units::first_few(&d.excluded);
+        say(out, "excluded", &if n > crate::text::units::FEW { format!("{n} attachments: {refs}") } else { refs })?;
     }
     for p in &d.limits {
         say(out, "request", &format!("{}: {}", verdict(p.severity), sanitize(&p.message)))?;

@@ -31,7 +31,7 @@ pub type Payloads<'a> = &'a dyn Fn(&Attachment) -> Result<Vec<u8>, String>;
 /// Text made safe for HTML text and quoted attribute values: terminal
 /// controls sanitized first, then markup escaped.
 pub fn esc(s: &str) -> String {
-    crate::report::markup_escape(&crate::report::sanitize_keeping_lines(s))
+    crate::text::markup_escape(&crate::text::sanitize_keeping_lines(s))
 }
 
 /// Writes the page for `d`. `detected`: the format was detected, not given.

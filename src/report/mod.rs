@@ -4,23 +4,17 @@ pub mod diagnose;
 pub mod html;
 pub mod printer;
 pub mod progress;
-mod sanitize;
 pub mod scan;
 pub mod sessions;
-mod shell;
 pub mod stdout;
 pub mod table;
 pub mod term;
-pub mod units;
 
 use serde::Serialize;
 
 use crate::media::{Problem, Verdict};
 use crate::model::{Attachment, Finding, Session, Severity};
 use crate::reader::Plan;
-
-pub use sanitize::{markup_escape, sanitize, sanitize_keeping_lines};
-pub use shell::shell_quote;
 
 /// `scan --json`: the stable schema of DESIGN.md, plus a few added fields.
 #[derive(Debug, Serialize)]

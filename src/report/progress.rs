@@ -29,7 +29,7 @@ pub fn read(path: &Path, opts: &Options) -> anyhow::Result<(Session, Plan)> {
         .progress_chars("=> "),
     );
     let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
-    bar.set_message(crate::report::sanitize(&name));
+    bar.set_message(crate::text::sanitize(&name));
     let tick = |n: u64| bar.inc(n);
     let session = reader::read_with_plan(path, opts, &plan, Some(&tick));
     bar.finish_and_clear();

@@ -8,10 +8,11 @@ use anstyle::Style;
 use crate::media::Verdict;
 use crate::model::{Attachment, Origin, Severity};
 
+use super::ScanReport;
 use super::table::{Cell, Keep, Table, wrap};
 use super::term::{Term, styles};
-use super::units::{count, size};
-use super::{ScanReport, sanitize};
+use crate::text::sanitize;
+use crate::text::units::{count, size};
 
 /// Writes one file's report as plain text (for a pipe or a file).
 pub fn write(out: &mut impl Write, r: &ScanReport) -> io::Result<()> {

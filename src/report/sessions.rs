@@ -6,12 +6,13 @@ use std::time::SystemTime;
 
 use serde::Serialize;
 
-use crate::discover::{Found, ago, rfc3339};
+use crate::clock::{ago, rfc3339};
+use crate::discover::Found;
 
-use super::sanitize;
 use super::table::{Cell, Keep, Table};
 use super::term::{Term, styles};
-use super::units::size;
+use crate::text::sanitize;
+use crate::text::units::size;
 
 /// What `scan` makes of a session.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -279,9 +279,9 @@ pub fn new(header: &[&str]) -> comfy_table::Table {
     t
 }
 
-/// `1234567` → `1.2 MB` (decimal units, as everywhere: [`super::units::size`]).
+/// `1234567` → `1.2 MB` (decimal units, as everywhere: [`crate::text::units::size`]).
 pub fn size(bytes: u64) -> String {
-    super::units::size(bytes)
+    crate::text::units::size(bytes)
 }
 
 #[cfg(test)]

@@ -37,7 +37,7 @@ pub fn new(format: Format, src: &Path, dir: Option<&Path>, first_line: &[u8]) ->
         serde_json::from_slice::<String>(&first_line[r]).ok()
     };
     let v4 = uuid::Uuid::new_v4().to_string();
-    let now = crate::overlay::now_rfc3339();
+    let now = crate::clock::now_rfc3339();
     match format {
         Format::ClaudeCode => Identity {
             path: dir.join(format!("{v4}.jsonl")),
@@ -68,7 +68,7 @@ pub fn new(format: Format, src: &Path, dir: Option<&Path>, first_line: &[u8]) ->
             let ts = now.trim_end_matches('Z').replace(':', "-");
             let path = dir.join(format!("{ts}-000Z_{v4}.jsonl"));
             Identity {
-                resume: Some(format!("pi --session {}", crate::diagnose::shell_quote(&path.display().to_string()))),
+                resume: Some(format!("pi --session {}", crate::text::shell_quote(&path.display().to_string()))),
                 path,
                 old_id: field("/id"),
                 resume_note: None,
@@ -111,7 +111,7 @@ pub fn new(format: Format, src: &Path, dir: Option<&Path>, first_line: &[u8]) ->
             let old = field("/info/id");
             let id = old.as_deref().map(opencode_id).unwrap_or_default();
             let path = dir.join(format!("{id}.json"));
-            let quoted = crate::diagnose::shell_quote(&path.display().to_string());
+            let quoted = crate::text::shell_quote(&path.display().to_string());
             Identity {
                 resume: Some(format!("opencode import {quoted} && opencode --session {id}")),
                 path,
@@ -265,7 +265,7 @@ fn codex_resume(path: &Path, src: &Path, id: &str) -> (String, Option<String>) {
     if in_sessions(path) {
         return (plain, None);
     }
-    let quote = |p: &Path| crate::diagnose::shell_quote(&p.display().to_string());
+    let quote = |p: &Path| crate::text::shell_quote(&p.display().to_string());
     match src.parent().filter(|d| in_sessions(d)) {
         Some(beside) => (
             format!("mv {} {}/ && {plain}", quote(path), quote(beside)),

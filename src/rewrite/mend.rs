@@ -122,7 +122,7 @@ pub fn answer_record(
             .and_then(|r| serde_json::from_slice(&after[r]).ok())
             .unwrap_or(serde_json::Value::Null)
     };
-    let now = crate::overlay::now_rfc3339();
+    let now = crate::clock::now_rfc3339();
     let v = match format {
         Format::ClaudeCode => {
             let blocks: Vec<serde_json::Value> = calls

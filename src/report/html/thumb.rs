@@ -289,7 +289,7 @@ fn head(a: &Attachment, bytes: &[u8]) -> Preview {
     let head = if printable * 10 >= first.len() * 9 {
         let text = String::from_utf8_lossy(first);
         let text = text.trim_end_matches('\u{FFFD}');
-        crate::report::sanitize_keeping_lines(text)
+        crate::text::sanitize_keeping_lines(text)
     } else {
         first[..first.len().min(48)]
             .chunks(16)

@@ -8,7 +8,7 @@ use std::io::{self, Write};
 
 use crate::check::CheckReport;
 use crate::model::Severity;
-use crate::report::sanitize;
+use crate::text::sanitize;
 
 use super::Printer;
 

@@ -6,10 +6,11 @@ use std::io::{self, Write};
 
 use crate::check::{CheckReport, Checked, Problem};
 use crate::model::Severity;
+use crate::report::ScanReport;
 use crate::report::table::wrap;
 use crate::report::term::{Term, styles};
-use crate::report::units::count;
-use crate::report::{ScanReport, sanitize};
+use crate::text::sanitize;
+use crate::text::units::count;
 
 use super::Printer;
 

@@ -17,7 +17,7 @@ pub struct Junit;
 
 /// `s` as XML character data or an attribute value.
 pub fn escape(s: &str) -> String {
-    crate::report::markup_escape(s)
+    crate::text::markup_escape(s)
 }
 
 fn located(p: &Problem) -> String {

@@ -1,6 +1,6 @@
 //! Untrusted text (a file name, a path) inside a command the user is told to run.
 //!
-//! [`super::sanitize`] makes text safe to show but changes it: `\u{1b}` in a
+//! [`super::sanitize()`] makes text safe to show but changes it: `\u{1b}` in a
 //! printed command names another file. A command must name the real one, so
 //! text going into a command is quoted for a POSIX shell instead: single quotes
 //! around it, and every character that could drive a terminal (controls, bidi
@@ -71,7 +71,7 @@ pub fn shell_quote(s: &str) -> String {
     if out.is_empty() { "''".into() } else { out }
 }
 
-/// What [`super::sanitize`] would escape: a command shows none of it. A newline
+/// What [`super::sanitize()`] would escape: a command shows none of it. A newline
 /// stays inside the quotes as it is (sanitize keeps it too): command
 /// substitution would drop one that ends the name.
 fn hazardous(c: char) -> bool {

@@ -17,6 +17,11 @@ pub fn sanitize_keeping_lines(s: &str) -> String {
     escape(s, true)
 }
 
+/// A path as [`sanitize`] shows it: the one spelling of a file name in a message.
+pub fn sanitize_path(path: &std::path::Path) -> String {
+    sanitize(&path.display().to_string())
+}
+
 fn escape(s: &str, keep_lines: bool) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
