@@ -388,7 +388,7 @@ fn positional(path: &std::path::Path) -> bool {
     if read.is_err() {
         return false;
     }
-    let version = crate::rewrite::splice::locate(&first, "/version")
+    let version = crate::json::splice::locate(&first, "/version")
         .and_then(|r| std::str::from_utf8(&first[r]).ok()?.parse::<u32>().ok());
     version.is_none_or(|v| v < 2)
 }

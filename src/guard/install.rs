@@ -2,7 +2,7 @@
 //! anything else there.
 //!
 //! The user's settings file is edited in place by byte range (see
-//! [`crate::rewrite::splice`]), so their keys, order, numbers and spacing stay
+//! [`crate::json::splice`]), so their keys, order, numbers and spacing stay
 //! as they wrote them; only the guard's own entry is added. Installing twice
 //! changes nothing. Before a change the old file is kept beside it as
 //! `<file>.session-doctor-backup`, and the new one is written atomically.
@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, bail};
 use serde_json::{Value, json};
 
-use crate::rewrite::splice;
+use crate::json::splice;
 
 /// What marks the guard's own hook among the user's hooks.
 const MARK: &str = "guard --hook claude-code";

@@ -18,10 +18,11 @@ use std::io::Write;
 
 use anyhow::Context as _;
 
+use crate::json::splice;
 use crate::model::Session;
 use crate::reader::Source;
 use crate::rewrite::sparse::{Rewritten, Shape};
-use crate::rewrite::{self, Rewrite, splice};
+use crate::rewrite::{self, Rewrite};
 
 pub use write::Dialect;
 

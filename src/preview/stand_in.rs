@@ -16,9 +16,9 @@
 use std::io::{self, Read as _, Seek as _, SeekFrom, Write};
 use std::ops::Range;
 
+use crate::json::splice::Edit;
 use crate::reader::Handle;
 use crate::rewrite::sparse::Shape;
-use crate::rewrite::splice::Edit;
 
 /// Payloads shorter than this are cheap enough to carry through.
 const MIN_LEN: usize = 64 << 10;
@@ -230,7 +230,7 @@ mod tests {
         let s = StandIns::default();
         let edits = s.edits(record.as_bytes(), &Shape::whole(base, record.len() as u64), &[]);
         let n = edits.len();
-        let small = crate::rewrite::splice::apply(record.as_bytes(), edits);
+        let small = crate::json::splice::apply(record.as_bytes(), edits);
         let v: serde_json::Value = serde_json::from_slice(&small).unwrap();
         let mut out = Vec::new();
         {

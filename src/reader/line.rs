@@ -239,7 +239,7 @@ pub fn finding(line: u64, severity: Severity, code: &'static str, message: Strin
     Finding { line, severity, message, code: Some(code) }
 }
 
-/// The finding for values nested past [`crate::rewrite::splice::DEPTH`] levels
+/// The finding for values nested past [`crate::json::splice::DEPTH`] levels
 /// that a line's parse read as `null` (at these byte offsets in it), if any.
 pub fn too_deep(line: u64, cut: &[usize]) -> Option<Finding> {
     let (first, more) = cut.split_first()?;
@@ -249,7 +249,7 @@ pub fn too_deep(line: u64, cut: &[usize]) -> Option<Finding> {
     };
     let what = format!(
         "nests JSON more than {} levels deep at byte {}{others}; each such value is read (and previewed) as null, the rest of the record is read",
-        crate::rewrite::splice::DEPTH,
+        crate::json::splice::DEPTH,
         first + 1
     );
     Some(finding(line, Severity::Warning, "line.too_deep", what))

@@ -28,7 +28,8 @@ use crate::formats::Format;
 
 use super::identity::{self, Identity};
 use super::sparse::{Holes, Rewritten, Sparse};
-use super::{Op, Rewrite, edits, mend, splice};
+use super::{Op, Rewrite, edits, mend};
+use crate::json::splice;
 
 /// What a repair wrote.
 #[derive(Clone, Debug)]

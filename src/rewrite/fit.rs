@@ -7,8 +7,9 @@
 //! sits in the record, so the rest of the record stays byte for byte; the
 //! note goes in as the next block of the same content list.
 
-use super::{Op, Rewrite, splice};
+use super::{Op, Rewrite};
 use crate::fit::{self, Limits, Outcome};
+use crate::json::splice;
 use crate::media::rules::Rules;
 use crate::model::{Encoding, Session};
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::formats::Format;
 
-use super::splice;
+use crate::json::splice;
 
 /// Where the copy goes and how it is known.
 #[derive(Clone, Debug)]

@@ -9,7 +9,8 @@ use crate::formats::Format;
 use crate::history::{Kind, Problem};
 use crate::model::{Role, Session};
 
-use super::{Op, Rewrite, splice};
+use super::{Op, Rewrite};
+use crate::json::splice;
 
 /// What the synthetic result of an interrupted call says.
 pub const INTERRUPTED: &str = "[Tool call interrupted: the run stopped before this tool returned, so its output is not available. Run it again if you need it.]";

@@ -12,8 +12,8 @@ mod fit;
 pub mod identity;
 pub mod mend;
 pub mod sparse;
-pub mod splice;
 
+use crate::json::splice;
 use std::collections::BTreeMap;
 
 use serde::Serialize;

@@ -15,7 +15,7 @@ use std::ops::Range;
 
 use crate::reader::ReadAt;
 
-use super::splice::Edit;
+use crate::json::splice::Edit;
 
 /// What stands for a byte not read: base64's own alphabet.
 const FILLER: u8 = b'A';

@@ -6,6 +6,8 @@
 //! its byte offset inside the line is known — which is what a rewrite needs to
 //! find the bytes again. Strings with JSON escapes are the only ones copied.
 
+pub mod splice;
+
 use std::borrow::Cow;
 use std::fmt;
 
@@ -27,7 +29,7 @@ static NULL: Value<'static> = Value::Null;
 
 /// A record parsed as a `serde_json::Value` (what preview builds requests
 /// from), tolerant as [`Value::parse_tolerant`] is: a number an f64 cannot hold
-/// reads 0 and a value nested past [`crate::rewrite::splice::DEPTH`] levels
+/// reads 0 and a value nested past [`crate::json::splice::DEPTH`] levels
 /// `null`, as the reader's finding (`line.too_deep`) says.
 pub fn serde_tolerant(bytes: &[u8]) -> serde_json::Result<serde_json::Value> {
     serde_json::from_slice(bytes).or_else(|e| serde_json::from_slice(&tamed(bytes, e)?.0))
@@ -37,7 +39,7 @@ pub fn serde_tolerant(bytes: &[u8]) -> serde_json::Result<serde_json::Value> {
 /// gave on them: its numbers too large read 0 and its values nested too deep
 /// `null`, with where each of those starts. `e` again for any other error.
 fn tamed(bytes: &[u8], e: serde_json::Error) -> serde_json::Result<(Vec<u8>, Vec<usize>)> {
-    use crate::rewrite::splice::{tame_depth, tame_numbers};
+    use splice::{tame_depth, tame_numbers};
     let said = e.to_string();
     if !said.starts_with("number out of range") && !said.starts_with("recursion limit exceeded") {
         return Err(e);
@@ -62,8 +64,8 @@ impl<'a> Value<'a> {
     /// As [`Value::parse`], but valid JSON that serde_json refuses does not
     /// lose the record: a number too large for an f64 (`1e400`) or values nested
     /// past its limit. The value is parsed from a same-length copy kept in
-    /// `spare` where such numbers read 0 ([`crate::rewrite::splice::tame_numbers`])
-    /// and such values `null` ([`crate::rewrite::splice::tame_depth`]). Returns
+    /// `spare` where such numbers read 0 ([`crate::json::splice::tame_numbers`])
+    /// and such values `null` ([`crate::json::splice::tame_depth`]). Returns
     /// the value, the bytes it borrows from (at the same offsets as `bytes`) and
     /// where each value read as `null` starts.
     pub fn parse_tolerant(
