@@ -38,8 +38,8 @@ pub fn named_by(attachments: &[crate::model::Attachment]) -> Vec<Input> {
     attachments
         .iter()
         .filter(|a| a.encoding == crate::model::Encoding::Reference)
-        .filter_map(|a| match crate::reader::refs::classify(a.url.as_deref()?, "") {
-            crate::reader::refs::Reference::Local(p) => Some(Input::new("a file the session names", p)),
+        .filter_map(|a| match crate::media::refs::classify(a.url.as_deref()?, "") {
+            crate::media::refs::Reference::Local(p) => Some(Input::new("a file the session names", p)),
             _ => None,
         })
         .collect()

@@ -22,6 +22,7 @@ mod jpeg;
 mod payload;
 mod pdf;
 mod png;
+pub mod refs;
 pub mod rules;
 mod sniff;
 mod webp;

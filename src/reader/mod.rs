@@ -17,7 +17,7 @@ mod lines;
 pub(crate) mod media;
 mod opencode_store;
 mod pi_store;
-pub(crate) mod refs;
+
 mod sidecar;
 mod skim;
 mod source;

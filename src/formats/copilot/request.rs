@@ -72,7 +72,7 @@ pub fn record(v: &Value, assets: &HashMap<String, String>) -> Vec<Msg> {
                 let asset = a.get("assetId").and_then(Value::as_str).and_then(|id| assets.get(id)).cloned();
                 let data = asset.or_else(|| if blob { text(a, "data") } else { None }).or_else(|| {
                     path.filter(|_| !blob)
-                        .and_then(|p| crate::reader::media::read_local(std::path::Path::new(p)).ok()?.ok())
+                        .and_then(|p| crate::media::refs::read_local(std::path::Path::new(p)).ok()?.ok())
                         .map(|b| base64::engine::general_purpose::STANDARD.encode(b))
                 });
                 // Neither an asset, nor a blob's data, nor a file that could be read

@@ -88,6 +88,36 @@ fn percent_decoded(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// The most bytes of a local file a session names that are read: past any
+/// provider's limit for one attachment, so a larger file is judged by its size.
+const MAX_LOCAL: u64 = 64 << 20;
+
+/// The bytes of a local file a session names, when it is a regular file no
+/// larger than [`MAX_LOCAL`]: a device (`/dev/zero`), a pipe (which would
+/// block the read forever) or a folder is no attachment, and a larger file is
+/// not read into memory. `Err` for what the file system refuses (it is gone),
+/// `Ok(Err(why))` for a file that is not one the agent can send.
+pub fn read_local(path: &std::path::Path) -> std::io::Result<Result<Vec<u8>, String>> {
+    use std::io::Read as _;
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Ok(Err(format!(
+            "{} is not a regular file (a device, pipe or folder): no agent sends it as an attachment",
+            path.display()
+        )));
+    }
+    if meta.len() > MAX_LOCAL {
+        return Ok(Err(format!(
+            "{} is {} bytes, past any provider's limit for one attachment (not read)",
+            path.display(),
+            meta.len()
+        )));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?.take(MAX_LOCAL).read_to_end(&mut bytes)?;
+    Ok(Ok(bytes))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
