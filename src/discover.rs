@@ -26,7 +26,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use crate::formats::Format;
+use crate::model::Format;
 
 /// The agents whose sessions can be found, by their format name.
 pub const AGENTS: [&str; 8] = ["claude-code", "codex", "pi", "gemini-cli", "mux", "opencode", "copilot", "cline"];

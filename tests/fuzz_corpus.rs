@@ -135,7 +135,7 @@ fn rewrite() {
 #[test]
 #[ignore = "writes fuzz/corpus: run with SEED=1 when the seeds change"]
 fn write_seeds() {
-    use session_doctor::formats::Format;
+    use session_doctor::model::Format;
     if std::env::var_os("SEED").is_none() {
         return;
     }

@@ -9,8 +9,8 @@ use std::path::Path;
 
 use common::{b64, sample, scan_json, sha256_file};
 use media_corpus::Lcg;
-use session_doctor::formats::Format;
 use session_doctor::media::Depth;
+use session_doctor::model::Format;
 use session_doctor::reader::{Options, read_session};
 
 fn read(path: &Path, format: Format, depth: Depth) {

@@ -6,7 +6,7 @@ mod common;
 
 use common::sample;
 use session_doctor::classify::{Class, Hint, classify};
-use session_doctor::formats::Format;
+use session_doctor::model::Format;
 use session_doctor::model::{ReasoningKind, Role, Session};
 use session_doctor::reader::{Options, read_session};
 

@@ -25,7 +25,7 @@ fn attachments(doc: &Value) -> &Vec<Value> {
 fn every_sample_yields_exactly_its_attachments() {
     let manifest = expected();
     let manifest = manifest.as_object().expect("object");
-    assert_eq!(manifest.len(), session_doctor::formats::Format::ALL.len(), "one sample per format");
+    assert_eq!(manifest.len(), session_doctor::model::Format::ALL.len(), "one sample per format");
     for (file, want) in manifest {
         let path = sample(file);
         let before = sha256_file(&path);

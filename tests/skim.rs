@@ -146,7 +146,7 @@ fn a_line_broken_only_inside_its_payload_still_tells_the_agent() {
     let path = dir.path().join("s.jsonl");
     std::fs::write(&path, claude_line(&format!("{}\t{}", &png[..1000], &png[1000..]), "") + "\n").unwrap();
     let s = reader::read_session(&path, &Options::default()).unwrap();
-    assert_eq!(s.format, session_doctor::formats::Format::ClaudeCode);
+    assert_eq!(s.format, session_doctor::model::Format::ClaudeCode);
     let f = s.findings.iter().find(|f| f.code == Some("line.invalid_json")).expect("the line is named");
     assert_eq!(f.line, 1);
     assert!(f.message.contains("control character"), "{}", f.message);
@@ -156,7 +156,7 @@ fn a_line_broken_only_inside_its_payload_still_tells_the_agent() {
     let bytes = [&line.as_bytes()[..at], b"\xff", &line.as_bytes()[at..], b"\n"].concat();
     std::fs::write(&path, bytes).unwrap();
     let s = reader::read_session(&path, &Options::default()).unwrap();
-    assert_eq!(s.format, session_doctor::formats::Format::ClaudeCode);
+    assert_eq!(s.format, session_doctor::model::Format::ClaudeCode);
     assert!(s.findings.iter().any(|f| f.code == Some("line.invalid_utf8") && f.line == 1), "{:?}", s.findings);
     same_skimmed_or_not(&path);
 }

@@ -13,10 +13,10 @@ use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
 use session_doctor::classify::{self, Hint};
-use session_doctor::formats::Format;
 use session_doctor::json::splice;
 use session_doctor::media::rules::Rules;
 use session_doctor::media::{self, Depth, Payload};
+use session_doctor::model::Format;
 use session_doctor::overlay::{self, Event, Named, Overlay};
 use session_doctor::preview::{self, write::Dialect};
 use session_doctor::reader::{self, Options};

@@ -193,7 +193,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
         reads.push(crate::alias::Input::new("a session", c.path.as_path()));
         reads.push(crate::alias::Input::new("the overlay", crate::overlay::default_path(&c.path)));
         // What any format reads beside it (the walk keeps no session's format).
-        let beside = [crate::formats::Format::ClaudeCode, crate::formats::Format::Cline]
+        let beside = [crate::model::Format::ClaudeCode, crate::model::Format::Cline]
             .into_iter()
             .flat_map(|f| crate::reader::sidecar_files(&c.path, f));
         reads.extend(beside.map(|p| crate::alias::Input::new("a file beside a session", p)));

@@ -67,7 +67,7 @@ pub struct RepairArgs {
 #[derive(Serialize)]
 struct Report {
     file: String,
-    format: crate::formats::Format,
+    format: crate::model::Format,
     written: bool,
     out: String,
     id: Option<String>,
@@ -117,7 +117,7 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
             args.file.display()
         );
     }
-    if plan.format == crate::formats::Format::ClaudeCode
+    if plan.format == crate::model::Format::ClaudeCode
         && let Some(sub) = crate::formats::claude_code::subagent::of(&args.file)
     {
         bail!(
@@ -142,7 +142,7 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
     // would be called healthy while it sends the request the provider refused.
     let answered =
         original.as_ref().is_none_or(|o| !o.recorded || addresses(o.class, &rewrite.summary, &suspects_left_out));
-    if answered && !(plan.format == crate::formats::Format::Pi && positional(&args.file)) {
+    if answered && !(plan.format == crate::model::Format::Pi && positional(&args.file)) {
         rewrite.drop_failures(&session, plan.single_document);
     }
     // Lines the reader had to skip (cut short, not JSON): not the history's

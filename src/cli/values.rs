@@ -10,8 +10,8 @@ use std::ffi::OsStr;
 use clap::builder::{PossibleValue, TypedValueParser};
 use clap::error::ErrorKind;
 
-use crate::formats::Format;
 use crate::media::rules::Rules;
+use crate::model::Format;
 
 /// A flag's value: parsed by `parse`, completed from `names`.
 #[derive(Clone, Copy)]

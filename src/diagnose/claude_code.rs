@@ -8,7 +8,7 @@ use crate::model::Session;
 /// command is the parent's diagnosis.
 pub fn subagent(session: &Session, notes: &mut Vec<String>, next: Vec<String>) -> Vec<String> {
     use crate::formats::claude_code::subagent;
-    if session.format != crate::formats::Format::ClaudeCode {
+    if session.format != crate::model::Format::ClaudeCode {
         return next;
     }
     let Some(sub) = subagent::of(std::path::Path::new(&session.file)) else {

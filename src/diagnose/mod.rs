@@ -17,9 +17,9 @@ mod suspects;
 use serde::Serialize;
 
 use crate::classify::{self, Class, Classification, Hint};
-use crate::formats::Format;
 use crate::media::rules::Rules;
 use crate::media::{Problem, Verdict, request_problems};
+use crate::model::Format;
 use crate::model::{Attachment, Finding, ReasoningKind, Role, Session};
 
 pub use history::HistoryItem;

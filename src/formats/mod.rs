@@ -19,68 +19,15 @@ mod mux;
 pub mod opencode;
 pub mod pi;
 mod raw;
+mod sent;
 
 use std::borrow::Cow;
 
 use crate::json::Value;
-use crate::model::{ErrorRecord, MediaKind, Origin, ReasoningKind, Role, Session};
+use crate::model::{ErrorRecord, Format, MediaKind, Origin, ReasoningKind, Role, Session};
 use crate::preview::{Dialect, ReadRange, Render, To};
 
-/// The session formats session-doctor reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Format {
-    ClaudeCode,
-    Codex,
-    Pi,
-    GeminiCli,
-    Mux,
-    Opencode,
-    OpenaiChat,
-    OpenaiResponses,
-    Anthropic,
-    Gemini,
-    Cline,
-    Copilot,
-}
-
 impl Format {
-    pub const ALL: [Format; 12] = [
-        Format::ClaudeCode,
-        Format::Codex,
-        Format::Pi,
-        Format::GeminiCli,
-        Format::Mux,
-        Format::Opencode,
-        Format::OpenaiChat,
-        Format::OpenaiResponses,
-        Format::Anthropic,
-        Format::Gemini,
-        Format::Cline,
-        Format::Copilot,
-    ];
-
-    /// The name users type after `--format` and scripts read in `--json`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::ClaudeCode => "claude-code",
-            Format::Codex => "codex",
-            Format::Pi => "pi",
-            Format::GeminiCli => "gemini-cli",
-            Format::Mux => "mux",
-            Format::Opencode => "opencode",
-            Format::OpenaiChat => "openai-chat",
-            Format::OpenaiResponses => "openai-responses",
-            Format::Anthropic => "anthropic",
-            Format::Gemini => "gemini",
-            Format::Cline => "cline",
-            Format::Copilot => "copilot",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Format> {
-        Format::ALL.into_iter().find(|f| f.name() == name)
-    }
-
     /// The provider a format talks to when the file does not say.
     pub fn default_provider(self) -> Option<&'static str> {
         self.behaviour().default_provider
@@ -121,18 +68,6 @@ impl Format {
             Format::Cline => &cline::Cline,
             Format::Copilot => &copilot::Copilot,
         }
-    }
-}
-
-impl std::fmt::Display for Format {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl serde::Serialize for Format {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.name())
     }
 }
 

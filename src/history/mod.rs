@@ -40,7 +40,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
-use crate::formats::Format;
+use crate::model::Format;
 use crate::model::{Finding, Role, Session, Severity};
 
 /// How the agent's provider pairs calls and results.

@@ -3,13 +3,15 @@
 //! Nothing outside `formats/` knows a native field name: `diagnose`, `exclude`,
 //! `preview` and `check` work on these types only.
 
+mod format;
+mod next;
 mod reference;
-mod stats;
 
 use std::sync::Arc;
 
 use serde::Serialize;
 
+pub use format::Format;
 pub use reference::{Ref, RefError};
 
 use crate::media::{Facts, Problem, Verdict, rules::Rules};
@@ -282,11 +284,34 @@ pub struct Record {
     pub part: Option<u32>,
 }
 
+/// A range of a one-document history that its agent leaves out of every
+/// request while the file keeps it (Cline's `conversationHistoryDeletedRange`):
+/// messages 2 to `end`. The agent's adapter finds it and applies it to the
+/// request; the model only needs to know which messages it drops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cut {
+    /// The last message left out (the range's end, inclusive).
+    pub end: usize,
+}
+
+impl Cut {
+    /// Message `i` is left out of every request.
+    pub fn drops(self, i: usize) -> bool {
+        (2..=self.end).contains(&i)
+    }
+
+    /// Message `i` is the first sent after the cut: its agent sends it without
+    /// its tool results (their calls are gone), images in them included.
+    pub fn orphans(self, i: usize) -> bool {
+        i == self.end + 1
+    }
+}
+
 /// A session read into the canonical model: only what the provider sees.
 #[derive(Clone, Debug, Serialize)]
 pub struct Session {
     pub file: String,
-    pub format: crate::formats::Format,
+    pub format: Format,
     pub lines: u64,
     pub entries: Vec<Entry>,
     pub attachments: Vec<Attachment>,
@@ -312,5 +337,5 @@ pub struct Session {
     /// `conversationHistoryDeletedRange`): not in `records`, and left out of
     /// the request `preview` builds from the whole document.
     #[serde(skip)]
-    pub cut: Option<crate::formats::cline::Cut>,
+    pub cut: Option<Cut>,
 }

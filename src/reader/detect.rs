@@ -9,9 +9,10 @@ use std::path::Path;
 
 use anyhow::{Context as _, bail};
 
-use crate::formats::{Adapter, Format, LineOut};
+use crate::formats::{Adapter, LineOut};
 use crate::json::Value;
 use crate::media::rules::Rules;
+use crate::model::Format;
 
 use super::lines::Lines;
 use super::skim::{self, Skim};

@@ -7,9 +7,9 @@
 
 use std::path::Path;
 
-use crate::formats::Format;
 use crate::formats::claude_code::subagent;
 use crate::media::Verdict;
+use crate::model::Format;
 use crate::model::{Finding, Severity};
 
 use super::{Options, line};

@@ -12,8 +12,9 @@
 
 use std::path::Path;
 
-use crate::formats::{Format, LineOut};
+use crate::formats::LineOut;
 use crate::json::Value;
+use crate::model::Format;
 use crate::model::{Finding, Severity};
 
 use super::line;

@@ -259,8 +259,8 @@ pub fn too_deep(line: u64, cut: &[usize]) -> Option<Finding> {
 mod tests {
     use super::*;
 
-    use crate::formats::Format;
     use crate::media::{Depth, rules::Rules};
+    use crate::model::Format;
 
     /// A Claude Code line whose image is `data`.
     fn line(data: &str) -> String {

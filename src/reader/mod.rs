@@ -30,13 +30,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::Context as _;
 
-use crate::formats::Format;
 use crate::formats::Unit;
 use crate::formats::assemble::{Extra, LineRecord, Links, Records, append_shrinking, assemble, assign_refs, mapped};
-use crate::formats::cline::{self, Cut};
+use crate::formats::cline;
 use crate::json::Value;
 use crate::media::Depth;
 use crate::media::rules::Rules;
+use crate::model::Cut;
+use crate::model::Format;
 use crate::model::{Entry, Finding, Session, Severity};
 
 /// How to read a session.
@@ -470,7 +471,7 @@ fn single_document(
         records.push(rec);
         return Ok(((records, worker.entries, found, lines), None));
     };
-    let cut = range.filter(|_| plan.format == crate::formats::Format::Cline).and_then(|r| Cut::of(r, items.len()));
+    let cut = range.filter(|_| plan.format == crate::model::Format::Cline).and_then(|r| Cut::of(r, items.len()));
     let mut records = Records::default();
     for (i, item) in items.iter().enumerate() {
         let mut rec = worker.record(adapter, item, body, 1, offset, true);

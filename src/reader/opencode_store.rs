@@ -30,7 +30,7 @@ mod v2;
 /// One session taken out of a store.
 pub struct Store {
     /// The agent whose store it is (opencode's, or pi's SQLite store).
-    pub format: crate::formats::Format,
+    pub format: crate::model::Format,
     /// `{info, parts}` per line, in opencode's order (time created, then id).
     pub lines: Arc<Vec<u8>>,
     /// Which session was read, when the user did not say.
@@ -316,7 +316,7 @@ fn database(path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
             }
         }
     }
-    Ok(Store { format: crate::formats::Format::Opencode, lines: Arc::new(out), note, session })
+    Ok(Store { format: crate::model::Format::Opencode, lines: Arc::new(out), note, session })
 }
 
 /// The `/undo` a session has pending: its `revert` (`{messageID, partID?}`), or
@@ -407,5 +407,5 @@ fn storage(root: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
             records(&root.join("part").join(&id)).into_iter().map(|(_, p)| Row::Parsed(Value::Object(p))).collect();
         line(&mut out, &session, &id, info, parts);
     }
-    Ok(Store { format: crate::formats::Format::Opencode, lines: Arc::new(out), note, session })
+    Ok(Store { format: crate::model::Format::Opencode, lines: Arc::new(out), note, session })
 }

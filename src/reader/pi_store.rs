@@ -119,7 +119,7 @@ pub fn open(path: &Path, asked: Option<&str>) -> anyhow::Result<Option<Store>> {
     if let Some(e) = head {
         push(&mut lines, e);
     }
-    Ok(Some(Store { format: crate::formats::Format::Pi, lines: Arc::new(lines), note, session }))
+    Ok(Some(Store { format: crate::model::Format::Pi, lines: Arc::new(lines), note, session }))
 }
 
 fn column(db: &Connection, table: &str, name: &str) -> rusqlite::Result<bool> {

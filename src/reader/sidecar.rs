@@ -10,7 +10,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::formats::assemble::{Extra, LineRecord, Rare};
-use crate::formats::{Format, Unit, cline};
+use crate::formats::{Unit, cline};
+use crate::model::Format;
 use crate::model::{Entry, ErrorRecord, Finding, Role, Severity};
 
 /// The files beside a Cline task's history that it reads.

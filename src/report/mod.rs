@@ -20,7 +20,7 @@ use crate::reader::Plan;
 #[derive(Debug, Serialize)]
 pub struct ScanReport {
     pub file: String,
-    pub format: crate::formats::Format,
+    pub format: crate::model::Format,
     /// Was the format detected (true) or given with `--format` (false)?
     pub format_detected: bool,
     /// Whose rules judged the media.

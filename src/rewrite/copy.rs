@@ -24,7 +24,7 @@ use anyhow::Context as _;
 
 use crate::alias::{Input, Snapshot};
 use crate::atomic::{self, Existing, Sink};
-use crate::formats::Format;
+use crate::model::Format;
 
 use super::identity::{self, Identity};
 use super::sparse::{Holes, Rewritten, Sparse};

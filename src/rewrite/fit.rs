@@ -81,7 +81,7 @@ fn base64_of(bytes: &[u8]) -> String {
 
 /// The edits of one [`Op::Fit`] on a record's `text` at file offset `base`:
 /// the payload replaced, a data URL's type changed with it, the note after the block.
-pub(super) fn edits(format: crate::formats::Format, text: &[u8], base: u64, op: &Op) -> Vec<splice::Edit> {
+pub(super) fn edits(format: crate::model::Format, text: &[u8], base: u64, op: &Op) -> Vec<splice::Edit> {
     let Op::Fit { pointer, span, data, from, to, note } = op else { return Vec::new() };
     let Some(start) = span.offset.checked_sub(base).map(|s| s as usize) else { return Vec::new() };
     let end = start + span.len as usize;

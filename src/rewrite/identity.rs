@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::formats::Format;
+use crate::model::Format;
 
 use crate::json::splice;
 

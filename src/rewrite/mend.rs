@@ -5,8 +5,8 @@
 
 use serde_json::json;
 
-use crate::formats::Format;
 use crate::history::{Kind, Problem};
+use crate::model::Format;
 use crate::model::{Role, Session};
 
 use super::{Op, Rewrite};

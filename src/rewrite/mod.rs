@@ -18,8 +18,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::formats::Format;
 use crate::history::Dialect;
+use crate::model::Format;
 use crate::model::{Attachment, ReasoningKind, Session};
 
 /// What the user asked to change besides the overlay's exclusions.

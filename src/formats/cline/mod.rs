@@ -25,7 +25,7 @@
 pub mod request;
 
 use crate::json::Value;
-use crate::model::{ErrorRecord, Origin, ReasoningKind, Role, Session};
+use crate::model::{Cut, ErrorRecord, Origin, ReasoningKind, Role, Session};
 use crate::preview::{self, AGENT_ADDS, Canon, Dialect, ReadRange, Render, Sent, To, read};
 
 use super::blocks::anthropic_content;
@@ -289,12 +289,6 @@ impl Adapter for Cline {
 /// (`getAndAlterTruncatedMessages`, Cline `9ee618111d58`; Cline 4's migration
 /// of such a task, `applyLegacyDeletedRange`, does the same). The range's
 /// start is always 2 as Cline writes it, and Cline reads only its end.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Cut {
-    /// The last message left out (the range's end, inclusive).
-    pub end: usize,
-}
-
 impl Cut {
     /// The cut a `conversationHistoryDeletedRange` makes in a history of `len`
     /// messages: `None` when it makes none, as Cline 4 decides, so a range
@@ -306,17 +300,6 @@ impl Cut {
         let end = range.as_array()?.get(1)?.as_f64()?;
         let whole = end.fract() == 0.0 && end >= 2.0 && end < len as f64 - 1.0;
         whole.then_some(Cut { end: end as usize })
-    }
-
-    /// Message `i` is left out of every request.
-    pub fn drops(self, i: usize) -> bool {
-        (2..=self.end).contains(&i)
-    }
-
-    /// Message `i` is the first sent after the cut: Cline sends it without its
-    /// `tool_result` blocks (their calls are gone), images in them included.
-    pub fn orphans(self, i: usize) -> bool {
-        i == self.end + 1
     }
 
     /// The messages Cline sends, out of the (parsed) history `doc`: the cut

@@ -154,7 +154,7 @@ const LEGACY_COMPACTION_SAYS: &str = "a compaction without replacement history: 
 /// history: what Codex puts ahead of its summary is in no record, so items
 /// are numbered from an unknown start.
 pub fn rebuilt(session: &crate::model::Session) -> bool {
-    session.format == super::Format::Codex
+    session.format == crate::model::Format::Codex
         && session
             .records
             .first()

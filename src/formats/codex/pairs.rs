@@ -73,7 +73,7 @@ impl<'a> Failures<'a> {
 
 /// What diagnose says about the calls and outputs Codex will pair itself.
 pub fn notes(session: &Session) -> Vec<String> {
-    if session.format != crate::formats::Format::Codex {
+    if session.format != crate::model::Format::Codex {
         return Vec::new();
     }
     let pairs = Pairs::of(session);

@@ -1,31 +1,24 @@
 //! The history seen as one request, for the provider's per-request limits.
+//! What the agent leaves out of that request is its own rule (Codex drops an
+//! output whose call is gone), so the count lives with the formats.
 
-use super::{Attachment, Encoding, Session};
 use crate::media::RequestStats;
+use crate::model::{Attachment, Encoding, Format, Session};
 
 impl Session {
-    /// The model the next request goes to: one chosen after the latest entries
-    /// ([`Session::model`]), else the one the latest entry names. A user turn
-    /// sent after a switch names the new model (the agent's context) though no
-    /// reply came back from it: that model has accepted nothing yet.
-    pub fn next_model(&self) -> Option<&str> {
-        self.model.as_deref().or_else(|| self.entries.iter().rev().find_map(|e| e.model.as_deref()))
-    }
-
     /// The attachments the agent sends with its next request, as `preview`
     /// builds it: those [`Attachment::sent`] says it sends, but for the ones in a
     /// Codex output whose call is gone (Codex leaves such an output out,
-    /// [`crate::formats::codex::pairs`]).
+    /// [`super::codex::pairs`]).
     pub fn sent_attachments(&self) -> impl Iterator<Item = &Attachment> {
-        let pairs =
-            (self.format == crate::formats::Format::Codex).then(|| crate::formats::codex::pairs::Pairs::of(self));
+        let pairs = (self.format == Format::Codex).then(|| super::codex::pairs::Pairs::of(self));
         self.attachments.iter().filter(move |a| {
             a.sent() && !a.call_id.as_deref().is_some_and(|c| pairs.as_ref().is_some_and(|p| p.orphan(c)))
         })
     }
 
     /// Counts what the next request would carry: every attachment of the
-    /// history the agent sends ([`super::Attachment::sent`]): not those the
+    /// history the agent sends ([`Attachment::sent`]): not those the
     /// user excluded (a note stands in their place) or the agent healed away
     /// (its placeholder does).
     pub fn request_stats(&self) -> RequestStats {

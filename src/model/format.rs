@@ -1,0 +1,71 @@
+//! The session formats by name: what `--format` takes and `--json` prints.
+//! Which adapter reads a format and how its agent behaves is the formats
+//! layer's (`impl Format` there); the name is everyone's, so it lives here.
+
+/// The session formats session-doctor reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    ClaudeCode,
+    Codex,
+    Pi,
+    GeminiCli,
+    Mux,
+    Opencode,
+    OpenaiChat,
+    OpenaiResponses,
+    Anthropic,
+    Gemini,
+    Cline,
+    Copilot,
+}
+
+impl Format {
+    pub const ALL: [Format; 12] = [
+        Format::ClaudeCode,
+        Format::Codex,
+        Format::Pi,
+        Format::GeminiCli,
+        Format::Mux,
+        Format::Opencode,
+        Format::OpenaiChat,
+        Format::OpenaiResponses,
+        Format::Anthropic,
+        Format::Gemini,
+        Format::Cline,
+        Format::Copilot,
+    ];
+
+    /// The name users type after `--format` and scripts read in `--json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::ClaudeCode => "claude-code",
+            Format::Codex => "codex",
+            Format::Pi => "pi",
+            Format::GeminiCli => "gemini-cli",
+            Format::Mux => "mux",
+            Format::Opencode => "opencode",
+            Format::OpenaiChat => "openai-chat",
+            Format::OpenaiResponses => "openai-responses",
+            Format::Anthropic => "anthropic",
+            Format::Gemini => "gemini",
+            Format::Cline => "cline",
+            Format::Copilot => "copilot",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == name)
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl serde::Serialize for Format {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
