@@ -27,5 +27,6 @@ pub mod preview;
 pub mod provider;
 pub mod reader;
 pub mod report;
+pub mod request;
 pub mod rewrite;
 pub mod text;

@@ -375,7 +375,7 @@ fn unmended(path: &std::path::Path) -> (Value, session_doctor::model::Session) {
         .clone()
         .filter(|p| session_doctor::provider::canonical(p).is_some())
         .unwrap_or_else(|| plan.rules.provider.clone());
-    let dialect = preview::native_of(&session, &provider);
+    let dialect = session_doctor::formats::native_of(&session, &provider);
     let source = reader::Source::of(&plan, path);
     let mut out = Vec::new();
     use session_doctor::rewrite::{Op, Options, Rewrite};

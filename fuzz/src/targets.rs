@@ -18,8 +18,9 @@ use session_doctor::media::rules::Rules;
 use session_doctor::media::{self, Depth, Payload};
 use session_doctor::model::Format;
 use session_doctor::overlay::{self, Event, Named, Overlay};
-use session_doctor::preview::{self, write::Dialect};
+use session_doctor::preview;
 use session_doctor::reader::{self, Options};
+use session_doctor::request::write::Dialect;
 use session_doctor::rewrite::{self, Rewrite, copy};
 
 use crate::wrap;
@@ -364,7 +365,7 @@ pub fn rewrite(data: &[u8]) {
         assert!(rw.summary.excluded.contains(&a.reference), "{} is excluded but was not rewritten", a.reference);
     }
     let provider = session.provider.clone().unwrap_or_else(|| plan.rules.provider.clone());
-    let native = preview::native_of(&session, &provider);
+    let native = session_doctor::formats::native_of(&session, &provider);
     for dialect in [native, Dialect::Anthropic, Dialect::OpenaiChat, Dialect::OpenaiResponses, Dialect::Gemini] {
         let mut buf = Vec::new();
         let source = session_doctor::reader::Source::of(&plan, &path);

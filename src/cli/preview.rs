@@ -71,7 +71,7 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
             args.file.display()
         );
     }
-    let native = preview::native_of(&session, &plan.rules.provider);
+    let native = crate::formats::native_of(&session, &plan.rules.provider);
     let dialect = args.target.0.unwrap_or(native);
     let converted = dialect != native;
     let source = crate::reader::Source::of(&plan, &args.file);

@@ -82,10 +82,10 @@ pub fn error_provider() -> Vocabulary<String> {
 
 /// `--target` of `preview`: `native` (`None`) or one dialect.
 #[derive(Clone, Copy, Debug)]
-pub struct Target(pub Option<crate::preview::Dialect>);
+pub struct Target(pub Option<crate::request::Dialect>);
 
 pub fn target() -> Vocabulary<Target> {
-    use crate::preview::Dialect;
+    use crate::request::Dialect;
     const DIALECTS: [&str; 4] = ["anthropic", "openai-chat", "openai-responses", "gemini"];
     Vocabulary {
         names: || std::iter::once("native").chain(DIALECTS).collect(),

@@ -8,8 +8,9 @@
 use serde_json::Value;
 
 use crate::model::Session;
-use crate::preview::{self, Dialect};
+use crate::preview;
 use crate::reader::Source;
+use crate::request::Dialect;
 
 /// The list a path starts in and the indices along it: `messages.3.content.1`
 /// → (`messages`, [3, 1]).

@@ -298,7 +298,7 @@ pub fn diagnose_keeping(
     let request = judging.source.map(|source| blocks::Request {
         source,
         single_document: judging.single_document,
-        dialect: crate::preview::native_of(&session, &rules.provider),
+        dialect: crate::formats::native_of(&session, &rules.provider),
     });
     // Past a failure the session recovered from, the boundary is the latest
     // answer and the old failure blames nothing.

@@ -25,7 +25,7 @@ use std::borrow::Cow;
 
 use crate::json::Value;
 use crate::model::{ErrorRecord, Format, MediaKind, Origin, ReasoningKind, Role, Session};
-use crate::preview::{Dialect, ReadRange, Render, To};
+use crate::request::{Dialect, ReadRange, Render, To};
 
 impl Format {
     /// The provider a format talks to when the file does not say.
@@ -69,6 +69,15 @@ impl Format {
             Format::Copilot => &copilot::Copilot,
         }
     }
+}
+
+/// The dialect the agent of `session` speaks, as its adapter knows it: to the
+/// provider its session names, else (a name nobody knows: an opencode custom
+/// provider) to `judged`, the provider whose rules judge it (the model's).
+/// `preview` writes in it and `diagnose` reads a block path in it: one choice.
+pub fn native_of(session: &Session, judged: &str) -> Dialect {
+    let provider = session.provider.as_deref().and_then(crate::provider::canonical).unwrap_or(judged);
+    session.format.adapter().dialect(session, provider)
 }
 
 /// How an agent sends what its records hold, as far as a verdict or a rewrite
@@ -186,7 +195,7 @@ pub trait Adapter: Sync {
     /// system prompt, tool list): named in the preview, never silently missing.
     /// Every agent sends a system prompt and its tools with the history.
     fn not_in_session(&self, _session: &Session, _dialect: Dialect) -> &'static [&'static str] {
-        crate::preview::AGENT_ADDS
+        crate::request::AGENT_ADDS
     }
 
     /// How the agent turns the session's records into the request it sends

@@ -7,7 +7,7 @@
 
 use crate::json::Value;
 use crate::model::{ErrorRecord, Origin, Role, Session};
-use crate::preview::{self, Canon, Dialect, ReadRange, Render, To, canon, read};
+use crate::request::{Canon, Dialect, ReadRange, Render, To, canon, read};
 
 use super::ai_sdk::{provider_reasoning, split_model};
 use super::blocks::url_payload;
@@ -96,7 +96,7 @@ impl Adapter for Mux {
     }
 
     fn dialect(&self, _: &Session, provider: &str) -> Dialect {
-        preview::of_provider(provider)
+        crate::request::of_provider(provider)
     }
 
     fn request<'a>(&self, _: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {

@@ -7,7 +7,7 @@
 
 use crate::json::Value;
 use crate::model::{ErrorRecord, Origin, Role, Session};
-use crate::preview::{Canon, Dialect, ReadRange, Render, To, read};
+use crate::request::{Canon, Dialect, ReadRange, Render, To, read};
 
 use super::blocks::{anthropic_content, gemini_parts, openai_content, responses_item};
 use super::{Adapter, LineOut, RawCall, RawEntry, Site, Unit, path_in_arguments, ptr};

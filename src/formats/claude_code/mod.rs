@@ -25,7 +25,7 @@ pub mod subagent;
 
 use crate::json::Value;
 use crate::model::{ErrorRecord, MediaKind, Origin, Role, Session};
-use crate::preview::{AGENT_ADDS, Dialect, ReadRange, Render, To};
+use crate::request::{AGENT_ADDS, Dialect, ReadRange, Render, To};
 
 use super::blocks::anthropic_content;
 use super::{Adapter, Id, LineOut, RawEntry, RawPayload, Site, Unit};

@@ -20,9 +20,9 @@
 
 use serde_json::Value;
 
-use crate::preview::canon::{Msg, Part, Role};
-use crate::preview::write::Writer;
-use crate::preview::{Out, Render};
+use crate::request::canon::{Msg, Part, Role};
+use crate::request::write::Writer;
+use crate::request::{Out, Render};
 
 /// One record's messages: a line of the history, or an attachment's text.
 pub fn record(v: &Value) -> Vec<Msg> {
@@ -31,7 +31,7 @@ pub fn record(v: &Value) -> Vec<Msg> {
     }
     match v.get("type").and_then(Value::as_str) {
         Some("user" | "assistant") => {
-            v.get("message").and_then(crate::preview::read::anthropic_msg).into_iter().collect()
+            v.get("message").and_then(crate::request::read::anthropic_msg).into_iter().collect()
         }
         Some("attachment") => attachment(v).into_iter().collect(),
         _ => Vec::new(),

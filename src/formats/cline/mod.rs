@@ -26,7 +26,7 @@ pub mod request;
 
 use crate::json::Value;
 use crate::model::{Cut, ErrorRecord, Origin, ReasoningKind, Role, Session};
-use crate::preview::{self, AGENT_ADDS, Canon, Dialect, ReadRange, Render, Sent, To, read};
+use crate::request::{AGENT_ADDS, Canon, Dialect, ReadRange, Render, Sent, To, read};
 
 use super::blocks::anthropic_content;
 use super::{Adapter, LineOut, RawCall, RawEntry, RawPayload, Site};
@@ -244,7 +244,7 @@ impl Adapter for Cline {
         if !request::is_task_document(&session.file) {
             return Dialect::Anthropic;
         }
-        match preview::of_provider(provider) {
+        match crate::request::of_provider(provider) {
             Dialect::OpenaiResponses => Dialect::OpenaiChat,
             d => d,
         }

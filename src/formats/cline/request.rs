@@ -404,7 +404,7 @@ fn unwrap_input(text: &str) -> &str {
     inner.strip_suffix("</user_input>").unwrap_or(text)
 }
 
-impl crate::preview::Sends for Request {
+impl crate::request::Sends for Request {
     fn record(&mut self, _record: &serde_json::Value) -> Vec<serde_json::Value> {
         Vec::new()
     }

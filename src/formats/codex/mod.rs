@@ -17,7 +17,7 @@ pub mod request;
 
 use crate::json::Value;
 use crate::model::{ErrorRecord, Origin, Role, Session};
-use crate::preview::{AGENT_ADDS, Canon, Dialect, ReadRange, Render, Sent, To};
+use crate::request::{AGENT_ADDS, Canon, Dialect, ReadRange, Render, Sent, To};
 
 use super::blocks::{responses_item, url_payload};
 use super::{Adapter, LineOut, RawEntry, RawPayload, Site, Unit, ptr};

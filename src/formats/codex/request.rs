@@ -12,8 +12,8 @@
 use serde_json::{Value, json};
 
 use crate::formats::codex::pairs::{ABORTED, Pairs};
-use crate::preview::canon::{Msg, Part, Role};
-use crate::preview::read::{self, s};
+use crate::request::canon::{Msg, Part, Role};
+use crate::request::read::{self, s};
 
 /// What Codex sends that no rollout line holds: a preview names it instead of
 /// leaving it silently out.
@@ -48,7 +48,7 @@ impl Request {
     }
 }
 
-impl crate::preview::Sends for Request {
+impl crate::request::Sends for Request {
     fn record(&mut self, record: &Value) -> Vec<Value> {
         items(record, &self.pairs)
     }

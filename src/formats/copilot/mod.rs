@@ -26,7 +26,7 @@ pub mod request;
 
 use crate::json::Value;
 use crate::model::{ErrorRecord, Origin, Role, Session};
-use crate::preview::{self, Canon, Dialect, ReadRange, Render, To};
+use crate::request::{Canon, Dialect, ReadRange, Render, To};
 
 use super::{Adapter, LineOut, RawCall, RawEntry, RawPayload, Site, Unit, http_status, path_argument, ptr};
 
@@ -147,7 +147,7 @@ impl Adapter for Copilot {
     /// An OpenAI-compatible provider is spoken to over Chat Completions unless
     /// told otherwise (`COPILOT_PROVIDER_WIRE_API=responses`).
     fn dialect(&self, _: &Session, provider: &str) -> Dialect {
-        match preview::of_provider(provider) {
+        match crate::request::of_provider(provider) {
             Dialect::OpenaiResponses => Dialect::OpenaiChat,
             d => d,
         }

@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use crate::model::Session;
 
-use crate::preview::canon::{Msg, Part, Role};
+use crate::request::canon::{Msg, Part, Role};
 
 /// What every Copilot CLI request holds that its events do not.
 pub const NOT_IN_SESSION: &[&str] =

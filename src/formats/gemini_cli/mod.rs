@@ -10,7 +10,7 @@ pub mod request;
 
 use crate::json::Value;
 use crate::model::{ErrorRecord, Origin, Role, Session};
-use crate::preview::{Canon, Dialect, ReadRange, Render, To};
+use crate::request::{Canon, Dialect, ReadRange, Render, To};
 
 use super::blocks::{gemini_part, gemini_parts};
 use super::{Adapter, Id, LineOut, RawCall, RawEntry, Site, Unit, path_argument, ptr};

@@ -18,8 +18,8 @@
 
 use serde_json::{Value, json};
 
-use crate::preview::canon::{Msg, Part, Role, text_of};
-use crate::preview::read::gemini_part;
+use crate::request::canon::{Msg, Part, Role, text_of};
+use crate::request::read::gemini_part;
 
 /// What every Gemini CLI request holds that no session file does.
 pub const NOT_IN_SESSION: &[&str] = &[

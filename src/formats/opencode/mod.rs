@@ -10,7 +10,7 @@ pub mod request;
 
 use crate::json::Value;
 use crate::model::{ErrorRecord, Origin, Role, Session};
-use crate::preview::{self, Canon, Dialect, ReadRange, Render, To};
+use crate::request::{Canon, Dialect, ReadRange, Render, To};
 
 use super::ai_sdk::provider_reasoning;
 use super::blocks::url_payload;
@@ -42,7 +42,7 @@ impl Adapter for Opencode {
     }
 
     fn dialect(&self, _: &Session, provider: &str) -> Dialect {
-        preview::of_provider(provider)
+        crate::request::of_provider(provider)
     }
 
     fn not_in_session(&self, _: &Session, _: Dialect) -> &'static [&'static str] {

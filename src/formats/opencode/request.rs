@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
-use crate::preview::canon::{Msg, Part, Role, text_of};
-use crate::preview::read::{self, items, s};
+use crate::request::canon::{Msg, Part, Role, text_of};
+use crate::request::read::{self, items, s};
 
 /// An opencode export as opencode sends it: without what a pending `/undo`
 /// removes before its next request ([`super::Revert`]),

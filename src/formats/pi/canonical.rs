@@ -3,8 +3,8 @@
 
 use serde_json::{Value, json};
 
-use crate::preview::canon::{Msg, Part, Role};
-use crate::preview::read::{args, items, s};
+use crate::request::canon::{Msg, Part, Role};
+use crate::request::read::{args, items, s};
 
 /// The messages one entry stands for.
 pub fn messages(v: &Value) -> Vec<Msg> {

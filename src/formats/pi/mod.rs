@@ -23,7 +23,7 @@ pub mod request;
 
 use crate::json::Value;
 use crate::model::{ErrorRecord, Origin, ReasoningKind, Role, Session};
-use crate::preview::{self, AGENT_ADDS, Canon, Dialect, ReadRange, Render, Sent, To};
+use crate::request::{AGENT_ADDS, Canon, Dialect, ReadRange, Render, Sent, To};
 
 use super::{Adapter, Id, LineOut, RawCall, RawEntry, RawPayload, Site, Unit, path_argument, ptr};
 
@@ -106,7 +106,7 @@ impl Adapter for Pi {
     }
 
     fn dialect(&self, _: &Session, provider: &str) -> Dialect {
-        preview::of_provider(provider)
+        crate::request::of_provider(provider)
     }
 
     fn not_in_session(&self, _: &Session, dialect: Dialect) -> &'static [&'static str] {

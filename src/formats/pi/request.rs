@@ -35,7 +35,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
-use crate::preview::write::Dialect;
+use crate::request::write::Dialect;
 
 /// What pi answers a tool call with when its result never came.
 pub const NO_RESULT: &str = "No result provided";
@@ -593,7 +593,7 @@ fn bash_text(m: &Value) -> String {
     t
 }
 
-impl crate::preview::Sends for Request {
+impl crate::request::Sends for Request {
     fn record(&mut self, record: &Value) -> Vec<Value> {
         Request::record(self, record)
     }
