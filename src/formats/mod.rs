@@ -80,6 +80,23 @@ pub fn native_of(session: &Session, judged: &str) -> Dialect {
     session.format.adapter().dialect(session, provider)
 }
 
+/// How the agent's provider pairs calls and results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pairing {
+    /// Anthropic Messages: a `tool_use` is answered in the very next (user) message;
+    /// consecutive messages of one role are merged.
+    Anthropic,
+    /// OpenAI Chat Completions: an assistant message's `tool_calls` are answered by the
+    /// `tool` messages right after it, before any other message.
+    Chat,
+    /// OpenAI Responses (Codex): every `function_call` has its output later in the input.
+    Responses,
+    /// Gemini: a `functionCall` turn is answered by a `functionResponse` turn right after it.
+    Gemini,
+    /// Agents that send to any provider (pi, mux, opencode): answered before the next assistant turn.
+    Turns,
+}
+
 /// How an agent sends what its records hold, as far as a verdict or a rewrite
 /// depends on it. Every field is a fact about the agent read from its source
 /// or shown by the round-trip suite; each format's module owns its table.
@@ -92,7 +109,7 @@ pub struct Behaviour {
     /// The provider the format talks to when the file does not say.
     pub default_provider: Option<&'static str>,
     /// Which pairing rules of calls and results the provider applies to what it sends.
-    pub pairing: crate::history::Dialect,
+    pub pairing: Pairing,
     /// What the agent sends for a call left without a result, on every
     /// request, so that an orphaned call never reaches the provider alone
     /// (pi's `No result provided`; Cline, which keeps its results as text).
@@ -141,7 +158,7 @@ impl Behaviour {
             agent,
             logged: false,
             default_provider: None,
-            pairing: crate::history::Dialect::Turns,
+            pairing: Pairing::Turns,
             orphaned_call_answer: None,
             answers_interrupted_calls: false,
             holds_synthetic_results: false,
@@ -162,7 +179,7 @@ impl Behaviour {
     }
 
     /// The table of a logged request body of one provider.
-    pub const fn logged(provider: &'static str, pairing: crate::history::Dialect) -> Behaviour {
+    pub const fn logged(provider: &'static str, pairing: Pairing) -> Behaviour {
         Behaviour {
             logged: true,
             default_provider: Some(provider),

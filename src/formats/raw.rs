@@ -13,13 +13,13 @@ use super::blocks::{anthropic_content, gemini_parts, openai_content, responses_i
 use super::{Adapter, LineOut, RawCall, RawEntry, Site, Unit, path_in_arguments, ptr};
 
 /// A logged Chat Completions request.
-pub const OPENAI_CHAT: super::Behaviour = super::Behaviour::logged("openai", crate::history::Dialect::Chat);
+pub const OPENAI_CHAT: super::Behaviour = super::Behaviour::logged("openai", super::Pairing::Chat);
 /// A logged Responses request.
-pub const OPENAI_RESPONSES: super::Behaviour = super::Behaviour::logged("openai", crate::history::Dialect::Responses);
+pub const OPENAI_RESPONSES: super::Behaviour = super::Behaviour::logged("openai", super::Pairing::Responses);
 /// A logged Messages request.
-pub const ANTHROPIC: super::Behaviour = super::Behaviour::logged("anthropic", crate::history::Dialect::Anthropic);
+pub const ANTHROPIC: super::Behaviour = super::Behaviour::logged("anthropic", super::Pairing::Anthropic);
 /// A logged generateContent request.
-pub const GEMINI: super::Behaviour = super::Behaviour::logged("gemini", crate::history::Dialect::Gemini);
+pub const GEMINI: super::Behaviour = super::Behaviour::logged("gemini", super::Pairing::Gemini);
 
 pub struct OpenaiChat;
 pub struct OpenaiResponses;

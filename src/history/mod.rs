@@ -40,25 +40,9 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
+use crate::formats::Pairing;
 use crate::model::Format;
 use crate::model::{Finding, Role, Session, Severity};
-
-/// How the agent's provider pairs calls and results.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dialect {
-    /// Anthropic Messages: a `tool_use` is answered in the very next (user) message;
-    /// consecutive messages of one role are merged.
-    Anthropic,
-    /// OpenAI Chat Completions: an assistant message's `tool_calls` are answered by the
-    /// `tool` messages right after it, before any other message.
-    Chat,
-    /// OpenAI Responses (Codex): every `function_call` has its output later in the input.
-    Responses,
-    /// Gemini: a `functionCall` turn is answered by a `functionResponse` turn right after it.
-    Gemini,
-    /// Agents that send to any provider (pi, mux, opencode): answered before the next assistant turn.
-    Turns,
-}
 
 /// What is wrong.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -121,7 +105,7 @@ pub fn check(session: &Session) -> Vec<Problem> {
 }
 
 /// [`check`] under a given dialect.
-pub fn check_as(session: &Session, dialect: Dialect) -> Vec<Problem> {
+pub fn check_as(session: &Session, dialect: Pairing) -> Vec<Problem> {
     check_with(session, dialect, session.format.behaviour().orphaned_call_answer.is_some())
 }
 
@@ -137,7 +121,7 @@ pub fn answered_by_agent(session: &Session) -> Vec<Problem> {
     calls
 }
 
-fn check_with(session: &Session, dialect: Dialect, paired_by_agent: bool) -> Vec<Problem> {
+fn check_with(session: &Session, dialect: Pairing, paired_by_agent: bool) -> Vec<Problem> {
     let entries = &session.entries;
     // Entries recording a failed request are not sent again.
     let sent = |i: usize| entries.get(i).is_some_and(|e| e.error.is_none());
@@ -180,7 +164,7 @@ fn check_with(session: &Session, dialect: Dialect, paired_by_agent: bool) -> Vec
     let mut used = vec![false; results.len()];
     for c in &calls {
         let in_place = |r: &crate::model::ToolResult| match dialect {
-            Dialect::Responses => r.entry >= c.entry,
+            Pairing::Responses => r.entry >= c.entry,
             _ => {
                 let (gc, gr) = (group_of[c.entry], group_of[r.entry]);
                 r.entry >= c.entry && (gr == gc || gr == gc + 1)
@@ -188,7 +172,7 @@ fn check_with(session: &Session, dialect: Dialect, paired_by_agent: bool) -> Vec
         };
         // Gemini may answer a call by its name alone.
         let mut keys = vec![c.call_id.as_str()];
-        if let (Dialect::Gemini, Some(n)) = (dialect, c.name.as_deref()) {
+        if let (Pairing::Gemini, Some(n)) = (dialect, c.name.as_deref()) {
             keys.push(n);
         }
         let found = keys
@@ -224,8 +208,8 @@ fn check_with(session: &Session, dialect: Dialect, paired_by_agent: bool) -> Vec
             )
         } else {
             let whence = match dialect {
-                Dialect::Responses => "anywhere after it",
-                Dialect::Anthropic => "in the message right after it",
+                Pairing::Responses => "anywhere after it",
+                Pairing::Anthropic => "in the message right after it",
                 _ => "before the next assistant turn",
             };
             format!(
@@ -260,7 +244,7 @@ fn check_with(session: &Session, dialect: Dialect, paired_by_agent: bool) -> Vec
             // Gemini does not pair results with calls one to one: Gemini CLI sends a
             // tool's response twice on every resume (its call record and its user
             // record) and the API takes it.
-            Some(_) if answered_before && dialect == Dialect::Gemini => continue,
+            Some(_) if answered_before && dialect == Pairing::Gemini => continue,
             Some(_) if answered_before => {
                 (Kind::DuplicateResult, format!("a second result for call {}: each call takes exactly one", r.call_id))
             }
@@ -297,7 +281,7 @@ fn check_with(session: &Session, dialect: Dialect, paired_by_agent: bool) -> Vec
         });
     }
 
-    if dialect == Dialect::Chat {
+    if dialect == Pairing::Chat {
         let result_at: HashMap<usize, usize> = results.iter().enumerate().map(|(k, r)| (r.entry, k)).collect();
         // A `tool` message must follow the assistant message with its call, or other tool messages.
         for (i, e) in entries.iter().enumerate().filter(|(i, e)| sent(*i) && e.role == Role::Tool) {
@@ -331,7 +315,7 @@ fn check_with(session: &Session, dialect: Dialect, paired_by_agent: bool) -> Vec
     // Empty messages: merged per message where the agent merges entries (Anthropic), else per entry.
     let last_sent = (0..entries.len()).rev().find(|&i| sent(i));
     let mut empties: Vec<usize> = Vec::new();
-    if dialect == Dialect::Anthropic {
+    if dialect == Pairing::Anthropic {
         let mut all_empty = vec![true; groups.len()];
         for i in (0..entries.len()).filter(|&i| sent(i)) {
             all_empty[group_of[i]] &= entries[i].empty;

@@ -77,14 +77,14 @@ pub struct Writer<W: Write> {
     /// (see [`Writer::item`]).
     only: Option<u64>,
     /// Pair calls and results by the target's rules ([`Writer::pair_calls`]).
-    pairing: Option<Pairing>,
+    pairing: Option<OpenCalls>,
 }
 
 /// The calls of a request converted to another dialect: the agent's own
 /// pairing (Codex's "aborted" output, pi's answer to an orphaned call, Gemini
 /// CLI's second response) is its dialect's, and does not carry over.
 #[derive(Default)]
-struct Pairing {
+struct OpenCalls {
     /// Calls of the last assistant message not answered yet, in order.
     open: Vec<(String, String)>,
 }
@@ -133,7 +133,7 @@ impl<W: Write> Writer<W> {
     /// assistant messages are one turn, a call left open gets [`NO_RESULT`]
     /// before the next turn, and a result with no open call is left out.
     pub fn pair_calls(&mut self) {
-        self.pairing = Some(Pairing::default());
+        self.pairing = Some(OpenCalls::default());
     }
 
     /// Keeps system messages in the message list, in place.

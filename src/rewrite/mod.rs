@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::history::Dialect;
+use crate::formats::Pairing;
 use crate::model::Format;
 use crate::model::{Attachment, ReasoningKind, Session};
 
@@ -380,7 +380,7 @@ fn removal_edits(format: Format, text: &[u8], pointers: &[&str], note: &str) -> 
         }
         let emptied = array && splice::count(&container, "") == Some(kids.len());
         // A list of messages or items may shrink; a content array must keep a block.
-        let lists = matches!(format.behaviour().pairing, Dialect::Responses | Dialect::Chat);
+        let lists = matches!(format.behaviour().pairing, Pairing::Responses | Pairing::Chat);
         let keep_note = emptied && !lists;
         for (n, k) in kids.iter().enumerate() {
             let at = format!("/{k}");

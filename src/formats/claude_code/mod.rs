@@ -33,7 +33,7 @@ use super::{Adapter, Id, LineOut, RawEntry, RawPayload, Site, Unit};
 /// Claude Code: Anthropic's API; it answers an interrupted call and heals refused media itself.
 pub const BEHAVIOUR: super::Behaviour = super::Behaviour {
     default_provider: Some("anthropic"),
-    pairing: crate::history::Dialect::Anthropic,
+    pairing: super::Pairing::Anthropic,
     answers_interrupted_calls: true,
     holds_synthetic_results: true,
     sends_results_as_recorded: true,

@@ -34,7 +34,7 @@ use super::{Adapter, LineOut, RawCall, RawEntry, RawPayload, Site};
 /// Cline: Anthropic's message shape; it keeps tool results as text and pairs them itself.
 pub const BEHAVIOUR: super::Behaviour = super::Behaviour {
     default_provider: Some("anthropic"),
-    pairing: crate::history::Dialect::Anthropic,
+    pairing: super::Pairing::Anthropic,
     orphaned_call_answer: Some(request::INTERRUPTED),
     ..super::Behaviour::agent("Cline")
 };

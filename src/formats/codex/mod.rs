@@ -26,7 +26,7 @@ use super::{Adapter, LineOut, RawEntry, RawPayload, Site, Unit, ptr};
 /// it answers an interrupted call with an aborted output.
 pub const BEHAVIOUR: super::Behaviour = super::Behaviour {
     default_provider: Some("openai"),
-    pairing: crate::history::Dialect::Responses,
+    pairing: super::Pairing::Responses,
     answers_interrupted_calls: true,
     holds_synthetic_results: true,
     sends_results_as_recorded: true,

@@ -18,7 +18,7 @@ use super::{Adapter, Id, LineOut, RawCall, RawEntry, Site, Unit, path_argument, 
 /// Gemini CLI: Gemini's API.
 pub const BEHAVIOUR: super::Behaviour = super::Behaviour {
     default_provider: Some("gemini"),
-    pairing: crate::history::Dialect::Gemini,
+    pairing: super::Pairing::Gemini,
     // Its `error` records come from the interactive UI's history (`useHistory`'s
     // `addItem`); a headless `-p` run that the provider refuses writes none.
     unrecorded_failures: Some("Gemini CLI records no failed request of a headless (`-p`) run"),
