@@ -211,8 +211,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
             let readers: Vec<_> = kept
                 .iter()
                 .map(|k| {
-                    k.as_ref()
-                        .map(|k| move |a: &crate::model::Attachment| report::html::thumb::read_payload(&k.source, a))
+                    k.as_ref().map(|k| move |a: &crate::model::Attachment| crate::reader::read_payload(&k.source, a))
                 })
                 .collect();
             let shown: Vec<CheckSession<'_>> = report

@@ -139,7 +139,7 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
     if let Some(page) = &args.html {
         // The bytes are read back from where the session was read (stdin is spooled there).
         let source = crate::reader::Source::of(&plan, &path);
-        let payloads = |a: &crate::model::Attachment| report::html::thumb::read_payload(&source, a);
+        let payloads = |a: &crate::model::Attachment| crate::reader::read_payload(&source, a);
         let mut reads = args.read.reads(&path, &plan, true);
         reads.extend(args.error_file.iter().map(|f| crate::alias::Input::new("the error file", f.as_path())));
         reads.extend(crate::alias::named_by(&d.timeline.attachments));

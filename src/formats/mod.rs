@@ -97,6 +97,9 @@ pub enum Pairing {
     Turns,
 }
 
+/// What the synthetic result of an interrupted call says.
+pub const INTERRUPTED: &str = "[Tool call interrupted: the run stopped before this tool returned, so its output is not available. Run it again if you need it.]";
+
 /// How an agent sends what its records hold, as far as a verdict or a rewrite
 /// depends on it. Every field is a fact about the agent read from its source
 /// or shown by the round-trip suite; each format's module owns its table.
@@ -175,7 +178,7 @@ impl Behaviour {
     /// What a repair sends for an interrupted call, and whether as an error:
     /// the agent's own words where it has them.
     pub fn interrupted(&self) -> (&'static str, bool) {
-        self.interrupted_result.unwrap_or((crate::rewrite::mend::INTERRUPTED, true))
+        self.interrupted_result.unwrap_or((INTERRUPTED, true))
     }
 
     /// The table of a logged request body of one provider.

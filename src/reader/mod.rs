@@ -563,6 +563,27 @@ fn in_memory(bytes: &[u8], opts: &Options, plan: &Plan) -> Parts {
     (records, worker.entries, findings, n)
 }
 
+/// Most encoded (base64) bytes read back from the session for one attachment
+/// ([`read_payload`]): a preview or a fit of more is not worth the memory.
+const MAX_PAYLOAD_READ: u64 = 96 << 20;
+
+/// Reads an attachment's decoded bytes straight from its span in the session
+/// file (as [`reexamine`] does), so a page or a fit never needs
+/// the whole session in memory.
+pub fn read_payload(source: &Source, a: &crate::model::Attachment) -> Result<Vec<u8>, String> {
+    if a.encoding == crate::model::Encoding::Reference {
+        return Err("the bytes are not in the session (it holds a reference)".into());
+    }
+    let span = a.span.ok_or("the payload is stored escaped in the file; no preview")?;
+    if span.len > MAX_PAYLOAD_READ {
+        return Err(format!("too large to preview ({} MB of base64)", span.len >> 20));
+    }
+    let text = source.read_range(span.offset, span.len).map_err(|e| format!("cannot read the session again: {e}"))?;
+    let mut bytes = Vec::new();
+    crate::media::decode_base64_checked(&text, &mut bytes).map_err(|p| p.message)?;
+    Ok(bytes)
+}
+
 /// Examines one attachment's bytes again at `depth`, read straight from its
 /// span in the session's bytes: `diagnose` deep-checks its few suspects this
 /// way after a structural pass, instead of decoding the whole session deeply.

@@ -45,7 +45,7 @@ impl Rewrite {
             }
             let allow_jpeg = data_url || mime == "image/jpeg";
             let Some(span) = a.span else { continue };
-            let outcome = match crate::report::html::thumb::read_payload(source, a) {
+            let outcome = match crate::reader::read_payload(source, a) {
                 Ok(bytes) => fit::fit_as(&bytes, &limits, allow_jpeg),
                 Err(why) => Outcome::Refused(why),
             };

@@ -12,12 +12,9 @@ use crate::model::{Role, Session};
 use super::{Op, Rewrite};
 use crate::json::splice;
 
-/// What the synthetic result of an interrupted call says.
-pub const INTERRUPTED: &str = "[Tool call interrupted: the run stopped before this tool returned, so its output is not available. Run it again if you need it.]";
-
 /// The synthetic result an interrupted call gets in `format`: the agent's own
 /// words where it mends such a call itself (so preview and a repaired copy
-/// carry what the agent would send), else [`INTERRUPTED`].
+/// carry what the agent would send), else [`crate::formats::INTERRUPTED`].
 pub fn interrupted(format: Format) -> &'static str {
     format.behaviour().interrupted().0
 }
@@ -151,14 +148,14 @@ pub fn answer_record(
         Format::Codex => {
             // One item per call, as Codex writes them; the caller writes each line.
             let (c, _) = calls.first()?;
-            json!({"timestamp": now, "type":"response_item","payload":{"type":"function_call_output","call_id":c,"output":INTERRUPTED}})
+            json!({"timestamp": now, "type":"response_item","payload":{"type":"function_call_output","call_id":c,"output":crate::formats::INTERRUPTED}})
         }
         Format::Pi => {
             let (c, tool) = calls.first()?;
             let ms =
                 std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
             json!({"type":"message","id":id,"parentId":field("/id"),"timestamp":now,"message":{"role":"toolResult","toolCallId":c,
-                "toolName":tool.clone().unwrap_or_default(),"content":[{"type":"text","text":INTERRUPTED}],"isError":true,"timestamp":ms}})
+                "toolName":tool.clone().unwrap_or_default(),"content":[{"type":"text","text":crate::formats::INTERRUPTED}],"isError":true,"timestamp":ms}})
         }
         Format::Copilot => {
             // The event the CLI itself appends on resume, chained after `after`.

@@ -13,14 +13,12 @@ use base64::Engine as _;
 use image::{ImageEncoder as _, RgbaImage};
 
 use crate::media::Verdict;
-use crate::model::{Attachment, Encoding};
+use crate::model::Attachment;
 
 /// Longest side of a thumbnail, in pixels.
 pub const THUMB_SIDE: u32 = 256;
 /// Images claiming more pixels than this are not decoded for a preview.
 pub const MAX_PIXELS: u64 = 64_000_000;
-/// Most encoded (base64) bytes read back from the session for one preview.
-const MAX_ENCODED: u64 = 96 << 20;
 /// Most bytes a decoder may allocate for one preview (64 Mpx of RGBA, plus slack).
 const MAX_ALLOC: u64 = MAX_PIXELS * 4 + (16 << 20);
 /// A thumbnail larger than this (encoded) is re-encoded as a smaller JPEG.
@@ -50,23 +48,6 @@ impl Preview {
             Preview::None { why } => why.len(),
         }
     }
-}
-
-/// Reads an attachment's decoded bytes straight from its span in the session
-/// file (as [`crate::reader::reexamine`] does), so the page never needs the
-/// whole session in memory.
-pub fn read_payload(source: &crate::reader::Source, a: &Attachment) -> Result<Vec<u8>, String> {
-    if a.encoding == Encoding::Reference {
-        return Err("the bytes are not in the session (it holds a reference)".into());
-    }
-    let span = a.span.ok_or("the payload is stored escaped in the file; no preview")?;
-    if span.len > MAX_ENCODED {
-        return Err(format!("too large to preview ({} MB of base64)", span.len >> 20));
-    }
-    let text = source.read_range(span.offset, span.len).map_err(|e| format!("cannot read the session again: {e}"))?;
-    let mut bytes = Vec::new();
-    crate::media::decode_base64_checked(&text, &mut bytes).map_err(|p| p.message)?;
-    Ok(bytes)
 }
 
 /// The preview of one attachment whose bytes are `bytes`.
