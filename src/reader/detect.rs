@@ -210,7 +210,7 @@ enum Source {
     /// One JSON document: its bytes, and the file they were read from.
     Document(Vec<u8>, std::sync::Arc<File>),
     /// A session taken out of a store (opencode's database or storage tree, pi's SQLite store), as JSON Lines.
-    Memory(super::opencode_store::Store),
+    Memory(super::sqlite::Store),
 }
 
 /// Weighs one document: an array by its first elements (a Cline history, logged

@@ -24,19 +24,9 @@ use anyhow::{Context as _, bail};
 use serde_json::{Map, Value};
 
 use super::Options;
+use super::sqlite::{Store, choose};
 
 mod v2;
-
-/// One session taken out of a store.
-pub struct Store {
-    /// The agent whose store it is (opencode's, or pi's SQLite store).
-    pub format: crate::model::Format,
-    /// `{info, parts}` per line, in opencode's order (time created, then id).
-    pub lines: Arc<Vec<u8>>,
-    /// Which session was read, when the user did not say.
-    pub note: Option<String>,
-    pub session: String,
-}
 
 const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
 
@@ -95,31 +85,6 @@ fn session_of_record(path: &Path, kind: &str) -> Option<String> {
 /// The `storage/` folder at or under `dir`.
 fn storage_root(dir: &Path) -> Option<PathBuf> {
     [dir.to_path_buf(), dir.join("storage")].into_iter().find(|d| d.join("message").is_dir() && d.join("part").is_dir())
-}
-
-/// The most recent session unless one is asked for; the note says which.
-pub(super) fn choose(
-    store: &Path,
-    asked: Option<&str>,
-    sessions: Vec<(String, String, i64)>,
-) -> anyhow::Result<(String, Option<String>)> {
-    if let Some(id) = asked {
-        if sessions.iter().any(|s| s.0 == id) {
-            return Ok((id.to_string(), None));
-        }
-        let known: Vec<&str> = sessions.iter().take(5).map(|s| s.0.as_str()).collect();
-        bail!("{} holds no session {id}; the most recent are: {}", store.display(), known.join(", "));
-    }
-    let n = sessions.len();
-    let Some((id, title, _)) = sessions.into_iter().next() else {
-        bail!("{} holds no session", store.display());
-    };
-    let title = if title.is_empty() { String::new() } else { format!(" \"{title}\"") };
-    let note = format!(
-        "{}: reading session {id}{title}, the most recently updated of {n}; pass --session ID for another",
-        store.display()
-    );
-    Ok((id, Some(note)))
 }
 
 /// One `{info, parts}` line; ids go back into the objects, as opencode's API has them.

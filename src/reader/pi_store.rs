@@ -24,7 +24,7 @@ use anyhow::Context as _;
 use rusqlite::{Connection, OptionalExtension};
 use serde_json::{Map, Value};
 
-use super::opencode_store::{Store, choose};
+use super::sqlite::{Store, choose};
 
 /// The table of a pi store's entries; `None` for a database that is not pi's
 /// (`sessions`, `lanes` and an entries table).

@@ -4,7 +4,45 @@
 
 use std::path::{Path, PathBuf};
 
+use anyhow::bail;
 use rusqlite::{Connection, OpenFlags};
+use std::sync::Arc;
+
+/// One session taken out of a store.
+pub struct Store {
+    /// The agent whose store it is (opencode's, or pi's SQLite store).
+    pub format: crate::model::Format,
+    /// `{info, parts}` per line, in opencode's order (time created, then id).
+    pub lines: Arc<Vec<u8>>,
+    /// Which session was read, when the user did not say.
+    pub note: Option<String>,
+    pub session: String,
+}
+
+/// The most recent session unless one is asked for; the note says which.
+pub(super) fn choose(
+    store: &Path,
+    asked: Option<&str>,
+    sessions: Vec<(String, String, i64)>,
+) -> anyhow::Result<(String, Option<String>)> {
+    if let Some(id) = asked {
+        if sessions.iter().any(|s| s.0 == id) {
+            return Ok((id.to_string(), None));
+        }
+        let known: Vec<&str> = sessions.iter().take(5).map(|s| s.0.as_str()).collect();
+        bail!("{} holds no session {id}; the most recent are: {}", store.display(), known.join(", "));
+    }
+    let n = sessions.len();
+    let Some((id, title, _)) = sessions.into_iter().next() else {
+        bail!("{} holds no session", store.display());
+    };
+    let title = if title.is_empty() { String::new() } else { format!(" \"{title}\"") };
+    let note = format!(
+        "{}: reading session {id}{title}, the most recently updated of {n}; pass --session ID for another",
+        store.display()
+    );
+    Ok((id, Some(note)))
+}
 
 /// A read-only connection to the database at `path`: no write, no checkpoint,
 /// no journal.
