@@ -90,7 +90,7 @@ pub fn refuse_aliases_shown(output: &Path, shown: &Path, inputs: &[Input]) -> an
     if out.id.is_some() && out.id == STDIN_FILE.get().copied().flatten() {
         anyhow::bail!(
             "{} is the file the session was read from on stdin; session-doctor never writes over what it reads: choose another path (nothing was written)",
-            crate::text::sanitize_path(&shown),
+            crate::text::sanitize_path(shown),
         );
     }
     for input in inputs {
@@ -104,7 +104,7 @@ pub fn refuse_aliases_shown(output: &Path, shown: &Path, inputs: &[Input]) -> an
             let how = if inside { "inside" } else { "the same file as" };
             anyhow::bail!(
                 "{} is {how} {} {}, which this command reads; session-doctor never writes over what it reads: choose another path (nothing was written)",
-                crate::text::sanitize_path(&shown),
+                crate::text::sanitize_path(shown),
                 input.what,
                 crate::text::sanitize_path(&input.path),
             );
@@ -198,7 +198,7 @@ impl Snapshot {
         };
         anyhow::bail!(
             "the session changed while it was read ({} {how}); nothing was written: run the command again once the agent has stopped writing it",
-            crate::text::sanitize_path(&path)
+            crate::text::sanitize_path(path)
         )
     }
 }

@@ -304,7 +304,7 @@ fn open_regular(path: &Path, what: &str, create: bool) -> anyhow::Result<File> {
 }
 
 fn shown(path: &Path) -> String {
-    crate::text::sanitize_path(&path)
+    crate::text::sanitize_path(path)
 }
 
 #[cfg(test)]

@@ -245,7 +245,7 @@ fn emit(
     match out {
         Some(path) => {
             crate::atomic::write(path, crate::atomic::Existing::Replace, reads, |w| Ok(print(w)?))?;
-            eprintln!("session-doctor: wrote {}", crate::text::sanitize_path(&path));
+            eprintln!("session-doctor: wrote {}", crate::text::sanitize_path(path));
         }
         None => {
             let mut out = crate::report::stdout::stdout();

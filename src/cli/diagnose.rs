@@ -147,7 +147,7 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
             report::html::write(w, &d, plan.detected, &payloads)?;
             Ok(())
         })?;
-        eprintln!("session-doctor: wrote {}", crate::text::sanitize_path(&page));
+        eprintln!("session-doctor: wrote {}", crate::text::sanitize_path(page));
     }
     let mut out = crate::report::stdout::stdout();
     if args.json {

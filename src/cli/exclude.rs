@@ -253,7 +253,7 @@ fn warn_if_live(path: &std::path::Path) {
     if recent {
         eprintln!(
             "session-doctor: warning: {} changed in the last few seconds: if the agent is still running, stop it first, then resume from the repaired copy",
-            crate::text::sanitize_path(&path)
+            crate::text::sanitize_path(path)
         );
     }
 }

@@ -185,7 +185,7 @@ fn run_install(args: &InstallArgs) -> anyhow::Result<Exit> {
     }
     install::apply(&plan)?;
     if let Some(b) = &plan.backup {
-        eprintln!("kept the old file as {}", crate::text::sanitize_path(&b));
+        eprintln!("kept the old file as {}", crate::text::sanitize_path(b));
     }
     eprintln!("wrote {shown}");
     Ok(Exit::Healthy)

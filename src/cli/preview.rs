@@ -105,7 +105,7 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
     };
     let mut err = std::io::stderr().lock();
     if let (Some(path), false) = (&args.out, args.json) {
-        writeln!(err, "session-doctor: wrote {}", crate::text::sanitize_path(&path))?;
+        writeln!(err, "session-doctor: wrote {}", crate::text::sanitize_path(path))?;
     }
     if args.json {
         let v = serde_json::json!({"file": session.file, "format": session.format, "target": done.target, "items": done.items, "changes": done.changes, "not_in_session": done.not_in_session});

@@ -93,7 +93,7 @@ fn percent_decoded(s: &str) -> String {
 const MAX_LOCAL: u64 = 64 << 20;
 
 /// The bytes of a local file a session names, when it is a regular file no
-/// larger than [`MAX_LOCAL`]: a device (`/dev/zero`), a pipe (which would
+/// larger than `MAX_LOCAL` (64 MB): a device (`/dev/zero`), a pipe (which would
 /// block the read forever) or a folder is no attachment, and a larger file is
 /// not read into memory. `Err` for what the file system refuses (it is gone),
 /// `Ok(Err(why))` for a file that is not one the agent can send.

@@ -3,7 +3,7 @@
 //!
 //! The records the provider sees are read again from their byte ranges and
 //! get the rewrite's edits on every core (`records.rs`); in history order, the
-//! agent's adapter renders each as its agent does ([`Render`]: most through
+//! agent's adapter renders each as its agent does ([`Render`](crate::request::Render): most through
 //! canonical messages, [`canon`]) and it is written out at once ([`mod@write`]).
 //! A logged request in its own dialect is printed as logged, edits applied.
 

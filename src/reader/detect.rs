@@ -100,7 +100,7 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
     {
         bail!(
             "{} is not a regular file (a pipe, a socket or a device): session-doctor reads a session more than once; save it to a file, or pipe it to `-`",
-            crate::text::sanitize_path(&path)
+            crate::text::sanitize_path(path)
         );
     }
     if let Some(store) = super::opencode_store::open(path, opts)? {

@@ -32,7 +32,7 @@ pub type Out<'a> = write::Writer<&'a mut dyn Write>;
 
 /// How an agent turns its records, in history order, into the request it
 /// sends: each adapter gives one ([`crate::formats::Adapter::request`]), and
-/// [`preview`] is one loop over it. The same request, its payloads standing
+/// `preview` is one loop over it. The same request, its payloads standing
 /// for their byte ranges, is what `diagnose` indexes a provider's block path by.
 pub trait Render {
     /// Before the first record: the writer's options the agent's request needs.

@@ -1,5 +1,5 @@
 //! Text for people, the lowest layer: untrusted strings made safe to print
-//! ([`sanitize`]) or to paste into a shell ([`shell`]), and numbers with their
+//! ([`sanitize()`]) or to paste into a shell ([`shell`]), and numbers with their
 //! units ([`units`]). Every layer above prints through these.
 
 pub mod sanitize;
