@@ -26,6 +26,7 @@ pub mod overlay;
 pub mod preview;
 pub mod provider;
 pub mod reader;
+pub mod repair;
 pub mod report;
 pub mod request;
 pub mod rewrite;

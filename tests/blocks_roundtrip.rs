@@ -390,8 +390,9 @@ fn unmended(path: &std::path::Path) -> (Value, session_doctor::model::Session) {
 /// The call ids the history check reports unpaired: those that block the
 /// next request, and those the agent answers itself when it sends.
 fn reported(session: &session_doctor::model::Session) -> (BTreeSet<String>, BTreeSet<String>) {
-    use session_doctor::history::Kind;
+    use session_doctor::model::FaultKind as Kind;
     let problems: Vec<_> = session_doctor::history::check(session)
+        .faults
         .into_iter()
         .filter(|p| matches!(p.kind, Kind::CallWithoutResult | Kind::ResultWithoutCall))
         .collect();

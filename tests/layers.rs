@@ -28,7 +28,7 @@ const LAYERS: &[&[&str]] = &[
     &["rewrite"],
     &["preview"],
     &["diagnose"],
-    &["check", "guard"],
+    &["check", "guard", "repair"],
     &["report"],
     &["cli"],
 ];

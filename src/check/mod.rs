@@ -13,7 +13,7 @@ pub mod walk;
 
 use serde::Serialize;
 
-use crate::diagnose::{Diagnosis, Source};
+use crate::diagnose::{Diagnosis, FailureSource};
 use crate::media::Verdict;
 use crate::model::Severity;
 
@@ -190,21 +190,21 @@ pub fn judge(d: &Diagnosis, images: u64, opts: &Options) -> Vec<Problem> {
         let c = &f.classification;
         let said = c.message.as_deref().map(|m| format!("; the provider said: {m}")).unwrap_or_default();
         match f.source {
-            Source::Recorded | Source::Given if d.stuck => {
+            FailureSource::Recorded | FailureSource::Given if d.stuck => {
                 let code = crate::codes::with_class("session.stuck", c.class);
                 out.push(Problem::new(code, Severity::Error, format!("{}{said}", d.verdict)).at(f.line));
             }
-            Source::Recorded | Source::Given => {
+            FailureSource::Recorded | FailureSource::Given => {
                 let code = "session.failure_unrecovered";
                 out.push(Problem::new(code, Severity::Warning, format!("{}{said}", d.verdict)).at(f.line));
             }
             // A predicted failure is named by its causes above when they are there.
-            Source::Predicted if d.stuck && !out.iter().any(|p| p.severity == Severity::Error) => {
+            FailureSource::Predicted if d.stuck && !out.iter().any(|p| p.severity == Severity::Error) => {
                 let code = crate::codes::with_class("session.predicted", c.class);
                 let message = c.message.clone().unwrap_or_else(|| d.verdict.clone());
                 out.push(Problem::new(code, Severity::Error, message));
             }
-            Source::Predicted => {}
+            FailureSource::Predicted => {}
         }
     }
     out

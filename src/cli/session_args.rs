@@ -143,7 +143,8 @@ impl ReadArgs {
         plan: &crate::reader::Plan,
         opts: &crate::diagnose::Options,
     ) -> anyhow::Result<crate::diagnose::Diagnosis> {
-        self.diagnose_keeping(path, session, plan, opts, &Deepened::default()).map(|(d, session)| d.with(session))
+        self.diagnose_keeping(path, session, plan, opts, &crate::diagnose::Deepened::default())
+            .map(|(d, session)| d.with(session))
     }
 
     /// [`ReadArgs::diagnose`], a suspect's full decode taken from `deepened`
@@ -155,20 +156,14 @@ impl ReadArgs {
         session: crate::model::Session,
         plan: &crate::reader::Plan,
         opts: &crate::diagnose::Options,
-        deepened: &Deepened,
+        deepened: &crate::diagnose::Deepened,
     ) -> anyhow::Result<(crate::diagnose::Diagnosis, crate::model::Session)> {
-        let source = crate::reader::Source::of(plan, path);
-        let deepen =
-            |a: &crate::model::Attachment| deepened.get(a, || crate::reader::reexamine(&source, a, Depth::Deep));
-        let judging = crate::diagnose::Judging {
-            rules: &plan.rules,
-            forced: self.provider.is_some(),
-            overrides: self.rules.as_deref(),
-            deepen: (!self.deep).then_some(&deepen as crate::diagnose::Deepen<'_>),
-            source: Some(&source),
-            single_document: plan.single_document,
-        };
-        crate::diagnose::diagnose_keeping(session, &judging, opts)
+        crate::diagnose::diagnose_read(path, session, plan, &self.asked(), opts, deepened)
+    }
+
+    /// How these arguments ask a diagnosis to judge.
+    pub fn asked(&self) -> crate::diagnose::Asked<'_> {
+        crate::diagnose::Asked { forced: self.provider.is_some(), overrides: self.rules.as_deref(), deep: self.deep }
     }
 
     /// The arguments a later command needs to read the session the same way,
@@ -215,30 +210,6 @@ impl ReadArgs {
             max_records: self.max_records,
             skim: Default::default(),
         }
-    }
-}
-
-/// The full decodes of suspects made in one run, by where their payload sits
-/// in the file: `repair` diagnoses the session, then its copy (in memory), and
-/// the copy's suspects are mostly the original's; each is decoded once.
-#[derive(Default)]
-pub struct Deepened(std::sync::Mutex<std::collections::HashMap<(u64, u64), Option<crate::media::Facts>>>);
-
-impl Deepened {
-    fn get(
-        &self,
-        a: &crate::model::Attachment,
-        decode: impl FnOnce() -> Option<crate::media::Facts>,
-    ) -> Option<crate::media::Facts> {
-        let Some(span) = a.span else { return decode() };
-        let key = (span.offset, span.len);
-        if let Some(f) = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&key) {
-            return f.clone();
-        }
-        // Decoded outside the lock: `repair` diagnoses its copy beside writing it.
-        let facts = decode();
-        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key, facts.clone());
-        facts
     }
 }
 

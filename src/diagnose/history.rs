@@ -5,21 +5,21 @@
 use serde::Serialize;
 
 use crate::classify::{Class, Classification};
-use crate::history::{Kind, Problem};
+use crate::model::{Fault, FaultKind};
 
-use super::{Failure, Source};
+use super::{Failure, FailureSource};
 
 /// One structural problem as `diagnose` reports it.
 #[derive(Clone, Debug, Serialize)]
 pub struct HistoryItem {
     #[serde(flatten)]
-    pub problem: Problem,
+    pub problem: Fault,
     /// The provider's error names this call id.
     pub named: bool,
 }
 
 /// The problems, those whose call id the provider's error names first, then in history order.
-pub fn items(problems: Vec<Problem>, named_ids: &[String]) -> Vec<HistoryItem> {
+pub fn items(problems: Vec<Fault>, named_ids: &[String]) -> Vec<HistoryItem> {
     let mut items: Vec<HistoryItem> = problems
         .into_iter()
         .map(|p| {
@@ -36,8 +36,8 @@ pub fn items(problems: Vec<Problem>, named_ids: &[String]) -> Vec<HistoryItem> {
 /// With no failure recorded: the history alone shows the next request will be
 /// rejected (a call still pending is not enough: the agent may be running it;
 /// nor is one the agent answers itself when it sends).
-pub fn predict(problems: &[Problem], provider: &str) -> Option<Failure> {
-    let broken: Vec<&Problem> = problems.iter().filter(|p| !p.pending && !p.agent_pairs).collect();
+pub fn predict(problems: &[Fault], provider: &str) -> Option<Failure> {
+    let broken: Vec<&Fault> = problems.iter().filter(|p| !p.pending && !p.agent_pairs).collect();
     if broken.is_empty() {
         return None;
     }
@@ -55,18 +55,18 @@ pub fn predict(problems: &[Problem], provider: &str) -> Option<Failure> {
         call_ids: broken.iter().filter_map(|p| p.call_id.clone()).collect(),
         why: vec!["no blocking provider error is recorded; predicted from the history's structure".into()],
     };
-    Some(Failure { classification: c, line: None, source: Source::Predicted, recovered: false, moved_to: None })
+    Some(Failure { classification: c, line: None, source: FailureSource::Predicted, recovered: false, moved_to: None })
 }
 
 /// "2 tool calls without a result, 1 result without a call".
-pub fn summary(problems: &[&Problem]) -> String {
-    let n = |k: Kind| problems.iter().filter(|p| p.kind == k).count();
+pub fn summary(problems: &[&Fault]) -> String {
+    let n = |k: FaultKind| problems.iter().filter(|p| p.kind == k).count();
     let parts = [
-        (n(Kind::CallWithoutResult), "tool call without a result", "tool calls without a result"),
-        (n(Kind::ResultWithoutCall), "tool result without its call", "tool results without their call"),
-        (n(Kind::DuplicateResult), "second result for one call", "second results for one call"),
-        (n(Kind::EmptyMessage), "empty message", "empty messages"),
-        (n(Kind::RolesOutOfOrder), "message out of order", "messages out of order"),
+        (n(FaultKind::CallWithoutResult), "tool call without a result", "tool calls without a result"),
+        (n(FaultKind::ResultWithoutCall), "tool result without its call", "tool results without their call"),
+        (n(FaultKind::DuplicateResult), "second result for one call", "second results for one call"),
+        (n(FaultKind::EmptyMessage), "empty message", "empty messages"),
+        (n(FaultKind::RolesOutOfOrder), "message out of order", "messages out of order"),
     ];
     let said: Vec<String> = parts
         .iter()

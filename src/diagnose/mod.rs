@@ -12,6 +12,7 @@ mod blocks;
 mod claude_code;
 mod history;
 pub mod next;
+mod read;
 mod run;
 mod suspects;
 
@@ -25,6 +26,7 @@ use crate::model::{Attachment, Finding, ReasoningKind, Role, Session};
 
 pub use history::HistoryItem;
 pub use next::command as next_command;
+pub use read::{Asked, Deepened, diagnose_read};
 
 /// How many suspects `diagnose` decodes fully after a structural read.
 const DEEP_SUSPECTS: usize = 32;
@@ -56,7 +58,7 @@ pub struct Options {
 /// Where the failure came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Source {
+pub enum FailureSource {
     /// The session recorded the provider's error.
     Recorded,
     /// The user passed it (`--error`, `--error-file`).
@@ -73,7 +75,7 @@ pub struct Failure {
     /// The line that recorded it (`null` when given or predicted, or recorded
     /// beside the history: Cline's `ui_messages.json`).
     pub line: Option<u64>,
-    pub source: Source,
+    pub source: FailureSource,
     /// A later request was accepted: the session got past this failure.
     pub recovered: bool,
     /// The model the session moved to after this failure (pi's `/model`): the
@@ -330,7 +332,8 @@ fn find_failure(session: &Session, opts: &Options) -> (Option<Failure>, Option<u
     let provider = session.provider.clone();
     if let Some(text) = &opts.error {
         let c = classify::classify(text, &Hint { status: None, provider: None });
-        let f = Failure { classification: c, line: None, source: Source::Given, recovered: false, moved_to: None };
+        let f =
+            Failure { classification: c, line: None, source: FailureSource::Given, recovered: false, moved_to: None };
         let last = session.entries.iter().rposition(|e| e.error.is_some());
         return (Some(f), last);
     }
@@ -367,7 +370,7 @@ fn find_failure(session: &Session, opts: &Options) -> (Option<Failure>, Option<u
         .filter(|m| session.entries[i].model.as_deref().or(latest_model(session, Some(i)).as_deref()) != Some(m));
     // Line 0: recorded beside the history, not on a line of it (Cline's ui_messages.json).
     let line = Some(session.entries[i].line).filter(|&l| l > 0);
-    let f = Failure { classification: c, line, source: Source::Recorded, recovered, moved_to };
+    let f = Failure { classification: c, line, source: FailureSource::Recorded, recovered, moved_to };
     (Some(f), Some(i))
 }
 
@@ -410,7 +413,13 @@ fn predict(
             call_ids: Vec::new(),
             why: vec!["no blocking provider error is recorded; predicted from the history".into()],
         };
-        Some(Failure { classification: c, line: None, source: Source::Predicted, recovered: false, moved_to: None })
+        Some(Failure {
+            classification: c,
+            line: None,
+            source: FailureSource::Predicted,
+            recovered: false,
+            moved_to: None,
+        })
     };
     if let Some(s) = suspects.iter().find(|s| s.attachment.verdict == Verdict::Invalid) {
         let why = s.attachment.problems.iter().find(|p| p.severity == Verdict::Invalid).map(|p| p.message.clone());

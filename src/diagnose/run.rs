@@ -13,7 +13,7 @@ use crate::model::{Format, Session};
 
 use super::suspects::{self, Picked};
 use super::{
-    AcceptedInvalid, DEEP_SUSPECTS, Diagnosis, Failure, History, HistoryItem, Judging, Options, Source, blocks,
+    AcceptedInvalid, DEEP_SUSPECTS, Diagnosis, Failure, FailureSource, History, HistoryItem, Judging, Options, blocks,
     claude_code, deepen_all, history, next,
 };
 
@@ -32,7 +32,7 @@ pub(super) struct Work<'j> {
     /// The request the agent sends, where a provider's block path is read.
     request: Option<blocks::Request<'j>>,
     picked: Picked,
-    structure: Vec<crate::history::Problem>,
+    structure: Vec<crate::model::Fault>,
     /// The failure the history's structure alone predicts.
     structural: Option<Failure>,
     limits: Vec<Problem>,
@@ -46,7 +46,7 @@ impl<'j> Work<'j> {
         let (failure, failing_entry) =
             if opts.as_repaired.is_some() { (None, None) } else { super::find_failure(&session, opts) };
         let passed_over = match (&failure, failing_entry) {
-            (Some(f), Some(i)) if f.source == Source::Recorded && !f.passed() => {
+            (Some(f), Some(i)) if f.source == FailureSource::Recorded && !f.passed() => {
                 session.entries[i + 1..].iter().rev().find(|e| e.error.is_some()).map(|e| e.line)
             }
             _ => None,
@@ -97,7 +97,7 @@ impl<'j> Work<'j> {
     /// The suspects by the acceptance boundary, and the history's structure.
     pub(super) fn pick_suspects(&mut self) {
         self.picked = self.pick();
-        let mut structure = crate::history::check(&self.session);
+        let mut structure = self.session.structure.faults.clone();
         if let Some(mended) = &self.opts.as_repaired {
             structure.retain(|p| p.call_id.as_ref().is_none_or(|id| !mended.contains(id)));
         }
@@ -184,7 +184,7 @@ impl<'j> Work<'j> {
             Some(f) if f.classification.retryable == Some(true) || f.classification.class == Class::Aborted => {
                 match super::predict(session, suspects, limits, rules, unanswered, notes) {
                     Some(p) => {
-                        let how = if f.source == Source::Given { "given" } else { "recorded" };
+                        let how = if f.source == FailureSource::Given { "given" } else { "recorded" };
                         notes.push(format!(
                             "the {} failure {how}{} would pass on a retry, but the retry sends the same history, which fails on its own: the verdict is predicted from it",
                             f.classification.class,
@@ -218,7 +218,7 @@ impl<'j> Work<'j> {
                 );
             }
         }
-        if self.failure.as_ref().is_some_and(|f| f.source == Source::Recorded && f.line.is_none()) {
+        if self.failure.as_ref().is_some_and(|f| f.source == FailureSource::Recorded && f.line.is_none()) {
             self.notes.push(crate::reader::RECORDED_BESIDE.into());
         }
         let session = &self.session;
@@ -230,7 +230,7 @@ impl<'j> Work<'j> {
             }
             _ => session.format.behaviour().orphaned_call_answer,
         };
-        for p in crate::history::answered_by_agent(session) {
+        for p in &session.structure.answered_by_agent {
             self.notes.push(format!(
                 "{} call {} (line {}) has no result: {} answers it itself when it sends (\"{}\"), so nothing needs repairing",
                 p.tool.as_deref().unwrap_or("a tool"),
@@ -254,7 +254,7 @@ impl<'j> Work<'j> {
         let session = &self.session;
         let invalid_excluded = session.attachments.iter().any(|a| a.excluded && a.verdict == Verdict::Invalid);
         let stuck = self.failure.as_ref().is_some_and(|f| super::is_stuck(f, &self.picked.suspects, invalid_excluded));
-        let recorded = self.failure.as_ref().filter(|f| f.source == Source::Recorded);
+        let recorded = self.failure.as_ref().filter(|f| f.source == FailureSource::Recorded);
         if let (Some(l), Some(f), true) = (self.passed_over, recorded, stuck) {
             self.notes.push(format!(
                 "the failure recorded at line {l} is transient or a cancel: it says nothing of the history, which the provider refused{} and refuses again once it passes",
@@ -263,7 +263,7 @@ impl<'j> Work<'j> {
         }
         // The ids the provider's error names (a predicted failure lists the ones found).
         let named_ids = (self.failure.as_ref())
-            .filter(|f| f.source != Source::Predicted)
+            .filter(|f| f.source != FailureSource::Predicted)
             .map(|f| f.classification.call_ids.clone())
             .unwrap_or_default();
         let history = history::items(std::mem::take(&mut self.structure), &named_ids);
@@ -367,7 +367,7 @@ impl<'j> Work<'j> {
         }
         claude_code::fork_verdict(session, &mut verdict);
         if stuck && self.class_is(Class::HistoryInvalid) {
-            let broken: Vec<&crate::history::Problem> = history.iter().map(|i| &i.problem).collect();
+            let broken: Vec<&crate::model::Fault> = history.iter().map(|i| &i.problem).collect();
             verdict = if broken.is_empty() {
                 "stuck: the provider rejects the history's structure on every request".into()
             } else {

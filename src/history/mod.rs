@@ -38,58 +38,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde::Serialize;
-
 use crate::formats::Pairing;
 use crate::model::Format;
-use crate::model::{Finding, Role, Session, Severity};
-
-/// What is wrong.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    CallWithoutResult,
-    ResultWithoutCall,
-    DuplicateResult,
-    EmptyMessage,
-    RolesOutOfOrder,
-}
-
-impl Kind {
-    /// The stable problem code (`history.call_without_result`, …).
-    pub fn code(self) -> &'static str {
-        match self {
-            Kind::CallWithoutResult => "history.call_without_result",
-            Kind::ResultWithoutCall => "history.result_without_call",
-            Kind::DuplicateResult => "history.duplicate_result",
-            Kind::EmptyMessage => "history.empty_message",
-            Kind::RolesOutOfOrder => "history.roles_out_of_order",
-        }
-    }
-}
-
-/// One structural problem of the history.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Problem {
-    pub kind: Kind,
-    pub code: &'static str,
-    pub line: u64,
-    pub call_id: Option<String>,
-    pub tool: Option<String>,
-    /// When its line was written, as the format spells it.
-    pub at: Option<String>,
-    /// A call in the session's last entry: the agent may still be running it.
-    pub pending: bool,
-    /// A call the agent answers itself when it next sends the history (Codex
-    /// inserts "aborted", Claude Code an interrupted result, pi "No result
-    /// provided"): the provider never sees it unpaired.
-    pub agent_pairs: bool,
-    /// What is wrong, in words.
-    pub message: String,
-    /// Index into [`Session::entries`] of the entry it is in.
-    #[serde(skip)]
-    pub entry: usize,
-}
+use crate::model::{Fault, FaultKind, Finding, Role, Session, Severity, Structure, ToolCall, ToolResult};
 
 /// Consecutive sent entries of one side (assistant, or everything else):
 /// one message as the provider sees it.
@@ -99,127 +50,158 @@ struct Group {
     first: usize,
 }
 
-/// The structural problems of `session`'s history, in history order.
-pub fn check(session: &Session) -> Vec<Problem> {
-    check_as(session, session.format.behaviour().pairing)
-}
-
-/// [`check`] under a given dialect.
-pub fn check_as(session: &Session, dialect: Pairing) -> Vec<Problem> {
-    check_with(session, dialect, session.format.behaviour().orphaned_call_answer.is_some())
-}
-
-/// The calls left without a result that the agent answers itself when it
-/// sends (pi; Cline, `Tool execution was interrupted…`), for a note: they are not a problem.
-pub fn answered_by_agent(session: &Session) -> Vec<Problem> {
-    let agent = session.format.behaviour();
-    if agent.orphaned_call_answer.is_none() {
-        return Vec::new();
-    }
-    let mut calls = check_with(session, agent.pairing, false);
-    calls.retain(|p| p.kind == Kind::CallWithoutResult);
-    calls
-}
-
-fn check_with(session: &Session, dialect: Pairing, paired_by_agent: bool) -> Vec<Problem> {
-    let entries = &session.entries;
-    // Entries recording a failed request are not sent again.
-    let sent = |i: usize| entries.get(i).is_some_and(|e| e.error.is_none());
-    let mut groups: Vec<Group> = Vec::new();
-    let mut group_of: Vec<usize> = vec![usize::MAX; entries.len()];
-    for (i, e) in entries.iter().enumerate().filter(|(i, _)| sent(*i)) {
-        let assistant = e.role == Role::Assistant;
-        if groups.last().is_none_or(|g| g.assistant != assistant) {
-            groups.push(Group { assistant, first: i });
+/// The structure of `session`'s history as its provider checks it: one
+/// pass, whose result the reader keeps on the session.
+pub fn check(session: &Session) -> Structure {
+    let mut faults = check_as(session, session.format.behaviour().pairing);
+    // An agent that answers every call left without a result when it sends
+    // (pi; Cline): those calls are no fault, only worth a note.
+    let answered_by_agent = match session.format.behaviour().orphaned_call_answer {
+        Some(_) => {
+            let (answered, rest) = faults.into_iter().partition(|f| f.kind == FaultKind::CallWithoutResult);
+            faults = rest;
+            answered
         }
-        group_of[i] = groups.len() - 1;
+        None => Vec::new(),
+    };
+    Structure { faults, answered_by_agent }
+}
+
+/// Every fault of `session`'s history under `pairing`'s rules, a call the
+/// agent answers itself included, in history order.
+fn check_as(session: &Session, pairing: Pairing) -> Vec<Fault> {
+    let view = View::new(session, pairing);
+    let (calls, results) = view.sent_calls_and_results();
+    let mut faults = Vec::new();
+    let used = view.pair(&calls, &results, &mut faults);
+    view.orphans(&calls, &results, &used, &mut faults);
+    if pairing == Pairing::Chat {
+        view.chat_order(&results, &mut faults);
+    }
+    view.empty_messages(&mut faults);
+    view.excuse_accepted(&mut faults);
+    faults.sort_by_key(|p| (p.entry, p.line));
+    faults
+}
+
+/// The history as the provider groups it into messages.
+struct View<'s> {
+    session: &'s Session,
+    pairing: Pairing,
+    groups: Vec<Group>,
+    /// The group of each entry (`usize::MAX`: not sent).
+    group_of: Vec<usize>,
+    /// Codex pairs its calls itself, unless a failure recorded after one names it.
+    failures: crate::formats::codex::pairs::Failures<'s>,
+}
+
+impl<'s> View<'s> {
+    fn new(session: &'s Session, pairing: Pairing) -> View<'s> {
+        let mut view = View {
+            session,
+            pairing,
+            groups: Vec::new(),
+            group_of: vec![usize::MAX; session.entries.len()],
+            failures: crate::formats::codex::pairs::Failures::of(session),
+        };
+        for (i, e) in session.entries.iter().enumerate().filter(|(_, e)| e.error.is_none()) {
+            let assistant = e.role == Role::Assistant;
+            if view.groups.last().is_none_or(|g| g.assistant != assistant) {
+                view.groups.push(Group { assistant, first: i });
+            }
+            view.group_of[i] = view.groups.len() - 1;
+        }
+        view
     }
 
-    // Codex answers a call left without output and drops an orphaned output itself
-    // (`formats::codex::pairs`), unless a failure recorded after it names the call
-    // (a build that did not pair sent it, and the provider said so).
-    let failures = crate::formats::codex::pairs::Failures::of(session);
-    let codex_pairs =
-        |call_id: &str, from: usize| session.format == Format::Codex && !failures.name_after(call_id, from);
-    let calls: Vec<&crate::model::ToolCall> = session.tool_calls.iter().filter(|c| sent(c.entry)).collect();
-    let call_ids: HashSet<&str> = calls.iter().map(|c| c.call_id.as_str()).collect();
-    // Calls of unsent entries: the agents drop their results with them.
-    let dropped: HashSet<&str> =
-        session.tool_calls.iter().filter(|c| !sent(c.entry)).map(|c| c.call_id.as_str()).collect();
-    let results: Vec<&crate::model::ToolResult> = session
-        .tool_results
-        .iter()
-        .filter(|r| sent(r.entry))
-        .filter(|r| call_ids.contains(r.call_id.as_str()) || !dropped.contains(r.call_id.as_str()))
-        .collect();
-    let name_of: HashMap<&str, &str> =
-        calls.iter().filter_map(|c| Some((c.call_id.as_str(), c.name.as_deref()?))).collect();
-
-    // Results by the id they answer, in history order.
-    let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (k, r) in results.iter().enumerate() {
-        by_id.entry(r.call_id.as_str()).or_default().push(k);
+    /// Entries recording a failed request are not sent again.
+    fn sent(&self, i: usize) -> bool {
+        self.session.entries.get(i).is_some_and(|e| e.error.is_none())
     }
-    let mut problems = Vec::new();
-    let mut used = vec![false; results.len()];
-    for c in &calls {
-        let in_place = |r: &crate::model::ToolResult| match dialect {
-            Pairing::Responses => r.entry >= c.entry,
-            _ => {
-                let (gc, gr) = (group_of[c.entry], group_of[r.entry]);
-                r.entry >= c.entry && (gr == gc || gr == gc + 1)
+
+    /// Codex answers a call left without output and drops an orphaned output itself
+    /// (`formats::codex::pairs`), unless a failure recorded after it names the call
+    /// (a build that did not pair sent it, and the provider said so).
+    fn codex_pairs(&self, call_id: &str, from: usize) -> bool {
+        self.session.format == Format::Codex && !self.failures.name_after(call_id, from)
+    }
+
+    /// The calls and results the agent sends: those of sent entries, less the
+    /// results of calls in unsent entries (the agents drop them with their calls).
+    fn sent_calls_and_results(&self) -> (Vec<&'s ToolCall>, Vec<&'s ToolResult>) {
+        let s = self.session;
+        let calls: Vec<&ToolCall> = s.tool_calls.iter().filter(|c| self.sent(c.entry)).collect();
+        let call_ids: HashSet<&str> = calls.iter().map(|c| c.call_id.as_str()).collect();
+        let dropped: HashSet<&str> =
+            s.tool_calls.iter().filter(|c| !self.sent(c.entry)).map(|c| c.call_id.as_str()).collect();
+        let results = (s.tool_results.iter())
+            .filter(|r| self.sent(r.entry))
+            .filter(|r| call_ids.contains(r.call_id.as_str()) || !dropped.contains(r.call_id.as_str()))
+            .collect();
+        (calls, results)
+    }
+
+    /// Pairs each call with a result in its place; a call without one is a
+    /// fault. Returns which results were used.
+    fn pair(&self, calls: &[&ToolCall], results: &[&ToolResult], faults: &mut Vec<Fault>) -> Vec<bool> {
+        let by_id = by_id(results);
+        let mut used = vec![false; results.len()];
+        for c in calls {
+            let in_place = |r: &ToolResult| match self.pairing {
+                Pairing::Responses => r.entry >= c.entry,
+                _ => {
+                    let (gc, gr) = (self.group_of[c.entry], self.group_of[r.entry]);
+                    r.entry >= c.entry && (gr == gc || gr == gc + 1)
+                }
+            };
+            // Gemini may answer a call by its name alone.
+            let mut keys = vec![c.call_id.as_str()];
+            if let (Pairing::Gemini, Some(n)) = (self.pairing, c.name.as_deref()) {
+                keys.push(n);
+            }
+            let found = (keys.iter().filter_map(|k| by_id.get(k)))
+                .flat_map(|v| v.iter().copied())
+                .find(|&k| !used[k] && in_place(results[k]));
+            match found {
+                Some(k) => used[k] = true,
+                None if self.codex_pairs(&c.call_id, c.entry) => {}
+                None => faults.push(self.call_without_result(c)),
+            }
+        }
+        used
+    }
+
+    fn call_without_result(&self, c: &ToolCall) -> Fault {
+        // Still running: nothing but the rest of the same response follows it.
+        let pending =
+            self.session.entries[c.entry + 1..].iter().all(|e| e.role == Role::Assistant && e.error.is_none());
+        let agent_pairs = self.session.format.behaviour().answers_interrupted_calls;
+        let tool = c.name.as_deref().unwrap_or("a tool");
+        let id = &c.call_id;
+        let message = match (pending, agent_pairs) {
+            (true, true) => format!(
+                "{tool} call {id} has no result yet: the agent may still be running it; if the run was cut off, the agent answers it itself on resume"
+            ),
+            (true, false) => format!(
+                "{tool} call {id} has no result yet: the agent may still be running it; if it is not, the next request will fail"
+            ),
+            (false, true) => format!(
+                "{tool} call {id} has no result (the run was cut off): the agent answers it itself as interrupted when it next sends the history"
+            ),
+            (false, false) => {
+                let whence = match self.pairing {
+                    Pairing::Responses => "anywhere after it",
+                    Pairing::Anthropic => "in the message right after it",
+                    _ => "before the next assistant turn",
+                };
+                format!(
+                    "{tool} call {id} has no result {whence} (the run was interrupted?); every request will be rejected"
+                )
             }
         };
-        // Gemini may answer a call by its name alone.
-        let mut keys = vec![c.call_id.as_str()];
-        if let (Pairing::Gemini, Some(n)) = (dialect, c.name.as_deref()) {
-            keys.push(n);
-        }
-        let found = keys
-            .iter()
-            .filter_map(|k| by_id.get(k))
-            .flat_map(|v| v.iter().copied())
-            .find(|&k| !used[k] && in_place(results[k]));
-        if let Some(k) = found {
-            used[k] = true;
-            continue;
-        }
-        if paired_by_agent || codex_pairs(&c.call_id, c.entry) {
-            continue;
-        }
-        // Still running: nothing but the rest of the same response follows it.
-        let pending = entries[c.entry + 1..].iter().all(|e| e.role == Role::Assistant && e.error.is_none());
-        let agent_pairs = session.format.behaviour().answers_interrupted_calls;
-        let tool = c.name.as_deref().unwrap_or("a tool");
-        let message = if pending && agent_pairs {
-            format!(
-                "{tool} call {} has no result yet: the agent may still be running it; if the run was cut off, the agent answers it itself on resume",
-                c.call_id
-            )
-        } else if pending {
-            format!(
-                "{tool} call {} has no result yet: the agent may still be running it; if it is not, the next request will fail",
-                c.call_id
-            )
-        } else if agent_pairs {
-            format!(
-                "{tool} call {} has no result (the run was cut off): the agent answers it itself as interrupted when it next sends the history",
-                c.call_id
-            )
-        } else {
-            let whence = match dialect {
-                Pairing::Responses => "anywhere after it",
-                Pairing::Anthropic => "in the message right after it",
-                _ => "before the next assistant turn",
-            };
-            format!(
-                "{tool} call {} has no result {whence} (the run was interrupted?); every request will be rejected",
-                c.call_id
-            )
-        };
-        problems.push(Problem {
-            kind: Kind::CallWithoutResult,
-            code: Kind::CallWithoutResult.code(),
+        Fault {
+            kind: FaultKind::CallWithoutResult,
+            code: FaultKind::CallWithoutResult.code(),
             line: c.line,
             call_id: Some(c.call_id.clone()),
             tool: c.name.clone(),
@@ -228,145 +210,181 @@ fn check_with(session: &Session, dialect: Pairing, paired_by_agent: bool) -> Vec
             agent_pairs,
             message,
             entry: c.entry,
-        });
-    }
-
-    let call_of: HashMap<&str, &crate::model::ToolCall> = calls.iter().map(|c| (c.call_id.as_str(), *c)).collect();
-    for (k, r) in results.iter().enumerate().filter(|(k, _)| !used[*k]) {
-        let call = call_of.get(r.call_id.as_str()).copied();
-        // A server-side tool's result sits in the assistant message; its call may be a kind not counted.
-        if call.is_none() && (codex_pairs(&r.call_id, r.entry) || entries[r.entry].role == Role::Assistant) {
-            continue;
         }
-        let answered_before = by_id.get(r.call_id.as_str()).is_some_and(|v| v.iter().any(|&o| o != k && used[o]));
-        let tool = name_of.get(r.call_id.as_str()).map(|s| s.to_string());
-        let (kind, message) = match call {
-            // Gemini does not pair results with calls one to one: Gemini CLI sends a
-            // tool's response twice on every resume (its call record and its user
-            // record) and the API takes it.
-            Some(_) if answered_before && dialect == Pairing::Gemini => continue,
-            Some(_) if answered_before => {
-                (Kind::DuplicateResult, format!("a second result for call {}: each call takes exactly one", r.call_id))
-            }
-            Some(c) if c.entry > r.entry => (
-                Kind::ResultWithoutCall,
-                format!("result for call {} comes before its call (line {})", r.call_id, c.line),
-            ),
-            Some(c) => (
-                Kind::ResultWithoutCall,
-                format!(
-                    "result for call {} is not in the message right after its call (line {}): the provider finds no call for it",
-                    r.call_id, c.line
-                ),
-            ),
-            None => (
-                Kind::ResultWithoutCall,
-                format!(
-                    "result for call {}, which is not in the history the provider sees (cut by a compaction, in a reply the agent does not send, or never recorded)",
-                    r.call_id
-                ),
-            ),
-        };
-        problems.push(Problem {
-            kind,
-            code: kind.code(),
-            line: r.line,
-            call_id: Some(r.call_id.clone()),
-            tool,
-            at: r.at.clone(),
-            pending: false,
-            agent_pairs: false,
-            message,
-            entry: r.entry,
-        });
     }
 
-    if dialect == Pairing::Chat {
-        let result_at: HashMap<usize, usize> = results.iter().enumerate().map(|(k, r)| (r.entry, k)).collect();
-        // A `tool` message must follow the assistant message with its call, or other tool messages.
-        for (i, e) in entries.iter().enumerate().filter(|(i, e)| sent(*i) && e.role == Role::Tool) {
-            let before = (0..i).rev().find(|&j| sent(j) && entries[j].role != Role::Tool);
-            // Only the tool messages that do answer a call: orphans are told above.
-            if let Some(j) = before.filter(|&j| entries[j].role != Role::Assistant) {
-                let r = result_at.get(&i).map(|&k| results[k]);
-                if r.is_some_and(|r| problems.iter().any(|p| p.entry == r.entry)) {
-                    continue; // already told as an orphan
+    /// Results no call took: out of place, a second one, or no call at all.
+    fn orphans(&self, calls: &[&ToolCall], results: &[&ToolResult], used: &[bool], faults: &mut Vec<Fault>) {
+        let by_id = by_id(results);
+        let name_of = names(calls);
+        let call_of: HashMap<&str, &ToolCall> = calls.iter().map(|c| (c.call_id.as_str(), *c)).collect();
+        let entries = &self.session.entries;
+        for (k, r) in results.iter().enumerate().filter(|(k, _)| !used[*k]) {
+            let call = call_of.get(r.call_id.as_str()).copied();
+            // A server-side tool's result sits in the assistant message; its call may be a kind not counted.
+            if call.is_none() && (self.codex_pairs(&r.call_id, r.entry) || entries[r.entry].role == Role::Assistant) {
+                continue;
+            }
+            let answered_before = by_id.get(r.call_id.as_str()).is_some_and(|v| v.iter().any(|&o| o != k && used[o]));
+            let id = &r.call_id;
+            let (kind, message) = match call {
+                // Gemini does not pair results with calls one to one: Gemini CLI sends a
+                // tool's response twice on every resume (its call record and its user
+                // record) and the API takes it.
+                Some(_) if answered_before && self.pairing == Pairing::Gemini => continue,
+                Some(_) if answered_before => {
+                    (FaultKind::DuplicateResult, format!("a second result for call {id}: each call takes exactly one"))
                 }
-                problems.push(Problem {
-                    kind: Kind::RolesOutOfOrder,
-                    code: Kind::RolesOutOfOrder.code(),
-                    line: e.line,
-                    call_id: r.map(|r| r.call_id.clone()),
-                    tool: r.and_then(|r| name_of.get(r.call_id.as_str()).map(|s| s.to_string())),
-                    at: r.and_then(|r| r.at.clone()),
-                    pending: false,
-                    agent_pairs: false,
-                    message: format!(
-                        "a tool message after the {} message at line {}: it must follow the assistant message that called the tool",
-                        role_name(entries[j].role),
-                        entries[j].line
+                Some(c) if c.entry > r.entry => (
+                    FaultKind::ResultWithoutCall,
+                    format!("result for call {id} comes before its call (line {})", c.line),
+                ),
+                Some(c) => (
+                    FaultKind::ResultWithoutCall,
+                    format!(
+                        "result for call {id} is not in the message right after its call (line {}): the provider finds no call for it",
+                        c.line
                     ),
-                    entry: i,
-                });
-            }
+                ),
+                None => (
+                    FaultKind::ResultWithoutCall,
+                    format!(
+                        "result for call {id}, which is not in the history the provider sees (cut by a compaction, in a reply the agent does not send, or never recorded)"
+                    ),
+                ),
+            };
+            let tool = name_of.get(r.call_id.as_str()).map(|s| s.to_string());
+            faults.push(Fault { kind, code: kind.code(), tool, message, ..answer_fault(r) });
         }
     }
 
-    // Empty messages: merged per message where the agent merges entries (Anthropic), else per entry.
-    let last_sent = (0..entries.len()).rev().find(|&i| sent(i));
-    let mut empties: Vec<usize> = Vec::new();
-    if dialect == Pairing::Anthropic {
-        let mut all_empty = vec![true; groups.len()];
-        for i in (0..entries.len()).filter(|&i| sent(i)) {
-            all_empty[group_of[i]] &= entries[i].empty;
+    /// Chat Completions: a `tool` message must follow the assistant message
+    /// with its call, or other tool messages.
+    fn chat_order(&self, results: &[&ToolResult], faults: &mut Vec<Fault>) {
+        let entries = &self.session.entries;
+        let calls: Vec<&ToolCall> = self.session.tool_calls.iter().filter(|c| self.sent(c.entry)).collect();
+        let name_of = names(&calls);
+        let result_at: HashMap<usize, usize> = results.iter().enumerate().map(|(k, r)| (r.entry, k)).collect();
+        for (i, e) in entries.iter().enumerate().filter(|(i, e)| self.sent(*i) && e.role == Role::Tool) {
+            let before = (0..i).rev().find(|&j| self.sent(j) && entries[j].role != Role::Tool);
+            // Only the tool messages that do answer a call: orphans are told above.
+            let Some(j) = before.filter(|&j| entries[j].role != Role::Assistant) else { continue };
+            let r = result_at.get(&i).map(|&k| results[k]);
+            if r.is_some_and(|r| faults.iter().any(|p| p.entry == r.entry)) {
+                continue; // already told as an orphan
+            }
+            faults.push(Fault {
+                kind: FaultKind::RolesOutOfOrder,
+                code: FaultKind::RolesOutOfOrder.code(),
+                line: e.line,
+                call_id: r.map(|r| r.call_id.clone()),
+                tool: r.and_then(|r| name_of.get(r.call_id.as_str()).map(|s| s.to_string())),
+                at: r.and_then(|r| r.at.clone()),
+                pending: false,
+                agent_pairs: false,
+                message: format!(
+                    "a tool message after the {} message at line {}: it must follow the assistant message that called the tool",
+                    role_name(entries[j].role),
+                    entries[j].line
+                ),
+                entry: i,
+            });
         }
-        empties.extend(groups.iter().zip(all_empty).filter(|(_, e)| *e).map(|(g, _)| g.first));
-    } else {
-        empties.extend((0..entries.len()).filter(|&i| sent(i) && entries[i].empty));
     }
-    for i in empties {
-        let e = &entries[i];
-        // The final assistant message may be empty (a prefill).
-        let final_assistant =
-            e.role == Role::Assistant && last_sent.is_some_and(|l| group_of[l] == group_of[i] || l == i);
-        if final_assistant {
-            continue;
+
+    /// Empty messages: merged per message where the agent merges entries
+    /// (Anthropic), else per entry. The final assistant message may be empty (a prefill).
+    fn empty_messages(&self, faults: &mut Vec<Fault>) {
+        let entries = &self.session.entries;
+        let last_sent = (0..entries.len()).rev().find(|&i| self.sent(i));
+        let mut empties: Vec<usize> = Vec::new();
+        if self.pairing == Pairing::Anthropic {
+            let mut all_empty = vec![true; self.groups.len()];
+            for i in (0..entries.len()).filter(|&i| self.sent(i)) {
+                all_empty[self.group_of[i]] &= entries[i].empty;
+            }
+            empties.extend(self.groups.iter().zip(all_empty).filter(|(_, e)| *e).map(|(g, _)| g.first));
+        } else {
+            empties.extend((0..entries.len()).filter(|&i| self.sent(i) && entries[i].empty));
         }
-        problems.push(Problem {
-            kind: Kind::EmptyMessage,
-            code: Kind::EmptyMessage.code(),
-            line: e.line,
-            call_id: None,
-            tool: None,
-            at: None,
-            pending: false,
-            agent_pairs: false,
-            message: format!("an empty {} message: the provider requires content in every message", role_name(e.role)),
-            entry: i,
-        });
-    }
-    // A later request that the model accepted held this history: the agent sends it
-    // in a form the provider takes (pi and Codex pair calls themselves, Cline writes
-    // its results as text): not a problem for the next request. Claude Code and
-    // Codex send a result without its call as recorded: a later answer excuses
-    // none (the provider rejects it).
-    let logged = session.format.behaviour().logged;
-    let proof = |i: usize| sent(i) && entries[i].role == Role::Assistant && entries[i].accepted;
-    let excusable = |p: &Problem| {
-        !(session.format.behaviour().sends_results_as_recorded
-            && matches!(p.kind, Kind::ResultWithoutCall | Kind::DuplicateResult))
-    };
-    if logged {
-        // Every assistant message of a logged request counts as accepted; only a
-        // response logged after the request proves the request was taken.
-        if let Some(l) = (0..entries.len()).rev().find(|&i| proof(i)).map(|i| entries[i].line) {
-            problems.retain(|p| p.line >= l);
+        for i in empties {
+            let e = &entries[i];
+            let same_message = |l: usize| self.group_of[l] == self.group_of[i] || l == i;
+            if e.role == Role::Assistant && last_sent.is_some_and(same_message) {
+                continue;
+            }
+            faults.push(Fault {
+                kind: FaultKind::EmptyMessage,
+                code: FaultKind::EmptyMessage.code(),
+                line: e.line,
+                call_id: None,
+                tool: None,
+                at: None,
+                pending: false,
+                agent_pairs: false,
+                message: format!(
+                    "an empty {} message: the provider requires content in every message",
+                    role_name(e.role)
+                ),
+                entry: i,
+            });
         }
-    } else if let Some(g) = (0..entries.len()).rev().find(|&i| proof(i)).map(|i| group_of[i]) {
-        problems.retain(|p| group_of[p.entry] == usize::MAX || group_of[p.entry] >= g || !excusable(p));
     }
-    problems.sort_by_key(|p| (p.entry, p.line));
-    problems
+
+    /// A later request that the model accepted held this history: the agent sends it
+    /// in a form the provider takes (pi and Codex pair calls themselves, Cline writes
+    /// its results as text): not a fault for the next request. Claude Code and
+    /// Codex send a result without its call as recorded: a later answer excuses
+    /// none (the provider rejects it).
+    fn excuse_accepted(&self, faults: &mut Vec<Fault>) {
+        let entries = &self.session.entries;
+        let behaviour = self.session.format.behaviour();
+        let proof = |i: usize| self.sent(i) && entries[i].role == Role::Assistant && entries[i].accepted;
+        let excusable = |p: &Fault| {
+            !(behaviour.sends_results_as_recorded
+                && matches!(p.kind, FaultKind::ResultWithoutCall | FaultKind::DuplicateResult))
+        };
+        let last_proof = (0..entries.len()).rev().find(|&i| proof(i));
+        if behaviour.logged {
+            // Every assistant message of a logged request counts as accepted; only a
+            // response logged after the request proves the request was taken.
+            if let Some(l) = last_proof.map(|i| entries[i].line) {
+                faults.retain(|p| p.line >= l);
+            }
+        } else if let Some(g) = last_proof.map(|i| self.group_of[i]) {
+            faults.retain(|p| self.group_of[p.entry] == usize::MAX || self.group_of[p.entry] >= g || !excusable(p));
+        }
+    }
+}
+
+/// Results by the id they answer, in history order.
+fn by_id<'r>(results: &[&'r ToolResult]) -> HashMap<&'r str, Vec<usize>> {
+    let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (k, r) in results.iter().enumerate() {
+        by_id.entry(r.call_id.as_str()).or_default().push(k);
+    }
+    by_id
+}
+
+/// The tool names of calls, by call id.
+fn names<'c>(calls: &[&'c ToolCall]) -> HashMap<&'c str, &'c str> {
+    calls.iter().filter_map(|c| Some((c.call_id.as_str(), c.name.as_deref()?))).collect()
+}
+
+/// The fields of a fault about result `r` that do not depend on what is wrong.
+fn answer_fault(r: &ToolResult) -> Fault {
+    Fault {
+        kind: FaultKind::ResultWithoutCall,
+        code: FaultKind::ResultWithoutCall.code(),
+        line: r.line,
+        call_id: Some(r.call_id.clone()),
+        tool: None,
+        at: r.at.clone(),
+        pending: false,
+        agent_pairs: false,
+        message: String::new(),
+        entry: r.entry,
+    }
 }
 
 fn role_name(r: Role) -> &'static str {
@@ -380,7 +398,7 @@ fn role_name(r: Role) -> &'static str {
 
 /// The problems as findings of the file, for `scan` (a pending call is a warning:
 /// the agent may still be running it; so is one the agent answers itself).
-pub fn findings(problems: &[Problem]) -> Vec<Finding> {
+pub fn findings(problems: &[Fault]) -> Vec<Finding> {
     problems
         .iter()
         .map(|p| Finding {

@@ -3,6 +3,7 @@
 //! Nothing outside `formats/` knows a native field name: `diagnose`, `exclude`,
 //! `preview` and `check` work on these types only.
 
+mod fault;
 mod format;
 mod next;
 mod reference;
@@ -11,6 +12,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+pub use fault::{Fault, FaultKind, Structure};
 pub use format::Format;
 pub use reference::{Ref, RefError};
 
@@ -338,4 +340,7 @@ pub struct Session {
     /// the request `preview` builds from the whole document.
     #[serde(skip)]
     pub cut: Option<Cut>,
+    /// The history's structure, checked once by the reader.
+    #[serde(skip)]
+    pub structure: Structure,
 }

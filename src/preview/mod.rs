@@ -21,7 +21,7 @@ use crate::reader::Source;
 use crate::rewrite::sparse::{Rewritten, Shape};
 use crate::rewrite::{self, Rewrite};
 
-use crate::request::{Dialect, To, canon, write};
+use crate::request::{Dialect, Out, To, canon, write};
 
 /// What a preview wrote.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -120,22 +120,10 @@ fn build(
     let format = session.format;
     let name = source.describe();
     let mut file = source.open().with_context(|| format!("opening {name}"))?;
-    let model = session.next_model().map(str::to_string);
-    let adapter = format.adapter();
-    let absent = adapter.not_in_session(session, dialect);
     let own = stand_in::StandIns::default();
     let stand_ins = only.as_ref().map_or(&own, |o| o.stand_ins);
-    // For one item, every attachment's payload is stood in for, where it is
-    // (file ranges, in order).
-    let spans: Vec<(u64, u64)> = match &only {
-        Some(_) => {
-            let mut all: Vec<(u64, u64)> =
-                session.attachments.iter().filter_map(|a| a.span).map(|s| (s.offset, s.len)).collect();
-            all.sort_unstable();
-            all
-        }
-        None => Vec::new(),
-    };
+    let edit =
+        Editing { format, rewrite: &rewrite, single_document, spans: item_spans(session, only.is_some()), stand_ins };
     // Stand-ins are filled from the same open file: the request is of the file read.
     let mut filled;
     let out: &mut dyn Write = match only {
@@ -149,61 +137,13 @@ fn build(
     let mut read_record = |offset: u64, len: u64| -> anyhow::Result<Vec<u8>> {
         file.read_range(offset, len).with_context(|| format!("reading {name}"))
     };
-    // The rewrite's edits of a record; `None` when the rewrite drops it.
-    let edits_of = |text: &[u8], offset: u64, line: u64| -> Option<Vec<splice::Edit>> {
-        let key = if single_document { 1 } else { line };
-        rewrite.ops.get(&key).map_or(Some(Vec::new()), |ops| rewrite::edits(format, text, offset, ops))
-    };
-    // The record with those edits applied and, for a line of JSON Lines, its
-    // long payloads stood in for. A whole document keeps its payloads: Cline's
-    // writer measures them.
-    // `shape`: where the record's text is in the file (it may be read collapsed).
-    let edited_by = |text: Vec<u8>, shape: &Shape, mut edits: Vec<splice::Edit>| -> Vec<u8> {
-        let (offset, end) = (shape.at(), shape.at() + shape.len);
-        let within = &spans[spans.partition_point(|s| s.0 < offset)..spans.partition_point(|s| s.0 < end)];
-        let stood_in = match (single_document, within) {
-            (true, _) => Vec::new(),
-            (false, []) => stand_ins.edits(&text, shape, &edits),
-            (false, spans) => stand_ins.spans(&text, shape, spans),
-        };
-        if edits.is_empty() && stood_in.is_empty() {
-            return text;
-        }
-        edits.extend(stood_in);
-        splice::apply(&text, edits)
-    };
-    // Both: the record as the request holds it, or `None`.
-    let edited = |text: Vec<u8>, offset: u64, line: u64| -> Option<Vec<u8>> {
-        let edits = edits_of(&text, offset, line)?;
-        let shape = Shape::whole(offset, text.len() as u64);
-        Some(edited_by(text, &shape, edits))
-    };
-    let summary = rewrite.summary.clone();
-
+    let adapter = format.adapter();
     // A logged request previewed in its own dialect: the body as logged.
     if format.behaviour().logged && adapter.dialect(session, "") == dialect {
-        let Some(r) =
-            session.records.iter().rev().find(|r| is_request(&read_record(r.offset, r.len).unwrap_or_default()))
-        else {
-            anyhow::bail!("{name}: no logged request to preview");
-        };
-        let text = read_record(r.offset, r.len)?;
-        let text = edited(text, r.offset, r.line).unwrap_or_default();
-        let body = ["/request", "/body", ""].iter().find_map(|p| {
-            let range = splice::locate(&text, p)?;
-            (text[range.start] == b'{' && (p.is_empty() || is_request(&text[range.clone()]))).then_some(range)
-        });
-        let body = body.map_or(&text[..], |r| &text[r]);
-        out.write_all(body)?;
-        out.write_all(b"\n")?;
-        out.flush()?;
-        let items = serde_json::from_slice::<serde_json::Value>(body)
-            .ok()
-            .and_then(|v| ["messages", "input", "contents"].iter().find_map(|k| v.get(k)?.as_array().map(Vec::len)))
-            .unwrap_or(0) as u64;
-        return Ok(Previewed { target: dialect.name(), items, changes: summary, not_in_session: &[] });
+        let items = logged_body(session, &edit, &mut read_record, out, &name)?;
+        return Ok(Previewed { target: dialect.name(), items, changes: rewrite.summary.clone(), not_in_session: &[] });
     }
-
+    let model = session.next_model().map(str::to_string);
     let mut w = match &only {
         Some(o) => write::Writer::item(out, dialect, o.index),
         None => write::Writer::start(out, dialect, model.as_deref())?,
@@ -214,74 +154,184 @@ fn build(
     let to = To { session, dialect, provider: session.provider.as_deref(), model: model.as_deref() };
     let mut agent = adapter.request(&to, &mut read_record)?;
     agent.begin(&mut w);
-    // A one-document session's edited text, read once.
-    let document = match session.records.first().copied().filter(|_| single_document) {
-        Some(r) => edited(read_record(r.offset, r.len)?, r.offset, 1),
-        None => None,
-    };
     if single_document {
-        // One JSON document: its elements (an array, or a `messages` list) are the records.
-        {
-            if let Some(text) = &document {
-                let mut doc = crate::json::serde_tolerant(text).context("the edited document is not JSON")?;
-                agent.document(text, &mut doc);
-                let list = doc
-                    .as_array()
-                    .or_else(|| doc.get("messages").and_then(|m| m.as_array()).filter(|_| !format.behaviour().logged));
-                match list {
-                    Some(items) => items.iter().try_for_each(|v| agent.record(v, None, &mut w))?,
-                    None => agent.record(&doc, None, &mut w)?,
-                }
-            }
+        // A one-document session's edited text, read once.
+        let document = match session.records.first() {
+            Some(r) => edit.edited(read_record(r.offset, r.len)?, r.offset, 1),
+            None => None,
+        };
+        if let Some(text) = &document {
+            render_document(text, format, agent.as_mut(), &mut w)?;
         }
     } else {
-        // Read (but for what the rewrite replaces), edited and parsed on every
-        // core; rendered here, in order.
-        let holes = rewrite::sparse::Holes::new(&rewrite.replaced);
-        let prepare = |r: &crate::model::Record| -> records::Prepared {
-            let (text, shape) =
-                holes.read_collapsed(&file, r.offset, r.len).with_context(|| format!("reading {name}"))?;
-            let ops = rewrite.ops.get(&r.line).map(Vec::as_slice);
-            let edits = |t: &[u8], ops: Option<&[rewrite::Op]>| {
-                ops.map_or(Some(Vec::new()), |ops| rewrite::edits(format, t, r.offset, ops))
-            };
-            let (text, shape, edits) = match shape.rewritten(&text, ops, edits) {
-                Rewritten::Edits(e) => (text, shape, e),
-                Rewritten::Whole => {
-                    let text = shape.read(&file).with_context(|| format!("reading {name}"))?;
-                    let e = edits(&text, ops);
-                    (text, Shape::whole(r.offset, r.len), e)
-                }
-            };
-            let Some(edits) = edits else { return Ok(None) };
-            Ok(crate::json::serde_tolerant(&edited_by(text, &shape, edits)).ok())
-        };
-        // A line seen in parts (a checkpoint taken apart) answers its calls after its last part.
-        let last_part: HashMap<u64, Option<u32>> = session.records.iter().map(|r| (r.line, r.part)).collect();
-        records::each(&session.records, threads, prepare, |r, v| {
-            let Some(v) = v else { return Ok(()) };
-            agent.record(&v, r.part, &mut w)?;
-            // Interrupted calls of this turn get their result right after it.
-            let ops = rewrite.ops.get(&r.line).filter(|_| last_part.get(&r.line) == Some(&r.part));
-            for op in ops.into_iter().flatten() {
-                if let rewrite::Op::Answer { call_id, tool } = op {
-                    let text = canon::Part::Text(rewrite::mend::interrupted(format).into());
-                    let result = canon::Part::Result {
-                        id: call_id.clone(),
-                        name: tool.clone(),
-                        parts: vec![text],
-                        error: format.behaviour().interrupted().1,
-                    };
-                    agent.added(canon::Msg::new(canon::Role::User, vec![result]), &mut w)?;
-                }
-            }
-            Ok(())
-        })?;
+        render_lines(session, &edit, &file, &name, threads, agent.as_mut(), &mut w)?;
     }
     agent.finish(&mut w)?;
     let (out, items) = w.finish()?;
     out.flush()?;
-    Ok(Previewed { target: dialect.name(), items, changes: summary, not_in_session: absent })
+    let absent = adapter.not_in_session(session, dialect);
+    Ok(Previewed { target: dialect.name(), items, changes: rewrite.summary.clone(), not_in_session: absent })
+}
+
+/// For one item, every attachment's payload is stood in for, where it is
+/// (file ranges, in order); for a whole request, none is.
+fn item_spans(session: &Session, one_item: bool) -> Vec<(u64, u64)> {
+    if !one_item {
+        return Vec::new();
+    }
+    let mut all: Vec<(u64, u64)> =
+        session.attachments.iter().filter_map(|a| a.span).map(|s| (s.offset, s.len)).collect();
+    all.sort_unstable();
+    all
+}
+
+/// How a record's text becomes what the request holds: the rewrite's edits,
+/// and for a line of JSON Lines its long payloads stood in for.
+struct Editing<'a> {
+    format: crate::model::Format,
+    rewrite: &'a Rewrite,
+    single_document: bool,
+    /// The payloads an item's stand-ins name ([`item_spans`]).
+    spans: Vec<(u64, u64)>,
+    stand_ins: &'a stand_in::StandIns,
+}
+
+impl Editing<'_> {
+    /// The rewrite's edits of a record; `None` when the rewrite drops it.
+    fn edits_of(&self, text: &[u8], offset: u64, line: u64) -> Option<Vec<splice::Edit>> {
+        let key = if self.single_document { 1 } else { line };
+        self.rewrite.ops.get(&key).map_or(Some(Vec::new()), |ops| rewrite::edits(self.format, text, offset, ops))
+    }
+
+    /// The record with `edits` applied and, for a line of JSON Lines, its
+    /// long payloads stood in for. A whole document keeps its payloads: Cline's
+    /// writer measures them. `shape`: where the record's text is in the file
+    /// (it may be read collapsed).
+    fn edited_by(&self, text: Vec<u8>, shape: &Shape, mut edits: Vec<splice::Edit>) -> Vec<u8> {
+        let (offset, end) = (shape.at(), shape.at() + shape.len);
+        let spans = &self.spans;
+        let within = &spans[spans.partition_point(|s| s.0 < offset)..spans.partition_point(|s| s.0 < end)];
+        let stood_in = match (self.single_document, within) {
+            (true, _) => Vec::new(),
+            (false, []) => self.stand_ins.edits(&text, shape, &edits),
+            (false, spans) => self.stand_ins.spans(&text, shape, spans),
+        };
+        if edits.is_empty() && stood_in.is_empty() {
+            return text;
+        }
+        edits.extend(stood_in);
+        splice::apply(&text, edits)
+    }
+
+    /// Both: the record as the request holds it, or `None`.
+    fn edited(&self, text: Vec<u8>, offset: u64, line: u64) -> Option<Vec<u8>> {
+        let edits = self.edits_of(&text, offset, line)?;
+        let shape = Shape::whole(offset, text.len() as u64);
+        Some(self.edited_by(text, &shape, edits))
+    }
+}
+
+/// Writes the body of the last logged request, edits applied; the number of
+/// its messages or items.
+fn logged_body(
+    session: &Session,
+    edit: &Editing<'_>,
+    read_record: &mut dyn FnMut(u64, u64) -> anyhow::Result<Vec<u8>>,
+    out: &mut dyn Write,
+    name: &str,
+) -> anyhow::Result<u64> {
+    let Some(r) = session.records.iter().rev().find(|r| is_request(&read_record(r.offset, r.len).unwrap_or_default()))
+    else {
+        anyhow::bail!("{name}: no logged request to preview");
+    };
+    let text = read_record(r.offset, r.len)?;
+    let text = edit.edited(text, r.offset, r.line).unwrap_or_default();
+    let body = ["/request", "/body", ""].iter().find_map(|p| {
+        let range = splice::locate(&text, p)?;
+        (text[range.start] == b'{' && (p.is_empty() || is_request(&text[range.clone()]))).then_some(range)
+    });
+    let body = body.map_or(&text[..], |r| &text[r]);
+    out.write_all(body)?;
+    out.write_all(b"\n")?;
+    out.flush()?;
+    let items = serde_json::from_slice::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| ["messages", "input", "contents"].iter().find_map(|k| v.get(k)?.as_array().map(Vec::len)))
+        .unwrap_or(0);
+    Ok(items as u64)
+}
+
+/// One JSON document: its elements (an array, or a `messages` list) are the records.
+fn render_document(
+    text: &[u8],
+    format: crate::model::Format,
+    agent: &mut dyn crate::request::Render,
+    w: &mut Out<'_>,
+) -> anyhow::Result<()> {
+    let mut doc = crate::json::serde_tolerant(text).context("the edited document is not JSON")?;
+    agent.document(text, &mut doc);
+    let list = doc
+        .as_array()
+        .or_else(|| doc.get("messages").and_then(|m| m.as_array()).filter(|_| !format.behaviour().logged));
+    match list {
+        Some(items) => items.iter().try_for_each(|v| agent.record(v, None, w))?,
+        None => agent.record(&doc, None, w)?,
+    }
+    Ok(())
+}
+
+/// The records of a JSON Lines session: read (but for what the rewrite
+/// replaces), edited and parsed on every core; rendered here, in order.
+fn render_lines(
+    session: &Session,
+    edit: &Editing<'_>,
+    file: &crate::reader::Handle,
+    name: &str,
+    threads: usize,
+    agent: &mut dyn crate::request::Render,
+    w: &mut Out<'_>,
+) -> anyhow::Result<()> {
+    let (format, rewrite) = (edit.format, edit.rewrite);
+    let holes = rewrite::sparse::Holes::new(&rewrite.replaced);
+    let prepare = |r: &crate::model::Record| -> records::Prepared {
+        let (text, shape) = holes.read_collapsed(file, r.offset, r.len).with_context(|| format!("reading {name}"))?;
+        let ops = rewrite.ops.get(&r.line).map(Vec::as_slice);
+        let edits = |t: &[u8], ops: Option<&[rewrite::Op]>| {
+            ops.map_or(Some(Vec::new()), |ops| rewrite::edits(format, t, r.offset, ops))
+        };
+        let (text, shape, edits) = match shape.rewritten(&text, ops, edits) {
+            Rewritten::Edits(e) => (text, shape, e),
+            Rewritten::Whole => {
+                let text = shape.read(file).with_context(|| format!("reading {name}"))?;
+                let e = edits(&text, ops);
+                (text, Shape::whole(r.offset, r.len), e)
+            }
+        };
+        let Some(edits) = edits else { return Ok(None) };
+        Ok(crate::json::serde_tolerant(&edit.edited_by(text, &shape, edits)).ok())
+    };
+    // A line seen in parts (a checkpoint taken apart) answers its calls after its last part.
+    let last_part: HashMap<u64, Option<u32>> = session.records.iter().map(|r| (r.line, r.part)).collect();
+    records::each(&session.records, threads, prepare, |r, v| {
+        let Some(v) = v else { return Ok(()) };
+        agent.record(&v, r.part, w)?;
+        // Interrupted calls of this turn get their result right after it.
+        let ops = rewrite.ops.get(&r.line).filter(|_| last_part.get(&r.line) == Some(&r.part));
+        for op in ops.into_iter().flatten() {
+            if let rewrite::Op::Answer { call_id, tool } = op {
+                agent.added(interrupted_answer(format, call_id, tool.clone()), w)?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// The result the rewrite gives an interrupted call, as a message.
+fn interrupted_answer(format: crate::model::Format, call_id: &str, tool: Option<String>) -> canon::Msg {
+    let text = canon::Part::Text(rewrite::mend::interrupted(format).into());
+    let error = format.behaviour().interrupted().1;
+    let result = canon::Part::Result { id: call_id.to_string(), name: tool, parts: vec![text], error };
+    canon::Msg::new(canon::Role::User, vec![result])
 }
 
 fn is_request(text: &[u8]) -> bool {

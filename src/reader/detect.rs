@@ -108,7 +108,7 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
         if let Some(f) = opts.format.filter(|f| *f != format) {
             bail!("{} is {}'s store; it cannot be read as {}", path.display(), format.name(), f.name());
         }
-        return finish(path, opts, format, true, Evidence::new(), Source::Memory(store));
+        return finish(path, opts, format, true, Evidence::new(), Content::Memory(store));
     }
     let spool = super::compressed::spool(path)?;
     let mut plan = plan_text(path, spool.as_deref().map_or(path, |s| s.as_ref()), opts)?;
@@ -197,14 +197,14 @@ fn plan_text(path: &Path, text: &Path, opts: &Options) -> anyhow::Result<Plan> {
         },
     };
     let source = match document {
-        Some(bytes) => Source::Document(bytes, file),
-        None => Source::Lines(file),
+        Some(bytes) => Content::Document(bytes, file),
+        None => Content::Lines(file),
     };
     finish(path, opts, format, detected, ev, source)
 }
 
-/// How the content reaches the reader.
-enum Source {
+/// How the content reaches the reader (not [`super::Source`], the bytes later stages read again).
+enum Content {
     /// JSON Lines, in the file opened.
     Lines(std::sync::Arc<File>),
     /// One JSON document: its bytes, and the file they were read from.
@@ -232,7 +232,7 @@ fn finish(
     format: Format,
     detected: bool,
     ev: Evidence,
-    source: Source,
+    source: Content,
 ) -> anyhow::Result<Plan> {
     let provider = match (&opts.provider, &opts.model) {
         (Some(p), _) => Some(p.as_str()),
@@ -250,9 +250,9 @@ fn finish(
         // The provider the session names last (the next request goes there), else
         // the first it names, else the format's own.
         None => match &source {
-            Source::Lines(file) => tail_provider(path, file, format)?,
-            Source::Document(bytes, _) => document_provider(format, bytes),
-            Source::Memory(store) => {
+            Content::Lines(file) => tail_provider(path, file, format)?,
+            Content::Document(bytes, _) => document_provider(format, bytes),
+            Content::Memory(store) => {
                 let size = store.lines.len() as u64;
                 last_provider(store.lines.as_slice(), size, size, format)?
             }
@@ -267,9 +267,9 @@ fn finish(
         rules = rules.with_overrides_from(file)?;
     }
     let (single_document, memory, note, session, file) = match source {
-        Source::Lines(file) => (false, None, None, None, Some(file)),
-        Source::Document(_, file) => (true, None, None, None, Some(file)),
-        Source::Memory(store) => (false, Some(store.lines), store.note, Some(store.session), None),
+        Content::Lines(file) => (false, None, None, None, Some(file)),
+        Content::Document(_, file) => (true, None, None, None, Some(file)),
+        Content::Memory(store) => (false, Some(store.lines), store.note, Some(store.session), None),
     };
     Ok(Plan { format, detected, rules, single_document, memory, note, session, spool: None, file })
 }

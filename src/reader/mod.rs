@@ -210,9 +210,11 @@ pub fn read_with_plan(
         model: h.model,
         records: h.records,
         cut,
+        structure: crate::model::Structure::default(),
     };
     // The history's structure (calls without results, …) is a fact about the file too.
-    session.findings.extend(crate::history::findings(&crate::history::check(&session)));
+    session.structure = crate::history::check(&session);
+    session.findings.extend(crate::history::findings(&session.structure.faults));
     session.findings.sort_by_key(|f| f.line);
     Ok(session)
 }

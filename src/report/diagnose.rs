@@ -2,8 +2,8 @@
 
 use std::io::{self, Write};
 
-use crate::diagnose::{Diagnosis, Source};
-use crate::history::Kind;
+use crate::diagnose::{Diagnosis, FailureSource};
+use crate::model::FaultKind;
 use crate::model::Severity;
 
 use super::scan::{attachment_row, attachment_table, verdict};
@@ -37,10 +37,10 @@ pub fn write(out: &mut impl Write, d: &Diagnosis, detected: bool, term: &Term) -
             None => "retry unknown",
         };
         let whence = match (f.source, f.line) {
-            (Source::Recorded, Some(l)) => format!("recorded at line {l}"),
-            (Source::Recorded, None) => "recorded beside the history".into(),
-            (Source::Given, _) => "given".into(),
-            (Source::Predicted, _) => "predicted: no blocking error recorded".into(),
+            (FailureSource::Recorded, Some(l)) => format!("recorded at line {l}"),
+            (FailureSource::Recorded, None) => "recorded beside the history".into(),
+            (FailureSource::Given, _) => "given".into(),
+            (FailureSource::Predicted, _) => "predicted: no blocking error recorded".into(),
         };
         say(out, "failure", &format!("{} ({retry}; {whence})", c.class))?;
         // Under the provider's label only when the provider is known; else the
@@ -160,12 +160,12 @@ fn history(out: &mut impl Write, d: &Diagnosis, term: &Term) -> io::Result<()> {
     for i in &d.history {
         let p = &i.problem;
         let kind = match p.kind {
-            Kind::CallWithoutResult if p.pending => "call pending",
-            Kind::CallWithoutResult => "call without result",
-            Kind::ResultWithoutCall => "result without call",
-            Kind::DuplicateResult => "duplicate result",
-            Kind::EmptyMessage => "empty message",
-            Kind::RolesOutOfOrder => "out of order",
+            FaultKind::CallWithoutResult if p.pending => "call pending",
+            FaultKind::CallWithoutResult => "call without result",
+            FaultKind::ResultWithoutCall => "result without call",
+            FaultKind::DuplicateResult => "duplicate result",
+            FaultKind::EmptyMessage => "empty message",
+            FaultKind::RolesOutOfOrder => "out of order",
         };
         t.row([
             Cell::from(if i.named { "*" } else { "" }),

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::io::{self, Write};
 
 use crate::check::{CheckReport, Checked};
-use crate::diagnose::{Diagnosis, Source};
+use crate::diagnose::{Diagnosis, FailureSource};
 use crate::media::Verdict;
 use crate::model::{Attachment, Entry, Origin, Role, Severity};
 
@@ -357,10 +357,10 @@ fn failure(out: &mut dyn Write, part: &Part<'_>) -> io::Result<()> {
     };
     row(out, "class", &format!("<code class=\"class\">{}</code> {retry}", esc(&c.class.to_string())))?;
     let whence = match (f.source, f.line) {
-        (Source::Recorded, Some(l)) => format!("recorded at {}", part.line_link(l, &format!("line {l}"))),
-        (Source::Recorded, None) => "recorded".into(),
-        (Source::Given, _) => "given on the command line".into(),
-        (Source::Predicted, _) => "predicted: no blocking error is recorded, the history alone says so".into(),
+        (FailureSource::Recorded, Some(l)) => format!("recorded at {}", part.line_link(l, &format!("line {l}"))),
+        (FailureSource::Recorded, None) => "recorded".into(),
+        (FailureSource::Given, _) => "given on the command line".into(),
+        (FailureSource::Predicted, _) => "predicted: no blocking error is recorded, the history alone says so".into(),
     };
     row(out, "source", &whence)?;
     if f.recovered {

@@ -48,7 +48,7 @@ pub struct Written {
 
 /// What `repair` copies from: the session, the snapshot taken before it was
 /// first read, and every file the command read (none may be the copy).
-pub struct Source<'a> {
+pub struct CopySource<'a> {
     pub path: &'a Path,
     pub planned: Snapshot,
     pub reads: &'a [Input],
@@ -57,7 +57,7 @@ pub struct Source<'a> {
 /// Copies the session (read as `format`) to a new session with `rewrite` applied.
 /// `damaged` are lines the reader could not read: they are left out.
 pub fn repair(
-    source: &Source<'_>,
+    source: &CopySource<'_>,
     format: Format,
     single_document: bool,
     rewrite: &Rewrite,
@@ -70,7 +70,7 @@ pub fn repair(
 /// [`repair`], the session's text read from `text`: the file itself, or its
 /// decompressed copy when the file is compressed ([`crate::reader::Plan::text`]).
 pub fn repair_text(
-    source: &Source<'_>,
+    source: &CopySource<'_>,
     text: &Path,
     format: Format,
     single_document: bool,

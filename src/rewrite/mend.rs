@@ -5,8 +5,8 @@
 
 use serde_json::json;
 
-use crate::history::{Kind, Problem};
 use crate::model::Format;
+use crate::model::{Fault, FaultKind};
 use crate::model::{Role, Session};
 
 use super::{Op, Rewrite};
@@ -21,11 +21,11 @@ pub fn interrupted(format: Format) -> &'static str {
 
 impl Rewrite {
     /// Plans the mending of every structural problem `problems` names.
-    pub fn mend(&mut self, session: &Session, problems: &[Problem]) {
+    pub fn mend(&mut self, session: &Session, problems: &[Fault]) {
         for p in problems {
             let Some(call_id) = p.call_id.clone() else { continue };
             match p.kind {
-                Kind::CallWithoutResult if session.format.behaviour().holds_synthetic_results => {
+                FaultKind::CallWithoutResult if session.format.behaviour().holds_synthetic_results => {
                     // After the last line of the assistant turn that made the call.
                     let mut last = p.entry;
                     while session.entries.get(last + 1).is_some_and(|e| e.role == Role::Assistant && e.error.is_none())
@@ -36,7 +36,7 @@ impl Rewrite {
                     self.ops.entry(e.line).or_default().push(Op::Answer { call_id, tool: p.tool.clone() });
                     self.summary.calls_answered.push(p.call_id.clone().unwrap_or_default());
                 }
-                Kind::ResultWithoutCall => {
+                FaultKind::ResultWithoutCall => {
                     // A result of its own record (Codex items, pi messages) goes with its record.
                     let op = if session.format.behaviour().results_are_records {
                         Op::Drop

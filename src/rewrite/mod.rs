@@ -207,7 +207,7 @@ impl Rewrite {
             r.ops.entry(key(x.line)).or_default().push(op);
         }
         if !single_document {
-            r.mend(session, &crate::history::check(session));
+            r.mend(session, &session.structure.faults);
         }
         r
     }
