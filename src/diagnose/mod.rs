@@ -8,9 +8,9 @@
 //! that answered a request accepted every attachment in it, so only what came
 //! after its latest answer can be to blame.
 
-mod blocks;
+mod block_path;
 mod claude_code;
-mod history;
+mod faults;
 pub mod next;
 mod read;
 mod run;
@@ -24,7 +24,7 @@ use crate::media::{Problem, Verdict};
 use crate::model::Format;
 use crate::model::{Attachment, Finding, ReasoningKind, Role, Session};
 
-pub use history::HistoryItem;
+pub use faults::HistoryItem;
 pub use next::command as next_command;
 pub use read::{Asked, Deepened, diagnose_read};
 
@@ -154,13 +154,13 @@ pub struct Diagnosis {
     /// The provider-visible history the judgement was made on, for printers
     /// that show it (`--html`); not part of the JSON.
     #[serde(skip)]
-    pub timeline: History,
+    pub timeline: Timeline,
 }
 
 /// The history a diagnosis looked at: its entries in order, and every
 /// attachment as judged under the provider that failed (`entry` indexes `entries`).
 #[derive(Clone, Debug, Default)]
-pub struct History {
+pub struct Timeline {
     pub entries: Vec<crate::model::Entry>,
     pub attachments: Vec<Attachment>,
 }
@@ -238,7 +238,7 @@ impl Diagnosis {
     /// its findings, entries and attachments.
     pub fn with(mut self, session: Session) -> Diagnosis {
         self.findings = session.findings;
-        self.timeline = History { entries: session.entries, attachments: session.attachments };
+        self.timeline = Timeline { entries: session.entries, attachments: session.attachments };
         self
     }
 }
@@ -247,7 +247,7 @@ impl Diagnosis {
 /// diagnosis (whose `findings` and `timeline` are then empty), its attachments
 /// judged as the diagnosis judged them and its suspects decoded in full:
 /// `repair` goes on from it rather than from a copy made beforehand (about 80
-/// bytes a line of a long session). The stages are [`run::Work`]'s.
+/// bytes a line of a long session). The stages are `run::Work`'s.
 pub fn diagnose_keeping(
     session: Session,
     judging: &Judging<'_>,

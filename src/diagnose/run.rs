@@ -13,8 +13,8 @@ use crate::model::{Format, Session};
 
 use super::suspects::{self, Picked};
 use super::{
-    AcceptedInvalid, DEEP_SUSPECTS, Diagnosis, Failure, FailureSource, History, HistoryItem, Judging, Options, blocks,
-    claude_code, deepen_all, history, next,
+    AcceptedInvalid, DEEP_SUSPECTS, Diagnosis, Failure, FailureSource, HistoryItem, Judging, Options, Timeline,
+    block_path, claude_code, deepen_all, faults, next,
 };
 
 /// Everything a diagnosis has learned so far.
@@ -30,7 +30,7 @@ pub(super) struct Work<'j> {
     model: Option<String>,
     rules: Rules,
     /// The request the agent sends, where a provider's block path is read.
-    request: Option<blocks::Request<'j>>,
+    request: Option<block_path::SentRequest<'j>>,
     picked: Picked,
     structure: Vec<crate::model::Fault>,
     /// The failure the history's structure alone predicts.
@@ -63,7 +63,7 @@ impl<'j> Work<'j> {
         for a in &mut session.attachments {
             a.judge(&rules);
         }
-        let request = judging.source.map(|source| blocks::Request {
+        let request = judging.source.map(|source| block_path::SentRequest {
             source,
             single_document: judging.single_document,
             dialect: crate::formats::native_of(&session, &rules.provider),
@@ -101,7 +101,7 @@ impl<'j> Work<'j> {
         if let Some(mended) = &self.opts.as_repaired {
             structure.retain(|p| p.call_id.as_ref().is_none_or(|id| !mended.contains(id)));
         }
-        self.structural = history::predict(&structure, &self.rules.provider);
+        self.structural = faults::predict(&structure, &self.rules.provider);
         self.structure = structure;
     }
 
@@ -266,7 +266,7 @@ impl<'j> Work<'j> {
             .filter(|f| f.source != FailureSource::Predicted)
             .map(|f| f.classification.call_ids.clone())
             .unwrap_or_default();
-        let history = history::items(std::mem::take(&mut self.structure), &named_ids);
+        let history = faults::items(std::mem::take(&mut self.structure), &named_ids);
         let excluded: Vec<String> =
             session.attachments.iter().filter(|a| a.excluded).map(|a| a.reference.clone()).collect();
         let next = self.next_commands(stuck, &excluded);
@@ -298,7 +298,7 @@ impl<'j> Work<'j> {
             entries: session.entries.len(),
             attachments: session.attachments.len(),
             findings: Vec::new(),
-            timeline: History::default(),
+            timeline: Timeline::default(),
         };
         (d, session)
     }
@@ -371,7 +371,7 @@ impl<'j> Work<'j> {
             verdict = if broken.is_empty() {
                 "stuck: the provider rejects the history's structure on every request".into()
             } else {
-                format!("stuck: {}; every retry sends it again", history::summary(&broken))
+                format!("stuck: {}; every retry sends it again", faults::summary(&broken))
             };
         }
         (verdict, next, unrecorded.is_some())

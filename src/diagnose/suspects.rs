@@ -4,7 +4,7 @@ use crate::classify::Class;
 use crate::media::Verdict;
 use crate::model::{Origin, Role, Session};
 
-use super::blocks;
+use super::block_path;
 use super::{Boundary, Failure, Suspect};
 
 /// What [`pick`] found.
@@ -47,14 +47,14 @@ pub fn pick(
     failure: Option<&Failure>,
     failing_entry: Option<usize>,
     model: Option<&str>,
-    request: Option<&blocks::Request<'_>>,
+    request: Option<&block_path::SentRequest<'_>>,
 ) -> Picked {
     let boundary = boundary(session, failing_entry.unwrap_or(session.entries.len()), model);
     let mut notes = vec![boundary_note(session, boundary, model)];
     let scope = Scope::new(session, failure, boundary);
     // The block the provider named, in the request the agent sends.
     let block = failure.and_then(|f| f.classification.block.as_deref());
-    let named: Vec<usize> = block.map(|b| blocks::locate(b, session, request)).unwrap_or_default();
+    let named: Vec<usize> = block.map(|b| block_path::locate(b, session, request)).unwrap_or_default();
     let (chosen, widened) = scope.choose(block, &named, &mut notes);
     let boundary = boundary.map(|i| Boundary {
         line: session.entries[i].line,

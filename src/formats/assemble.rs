@@ -107,7 +107,7 @@ impl LineRecord {
 
 /// The provider-visible part of a session.
 #[derive(Debug, Default)]
-pub struct History {
+pub struct Assembled {
     pub entries: Vec<Entry>,
     pub attachments: Vec<Attachment>,
     pub tool_calls: Vec<ToolCall>,
@@ -139,8 +139,8 @@ pub fn assign_refs(records: &mut Records) {
 
 /// Builds the history from records in file order and the file's entries
 /// (which [`LineRecord::entries`] index), consuming them.
-pub fn assemble(mut records: Records, entries: Vec<Entry>, links: Links) -> History {
-    let mut h = History::default();
+pub fn assemble(mut records: Records, entries: Vec<Entry>, links: Links) -> Assembled {
+    let mut h = Assembled::default();
     let order = visible(&records, &entries, links, &mut h.findings);
     let ctx = Context::new(&records);
     h.entries = visible_entries(&records, &order, entries);
@@ -745,7 +745,7 @@ mod tests {
         records
     }
 
-    fn lines(h: &History) -> Vec<u64> {
+    fn lines(h: &Assembled) -> Vec<u64> {
         h.entries.iter().map(|e| e.line).collect()
     }
 

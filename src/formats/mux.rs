@@ -145,9 +145,9 @@ pub fn messages(v: &serde_json::Value) -> Vec<canon::Msg> {
         return Vec::new();
     }
     let role = match v.get("role").and_then(serde_json::Value::as_str) {
-        Some("assistant") => canon::Role::Assistant,
-        Some("system") => canon::Role::System,
-        _ => canon::Role::User,
+        Some("assistant") => canon::WireRole::Assistant,
+        Some("system") => canon::WireRole::System,
+        _ => canon::WireRole::User,
     };
     let (mut said, mut results) = (Vec::new(), Vec::new());
     for p in read::items(v.get("parts")) {

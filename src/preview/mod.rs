@@ -331,7 +331,7 @@ fn interrupted_answer(format: crate::model::Format, call_id: &str, tool: Option<
     let text = canon::Part::Text(rewrite::mend::interrupted(format).into());
     let error = format.behaviour().interrupted().1;
     let result = canon::Part::Result { id: call_id.to_string(), name: tool, parts: vec![text], error };
-    canon::Msg::new(canon::Role::User, vec![result])
+    canon::Msg::new(canon::WireRole::User, vec![result])
 }
 
 fn is_request(text: &[u8]) -> bool {

@@ -15,11 +15,6 @@ use crate::text::units::count;
 /// Writes the report for `term`: fitted to its width, coloured when it takes colour.
 pub fn write(out: &mut impl Write, d: &Diagnosis, detected: bool, term: &Term) -> io::Result<()> {
     let how = if detected { "detected" } else { "given" };
-    // Prose is wrapped at spaces to the terminal, as the tables are fitted to it:
-    // a label's continuation lines start under its value.
-    let say = |out: &mut dyn Write, label: &str, text: &str| -> io::Result<()> {
-        writeln!(out, "{}", wrap(&format!("{label:<10}"), text, term.width, 10))
-    };
     let file = format!("{}: ", term.paint(styles::HEADER, &sanitize(&d.file)));
     let summary = format!("{} ({how}), judged by {} rules", d.format, d.provider);
     writeln!(out, "{}", wrap(&file, &summary, term.width, 2))?;
@@ -29,100 +24,131 @@ pub fn write(out: &mut impl Write, d: &Diagnosis, detected: bool, term: &Term) -
     let said: Vec<String> = said.split('\n').map(|l| term.paint(style, l)).collect();
     writeln!(out, "{}", said.join("\n"))?;
     writeln!(out)?;
-    if let Some(f) = &d.failure {
-        let c = &f.classification;
-        let retry = match c.retryable {
-            Some(true) => "retryable",
-            Some(false) => "not retryable",
-            None => "retry unknown",
-        };
-        let whence = match (f.source, f.line) {
-            (FailureSource::Recorded, Some(l)) => format!("recorded at line {l}"),
-            (FailureSource::Recorded, None) => "recorded beside the history".into(),
-            (FailureSource::Given, _) => "given".into(),
-            (FailureSource::Predicted, _) => "predicted: no blocking error recorded".into(),
-        };
-        say(out, "failure", &format!("{} ({retry}; {whence})", c.class))?;
-        // Under the provider's label only when the provider is known; else the
-        // status and the model stand under their own.
-        match &c.provider {
-            Some(p) => {
-                let mut who = vec![sanitize(p)];
-                who.extend(c.status.map(|s| format!("status {s}")));
-                who.extend(d.model.as_deref().map(|m| format!("model {}", sanitize(m))));
-                say(out, "provider", &who.join(", "))?;
-            }
-            None => {
-                if let Some(s) = c.status {
-                    say(out, "status", &s.to_string())?;
-                }
-                if let Some(m) = &d.model {
-                    say(out, "model", &sanitize(m))?;
-                }
-            }
-        }
-        if let Some(m) = &c.message {
-            // A pipe gets the message's own lines, each under the value column.
-            let m = sanitize(m);
-            let m = if term.width.is_some() { m } else { m.replace('\n', "\n          ") };
-            say(out, "message", &m)?;
-        }
-        if let Some(b) = &c.block {
-            say(out, "block", &sanitize(b))?;
-        }
-        writeln!(out)?;
+    if d.failure.is_some() {
+        failure(out, d, term)?;
     }
     if !d.suspects.is_empty() {
-        // With no failure they are no suspects yet: what the model has not accepted.
-        let n = d.suspects.len() as u64;
-        let (heading, label) = match d.failure {
-            Some(_) => (count(n, "suspect", "suspects"), "suspect"),
-            None => (
-                format!(
-                    "{} the model has not accepted yet (the suspects, should it fail)",
-                    count(n, "attachment", "attachments")
-                ),
-                "pending",
-            ),
-        };
-        writeln!(out, "{heading}:")?;
-        let mut t = attachment_table(Some(""), false);
-        for s in &d.suspects {
-            t.row(attachment_row(&s.attachment, Some(if s.prime { "*" } else { "" }), false));
-        }
-        out.write_all(t.render(term).as_bytes())?;
-        for s in &d.suspects {
-            let mark = if s.prime { term.paint(styles::INVALID, "prime") } else { label.into() };
-            writeln!(
-                out,
-                "{}",
-                wrap(&format!("  {} {mark}: ", s.attachment.reference), &sanitize(&s.why), term.width, 4)
-            )?;
-        }
-        writeln!(out)?;
+        suspects(out, d, term)?;
     }
     if !d.history.is_empty() {
         history(out, d, term)?;
     }
+    notes(out, d, term)?;
+    if !d.next.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "next:")?;
+        for c in &d.next {
+            writeln!(out, "  {}", sanitize(c))?;
+        }
+    }
+    Ok(())
+}
+
+/// A label and its text, wrapped at spaces to the terminal as the tables are
+/// fitted to it: the continuation lines start under the value.
+fn say(out: &mut dyn Write, term: &Term, label: &str, text: &str) -> io::Result<()> {
+    writeln!(out, "{}", wrap(&format!("{label:<10}"), text, term.width, 10))
+}
+
+/// The failure: its class, where it came from, who said it, in their words.
+fn failure(out: &mut impl Write, d: &Diagnosis, term: &Term) -> io::Result<()> {
+    let Some(f) = &d.failure else { return Ok(()) };
+    let c = &f.classification;
+    let retry = match c.retryable {
+        Some(true) => "retryable",
+        Some(false) => "not retryable",
+        None => "retry unknown",
+    };
+    let whence = match (f.source, f.line) {
+        (FailureSource::Recorded, Some(l)) => format!("recorded at line {l}"),
+        (FailureSource::Recorded, None) => "recorded beside the history".into(),
+        (FailureSource::Given, _) => "given".into(),
+        (FailureSource::Predicted, _) => "predicted: no blocking error recorded".into(),
+    };
+    say(out, term, "failure", &format!("{} ({retry}; {whence})", c.class))?;
+    // Under the provider's label only when the provider is known; else the
+    // status and the model stand under their own.
+    match &c.provider {
+        Some(p) => {
+            let mut who = vec![sanitize(p)];
+            who.extend(c.status.map(|s| format!("status {s}")));
+            who.extend(d.model.as_deref().map(|m| format!("model {}", sanitize(m))));
+            say(out, term, "provider", &who.join(", "))?;
+        }
+        None => {
+            if let Some(s) = c.status {
+                say(out, term, "status", &s.to_string())?;
+            }
+            if let Some(m) = &d.model {
+                say(out, term, "model", &sanitize(m))?;
+            }
+        }
+    }
+    if let Some(m) = &c.message {
+        // A pipe gets the message's own lines, each under the value column.
+        let m = sanitize(m);
+        let m = if term.width.is_some() { m } else { m.replace('\n', "\n          ") };
+        say(out, term, "message", &m)?;
+    }
+    if let Some(b) = &c.block {
+        say(out, term, "block", &sanitize(b))?;
+    }
+    writeln!(out)
+}
+
+/// The suspects, as a table and why each is one.
+fn suspects(out: &mut impl Write, d: &Diagnosis, term: &Term) -> io::Result<()> {
+    // With no failure they are no suspects yet: what the model has not accepted.
+    let n = d.suspects.len() as u64;
+    let (heading, label) = match d.failure {
+        Some(_) => (count(n, "suspect", "suspects"), "suspect"),
+        None => (
+            format!(
+                "{} the model has not accepted yet (the suspects, should it fail)",
+                count(n, "attachment", "attachments")
+            ),
+            "pending",
+        ),
+    };
+    writeln!(out, "{heading}:")?;
+    let mut t = attachment_table(Some(""), false);
+    for s in &d.suspects {
+        t.row(attachment_row(&s.attachment, Some(if s.prime { "*" } else { "" }), false));
+    }
+    out.write_all(t.render(term).as_bytes())?;
+    for s in &d.suspects {
+        let mark = if s.prime { term.paint(styles::INVALID, "prime") } else { label.into() };
+        writeln!(out, "{}", wrap(&format!("  {} {mark}: ", s.attachment.reference), &sanitize(&s.why), term.width, 4))?;
+    }
+    writeln!(out)
+}
+
+/// The exclusions, the request's limits, the diagnosis's notes and the
+/// reader's findings, one note per kind: damaged lines are called so, other
+/// warnings (a parent cycle, a missing parent) by what they are. The
+/// history's structural problems have their own section.
+fn notes(out: &mut impl Write, d: &Diagnosis, term: &Term) -> io::Result<()> {
     if !d.excluded.is_empty() {
         let n = d.excluded.len();
         let refs = crate::text::units::first_few(&d.excluded);
-        say(out, "excluded", &if n > crate::text::units::FEW { format!("{n} attachments: {refs}") } else { refs })?;
+        say(
+            out,
+            term,
+            "excluded",
+            &if n > crate::text::units::FEW { format!("{n} attachments: {refs}") } else { refs },
+        )?;
     }
     for p in &d.limits {
-        say(out, "request", &format!("{}: {}", verdict(p.severity), sanitize(&p.message)))?;
+        say(out, term, "request", &format!("{}: {}", verdict(p.severity), sanitize(&p.message)))?;
     }
     for n in &d.notes {
-        say(out, "note", &sanitize(n))?;
+        say(out, term, "note", &sanitize(n))?;
     }
-    // The reader's findings, one note per kind: damaged lines are called so,
-    // other warnings (a parent cycle, a missing parent) by what they are. The
-    // history's structural problems have their own section above.
     let mut kinds: Vec<(Option<&str>, Vec<u64>)> = Vec::new();
     for f in d.findings.iter().filter(|f| f.severity >= Severity::Warning && !crate::history::is_structural(f)) {
         if f.line == 0 {
             // About a file beside the session, on none of its lines.
-            say(out, "note", &sanitize(&f.message))?;
+            say(out, term, "note", &sanitize(&f.message))?;
             continue;
         }
         let kind = f.code.filter(|c| !c.starts_with("line."));
@@ -136,14 +162,7 @@ pub fn write(out: &mut impl Write, d: &Diagnosis, detected: bool, term: &Term) -
             Some(code) => format!("{}: {}", count(lines.len() as u64, "line", "lines"), code.description),
             None => count(lines.len() as u64, "damaged line", "damaged lines"),
         };
-        say(out, "note", &format!("{what} (first: line {}); `session-doctor scan` lists them", lines[0]))?;
-    }
-    if !d.next.is_empty() {
-        writeln!(out)?;
-        writeln!(out, "next:")?;
-        for c in &d.next {
-            writeln!(out, "  {}", sanitize(c))?;
-        }
+        say(out, term, "note", &format!("{what} (first: line {}); `session-doctor scan` lists them", lines[0]))?;
     }
     Ok(())
 }

@@ -2,8 +2,9 @@
 
 use serde_json::Value;
 
+/// Who says a message on the wire (no tool role: results ride in user messages).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
+pub enum WireRole {
     User,
     Assistant,
     System,
@@ -42,12 +43,12 @@ pub enum Part {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Msg {
-    pub role: Role,
+    pub role: WireRole,
     pub parts: Vec<Part>,
 }
 
 impl Msg {
-    pub fn new(role: Role, parts: Vec<Part>) -> Msg {
+    pub fn new(role: WireRole, parts: Vec<Part>) -> Msg {
         Msg { role, parts }
     }
 }

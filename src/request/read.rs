@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::canon::{Msg, Part, Role, text_of};
+use super::canon::{Msg, Part, WireRole, text_of};
 
 pub(crate) fn s(v: &Value, k: &str) -> Option<String> {
     v.get(k).and_then(Value::as_str).map(str::to_string)
@@ -32,7 +32,7 @@ pub fn logged(v: &Value) -> &Value {
 pub fn anthropic_body(b: &Value) -> Vec<Msg> {
     let mut out: Vec<Msg> = Vec::new();
     if let Some(sys) = b.get("system") {
-        out.push(Msg::new(Role::System, anthropic_parts(sys)));
+        out.push(Msg::new(WireRole::System, anthropic_parts(sys)));
     }
     out.extend(items(b.get("messages")).iter().filter_map(anthropic_msg));
     out
@@ -46,7 +46,7 @@ pub fn chat_body(b: &Value) -> Vec<Msg> {
 /// The messages of a logged Responses request body.
 pub fn responses_body(b: &Value) -> Vec<Msg> {
     match b.get("input") {
-        Some(Value::String(t)) => vec![Msg::new(Role::User, vec![Part::Text(t.clone())])],
+        Some(Value::String(t)) => vec![Msg::new(WireRole::User, vec![Part::Text(t.clone())])],
         input => items(input).iter().filter_map(responses_item).collect(),
     }
 }
@@ -58,8 +58,8 @@ pub fn gemini_body(b: &Value) -> Vec<Msg> {
 
 pub fn anthropic_msg(m: &Value) -> Option<Msg> {
     let role = match m.get("role")?.as_str()? {
-        "assistant" => Role::Assistant,
-        _ => Role::User,
+        "assistant" => WireRole::Assistant,
+        _ => WireRole::User,
     };
     Some(Msg::new(role, anthropic_parts(m.get("content")?)))
 }
@@ -103,9 +103,9 @@ pub(crate) fn responses_item(item: &Value) -> Option<Msg> {
     Some(match ty {
         "message" => {
             let role = match item.get("role")?.as_str()? {
-                "assistant" => Role::Assistant,
-                "system" | "developer" => Role::System,
-                _ => Role::User,
+                "assistant" => WireRole::Assistant,
+                "system" | "developer" => WireRole::System,
+                _ => WireRole::User,
             };
             let content = item.get("content")?;
             let parts = match content.as_str() {
@@ -119,7 +119,7 @@ pub(crate) fn responses_item(item: &Value) -> Option<Msg> {
             let a = ["arguments", "input", "action"].iter().find_map(|k| item.get(*k));
             let name = s(item, "name").unwrap_or_else(|| ty.to_string());
             let id = s(item, "call_id")?;
-            Msg::new(Role::Assistant, vec![Part::Call { id, name, args: args(a) }])
+            Msg::new(WireRole::Assistant, vec![Part::Call { id, name, args: args(a) }])
         }
         "function_call_output" | "custom_tool_call_output" => {
             let o = item.get("output").unwrap_or(&Value::Null);
@@ -127,9 +127,9 @@ pub(crate) fn responses_item(item: &Value) -> Option<Msg> {
                 Value::Array(a) => a.iter().filter_map(openai_part).collect(),
                 other => vec![Part::Text(text_of(other))],
             };
-            Msg::new(Role::User, vec![Part::Result { id: s(item, "call_id")?, name: None, parts, error: false }])
+            Msg::new(WireRole::User, vec![Part::Result { id: s(item, "call_id")?, name: None, parts, error: false }])
         }
-        "reasoning" => Msg::new(Role::Assistant, vec![Part::Reasoning { family: "openai", raw: item.clone() }]),
+        "reasoning" => Msg::new(WireRole::Assistant, vec![Part::Reasoning { family: "openai", raw: item.clone() }]),
         _ => return None,
     })
 }
@@ -172,17 +172,17 @@ fn chat_msg(m: &Value) -> Option<Msg> {
     Some(match role {
         "tool" | "function" => {
             let id = s(m, "tool_call_id").or_else(|| s(m, "name"))?;
-            Msg::new(Role::User, vec![Part::Result { id, name: s(m, "name"), parts, error: false }])
+            Msg::new(WireRole::User, vec![Part::Result { id, name: s(m, "name"), parts, error: false }])
         }
         "assistant" => {
             for c in items(m.get("tool_calls")) {
                 let f = c.get("function").unwrap_or(&Value::Null);
                 parts.push(Part::Call { id: s(c, "id")?, name: s(f, "name")?, args: args(f.get("arguments")) });
             }
-            Msg::new(Role::Assistant, parts)
+            Msg::new(WireRole::Assistant, parts)
         }
-        "system" | "developer" => Msg::new(Role::System, parts),
-        _ => Msg::new(Role::User, parts),
+        "system" | "developer" => Msg::new(WireRole::System, parts),
+        _ => Msg::new(WireRole::User, parts),
     })
 }
 
@@ -232,7 +232,8 @@ pub fn gemini_part(p: &Value) -> Option<Part> {
 }
 
 fn gemini_content(c: &Value) -> Option<Msg> {
-    let role = if c.get("role").and_then(Value::as_str) == Some("model") { Role::Assistant } else { Role::User };
+    let role =
+        if c.get("role").and_then(Value::as_str) == Some("model") { WireRole::Assistant } else { WireRole::User };
     Some(Msg::new(role, gemini_parts(c.get("parts")?)))
 }
 
@@ -270,10 +271,10 @@ pub(crate) fn sdk_tool(
 
 /// An assistant message that holds its tools' results: the request sends them
 /// as the next message.
-pub(crate) fn split(role: Role, said: Vec<Part>, results: Vec<Part>) -> Vec<Msg> {
+pub(crate) fn split(role: WireRole, said: Vec<Part>, results: Vec<Part>) -> Vec<Msg> {
     let mut out = vec![Msg::new(role, said)];
     if !results.is_empty() {
-        out.push(Msg::new(Role::User, results));
+        out.push(Msg::new(WireRole::User, results));
     }
     out
 }

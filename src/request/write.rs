@@ -5,7 +5,7 @@ use std::io::Write;
 
 use serde_json::{Value, json};
 
-use super::canon::{Msg, Part, Role};
+use super::canon::{Msg, Part, WireRole};
 
 /// The request dialects `preview --target` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -153,7 +153,7 @@ impl<W: Write> Writer<W> {
                 _ => {}
             }
         }
-        if m.role == Role::System && !self.inline_system {
+        if m.role == WireRole::System && !self.inline_system {
             self.system
                 .extend(m.parts.iter().filter_map(|p| if let Part::Text(t) = p { Some(t.clone()) } else { None }));
             if self.dialect != Dialect::OpenaiChat && self.dialect != Dialect::OpenaiResponses {
@@ -215,7 +215,7 @@ impl<W: Write> Writer<W> {
 
     fn emit(&mut self, mut m: Msg) -> std::io::Result<()> {
         if let Some(pairing) = self.pairing.as_mut() {
-            if m.role == Role::Assistant {
+            if m.role == WireRole::Assistant {
                 self.answer_open()?;
                 let pairing = self.pairing.as_mut().expect("pairing");
                 for p in &m.parts {
@@ -265,7 +265,7 @@ impl<W: Write> Writer<W> {
                 error: true,
             })
             .collect();
-        self.render_out(Msg::new(Role::User, parts))
+        self.render_out(Msg::new(WireRole::User, parts))
     }
 
     fn write_item(&mut self, v: &Value) -> std::io::Result<()> {
@@ -304,11 +304,11 @@ fn object_args(args: Value) -> Value {
     if args.is_object() { args } else { json!({ "input": args }) }
 }
 
-fn role_name(r: Role, assistant: &str) -> &str {
+fn role_name(r: WireRole, assistant: &str) -> &str {
     match r {
-        Role::Assistant => assistant,
-        Role::User => "user",
-        Role::System => "system",
+        WireRole::Assistant => assistant,
+        WireRole::User => "user",
+        WireRole::System => "system",
     }
 }
 
@@ -390,7 +390,7 @@ fn chat(m: Msg) -> Vec<Value> {
         }
         // An assistant message opens its calls; a user message's own text and
         // media follow the tool messages, which must come right after the calls.
-        if m.role == Role::Assistant { out.insert(0, msg) } else { out.push(msg) }
+        if m.role == WireRole::Assistant { out.insert(0, msg) } else { out.push(msg) }
     }
     if !media_after.is_empty() {
         out.push(json!({"role":"user","content":media_after}));
@@ -411,15 +411,15 @@ fn responses_part(p: &Part, assistant: bool) -> Option<Value> {
 }
 
 fn responses(m: Msg) -> Vec<Value> {
-    let assistant = m.role == Role::Assistant;
+    let assistant = m.role == WireRole::Assistant;
     let mut out = Vec::new();
     let mut content = Vec::new();
     let flush = |content: &mut Vec<Value>, out: &mut Vec<Value>| {
         if !content.is_empty() {
             let role = match m.role {
-                Role::Assistant => "assistant",
-                Role::System => "developer",
-                Role::User => "user",
+                WireRole::Assistant => "assistant",
+                WireRole::System => "developer",
+                WireRole::User => "user",
             };
             out.push(json!({"type":"message","role":role,"content":std::mem::take(content)}));
         }

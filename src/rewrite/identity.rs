@@ -26,144 +26,184 @@ pub struct Identity {
 /// (default: beside the original). `first_line` is the file's first record,
 /// where most agents keep the session's id.
 pub fn new(format: Format, src: &Path, dir: Option<&Path>, first_line: &[u8]) -> Identity {
-    let dir_given = dir;
-    let dir = dir.map(Path::to_path_buf).unwrap_or_else(|| src.parent().map(Path::to_path_buf).unwrap_or_default());
-    // A compressed session (`x.jsonl.zst`) is copied as plain text: named as its plain form.
-    let plain = src.to_str().and_then(|s| s.strip_suffix(".zst")).map(Path::new).unwrap_or(src);
-    let stem = plain.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "session".into());
-    let ext = plain.extension().map(|e| e.to_string_lossy().into_owned()).unwrap_or_else(|| "jsonl".into());
-    let field = |ptr: &str| -> Option<String> {
-        let r = splice::locate(first_line, ptr)?;
-        serde_json::from_slice::<String>(&first_line[r]).ok()
-    };
-    let v4 = uuid::Uuid::new_v4().to_string();
-    let now = crate::clock::now_rfc3339();
+    let place = Place::new(src, dir, first_line);
     match format {
-        Format::ClaudeCode => Identity {
-            path: dir.join(format!("{v4}.jsonl")),
+        Format::ClaudeCode => place.claude_code(),
+        Format::Codex => place.codex(),
+        Format::Pi => place.pi(),
+        Format::GeminiCli => place.gemini_cli(),
+        Format::Copilot => place.copilot(),
+        Format::Opencode if place.field("/info/id").is_some_and(|i| i.starts_with("ses_")) => place.opencode_export(),
+        Format::Cline if crate::formats::cline::request::is_task_document(&src.to_string_lossy()) => place.cline_task(),
+        Format::Cline if src.file_name().is_some_and(|n| n == CLINE_HISTORY) => place.cline_ide(),
+        _ => place.beside(),
+    }
+}
+
+/// Where a copy of `src` goes, and what naming it takes.
+struct Place<'a> {
+    src: &'a Path,
+    /// The folder the user gave (`--out`).
+    given: Option<&'a Path>,
+    /// The folder the copy goes in: the one given, else the original's.
+    dir: PathBuf,
+    stem: String,
+    ext: String,
+    first_line: &'a [u8],
+    v4: String,
+    now: String,
+}
+
+impl<'a> Place<'a> {
+    fn new(src: &'a Path, given: Option<&'a Path>, first_line: &'a [u8]) -> Place<'a> {
+        let dir =
+            given.map(Path::to_path_buf).unwrap_or_else(|| src.parent().map(Path::to_path_buf).unwrap_or_default());
+        // A compressed session (`x.jsonl.zst`) is copied as plain text: named as its plain form.
+        let plain = src.to_str().and_then(|s| s.strip_suffix(".zst")).map(Path::new).unwrap_or(src);
+        let stem = plain.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "session".into());
+        let ext = plain.extension().map(|e| e.to_string_lossy().into_owned()).unwrap_or_else(|| "jsonl".into());
+        let (v4, now) = (uuid::Uuid::new_v4().to_string(), crate::clock::now_rfc3339());
+        Place { src, given, dir, stem, ext, first_line, v4, now }
+    }
+
+    /// A string field of the first record.
+    fn field(&self, ptr: &str) -> Option<String> {
+        let r = splice::locate(self.first_line, ptr)?;
+        serde_json::from_slice::<String>(&self.first_line[r]).ok()
+    }
+
+    /// The folder above the original's (an agent that keeps a folder per session), or the one given.
+    fn above(&self) -> PathBuf {
+        match self.given {
+            Some(d) => d.to_path_buf(),
+            None => self.src.parent().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_default(),
+        }
+    }
+
+    /// `now` as a file name's time: `2026-11-30T05-12-40`.
+    fn stamp(&self) -> String {
+        self.now.trim_end_matches('Z').replace(':', "-")
+    }
+
+    fn claude_code(self) -> Identity {
+        let v4 = self.v4;
+        Identity {
+            path: self.dir.join(format!("{v4}.jsonl")),
             // Every line's `sessionId` is the session's; a renamed file keeps it.
             old_id: None,
             resume: Some(format!("claude --resume {v4}")),
             // `claude --resume <id>` looks in the project folder of the folder it runs in.
-            resume_note: (!in_folder(&dir, "projects", 1)).then(|| {
+            resume_note: (!in_folder(&self.dir, "projects", 1)).then(|| {
                 "Claude Code resumes a session only from its project folder (~/.claude/projects/<the project's path, each / as ->, or under $CLAUDE_CONFIG_DIR): move the copy there first, and resume it from the project's folder".to_string()
             }),
             id: Some(v4),
-        },
-        Format::Codex => {
-            let id = uuid::Uuid::now_v7().to_string();
-            // rollout-2026-11-30T05-12-40-<uuid>.jsonl, as Codex names them.
-            let ts = now.trim_end_matches('Z').replace(':', "-");
-            let path = dir.join(format!("rollout-{ts}-{id}.jsonl"));
-            let (resume, resume_note) = codex_resume(&path, src, &id);
-            Identity {
-                path,
-                old_id: field("/payload/id").or_else(|| field("/id")),
-                resume: Some(resume),
-                resume_note,
-                id: Some(id),
-            }
         }
-        Format::Pi => {
-            let ts = now.trim_end_matches('Z').replace(':', "-");
-            let path = dir.join(format!("{ts}-000Z_{v4}.jsonl"));
-            Identity {
-                resume: Some(format!("pi --session {}", crate::text::shell_quote(&path.display().to_string()))),
-                path,
-                old_id: field("/id"),
-                resume_note: None,
-                id: Some(v4),
-            }
+    }
+
+    fn codex(self) -> Identity {
+        let id = uuid::Uuid::now_v7().to_string();
+        // rollout-2026-11-30T05-12-40-<uuid>.jsonl, as Codex names them.
+        let path = self.dir.join(format!("rollout-{}-{id}.jsonl", self.stamp()));
+        let (resume, resume_note) = codex_resume(&path, self.src, &id);
+        let old_id = self.field("/payload/id").or_else(|| self.field("/id"));
+        Identity { path, old_id, resume: Some(resume), resume_note, id: Some(id) }
+    }
+
+    fn pi(self) -> Identity {
+        let path = self.dir.join(format!("{}-000Z_{}.jsonl", self.stamp(), self.v4));
+        Identity {
+            resume: Some(format!("pi --session {}", crate::text::shell_quote(&path.display().to_string()))),
+            path,
+            old_id: self.field("/id"),
+            resume_note: None,
+            id: Some(self.v4),
         }
-        Format::GeminiCli => {
-            let ts: String = now.chars().take(16).collect::<String>().replace(':', "-");
-            Identity {
-                path: dir.join(format!("session-{ts}-{}.{ext}", &v4[..8])),
-                old_id: field("/sessionId"),
-                resume: Some(format!("gemini --resume {v4}")),
-                // `gemini --resume <id>` looks in the chats folder of the project it runs in.
-                resume_note: (!in_folder(&dir, "chats", 0)).then(|| {
-                    "Gemini CLI resumes a session only from its project's chats folder (~/.gemini/tmp/<project>/chats): move the copy there first, and resume it from the project's folder".to_string()
-                }),
-                id: Some(v4),
-            }
+    }
+
+    fn gemini_cli(self) -> Identity {
+        let ts: String = self.now.chars().take(16).collect::<String>().replace(':', "-");
+        let v4 = &self.v4;
+        Identity {
+            path: self.dir.join(format!("session-{ts}-{}.{}", &v4[..8], self.ext)),
+            old_id: self.field("/sessionId"),
+            resume: Some(format!("gemini --resume {v4}")),
+            // `gemini --resume <id>` looks in the chats folder of the project it runs in.
+            resume_note: (!in_folder(&self.dir, "chats", 0)).then(|| {
+                "Gemini CLI resumes a session only from its project's chats folder (~/.gemini/tmp/<project>/chats): move the copy there first, and resume it from the project's folder".to_string()
+            }),
+            id: Some(self.v4.clone()),
         }
-        // <session-state>/<id>/events.jsonl: a folder of its own beside the original's.
-        Format::Copilot => {
-            let state = match dir_given {
-                Some(d) => d.to_path_buf(),
-                None => src.parent().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_default(),
-            };
-            let in_state = in_folder(&state, "session-state", 0);
-            Identity {
-                path: state.join(&v4).join("events.jsonl"),
-                old_id: field("/data/sessionId"),
-                resume: Some(format!("copilot --resume={v4}")),
-                resume_note: (!in_state).then(|| {
-                    "Copilot CLI resumes a session only from its session-state folder ($COPILOT_HOME/session-state, by default ~/.copilot/session-state): move the copy's folder there first".to_string()
-                }),
-                id: Some(v4),
-            }
+    }
+
+    /// `<session-state>/<id>/events.jsonl`: a folder of its own beside the original's.
+    fn copilot(self) -> Identity {
+        let state = self.above();
+        let v4 = &self.v4;
+        Identity {
+            path: state.join(v4).join("events.jsonl"),
+            old_id: self.field("/data/sessionId"),
+            resume: Some(format!("copilot --resume={v4}")),
+            resume_note: (!in_folder(&state, "session-state", 0)).then(|| {
+                "Copilot CLI resumes a session only from its session-state folder ($COPILOT_HOME/session-state, by default ~/.copilot/session-state): move the copy's folder there first".to_string()
+            }),
+            id: Some(self.v4.clone()),
         }
-        // An `opencode export`: imported back, it would replace the original session
-        // (and its messages) under the same ids, so the copy gets ids of its own.
-        Format::Opencode if field("/info/id").is_some_and(|i| i.starts_with("ses_")) => {
-            let old = field("/info/id");
-            let id = old.as_deref().map(opencode_id).unwrap_or_default();
-            let path = dir.join(format!("{id}.json"));
-            let quoted = crate::text::shell_quote(&path.display().to_string());
-            Identity {
-                resume: Some(format!("opencode import {quoted} && opencode --session {id}")),
-                path,
-                old_id: old,
-                id: Some(id),
-                resume_note: None,
-            }
+    }
+
+    /// An `opencode export`: imported back, it would replace the original session
+    /// (and its messages) under the same ids, so the copy gets ids of its own.
+    fn opencode_export(self) -> Identity {
+        let old = self.field("/info/id");
+        let id = old.as_deref().map(opencode_id).unwrap_or_default();
+        let path = self.dir.join(format!("{id}.json"));
+        let quoted = crate::text::shell_quote(&path.display().to_string());
+        Identity {
+            resume: Some(format!("opencode import {quoted} && opencode --session {id}")),
+            path,
+            old_id: old,
+            id: Some(id),
+            resume_note: None,
         }
-        // Cline CLI 3: `<data>/sessions/<id>/<id>.messages.json`; the copy is a
-        // task folder of its own beside the original's.
-        Format::Cline if crate::formats::cline::request::is_task_document(&src.to_string_lossy()) => {
-            let sessions = match dir_given {
-                Some(d) => d.to_path_buf(),
-                None => src.parent().and_then(Path::parent).map(Path::to_path_buf).unwrap_or_default(),
-            };
-            // A path typed relative to the sessions folder (`X/X.messages.json`) names it too.
-            let sessions = if sessions.as_os_str().is_empty() { PathBuf::from(".") } else { sessions };
-            let sessions = std::path::absolute(&sessions).unwrap_or(sessions);
-            let id = cline_id();
-            let in_data = in_folder(&sessions, "sessions", 0);
-            Identity {
-                path: sessions.join(&id).join(format!("{id}.messages.json")),
-                old_id: field("/sessionId"),
-                resume: Some(format!("cline --id {id}")),
-                resume_note: (!in_data).then(|| {
-                    format!(
-                        "Cline resumes a task only from its data folder's sessions/ (~/.cline/data/sessions, or --data-dir's): move the folder {} there first",
-                        sessions.join(&id).display()
-                    )
-                }),
-                id: Some(id),
-            }
+    }
+
+    /// Cline CLI 3: `<data>/sessions/<id>/<id>.messages.json`; the copy is a
+    /// task folder of its own beside the original's.
+    fn cline_task(self) -> Identity {
+        let sessions = self.above();
+        // A path typed relative to the sessions folder (`X/X.messages.json`) names it too.
+        let sessions = if sessions.as_os_str().is_empty() { PathBuf::from(".") } else { sessions };
+        let sessions = std::path::absolute(&sessions).unwrap_or(sessions);
+        let id = cline_id();
+        Identity {
+            path: sessions.join(&id).join(format!("{id}.messages.json")),
+            old_id: self.field("/sessionId"),
+            resume: Some(format!("cline --id {id}")),
+            resume_note: (!in_folder(&sessions, "sessions", 0)).then(|| {
+                format!(
+                    "Cline resumes a task only from its data folder's sessions/ (~/.cline/data/sessions, or --data-dir's): move the folder {} there first",
+                    sessions.join(&id).display()
+                )
+            }),
+            id: Some(id),
         }
-        // Cline's IDE (and CLI 2) task: `tasks/<id>/api_conversation_history.json`,
-        // found by its task id and these names only.
-        Format::Cline if src.file_name().is_some_and(|n| n == CLINE_HISTORY) => {
-            let mended = crate::reader::mended_ui(src).map(|(_, n)| n);
-            Identity {
-                path: dir.join(format!("{stem}.repaired.{ext}")),
-                id: None,
-                old_id: None,
-                resume: None,
-                resume_note: Some(cline_task_note(mended)),
-            }
-        }
-        _ => Identity {
-            path: dir.join(format!("{stem}.repaired.{ext}")),
+    }
+
+    /// Cline's IDE (and CLI 2) task: `tasks/<id>/api_conversation_history.json`,
+    /// found by its task id and these names only.
+    fn cline_ide(self) -> Identity {
+        let mended = crate::reader::mended_ui(self.src).map(|(_, n)| n);
+        Identity { resume_note: Some(cline_task_note(mended)), ..self.beside() }
+    }
+
+    /// `<name>.repaired.<ext>` beside the original, with no id of its own.
+    fn beside(&self) -> Identity {
+        Identity {
+            path: self.dir.join(format!("{}.repaired.{}", self.stem, self.ext)),
             id: None,
             old_id: None,
             resume: None,
             resume_note: None,
-        },
+        }
     }
 }
 

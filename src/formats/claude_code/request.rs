@@ -20,7 +20,7 @@
 
 use serde_json::Value;
 
-use crate::request::canon::{Msg, Part, Role};
+use crate::request::canon::{Msg, Part, WireRole};
 use crate::request::write::Writer;
 use crate::request::{Out, Render};
 
@@ -56,9 +56,9 @@ fn attachment(v: &Value) -> Option<Msg> {
     }
     if v.get("renderedRole").and_then(Value::as_str) == Some("system") {
         let joined = texts.iter().map(|t| unwrap_reminder(t)).collect::<Vec<_>>().join("\n\n");
-        return Some(Msg::new(Role::System, vec![Part::Text(joined)]));
+        return Some(Msg::new(WireRole::System, vec![Part::Text(joined)]));
     }
-    Some(Msg::new(Role::User, texts.into_iter().map(Part::Text).collect()))
+    Some(Msg::new(WireRole::User, texts.into_iter().map(Part::Text).collect()))
 }
 
 /// The text inside `<system-reminder>\n…\n</system-reminder>`, else the text.
@@ -87,12 +87,12 @@ impl Turn {
         let from_attachment = v.get("type").and_then(Value::as_str) == Some("attachment");
         for m in record(v) {
             match (from_attachment, m.role) {
-                (true, Role::User) => {
+                (true, WireRole::User) => {
                     self.held.insert(self.lead, m);
                     self.lead += 1;
                 }
-                (true, Role::System) => match self.held.last_mut() {
-                    Some(prev) if prev.role == Role::System => join_system(prev, m),
+                (true, WireRole::System) => match self.held.last_mut() {
+                    Some(prev) if prev.role == WireRole::System => join_system(prev, m),
                     _ => self.held.push(m),
                 },
                 _ => self.push_msg(m, w)?,
@@ -103,7 +103,7 @@ impl Turn {
 
     /// A message of the history itself (or one the rewrite adds).
     pub fn push_msg<W: std::io::Write>(&mut self, m: Msg, w: &mut Writer<W>) -> std::io::Result<()> {
-        let starts_turn = m.role == Role::Assistant || m.parts.iter().any(|p| matches!(p, Part::Result { .. }));
+        let starts_turn = m.role == WireRole::Assistant || m.parts.iter().any(|p| matches!(p, Part::Result { .. }));
         if starts_turn {
             self.flush(w)?;
             w.push(m)
@@ -118,7 +118,7 @@ impl Turn {
         let mut out: Vec<Msg> = Vec::new();
         for m in std::mem::take(&mut self.held) {
             match out.last_mut() {
-                Some(prev) if prev.role == Role::User && m.role == Role::User => {
+                Some(prev) if prev.role == WireRole::User && m.role == WireRole::User => {
                     if let Some(Part::Text(t)) = prev.parts.last_mut() {
                         t.push('\n');
                     }

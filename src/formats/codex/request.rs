@@ -12,7 +12,7 @@
 use serde_json::{Value, json};
 
 use crate::formats::codex::pairs::{ABORTED, Pairs};
-use crate::request::canon::{Msg, Part, Role};
+use crate::request::canon::{Msg, Part, WireRole};
 use crate::request::read::{self, s};
 
 /// What Codex sends that no rollout line holds: a preview names it instead of
@@ -119,7 +119,7 @@ pub fn messages(v: &Value) -> Vec<Msg> {
             if out.is_empty()
                 && let Some(m) = s(p, "message")
             {
-                out.push(Msg::new(Role::User, vec![Part::Text(m)]));
+                out.push(Msg::new(WireRole::User, vec![Part::Text(m)]));
             }
             out
         }

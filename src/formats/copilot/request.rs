@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use crate::model::Session;
 
-use crate::request::canon::{Msg, Part, Role};
+use crate::request::canon::{Msg, Part, WireRole};
 
 /// What every Copilot CLI request holds that its events do not.
 pub const NOT_IN_SESSION: &[&str] =
@@ -93,7 +93,7 @@ pub fn record(v: &Value, assets: &HashMap<String, String>) -> Vec<Msg> {
                 let name = (mime.as_deref() != Some("application/pdf")).then(|| path.map_or(shown, str::to_string));
                 parts.push(Part::Media { mime, data, url: None, name });
             }
-            vec![Msg::new(Role::User, parts)]
+            vec![Msg::new(WireRole::User, parts)]
         }
         Some("assistant.message") => {
             let mut parts: Vec<Part> = text(d, "content").map(Part::Text).into_iter().collect();
@@ -102,7 +102,7 @@ pub fn record(v: &Value, assets: &HashMap<String, String>) -> Vec<Msg> {
                 let args = r.get("arguments").cloned().unwrap_or_else(|| Value::Object(Default::default()));
                 parts.push(Part::Call { id, name, args });
             }
-            if parts.is_empty() { Vec::new() } else { vec![Msg::new(Role::Assistant, parts)] }
+            if parts.is_empty() { Vec::new() } else { vec![Msg::new(WireRole::Assistant, parts)] }
         }
         Some("tool.execution_complete") => {
             let Some(id) = text(d, "toolCallId") else { return Vec::new() };
@@ -114,11 +114,11 @@ pub fn record(v: &Value, assets: &HashMap<String, String>) -> Vec<Msg> {
             };
             let parts = vec![Part::Text(body.unwrap_or_default())];
             // The CLI sends a failed result's message without marking it an error.
-            vec![Msg::new(Role::User, vec![Part::Result { id, name: None, parts, error: false }])]
+            vec![Msg::new(WireRole::User, vec![Part::Result { id, name: None, parts, error: false }])]
         }
         Some("session.compaction_complete") => {
             let summary = text(d, "summaryContent").unwrap_or_default();
-            vec![Msg::new(Role::User, vec![Part::Text(summary)])]
+            vec![Msg::new(WireRole::User, vec![Part::Text(summary)])]
         }
         _ => Vec::new(),
     }

@@ -18,7 +18,7 @@
 
 use serde_json::{Value, json};
 
-use crate::request::canon::{Msg, Part, Role, text_of};
+use crate::request::canon::{Msg, Part, WireRole, text_of};
 use crate::request::read::gemini_part;
 
 /// What every Gemini CLI request holds that no session file does.
@@ -63,7 +63,7 @@ fn message(v: &Value) -> Vec<Msg> {
             if ignored(content) {
                 return Vec::new();
             }
-            vec![Msg::new(Role::User, parts(content))]
+            vec![Msg::new(WireRole::User, parts(content))]
         }
         Some("gemini") => gemini(v),
         _ => Vec::new(),
@@ -97,7 +97,7 @@ fn gemini(v: &Value) -> Vec<Msg> {
     if said.is_empty() {
         return Vec::new();
     }
-    let mut out = vec![Msg::new(Role::Assistant, said)];
+    let mut out = vec![Msg::new(WireRole::Assistant, said)];
     let mut results = Vec::new();
     for c in calls {
         let name = c.get("name").and_then(Value::as_str).unwrap_or("generic_tool");
@@ -117,7 +117,7 @@ fn gemini(v: &Value) -> Vec<Msg> {
         }
     }
     if !results.is_empty() {
-        out.push(Msg::new(Role::User, results));
+        out.push(Msg::new(WireRole::User, results));
     }
     out
 }
@@ -247,6 +247,6 @@ mod tests {
     fn a_set_checkpoint_is_the_whole_history() {
         let v = json!({"$set":{"messages":[{"id":"a","type":"user","content":"hi"},{"id":"b","type":"gemini","content":"Done."},{"id":"c","type":"info","content":"x"}]}});
         let msgs = record(&v);
-        assert_eq!(msgs.iter().map(|m| m.role).collect::<Vec<_>>(), vec![Role::User, Role::Assistant]);
+        assert_eq!(msgs.iter().map(|m| m.role).collect::<Vec<_>>(), vec![WireRole::User, WireRole::Assistant]);
     }
 }

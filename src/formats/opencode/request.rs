@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::request::canon::{Msg, Part, Role, text_of};
+use crate::request::canon::{Msg, Part, WireRole, text_of};
 use crate::request::read::{self, items, s};
 
 /// An opencode export as opencode sends it: without what a pending `/undo`
@@ -51,19 +51,24 @@ pub fn messages(v: &Value) -> Vec<Msg> {
             return Vec::new();
         }
     }
-    let role = if info.get("role").and_then(Value::as_str) == Some("assistant") { Role::Assistant } else { Role::User };
+    let role = if info.get("role").and_then(Value::as_str) == Some("assistant") {
+        WireRole::Assistant
+    } else {
+        WireRole::User
+    };
     let (mut said, mut results) = (Vec::new(), Vec::new());
     for p in parts {
         match p.get("type").and_then(Value::as_str).unwrap_or("") {
-            "text" if role == Role::User && p.get("ignored").and_then(Value::as_bool) == Some(true) => {}
-            "text" if p.get("synthetic").and_then(Value::as_bool) != Some(true) || role == Role::User => {
+            "text" if role == WireRole::User && p.get("ignored").and_then(Value::as_bool) == Some(true) => {}
+            "text" if p.get("synthetic").and_then(Value::as_bool) != Some(true) || role == WireRole::User => {
                 said.extend(s(p, "text").map(Part::Text));
             }
-            "file" if role == Role::User && super::sends_file(p.get("mime").and_then(Value::as_str)) => said.extend(
-                s(p, "url").map(|u| Part::from_url(&u, p.get("mime").and_then(Value::as_str), s(p, "filename"))),
-            ),
-            "compaction" if role == Role::User => said.push(Part::Text(COMPACTION.into())),
-            "subtask" if role == Role::User => said.push(Part::Text(SUBTASK.into())),
+            "file" if role == WireRole::User && super::sends_file(p.get("mime").and_then(Value::as_str)) => said
+                .extend(
+                    s(p, "url").map(|u| Part::from_url(&u, p.get("mime").and_then(Value::as_str), s(p, "filename"))),
+                ),
+            "compaction" if role == WireRole::User => said.push(Part::Text(COMPACTION.into())),
+            "subtask" if role == WireRole::User => said.push(Part::Text(SUBTASK.into())),
             "tool" => {
                 let state = p.get("state").unwrap_or(&Value::Null);
                 let status = state.get("status").and_then(Value::as_str).unwrap_or("");

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::request::canon::{Msg, Part, Role};
+use crate::request::canon::{Msg, Part, WireRole};
 use crate::request::read::{args, items, s};
 
 /// The messages one entry stands for.
@@ -39,22 +39,25 @@ pub fn messages(v: &Value) -> Vec<Msg> {
             .collect()
     };
     match m.get("role").and_then(Value::as_str) {
-        Some("user") => vec![Msg::new(Role::User, parts(content))],
+        Some("user") => vec![Msg::new(WireRole::User, parts(content))],
         Some("assistant") => {
             let stop = m.get("stopReason").and_then(Value::as_str).unwrap_or("");
             if stop == "error" || stop == "aborted" {
                 return Vec::new();
             }
-            vec![Msg::new(Role::Assistant, parts(content))]
+            vec![Msg::new(WireRole::Assistant, parts(content))]
         }
         Some("toolResult") => {
             let Some(id) = s(m, "toolCallId") else { return Vec::new() };
             let error = m.get("isError").and_then(Value::as_bool).unwrap_or(false);
-            vec![Msg::new(Role::User, vec![Part::Result { id, name: s(m, "toolName"), parts: parts(content), error }])]
+            vec![Msg::new(
+                WireRole::User,
+                vec![Part::Result { id, name: s(m, "toolName"), parts: parts(content), error }],
+            )]
         }
         Some("bashExecution" | "custom" | "hookMessage") => {
             let t = s(m, "output").or_else(|| content.as_str().map(str::to_string)).unwrap_or_default();
-            vec![Msg::new(Role::User, vec![Part::Text(t)])]
+            vec![Msg::new(WireRole::User, vec![Part::Text(t)])]
         }
         _ => Vec::new(),
     }

@@ -34,7 +34,7 @@ fn pointer_indices(pointer: &str, from: Option<&str>) -> Option<Vec<u64>> {
 
 /// The request an agent session stands for, as `preview` builds it: the one
 /// model of what the agent sends, read here instead of numbered again.
-pub struct Request<'a> {
+pub struct SentRequest<'a> {
     pub source: &'a Source,
     pub single_document: bool,
     pub dialect: Dialect,
@@ -48,7 +48,7 @@ pub struct Request<'a> {
 /// numbering away from the records'). Empty when the path names no
 /// attachment we can see; the whole message's attachments when the path stops
 /// at a message or its block holds none of ours.
-pub fn locate(block: &str, session: &Session, request: Option<&Request<'_>>) -> Vec<usize> {
+pub fn locate(block: &str, session: &Session, request: Option<&SentRequest<'_>>) -> Vec<usize> {
     let Some((list, idx)) = parse(block) else { return Vec::new() };
     let atts = &session.attachments;
     if session.format.behaviour().logged {
