@@ -2,7 +2,7 @@
 # Peak RSS of every reading command on two files that stress memory, against
 # the bounds the project promises (issue 20): 64 MB + 1.5 x the longest line,
 # and 64 MB + 150 bytes a line on many short lines (what a line of the history
-# costs: README, "Memory per line").
+# costs: docs/performance.md, "Memory per line").
 #
 #   bench/memory.sh [LINES] [LONG_MB]     (default 1000000 lines, a 150 MB line)
 #

@@ -1,6 +1,6 @@
 //! Problem codes as data: every code a finding, an attachment's problem, a
 //! request limit or `check` can carry, with its usual severity and one line
-//! saying what it means. The README's table of codes is generated from
+//! saying what it means. The table of codes in `docs/codes.md` is generated from
 //! [`CODES`] (`tests/codes.rs` checks it is current, and that every code
 //! literal in `src/` is registered here).
 //!
@@ -26,7 +26,7 @@ const fn c(code: &'static str, severity: Severity, description: &'static str) ->
 
 use Severity::{Error as E, Info as I, Warning as W};
 
-/// Every code, grouped by family, in the order the README lists them.
+/// Every code, grouped by family, in the order `docs/codes.md` lists them.
 pub const CODES: &[Code] = &[
     // How the payload's bytes are spelled.
     c("base64.invalid", E, "the base64 text does not decode"),
@@ -226,7 +226,7 @@ pub fn with_class(family: &str, class: crate::classify::Class) -> String {
     format!("{family}.{class}")
 }
 
-/// The README's table of codes (between the markers the codes test keeps current).
+/// The table of codes in `docs/codes.md` (between the markers the codes test keeps current).
 pub fn markdown_table() -> String {
     let mut out = String::from("| code | severity | meaning |\n| --- | --- | --- |\n");
     for c in CODES {

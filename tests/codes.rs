@@ -1,13 +1,13 @@
 //! Problem codes are data (`src/codes.rs`): every code literal in `src/` is
-//! registered, every registered code is used, and the README's table of codes
-//! is generated from the registry. `UPDATE_README_CODES=1 cargo test --test
-//! codes` rewrites the table between its markers.
+//! registered, every registered code is used, and the table of codes in
+//! `docs/codes.md` is generated from the registry. `UPDATE_CODES=1 cargo test
+//! --test codes` rewrites the table between its markers.
 
 use std::path::{Path, PathBuf};
 
 use session_doctor::codes::{self, CODES};
 
-const BEGIN: &str = "<!-- codes:begin (generated: UPDATE_README_CODES=1 cargo test --test codes) -->\n";
+const BEGIN: &str = "<!-- codes:begin (generated: UPDATE_CODES=1 cargo test --test codes) -->\n";
 const END: &str = "<!-- codes:end -->";
 
 /// Dotted literals in `src/` that are not problem codes: event names, model ids.
@@ -119,18 +119,18 @@ fn every_registered_code_is_used() {
 }
 
 #[test]
-fn readme_table_of_codes_is_current() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
-    let readme = std::fs::read_to_string(&path).expect("README.md");
-    let start = readme.find(BEGIN).expect("the README has the codes:begin marker") + BEGIN.len();
-    let end = readme[start..].find(END).expect("the README has the codes:end marker") + start;
+fn docs_table_of_codes_is_current() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/codes.md");
+    let doc = std::fs::read_to_string(&path).expect("docs/codes.md");
+    let start = doc.find(BEGIN).expect("docs/codes.md has the codes:begin marker") + BEGIN.len();
+    let end = doc[start..].find(END).expect("docs/codes.md has the codes:end marker") + start;
     let table = codes::markdown_table();
-    if readme[start..end] != table {
-        if std::env::var_os("UPDATE_README_CODES").is_some() {
-            let updated = format!("{}{table}{}", &readme[..start], &readme[end..]);
-            std::fs::write(&path, updated).expect("write README.md");
+    if doc[start..end] != table {
+        if std::env::var_os("UPDATE_CODES").is_some() {
+            let updated = format!("{}{table}{}", &doc[..start], &doc[end..]);
+            std::fs::write(&path, updated).expect("write docs/codes.md");
         } else {
-            panic!("the README's table of codes is stale: run `UPDATE_README_CODES=1 cargo test --test codes`");
+            panic!("the table of codes in docs/codes.md is stale: run `UPDATE_CODES=1 cargo test --test codes`");
         }
     }
 }

@@ -17,7 +17,7 @@ const LINES: usize = 400_000;
 
 /// The most one more short line may cost: its entry (56 bytes) and its byte
 /// range (24 bytes) stay in the session; what assembling the history needs on
-/// the way is the rest (README, "Memory per line"). It was 311 bytes before
+/// the way is the rest (docs/performance.md, "Memory per line"). It was 311 bytes before
 /// (issue 20, item 5), about 125 since.
 const MAX_BYTES_PER_LINE: usize = 170;
 

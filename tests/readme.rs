@@ -1,41 +1,67 @@
-//! The README's console examples, run against this build: every ```console
-//! block is a transcript (`$ command` lines, each followed by the stdout it
-//! prints), run in a fresh folder holding a copy of `samples/`, with `/tmp`
-//! standing for another fresh folder. A block the samples cannot reproduce (a
-//! home directory's sessions, a `recordings/` tree) says so in an HTML comment
-//! just before it: `<!-- readme-test: skip (why) -->`. Session ids are
-//! compared as `<uuid>` (a repair makes a new one every time).
+//! The console examples of the documentation, run against this build: every
+//! ```console block of `README.md`, `CONTRIBUTING.md` and every `docs/*.md` is a
+//! transcript (`$ command` lines, each followed by the stdout it prints), run in
+//! a fresh folder holding a copy of `samples/`, with `/tmp` standing for another
+//! fresh folder. A block the samples cannot reproduce (a home directory's
+//! sessions, a `recordings/` tree) says so in an HTML comment just before it:
+//! `<!-- readme-test: skip (why) -->`. Session ids are compared as `<uuid>` (a
+//! repair makes a new one every time).
 //!
 //! `UPDATE_README=1 cargo test --test readme` writes what the binary printed
-//! into the README's blocks; the test then passes and `git diff` shows the change.
+//! into the blocks, each in the file it came from; the test then passes and
+//! `git diff` shows the change.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const SKIP: &str = "<!-- readme-test: skip";
 
-/// One console block: where its body starts in the README, and its text.
+/// One console block: where its body starts in its file, the line of its
+/// opening fence, and its text.
 struct Block {
     body: std::ops::Range<usize>,
+    line: usize,
     text: String,
     skip: bool,
 }
 
-fn blocks(readme: &str) -> Vec<Block> {
+fn blocks(file: &str, doc: &str) -> Vec<Block> {
     let mut out = Vec::new();
     let mut at = 0;
-    while let Some(i) = readme[at..].find("```console\n") {
+    while let Some(i) = doc[at..].find("```console\n") {
         let start = at + i + "```console\n".len();
-        let end = start + readme[start..].find("```\n").expect("a closed block");
-        let before = readme[..at + i].trim_end();
+        let line = doc[..at + i].matches('\n').count() + 1;
+        let close = doc[start..]
+            .find("```\n")
+            .unwrap_or_else(|| panic!("{file}: the console block at line {line} is not closed"));
+        let end = start + close;
+        let before = doc[..at + i].trim_end();
         let last = before.lines().last().unwrap_or_default();
-        out.push(Block { body: start..end, text: readme[start..end].to_string(), skip: last.starts_with(SKIP) });
+        out.push(Block { body: start..end, line, text: doc[start..end].to_string(), skip: last.starts_with(SKIP) });
         at = end + 4;
     }
     out
 }
 
-/// The commands of a block and the output the README shows for each.
+/// The files whose console blocks are run, relative to the repository: the
+/// README, CONTRIBUTING.md when there is one, and every `docs/*.md` in name order.
+fn documents(root: &Path) -> Vec<PathBuf> {
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+        .expect("docs/")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .map(|p| p.strip_prefix(root).expect("under the root").to_path_buf())
+        .collect();
+    docs.sort();
+    let mut out = vec![PathBuf::from("README.md")];
+    if root.join("CONTRIBUTING.md").exists() {
+        out.push(PathBuf::from("CONTRIBUTING.md"));
+    }
+    out.extend(docs);
+    out
+}
+
+/// The commands of a block and the output the file shows for each.
 fn transcript(block: &str) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
     for line in block.lines() {
@@ -120,43 +146,52 @@ fn run(commands: &[String]) -> Vec<String> {
 }
 
 #[test]
-fn the_readme_console_examples_are_what_the_binary_prints() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
-    let readme = std::fs::read_to_string(&path).expect("README.md");
+fn the_console_examples_of_the_docs_are_what_the_binary_prints() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let update = std::env::var_os("UPDATE_README").is_some();
-    let mut rewritten = readme.clone();
     let mut checked = 0;
     let mut stale = Vec::new();
-    // From the end, so that earlier ranges stay where they are when rewriting.
-    for block in blocks(&readme).into_iter().rev() {
-        if block.skip {
-            continue;
+    for file in documents(root) {
+        let path = root.join(&file);
+        let name = file.display().to_string();
+        let doc = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut rewritten = doc.clone();
+        let found = blocks(&name, &doc);
+        let count = found.len();
+        // From the end, so that earlier ranges stay where they are when rewriting.
+        for (n, block) in found.into_iter().enumerate().rev() {
+            if block.skip {
+                continue;
+            }
+            checked += 1;
+            let steps = transcript(&block.text);
+            let commands: Vec<String> = steps.iter().map(|(c, _)| c.clone()).collect();
+            let got = run(&commands);
+            let mut body = String::new();
+            for ((cmd, want), got) in steps.iter().zip(&got) {
+                let (want_n, got_n) = (normalize(want.trim_end()), normalize(got.trim_end()));
+                if want_n != got_n {
+                    let at = format!("{name}, console block {} of {count} (line {})", n + 1, block.line);
+                    stale.push(format!("{at}:\n$ {cmd}\n--- {name}\n{want_n}\n--- binary\n{got_n}\n"));
+                }
+                body.push_str(&format!("$ {cmd}\n"));
+                if !got.trim_end().is_empty() {
+                    body.push_str(got.trim_end());
+                    body.push('\n');
+                }
+                // A blank line between one command's output and the next command, as written.
+                if want.ends_with("\n\n") {
+                    body.push('\n');
+                }
+            }
+            rewritten.replace_range(block.body.clone(), &body);
         }
-        checked += 1;
-        let steps = transcript(&block.text);
-        let commands: Vec<String> = steps.iter().map(|(c, _)| c.clone()).collect();
-        let got = run(&commands);
-        let mut body = String::new();
-        for ((cmd, want), got) in steps.iter().zip(&got) {
-            let (want_n, got_n) = (normalize(want.trim_end()), normalize(got.trim_end()));
-            if want_n != got_n {
-                stale.push(format!("$ {cmd}\n--- README\n{want_n}\n--- binary\n{got_n}\n"));
-            }
-            body.push_str(&format!("$ {cmd}\n"));
-            if !got.trim_end().is_empty() {
-                body.push_str(got.trim_end());
-                body.push('\n');
-            }
-            // A blank line between one command's output and the next command, as written.
-            if want.ends_with("\n\n") {
-                body.push('\n');
-            }
+        if update && rewritten != doc {
+            std::fs::write(&path, rewritten).unwrap_or_else(|e| panic!("write {name}: {e}"));
         }
-        rewritten.replace_range(block.body.clone(), &body);
     }
     assert!(checked >= 4, "only {checked} console blocks checked");
     if update {
-        std::fs::write(&path, rewritten).expect("write README.md");
         return;
     }
     assert!(stale.is_empty(), "{}\nrun `UPDATE_README=1 cargo test --test readme`", stale.join("\n"));

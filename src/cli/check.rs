@@ -25,7 +25,7 @@ use super::session_args::{FormatChoice, ReadArgs, parse_threads};
 /// `diagnose` does: invalid media the model has not accepted, a request over
 /// the provider's limits, replayed reasoning another provider cannot verify, a
 /// recorded failure that will come back on every retry, damaged lines. Every
-/// problem carries a stable code (the README lists them); --allow accepts a code.
+/// problem carries a stable code (docs/codes.md lists them); --allow accepts a code.
 /// Sessions are checked in parallel.
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -100,7 +100,7 @@ pub enum OutputForm {
 fn parse_code(s: &str) -> Result<String, String> {
     match crate::codes::lookup(s) {
         Some(_) => Ok(s.to_string()),
-        None => Err(format!("unknown problem code `{s}` (the README's \"Problem codes\" lists them)")),
+        None => Err(format!("unknown problem code `{s}` (docs/codes.md lists them)")),
     }
 }
 

@@ -60,7 +60,7 @@ pub struct DiagnoseArgs {
     /// Read the provider's error from this file.
     #[arg(long = "error-file", value_name = "FILE")]
     pub error_file: Option<PathBuf>,
-    /// Print JSON (the schema is in the README).
+    /// Print JSON (the schema is in docs/diagnose.md).
     #[arg(long = "json")]
     pub json: bool,
     /// Also write a self-contained HTML page (no network, no scripts): the

@@ -67,8 +67,8 @@ pub struct Options {
 
 /// Records of a JSON Lines file read, at most, unless `--max-records` says
 /// otherwise. The history is the one thing the reader keeps per line (about
-/// 140 bytes a record, 600 for a tool call or result, README "Memory per
-/// line"): this bounds it at about 1.4 GB of short lines, and a session past it
+/// 140 bytes a record, 600 for a tool call or result, docs/performance.md
+/// "Memory per line"): this bounds it at about 1.4 GB of short lines, and a session past it
 /// stops with a sentence instead of the machine running out of memory.
 pub const MAX_RECORDS: u64 = 10_000_000;
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# The versions the suite drives. Bump them on purpose, with the README's table.
+# The versions the suite drives. Bump them on purpose, with CONTRIBUTING.md's table.
 AGENTS = {
     "claude-code": ("@anthropic-ai/claude-code", "2.1.332", "claude"),
     "codex": ("@openai/codex", "0.171.0", "codex"),
