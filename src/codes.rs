@@ -1,7 +1,7 @@
 //! Problem codes as data: every code a finding, an attachment's problem, a
 //! request limit or `check` can carry, with its usual severity and one line
 //! saying what it means. The table of codes in `docs/codes.md` is generated from
-//! [`CODES`] (`tests/codes.rs` checks it is current, and that every code
+//! [`CODES`] (`tests/it/codes.rs` checks it is current, and that every code
 //! literal in `src/` is registered here).
 //!
 //! A code is `family.name`. Two families are patterns: `session.stuck.<class>`

@@ -1,4 +1,4 @@
-//! The fuzz targets' bodies live in `targets.rs`, shared with `tests/fuzz_corpus.rs`
+//! The fuzz targets' bodies live in `targets.rs`, shared with `tests/it/fuzz_corpus.rs`
 //! (which replays every committed corpus file in `cargo test`).
 pub mod targets;
 #[path = "../../tests/common/wrap.rs"]

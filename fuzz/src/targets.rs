@@ -1,7 +1,7 @@
 //! The fuzz targets: one function per target, `fn(&[u8])`, panicking on a bug.
 //!
 //! Shared by the libFuzzer binaries in `fuzz/fuzz_targets/` (coverage-guided,
-//! nightly) and by `tests/fuzz_corpus.rs`, which replays every committed corpus
+//! nightly) and by `tests/it/fuzz_corpus.rs`, which replays every committed corpus
 //! file (`fuzz/corpus/<target>/`) through the same function in `cargo test`,
 //! so every crash found becomes a regression test by being committed there.
 //!

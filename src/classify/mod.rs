@@ -99,7 +99,7 @@ pub struct Judgement {
 }
 
 /// [`classify`], with signals whose id `disabled` accepts left out (the
-/// leave-one-source-out measure in `tests/classify.rs` disables a source's own literals).
+/// leave-one-source-out measure in `tests/it/classify.rs` disables a source's own literals).
 pub fn judge(text: &str, hint: &Hint, disabled: &dyn Fn(&str) -> bool) -> Judgement {
     let capped = text::cap(text);
     let ev = envelope::unwrap(&capped);

@@ -5,9 +5,8 @@
 //!
 //! Self-contained: only std, the crate, and crates from `[dependencies]` /
 //! `[dev-dependencies]` (png, gif, image-webp encoders; jpeg-encoder;
-//! crc32fast). Include it from any integration test with
-//! `#[path = "common/media_corpus.rs"] mod media_corpus;`.
-#![allow(dead_code)]
+//! crc32fast). Use it from any integration test with
+//! `use crate::common::media_corpus;`.
 
 use std::borrow::Cow;
 

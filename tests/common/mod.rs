@@ -1,11 +1,12 @@
 //! Shared helpers for the integration tests: run the binary, hash files.
-#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use sha2::{Digest, Sha256};
 
+pub mod media_corpus;
+pub mod page;
 pub mod wrap;
 
 pub fn bin() -> Command {

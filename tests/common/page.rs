@@ -1,5 +1,4 @@
 //! Checks on the HTML pages (`diagnose --html`, `check --output-format html`).
-#![allow(dead_code)]
 
 use scraper::{Html, Selector};
 

@@ -2,7 +2,6 @@
 //! so a test can put any payload (valid, broken, bad base64) into every format.
 //! Each payload becomes one attachment; the first is pasted by the user, the
 //! others come back from a tool call that read `/tmp/media-<n>`.
-#![allow(dead_code)]
 
 use serde_json::{Value, json};
 
