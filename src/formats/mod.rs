@@ -1,5 +1,6 @@
 //! One adapter per agent or provider format, each mapping native records into
-//! the canonical model. This module is the only place that knows native names.
+//! the canonical model and building the request its agent sends. Reading native
+//! records is this module's alone; a repaired copy's writers (`rewrite`) spell some.
 //!
 //! An adapter sees one parsed line at a time (workers read the file in parallel)
 //! and describes it as a [`LineOut`]: its entries, media, tool calls, reasoning,
