@@ -9,6 +9,24 @@ pub mod media_corpus;
 pub mod page;
 pub mod wrap;
 
+/// Every `.rs` file under `dir`, in order.
+pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).expect("a source folder") {
+            let p = e.expect("a folder entry").path();
+            if p.is_dir() {
+                todo.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_session-doctor"))
 }

@@ -44,16 +44,6 @@ const NOT_CODES: &[&str] = &[
 const NAME_ENDINGS: &[&str] =
     &["json", "jsonl", "png", "pdf", "doctor", "cpp", "com", "dev", "ai", "db", "html", "google"];
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).expect("src") {
-        let p = e.expect("entry").path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
 
 /// `"family.name"` string literals (lower-case words joined by dots).
 fn dotted_literals(text: &str) -> Vec<String> {
@@ -73,8 +63,7 @@ fn dotted_literals(text: &str) -> Vec<String> {
 
 fn used_codes() -> Vec<(String, PathBuf)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    rust_files(&root.join("src"), &mut files);
+    let files = crate::common::rust_files(&root.join("src"));
     let mut out = Vec::new();
     for f in files.iter().filter(|f| !f.ends_with("codes.rs")) {
         let text = std::fs::read_to_string(f).expect("read");

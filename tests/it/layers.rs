@@ -7,7 +7,7 @@
 //! counts (a `use`, a path in an expression, a doc link in a ground layer);
 //! comments in layers above the ground are free to name what they like.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The layers, bottom first; a module of `src/` not named here fails the test,
 /// so a new module is given its place when it is added.
@@ -41,16 +41,6 @@ fn layer(module: &str) -> Option<usize> {
     LAYERS.iter().position(|l| l.contains(&module))
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("read src/") {
-        let path = entry.expect("a directory entry").path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
 
 /// The top-level module a file of `src/` belongs to (`None` for the crate roots).
 fn module_of(src: &Path, file: &Path) -> Option<String> {
@@ -96,9 +86,7 @@ fn is_comment(line: &str) -> bool {
 #[test]
 fn no_module_imports_one_above_it() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    files.sort();
+    let files = crate::common::rust_files(&src);
     let mut faults = Vec::new();
     for file in &files {
         let Some(module) = module_of(&src, file) else { continue };
