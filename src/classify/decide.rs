@@ -130,6 +130,19 @@ pub fn signals(s: &Seen) -> Vec<Signal> {
         }
     }
     codes(signals::DETERMINISTIC_CODES, "deterministic", false, &mut out);
+    // A text that is nothing but a code (an agent printing a bare `invalid_encrypted_content`)
+    // names that code, as a structured one would.
+    let bare = s.hay.trim_end_matches([' ', '|']).trim().trim_matches(['"', '\'', '`', '.']);
+    if bare.contains('_') && bare.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        let known = signals::DETERMINISTIC_CODES.iter().find(|(c, class)| *c == bare && allowed(*class));
+        if let Some((code, class)) = known {
+            out.push(Signal {
+                id: format!("code:{code}"),
+                what: format!("the whole text is the code `{code}`"),
+                class: *class,
+            });
+        }
+    }
     phrases(signals::DETERMINISTIC_PHRASES, "deterministic", &mut out);
     fams(families::DETERMINISTIC, "deterministic", &mut out);
     if count_ok {

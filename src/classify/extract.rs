@@ -44,6 +44,8 @@ const KEYWORDS: &[&str] = &[
     // See: Anthropic "A maximum of 100 PDF pages may be provided"; opencode#47721
     // "exceeding the maximum of 50"; vscode#303825 "supports a maximum of 10".
     "maximum of",
+    // agent-core's "the maximum number of 20 images" (shared/seeds/002).
+    "maximum number of",
     // See: claude-code#16173 "exceed max allowed size for many-image requests: 2000 pixels";
     // #13480 "max allowed size: 8000 pixels".
     "max allowed size",

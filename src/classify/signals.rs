@@ -127,6 +127,9 @@ pub const DETERMINISTIC_CODES: &[(&str, Class)] = &[
     ("image_parse_error", Class::MediaRejected),
     ("invalid_image_url", Class::MediaRejected),
     ("unsupported_image_media_type", Class::MediaRejected),
+    // OpenAI's code for a file it cannot read ("The file you uploaded is badly formatted or
+    // corrupted", shared/seeds/000: a PDF cut short by an interrupted download).
+    ("invalid_file", Class::MediaRejected),
     // See: opencode MessageAbortedError; DOM AbortError; gRPC CANCELLED.
     ("messageabortederror", Class::Aborted),
     ("aborterror", Class::Aborted),
@@ -401,6 +404,10 @@ pub const IMAGE_LIMIT_PHRASES: &[Rule] = &[
     // provided, but the model supports a maximum of 10"); Anthropic "A maximum of 100 PDF
     // pages may be provided"; "Too many images in request: 31 > 30".
     r(&["too many images"], Class::ImageLimit),
+    // The phrasings agent-core's classifier lists (shared/seeds/002): "maximum (number) of N
+    // images", "number of images … exceeds".
+    r(&["maximum number of", "images"], Class::ImageLimit),
+    r(&["number of images", "exceed"], Class::ImageLimit),
     r(&["too much media"], Class::ImageLimit),
     r(&["images, exceeding the maximum of"], Class::ImageLimit),
     r(&["images were provided", "maximum of"], Class::ImageLimit),
@@ -424,6 +431,8 @@ pub const MEDIA_PHRASES: &[Rule] = &[
     // specified was not valid"; #19013 "password protected"; #8184 "media_type: Input should
     // be"; #90363 "could not be processed and was removed".
     r(&["could not process image"], Class::MediaRejected),
+    // OpenAI's words for a file it cannot read (shared/seeds/000).
+    r(&["badly formatted or corrupted"], Class::MediaRejected),
     r(&["could not process pdf"], Class::MediaRejected),
     r(&["image exceeds"], Class::MediaRejected),
     r(&["image dimensions exceed"], Class::MediaRejected),

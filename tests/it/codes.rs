@@ -44,7 +44,6 @@ const NOT_CODES: &[&str] = &[
 const NAME_ENDINGS: &[&str] =
     &["json", "jsonl", "png", "pdf", "doctor", "cpp", "com", "dev", "ai", "db", "html", "google"];
 
-
 /// `"family.name"` string literals (lower-case words joined by dots).
 fn dotted_literals(text: &str) -> Vec<String> {
     let mut out = Vec::new();

@@ -41,7 +41,6 @@ fn layer(module: &str) -> Option<usize> {
     LAYERS.iter().position(|l| l.contains(&module))
 }
 
-
 /// The top-level module a file of `src/` belongs to (`None` for the crate roots).
 fn module_of(src: &Path, file: &Path) -> Option<String> {
     let rel = file.strip_prefix(src).expect("under src/");
