@@ -15,6 +15,7 @@ pub mod contain;
 pub mod diagnose;
 pub mod discover;
 pub mod exit;
+pub mod file;
 pub mod fit;
 pub mod formats;
 pub mod guard;

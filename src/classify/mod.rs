@@ -27,7 +27,7 @@ mod literal;
 mod provider;
 mod resets;
 mod signals;
-mod text;
+pub mod text;
 
 use serde::Serialize;
 

@@ -28,6 +28,44 @@ pub fn cap(text: &str) -> Cow<'_, str> {
     Cow::Owned(format!("{}\n…\n{}", &text[..head], &text[tail..]))
 }
 
+/// Reads `input` to its end keeping what [`cap`] would keep: all of it up to
+/// [`MAX_INPUT`], else its head and tail, in memory bounded by `MAX_INPUT`
+/// whatever its size (a gigabyte piped to `classify -`). Bytes that are not
+/// UTF-8 are replaced.
+pub fn read_capped(mut input: impl std::io::Read) -> std::io::Result<String> {
+    use std::io::Read as _;
+    let mut head = Vec::with_capacity(KEEP);
+    (&mut input).take(MAX_INPUT as u64).read_to_end(&mut head)?;
+    if head.len() < MAX_INPUT {
+        return Ok(String::from_utf8_lossy(&head).into_owned());
+    }
+    // Past the whole-input size: the head is its first KEEP bytes, and the tail
+    // the last KEEP of everything read, kept in a ring.
+    let mut ring = head.split_off(KEEP);
+    let mut at = 0;
+    let mut more = false;
+    let mut buf = vec![0; 64 * 1024];
+    loop {
+        let n = match input.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        more = true;
+        for &b in &buf[..n] {
+            ring[at] = b;
+            at = (at + 1) % KEEP;
+        }
+    }
+    ring.rotate_left(at);
+    if !more {
+        head.extend_from_slice(&ring);
+        return Ok(String::from_utf8_lossy(&head).into_owned());
+    }
+    Ok(format!("{}\n…\n{}", String::from_utf8_lossy(&head), String::from_utf8_lossy(&ring)))
+}
+
 /// Lowercases, turns `\n`-style escapes and whitespace runs into one space, maps the
 /// typographic apostrophe to `'`, and spells negative contractions out ("couldn't" →
 /// "could not"), so every table needs one spelling of a phrase.
@@ -131,6 +169,18 @@ pub fn clip(s: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_large_input_is_read_as_its_head_and_tail_in_bounded_memory() {
+        let small = "x".repeat(1000);
+        assert_eq!(read_capped(small.as_bytes()).unwrap(), small);
+        let exact = "y".repeat(MAX_INPUT);
+        assert_eq!(read_capped(exact.as_bytes()).unwrap(), exact);
+        let big = format!("HEAD{}TAIL", "z".repeat(3 * MAX_INPUT));
+        let read = read_capped(big.as_bytes()).unwrap();
+        assert_eq!(read, cap(&big), "what is read is what cap keeps");
+        assert!(read.starts_with("HEAD") && read.ends_with("TAIL") && read.len() < MAX_INPUT + 10);
+    }
 
     #[test]
     fn normalize_collapses_and_lowercases() {

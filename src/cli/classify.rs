@@ -3,12 +3,13 @@
 //! The error text is untrusted: everything taken from it goes through
 //! [`crate::text::sanitize`] before it reaches a terminal.
 
-use std::io::{IsTerminal as _, Read as _};
+use std::io::IsTerminal as _;
 use std::path::Path;
 
 use anyhow::{Context as _, bail};
 use clap::Args;
 
+use crate::classify::text::read_capped;
 use crate::classify::{Classification, Hint, Judgement, judge};
 use crate::exit::Exit;
 use crate::report::table::wrap;
@@ -67,18 +68,16 @@ pub struct ClassifyArgs {
 pub fn run(args: &ClassifyArgs) -> anyhow::Result<Exit> {
     let text = match args.text.as_deref() {
         Some(t) if t != "-" && Path::new(t).is_file() => {
-            let bytes = std::fs::read(t).with_context(|| format!("reading {}", sanitize(t)))?;
-            String::from_utf8_lossy(&bytes).into_owned()
+            let file = crate::file::open_regular(Path::new(t)).with_context(|| format!("reading {}", sanitize(t)))?;
+            read_capped(file).with_context(|| format!("reading {}", sanitize(t)))?
         }
         Some(t) if t != "-" => t.to_string(),
         _ => {
-            let mut stdin = std::io::stdin();
+            let stdin = std::io::stdin();
             if args.text.is_none() && stdin.is_terminal() {
                 bail!("no error given: pass it as an argument, or pipe it on stdin (`-`)");
             }
-            let mut bytes = Vec::new();
-            stdin.read_to_end(&mut bytes).context("reading the error from stdin")?;
-            String::from_utf8_lossy(&bytes).into_owned()
+            read_capped(stdin.lock()).context("reading the error from stdin")?
         }
     };
     if text.trim().is_empty() {

@@ -72,9 +72,12 @@ pub struct DiagnoseArgs {
 pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
     let error = match (&args.error, &args.error_file) {
         (Some(t), _) => Some(t.clone()),
+        // Bounded: a huge file is judged by its head and tail; a device or a FIFO is refused.
         (None, Some(f)) => Some(
-            String::from_utf8_lossy(&std::fs::read(f).with_context(|| format!("cannot read {}", f.display()))?)
-                .into_owned(),
+            crate::file::open_regular(f)
+                .map_err(anyhow::Error::new)
+                .and_then(|file| Ok(crate::classify::text::read_capped(file)?))
+                .with_context(|| format!("cannot read {}", f.display()))?,
         ),
         _ => None,
     };

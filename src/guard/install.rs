@@ -53,10 +53,9 @@ pub fn claude_code_entry(exe: &Path, provider: Option<&str>) -> Value {
 
 /// Plans adding `entry` to the `hooks.PreToolUse` list of the settings in `file`.
 pub fn plan_claude_code(file: &Path, entry: Value) -> anyhow::Result<Plan> {
-    let old = match std::fs::read(file) {
-        Ok(b) => String::from_utf8(b).with_context(|| format!("{} is not UTF-8 text", file.display()))?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(e).with_context(|| format!("reading {}", file.display())),
+    let old = match read_existing(file)? {
+        Some(b) => String::from_utf8(b).with_context(|| format!("{} is not UTF-8 text", file.display()))?,
+        None => String::new(),
     };
     let backup = (!old.is_empty()).then(|| backup_path(file));
     let summary = format!("adds to hooks.PreToolUse: {}", serde_json::to_string(&entry)?);
@@ -138,11 +137,7 @@ pub fn plan_file(file: &Path, source: &str, exe: &Path, provider: &str) -> anyho
     let text = source
         .replace("__SESSION_DOCTOR__", &js_string(&exe.display().to_string()))
         .replace("__PROVIDER__", &js_string(provider));
-    let old = match std::fs::read(file) {
-        Ok(b) => Some(b),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e).with_context(|| format!("reading {}", file.display())),
-    };
+    let old = read_existing(file)?;
     let already = old.as_deref() == Some(text.as_bytes());
     let backup = old.filter(|_| !already).map(|_| backup_path(file));
     let summary = format!(
@@ -151,6 +146,20 @@ pub fn plan_file(file: &Path, source: &str, exe: &Path, provider: &str) -> anyho
         exe.display()
     );
     Ok(Plan { file: file.to_path_buf(), already, summary, text, backup })
+}
+
+/// The most a settings or guard file holds: far past any real one.
+const MAX_SETTINGS: u64 = 4 << 20;
+
+/// The file an install changes, as it is now (`None`: there is none). Bounded
+/// and typed: a link to `/dev/zero` or a FIFO in its place is refused, not
+/// read for ever, under `--dry-run` too.
+fn read_existing(file: &Path) -> anyhow::Result<Option<Vec<u8>>> {
+    match crate::file::read_bounded(file, MAX_SETTINGS) {
+        Ok(b) => Ok(Some(b)),
+        Err(crate::file::Refused::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(anyhow::Error::new(e).context(format!("{} is not read; nothing was changed", file.display()))),
+    }
 }
 
 /// `s` as the inside of a JavaScript string literal.
@@ -167,13 +176,6 @@ pub fn apply(plan: &Plan) -> anyhow::Result<()> {
     if let Some(parent) = plan.file.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
     }
-    if let Some(backup) = &plan.backup {
-        // A new file in the backup's place (temp + rename), never a write through
-        // whatever a link at that name points to.
-        let old = std::fs::read(&plan.file).with_context(|| format!("reading {}", plan.file.display()))?;
-        crate::atomic::write(backup, crate::atomic::Existing::Replace, &[], |w| Ok(w.write_all(&old)?))
-            .with_context(|| format!("backing up {} to {}", plan.file.display(), backup.display()))?;
-    }
     // A link to the file (settings kept in a dotfiles repository, linked in by
     // stow or chezmoi) stays a link: the write goes to the file it points to.
     let target = match std::fs::symlink_metadata(&plan.file) {
@@ -181,8 +183,40 @@ pub fn apply(plan: &Plan) -> anyhow::Result<()> {
             .with_context(|| format!("{} is a link to no file", plan.file.display()))?,
         _ => plan.file.clone(),
     };
+    // Claude Code keeps API keys in its settings: the rewrite and the backup keep
+    // the file's own mode (a private 0600 file stays 0600, a read-only one read-only),
+    // never the umask's wider one.
+    let mode = crate::atomic::mode_of(&target);
+    let owner = owner_of(&target);
+    if let Some(backup) = &plan.backup {
+        // A new file in the backup's place (temp + rename), never a write through
+        // whatever a link at that name points to.
+        let old = read_existing(&plan.file)?.unwrap_or_default();
+        crate::atomic::write_with_mode(backup, crate::atomic::Existing::Replace, mode, &[], |w| Ok(w.write_all(&old)?))
+            .with_context(|| format!("backing up {} to {}", plan.file.display(), backup.display()))?;
+        keep_owner(backup, owner)?;
+    }
     // The settings are replaced on purpose: they are not an input the write must spare.
-    crate::atomic::write(&target, crate::atomic::Existing::Replace, &[], |w| Ok(w.write_all(plan.text.as_bytes())?))
+    crate::atomic::write_with_mode(&target, crate::atomic::Existing::Replace, mode, &[], |w| {
+        Ok(w.write_all(plan.text.as_bytes())?)
+    })?;
+    keep_owner(&target, owner)
+}
+
+/// The owner and group of `path`, where it exists.
+fn owner_of(path: &Path) -> Option<(u32, u32)> {
+    use std::os::unix::fs::MetadataExt as _;
+    std::fs::metadata(path).ok().map(|m| (m.uid(), m.gid()))
+}
+
+/// Gives `path` back to `owner` when the install ran as another user (root
+/// installing into a user's settings): the rewrite is the owner's file still.
+fn keep_owner(path: &Path, owner: Option<(u32, u32)>) -> anyhow::Result<()> {
+    match (owner, owner_of(path)) {
+        (Some(o), Some(now)) if o != now => std::os::unix::fs::chown(path, Some(o.0), Some(o.1))
+            .with_context(|| format!("cannot give {} back to its owner", path.display())),
+        _ => Ok(()),
+    }
 }
 
 fn has_mark(entry: &Value) -> bool {
@@ -213,6 +247,53 @@ mod tests {
 
     fn entry() -> Value {
         claude_code_entry(Path::new("/opt/sd/session-doctor"), None)
+    }
+
+    fn mode(p: &Path) -> u32 {
+        crate::atomic::mode_of(p).unwrap()
+    }
+
+    #[test]
+    fn a_private_or_read_only_settings_file_keeps_its_mode_and_so_does_its_backup() {
+        use std::os::unix::fs::PermissionsExt as _;
+        for m in [0o600, 0o444, 0o640] {
+            let dir = tempfile::tempdir().unwrap();
+            let f = dir.path().join("settings.json");
+            std::fs::write(&f, r#"{"env": {"ANTHROPIC_API_KEY": "sk-secret"}}"#).unwrap();
+            std::fs::set_permissions(&f, std::fs::Permissions::from_mode(m)).unwrap();
+            let plan = plan_claude_code(&f, entry()).unwrap();
+            apply(&plan).unwrap();
+            assert!(std::fs::read_to_string(&f).unwrap().contains(MARK), "{m:o}: the hook is in");
+            assert_eq!(mode(&f), m, "the settings keep {m:o}");
+            assert_eq!(mode(plan.backup.as_deref().unwrap()), m, "the backup keeps {m:o}");
+        }
+    }
+
+    #[test]
+    fn a_linked_private_file_keeps_its_mode() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("dotfiles-settings.json");
+        std::fs::write(&real, "{}").unwrap();
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let link = dir.path().join("settings.json");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        apply(&plan_claude_code(&link, entry()).unwrap()).unwrap();
+        assert_eq!(mode(&real), 0o600);
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    }
+
+    #[test]
+    fn a_device_or_fifo_in_the_settings_place_is_refused_even_in_a_dry_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let zero = dir.path().join("settings.json");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        let e = plan_claude_code(&zero, entry()).unwrap_err();
+        assert!(format!("{e:#}").contains("not a regular file"), "{e:#}");
+        let fifo = dir.path().join("fifo.json");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        assert!(plan_claude_code(&fifo, entry()).is_err(), "a FIFO is refused, not waited on");
+        assert!(plan_file(&fifo, PI_EXTENSION, Path::new("/opt/sd"), "anthropic").is_err());
     }
 
     fn plan_on(text: &str) -> Plan {

@@ -14,6 +14,9 @@ use serde::{Deserialize, Serialize};
 
 use super::{Problem, Verdict};
 
+/// The most a `--rules` file holds: far past any real one.
+const MAX_RULES_FILE: u64 = 1 << 20;
+
 const BUILTIN_JSON: &str = include_str!("rules.json");
 
 /// How a provider measures the per-image byte limit.
@@ -185,8 +188,11 @@ impl Rules {
     /// `max_pdf_bytes`, `max_request_bytes`, `source`, `verified_on`, `notes`,
     /// `provider`, `aliases`.
     pub fn with_overrides_from(self, path: &Path) -> anyhow::Result<Rules> {
-        let text = std::fs::read_to_string(path)
+        // A rules file is a few hundred bytes: a device or a FIFO in its place is refused.
+        let bytes = crate::file::read_bounded(path, MAX_RULES_FILE)
             .with_context(|| format!("cannot read the rules override file {}", path.display()))?;
+        let text = String::from_utf8(bytes)
+            .with_context(|| format!("the rules override file {} is not UTF-8 text", path.display()))?;
         self.with_overrides_json(&text).with_context(|| format!("in the rules override file {}", path.display()))
     }
 

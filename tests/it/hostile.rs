@@ -244,3 +244,39 @@ fn a_device_pipe_or_folder_named_as_an_attachment_is_not_read() {
         assert!(problems.contains("reference.unreadable"), "{target}: {v:#}");
     }
 }
+
+/// Side inputs are bounded: `--error-file` and `--rules` naming a device or a
+/// FIFO are refused (`/dev/zero` grew memory to the limit), and `classify -`
+/// reads a large stdin as its head and tail without holding all of it.
+#[cfg(unix)]
+#[test]
+fn side_inputs_are_bounded_and_typed() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let sample = common::sample("claude-code.jsonl");
+    let f = sample.to_str().unwrap();
+    for special in ["/dev/zero", fifo.to_str().unwrap()] {
+        let (code, err) = bounded(&["diagnose", f, "--error-file", special]);
+        assert_eq!(code, Some(2), "--error-file {special}: {err}");
+        assert!(err.contains("not a regular file"), "--error-file {special}: {err}");
+        let (code, err) = bounded(&["scan", f, "--rules", special]);
+        assert_eq!(code, Some(2), "--rules {special}: {err}");
+        assert!(err.contains("not a regular file"), "--rules {special}: {err}");
+    }
+    // Over the whole-input size: the status word at the head and the reason at the
+    // tail are both seen, as the README says.
+    let body = format!("HTTP 400 {} Too many images in request: 31 > 30", "x".repeat(2 << 20));
+    let mut child = common::bin()
+        .args(["classify", "--json", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), body.as_bytes()).unwrap();
+    drop(child.stdin.take());
+    let out = child.wait_with_output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["class"], "image_limit", "{v:#}");
+    assert_eq!(v["limit"], 30, "{v:#}");
+}

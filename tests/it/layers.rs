@@ -13,7 +13,7 @@ use std::path::Path;
 /// so a new module is given its place when it is added.
 const LAYERS: &[&[&str]] = &[
     // Leaves: text, time, JSON, the provider vocabulary, panic containment, exit codes.
-    &["json", "text", "clock", "provider", "contain", "exit"],
+    &["json", "text", "clock", "provider", "contain", "exit", "file"],
     // Facts about bytes and provider errors.
     &["media", "classify"],
     // The canonical session, and fitting an image (media only).
