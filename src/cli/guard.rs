@@ -105,25 +105,45 @@ pub enum HookAgent {
     Opencode,
 }
 
+/// Answers one Claude Code hook event on stdin. It fails open, as `--help`
+/// promises: an event it cannot read (not UTF-8, not JSON) or rules it cannot
+/// load are said on stderr and the tool call goes on unguarded; exit 2 would
+/// block the agent's Read.
+fn claude_code_hook(provider: &str) {
+    let mut input = Vec::new();
+    if let Err(e) = std::io::stdin().take(1 << 20).read_to_end(&mut input) {
+        eprintln!("session-doctor guard: cannot read the hook event ({e}); the tool call goes on unguarded");
+        return;
+    }
+    let Ok(event) = serde_json::from_slice::<Value>(&input) else {
+        eprintln!("session-doctor guard: the hook event on stdin is not JSON; the tool call goes on unguarded");
+        return;
+    };
+    let rules = match rules_for(provider) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!(
+                "session-doctor guard: {}; the tool call goes on unguarded",
+                crate::text::sanitize(&format!("{e:#}"))
+            );
+            return;
+        }
+    };
+    if let Some(answer) = guard::claude_code::answer(&event, &rules, &guard::cache_dir()) {
+        println!("{answer}");
+    }
+}
+
 pub fn run(args: &GuardArgs) -> anyhow::Result<Exit> {
     if let Some(GuardAction::Install(i)) = &args.action {
         return run_install(i);
     }
-    let rules = rules_for(&args.provider)?;
-    let cache = guard::cache_dir();
     if let Some(HookAgent::ClaudeCode) = args.hook {
-        let mut input = String::new();
-        std::io::stdin().take(1 << 20).read_to_string(&mut input).context("reading the hook event from stdin")?;
-        // Fail open: an event the guard cannot read is not a reason to stop the agent.
-        let Ok(event) = serde_json::from_str::<Value>(&input) else {
-            eprintln!("session-doctor guard: the hook event on stdin is not JSON; the tool call goes on unguarded");
-            return Ok(Exit::Healthy);
-        };
-        if let Some(answer) = guard::claude_code::answer(&event, &rules, &cache) {
-            println!("{answer}");
-        }
+        claude_code_hook(&args.provider);
         return Ok(Exit::Healthy);
     }
+    let rules = rules_for(&args.provider)?;
+    let cache = guard::cache_dir();
     if args.files.is_empty() {
         bail!("nothing to judge: name FILEs, or use --hook AGENT (see --help)");
     }

@@ -13,6 +13,10 @@ use serde_json::{Value, json};
 use session_doctor::media::{Depth, Facts, Verdict};
 
 fn guard(cache: &Path, args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
+    guard_bytes(cache, args, stdin.unwrap_or("").as_bytes())
+}
+
+fn guard_bytes(cache: &Path, args: &[&str], stdin: &[u8]) -> (i32, String, String) {
     let mut cmd = common::bin();
     cmd.arg("guard")
         .args(args)
@@ -21,7 +25,7 @@ fn guard(cache: &Path, args: &[&str], stdin: Option<&str>) -> (i32, String, Stri
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd.spawn().unwrap();
-    child.stdin.take().unwrap().write_all(stdin.unwrap_or("").as_bytes()).unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
     let out = child.wait_with_output().unwrap();
     (
         out.status.code().unwrap(),
@@ -101,6 +105,17 @@ fn claude_code_hook_denies_a_broken_read_fits_an_oversized_one_and_is_silent_oth
     let (code, out, err) = guard(&cache, &["--hook", "claude-code"], Some("not json"));
     assert_eq!((code, out.as_str()), (0, ""), "fails open");
     assert!(err.contains("not JSON"));
+}
+
+/// The hook fails open on whatever it cannot use, as `--help` promises (exit 2
+/// would block Claude Code's Read): bytes that are not UTF-8.
+#[test]
+fn the_hook_fails_open_on_bytes_that_are_not_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let (code, out, err) = guard_bytes(&cache, &["--hook", "claude-code"], b"{\"tool_name\": \"Read\xff\xfe\"}");
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    assert!(err.contains("unguarded"), "{err}");
 }
 
 #[test]
