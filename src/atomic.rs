@@ -259,50 +259,71 @@ pub fn copy_by_reading(out: &mut (impl Write + ?Sized), from: &File, range: Rang
     Ok(())
 }
 
-/// `.<target>.sd-tmp.<pid>.`: hidden, never `.jsonl` (no agent lists it), and
-/// telling which process wrote it. A long name is cut so the whole stays legal.
+/// `.<target>.sd-tmp.<run>.`: hidden, never `.jsonl` (no agent lists it), and
+/// telling which run wrote it ([`run_tag`]). A long name is cut so the whole stays legal.
 fn temp_prefix(path: &Path) -> String {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let mut cut = name.len().min(120);
     while !name.is_char_boundary(cut) {
         cut -= 1;
     }
-    format!(".{}{TEMP_MARK}{}.", &name[..cut], std::process::id())
+    format!(".{}{TEMP_MARK}{}.", &name[..cut], run_tag())
 }
 
 /// Removes the temporary files in `dir` that a killed run left: those whose
-/// process no longer runs, or whose pid now names another program (a pid is
-/// reused, and on Linux a thread's id is one too). Best effort: a file that
-/// cannot be removed stays, and so does one the command reads (`reads`: a
-/// session may bear such a name, copied or restored by hand).
+/// run is over ([`run_gone`]). Best effort: a file that cannot be removed
+/// stays, and so does one the command reads (`reads`: a session may bear such
+/// a name, copied or restored by hand).
 fn remove_stale(dir: &Path, reads: &[Input]) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
-        let Some(pid) = stale_pid(name) else { continue };
+        let Some(tag) = temp_run(name) else { continue };
         let regular = entry.file_type().is_ok_and(|t| t.is_file());
-        if regular && pid != std::process::id() && gone(pid) && !alias::reads_file(&entry.path(), reads) {
+        if regular && run_gone(tag) && !alias::reads_file(&entry.path(), reads) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
 }
 
-/// The pid in a temporary file's name, when it is one of ours.
-fn stale_pid(name: &str) -> Option<u32> {
+/// The run tag in a temporary file's name, when it is one of ours.
+fn temp_run(name: &str) -> Option<&str> {
     if !name.starts_with('.') {
         return None;
     }
     let (_, rest) = name.rsplit_once(TEMP_MARK)?;
-    let (pid, random) = rest.split_once('.')?;
-    (random.len() == 6 && random.bytes().all(|b| b.is_ascii_alphanumeric())).then_some(())?;
-    pid.parse().ok()
+    let (tag, random) = rest.split_once('.')?;
+    (random.len() == 6 && random.bytes().all(|b| b.is_ascii_alphanumeric())).then_some(tag)
 }
 
-/// Whether no run of this program has process id `pid` any more: what such a
-/// run left in a temporary folder is a killed run's, free to remove.
-pub fn gone(pid: u32) -> bool {
-    !(alive(pid) && ours(pid))
+/// This run, as the names of its temporary files tell it: `<pid>_<start>`,
+/// the process id and when the process started (Linux: clock ticks since
+/// boot). A pid is reused (and on Linux a thread's id is one too); with its
+/// start time it names one process only, whatever the program is called (two
+/// runs under different names, `sd` linked to the binary, tell each other apart).
+pub fn run_tag() -> String {
+    let pid = std::process::id();
+    match start_time(pid) {
+        Some(start) => format!("{pid}_{start}"),
+        None => pid.to_string(),
+    }
+}
+
+/// Whether the run `tag` names ([`run_tag`]) is over: its process no longer
+/// runs, or its pid now names a process that started at another time. Not
+/// this run; a tag with no start time (where none can be read) counts as over
+/// only when its pid runs nothing.
+pub fn run_gone(tag: &str) -> bool {
+    let (pid, start) = match tag.split_once('_') {
+        Some((p, s)) => (p, s.parse::<u64>().ok()),
+        None => (tag, None),
+    };
+    let Ok(pid) = pid.parse::<u32>() else { return false };
+    if tag == run_tag() {
+        return false;
+    }
+    !alive(pid) || start.is_some_and(|s| start_time(pid).is_some_and(|now| now != s))
 }
 
 #[cfg(unix)]
@@ -317,20 +338,18 @@ fn alive(_: u32) -> bool {
     true
 }
 
-/// Whether process `pid` runs this program (its name is ours), where that can
-/// be told; otherwise it is assumed to, and its file stays.
+/// When process `pid` started (field 22 of `/proc/<pid>/stat`, after its
+/// name, which may hold spaces and parentheses).
 #[cfg(target_os = "linux")]
-fn ours(pid: u32) -> bool {
-    let name = |p: &str| std::fs::read_to_string(format!("/proc/{p}/comm")).ok();
-    match (name(&pid.to_string()), name("self")) {
-        (Some(theirs), Some(mine)) => theirs == mine,
-        _ => true,
-    }
+fn start_time(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, fields) = stat.rsplit_once(')')?;
+    fields.split_whitespace().nth(19)?.parse().ok()
 }
 
 #[cfg(not(target_os = "linux"))]
-fn ours(_: u32) -> bool {
-    true
+fn start_time(_: u32) -> Option<u64> {
+    None
 }
 
 /// The permission bits of `path` (for a file written to take them), where the
@@ -438,13 +457,30 @@ mod tests {
     }
 
     #[test]
-    fn temporary_names_carry_the_pid_and_are_recognised() {
+    fn temporary_names_carry_the_run_and_are_recognised() {
         let p = temp_prefix(Path::new("/x/s.jsonl.doctor"));
-        assert_eq!(p, format!(".s.jsonl.doctor.sd-tmp.{}.", std::process::id()));
-        assert_eq!(stale_pid(&format!("{p}a1B2c3")), Some(std::process::id()));
-        assert_eq!(stale_pid(".s.jsonl.sd-tmp.12.x"), None);
-        assert_eq!(stale_pid("s.jsonl.sd-tmp.12.abcdef"), None);
+        assert_eq!(p, format!(".s.jsonl.doctor.sd-tmp.{}.", run_tag()));
+        assert_eq!(temp_run(&format!("{p}a1B2c3")), Some(run_tag().as_str()));
+        assert_eq!(temp_run(".s.jsonl.sd-tmp.12.x"), None);
+        assert_eq!(temp_run("s.jsonl.sd-tmp.12.abcdef"), None);
         assert!(temp_prefix(Path::new(&"é".repeat(200))).len() < 200);
         assert!(alive(std::process::id()));
+    }
+
+    /// A run is told by its pid and start time, not by its program's name: a
+    /// live run under another name keeps its file, a reused pid does not.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_run_is_gone_by_its_pid_and_start_time_not_its_name() {
+        let mine = run_tag();
+        assert!(!run_gone(&mine), "this run");
+        let mut child = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+        let pid = child.id();
+        let theirs = format!("{pid}_{}", start_time(pid).unwrap());
+        assert!(!run_gone(&theirs), "a live run of another program name is not gone");
+        assert!(run_gone(&format!("{pid}_{}", start_time(pid).unwrap() + 1)), "a reused pid is gone");
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(run_gone(&theirs), "a finished run is gone");
     }
 }

@@ -70,22 +70,22 @@ const SPOOL_PREFIX: &str = "session-doctor-";
 pub fn spool_file(what: &str) -> std::io::Result<tempfile::NamedTempFile> {
     sweep_spools();
     tempfile::Builder::new()
-        .prefix(&format!("{SPOOL_PREFIX}{what}-{}-", std::process::id()))
+        .prefix(&format!("{SPOOL_PREFIX}{what}-{}-", crate::atomic::run_tag()))
         .suffix(".jsonl")
         .tempfile()
 }
 
 /// Removes the spools of runs that are gone (interrupted, killed): those in
-/// the temporary folder whose process id names no running process.
+/// the temporary folder whose run is over ([`crate::atomic::run_gone`]).
 fn sweep_spools() {
     let Ok(dir) = std::fs::read_dir(std::env::temp_dir()) else { return };
     for entry in dir.flatten() {
         let name = entry.file_name();
         let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(SPOOL_PREFIX)) else { continue };
         let Some((what, rest)) = rest.split_once('-') else { continue };
-        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
+        let Some(run) = rest.split('-').next() else { continue };
         let ours = matches!(what, "zst" | "stdin") && entry.file_type().is_ok_and(|t| t.is_file());
-        if ours && pid != std::process::id() && crate::atomic::gone(pid) {
+        if ours && crate::atomic::run_gone(run) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
