@@ -4,9 +4,14 @@
 //! (`{session_id, transcript_path, cwd, hook_event_name, tool_name,
 //! tool_input, tool_use_id}`) and reads one JSON object from stdout:
 //! `hookSpecificOutput.permissionDecision` (`allow`/`deny`/`ask`), a
-//! `permissionDecisionReason` (shown to the model on `deny`) and, with
-//! `allow`, an `updatedInput` that replaces the tool's arguments. Printing
-//! nothing lets the call go on as if no hook ran. The guard answers only for
+//! `permissionDecisionReason` (shown to the model on `deny`) and an
+//! `updatedInput` that replaces the tool's arguments. Printing nothing lets
+//! the call go on as if no hook ran. The guard never answers `allow`: that
+//! skips the permission prompt, and a Read the user would be asked for (a
+//! file outside the project) would go through unasked. A fitted image's
+//! answer only changes the input; Claude Code then decides the permission as
+//! it would have (the round-trip suite drives it: in a run that allows no
+//! tool, such a Read stays refused). The guard answers only for
 //! `Read` (the tool that attaches images and PDFs) and fails open: a hook
 //! input it cannot understand is never a reason to stop the agent.
 
@@ -41,10 +46,10 @@ pub fn answer(event: &Value, rules: &Rules, cache: &Path) -> Option<Value> {
         Decision::Fitted { path, note } => {
             let mut updated = input.clone();
             updated["file_path"] = Value::String(path.display().to_string());
+            // No `permissionDecision`: the input changes, the permission is Claude Code's.
             Some(json!({
                 "hookSpecificOutput": {
                     "hookEventName": "PreToolUse",
-                    "permissionDecision": "allow",
                     "permissionDecisionReason": note,
                     "updatedInput": updated,
                 }

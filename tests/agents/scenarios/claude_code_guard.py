@@ -47,3 +47,50 @@ def scenario_guard_denies_a_cut_png_so_the_session_never_sticks(ctx):
     lib.check(scan.code == 0 and not scan.json()["attachments"], "no attachment entered the session", scan)
     resume = sb.run([ctx.exe, "--resume", session.stem, "-p", "continue", "--output-format", "json"], env=env)
     lib.check(resume.code == 0 and p.model_requests("anthropic")[-1]["status"] == 200, "the session goes on", resume)
+
+
+def scenario_guard_grants_no_read_the_user_was_not_asked_for(ctx):
+    """An image over the provider's limits, outside the project, in a run that
+    allows no tool: Claude Code would ask before reading it (in `-p`, refuse).
+    The guard fits it, but its answer changes the input only (no
+    `permissionDecision`): the Read is still refused, and no image enters the
+    session. With `permissionDecision: "allow"` the hook granted the Read unasked."""
+    sb, p = ctx.sb, ctx.provider
+    outside = sb.home / "private"
+    outside.mkdir(exist_ok=True)
+    big = outside / "wide.png"
+    big.write_bytes(lib.png(9000, 40))
+    p.settings.tool = ("Read", {"file_path": str(big)})
+    inst = sb.doctor("guard", "install", "claude-code")
+    lib.check(inst.code == 0, "guard install claude-code", inst)
+    env = dict(ENV, ANTHROPIC_BASE_URL=p.url)
+    run = sb.run([ctx.exe, "-p", "READ-THE-FILE %s please" % big, "--output-format", "json"], env=env)
+    reqs = p.model_requests("anthropic")
+    lib.check(reqs, "Claude Code sent its requests", run)
+    images = [b for r in reqs for m in r["body"].get("messages", []) if isinstance(m.get("content"), list)
+              for b in m["content"] if b.get("type") == "tool_result" and "image" in json.dumps(b.get("content"))]
+    lib.check(not images, "no image was read: the guard granted nothing", *[json.dumps(b)[:300] for b in images])
+    scan = sb.doctor("scan", "--json", _session(sb))
+    lib.check(not scan.json()["attachments"], "no attachment entered the session", scan)
+
+
+def scenario_guard_fits_an_oversized_image_the_user_lets_it_read(ctx):
+    """The same image, in the project, with Read allowed: the guard's answer
+    (the fitted copy, no permission decided) leaves the Read allowed, every
+    request is accepted and the session holds the image within the limits.
+    (Claude Code's Read also downscales images itself, so which copy it read
+    does not show in the request.)"""
+    sb, p = ctx.sb, ctx.provider
+    big = sb.work / "wide.png"
+    big.write_bytes(lib.png(9000, 40))
+    p.settings.tool = ("Read", {"file_path": str(big)})
+    inst = sb.doctor("guard", "install", "claude-code")
+    lib.check(inst.code == 0, "guard install claude-code", inst)
+    env = dict(ENV, ANTHROPIC_BASE_URL=p.url)
+    run = sb.run([ctx.exe, "-p", "READ-THE-FILE wide.png please", "--allowedTools", "Read", "--output-format", "json"], env=env)
+    lib.check(run.code == 0, "the guarded run ends well", run)
+    reqs = p.model_requests("anthropic")
+    lib.check(reqs and all(r["status"] == 200 for r in reqs), "every request is accepted", *[r["answer"] for r in reqs if r["status"] != 200])
+    scan = sb.doctor("scan", "--json", _session(sb)).json()
+    widths = [a["width"] for a in scan["attachments"]]
+    lib.check(widths and all(w <= 8000 for w in widths), "the session holds the image fitted, not the 9000 px original", widths)
