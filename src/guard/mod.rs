@@ -92,9 +92,11 @@ pub fn judge_bytes(bytes: &[u8], path: &Path, rules: &Rules, cache: &Path) -> an
             let digest = sha2::Sha256::digest(bytes);
             let stem: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
             let out = cache.join(format!("{stem}-{}x{}.{}", f.to.0, f.to.1, f.extension()));
-            std::fs::create_dir_all(cache).with_context(|| format!("creating {}", cache.display()))?;
+            private_dir(cache)?;
             let reads = [crate::alias::Input::new("the file judged", path)];
-            crate::atomic::write(&out, crate::atomic::Existing::Replace, &reads, |w| Ok(w.write_all(&f.bytes)?))?;
+            // A fitted copy of a private image is private too: 0600 in a 0700 folder.
+            let (replace, mode) = (crate::atomic::Existing::Replace, Some(0o600));
+            crate::atomic::write_with_mode(&out, replace, mode, &reads, |w| Ok(w.write_all(&f.bytes)?))?;
             Ok(Decision::Fitted { note: f.note(Some(&name)), path: out })
         }
     }
@@ -114,7 +116,40 @@ pub fn cache_dir() -> PathBuf {
     let base = std::env::var_os("XDG_CACHE_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    base.join("session-doctor").join("fitted")
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")));
+    match base {
+        Some(b) => b.join("session-doctor").join("fitted"),
+        // No home: a folder of this user's own in the shared temporary folder,
+        // which [`private_dir`] refuses if another user made it first.
+        None => {
+            std::env::temp_dir().join(format!("session-doctor-{}", rustix::process::geteuid().as_raw())).join("fitted")
+        }
+    }
+}
+
+/// Makes `dir` (and the folder it is in) a folder only this user can enter:
+/// created 0700, or refused when it is not this user's, or is a link. A
+/// folder of ours that others could read is closed to them.
+pub fn private_dir(dir: &Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _, PermissionsExt as _};
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .with_context(|| format!("creating {}", dir.display()))?;
+    let me = rustix::process::geteuid().as_raw();
+    for d in [Some(dir), dir.parent()].into_iter().flatten() {
+        let meta = std::fs::symlink_metadata(d).with_context(|| format!("reading {}", d.display()))?;
+        if !meta.is_dir() || meta.uid() != me {
+            anyhow::bail!(
+                "{} is not a folder of this user's own (a link, or another user's): no fitted copy is kept there",
+                d.display()
+            );
+        }
+        if meta.permissions().mode() & 0o077 != 0 {
+            std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o700))
+                .with_context(|| format!("closing {} to other users", d.display()))?;
+        }
+    }
+    Ok(())
 }

@@ -58,6 +58,11 @@ fn files_are_denied_fitted_or_passed_and_the_fitted_copy_is_valid() {
     assert_eq!(decisions, ["pass", "deny", "fitted", "pass"], "{out}");
     assert!(rows[1]["reason"].as_str().unwrap().contains("cut.png was not read"), "{out}");
     let fitted = Path::new(rows[2]["fitted"].as_str().unwrap());
+    // A fitted copy of a private image is private: 0600, in folders only its user enters.
+    let mode = |p: &Path| std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(p).unwrap().permissions()) & 0o777;
+    assert_eq!(mode(fitted), 0o600, "the fitted copy");
+    assert_eq!(mode(fitted.parent().unwrap()), 0o700, "its folder");
+    assert_eq!(mode(fitted.parent().unwrap().parent().unwrap()), 0o700, "the folder above");
     assert!(fitted.starts_with(cache.join("session-doctor/fitted")), "{}", fitted.display());
     let bytes = std::fs::read(fitted).unwrap();
     let facts = Facts::examine(&bytes, None, Depth::Deep);
@@ -161,4 +166,22 @@ fn the_backup_is_a_new_file_never_a_write_through_a_link_at_its_name() {
     assert_eq!(std::fs::read_to_string(&precious).unwrap(), "not a backup");
     assert!(!std::fs::symlink_metadata(&backup).unwrap().file_type().is_symlink());
     assert_eq!(std::fs::read_to_string(&backup).unwrap(), r#"{"model":"x"}"#);
+}
+
+/// A cache folder another user made first (the shared temporary folder's, with
+/// no HOME) is refused, not written into.
+#[test]
+fn a_cache_folder_of_another_users_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let theirs = dir.path().join("session-doctor");
+    std::fs::create_dir(&theirs).unwrap();
+    if std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).is_err() {
+        return; // not root: no other user's folder can be made here
+    }
+    let e = session_doctor::guard::private_dir(&theirs.join("fitted")).unwrap_err();
+    assert!(format!("{e:#}").contains("not a folder of this user's own"), "{e:#}");
+    // A link in the folder's place is refused too.
+    let link = dir.path().join("linked");
+    std::os::unix::fs::symlink(dir.path(), &link).unwrap();
+    assert!(session_doctor::guard::private_dir(&link).is_err());
 }
