@@ -76,11 +76,28 @@ pub fn plan_claude_code(file: &Path, entry: Value) -> anyhow::Result<Plan> {
         bail!("{} does not hold a JSON object; nothing was changed", file.display());
     }
     let pre = parsed.pointer("/hooks/PreToolUse");
-    if pre.and_then(Value::as_array).is_some_and(|list| list.iter().any(has_mark)) {
-        return Ok(plan(true, old));
-    }
     let compact = serde_json::to_string(&entry)?;
     let t = old.as_bytes();
+    // Ours already: "already installed" only for the very entry this install
+    // writes (this binary, this provider, the `Read` matcher). An entry of ours
+    // that differs (a binary since moved, another provider, another matcher) is
+    // replaced where it stands.
+    let list = pre.and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    if list.contains(&entry) {
+        return Ok(plan(true, old));
+    }
+    if let Some(i) = list.iter().position(has_mark) {
+        let pointer = format!("/hooks/PreToolUse/{i}");
+        let range =
+            splice::locate(t, &pointer).with_context(|| format!("{}: cannot find {pointer}", file.display()))?;
+        let text = String::from_utf8(splice::apply(t, vec![splice::Edit { range, with: compact }]))?;
+        serde_json::from_str::<Value>(&text)
+            .context("the merged settings would not be valid JSON; nothing was changed")?;
+        return Ok(Plan {
+            summary: format!("replaces the guard's hook in hooks.PreToolUse: {}", serde_json::to_string(&entry)?),
+            ..plan(false, text)
+        });
+    }
     let (pointer, insert, empty) = match (pre, parsed.get("hooks")) {
         (Some(Value::Array(list)), _) => ("/hooks/PreToolUse", compact, list.is_empty()),
         (Some(_), _) => bail!("{}: hooks.PreToolUse is not a list; nothing was changed", file.display()),
@@ -294,6 +311,27 @@ mod tests {
         assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
         assert!(plan_claude_code(&fifo, entry()).is_err(), "a FIFO is refused, not waited on");
         assert!(plan_file(&fifo, PI_EXTENSION, Path::new("/opt/sd"), "anthropic").is_err());
+    }
+
+    #[test]
+    fn a_stale_guard_entry_is_replaced_not_called_installed() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("settings.json");
+        let gone = claude_code_entry(Path::new("/old/place/session-doctor"), None);
+        let other_provider = claude_code_entry(Path::new("/opt/sd/session-doctor"), Some("bedrock"));
+        let mut other_matcher = entry();
+        other_matcher["matcher"] = json!("Bash");
+        for stale in [gone, other_provider, other_matcher] {
+            let text = format!(r#"{{"hooks": {{"PreToolUse": [{{"matcher": "Bash", "hooks": []}}, {stale}]}}}}"#);
+            std::fs::write(&f, &text).unwrap();
+            let plan = plan_claude_code(&f, entry()).unwrap();
+            assert!(!plan.already, "{stale}: not 'already installed'");
+            let v: Value = serde_json::from_str(&plan.text).unwrap();
+            let list = v["hooks"]["PreToolUse"].as_array().unwrap();
+            assert_eq!(list.len(), 2, "replaced where it stood: {}", plan.text);
+            assert_eq!(list[1], entry(), "{}", plan.text);
+            assert_eq!(list[0]["matcher"], "Bash", "the user's own entry stays");
+        }
     }
 
     fn plan_on(text: &str) -> Plan {
