@@ -22,6 +22,9 @@ use serde_json::{Value, json};
 use super::Decision;
 use crate::media::rules::Rules;
 
+/// What a Read of some pages of a PDF does not send.
+const PAGED: &[&str] = &["pdf.too_many_pages", "pdf.too_large"];
+
 /// The tools whose `file_path` the guard judges.
 const GUARDED_TOOLS: [&str; 1] = ["Read"];
 
@@ -34,7 +37,10 @@ pub fn answer(event: &Value, rules: &Rules, cache: &Path) -> Option<Value> {
     let input = event.get("tool_input")?;
     let file = input.get("file_path")?.as_str()?;
     let path = resolve(file, event.get("cwd").and_then(Value::as_str));
-    match super::judge_file(&path, rules, cache).ok()? {
+    // A PDF read by `pages` ("1-5", how Claude Code reads a large one) sends
+    // those pages only: the whole file's page count and size are not what goes.
+    let excused: &[&str] = if input.get("pages").is_some_and(|p| !p.is_null()) { PAGED } else { &[] };
+    match super::judge_file_excusing(&path, rules, cache, excused).ok()? {
         Decision::NotMedia | Decision::Pass => None,
         Decision::Deny { reason } => Some(json!({
             "hookSpecificOutput": {

@@ -55,6 +55,13 @@ fn mime_by_name(path: &Path) -> Option<&'static str> {
 
 /// Judges the file at `path` under `rules`; fitted copies go to `cache`.
 pub fn judge_file(path: &Path, rules: &Rules, cache: &Path) -> anyhow::Result<Decision> {
+    judge_file_excusing(path, rules, cache, &[])
+}
+
+/// [`judge_file`], problems with the codes `excused` not held against the file:
+/// what the agent's tool does not send (Claude Code's Read of a PDF's `pages`
+/// sends those pages, not the whole file's count or size).
+pub fn judge_file_excusing(path: &Path, rules: &Rules, cache: &Path, excused: &[&str]) -> anyhow::Result<Decision> {
     let meta = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
     if !meta.is_file() || meta.len() > MAX_GUARDED {
         return Ok(Decision::NotMedia);
@@ -63,11 +70,17 @@ pub fn judge_file(path: &Path, rules: &Rules, cache: &Path) -> anyhow::Result<De
     std::fs::File::open(path)
         .and_then(|f| f.take(MAX_GUARDED).read_to_end(&mut bytes))
         .with_context(|| format!("reading {}", path.display()))?;
-    judge_bytes(&bytes, path, rules, cache)
+    judge_bytes(&bytes, path, rules, cache, excused)
 }
 
-/// [`judge_file`] on bytes already read.
-pub fn judge_bytes(bytes: &[u8], path: &Path, rules: &Rules, cache: &Path) -> anyhow::Result<Decision> {
+/// [`judge_file_excusing`] on bytes already read.
+pub fn judge_bytes(
+    bytes: &[u8],
+    path: &Path,
+    rules: &Rules,
+    cache: &Path,
+    excused: &[&str],
+) -> anyhow::Result<Decision> {
     let facts = Facts::examine(bytes, None, Depth::Deep);
     let declared = mime_by_name(path);
     let sniffed = facts.mime_detected();
@@ -76,18 +89,26 @@ pub fn judge_bytes(bytes: &[u8], path: &Path, rules: &Rules, cache: &Path) -> an
         return Ok(Decision::NotMedia);
     }
     let name = path.display().to_string();
-    let ins = facts.judge(declared, Some(&name), rules);
+    let mut ins = facts.judge(declared, Some(&name), rules);
+    ins.problems.retain(|p| !excused.contains(&p.code));
     let invalid: Vec<_> = ins.problems.iter().filter(|p| p.severity == Verdict::Invalid).collect();
     if invalid.is_empty() {
         return Ok(Decision::Pass);
     }
     if !fit::only_fittable(&ins.problems, (ins.width, ins.height)) {
         let why: Vec<&str> = invalid.iter().map(|p| p.message.as_str()).collect();
-        return Ok(Decision::Deny { reason: deny_reason(&name, &why.join("; "), &rules.provider) });
+        // Over a limit is not broken: a PDF past the page cap is whole, and can be read by pages.
+        let broken = invalid.iter().any(|p| !OVER_A_LIMIT.contains(&p.code));
+        let reason = match broken {
+            true => deny_reason(&name, &why.join("; "), &rules.provider),
+            false => over_limit_reason(&name, &why.join("; "), &rules.provider),
+        };
+        return Ok(Decision::Deny { reason });
     }
     match fit::fit(bytes, &Limits::of(rules, 1)) {
         Outcome::Fits => Ok(Decision::Pass),
-        Outcome::Refused(why) => Ok(Decision::Deny { reason: deny_reason(&name, &why, &rules.provider) }),
+        // Only over limits, and not fitted: too large, not broken.
+        Outcome::Refused(why) => Ok(Decision::Deny { reason: over_limit_reason(&name, &why, &rules.provider) }),
         Outcome::Fitted(f) => {
             let digest = sha2::Sha256::digest(bytes);
             let stem: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
@@ -100,6 +121,17 @@ pub fn judge_bytes(bytes: &[u8], path: &Path, rules: &Rules, cache: &Path) -> an
             Ok(Decision::Fitted { note: f.note(Some(&name)), path: out })
         }
     }
+}
+
+/// Problems of a whole file that is over a provider's limit, not damaged.
+const OVER_A_LIMIT: &[&str] = &["image.too_large", "image.too_many_pixels", "pdf.too_large", "pdf.too_many_pages"];
+
+fn over_limit_reason(name: &str, why: &str, provider: &str) -> String {
+    format!(
+        "session-doctor guard: {name} was not read whole: {why}. {provider} rejects a file that large, and once it \
+         is in the session every later request fails the same way. The file is not broken, only too large: read \
+         part of it (a PDF by its `pages`, a few at a time), or ask the user for a smaller copy."
+    )
 }
 
 fn deny_reason(name: &str, why: &str, provider: &str) -> String {

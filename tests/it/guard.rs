@@ -185,3 +185,26 @@ fn a_cache_folder_of_another_users_is_refused() {
     std::os::unix::fs::symlink(dir.path(), &link).unwrap();
     assert!(session_doctor::guard::private_dir(&link).is_err());
 }
+
+/// A valid PDF past the provider's page cap, read the way Claude Code reads a
+/// large one (`pages: "1-5"`), sends those pages only: it is not denied. Read
+/// whole, it is.
+#[test]
+fn a_long_pdf_read_by_pages_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    std::fs::write(dir.path().join("long.pdf"), media_corpus::pdf(120)).unwrap();
+    let event = |input: Value| {
+        json!({"hook_event_name": "PreToolUse", "cwd": dir.path(), "tool_name": "Read", "tool_input": input})
+            .to_string()
+    };
+    let (code, out, err) = guard(&cache, &["--hook", "claude-code"], Some(&event(json!({"file_path": "long.pdf"}))));
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "120 pages whole: {out}");
+    let reason = v["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap();
+    assert!(reason.contains("not broken") && reason.contains("pages") && !reason.contains("is broken"), "{reason}");
+    let paged = event(json!({"file_path": "long.pdf", "pages": "1-5"}));
+    let (code, out, err) = guard(&cache, &["--hook", "claude-code"], Some(&paged));
+    assert_eq!((code, out.as_str()), (0, ""), "read by pages, it passes: {err}");
+}
