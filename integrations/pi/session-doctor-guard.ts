@@ -22,10 +22,11 @@ const PROVIDER = process.env.SESSION_DOCTOR_PROVIDER || "__PROVIDER__";
 
 type Verdict = { decision: "pass" | "deny" | "fitted"; reason: string; fitted: string | null };
 
-function judge(file: string): Verdict | undefined {
+function judge(file: string, base64 = false): Verdict | undefined {
 	let out: string;
 	try {
-		out = execFileSync(SESSION_DOCTOR, ["guard", "--json", "--provider", PROVIDER, file], {
+		const args = ["guard", "--json", "--provider", PROVIDER, ...(base64 ? ["--base64"] : []), file];
+		out = execFileSync(SESSION_DOCTOR, args, {
 			encoding: "utf8",
 			timeout: 30000,
 		});
@@ -64,8 +65,10 @@ export default function (pi: ExtensionAPI) {
 			const out = content.map((c, i) => {
 				if (c.type !== "image" || typeof c.data !== "string") return c;
 				const file = join(dir, `image-${i}.${EXT[c.mimeType ?? ""] ?? "bin"}`);
-				writeFileSync(file, Buffer.from(c.data, "base64"));
-				const verdict = judge(file);
+				// The text as the tool gave it: Node's base64 decoder is lenient (it stops at the
+				// first "="), session-doctor's is as strict as the providers.
+				writeFileSync(file, c.data);
+				const verdict = judge(file, true);
 				if (verdict?.decision === "deny") {
 					changed = true;
 					return { type: "text", text: `[Image omitted by session-doctor guard: ${verdict.reason}]` };

@@ -55,6 +55,11 @@ pub struct GuardArgs {
     /// Print JSON: one object per file, {"file","decision","reason","fitted"}.
     #[arg(long = "json")]
     pub json: bool,
+    /// Each FILE holds a payload as base64 text, as an agent's tool result
+    /// carries it (pi's guard hands it over as it is): decoded strictly, and
+    /// denied when it is not base64.
+    #[arg(long = "base64")]
+    pub base64: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -150,7 +155,10 @@ pub fn run(args: &GuardArgs) -> anyhow::Result<Exit> {
     let mut exit = Exit::Healthy;
     let mut rows = Vec::new();
     for file in &args.files {
-        let decision = guard::judge_file(file, &rules, &cache)?;
+        let decision = match args.base64 {
+            true => guard::judge_base64_file(file, &rules, &cache)?,
+            false => guard::judge_file(file, &rules, &cache)?,
+        };
         let name = file.display().to_string();
         let (word, reason, fitted) = match &decision {
             Decision::NotMedia => ("pass", "not an image or PDF".to_string(), None),

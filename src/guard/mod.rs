@@ -73,6 +73,21 @@ pub fn judge_file_excusing(path: &Path, rules: &Rules, cache: &Path, excused: &[
     judge_bytes(&bytes, path, rules, cache, excused)
 }
 
+/// Judges a file that holds a payload as base64 text, as an agent's tool
+/// result carries it, decoded as strictly as session-doctor reads a session:
+/// text a lenient decoder would take (Node's `Buffer.from(…, "base64")` stops
+/// at the first `=`, so two payloads glued together pass as the first) is
+/// denied when it is not base64.
+pub fn judge_base64_file(path: &Path, rules: &Rules, cache: &Path) -> anyhow::Result<Decision> {
+    let text = crate::file::read_bounded(path, MAX_GUARDED).with_context(|| format!("reading {}", path.display()))?;
+    let mut bytes = Vec::new();
+    if let Err(p) = crate::media::decode_base64_checked(&text, &mut bytes) {
+        let reason = deny_reason(&path.display().to_string(), &p.message, &rules.provider);
+        return Ok(Decision::Deny { reason });
+    }
+    judge_bytes(&bytes, path, rules, cache, &[])
+}
+
 /// [`judge_file_excusing`] on bytes already read.
 pub fn judge_bytes(
     bytes: &[u8],

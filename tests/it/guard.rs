@@ -208,3 +208,25 @@ fn a_long_pdf_read_by_pages_passes() {
     let (code, out, err) = guard(&cache, &["--hook", "claude-code"], Some(&paged));
     assert_eq!((code, out.as_str()), (0, ""), "read by pages, it passes: {err}");
 }
+
+/// `--base64`: a payload handed over as the text a tool result carries is
+/// decoded strictly: two payloads glued together (Node's decoder stops at the
+/// first `=` and passes the first) are denied; one payload passes.
+#[test]
+fn base64_text_is_decoded_as_strictly_as_a_session() {
+    use base64::Engine as _;
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
+    let (one, two) = (b64(&media_corpus::png(4, 4)), b64(&media_corpus::png(5, 5)));
+    std::fs::write(dir.path().join("glued.png"), format!("{one}{two}")).unwrap();
+    std::fs::write(dir.path().join("one.png"), &one).unwrap();
+    let files = [dir.path().join("glued.png"), dir.path().join("one.png")];
+    let (code, out, err) =
+        guard(&cache, &["--json", "--base64", files[0].to_str().unwrap(), files[1].to_str().unwrap()], None);
+    assert_eq!(code, 1, "{err}");
+    let rows: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(rows[0]["decision"], "deny", "{out}");
+    assert!(rows[0]["reason"].as_str().unwrap().contains("glued"), "{out}");
+    assert_eq!(rows[1]["decision"], "pass", "{out}");
+}
