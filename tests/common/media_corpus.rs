@@ -364,7 +364,7 @@ pub fn pdf_encrypted() -> Vec<u8> {
     pdf_from(&objs, "/Encrypt 4 0 R /ID [<00112233445566778899aabbccddeeff> <00112233445566778899aabbccddeeff>]")
 }
 
-/// A FlateDecode stream whose data is not deflate: strict loading keeps it
+/// A `FlateDecode` stream whose data is not deflate: strict loading keeps it
 /// (streams are decoded lazily), a deep check decompresses it.
 pub fn pdf_bad_flate() -> Vec<u8> {
     let junk = b"this is not zlib data at all";
@@ -526,7 +526,7 @@ pub fn bad_base64() -> Vec<(&'static str, String, &'static str)> {
     let mut hash = good.clone();
     hash.replace_range(20..21, "#");
     let body = good.trim_end_matches('=');
-    let cut = body[..(body.len() - 2) / 4 * 4 + 1].to_string();
+    let cut = body[..=((body.len() - 2) / 4 * 4)].to_string();
     vec![
         ("bad-char", hash, "byte 20"),
         ("data-url-prefix", format!("data:image/png;base64,{good}"), "data URL prefix"),

@@ -1,5 +1,5 @@
 //! Claude Code 2.1.332 as the real agent wrote its sessions (tests/data/agents/claude-code/,
-//! captured by tests/agents/capture_claude_code.py against the suite's fake provider):
+//! captured by `tests/agents/capture_claude_code.py` against the suite's fake provider):
 //! what session-doctor says about them and the request it previews must be what the
 //! agent does and sends.
 

@@ -163,7 +163,7 @@ fn drop_reasoning_ids_reaches_the_item_pi_serializes_in_thinking_signature() {
     let dir = tempfile::tempdir().unwrap();
     let file = session(&dir, "responses-reasoning");
     let path = file.to_str().unwrap();
-    let (body, _) = {
+    let (body, ()) = {
         let out = run(&["preview", path, "--drop-reasoning-ids"]);
         (serde_json::from_slice::<Value>(&out.stdout).expect("JSON"), ())
     };

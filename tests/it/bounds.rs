@@ -319,7 +319,7 @@ fn one_long_line_costs_at_most_one_and_a_half_times_itself() {
 }
 
 /// `preview` keeps long base64 in the file and copies it out as it writes
-/// (src/preview/stand_in.rs): 280 MB on a 146,484 kB line (bound 285,263 kB;
+/// (`src/preview/stand_in.rs)`: 280 MB on a 146,484 kB line (bound 285,263 kB;
 /// 626 MB while it built each record's request in memory). Run with
 /// `-- --ignored` as above.
 #[test]

@@ -97,15 +97,12 @@ fn normalize(text: &str) -> String {
     let mut out = String::new();
     let mut i = 0;
     while i < c.len() {
-        match uuid_at(i) {
-            Some(end) => {
-                out.push_str("<uuid>");
-                i = end;
-            }
-            None => {
-                out.push(c[i]);
-                i += 1;
-            }
+        if let Some(end) = uuid_at(i) {
+            out.push_str("<uuid>");
+            i = end;
+        } else {
+            out.push(c[i]);
+            i += 1;
         }
     }
     out
