@@ -281,7 +281,7 @@ fn open_regular(path: &Path, what: &str, create: bool) -> anyhow::Result<File> {
     {
         use std::os::unix::fs::OpenOptionsExt as _;
         let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
-        o.custom_flags(flags.bits() as i32);
+        o.custom_flags(flags.bits().cast_signed());
     }
     #[cfg(not(unix))]
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {

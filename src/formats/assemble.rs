@@ -512,7 +512,7 @@ impl Keyed {
             self.slots.push(Slot::whole(i));
         }
         for (k, &(id, _)) in keys.iter().enumerate() {
-            self.put(id, Slot { record: i, part: Some(k as u32) });
+            self.put(id, Slot { record: i, part: Some(u32::try_from(k).unwrap_or(u32::MAX)) });
         }
     }
 
@@ -565,7 +565,9 @@ fn rejoin(records: &Records, slots: Vec<Slot>) -> Vec<Slot> {
     while k < slots.len() {
         let s = slots[k];
         let n = keys(records, s.record).len();
-        let run = (0..n).all(|j| slots.get(k + j) == Some(&Slot { record: s.record, part: Some(j as u32) }));
+        let run = (0..n).all(|j| {
+            slots.get(k + j) == Some(&Slot { record: s.record, part: Some(u32::try_from(j).unwrap_or(u32::MAX)) })
+        });
         if s.part == Some(0) && run {
             out.push(Slot::whole(s.record));
             k += n;
@@ -789,7 +791,7 @@ mod tests {
 
     /// A checkpoint on `line` holding one entry per id.
     fn checkpoint(line: u64, entries: Range<usize>, ids: &[&str]) -> LineRecord {
-        let keys = ids.iter().enumerate().map(|(k, id)| (Id::of(id), k as u32)).collect();
+        let keys = ids.iter().enumerate().map(|(k, id)| (Id::of(id), u32::try_from(k).unwrap())).collect();
         let rare = Some(Box::new(Rare { keys, ..Rare::default() }));
         let extra = Some(Box::new(Extra { rare, ..Extra::default() }));
         LineRecord { line, offset: 0, len: 0, unit: Unit::Reset, entries, extra }

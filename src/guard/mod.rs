@@ -59,7 +59,7 @@ pub fn judge_file(path: &Path, rules: &Rules, cache: &Path) -> anyhow::Result<De
     if !meta.is_file() || meta.len() > MAX_GUARDED {
         return Ok(Decision::NotMedia);
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     std::fs::File::open(path)
         .and_then(|f| f.take(MAX_GUARDED).read_to_end(&mut bytes))
         .with_context(|| format!("reading {}", path.display()))?;

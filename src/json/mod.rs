@@ -200,9 +200,11 @@ impl<'de: 'a, 'a> Visitor<'de> for ValueVisitor<'a> {
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<Value<'a>, E> {
         Ok(Value::Bool(v))
     }
+    #[allow(clippy::cast_precision_loss, reason = "a JSON number is an f64, as the agents' JavaScript reads it")]
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Value<'a>, E> {
         Ok(Value::Number(v as f64))
     }
+    #[allow(clippy::cast_precision_loss, reason = "a JSON number is an f64, as the agents' JavaScript reads it")]
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value<'a>, E> {
         Ok(Value::Number(v as f64))
     }
@@ -240,6 +242,7 @@ impl serde::Serialize for Value<'_> {
         match self {
             Value::Null => s.serialize_unit(),
             Value::Bool(b) => s.serialize_bool(*b),
+            #[allow(clippy::cast_possible_truncation, reason = "whole and below 9e15: exact in i64")]
             Value::Number(n) if n.fract() == 0.0 && n.abs() < 9e15 => s.serialize_i64(*n as i64),
             Value::Number(n) => s.serialize_f64(*n),
             Value::Str(v) => s.serialize_str(v),

@@ -417,9 +417,10 @@ fn check_limits(facts: &Facts, kind: Kind, rules: &Rules, ins: &mut Inspection) 
     }
     if let Some(max) = rules.max_image_bytes {
         let (measured, how) = match rules.image_bytes_on {
-            rules::Measure::Base64 => {
-                (facts.encoded_len.unwrap_or_else(|| payload::base64_len(raw as usize)), " as base64")
-            }
+            rules::Measure::Base64 => (
+                facts.encoded_len.unwrap_or_else(|| payload::base64_len(usize::try_from(raw).unwrap_or(usize::MAX))),
+                " as base64",
+            ),
             rules::Measure::Raw => (raw, ""),
         };
         if measured > max {

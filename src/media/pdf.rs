@@ -71,7 +71,7 @@ pub(crate) fn check(bytes: &[u8], depth: Depth, ins: &mut Inspection) {
         return;
     }
     if let Some(c) = pages.declared
-        && c != pages.ids.len() as i64
+        && i64::try_from(pages.ids.len()) != Ok(c)
     {
         ins.push(
             Verdict::Warn,
@@ -141,7 +141,7 @@ fn precheck(bytes: &[u8], ins: &mut Inspection) -> bool {
         );
         return false;
     }
-    let offset = offset as usize;
+    let offset = usize::try_from(offset).unwrap_or(total);
     let at = &bytes[offset..];
     let skip = at.iter().take_while(|c| c.is_ascii_whitespace()).count();
     let at = &at[skip..];
@@ -298,7 +298,7 @@ fn deep(doc: &Document, pages: &[ObjectId], ins: &mut Inspection) {
 
 fn deep_inner(doc: &Document, pages: &[ObjectId]) -> Vec<(Verdict, &'static str, String)> {
     let mut out = Vec::new();
-    let mut budget = DECODE_CAP as usize;
+    let mut budget = usize::try_from(DECODE_CAP).unwrap_or(usize::MAX);
     let mut bad_streams = Vec::new();
     let mut skipped_budget = false;
     let mut cut_streams = 0u32;

@@ -27,7 +27,7 @@ pub(crate) fn check(bytes: &[u8], depth: Depth, ins: &mut Inspection) {
         );
         return;
     }
-    let riff_end = riff_end as usize;
+    let riff_end = usize::try_from(riff_end).unwrap_or(total);
     if riff_end < total {
         ins.push(
             Verdict::Warn,
@@ -64,7 +64,7 @@ pub(crate) fn check(bytes: &[u8], depth: Depth, ins: &mut Inspection) {
             );
             return;
         }
-        let data = &bytes[data_start..data_end as usize];
+        let data = &bytes[data_start..usize::try_from(data_end).unwrap_or(riff_end)];
         let dims = match fourcc {
             b"VP8 " => {
                 image = true;
@@ -128,7 +128,7 @@ pub(crate) fn check(bytes: &[u8], depth: Depth, ins: &mut Inspection) {
         }
         first = false;
         // Chunks are padded to an even size.
-        pos = (data_end + (data_end & 1)) as usize;
+        pos = usize::try_from(data_end + (data_end & 1)).unwrap_or(usize::MAX);
     }
     if !image {
         ins.invalid("webp.no_data", "the WebP file holds no image data (no VP8, VP8L or ANMF chunk)".into());

@@ -321,7 +321,7 @@ fn last_lines(
             }
             return Ok(());
         }
-        let n = BACK_BLOCK.min(pos - floor) as usize;
+        let n = usize::try_from(BACK_BLOCK.min(pos - floor)).unwrap_or(usize::MAX);
         pos -= n as u64;
         let kept = buf.len();
         buf.resize(kept + n, 0);
@@ -375,7 +375,7 @@ mod tests {
 
     #[test]
     fn last_lines_come_last_first_and_whole() {
-        let long = vec![b'x'; 2 * BACK_BLOCK as usize + 5];
+        let long = vec![b'x'; usize::try_from(2 * BACK_BLOCK).unwrap() + 5];
         let text = [b"first".as_slice(), b"\n", &long, b"\nlast\n"].concat();
         let size = text.len() as u64;
         assert_eq!(handed(&text, size), [b"".to_vec(), b"last".to_vec(), long.clone(), b"first".to_vec()]);

@@ -276,7 +276,7 @@ fn percent_decode(b: &[u8]) -> Vec<u8> {
             && i + 2 < b.len()
             && let (Some(h), Some(l)) = (hexval(b[i + 1]), hexval(b[i + 2]))
         {
-            out.push((h * 16 + l) as u8);
+            out.push(u8::try_from(h * 16 + l).unwrap_or(u8::MAX));
             i += 3;
             continue;
         }

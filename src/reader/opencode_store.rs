@@ -356,7 +356,11 @@ fn storage(root: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
         for dir in std::fs::read_dir(root.join("message")).into_iter().flatten().filter_map(Result::ok) {
             let modified = dir.metadata().and_then(|m| m.modified()).ok();
             let at = modified.and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_millis());
-            sessions.push((dir.file_name().to_string_lossy().into_owned(), String::new(), at as i64));
+            sessions.push((
+                dir.file_name().to_string_lossy().into_owned(),
+                String::new(),
+                i64::try_from(at).unwrap_or(i64::MAX),
+            ));
         }
     }
     sessions.sort_by(|a, b| b.2.cmp(&a.2).then(b.0.cmp(&a.0)));

@@ -252,8 +252,8 @@ mod tests {
         for key in ["a", "b", "c"] {
             let t = v.get(key).as_str().unwrap();
             let span = text.span(t).unwrap();
-            let at = (span.offset - 100) as usize;
-            assert_eq!(&raw[at..at + span.len as usize], text.whole(t), "{key}");
+            let at = usize::try_from(span.offset - 100).unwrap();
+            assert_eq!(&raw[at..at + usize::try_from(span.len).unwrap()], text.whole(t), "{key}");
         }
         assert_eq!(text.whole(v.get("c").as_str().unwrap()), b"abcdefghij");
         assert!(text.skimmed(v.get("a").as_str().unwrap()));

@@ -172,7 +172,7 @@ fn big_session(dir: &Path, lines: usize, line_bytes: usize) -> std::path::PathBu
     let mut x = 1u32;
     blob.extend((0..line_bytes * 3 / 4).map(|_| {
         x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
-        (x >> 16) as u8
+        ((x >> 16) & 0xFF) as u8
     }));
     let blob = b64(&blob);
     let items: Vec<wrap::Item<'_>> = (0..lines).map(|_| wrap::Item { base64: &blob, mime: "image/png" }).collect();
@@ -272,7 +272,7 @@ fn one_long_line(dir: &Path, bytes: usize) -> std::path::PathBuf {
     let mut x = 7u32;
     blob.extend((0..bytes * 3 / 4).map(|_| {
         x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
-        (x >> 16) as u8
+        ((x >> 16) & 0xFF) as u8
     }));
     let blob = b64(&blob);
     let file = dir.join("long.jsonl");

@@ -89,8 +89,8 @@ fn session(dir: &Path, n: usize, size: usize) -> std::path::PathBuf {
     let mut rng = Lcg(7);
     let blobs: Vec<String> = (0..n)
         .map(|i| {
-            let mut png = media_corpus::png(4 + i as u32, 4);
-            png.extend((0..size).map(|_| rng.next() as u8));
+            let mut png = media_corpus::png(4 + u32::try_from(i).unwrap(), 4);
+            png.extend((0..size).map(|_| (rng.next() & 0xFF) as u8));
             b64(&png)
         })
         .collect();
@@ -139,6 +139,7 @@ fn a_killed_exclude_leaves_the_old_overlay_or_the_new_one() {
         if undo {
             args.push("--undo");
         }
+        #[allow(clippy::cast_precision_loss, reason = "below 1200: exact")]
         let delay = full.mul_f64(rng.below(1200) as f64 / 1000.0);
         killed(&args, delay);
         let after = std::fs::read(&overlay).unwrap();
@@ -177,6 +178,7 @@ fn a_killed_repair_leaves_no_copy_or_a_complete_one() {
     let mut rng = Lcg(99);
     let (mut complete, mut left) = (0, 0);
     for i in 0..50 {
+        #[allow(clippy::cast_precision_loss, reason = "below 1200: exact")]
         let delay = full.mul_f64(rng.below(1200) as f64 / 1000.0);
         killed(&["repair", f, "--force", "--out", o], delay);
         for n in names(&out) {

@@ -356,13 +356,13 @@ fn opencode_db(path: &std::path::Path) {
     for (n, (id, info, parts)) in opencode_messages().into_iter().enumerate() {
         db.execute(
             "INSERT INTO message VALUES (?1,'ses_new',?2,?2,?3)",
-            rusqlite::params![id, n as i64, info.to_string()],
+            rusqlite::params![id, i64::try_from(n).unwrap(), info.to_string()],
         )
         .expect("message");
         for (pid, p) in parts {
             db.execute(
                 "INSERT INTO part VALUES (?1,?2,'ses_new',?3,?3,?4)",
-                rusqlite::params![pid, id, n as i64, p.to_string()],
+                rusqlite::params![pid, id, i64::try_from(n).unwrap(), p.to_string()],
             )
             .expect("part");
         }
@@ -476,7 +476,7 @@ fn codex_user_message_event_images_are_mirrors() {
     assert_eq!(got[0]["line"], 3);
     let mirrors = got[0]["mirrors"].as_array().expect("mirrors");
     assert_eq!(mirrors.len(), 1, "the event's copy keeps its place");
-    let off = mirrors[0]["offset"].as_u64().expect("offset") as usize;
+    let off = usize::try_from(mirrors[0]["offset"].as_u64().expect("offset")).unwrap();
     let line4 = content.lines().take(3).map(|l| l.len() + 1).sum::<usize>();
     assert!(off > line4, "the mirror is on line 4");
 }

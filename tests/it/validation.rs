@@ -93,7 +93,7 @@ fn structural_depth_misses_only_corrupt_compressed_data() {
 /// A PNG of `w`×`h` noise: incompressible, so its size is about w·h·3 bytes.
 fn noise_png(w: u32, h: u32) -> Vec<u8> {
     let mut rng = Lcg(7);
-    let pixels: Vec<u8> = (0..w as usize * h as usize * 3).map(|_| rng.next() as u8).collect();
+    let pixels: Vec<u8> = (0..w as usize * h as usize * 3).map(|_| (rng.next() & 0xFF) as u8).collect();
     let mut out = Vec::new();
     let mut enc = png::Encoder::new(&mut out, w, h);
     enc.set_color(png::ColorType::Rgb);

@@ -313,6 +313,7 @@ impl ById {
     }
 
     /// The slot an id's probe starts at (ids are already hashes).
+    #[allow(clippy::cast_possible_truncation, reason = "the high half of id × len is below len")]
     fn home(&self, id: Id) -> usize {
         ((u128::from(id.0.get()) * self.slots.len() as u128) >> 64) as usize
     }

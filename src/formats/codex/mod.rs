@@ -233,6 +233,11 @@ fn item_entry(item: &Value<'_>) -> RawEntry {
 fn event<'a>(p: &'a Value<'a>, out: &mut LineOut<'a>) {
     let text = match p.get("type").as_str().unwrap_or("") {
         // The user backtracked: Codex replays it on resume (`drop_last_n_user_turns`).
+        #[allow(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            reason = "a turn count: `as` drops a fraction and saturates, NaN is 0"
+        )]
         "thread_rolled_back" => {
             out.unit = Unit::DropTurns(p.get("num_turns").as_f64().map_or(0, |n| n.max(0.0) as u64));
             return;
