@@ -416,7 +416,7 @@ fn the_history_check_pairs_calls_as_the_previewed_request_does() {
     // record (the record and its ids kept): the call's result is left without
     // it, which each agent sends, or leaves out, in its own way.
     for (path, _) in sessions.clone() {
-        if !path.ends_with(".jsonl") {
+        if !common::has_extension(&path, "jsonl") {
             continue;
         }
         let Ok(text) = std::fs::read_to_string(&path) else { continue };
@@ -495,7 +495,7 @@ fn every_prefix_of_an_agents_session_is_judged_on_the_request_it_stands_for() {
     let mut checked = 0;
     let mut failures = Vec::new();
     for (path, _) in previewed_sessions() {
-        if !path.ends_with(".jsonl") || !path.contains("tests/data/agents") {
+        if !common::has_extension(&path, "jsonl") || !path.contains("tests/data/agents") {
             continue;
         }
         let text = std::fs::read_to_string(&path).unwrap();

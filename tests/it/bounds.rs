@@ -83,7 +83,7 @@ fn deep_nesting_is_a_finding_in_every_command() {
         std::fs::create_dir(&scratch).unwrap();
         let (scan, diagnosed) = every_command(&file, &scratch);
         assert!(diagnosed.get("stuck").is_some(), "{name}: {diagnosed}");
-        if name.ends_with(".jsonl") {
+        if common::has_extension(name, "jsonl") {
             let findings = scan["findings"].as_array().unwrap();
             assert!(findings.iter().any(|f| f["line"] == 2), "{name}: the deep line is a finding: {scan}");
         }

@@ -23,7 +23,7 @@ fn names(dir: &Path) -> Vec<String> {
 
 /// `.<target>.sd-tmp.<pid>.<random>`, as `atomic::write` names them.
 fn is_temp(n: &str) -> bool {
-    n.starts_with('.') && (n.contains(".sd-tmp.") || n.ends_with(".tmp"))
+    n.starts_with('.') && (n.contains(".sd-tmp.") || common::has_extension(n, "tmp"))
 }
 
 #[test]
@@ -186,7 +186,7 @@ fn a_killed_repair_leaves_no_copy_or_a_complete_one() {
                 left += 1;
                 continue;
             }
-            assert!(n.ends_with(".jsonl"), "round {i}: {n}");
+            assert!(common::has_extension(&n, "jsonl"), "round {i}: {n}");
             let got = std::fs::read(out.join(&n)).unwrap();
             // Same shape as the reference copy; only the fresh session id differs.
             assert_eq!(got.len(), want.len(), "round {i}: {n} is not complete");

@@ -144,7 +144,7 @@ fn write_seeds() {
     let mut samples: Vec<(String, Vec<u8>)> = Vec::new();
     for e in std::fs::read_dir(common::sample("")).expect("samples").flatten() {
         let n = e.file_name().to_string_lossy().into_owned();
-        if (n.ends_with(".jsonl") || n == "cline.json") && !n.starts_with("expected") {
+        if (common::has_extension(&n, "jsonl") || n == "cline.json") && !n.starts_with("expected") {
             samples.push((n, std::fs::read(e.path()).expect("sample")));
         }
     }
@@ -153,7 +153,7 @@ fn write_seeds() {
     for (n, bytes) in &samples {
         let stem = n.split('.').next().unwrap_or_default();
         let i = u8::try_from(Format::ALL.iter().position(|f| f.name() == stem).unwrap_or(Format::ALL.len())).unwrap();
-        let json = if n.ends_with(".json") { 0x10 } else { 0 };
+        let json = if common::has_extension(n, "json") { 0x10 } else { 0 };
         put("reader", stem, &[&[i | json][..], bytes].concat());
         put(
             "reader",
