@@ -102,7 +102,7 @@ pub struct Overlay {
 
 /// Where the overlay of `session` lives by default: beside it, `<session>.doctor`.
 pub fn default_path(session: &Path) -> PathBuf {
-    let mut name = session.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    let mut name = session.file_name().map(std::ffi::OsStr::to_os_string).unwrap_or_default();
     name.push(".doctor");
     session.with_file_name(name)
 }

@@ -140,7 +140,7 @@ mod tests {
         w.write_all(b"small").unwrap();
         assert!(w.syncer.is_none(), "no thread for a small file");
         let block = vec![b'x'; 1 << 20];
-        for _ in 0..(EVERY >> 20) + 1 {
+        for _ in 0..=(EVERY >> 20) {
             w.write_all(&block).unwrap();
         }
         assert!(w.syncer.is_some());

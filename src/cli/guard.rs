@@ -22,6 +22,7 @@ use crate::text::sanitize;
 /// Claude Code's PreToolUse event on stdin and answers in Claude Code's hook
 /// protocol (nothing printed: the call goes on as usual). `guard install`
 /// adds that hook to the agent's settings.
+#[allow(clippy::doc_markdown, reason = "`--help` text, printed as written (and the man page made from it)")]
 #[derive(Debug, Args)]
 #[command(
     args_conflicts_with_subcommands = true,
@@ -162,7 +163,7 @@ fn run_install(args: &InstallArgs) -> anyhow::Result<Exit> {
     let plan = match args.agent {
         HookAgent::ClaudeCode => {
             let file = args.settings.clone().map_or_else(install::claude_code_settings, Ok)?;
-            install::plan_claude_code(&file, install::claude_code_entry(&exe, args.provider.as_deref()))?
+            install::plan_claude_code(&file, &install::claude_code_entry(&exe, args.provider.as_deref()))?
         }
         HookAgent::Pi => {
             let file = args.settings.clone().map_or_else(install::pi_extension, Ok)?;

@@ -451,7 +451,7 @@ pub struct RawReasoning {
     pub entry: usize,
 }
 
-impl<'a> LineOut<'a> {
+impl LineOut<'_> {
     /// Records a reasoning item at `pointer`, in the entry being read.
     pub fn reasoning(&mut self, kind: ReasoningKind, id: Option<String>, pointer: &str) {
         let entry = self.entries.len().saturating_sub(1);

@@ -52,7 +52,7 @@ pub fn claude_code_entry(exe: &Path, provider: Option<&str>) -> Value {
 }
 
 /// Plans adding `entry` to the `hooks.PreToolUse` list of the settings in `file`.
-pub fn plan_claude_code(file: &Path, entry: Value) -> anyhow::Result<Plan> {
+pub fn plan_claude_code(file: &Path, entry: &Value) -> anyhow::Result<Plan> {
     let old = match std::fs::read(file) {
         Ok(b) => String::from_utf8(b).with_context(|| format!("{} is not UTF-8 text", file.display()))?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
@@ -90,7 +90,7 @@ pub fn plan_claude_code(file: &Path, entry: Value) -> anyhow::Result<Plan> {
         (None, None) => (
             "",
             format!("\"hooks\": {{\"PreToolUse\": [{compact}]}}"),
-            parsed.as_object().is_some_and(|o| o.is_empty()),
+            parsed.as_object().is_some_and(serde_json::Map::is_empty),
         ),
     };
     let range = splice::locate(t, pointer).with_context(|| format!("{}: cannot find {pointer}", file.display()))?;
@@ -219,7 +219,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("settings.json");
         std::fs::write(&f, text).unwrap();
-        plan_claude_code(&f, entry()).unwrap()
+        plan_claude_code(&f, &entry()).unwrap()
     }
 
     #[test]
@@ -244,7 +244,7 @@ mod tests {
         std::fs::write(&real, r#"{"model": "opus"}"#).unwrap();
         let f = dir.path().join("settings.json");
         std::os::unix::fs::symlink(&real, &f).unwrap();
-        apply(&plan_claude_code(&f, entry()).unwrap()).unwrap();
+        apply(&plan_claude_code(&f, &entry()).unwrap()).unwrap();
         assert!(std::fs::symlink_metadata(&f).unwrap().file_type().is_symlink(), "the link was replaced");
         let text = std::fs::read_to_string(&real).unwrap();
         assert!(text.contains("\"model\": \"opus\"") && text.contains("session-doctor"), "{text}");
@@ -255,14 +255,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("settings.json");
         std::fs::write(&f, "{\"theme\": \"dark\"}").unwrap();
-        let first = plan_claude_code(&f, entry()).unwrap();
+        let first = plan_claude_code(&f, &entry()).unwrap();
         apply(&first).unwrap();
         let after_first = std::fs::read_to_string(&f).unwrap();
         assert_eq!(
             std::fs::read_to_string(dir.path().join("settings.json.session-doctor-backup")).unwrap(),
             "{\"theme\": \"dark\"}"
         );
-        let second = plan_claude_code(&f, entry()).unwrap();
+        let second = plan_claude_code(&f, &entry()).unwrap();
         assert!(second.already);
         apply(&second).unwrap();
         assert_eq!(std::fs::read_to_string(&f).unwrap(), after_first);
@@ -271,7 +271,7 @@ mod tests {
     #[test]
     fn missing_or_empty_settings_get_a_fresh_file_and_no_hooks_key_gets_one() {
         let dir = tempfile::tempdir().unwrap();
-        let p = plan_claude_code(&dir.path().join("none.json"), entry()).unwrap();
+        let p = plan_claude_code(&dir.path().join("none.json"), &entry()).unwrap();
         assert_eq!(serde_json::from_str::<Value>(&p.text).unwrap()["hooks"]["PreToolUse"][0], entry());
         assert!(p.backup.is_none());
         for old in ["{}", "{\"hooks\": {}}", "{\"a\": [1, 2]}"] {
@@ -300,7 +300,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("settings.json");
         std::fs::write(&f, "{ \"hooks\": ").unwrap();
-        let err = plan_claude_code(&f, entry()).unwrap_err();
+        let err = plan_claude_code(&f, &entry()).unwrap_err();
         assert!(format!("{err:#}").contains("not valid JSON"));
     }
 }

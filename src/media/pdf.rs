@@ -105,7 +105,7 @@ fn parse_uint(b: &[u8]) -> Option<(u64, usize)> {
 /// hostile counts before lopdf sees the file. Returns whether to continue.
 fn precheck(bytes: &[u8], ins: &mut Inspection) -> bool {
     let total = bytes.len();
-    let version_ok = matches!(bytes.get(5..8), Some([b'1', b'.', b'0'..=b'9']) | Some(b"2.0"));
+    let version_ok = matches!(bytes.get(5..8), Some([b'1', b'.', b'0'..=b'9'] | b"2.0"));
     if !version_ok {
         let shown = String::from_utf8_lossy(&bytes[..total.min(12)]).replace(['\r', '\n'], " ");
         ins.invalid("pdf.bad_header", format!("the PDF header \"{shown}\" names no PDF version: it is not a real PDF"));
@@ -359,10 +359,8 @@ fn deep_inner(doc: &Document, pages: &[ObjectId]) -> Vec<(Verdict, &'static str,
         ));
     }
     for (n, &page) in pages.iter().enumerate() {
-        let content = match doc.get_page_content_with_limit(page, LOAD_STREAM_CAP) {
-            Ok(c) => c,
-            Err(_) => continue, // size cap: already reported above or harmless
-        };
+        // An error is the size cap: already reported above, or harmless.
+        let Ok(content) = doc.get_page_content_with_limit(page, LOAD_STREAM_CAP) else { continue };
         if lopdf::content::Content::decode(&content).is_err() {
             out.push((
                 Verdict::Warn,

@@ -55,6 +55,7 @@ impl std::fmt::Display for ChunkName<'_> {
 
 /// Validates a PNG (the caller checked the signature) and fills in
 /// dimensions and frame count.
+#[allow(clippy::too_many_lines, reason = "one state machine over the format's bytes: the chunk walk")]
 pub(crate) fn check(bytes: &[u8], depth: Depth, ins: &mut Inspection) {
     let total = bytes.len();
     let mut pos = SIG_LEN;
@@ -283,14 +284,14 @@ impl Ihdr {
     /// Bytes of filtered scanlines (a filter byte per row) the IDAT stream must inflate
     /// to; for an interlaced image, the sum over the seven Adam7 passes.
     fn raw_bytes(&self, interlaced: bool) -> u64 {
+        // (x start, y start, x step, y step) of each Adam7 pass.
+        const PASSES: [(u64, u64, u64, u64); 7] =
+            [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)];
         let (w, h, bpp) = (u64::from(self.width), u64::from(self.height), self.bits_per_pixel());
         let rows = |pw: u64, ph: u64| if pw == 0 { 0 } else { ((pw * bpp).div_ceil(8) + 1) * ph };
         if !interlaced {
             return rows(w, h);
         }
-        // (x start, y start, x step, y step) of each Adam7 pass.
-        const PASSES: [(u64, u64, u64, u64); 7] =
-            [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)];
         PASSES
             .iter()
             .map(|&(x0, y0, dx, dy)| rows(w.saturating_sub(x0).div_ceil(dx), h.saturating_sub(y0).div_ceil(dy)))

@@ -16,6 +16,7 @@ fn le24(b: &[u8], at: usize) -> Option<u32> {
 
 /// Validates a WebP (the caller checked `RIFF....WEBP`) and fills in
 /// dimensions and frame count.
+#[allow(clippy::too_many_lines, reason = "one state machine over the format's bytes: the chunk walk")]
 pub(crate) fn check(bytes: &[u8], depth: Depth, ins: &mut Inspection) {
     let total = bytes.len();
     let riff_size = le32(bytes, 4).unwrap_or(0);
@@ -233,6 +234,7 @@ mod tests {
         no_start[3] = 0;
         assert!(vp8_dims(&no_start).unwrap_err().contains("start code"));
         // 100 x 50: (w-1) | (h-1) << 14
+        #[allow(clippy::decimal_bitwise_operands, reason = "w - 1 and h - 1, numbers as the comment says")]
         let bits: u32 = 99 | (49 << 14);
         let b = bits.to_le_bytes();
         assert_eq!(vp8l_dims(&[0x2F, b[0], b[1], b[2], b[3]]), Ok((100, 50)));

@@ -135,7 +135,7 @@ enum Row {
 /// Marks a part whose row text is written as it is ([`verbatim`]).
 const VERBATIM: &str = "\u{0}session-doctor verbatim part\u{0}";
 
-/// A part row that is a JSON object serde_json cannot build (nested past its
+/// A part row that is a JSON object `serde_json` cannot build (nested past its
 /// depth: opencode's `JSON.parse` reads it), as its own text on one line with
 /// the part's ids first, for the reader to read and tell; `None` for any other row.
 fn verbatim(data: &str, id: &str, msg: &str, session: &str) -> Option<String> {

@@ -207,10 +207,7 @@ impl<'a> Text<'a> {
 /// what is wrong with it).
 pub fn cut<'r>(raw: &'r [u8], skim: &Skim) -> Cow<'r, [u8]> {
     let strings = long_strings(raw, skim);
-    match strings.is_empty() {
-        true => Cow::Borrowed(raw),
-        false => Cow::Owned(Skimmed::new(raw, &strings, skim.keep).text),
-    }
+    if strings.is_empty() { Cow::Borrowed(raw) } else { Cow::Owned(Skimmed::new(raw, &strings, skim.keep).text) }
 }
 
 /// Whether `bytes` could stand unescaped in a JSON string: UTF-8, no control

@@ -50,7 +50,7 @@ pub struct Lcg(pub u64);
 
 impl Lcg {
     pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
         self.0 >> 33
     }
     pub fn below(&mut self, n: usize) -> usize {
@@ -132,6 +132,10 @@ pub fn apng(w: u32, h: u32, frames: u32) -> Vec<u8> {
     out
 }
 
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "called with byte-string literals (`b\"IDAT\"`), which are references"
+)]
 pub fn png_chunk(ty: &[u8; 4], data: &[u8]) -> Vec<u8> {
     let mut c = u32::try_from(data.len()).unwrap().to_be_bytes().to_vec();
     c.extend_from_slice(ty);

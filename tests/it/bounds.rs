@@ -311,7 +311,7 @@ fn long_line_peak(cmd: &str) {
 /// straddling line, 409 MB before the buffer stopped doubling; repair 334 MB
 /// while it kept the first line (here the only one) through the copy.
 #[test]
-#[ignore]
+#[ignore = "minutes in a debug build: run with --release -- --ignored"]
 fn one_long_line_costs_at_most_one_and_a_half_times_itself() {
     for cmd in ["scan", "diagnose", "check", "repair"] {
         long_line_peak(cmd);
@@ -323,7 +323,7 @@ fn one_long_line_costs_at_most_one_and_a_half_times_itself() {
 /// 626 MB while it built each record's request in memory). Run with
 /// `-- --ignored` as above.
 #[test]
-#[ignore]
+#[ignore = "minutes in a debug build: run with --release -- --ignored"]
 fn preview_of_one_long_line_costs_at_most_one_and_a_half_times_it() {
     long_line_peak("preview");
 }

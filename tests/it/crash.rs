@@ -147,7 +147,7 @@ fn a_killed_exclude_leaves_the_old_overlay_or_the_new_one() {
             // The complete new overlay: the old bytes and one whole event line.
             assert!(after.starts_with(&before), "round {i}: the old events were changed");
             let added = &after[before.len()..];
-            assert!(added.ends_with(b"\n") && added.iter().filter(|b| **b == b'\n').count() == 1, "round {i}: torn");
+            assert!(added.ends_with(b"\n") && memchr::memchr_iter(b'\n', added).count() == 1, "round {i}: torn");
             serde_json::from_slice::<serde_json::Value>(added).expect("a whole event");
             landed += 1;
         }
@@ -190,7 +190,7 @@ fn a_killed_repair_leaves_no_copy_or_a_complete_one() {
             let got = std::fs::read(out.join(&n)).unwrap();
             // Same shape as the reference copy; only the fresh session id differs.
             assert_eq!(got.len(), want.len(), "round {i}: {n} is not complete");
-            assert_eq!(got.iter().filter(|b| **b == b'\n').count(), want.iter().filter(|b| **b == b'\n').count());
+            assert_eq!(memchr::memchr_iter(b'\n', &got).count(), memchr::memchr_iter(b'\n', &want).count());
             std::fs::remove_file(out.join(&n)).unwrap();
             complete += 1;
         }

@@ -8,6 +8,7 @@
 use crate::common;
 use crate::common::{media_corpus, wrap};
 #[path = "../../fuzz/src/targets.rs"]
+#[allow(clippy::pedantic, reason = "fuzz/'s code: a crate of its own, linted as that crate is")]
 mod targets;
 
 use std::path::{Path, PathBuf};

@@ -44,14 +44,14 @@ fn pi_v1_layout_is_pi_in_file_order_with_the_header_provider() {
         json!({"type":"session","id":"ffae836b-0000-4000-8000-000000000001","timestamp":"2025-12-09T00:53:29.825Z",
             "cwd":"/home/u/app","provider":"openai","modelId":"gpt-5","thinkingLevel":"off"}),
         json!({"type":"message","timestamp":"2025-12-08T22:41:05.306Z","message":{"role":"user",
-            "content":[{"type":"text","text":"read the screenshot"}],"timestamp":1765233665292_u64}}),
+            "content":[{"type":"text","text":"read the screenshot"}],"timestamp":1_765_233_665_292_u64}}),
         json!({"type":"message","timestamp":"2025-12-08T22:41:09.389Z","message":{"role":"assistant",
             "content":[{"type":"toolCall","id":"call_1","name":"read","arguments":{"path":"/home/u/app/shot.png"}}],
             "api":"openai-responses","provider":"openai","model":"gpt-5",
-            "usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15},"stopReason":"toolUse","timestamp":1765233669389_u64}}),
+            "usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15},"stopReason":"toolUse","timestamp":1_765_233_669_389_u64}}),
         json!({"type":"message","timestamp":"2025-12-08T22:41:09.394Z","message":{"role":"toolResult","toolCallId":"call_1",
             "toolName":"read","content":[{"type":"text","text":"Read image file [image/png]"},
-            {"type":"image","data":cut_png_b64(),"mimeType":"image/png"}],"isError":false,"timestamp":1765233669394_u64}}),
+            {"type":"image","data":cut_png_b64(),"mimeType":"image/png"}],"isError":false,"timestamp":1_765_233_669_394_u64}}),
         json!({"type":"thinking_level_change","timestamp":"2025-12-08T22:45:42.397Z","thinkingLevel":"low"}),
     ]);
     let (_dir, path) = temp_with("2025-12-09T00-53-29-825Z_ffae836b.jsonl", content.as_bytes());

@@ -69,6 +69,7 @@ fn corpus_verdicts_in_every_format_at_both_depths() {
 
 #[test]
 fn structural_depth_misses_only_corrupt_compressed_data() {
+    use session_doctor::media::Depth;
     // What each depth actually says, not what the corpus expects.
     let rules = session_doctor::media::Rules::builtin("anthropic").expect("rules");
     let verdict = |c: &Case, depth| {
@@ -80,7 +81,6 @@ fn structural_depth_misses_only_corrupt_compressed_data() {
         };
         session_doctor::media::inspect(&p, depth, &rules).verdict()
     };
-    use session_doctor::media::Depth;
     let cases = corpus();
     let missed: Vec<&str> =
         cases.iter().filter(|c| verdict(c, Depth::Structural) != verdict(c, Depth::Deep)).map(|c| c.name).collect();

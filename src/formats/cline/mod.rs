@@ -189,7 +189,7 @@ fn images_in<'a>(v: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOut<'a>)
             sdk_image(v, &site, at, out);
         }
         Value::Object(m) => {
-            for (k, x) in m.iter() {
+            for (k, x) in m {
                 images_in(x, site, &format!("{at}/{}", segment(k)), out);
             }
         }

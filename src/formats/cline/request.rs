@@ -169,7 +169,7 @@ impl Request {
                 Value::Str(s) => parts.push(json!({"type": "text", "text": unwrap_input(s)})),
                 _ => match b.get("type").as_str() {
                     Some("text") => {
-                        parts.push(json!({"type": "text", "text": unwrap_input(b.get("text").as_str().unwrap_or(""))}))
+                        parts.push(json!({"type": "text", "text": unwrap_input(b.get("text").as_str().unwrap_or(""))}));
                     }
                     Some("image") => parts.push(match self.image(b) {
                         Some(url) => json!({"type": "image_url", "image_url": {"url": url}}),
@@ -416,7 +416,7 @@ impl crate::request::Sends for Request {
     }
 
     fn document(&mut self, text: &[u8]) {
-        Request::document(self, text)
+        Request::document(self, text);
     }
 }
 

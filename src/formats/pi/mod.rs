@@ -141,7 +141,7 @@ impl Adapter for Pi {
             Dialect::Anthropic | Dialect::OpenaiResponses | Dialect::OpenaiChat => {
                 Box::new(Sent(request::Request::new(to.dialect, to.provider, to.model)))
             }
-            _ => Box::new(Canon::new(|v, _| canonical::messages(v))),
+            Dialect::Gemini => Box::new(Canon::new(|v, _| canonical::messages(v))),
         })
     }
 }
