@@ -141,6 +141,7 @@ impl Resolved {
 }
 
 #[cfg(unix)]
+#[allow(clippy::unnecessary_wraps, reason = "as its twin off unix, which has no inode to give")]
 fn device_inode(m: &Metadata) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt as _;
     Some((m.dev(), m.ino()))

@@ -447,7 +447,7 @@ mod tests {
     #[test]
     fn a_full_disk_names_the_target() {
         // A write past the buffer goes straight to the disk: the error must still name the file.
-        let r = fill_into(Full { room: 10 }, Path::new("/x/out.json"), |w| Ok(w.write_all(&[0; 2 << 20])?));
+        let r = fill_into(Full { room: 10 }, Path::new("/x/out.json"), |w| Ok(w.write_all(&vec![0; 2 << 20])?));
         let e = format!("{:#}", r.unwrap_err());
         assert!(e.starts_with("cannot write /x/out.json: "), "{e}");
         let other = fill_into(Full { room: 10 }, Path::new("/x/out.json"), |_| anyhow::bail!("reading s.jsonl"));

@@ -190,6 +190,10 @@ pub fn latest_session(agent: Option<&str>) -> Option<PathBuf> {
 }
 
 /// The session files of one agent under one root.
+#[allow(
+    clippy::case_sensitive_file_extension_comparisons,
+    reason = "each agent writes and lists its sessions by exactly these names: a `.JSONL` is not one it resumes"
+)]
 fn files(agent: &str, root: &Path) -> Vec<(PathBuf, Option<Format>)> {
     let Some(format) = Format::from_name(agent) else { return Vec::new() };
     let with = |paths: Vec<PathBuf>| paths.into_iter().map(|p| (p, Some(format))).collect::<Vec<_>>();

@@ -102,7 +102,7 @@ pub struct Overlay {
 
 /// Where the overlay of `session` lives by default: beside it, `<session>.doctor`.
 pub fn default_path(session: &Path) -> PathBuf {
-    let mut name = session.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    let mut name = session.file_name().map(std::ffi::OsStr::to_os_string).unwrap_or_default();
     name.push(".doctor");
     session.with_file_name(name)
 }
@@ -281,7 +281,7 @@ fn open_regular(path: &Path, what: &str, create: bool) -> anyhow::Result<File> {
     {
         use std::os::unix::fs::OpenOptionsExt as _;
         let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
-        o.custom_flags(flags.bits() as i32);
+        o.custom_flags(flags.bits().cast_signed());
     }
     #[cfg(not(unix))]
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {

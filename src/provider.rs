@@ -94,6 +94,9 @@ pub fn parse_flag(s: &str) -> Result<String, String> {
 /// mux-style `anthropic:claude-…`, Bedrock ids (`us.anthropic.claude-…-v1:0`)
 /// and Vertex ids (`claude-…@20240620`). `None` when the model is unknown.
 pub fn for_model(model: &str) -> Option<&'static str> {
+    const OPENAI: [&str; 8] = ["gpt", "chatgpt", "o1", "o3", "o4", "codex", "davinci", "text-embedding"];
+    const MISTRAL: [&str; 7] =
+        ["mistral", "pixtral", "magistral", "codestral", "devstral", "ministral", "open-mistral"];
     let m = model.trim().to_ascii_lowercase();
     if m.is_empty() {
         return None;
@@ -133,7 +136,6 @@ pub fn for_model(model: &str) -> Option<&'static str> {
         // Vertex model ids carry "@version".
         return Some(if name.contains('@') { "vertex-anthropic" } else { "anthropic" });
     }
-    const OPENAI: [&str; 8] = ["gpt", "chatgpt", "o1", "o3", "o4", "codex", "davinci", "text-embedding"];
     if OPENAI.iter().any(|p| name.starts_with(p)) {
         return Some("openai");
     }
@@ -143,8 +145,6 @@ pub fn for_model(model: &str) -> Option<&'static str> {
     if name.starts_with("grok") {
         return Some("xai");
     }
-    const MISTRAL: [&str; 7] =
-        ["mistral", "pixtral", "magistral", "codestral", "devstral", "ministral", "open-mistral"];
     if MISTRAL.iter().any(|p| name.starts_with(p)) {
         return Some("mistral");
     }

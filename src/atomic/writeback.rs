@@ -140,7 +140,7 @@ mod tests {
         w.write_all(b"small").unwrap();
         assert!(w.syncer.is_none(), "no thread for a small file");
         let block = vec![b'x'; 1 << 20];
-        for _ in 0..(EVERY >> 20) + 1 {
+        for _ in 0..=(EVERY >> 20) {
             w.write_all(&block).unwrap();
         }
         assert!(w.syncer.is_some());
@@ -152,7 +152,7 @@ mod tests {
     fn a_range_copied_in_counts_towards_the_sync_behind() {
         use crate::atomic::Sink as _;
         let src = tempfile::NamedTempFile::new().unwrap();
-        src.as_file().write_all(&vec![b'y'; (EVERY + 1) as usize]).unwrap();
+        src.as_file().write_all(&vec![b'y'; usize::try_from(EVERY + 1).unwrap()]).unwrap();
         let tmp = tempfile::NamedTempFile::new().unwrap();
         let mut w = Writeback::new(tmp.as_file());
         w.write_all(b"<").unwrap();

@@ -33,6 +33,10 @@ pub struct Walk {
 }
 
 /// Is `name` an overlay or a lock beside a session?
+#[allow(
+    clippy::case_sensitive_file_extension_comparisons,
+    reason = "session-doctor names its overlays and their locks itself, in lower case: a `.DOCTOR` is not one"
+)]
 pub fn is_overlay(name: &str) -> bool {
     name.ends_with(".doctor") || name.ends_with(".lock")
 }

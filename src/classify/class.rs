@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-/// The failure classes of DESIGN.md ("Failure classes"); serialized in snake_case.
+/// The failure classes of DESIGN.md ("Failure classes"); serialized in `snake_case`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Class {
@@ -68,7 +68,7 @@ impl Class {
         Class::Unknown,
     ];
 
-    /// The stable snake_case name, as in `classify --json`.
+    /// The stable `snake_case` name, as in `classify --json`.
     pub fn as_str(self) -> &'static str {
         match self {
             Class::MediaRejected => "media_rejected",
@@ -91,7 +91,7 @@ impl Class {
         }
     }
 
-    /// Parses the snake_case name back (used by tests and test tables).
+    /// Parses the `snake_case` name back (used by tests and test tables).
     pub fn from_name(name: &str) -> Option<Class> {
         Class::ALL.into_iter().find(|c| c.as_str() == name)
     }

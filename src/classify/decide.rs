@@ -130,19 +130,7 @@ pub fn signals(s: &Seen) -> Vec<Signal> {
         }
     }
     codes(signals::DETERMINISTIC_CODES, "deterministic", false, &mut out);
-    // A text that is nothing but a code (an agent printing a bare `invalid_encrypted_content`)
-    // names that code, as a structured one would.
-    let bare = s.hay.trim_end_matches([' ', '|']).trim().trim_matches(['"', '\'', '`', '.']);
-    if bare.contains('_') && bare.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-        let known = signals::DETERMINISTIC_CODES.iter().find(|(c, class)| *c == bare && allowed(*class));
-        if let Some((code, class)) = known {
-            out.push(Signal {
-                id: format!("code:{code}"),
-                what: format!("the whole text is the code `{code}`"),
-                class: *class,
-            });
-        }
-    }
+    out.extend(bare_code(s.hay, &allowed));
     phrases(signals::DETERMINISTIC_PHRASES, "deterministic", &mut out);
     fams(families::DETERMINISTIC, "deterministic", &mut out);
     if count_ok {
@@ -185,6 +173,17 @@ pub fn signals(s: &Seen) -> Vec<Signal> {
     codes(signals::WEAK_CODES, "weak", false, &mut out);
     phrases(signals::WEAK_PHRASES, "weak", &mut out);
     out
+}
+
+/// A text that is nothing but a code (an agent printing a bare
+/// `invalid_encrypted_content`) names that code, as a structured one would.
+fn bare_code(hay: &str, allowed: &dyn Fn(Class) -> bool) -> Option<Signal> {
+    let bare = hay.trim_end_matches([' ', '|']).trim().trim_matches(['"', '\'', '`', '.']);
+    if !bare.contains('_') || !bare.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        return None;
+    }
+    let (code, class) = signals::DETERMINISTIC_CODES.iter().find(|(c, class)| *c == bare && allowed(*class))?;
+    Some(Signal { id: format!("code:{code}"), what: format!("the whole text is the code `{code}`"), class: *class })
 }
 
 /// The last-resort mapping from an HTTP status.

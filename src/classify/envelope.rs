@@ -212,18 +212,6 @@ fn find_body(s: &str) -> Option<(usize, usize, Value)> {
 /// `API Error: 400`, `unexpected status 400`, `Error code: 400 -`, a leading `404 …`,
 /// `(Status: INVALID_ARGUMENT)`: the first such marker near the start of the layer wins.
 fn status_prefix(s: &str, frame: &mut Frame, ev: &mut Evidence) {
-    let mut end = s.len().min(STATUS_WINDOW);
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    let original = s[..end].trim_start();
-    let head = original.to_ascii_lowercase();
-    let head = head.as_str();
-    // A bare leading status: pi's `errorMessage` "404 Item with id…", "400 Bad Request".
-    if let Some(n) = three_digits(head) {
-        frame.status = Some(n);
-        return;
-    }
     // See: Claude Code "API Error: 400 {…}"; Codex "unexpected status 400 Bad Request: {…}";
     // openai-python "Error code: 400 - {…}"; gemini-cli "[API Error: … (Status: INVALID_ARGUMENT)]".
     const MARKERS: &[&str] = &[
@@ -260,6 +248,18 @@ fn status_prefix(s: &str, frame: &mut Frame, ev: &mut Evidence) {
         "error: ",
         "error ",
     ];
+    let mut end = s.len().min(STATUS_WINDOW);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    let original = s[..end].trim_start();
+    let head = original.to_ascii_lowercase();
+    let head = head.as_str();
+    // A bare leading status: pi's `errorMessage` "404 Item with id…", "400 Bad Request".
+    if let Some(n) = three_digits(head) {
+        frame.status = Some(n);
+        return;
+    }
     let mut best: Option<(usize, &str)> = None;
     for m in MARKERS {
         if let Some(pos) = head.find(m) {
@@ -421,7 +421,7 @@ fn walk(v: &Value, depth: usize, ev: &mut Evidence) {
                 let lower = s.to_ascii_lowercase();
                 match *key {
                     "code" | ":exception-type" | "x-amzn-errortype" if frame.code.is_none() => {
-                        frame.code = Some(s.to_string())
+                        frame.code = Some(s.to_string());
                     }
                     "status" if frame.code.is_none() && is_grpc_status(&lower) => frame.code = Some(s.to_string()),
                     "type" if lower != "error" && frame.kind.is_none() => frame.kind = Some(s.to_string()),
@@ -450,7 +450,7 @@ fn walk(v: &Value, depth: usize, ev: &mut Evidence) {
                 match value {
                     Value::String(s) if MESSAGE_KEYS.contains(&key.as_str()) => nested.push(s.as_str()),
                     Value::Object(_) | Value::Array(_) => {}
-                    _ => continue,
+                    _ => {}
                 }
             }
             // Messages that are plain text belong to this frame; wrapped ones get their own.

@@ -257,9 +257,9 @@ mod tests {
     fn limits_from_comparisons() {
         assert_eq!(limit("too many images in request: 31 > 30"), Some(30));
         assert_eq!(limit("too much media: 0 document pages + 103 images > 100"), Some(100));
-        assert_eq!(limit("image exceeds 5 mb maximum: 7340032 bytes > 5242880 bytes"), Some(5242880));
-        assert_eq!(limit("prompt is too long: 215000 tokens > 200000 maximum"), Some(200000));
-        assert_eq!(limit("exceed context limit: 197000 + 8192 > 200000, decrease input"), Some(200000));
+        assert_eq!(limit("image exceeds 5 mb maximum: 7340032 bytes > 5242880 bytes"), Some(5_242_880));
+        assert_eq!(limit("prompt is too long: 215000 tokens > 200000 maximum"), Some(200_000));
+        assert_eq!(limit("exceed context limit: 197000 + 8192 > 200000, decrease input"), Some(200_000));
     }
 
     #[test]
@@ -267,20 +267,20 @@ mod tests {
         assert_eq!(limit("the maximum context length of deepseek-v3-0324 is 32768 tokens"), Some(32768));
         assert_eq!(
             limit("<400> internalerror.algo.invalidparameter: range of input length should be [1, 204800]"),
-            Some(204800)
+            Some(204_800)
         );
         assert_eq!(limit("model max length exceeded, max length:8192"), Some(8192));
     }
 
     #[test]
     fn limits_from_keywords() {
-        assert_eq!(limit("this model's maximum context length is 128000 tokens. however"), Some(128000));
+        assert_eq!(limit("this model's maximum context length is 128000 tokens. however"), Some(128_000));
         assert_eq!(limit("a maximum of 100 pdf pages may be provided."), Some(100));
         assert_eq!(
             limit("at least one of the image dimensions exceed max allowed size for many-image requests: 2000 pixels"),
             Some(2000)
         );
-        assert_eq!(limit("exceeds the maximum number of tokens allowed (1048575)."), Some(1048575));
+        assert_eq!(limit("exceeds the maximum number of tokens allowed (1048575)."), Some(1_048_575));
         assert_eq!(
             limit(
                 "request too large for gpt-4o in organization org-x on tokens per min (tpm): limit 30000, requested 45000."
@@ -289,7 +289,10 @@ mod tests {
         );
         assert_eq!(limit("request contains 52 images, exceeding the maximum of 50 allowed per request"), Some(50));
         assert_eq!(limit("too large for model with 32768 maximum context length"), Some(32768));
-        assert_eq!(limit("max_total_tokens (172191) must be less than or equal to max_seq_len (131072)"), Some(131072));
+        assert_eq!(
+            limit("max_total_tokens (172191) must be less than or equal to max_seq_len (131072)"),
+            Some(131_072)
+        );
         assert_eq!(limit("length of prompt_tokens (143644) must be less than max_seq_len (65536)."), Some(65536));
         assert_eq!(limit("limit 30,000 tokens"), Some(30000));
     }

@@ -5,7 +5,7 @@
 //! only knows the wording it was written for. A [`Family`] names the *kinds* of word a
 //! failure needs — a reasoning term together with a defect term is replayed reasoning,
 //! whatever the sentence around them — and the words that veto it where two families are
-//! known to collide ("invalid reasoning_effort" is a bad parameter, not a replay).
+//! known to collide ("invalid `reasoning_effort`" is a bad parameter, not a replay).
 //!
 //! Matching is `str::contains` on the normalized haystack joined with the structured codes
 //! (see `decide.rs`), so a family can see a Gemini `quotaId` as well as a message.
@@ -144,7 +144,7 @@ const NOT_THERE: &[&str] = &["not found", "no such", "unknown", "does not exist"
 
 /// A call id repeated or malformed: a stored call of the history, which a
 /// repair re-ids or drops ("`tool_use` ids must be unique",
-/// "messages.1.content.1.tool_use.id: String should match pattern").
+/// "`messages.1.content.1.tool_use.id`: String should match pattern").
 const ID_DEFECT: &[&str] = &[
     "ids must be unique",
     "id must be unique",
@@ -296,7 +296,7 @@ const LONGER: &[&str] = &[
 const PROMPT_COUNT: &[&str] = &["prompt has", "input has", "request has", "request contains", "you requested"];
 
 /// Plan and billing words. Not "quota" alone: Google names every limit a quota, most of
-/// them per minute ("Quota exceeded for …online_prediction_requests_per_base_model").
+/// them per minute ("Quota exceeded for …`online_prediction_requests_per_base_model`").
 const PLAN: &[&str] = &[
     "credit",
     "balance",
@@ -468,7 +468,7 @@ const REFUSED_CREDENTIAL: &[&str] = &[
     "revoked",
     "obtain a new",
 ];
-/// "extra_forbidden" is pydantic's unknown-field error; plan words are quota.
+/// `extra_forbidden` is pydantic's unknown-field error; plan words are quota.
 const CREDENTIAL_VETO: &[&str] = &["extra_forbidden", "not permitted", "quota", "credit", "rate limit", "billing"];
 
 /// Limits named by period (see [`LONG_PERIOD`]).
@@ -489,7 +489,7 @@ const PLAN_OR_LIMIT: &[&str] = &[
 
 /// A thing the request names that is not there: a deployment, a model, an endpoint. Waiting
 /// does not create it, whatever "please wait a moment" the text adds (Azure's
-/// DeploymentNotFound).
+/// `DeploymentNotFound`).
 const MISSING: &[&str] =
     &["does not exist", "may not exist", "not found", "no endpoints found", "could not route to", "no route for"];
 const RESOURCE: &[&str] =

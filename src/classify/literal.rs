@@ -106,10 +106,7 @@ impl Parser<'_> {
                     self.i += 1;
                     return Some(Value::Array(items));
                 }
-                b',' => {
-                    self.i += 1;
-                    continue;
-                }
+                b',' => self.i += 1,
                 _ => items.push(self.value(depth + 1)?),
             }
         }

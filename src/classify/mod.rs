@@ -48,7 +48,7 @@ pub struct Hint {
 pub struct Classification {
     /// The one failure class.
     pub class: Class,
-    /// `true` only for rate_limit, overloaded, server_error, timeout, network; `null` for unknown.
+    /// `true` only for `rate_limit`, overloaded, `server_error`, timeout, network; `null` for unknown.
     pub retryable: Option<bool>,
     /// The provider or gateway (hinted or detected from the body shape / text).
     pub provider: Option<String>,

@@ -29,7 +29,7 @@ impl Rule {
     }
 
     /// Every needle of `all` in `hay` (the messages), none of `unless` in `context` (the
-    /// messages and the structured codes: a Gemini `quotaId` "…PerMinute…" vetoes quota).
+    /// messages and the structured codes: a Gemini `quotaId` `…PerMinute…` vetoes quota).
     pub fn matches_with(&self, hay: &str, context: &str) -> bool {
         self.all.iter().all(|n| hay.contains(n)) && !self.unless.iter().any(|n| context.contains(n))
     }
@@ -137,7 +137,7 @@ pub const DETERMINISTIC_CODES: &[(&str, Class)] = &[
 ];
 
 /// Structured codes that name a transient failure: checked after the deterministic phrases,
-/// so "Request too large … tokens per min" with `rate_limit_exceeded` stays payload_too_large.
+/// so "Request too large … tokens per min" with `rate_limit_exceeded` stays `payload_too_large`.
 pub const TRANSIENT_CODES: &[(&str, Class)] = &[
     // See: https://docs.anthropic.com/en/api/errors (overloaded_error 529, api_error 500,
     // rate_limit_error 429, timeout_error); codex api_bridge.rs (server_is_overloaded, slow_down).
@@ -190,7 +190,7 @@ pub const TRANSIENT_CODES: &[(&str, Class)] = &[
 
 /// Generic class names (`litellm.BadRequestError`, `litellm.InternalServerError`): they
 /// decide only when nothing more specific matched and no status is known, so an
-/// "InternalServerError: … Overloaded" is overloaded and "… Could not process image" media.
+/// "`InternalServerError`: … Overloaded" is overloaded and "… Could not process image" media.
 pub const WEAK_CODES: &[(&str, Class)] = &[
     // See: Anthropic api_error; OpenAI server_error: types any server failure carries, so
     // its words ("The server is overloaded") say more.

@@ -269,7 +269,7 @@ fn exit(failed: bool, report: &CheckReport) -> Exit {
 /// Runs `f` over `items` on up to `threads` (default: one per core) scoped
 /// threads, each taking the next item; the results keep the items' order.
 fn in_parallel<T: Sync, R: Send>(items: &[T], threads: Option<usize>, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let workers = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let workers = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get));
     let workers = workers.clamp(1, items.len().max(1));
     let next = AtomicUsize::new(0);
     let results: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
@@ -280,12 +280,12 @@ fn in_parallel<T: Sync, R: Send>(items: &[T], threads: Option<usize>, f: impl Fn
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(item) = items.get(i) else { break };
                     let r = f(item);
-                    *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+                    *results[i].lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(r);
                 }
             });
         }
     });
-    results.into_iter().filter_map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner())).collect()
+    results.into_iter().filter_map(|m| m.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner)).collect()
 }
 
 /// `error` without the path it starts with (the report names the file already).
@@ -303,7 +303,7 @@ fn check_one(c: &Candidate, read: &ReadArgs, opts: &check::Options, keep: bool) 
     let path = &c.path;
     let file = path.display().to_string();
     let mut options = read.options();
-    options.session = c.session.clone();
+    options.session.clone_from(&c.session);
     let plan = match crate::reader::plan(path, &options) {
         Ok(p) => p,
         // Told apart by type: a walk passes over what is not a session, never over

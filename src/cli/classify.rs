@@ -49,6 +49,7 @@ pub struct ClassifyArgs {
     pub status: Option<u16>,
     /// Provider that returned the error (a name below, or an alias such as
     /// claude, google, azure, aws, vertex_ai); detected when absent.
+    #[allow(clippy::doc_markdown, reason = "`--help` text, printed as written (and the man page made from it)")]
     #[arg(long = "provider", value_name = "PROVIDER", value_parser = super::values::error_provider())]
     pub provider: Option<String>,
     /// Print JSON instead of aligned lines.
@@ -110,6 +111,7 @@ struct Json<'a> {
     resets_at: Option<&'a str>,
     resets_in: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[allow(clippy::option_option, reason = "absent without --explain, null when no signal decided")]
     signal: Option<Option<&'a str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     why: Option<&'a [String]>,

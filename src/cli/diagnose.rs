@@ -27,6 +27,7 @@ use super::session_args::ReadArgs;
 /// report names them, and `repair` pairs them), invalid media the model has not
 /// accepted, a request over the provider's limits, replayed reasoning another
 /// provider cannot verify.
+#[allow(clippy::doc_markdown, reason = "`--help` text, printed as written (and the man page made from it)")]
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:
   session-doctor diagnose ~/.claude/projects/-home-me-app/1f0e….jsonl

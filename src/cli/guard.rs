@@ -22,6 +22,7 @@ use crate::text::sanitize;
 /// Claude Code's PreToolUse event on stdin and answers in Claude Code's hook
 /// protocol (nothing printed: the call goes on as usual). `guard install`
 /// adds that hook to the agent's settings.
+#[allow(clippy::doc_markdown, reason = "`--help` text, printed as written (and the man page made from it)")]
 #[derive(Debug, Args)]
 #[command(
     args_conflicts_with_subcommands = true,
@@ -155,9 +156,10 @@ pub fn run(args: &GuardArgs) -> anyhow::Result<Exit> {
     let mut exit = Exit::Healthy;
     let mut rows = Vec::new();
     for file in &args.files {
-        let decision = match args.base64 {
-            true => guard::judge_base64_file(file, &rules, &cache)?,
-            false => guard::judge_file(file, &rules, &cache)?,
+        let decision = if args.base64 {
+            guard::judge_base64_file(file, &rules, &cache)?
+        } else {
+            guard::judge_file(file, &rules, &cache)?
         };
         let name = file.display().to_string();
         let (word, reason, fitted) = match &decision {
@@ -190,7 +192,7 @@ fn run_install(args: &InstallArgs) -> anyhow::Result<Exit> {
     let plan = match args.agent {
         HookAgent::ClaudeCode => {
             let file = args.settings.clone().map_or_else(install::claude_code_settings, Ok)?;
-            install::plan_claude_code(&file, install::claude_code_entry(&exe, args.provider.as_deref()))?
+            install::plan_claude_code(&file, &install::claude_code_entry(&exe, args.provider.as_deref()))?
         }
         HookAgent::Pi => {
             let file = args.settings.clone().map_or_else(install::pi_extension, Ok)?;

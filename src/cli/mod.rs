@@ -44,6 +44,7 @@ Exit status:
 pub struct Cli {
     /// When to colour the output: auto (on a terminal, unless NO_COLOR is set;
     /// CLICOLOR_FORCE forces it), always, never.
+    #[allow(clippy::doc_markdown, reason = "`--help` text, printed as written (and the man page made from it)")]
     #[arg(long = "color", value_name = "WHEN", global = true, default_value = "auto")]
     pub color: crate::report::term::ColorChoice,
     #[command(subcommand)]
@@ -92,14 +93,14 @@ pub fn parse() -> Cli {
             }
             std::process::exit(e.exit_code());
         }
-        usage_error(e)
+        usage_error(&e)
     });
-    Cli::from_arg_matches(&matches).unwrap_or_else(|e| usage_error(e))
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| usage_error(&e))
 }
 
 /// A usage error, as clap prints it, and with `--json` also as `{"error": …}`
 /// on stdout (exit 2): what every other error under `--json` answers.
-fn usage_error(e: clap::Error) -> ! {
+fn usage_error(e: &clap::Error) -> ! {
     use std::io::Write as _;
     if std::env::args().skip(1).take_while(|a| a != "--").any(|a| a == "--json") {
         let said = e.render().to_string();
@@ -131,7 +132,7 @@ fn after_help(top: &clap::Command, args: impl Iterator<Item = String>) -> Option
             None => break,
         }
     }
-    cmd.get_after_help().map(|s| s.to_string())
+    cmd.get_after_help().map(ToString::to_string)
 }
 
 /// Runs one command and says how the process should exit.
@@ -146,8 +147,8 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         && json
         && !is_broken_pipe(e)
     {
-        let v = serde_json::json!({ "error": crate::text::sanitize(&format!("{e:#}")) });
         use std::io::Write as _;
+        let v = serde_json::json!({ "error": crate::text::sanitize(&format!("{e:#}")) });
         let mut out = crate::report::stdout::stdout();
         let _ = writeln!(out, "{v:#}").and_then(|()| out.flush());
     }

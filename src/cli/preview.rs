@@ -55,6 +55,7 @@ pub struct PreviewArgs {
     /// Print {"file", "format", "target", "items", "changes", "not_in_session"}
     /// to stderr as JSON instead of the summary line; "not_in_session" names
     /// what the agent sends besides the history (its system prompt, tool list).
+    #[allow(clippy::doc_markdown, reason = "`--help` text, printed as written (and the man page made from it)")]
     #[arg(long = "json")]
     pub json: bool,
 }

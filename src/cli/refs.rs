@@ -14,7 +14,7 @@ pub fn nearby(attachments: &[Attachment], q: &Ref) -> String {
     };
     let mut refs: Vec<(u64, &str)> =
         attachments.iter().map(|a| (a.line.abs_diff(line), a.reference.as_str())).collect();
-    refs.sort();
+    refs.sort_unstable();
     let shown: Vec<&str> = refs.iter().take(6).map(|(_, r)| *r).collect();
     if shown.is_empty() {
         "; the session holds no attachment".into()

@@ -57,6 +57,7 @@ pub struct RepairArgs {
     /// Print JSON: {"file", "format", "written", "out", "id", "resume", "resume_note"?, "lines",
     /// "touched", "renamed", "inserted", "dropped", "changes", "suspects_left_out", "still_stuck"};
     /// with nothing to repair, {"file", "format", "written": false, "reason"}.
+    #[allow(clippy::doc_markdown, reason = "`--help` text, printed as written (and the man page made from it)")]
     #[arg(long = "json")]
     pub json: bool,
 }

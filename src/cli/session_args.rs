@@ -41,6 +41,7 @@ pub struct ReadArgs {
 
     /// A JSON file overriding fields of the provider's rules, e.g.
     /// {"max_image_bytes": 3932160, "max_images_per_request": 20}; null removes a limit.
+    #[allow(clippy::doc_markdown, reason = "`--help` text, printed as written (and the man page made from it)")]
     #[arg(long = "rules", value_name = "FILE")]
     pub rules: Option<PathBuf>,
 
@@ -208,7 +209,7 @@ impl ReadArgs {
             threads: self.threads.unwrap_or(0),
             session: self.session.clone(),
             max_records: self.max_records,
-            skim: Default::default(),
+            skim: crate::reader::Skim::default(),
         }
     }
 }

@@ -22,6 +22,7 @@ use crate::report::{self, ScanReport};
 /// skipped) or unreadable. opencode keeps its sessions in one database, listed
 /// whole and not judged here ("not read"): `scan` and `diagnose` read it, its
 /// newest session or the one --session names.
+#[allow(clippy::doc_markdown, reason = "`--help` text, printed as written (and the man page made from it)")]
 #[derive(Debug, Args)]
 #[command(after_help = "\
 Examples:

@@ -201,7 +201,7 @@ fn deepen_all(attachments: &[Attachment], todo: &[usize], deepen: Deepen<'_>) ->
     let mut out: Vec<Option<crate::media::Facts>> =
         todo.iter().map(|&i| if small(i) { None } else { deepen(&attachments[i]) }).collect();
     let side: Vec<usize> = (0..todo.len()).filter(|&k| small(todo[k])).collect();
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let workers = cores.min(SIDE_BY_SIDE).min(side.len());
     if workers <= 1 {
         for k in side {

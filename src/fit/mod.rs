@@ -82,6 +82,7 @@ impl Limits {
     }
 
     /// The largest size with the same aspect ratio that meets the pixel limits.
+    #[allow(clippy::cast_precision_loss, reason = "a pixel limit, far below 2^53; the scale is a float anyway")]
     fn target_dims(&self, w: u32, h: u32) -> (u32, u32) {
         let mut scale = 1.0_f64;
         if let Some(max) = self.max_side {
@@ -219,6 +220,11 @@ fn scaled(w: u32, h: u32, scale: f64) -> (u32, u32) {
         return (w, h);
     }
     // Truncating casts on purpose: the result must not exceed the limit.
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "scale is below 1, so the floor is in 0..=n (NaN: 0, then 1)"
+    )]
     let side = |n: u32| ((f64::from(n) * scale).floor() as u32).max(1);
     (side(w), side(h))
 }
@@ -259,7 +265,8 @@ fn flatten(img: &DynamicImage) -> DynamicImage {
     let rgba = img.to_rgba8();
     let rgb = image::RgbImage::from_fn(rgba.width(), rgba.height(), |x, y| {
         let [r, g, b, a] = rgba.get_pixel(x, y).0;
-        let over = |c: u8| ((u16::from(c) * u16::from(a) + 255 * (255 - u16::from(a))) / 255) as u8;
+        let over =
+            |c: u8| u8::try_from((u16::from(c) * u16::from(a) + 255 * (255 - u16::from(a))) / 255).unwrap_or(u8::MAX);
         image::Rgb([over(r), over(g), over(b)])
     });
     DynamicImage::ImageRgb8(rgb)

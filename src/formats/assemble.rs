@@ -75,9 +75,9 @@ impl Extra {
 
     /// What the `len` entries from the line's `start`-th hold, counted from
     /// the first of them (one message of a line holding many, [`Slot::part`]).
-    fn of_entries(&self, start: usize, len: usize) -> Box<Extra> {
+    fn of_entries(&self, start: usize, len: usize) -> Extra {
         let mine = |e: usize| (start..start + len).contains(&e);
-        Box::new(Extra {
+        Extra {
             attachments: (self.attachments.iter().filter(|a| mine(a.entry)))
                 .map(|a| Attachment { entry: a.entry - start, ..a.clone() })
                 .collect(),
@@ -90,7 +90,7 @@ impl Extra {
             at: self.at.clone(),
             reasoning: (self.reasoning.iter().filter(|r| mine(r.entry))).cloned().collect(),
             rare: None,
-        })
+        }
     }
 }
 
@@ -164,17 +164,19 @@ pub fn assemble(mut records: Records, entries: Vec<Entry>, links: Links) -> Asse
         base += own.len();
         for e in &mut h.entries[first..base] {
             if e.model.is_none() {
-                e.model = model.clone();
+                e.model.clone_from(&model);
             }
             if e.provider.is_none() {
-                e.provider = provider.clone();
+                e.provider.clone_from(&provider);
             }
         }
         // Taken, not borrowed: a line's rare parts are freed as they move into
         // the history. A part of a line takes a copy of what its entries hold.
         let x = match slot.part {
             None => records.take_extra(i),
-            Some(_) => records.extra(i).map(|x| x.of_entries(own.start - records.entries(i).start, own.len())),
+            Some(_) => {
+                records.extra(i).map(|x| Box::new(x.of_entries(own.start - records.entries(i).start, own.len())))
+            }
         };
         let Some(x) = x else { continue };
         let Extra { calls: line_calls, results, attachments: line_attachments, reasoning, at, .. } = *x;
@@ -512,7 +514,7 @@ impl Keyed {
             self.slots.push(Slot::whole(i));
         }
         for (k, &(id, _)) in keys.iter().enumerate() {
-            self.put(id, Slot { record: i, part: Some(k as u32) });
+            self.put(id, Slot { record: i, part: Some(u32::try_from(k).unwrap_or(u32::MAX)) });
         }
     }
 
@@ -565,7 +567,9 @@ fn rejoin(records: &Records, slots: Vec<Slot>) -> Vec<Slot> {
     while k < slots.len() {
         let s = slots[k];
         let n = keys(records, s.record).len();
-        let run = (0..n).all(|j| slots.get(k + j) == Some(&Slot { record: s.record, part: Some(j as u32) }));
+        let run = (0..n).all(|j| {
+            slots.get(k + j) == Some(&Slot { record: s.record, part: Some(u32::try_from(j).unwrap_or(u32::MAX)) })
+        });
         if s.part == Some(0) && run {
             out.push(Slot::whole(s.record));
             k += n;
@@ -659,6 +663,12 @@ fn tree_path(records: &Records, entries: &[Entry], links: Links, findings: &mut 
 /// answers calls of the path that nothing on it answers (so a rewound, re-run
 /// call is never answered twice).
 fn join_parallel_results(records: &Records, entries: &[Entry], path: &mut Vec<usize>, on_path: &mut [bool]) {
+    fn take<'a>(x: Option<&'a Extra>, called: &mut HashSet<&'a str>, answered: &mut HashSet<&'a str>) {
+        if let Some(x) = x {
+            called.extend(x.calls.iter().map(|c| c.call_id.as_str()));
+            answered.extend(x.results.iter().map(|r| r.call_id.as_str()));
+        }
+    }
     let mut children: HashMap<Id, Vec<usize>> = HashMap::new();
     for (j, _) in on_path.iter().enumerate().filter(|(_, on)| !**on) {
         if let Unit::Node { parent: Some(p), sidechain: false, .. } = records.unit(j) {
@@ -676,13 +686,9 @@ fn join_parallel_results(records: &Records, entries: &[Entry], path: &mut Vec<us
     let mut groups: HashSet<Id> = path.iter().filter_map(|&i| group(i)).collect();
     let mut called: HashSet<&str> = HashSet::new();
     let mut answered: HashSet<&str> = HashSet::new();
-    fn take<'a>(x: Option<&'a Extra>, called: &mut HashSet<&'a str>, answered: &mut HashSet<&'a str>) {
-        if let Some(x) = x {
-            called.extend(x.calls.iter().map(|c| c.call_id.as_str()));
-            answered.extend(x.results.iter().map(|r| r.call_id.as_str()));
-        }
+    for &i in path.iter() {
+        take(extra(i), &mut called, &mut answered);
     }
-    path.iter().for_each(|&i| take(extra(i), &mut called, &mut answered));
     let mut queue: std::collections::VecDeque<usize> = path.iter().copied().collect();
     while let Some(i) = queue.pop_front() {
         let Some(id) = records.node_id(i) else { continue };
@@ -741,7 +747,9 @@ mod tests {
 
     fn store(lines: Vec<LineRecord>) -> Records {
         let mut records = Records::default();
-        lines.into_iter().for_each(|r| records.push(r));
+        for r in lines {
+            records.push(r);
+        }
         records
     }
 
@@ -789,7 +797,7 @@ mod tests {
 
     /// A checkpoint on `line` holding one entry per id.
     fn checkpoint(line: u64, entries: Range<usize>, ids: &[&str]) -> LineRecord {
-        let keys = ids.iter().enumerate().map(|(k, id)| (Id::of(id), k as u32)).collect();
+        let keys = ids.iter().enumerate().map(|(k, id)| (Id::of(id), u32::try_from(k).unwrap())).collect();
         let rare = Some(Box::new(Rare { keys, ..Rare::default() }));
         let extra = Some(Box::new(Extra { rare, ..Extra::default() }));
         LineRecord { line, offset: 0, len: 0, unit: Unit::Reset, entries, extra }

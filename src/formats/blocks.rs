@@ -29,7 +29,7 @@ fn anthropic_block<'a>(b: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOu
                 Some("url") => src.get("url").to_text().map(RawPayload::Reference),
                 Some("file") => src.get("file_id").to_text().map(RawPayload::Reference),
                 // A plain-text document is not media; content documents are blocks.
-                Some("text") | Some("content") => None,
+                Some("text" | "content") => None,
                 _ => src.get("data").as_cow().map(RawPayload::Base64),
             };
             if let Some(p) = payload {
@@ -187,7 +187,7 @@ pub fn responses_item<'a>(item: &'a Value<'a>, entry: usize, at: &str, out: &mut
     }
 }
 
-/// Gemini parts (camelCase or snake_case), including media nested in
+/// Gemini parts (camelCase or `snake_case`), including media nested in
 /// `functionResponse.parts`.
 pub fn gemini_parts<'a>(parts: &'a Value<'a>, site: &Site, base: &str, out: &mut LineOut<'a>) {
     for (i, p) in parts.items().iter().enumerate() {

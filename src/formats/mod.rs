@@ -451,7 +451,7 @@ pub struct RawReasoning {
     pub entry: usize,
 }
 
-impl<'a> LineOut<'a> {
+impl LineOut<'_> {
     /// Records a reasoning item at `pointer`, in the entry being read.
     pub fn reasoning(&mut self, kind: ReasoningKind, id: Option<String>, pointer: &str) {
         let entry = self.entries.len().saturating_sub(1);
@@ -534,6 +534,7 @@ pub fn ptr(base: &str, seg: impl std::fmt::Display) -> String {
 /// An HTTP status as an agent records it (a JSON number): only a whole number
 /// from 100 to 599 is one; `1e400`, `-1` or `400.5` name no status (a plain
 /// `as u16` would turn them into 65535, 0 or 400).
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "a whole number in 100..=599")]
 pub fn http_status(n: f64) -> Option<u16> {
     (n.fract() == 0.0 && (100.0..=599.0).contains(&n)).then_some(n as u16)
 }

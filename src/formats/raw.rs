@@ -164,7 +164,7 @@ impl Adapter for OpenaiChat {
                 openai_content(m.get("content"), &site, &ptr(&at, "content"), out);
                 // An assistant message needs content or tool calls; no message takes an empty list of parts.
                 let content = m.get("content");
-                let calls = m.get("tool_calls").items().iter().any(|c| c.is_object()) || m.has("function_call");
+                let calls = m.get("tool_calls").items().iter().any(Value::is_object) || m.has("function_call");
                 out.entries[e].empty = (content.is_array() && content.items().is_empty())
                     || (role == Role::Assistant && content.is_null() && !calls && !m.has("audio"));
                 for c in m.get("tool_calls").items() {

@@ -52,7 +52,7 @@ pub fn claude_code_entry(exe: &Path, provider: Option<&str>) -> Value {
 }
 
 /// Plans adding `entry` to the `hooks.PreToolUse` list of the settings in `file`.
-pub fn plan_claude_code(file: &Path, entry: Value) -> anyhow::Result<Plan> {
+pub fn plan_claude_code(file: &Path, entry: &Value) -> anyhow::Result<Plan> {
     let old = match read_existing(file)? {
         Some(b) => String::from_utf8(b).with_context(|| format!("{} is not UTF-8 text", file.display()))?,
         None => String::new(),
@@ -83,7 +83,7 @@ pub fn plan_claude_code(file: &Path, entry: Value) -> anyhow::Result<Plan> {
     // that differs (a binary since moved, another provider, another matcher) is
     // replaced where it stands.
     let list = pre.and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-    if list.contains(&entry) {
+    if list.contains(entry) {
         return Ok(plan(true, old));
     }
     if let Some(i) = list.iter().position(has_mark) {
@@ -106,7 +106,7 @@ pub fn plan_claude_code(file: &Path, entry: Value) -> anyhow::Result<Plan> {
         (None, None) => (
             "",
             format!("\"hooks\": {{\"PreToolUse\": [{compact}]}}"),
-            parsed.as_object().is_some_and(|o| o.is_empty()),
+            parsed.as_object().is_some_and(serde_json::Map::is_empty),
         ),
     };
     let range = splice::locate(t, pointer).with_context(|| format!("{}: cannot find {pointer}", file.display()))?;
@@ -278,7 +278,7 @@ mod tests {
             let f = dir.path().join("settings.json");
             std::fs::write(&f, r#"{"env": {"ANTHROPIC_API_KEY": "sk-secret"}}"#).unwrap();
             std::fs::set_permissions(&f, std::fs::Permissions::from_mode(m)).unwrap();
-            let plan = plan_claude_code(&f, entry()).unwrap();
+            let plan = plan_claude_code(&f, &entry()).unwrap();
             apply(&plan).unwrap();
             assert!(std::fs::read_to_string(&f).unwrap().contains(MARK), "{m:o}: the hook is in");
             assert_eq!(mode(&f), m, "the settings keep {m:o}");
@@ -295,7 +295,7 @@ mod tests {
         std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).unwrap();
         let link = dir.path().join("settings.json");
         std::os::unix::fs::symlink(&real, &link).unwrap();
-        apply(&plan_claude_code(&link, entry()).unwrap()).unwrap();
+        apply(&plan_claude_code(&link, &entry()).unwrap()).unwrap();
         assert_eq!(mode(&real), 0o600);
         assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
     }
@@ -305,11 +305,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let zero = dir.path().join("settings.json");
         std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
-        let e = plan_claude_code(&zero, entry()).unwrap_err();
+        let e = plan_claude_code(&zero, &entry()).unwrap_err();
         assert!(format!("{e:#}").contains("not a regular file"), "{e:#}");
         let fifo = dir.path().join("fifo.json");
         assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
-        assert!(plan_claude_code(&fifo, entry()).is_err(), "a FIFO is refused, not waited on");
+        assert!(plan_claude_code(&fifo, &entry()).is_err(), "a FIFO is refused, not waited on");
         assert!(plan_file(&fifo, PI_EXTENSION, Path::new("/opt/sd"), "anthropic").is_err());
     }
 
@@ -324,7 +324,7 @@ mod tests {
         for stale in [gone, other_provider, other_matcher] {
             let text = format!(r#"{{"hooks": {{"PreToolUse": [{{"matcher": "Bash", "hooks": []}}, {stale}]}}}}"#);
             std::fs::write(&f, &text).unwrap();
-            let plan = plan_claude_code(&f, entry()).unwrap();
+            let plan = plan_claude_code(&f, &entry()).unwrap();
             assert!(!plan.already, "{stale}: not 'already installed'");
             let v: Value = serde_json::from_str(&plan.text).unwrap();
             let list = v["hooks"]["PreToolUse"].as_array().unwrap();
@@ -338,7 +338,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("settings.json");
         std::fs::write(&f, text).unwrap();
-        plan_claude_code(&f, entry()).unwrap()
+        plan_claude_code(&f, &entry()).unwrap()
     }
 
     #[test]
@@ -363,7 +363,7 @@ mod tests {
         std::fs::write(&real, r#"{"model": "opus"}"#).unwrap();
         let f = dir.path().join("settings.json");
         std::os::unix::fs::symlink(&real, &f).unwrap();
-        apply(&plan_claude_code(&f, entry()).unwrap()).unwrap();
+        apply(&plan_claude_code(&f, &entry()).unwrap()).unwrap();
         assert!(std::fs::symlink_metadata(&f).unwrap().file_type().is_symlink(), "the link was replaced");
         let text = std::fs::read_to_string(&real).unwrap();
         assert!(text.contains("\"model\": \"opus\"") && text.contains("session-doctor"), "{text}");
@@ -374,14 +374,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("settings.json");
         std::fs::write(&f, "{\"theme\": \"dark\"}").unwrap();
-        let first = plan_claude_code(&f, entry()).unwrap();
+        let first = plan_claude_code(&f, &entry()).unwrap();
         apply(&first).unwrap();
         let after_first = std::fs::read_to_string(&f).unwrap();
         assert_eq!(
             std::fs::read_to_string(dir.path().join("settings.json.session-doctor-backup")).unwrap(),
             "{\"theme\": \"dark\"}"
         );
-        let second = plan_claude_code(&f, entry()).unwrap();
+        let second = plan_claude_code(&f, &entry()).unwrap();
         assert!(second.already);
         apply(&second).unwrap();
         assert_eq!(std::fs::read_to_string(&f).unwrap(), after_first);
@@ -390,7 +390,7 @@ mod tests {
     #[test]
     fn missing_or_empty_settings_get_a_fresh_file_and_no_hooks_key_gets_one() {
         let dir = tempfile::tempdir().unwrap();
-        let p = plan_claude_code(&dir.path().join("none.json"), entry()).unwrap();
+        let p = plan_claude_code(&dir.path().join("none.json"), &entry()).unwrap();
         assert_eq!(serde_json::from_str::<Value>(&p.text).unwrap()["hooks"]["PreToolUse"][0], entry());
         assert!(p.backup.is_none());
         for old in ["{}", "{\"hooks\": {}}", "{\"a\": [1, 2]}"] {
@@ -419,7 +419,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("settings.json");
         std::fs::write(&f, "{ \"hooks\": ").unwrap();
-        let err = plan_claude_code(&f, entry()).unwrap_err();
+        let err = plan_claude_code(&f, &entry()).unwrap_err();
         assert!(format!("{err:#}").contains("not valid JSON"));
     }
 }

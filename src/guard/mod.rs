@@ -66,7 +66,7 @@ pub fn judge_file_excusing(path: &Path, rules: &Rules, cache: &Path, excused: &[
     if !meta.is_file() || meta.len() > MAX_GUARDED {
         return Ok(Decision::NotMedia);
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     std::fs::File::open(path)
         .and_then(|f| f.take(MAX_GUARDED).read_to_end(&mut bytes))
         .with_context(|| format!("reading {}", path.display()))?;
@@ -114,9 +114,10 @@ pub fn judge_bytes(
         let why: Vec<&str> = invalid.iter().map(|p| p.message.as_str()).collect();
         // Over a limit is not broken: a PDF past the page cap is whole, and can be read by pages.
         let broken = invalid.iter().any(|p| !OVER_A_LIMIT.contains(&p.code));
-        let reason = match broken {
-            true => deny_reason(&name, &why.join("; "), &rules.provider),
-            false => over_limit_reason(&name, &why.join("; "), &rules.provider),
+        let reason = if broken {
+            deny_reason(&name, &why.join("; "), &rules.provider)
+        } else {
+            over_limit_reason(&name, &why.join("; "), &rules.provider)
         };
         return Ok(Decision::Deny { reason });
     }

@@ -253,7 +253,7 @@ impl<'s> View<'s> {
                     ),
                 ),
             };
-            let tool = name_of.get(r.call_id.as_str()).map(|s| s.to_string());
+            let tool = name_of.get(r.call_id.as_str()).map(ToString::to_string);
             faults.push(Fault { kind, code: kind.code(), tool, message, ..answer_fault(r) });
         }
     }
@@ -278,7 +278,7 @@ impl<'s> View<'s> {
                 code: FaultKind::RolesOutOfOrder.code(),
                 line: e.line,
                 call_id: r.map(|r| r.call_id.clone()),
-                tool: r.and_then(|r| name_of.get(r.call_id.as_str()).map(|s| s.to_string())),
+                tool: r.and_then(|r| name_of.get(r.call_id.as_str()).map(ToString::to_string)),
                 at: r.and_then(|r| r.at.clone()),
                 pending: false,
                 agent_pairs: false,

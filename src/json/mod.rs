@@ -35,7 +35,7 @@ pub fn serde_tolerant(bytes: &[u8]) -> serde_json::Result<serde_json::Value> {
     serde_json::from_slice(bytes).or_else(|e| serde_json::from_slice(&tamed(bytes, e)?.0))
 }
 
-/// A same-length copy of `bytes` that serde_json parses, for the error `e` it
+/// A same-length copy of `bytes` that `serde_json` parses, for the error `e` it
 /// gave on them: its numbers too large read 0 and its values nested too deep
 /// `null`, with where each of those starts. `e` again for any other error.
 fn tamed(bytes: &[u8], e: serde_json::Error) -> serde_json::Result<(Vec<u8>, Vec<usize>)> {
@@ -52,7 +52,7 @@ fn tamed(bytes: &[u8], e: serde_json::Error) -> serde_json::Result<(Vec<u8>, Vec
 }
 
 impl<'a> Value<'a> {
-    /// Parses one JSON document; serde_json's nesting limit (128) turns hostile
+    /// Parses one JSON document; `serde_json`'s nesting limit (128) turns hostile
     /// depth into an error instead of a stack overflow.
     pub fn parse(bytes: &'a [u8]) -> Result<Value<'a>, serde_json::Error> {
         let mut de = serde_json::Deserializer::from_slice(bytes);
@@ -61,7 +61,7 @@ impl<'a> Value<'a> {
         Ok(v)
     }
 
-    /// As [`Value::parse`], but valid JSON that serde_json refuses does not
+    /// As [`Value::parse`], but valid JSON that `serde_json` refuses does not
     /// lose the record: a number too large for an f64 (`1e400`) or values nested
     /// past its limit. The value is parsed from a same-length copy kept in
     /// `spare` where such numbers read 0 ([`crate::json::splice::tame_numbers`])
@@ -83,7 +83,7 @@ impl<'a> Value<'a> {
     }
 
     /// The member `key` of an object, or `Null`. Of a key given twice, the last,
-    /// as the agents' `JSON.parse` (and serde_json) read it.
+    /// as the agents' `JSON.parse` (and `serde_json`) read it.
     pub fn get(&self, key: &str) -> &Value<'a> {
         match self {
             Value::Object(m) => m.iter().rev().find(|(k, _)| k == key).map_or(&NULL, |(_, v)| v),
@@ -200,9 +200,11 @@ impl<'de: 'a, 'a> Visitor<'de> for ValueVisitor<'a> {
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<Value<'a>, E> {
         Ok(Value::Bool(v))
     }
+    #[allow(clippy::cast_precision_loss, reason = "a JSON number is an f64, as the agents' JavaScript reads it")]
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Value<'a>, E> {
         Ok(Value::Number(v as f64))
     }
+    #[allow(clippy::cast_precision_loss, reason = "a JSON number is an f64, as the agents' JavaScript reads it")]
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value<'a>, E> {
         Ok(Value::Number(v as f64))
     }
@@ -240,6 +242,7 @@ impl serde::Serialize for Value<'_> {
         match self {
             Value::Null => s.serialize_unit(),
             Value::Bool(b) => s.serialize_bool(*b),
+            #[allow(clippy::cast_possible_truncation, reason = "whole and below 9e15: exact in i64")]
             Value::Number(n) if n.fract() == 0.0 && n.abs() < 9e15 => s.serialize_i64(*n as i64),
             Value::Number(n) => s.serialize_f64(*n),
             Value::Str(v) => s.serialize_str(v),

@@ -70,7 +70,7 @@ fn value_end(t: &[u8], i: usize) -> Option<usize> {
 }
 
 /// A copy of `t` in which every number an f64 cannot hold (`1e400`, a 400-digit
-/// integer: valid JSON that serde_json refuses) reads `0`, padded with spaces to
+/// integer: valid JSON that `serde_json` refuses) reads `0`, padded with spaces to
 /// its length, so that the copy parses and every offset in it stays where it
 /// was; `None` when `t` holds no such number. Only the reader's parse sees the
 /// copy: a rewrite edits the original bytes, where the number stays as written.
@@ -101,12 +101,12 @@ pub fn tame_numbers(t: &[u8]) -> Option<Vec<u8>> {
     out
 }
 
-/// How deep [`tame_depth`] lets values nest: well inside serde_json's limit (128).
+/// How deep [`tame_depth`] lets values nest: well inside `serde_json`'s limit (128).
 pub const DEPTH: usize = 100;
 
 /// A copy of `t` in which every array or object nested [`DEPTH`] levels deep
 /// that holds a deeper one reads `null`, padded with spaces to its length: JSON
-/// nested past serde_json's limit (valid, hostile or not) parses, every offset
+/// nested past `serde_json`'s limit (valid, hostile or not) parses, every offset
 /// in it where it was, the rest of the record read. With where each cut value
 /// starts; `None` when nothing nests that deep. As with [`tame_numbers`], only
 /// a parse sees the copy.
@@ -202,10 +202,10 @@ pub fn children(t: &[u8], i: usize) -> Option<Vec<Child>> {
 
 /// Splits a JSON pointer into its unescaped segments.
 fn segments(pointer: &str) -> impl Iterator<Item = std::borrow::Cow<'_, str>> + '_ {
-    pointer.split('/').skip(1).map(|s| match s.contains('~') {
-        true => s.replace("~1", "/").replace("~0", "~").into(),
-        false => s.into(),
-    })
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|s| if s.contains('~') { s.replace("~1", "/").replace("~0", "~").into() } else { s.into() })
 }
 
 /// Whether the key whose JSON string spans `range` of `t` is `want`: its

@@ -35,6 +35,7 @@ fn is_sof(m: u8) -> bool {
 }
 
 /// Validates a JPEG (the caller checked `FF D8 FF`) and fills in dimensions.
+#[allow(clippy::too_many_lines, reason = "one state machine over the format's bytes: the segment walk")]
 pub(crate) fn check(bytes: &[u8], depth: Depth, ins: &mut Inspection) {
     let total = bytes.len();
     let mut pos = 2usize;
@@ -165,7 +166,7 @@ pub(crate) fn check(bytes: &[u8], depth: Depth, ins: &mut Inspection) {
             if !sof {
                 ins.invalid(
                     "jpeg.corrupt",
-                    format!("the JPEG starts a scan at byte {} before any frame header: the data is corrupt", pos),
+                    format!("the JPEG starts a scan at byte {pos} before any frame header: the data is corrupt"),
                 );
                 return;
             }

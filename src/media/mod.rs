@@ -57,9 +57,9 @@ struct Held(u64);
 /// Waits until `bytes` (at most the whole budget) fit in the shared budget, and takes them.
 fn hold(bytes: u64) -> Held {
     let bytes = bytes.min(DECODE_BUDGET);
-    let mut free = BUDGET.lock().unwrap_or_else(|e| e.into_inner());
+    let mut free = BUDGET.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     while *free < bytes {
-        free = BUDGET_FREED.wait(free).unwrap_or_else(|e| e.into_inner());
+        free = BUDGET_FREED.wait(free).unwrap_or_else(std::sync::PoisonError::into_inner);
     }
     *free -= bytes;
     Held(bytes)
@@ -67,7 +67,7 @@ fn hold(bytes: u64) -> Held {
 
 impl Drop for Held {
     fn drop(&mut self) {
-        *BUDGET.lock().unwrap_or_else(|e| e.into_inner()) += self.0;
+        *BUDGET.lock().unwrap_or_else(std::sync::PoisonError::into_inner) += self.0;
         BUDGET_FREED.notify_all();
     }
 }
@@ -417,9 +417,10 @@ fn check_limits(facts: &Facts, kind: Kind, rules: &Rules, ins: &mut Inspection) 
     }
     if let Some(max) = rules.max_image_bytes {
         let (measured, how) = match rules.image_bytes_on {
-            rules::Measure::Base64 => {
-                (facts.encoded_len.unwrap_or_else(|| payload::base64_len(raw as usize)), " as base64")
-            }
+            rules::Measure::Base64 => (
+                facts.encoded_len.unwrap_or_else(|| payload::base64_len(usize::try_from(raw).unwrap_or(usize::MAX))),
+                " as base64",
+            ),
             rules::Measure::Raw => (raw, ""),
         };
         if measured > max {
@@ -477,7 +478,7 @@ thread_local! {
 const SCRATCH_KEPT: usize = 8 << 20;
 
 pub(crate) fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
-    let mut buf = SCRATCH.with(|c| c.take());
+    let mut buf = SCRATCH.with(std::cell::RefCell::take);
     buf.clear();
     buf.resize(len, 0);
     let r = f(&mut buf);

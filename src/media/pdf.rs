@@ -71,7 +71,7 @@ pub(crate) fn check(bytes: &[u8], depth: Depth, ins: &mut Inspection) {
         return;
     }
     if let Some(c) = pages.declared
-        && c != pages.ids.len() as i64
+        && i64::try_from(pages.ids.len()) != Ok(c)
     {
         ins.push(
             Verdict::Warn,
@@ -105,7 +105,7 @@ fn parse_uint(b: &[u8]) -> Option<(u64, usize)> {
 /// hostile counts before lopdf sees the file. Returns whether to continue.
 fn precheck(bytes: &[u8], ins: &mut Inspection) -> bool {
     let total = bytes.len();
-    let version_ok = matches!(bytes.get(5..8), Some([b'1', b'.', b'0'..=b'9']) | Some(b"2.0"));
+    let version_ok = matches!(bytes.get(5..8), Some([b'1', b'.', b'0'..=b'9'] | b"2.0"));
     if !version_ok {
         let shown = String::from_utf8_lossy(&bytes[..total.min(12)]).replace(['\r', '\n'], " ");
         ins.invalid("pdf.bad_header", format!("the PDF header \"{shown}\" names no PDF version: it is not a real PDF"));
@@ -141,7 +141,7 @@ fn precheck(bytes: &[u8], ins: &mut Inspection) -> bool {
         );
         return false;
     }
-    let offset = offset as usize;
+    let offset = usize::try_from(offset).unwrap_or(total);
     let at = &bytes[offset..];
     let skip = at.iter().take_while(|c| c.is_ascii_whitespace()).count();
     let at = &at[skip..];
@@ -298,7 +298,7 @@ fn deep(doc: &Document, pages: &[ObjectId], ins: &mut Inspection) {
 
 fn deep_inner(doc: &Document, pages: &[ObjectId]) -> Vec<(Verdict, &'static str, String)> {
     let mut out = Vec::new();
-    let mut budget = DECODE_CAP as usize;
+    let mut budget = usize::try_from(DECODE_CAP).unwrap_or(usize::MAX);
     let mut bad_streams = Vec::new();
     let mut skipped_budget = false;
     let mut cut_streams = 0u32;
@@ -359,10 +359,8 @@ fn deep_inner(doc: &Document, pages: &[ObjectId]) -> Vec<(Verdict, &'static str,
         ));
     }
     for (n, &page) in pages.iter().enumerate() {
-        let content = match doc.get_page_content_with_limit(page, LOAD_STREAM_CAP) {
-            Ok(c) => c,
-            Err(_) => continue, // size cap: already reported above or harmless
-        };
+        // An error is the size cap: already reported above, or harmless.
+        let Ok(content) = doc.get_page_content_with_limit(page, LOAD_STREAM_CAP) else { continue };
         if lopdf::content::Content::decode(&content).is_err() {
             out.push((
                 Verdict::Warn,

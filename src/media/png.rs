@@ -55,6 +55,7 @@ impl std::fmt::Display for ChunkName<'_> {
 
 /// Validates a PNG (the caller checked the signature) and fills in
 /// dimensions and frame count.
+#[allow(clippy::too_many_lines, reason = "one state machine over the format's bytes: the chunk walk")]
 pub(crate) fn check(bytes: &[u8], depth: Depth, ins: &mut Inspection) {
     let total = bytes.len();
     let mut pos = SIG_LEN;
@@ -110,7 +111,7 @@ pub(crate) fn check(bytes: &[u8], depth: Depth, ins: &mut Inspection) {
             );
             return;
         }
-        let end = end as usize;
+        let end = usize::try_from(end).unwrap_or(total);
         let data = &bytes[data_start..end - 4];
         let stored = be32(bytes, end - 4).unwrap_or(0);
         let computed = crc32fast::hash(&bytes[pos + 4..end - 4]);
@@ -283,14 +284,14 @@ impl Ihdr {
     /// Bytes of filtered scanlines (a filter byte per row) the IDAT stream must inflate
     /// to; for an interlaced image, the sum over the seven Adam7 passes.
     fn raw_bytes(&self, interlaced: bool) -> u64 {
+        // (x start, y start, x step, y step) of each Adam7 pass.
+        const PASSES: [(u64, u64, u64, u64); 7] =
+            [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)];
         let (w, h, bpp) = (u64::from(self.width), u64::from(self.height), self.bits_per_pixel());
         let rows = |pw: u64, ph: u64| if pw == 0 { 0 } else { ((pw * bpp).div_ceil(8) + 1) * ph };
         if !interlaced {
             return rows(w, h);
         }
-        // (x start, y start, x step, y step) of each Adam7 pass.
-        const PASSES: [(u64, u64, u64, u64); 7] =
-            [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)];
         PASSES
             .iter()
             .map(|&(x0, y0, dx, dy)| rows(w.saturating_sub(x0).div_ceil(dx), h.saturating_sub(y0).div_ceil(dy)))
@@ -354,7 +355,7 @@ fn stream_check(bytes: &[u8], h: Ihdr, ins: &mut Inspection) -> bool {
                 // every `row` bytes.
                 let mut at = (row - produced % row) % row;
                 while at < r.bytes_written as u64 && produced + at < need {
-                    let b = window[at as usize];
+                    let b = window[usize::try_from(at).unwrap_or(usize::MAX)];
                     if b > 4 {
                         ins.invalid(
                             "png.decode",
@@ -405,7 +406,7 @@ fn decode(bytes: &[u8]) -> Result<(), png::DecodingError> {
     let mut opts = png::DecodeOptions::default();
     opts.set_ignore_adler32(false);
     let mut dec = png::Decoder::new_with_options(std::io::Cursor::new(bytes), opts);
-    dec.set_limits(png::Limits { bytes: DECODE_CAP as usize });
+    dec.set_limits(png::Limits { bytes: usize::try_from(DECODE_CAP).unwrap_or(usize::MAX) });
     let mut reader = dec.read_info()?;
     let frames = reader.info().animation_control().map_or(1, |a| a.num_frames.max(1));
     // Row by row: every byte is inflated, unfiltered and checked as a whole
@@ -427,7 +428,7 @@ mod tests {
     use super::*;
 
     fn chunk(ty: &[u8], data: &[u8]) -> Vec<u8> {
-        let mut c = (data.len() as u32).to_be_bytes().to_vec();
+        let mut c = u32::try_from(data.len()).unwrap().to_be_bytes().to_vec();
         c.extend_from_slice(ty);
         c.extend_from_slice(data);
         let crc = crc32fast::hash(&c[4..]);

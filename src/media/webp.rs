@@ -16,6 +16,7 @@ fn le24(b: &[u8], at: usize) -> Option<u32> {
 
 /// Validates a WebP (the caller checked `RIFF....WEBP`) and fills in
 /// dimensions and frame count.
+#[allow(clippy::too_many_lines, reason = "one state machine over the format's bytes: the chunk walk")]
 pub(crate) fn check(bytes: &[u8], depth: Depth, ins: &mut Inspection) {
     let total = bytes.len();
     let riff_size = le32(bytes, 4).unwrap_or(0);
@@ -27,7 +28,7 @@ pub(crate) fn check(bytes: &[u8], depth: Depth, ins: &mut Inspection) {
         );
         return;
     }
-    let riff_end = riff_end as usize;
+    let riff_end = usize::try_from(riff_end).unwrap_or(total);
     if riff_end < total {
         ins.push(
             Verdict::Warn,
@@ -64,7 +65,7 @@ pub(crate) fn check(bytes: &[u8], depth: Depth, ins: &mut Inspection) {
             );
             return;
         }
-        let data = &bytes[data_start..data_end as usize];
+        let data = &bytes[data_start..usize::try_from(data_end).unwrap_or(riff_end)];
         let dims = match fourcc {
             b"VP8 " => {
                 image = true;
@@ -128,7 +129,7 @@ pub(crate) fn check(bytes: &[u8], depth: Depth, ins: &mut Inspection) {
         }
         first = false;
         // Chunks are padded to an even size.
-        pos = (data_end + (data_end & 1)) as usize;
+        pos = usize::try_from(data_end + (data_end & 1)).unwrap_or(usize::MAX);
     }
     if !image {
         ins.invalid("webp.no_data", "the WebP file holds no image data (no VP8, VP8L or ANMF chunk)".into());
@@ -233,6 +234,7 @@ mod tests {
         no_start[3] = 0;
         assert!(vp8_dims(&no_start).unwrap_err().contains("start code"));
         // 100 x 50: (w-1) | (h-1) << 14
+        #[allow(clippy::decimal_bitwise_operands, reason = "w - 1 and h - 1, numbers as the comment says")]
         let bits: u32 = 99 | (49 << 14);
         let b = bits.to_le_bytes();
         assert_eq!(vp8l_dims(&[0x2F, b[0], b[1], b[2], b[3]]), Ok((100, 50)));

@@ -131,6 +131,7 @@ pub struct Span {
     pub line: u64,
 }
 
+#[allow(clippy::trivially_copy_pass_by_ref, reason = "serde's `skip_serializing_if` passes a reference")]
 fn is_zero(n: &u64) -> bool {
     *n == 0
 }

@@ -41,6 +41,10 @@ pub struct Previewed {
 /// is not the one the agent speaks, so calls are paired by its rules
 /// ([`write::Writer::pair_calls`]).
 #[allow(clippy::too_many_arguments)]
+#[allow(
+    clippy::needless_pass_by_value,
+    reason = "fuzz/'s targets hand it an owned rewrite; a reference would change that crate"
+)]
 pub fn preview(
     source: &Source,
     session: &Session,
@@ -51,7 +55,7 @@ pub fn preview(
     threads: usize,
     out: &mut dyn Write,
 ) -> anyhow::Result<Previewed> {
-    build(source, session, rewrite, single_document, dialect, out, How { only: None, threads, converted })
+    build(source, session, &rewrite, single_document, dialect, out, How { only: None, threads, converted })
 }
 
 /// One item of the request the agent sends, as [`preview`] writes it, but
@@ -64,7 +68,7 @@ pub fn item(source: &Source, session: &Session, single_document: bool, dialect: 
     let only = Only { index, stand_ins: &stand_ins };
     // Building stops with an error once the item is out.
     let how = How { only: Some(only), threads: 0, converted: false };
-    let _ = build(source, session, Rewrite::default(), single_document, dialect, &mut buf, how);
+    let _ = build(source, session, &Rewrite::default(), single_document, dialect, &mut buf, how);
     let value = serde_json::from_slice(&buf).ok()?;
     Some(Item { value, stand_ins })
 }
@@ -110,7 +114,7 @@ impl Item {
 fn build(
     source: &Source,
     session: &Session,
-    rewrite: Rewrite,
+    rewrite: &Rewrite,
     single_document: bool,
     dialect: Dialect,
     out: &mut dyn Write,
@@ -122,8 +126,7 @@ fn build(
     let mut file = source.open().with_context(|| format!("opening {name}"))?;
     let own = stand_in::StandIns::default();
     let stand_ins = only.as_ref().map_or(&own, |o| o.stand_ins);
-    let edit =
-        Editing { format, rewrite: &rewrite, single_document, spans: item_spans(session, only.is_some()), stand_ins };
+    let edit = Editing { format, rewrite, single_document, spans: item_spans(session, only.is_some()), stand_ins };
     // Stand-ins are filled from the same open file: the request is of the file read.
     let mut filled;
     let out: &mut dyn Write = match only {

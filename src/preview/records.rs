@@ -99,7 +99,7 @@ mod tests {
 
     /// A record's text read from `file`, parsed.
     fn read(file: &File, r: &Record) -> Prepared {
-        let mut buf = vec![0; r.len as usize];
+        let mut buf = vec![0; usize::try_from(r.len).unwrap()];
         file.read_exact_at(&mut buf, r.offset)?;
         Ok(Some(serde_json::from_slice(&buf)?))
     }

@@ -65,11 +65,12 @@ impl StandIns {
             // A span the record was read without (a hole: what the rewrite replaces) is not placed.
             .filter_map(|&(o, l)| {
                 let (from, to) = (shape.place(o)?, shape.place(o + l)?);
-                (to - from == l).then_some(((from.checked_sub(base)?) as usize, o, l))
+                let start = usize::try_from(from.checked_sub(base)?).ok()?;
+                (to - from == l).then_some((start, o, usize::try_from(l).ok()?))
             })
-            .filter(|&(start, _, l)| start + l as usize <= text.len())
+            .filter(|&(start, _, l)| start + l <= text.len())
             .map(|(start, o, l)| {
-                Edit { range: start..start + l as usize, with: format!("{}{o}:{l}\\u0001", self.marker) }
+                Edit { range: start..start + l, with: format!("{}{o}:{l}\\u0001", self.marker) }
             })
             .collect()
     }

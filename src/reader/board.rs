@@ -115,7 +115,7 @@ mod tests {
         let ranges = b.lock();
         assert!(ranges.iter().all(|r| r.end.saturating_sub(r.reserved) < LEAST_SHARED));
         let mut tiles: Vec<(u64, u64)> = starts.iter().zip(ranges.iter()).map(|(&s, r)| (s, r.end)).collect();
-        tiles.sort();
+        tiles.sort_unstable();
         assert!(tiles.windows(2).all(|w| w[0].1 == w[1].0), "{tiles:?}");
         assert_eq!((tiles[0].0, tiles.last().unwrap().1), (0, 100 << 20));
     }

@@ -108,7 +108,7 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
         if let Some(f) = opts.format.filter(|f| *f != format) {
             bail!("{} is {}'s store; it cannot be read as {}", path.display(), format.name(), f.name());
         }
-        return finish(path, opts, format, true, Evidence::new(), Content::Memory(store));
+        return finish(path, opts, format, true, &Evidence::new(), Content::Memory(store));
     }
     let spool = super::compressed::spool(path)?;
     let mut plan = plan_text(path, spool.as_deref().map_or(path, |s| s.as_ref()), opts)?;
@@ -200,7 +200,7 @@ fn plan_text(path: &Path, text: &Path, opts: &Options) -> anyhow::Result<Plan> {
         Some(bytes) => Content::Document(bytes, file),
         None => Content::Lines(file),
     };
-    finish(path, opts, format, detected, ev, source)
+    finish(path, opts, format, detected, &ev, source)
 }
 
 /// How the content reaches the reader (not [`super::Source`], the bytes later stages read again).
@@ -231,7 +231,7 @@ fn finish(
     opts: &Options,
     format: Format,
     detected: bool,
-    ev: Evidence,
+    ev: &Evidence,
     source: Content,
 ) -> anyhow::Result<Plan> {
     let provider = match (&opts.provider, &opts.model) {
@@ -321,7 +321,7 @@ fn last_lines(
             }
             return Ok(());
         }
-        let n = BACK_BLOCK.min(pos - floor) as usize;
+        let n = usize::try_from(BACK_BLOCK.min(pos - floor)).unwrap_or(usize::MAX);
         pos -= n as u64;
         let kept = buf.len();
         buf.resize(kept + n, 0);
@@ -350,12 +350,12 @@ fn last_provider(
 fn provider_named(adapter: &dyn Adapter, v: &Value<'_>) -> Option<&'static str> {
     let mut out = LineOut::default();
     adapter.read(v, &mut out);
-    let named = out.context_provider.iter().chain(out.entries.iter().filter_map(|e| e.provider.as_ref()));
-    if let Some(p) = named.filter_map(|p| crate::provider::canonical(p)).next() {
+    let mut named = out.context_provider.iter().chain(out.entries.iter().filter_map(|e| e.provider.as_ref()));
+    if let Some(p) = named.find_map(|p| crate::provider::canonical(p)) {
         return Some(p);
     }
-    let models = out.context_model.iter().chain(out.entries.iter().filter_map(|e| e.model.as_ref()));
-    models.filter_map(|m| crate::provider::for_model(m)).next()
+    let mut models = out.context_model.iter().chain(out.entries.iter().filter_map(|e| e.model.as_ref()));
+    models.find_map(|m| crate::provider::for_model(m))
 }
 
 #[cfg(test)]
@@ -375,7 +375,7 @@ mod tests {
 
     #[test]
     fn last_lines_come_last_first_and_whole() {
-        let long = vec![b'x'; 2 * BACK_BLOCK as usize + 5];
+        let long = vec![b'x'; usize::try_from(2 * BACK_BLOCK).unwrap() + 5];
         let text = [b"first".as_slice(), b"\n", &long, b"\nlast\n"].concat();
         let size = text.len() as u64;
         assert_eq!(handed(&text, size), [b"".to_vec(), b"last".to_vec(), long.clone(), b"first".to_vec()]);

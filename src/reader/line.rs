@@ -182,7 +182,7 @@ impl<'r> Worker<'r> {
         for a in &mut attachments {
             a.line = lineno;
             if let (true, Some(span)) = (multiline, a.span) {
-                let upto = (span.offset - offset) as usize;
+                let upto = usize::try_from(span.offset - offset).unwrap_or(raw.len());
                 a.line += memchr::memchr_iter(b'\n', &raw[..upto]).count() as u64;
             }
         }

@@ -44,12 +44,12 @@ impl Judge<'_> {
     /// may be re-encoded); only a mirror of a result that holds no media of its
     /// own — a PDF Claude Code read — stands as an attachment.
     pub fn attachments<'m>(&mut self, media: &'m [RawMedia<'_>], text: &'m Text<'_>) -> Vec<Attachment> {
-        let mut out: Vec<Attachment> = Vec::with_capacity(media.len());
-        let mut texts: Vec<Option<&[u8]>> = Vec::with_capacity(media.len());
-        let (own, mirrors): (Vec<&RawMedia>, Vec<&RawMedia>) = media.iter().partition(|m| !m.mirror);
         fn whole<'m>(m: &'m RawMedia<'_>, text: &'m Text<'_>) -> Option<(&'m [u8], &'m str)> {
             m.payload.text().map(|t| (text.whole(t), t))
         }
+        let mut out: Vec<Attachment> = Vec::with_capacity(media.len());
+        let mut texts: Vec<Option<&[u8]>> = Vec::with_capacity(media.len());
+        let (own, mirrors): (Vec<&RawMedia>, Vec<&RawMedia>) = media.iter().partition(|m| !m.mirror);
         for m in own {
             texts.push(whole(m, text).map(|w| w.0));
             out.push(self.judge(m, text));
@@ -276,7 +276,7 @@ fn percent_decode(b: &[u8]) -> Vec<u8> {
             && i + 2 < b.len()
             && let (Some(h), Some(l)) = (hexval(b[i + 1]), hexval(b[i + 2]))
         {
-            out.push((h * 16 + l) as u8);
+            out.push(u8::try_from(h * 16 + l).unwrap_or(u8::MAX));
             i += 3;
             continue;
         }

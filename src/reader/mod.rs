@@ -132,7 +132,7 @@ pub fn no_export(path: &Path, plan: &Plan) -> Option<String> {
 /// Worker threads for `-j threads`: that many, 0 meaning one per core; at most 16.
 pub fn workers(threads: usize) -> usize {
     match threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        0 => std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
         n => n,
     }
     .clamp(1, 16)
@@ -176,10 +176,7 @@ pub fn read_with_plan(
     }
     assign_refs(&mut records);
     let behaviour = plan.format.behaviour();
-    let links = match behaviour.stops_at_missing_parent {
-        true => Links::StopAtMissing(behaviour.agent),
-        false => Links::Bridged,
-    };
+    let links = if behaviour.stops_at_missing_parent { Links::StopAtMissing(behaviour.agent) } else { Links::Bridged };
     let mut h = assemble(records, entries, links);
     if !plan.detected && h.entries.is_empty() {
         return Err(nothing_recognised(path, opts, plan));

@@ -135,7 +135,7 @@ enum Row {
 /// Marks a part whose row text is written as it is ([`verbatim`]).
 const VERBATIM: &str = "\u{0}session-doctor verbatim part\u{0}";
 
-/// A part row that is a JSON object serde_json cannot build (nested past its
+/// A part row that is a JSON object `serde_json` cannot build (nested past its
 /// depth: opencode's `JSON.parse` reads it), as its own text on one line with
 /// the part's ids first, for the reader to read and tell; `None` for any other row.
 fn verbatim(data: &str, id: &str, msg: &str, session: &str) -> Option<String> {
@@ -356,7 +356,11 @@ fn storage(root: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
         for dir in std::fs::read_dir(root.join("message")).into_iter().flatten().filter_map(Result::ok) {
             let modified = dir.metadata().and_then(|m| m.modified()).ok();
             let at = modified.and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_millis());
-            sessions.push((dir.file_name().to_string_lossy().into_owned(), String::new(), at as i64));
+            sessions.push((
+                dir.file_name().to_string_lossy().into_owned(),
+                String::new(),
+                i64::try_from(at).unwrap_or(i64::MAX),
+            ));
         }
     }
     sessions.sort_by(|a, b| b.2.cmp(&a.2).then(b.0.cmp(&a.0)));

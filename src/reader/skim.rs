@@ -207,10 +207,7 @@ impl<'a> Text<'a> {
 /// what is wrong with it).
 pub fn cut<'r>(raw: &'r [u8], skim: &Skim) -> Cow<'r, [u8]> {
     let strings = long_strings(raw, skim);
-    match strings.is_empty() {
-        true => Cow::Borrowed(raw),
-        false => Cow::Owned(Skimmed::new(raw, &strings, skim.keep).text),
-    }
+    if strings.is_empty() { Cow::Borrowed(raw) } else { Cow::Owned(Skimmed::new(raw, &strings, skim.keep).text) }
 }
 
 /// Whether `bytes` could stand unescaped in a JSON string: UTF-8, no control
@@ -252,8 +249,8 @@ mod tests {
         for key in ["a", "b", "c"] {
             let t = v.get(key).as_str().unwrap();
             let span = text.span(t).unwrap();
-            let at = (span.offset - 100) as usize;
-            assert_eq!(&raw[at..at + span.len as usize], text.whole(t), "{key}");
+            let at = usize::try_from(span.offset - 100).unwrap();
+            assert_eq!(&raw[at..at + usize::try_from(span.len).unwrap()], text.whole(t), "{key}");
         }
         assert_eq!(text.whole(v.get("c").as_str().unwrap()), b"abcdefghij");
         assert!(text.skimmed(v.get("a").as_str().unwrap()));

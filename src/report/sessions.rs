@@ -64,7 +64,7 @@ impl Listed {
         let f = &self.found;
         ListedJson {
             agent: f.agent,
-            format: f.format.map(|x| x.name()),
+            format: f.format.map(crate::model::Format::name),
             path: f.path.display().to_string(),
             bytes: f.bytes,
             modified: rfc3339(f.modified),

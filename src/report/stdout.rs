@@ -59,7 +59,7 @@ fn next_lead(data: &[u8], at: usize, del: &mut usize) -> Option<usize> {
 
 /// Whether `b` (the end of a write) may be the start of such a sequence.
 fn may_start(b: &[u8]) -> bool {
-    matches!(b, [0xC2] | [0xD8] | [0xE2] | [0xE2, 0x80] | [0xE2, 0x81])
+    matches!(b, [0xC2 | 0xD8 | 0xE2] | [0xE2, 0x80 | 0x81])
 }
 
 impl<W: Write> Write for Escaping<W> {

@@ -91,7 +91,7 @@ pub fn current() -> Term {
 
 /// Styles shared by every printer.
 pub mod styles {
-    use super::*;
+    use super::{AnsiColor, Style};
 
     pub const INVALID: Style = AnsiColor::Red.on_default().bold();
     pub const WARN: Style = AnsiColor::Yellow.on_default();

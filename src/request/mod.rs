@@ -79,7 +79,7 @@ impl<F: FnMut(&serde_json::Value, Option<u32>) -> Vec<canon::Msg>> Canon<F> {
 impl<F: FnMut(&serde_json::Value, Option<u32>) -> Vec<canon::Msg>> Render for Canon<F> {
     fn document(&mut self, _text: &[u8], doc: &mut serde_json::Value) {
         if let Some(prepare) = self.document.as_mut() {
-            prepare(doc)
+            prepare(doc);
         }
     }
 
@@ -106,7 +106,7 @@ pub struct Sent<S>(pub S);
 
 impl<S: Sends> Render for Sent<S> {
     fn document(&mut self, text: &[u8], _doc: &mut serde_json::Value) {
-        self.0.document(text)
+        self.0.document(text);
     }
 
     fn record(&mut self, v: &serde_json::Value, _part: Option<u32>, w: &mut Out<'_>) -> std::io::Result<()> {

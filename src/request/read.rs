@@ -19,7 +19,7 @@ pub(crate) fn args(v: Option<&Value>) -> Value {
     match v {
         Some(Value::String(t)) => serde_json::from_str(t).unwrap_or_else(|_| Value::String(t.clone())),
         Some(v) => v.clone(),
-        None => Value::Object(Default::default()),
+        None => Value::Object(serde_json::Map::new()),
     }
 }
 

@@ -120,7 +120,7 @@ impl<W: Write> Writer<W> {
             pending: None,
             first: true,
             system: Vec::new(),
-            calls: Default::default(),
+            calls: std::collections::HashMap::new(),
             items: 0,
             inline_system: false,
             only,
@@ -291,7 +291,7 @@ impl<W: Write> Writer<W> {
         match self.dialect {
             Dialect::Anthropic => anthropic(m),
             Dialect::OpenaiChat => chat(m),
-            Dialect::OpenaiResponses => responses(m),
+            Dialect::OpenaiResponses => responses(&m),
             Dialect::Gemini => gemini(m),
         }
     }
@@ -371,7 +371,7 @@ fn chat(m: Msg) -> Vec<Value> {
     for p in m.parts {
         match p {
             Part::Call { id, name, args } => {
-                calls.push(json!({"id":id,"type":"function","function":{"name":name,"arguments":args.to_string()}}))
+                calls.push(json!({"id":id,"type":"function","function":{"name":name,"arguments":args.to_string()}}));
             }
             Part::Result { id, parts, .. } => {
                 // A tool message holds text; its media follow in a user message.
@@ -410,7 +410,7 @@ fn responses_part(p: &Part, assistant: bool) -> Option<Value> {
     }
 }
 
-fn responses(m: Msg) -> Vec<Value> {
+fn responses(m: &Msg) -> Vec<Value> {
     let assistant = m.role == WireRole::Assistant;
     let mut out = Vec::new();
     let mut content = Vec::new();

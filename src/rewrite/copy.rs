@@ -447,7 +447,7 @@ impl Chain {
             _ => return None,
         };
         let seen = damaged.then(Default::default);
-        Some(Chain { id, parent, dropped: Default::default(), seen, last: None, lost: false })
+        Some(Chain { id, parent, dropped: std::collections::HashMap::new(), seen, last: None, lost: false })
     }
 
     fn raw<'t>(text: &'t [u8], ptr: &str) -> Option<&'t [u8]> {

@@ -83,8 +83,8 @@ fn base64_of(bytes: &[u8]) -> String {
 /// the payload replaced, a data URL's type changed with it, the note after the block.
 pub(super) fn edits(format: crate::model::Format, text: &[u8], base: u64, op: &Op) -> Vec<splice::Edit> {
     let Op::Fit { pointer, span, data, from, to, note } = op else { return Vec::new() };
-    let Some(start) = span.offset.checked_sub(base).map(|s| s as usize) else { return Vec::new() };
-    let end = start + span.len as usize;
+    let Some(start) = span.offset.checked_sub(base).and_then(|s| usize::try_from(s).ok()) else { return Vec::new() };
+    let end = start.saturating_add(usize::try_from(span.len).unwrap_or(usize::MAX));
     if end > text.len() {
         return Vec::new();
     }

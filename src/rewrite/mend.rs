@@ -152,8 +152,9 @@ pub fn answer_record(
         }
         Format::Pi => {
             let (c, tool) = calls.first()?;
-            let ms =
-                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+            let ms = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
             json!({"type":"message","id":id,"parentId":field("/id"),"timestamp":now,"message":{"role":"toolResult","toolCallId":c,
                 "toolName":tool.clone().unwrap_or_default(),"content":[{"type":"text","text":crate::formats::INTERRUPTED}],"isError":true,"timestamp":ms}})
         }

@@ -322,9 +322,10 @@ pub fn edits(format: Format, text: &[u8], base: u64, ops: &[Op]) -> Option<Vec<s
                 }
             }
             Op::Blank { offset, len } => {
-                let start = offset.checked_sub(base).map(|s| s as usize);
-                if let Some(s) = start.filter(|s| s + *len as usize <= text.len()) {
-                    out.push(splice::Edit { range: s..s + *len as usize, with: String::new() });
+                let start = offset.checked_sub(base).and_then(|s| usize::try_from(s).ok());
+                let len = usize::try_from(*len).unwrap_or(usize::MAX);
+                if let Some(s) = start.filter(|s| s.saturating_add(len) <= text.len()) {
+                    out.push(splice::Edit { range: s..s + len, with: String::new() });
                 }
             }
             Op::Answer { .. } => {}

@@ -133,7 +133,7 @@ impl Holes {
             if col.saturating_add(gap) >= len {
                 break;
             }
-            let kept = kept(&h.range) as usize;
+            let kept = usize::try_from(kept(&h.range)).unwrap_or(usize::MAX);
             shape.spots.push(Spot { at: col + gap, kept, file: h.range.clone(), pass: h.pass });
             col += gap + kept;
             file = h.range.end;
@@ -403,9 +403,10 @@ mod tests {
         // Each blank an edit of its (placed) range.
         let edits = |_: &[u8], ops: Option<&[super::super::Op]>| {
             let edit = |op: &super::super::Op| match op {
-                super::super::Op::Blank { offset, len } => {
-                    Edit { range: *offset as usize..(offset + len) as usize, with: "N".into() }
-                }
+                super::super::Op::Blank { offset, len } => Edit {
+                    range: usize::try_from(*offset).unwrap()..usize::try_from(offset + len).unwrap(),
+                    with: "N".into(),
+                },
                 _ => unreachable!("only blanks here"),
             };
             Some(ops.unwrap_or_default().iter().map(edit).collect::<Vec<_>>())

@@ -32,7 +32,7 @@ fn escape(s: &str, keep_lines: bool) -> String {
             '\t' => out.push_str("\\t"),
             c if c.is_control() => out.extend(c.escape_unicode()),
             '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => {
-                out.extend(c.escape_unicode())
+                out.extend(c.escape_unicode());
             }
             c => out.push(c),
         }

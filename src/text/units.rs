@@ -2,6 +2,7 @@
 //! indicatif's `decimal_bytes` and the providers' own "5 MB") and correct plurals.
 
 /// `601` → `601 B`, `1234567` → `1.2 MB`.
+#[allow(clippy::cast_precision_loss, reason = "shown to one decimal: past 2^53 bytes the lost digits are not shown")]
 pub fn size(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["B", "kB", "MB", "GB", "TB"];
     let mut v = bytes as f64;

@@ -50,11 +50,11 @@ pub struct Lcg(pub u64);
 
 impl Lcg {
     pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
         self.0 >> 33
     }
     pub fn below(&mut self, n: usize) -> usize {
-        if n == 0 { 0 } else { (self.next() as usize) % n }
+        if n == 0 { 0 } else { usize::try_from(self.next()).unwrap() % n }
     }
 }
 
@@ -65,7 +65,8 @@ pub fn rgb(w: u32, h: u32) -> Vec<u8> {
     for y in 0..h {
         for x in 0..w {
             let n = (r.next() & 15) as u8;
-            v.extend_from_slice(&[(x * 255 / w.max(1)) as u8 ^ n, (y * 255 / h.max(1)) as u8, 128 ^ n]);
+            let (x, y) = (u8::try_from(x * 255 / w.max(1)).unwrap(), u8::try_from(y * 255 / h.max(1)).unwrap());
+            v.extend_from_slice(&[x ^ n, y, 128 ^ n]);
         }
     }
     v
@@ -131,8 +132,12 @@ pub fn apng(w: u32, h: u32, frames: u32) -> Vec<u8> {
     out
 }
 
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "called with byte-string literals (`b\"IDAT\"`), which are references"
+)]
 pub fn png_chunk(ty: &[u8; 4], data: &[u8]) -> Vec<u8> {
-    let mut c = (data.len() as u32).to_be_bytes().to_vec();
+    let mut c = u32::try_from(data.len()).unwrap().to_be_bytes().to_vec();
     c.extend_from_slice(ty);
     c.extend_from_slice(data);
     let crc = crc32fast::hash(&c[4..]);
@@ -218,7 +223,8 @@ pub fn gif(w: u16, h: u16, frames: u16) -> Vec<u8> {
             enc.set_repeat(gif::Repeat::Infinite).expect("gif repeat");
         }
         for f in 0..frames {
-            let idx: Vec<u8> = (0..u32::from(w) * u32::from(h)).map(|i| (i as u16 + f * 40) as u8).collect();
+            let idx: Vec<u8> =
+                (0..u32::from(w) * u32::from(h)).map(|i| ((i + u32::from(f) * 40) & 0xFF) as u8).collect();
             let frame = gif::Frame { width: w, height: h, buffer: Cow::Owned(idx), delay: 10, ..Default::default() };
             enc.write_frame(&frame).expect("gif frame");
         }
@@ -364,7 +370,7 @@ pub fn pdf_encrypted() -> Vec<u8> {
     pdf_from(&objs, "/Encrypt 4 0 R /ID [<00112233445566778899aabbccddeeff> <00112233445566778899aabbccddeeff>]")
 }
 
-/// A FlateDecode stream whose data is not deflate: strict loading keeps it
+/// A `FlateDecode` stream whose data is not deflate: strict loading keeps it
 /// (streams are decoded lazily), a deep check decompresses it.
 pub fn pdf_bad_flate() -> Vec<u8> {
     let junk = b"this is not zlib data at all";
@@ -526,7 +532,7 @@ pub fn bad_base64() -> Vec<(&'static str, String, &'static str)> {
     let mut hash = good.clone();
     hash.replace_range(20..21, "#");
     let body = good.trim_end_matches('=');
-    let cut = body[..(body.len() - 2) / 4 * 4 + 1].to_string();
+    let cut = body[..=((body.len() - 2) / 4 * 4)].to_string();
     vec![
         ("bad-char", hash, "byte 20"),
         ("data-url-prefix", format!("data:image/png;base64,{good}"), "data URL prefix"),

@@ -114,3 +114,8 @@ pub fn diagnose(file: &Path, extra: &[&str]) -> (serde_json::Value, i32) {
     args.push(file.to_str().expect("utf-8"));
     json_of(&args)
 }
+
+/// Does the file `name` end in `.ext`, in any case (`a.jsonl`, `A.JSONL`)?
+pub fn has_extension(name: impl AsRef<Path>, ext: &str) -> bool {
+    name.as_ref().extension().is_some_and(|e| e.eq_ignore_ascii_case(ext))
+}

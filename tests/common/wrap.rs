@@ -124,6 +124,14 @@ pub fn session(format: &str, items: &[Item<'_>]) -> String {
             }
             lines(&out)
         }
+        "openai-chat" | "openai-responses" | "anthropic" | "gemini" => logged(format, user, tools),
+        other => panic!("no wrapper for {other}"),
+    }
+}
+
+/// A provider format's session: one logged request holding `user` and `tools`.
+fn logged(format: &str, user: &Item<'_>, tools: &[Item<'_>]) -> String {
+    match format {
         "openai-chat" => {
             let mut msgs =
                 vec![json!({"role":"user","content":[{"type":"image_url","image_url":{"url":data_url(user)}}]})];
@@ -165,7 +173,7 @@ pub fn session(format: &str, items: &[Item<'_>]) -> String {
             }
             lines(&[json!({"contents":contents})])
         }
-        other => panic!("no wrapper for {other}"),
+        other => panic!("no logged format {other}"),
     }
 }
 

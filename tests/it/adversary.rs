@@ -298,12 +298,12 @@ fn a_result_answering_an_aborted_reply_pi_does_not_send_is_an_orphan() {
     lines.push(
         json!({"type":"message","id":"e1f2a3b4","parentId":"d631af68","timestamp":"2026-12-01T08:16:30.000Z",
         "message":{"role":"toolResult","toolCallId":call,"toolName":"bash",
-        "content":[{"type":"text","text":"Command aborted"}],"isError":true,"timestamp":1796112990000u64}})
+        "content":[{"type":"text","text":"Command aborted"}],"isError":true,"timestamp":1_796_112_990_000u64}})
         .to_string(),
     );
     lines.push(
         json!({"type":"message","id":"f5a6b7c8","parentId":"e1f2a3b4","timestamp":"2026-12-01T08:16:40.000Z",
-        "message":{"role":"user","content":[{"type":"text","text":"continue"}],"timestamp":1796113000000u64}})
+        "message":{"role":"user","content":[{"type":"text","text":"continue"}],"timestamp":1_796_113_000_000u64}})
         .to_string(),
     );
     std::fs::write(&file, lines.join("\n") + "\n").unwrap();

@@ -1,5 +1,5 @@
 //! Claude Code 2.1.332 as the real agent wrote its sessions (tests/data/agents/claude-code/,
-//! captured by tests/agents/capture_claude_code.py against the suite's fake provider):
+//! captured by `tests/agents/capture_claude_code.py` against the suite's fake provider):
 //! what session-doctor says about them and the request it previews must be what the
 //! agent does and sends.
 
@@ -272,16 +272,16 @@ fn parallel_tool_results_on_side_branches_are_history() {
 }
 
 /// `messages.N.content.M…` of every inline media block, with its sha256.
-fn media_paths(v: &Value, path: String, out: &mut Vec<(String, String)>) {
+fn media_paths(v: &Value, path: &str, out: &mut Vec<(String, String)>) {
     use base64::Engine as _;
     use sha2::{Digest, Sha256};
     if let Some(d) = v.pointer("/source/data").and_then(Value::as_str) {
         let bytes = base64::engine::general_purpose::STANDARD.decode(d).unwrap();
-        out.push((path.clone(), format!("{:x}", Sha256::digest(&bytes))));
+        out.push((path.to_string(), format!("{:x}", Sha256::digest(&bytes))));
     }
     if let Some(items) = v.get("content").and_then(Value::as_array) {
         for (i, x) in items.iter().enumerate() {
-            media_paths(x, format!("{path}.content.{i}"), out);
+            media_paths(x, &format!("{path}.content.{i}"), out);
         }
     }
 }
@@ -296,7 +296,7 @@ fn a_block_path_of_the_request_names_the_attachment_at_it() {
         let p = preview(&file, &[]);
         let mut paths = Vec::new();
         for (i, m) in p["messages"].as_array().unwrap().iter().enumerate() {
-            media_paths(m, format!("messages.{i}"), &mut paths);
+            media_paths(m, &format!("messages.{i}"), &mut paths);
         }
         assert!(!paths.is_empty(), "{name}: the request carries media");
         let (scan, _) = common::scan_json(&file, &[]);

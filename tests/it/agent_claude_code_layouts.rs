@@ -111,7 +111,7 @@ fn a_saved_output_that_is_gone_is_a_finding_on_the_result_line() {
     assert_eq!(found[0]["severity"], "warning");
     let line = found[0]["line"].as_u64().unwrap();
     let text = std::fs::read_to_string(&session).unwrap();
-    let held = text.lines().nth(line as usize - 1).unwrap();
+    let held = text.lines().nth(usize::try_from(line).unwrap() - 1).unwrap();
     assert!(held.contains("<persisted-output>"), "the finding is on the line holding the reference");
     assert!(found[0]["message"].as_str().unwrap().contains(saved.to_str().unwrap()), "{}", found[0]);
 }

@@ -233,7 +233,7 @@ fn a_failure_retried_by_hand_is_no_failure_and_the_task_stays_healthy() {
     let mut info: Value = serde_json::from_str(started["text"].as_str().unwrap()).unwrap();
     info.as_object_mut().unwrap().remove("streamingFailedMessage");
     started["text"] = json!(info.to_string());
-    ui.push(json!({"ts": 1796198425000u64, "type": "say", "say": "api_req_retried"}));
+    ui.push(json!({"ts": 1_796_198_425_000u64, "type": "say", "say": "api_req_retried"}));
     std::fs::write(h.with_file_name("ui_messages.json"), serde_json::to_vec(&ui).unwrap()).unwrap();
     let (d, code) = json_of(&["diagnose", h.to_str().unwrap(), "--json"]);
     assert_eq!((code, &d["stuck"], &d["failure"]), (0, &json!(false), &json!(null)), "{d:#}");
@@ -242,8 +242,8 @@ fn a_failure_retried_by_hand_is_no_failure_and_the_task_stays_healthy() {
 
 #[test]
 fn a_hostile_ui_messages_json_is_a_finding_and_the_history_is_still_read() {
-    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
     type Make = Box<dyn Fn(&Path)>;
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
     let cases: [(&str, Make); 3] = [
         ("not JSON", Box::new(|p| std::fs::write(p, b"[{\"ts\":1,\"type\":\"ask\",\"ask\":\"api_req_f").unwrap())),
         ("over 64 MiB", Box::new(|p| std::fs::File::create(p).unwrap().set_len((64 << 20) + 1).unwrap())),
@@ -444,12 +444,12 @@ fn cut_task(range: Option<Value>, blamed: &str) -> (tempfile::TempDir, PathBuf) 
     let error = json!({"type": "error", "error": {"type": "invalid_request_error", "message": format!("{blamed}.image.source.base64: Could not process image")}});
     let failure = json!({"message": format!("400 {error}"), "status": 400, "modelId": "claude-sonnet-4-5-20250929", "providerId": "anthropic"});
     let ui = json!([
-        {"ts": 1796300000100u64, "type": "say", "say": "task", "text": "Look at the pictures"},
-        {"ts": 1796300009000u64, "type": "say", "say": "api_req_started", "text": json!({"request": "…"}).to_string()},
-        {"ts": 1796300009900u64, "type": "ask", "ask": "api_req_failed", "text": failure.to_string()},
+        {"ts": 1_796_300_000_100u64, "type": "say", "say": "task", "text": "Look at the pictures"},
+        {"ts": 1_796_300_009_000u64, "type": "say", "say": "api_req_started", "text": json!({"request": "…"}).to_string()},
+        {"ts": 1_796_300_009_900u64, "type": "ask", "ask": "api_req_failed", "text": failure.to_string()},
     ]);
     std::fs::write(task.join("ui_messages.json"), serde_json::to_vec(&ui).unwrap()).unwrap();
-    let mut item = json!({"id": CUT_TASK, "ts": 1796300009900u64, "task": "Look at the pictures", "tokensIn": 1, "tokensOut": 1, "totalCost": 0});
+    let mut item = json!({"id": CUT_TASK, "ts": 1_796_300_009_900u64, "task": "Look at the pictures", "tokensIn": 1, "tokensOut": 1, "totalCost": 0});
     if let Some(r) = range {
         item["conversationHistoryDeletedRange"] = r;
     }

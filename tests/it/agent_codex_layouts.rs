@@ -145,10 +145,10 @@ fn with_image(dir: &Path, png: &[u8]) -> PathBuf {
 
 /// The PNG Codex attached, as written in the fixture.
 fn original_png() -> Vec<u8> {
+    use base64::Engine as _;
     let text = std::fs::read_to_string(fixture(COMPACTED)).unwrap();
     let start = text.find("data:image/png;base64,").unwrap() + "data:image/png;base64,".len();
     let end = start + text[start..].find('"').unwrap();
-    use base64::Engine as _;
     base64::engine::general_purpose::STANDARD.decode(&text[start..end]).unwrap()
 }
 

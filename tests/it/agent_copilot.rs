@@ -181,6 +181,7 @@ fn exclude_then_preview_sends_the_note_in_the_prompt_and_no_image() {
 
 #[test]
 fn repair_writes_a_new_session_folder_the_cli_resumes_by_id() {
+    use base64::Engine as _;
     let (_dir, s, _) = session(HEALED, HEALED_WORK, &recorded_png());
     let before = std::fs::read(&s).unwrap();
     run(&["exclude", s.to_str().unwrap(), "--ref", "L3.1"]);
@@ -200,7 +201,6 @@ fn repair_writes_a_new_session_folder_the_cli_resumes_by_id() {
     assert_eq!(user["data"]["attachments"], json!([]), "{user:#}");
     assert!(user["data"]["transformedContent"].as_str().unwrap().contains("[Attachment omitted:"), "{user:#}");
     // The excluded bytes leave the copy: its asset event, which only the removed attachment named, is emptied.
-    use base64::Engine as _;
     let excluded = base64::engine::general_purpose::STANDARD.encode(recorded_png());
     assert!(!copy.contains(&excluded), "the copy still holds the excluded PNG in its asset event");
     let (scanned, _) = common::scan_json(&out, &[]);

@@ -349,7 +349,7 @@ fn mentioned_files_and_folders_are_not_attachments() {
 #[test]
 fn a_pruned_tool_result_sends_no_attachment() {
     let dir = tempfile::tempdir().unwrap();
-    let file = pdf_export(&dir, |doc| read_part(doc)["state"]["time"]["compacted"] = json!(1796112999000u64));
+    let file = pdf_export(&dir, |doc| read_part(doc)["state"]["time"]["compacted"] = json!(1_796_112_999_000u64));
     let (d, code) = json_of(&["diagnose", file.to_str().unwrap(), "--json"]);
     assert_eq!((code, &d["stuck"]), (0, &json!(false)), "{d:#}");
     let out = run(&["preview", file.to_str().unwrap()]);
@@ -441,14 +441,14 @@ fn a_completed_compaction_starts_the_history_in_the_database() {
         };
         insert(
             "msg_zz00compact",
-            1796113600000,
-            json!({"role":"user","time":{"created":1796113600000i64},"agent":"build"}),
+            1_796_113_600_000,
+            json!({"role":"user","time":{"created":1_796_113_600_000i64},"agent":"build"}),
         );
         insert(
             "msg_zz01summary",
-            1796113601000,
+            1_796_113_601_000,
             json!({"parentID":"msg_zz00compact","role":"assistant","mode":"compaction","summary":true,"finish":"stop",
-                "time":{"created":1796113601000i64},"tokens":{"input":10,"output":10,"reasoning":0,"cache":{"read":0,"write":0}}}),
+                "time":{"created":1_796_113_601_000i64},"tokens":{"input":10,"output":10,"reasoning":0,"cache":{"read":0,"write":0}}}),
         );
         for (id, msg, data) in [
             ("prt_zz00", "msg_zz00compact", json!({"type":"compaction","auto":false})),

@@ -163,7 +163,7 @@ fn drop_reasoning_ids_reaches_the_item_pi_serializes_in_thinking_signature() {
     let dir = tempfile::tempdir().unwrap();
     let file = session(&dir, "responses-reasoning");
     let path = file.to_str().unwrap();
-    let (body, _) = {
+    let (body, ()) = {
         let out = run(&["preview", path, "--drop-reasoning-ids"]);
         (serde_json::from_slice::<Value>(&out.stdout).expect("JSON"), ())
     };
@@ -206,7 +206,7 @@ fn a_transient_failure_after_a_refusal_does_not_unstick_it() {
     let refusal: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
     let id = refusal["id"].as_str().unwrap();
     let user = serde_json::json!({"type":"message","id":"ffff0001","parentId":id,"timestamp":"2026-12-01T09:00:00.000Z",
-        "message":{"role":"user","content":[{"type":"text","text":"continue"}],"timestamp":1796120000000u64}});
+        "message":{"role":"user","content":[{"type":"text","text":"continue"}],"timestamp":1_796_120_000_000u64}});
     let mut limited = refusal.clone();
     limited["id"] = "ffff0002".into();
     limited["parentId"] = "ffff0001".into();

@@ -83,7 +83,7 @@ fn deep_nesting_is_a_finding_in_every_command() {
         std::fs::create_dir(&scratch).unwrap();
         let (scan, diagnosed) = every_command(&file, &scratch);
         assert!(diagnosed.get("stuck").is_some(), "{name}: {diagnosed}");
-        if name.ends_with(".jsonl") {
+        if common::has_extension(name, "jsonl") {
             let findings = scan["findings"].as_array().unwrap();
             assert!(findings.iter().any(|f| f["line"] == 2), "{name}: the deep line is a finding: {scan}");
         }
@@ -172,7 +172,7 @@ fn big_session(dir: &Path, lines: usize, line_bytes: usize) -> std::path::PathBu
     let mut x = 1u32;
     blob.extend((0..line_bytes * 3 / 4).map(|_| {
         x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
-        (x >> 16) as u8
+        ((x >> 16) & 0xFF) as u8
     }));
     let blob = b64(&blob);
     let items: Vec<wrap::Item<'_>> = (0..lines).map(|_| wrap::Item { base64: &blob, mime: "image/png" }).collect();
@@ -272,7 +272,7 @@ fn one_long_line(dir: &Path, bytes: usize) -> std::path::PathBuf {
     let mut x = 7u32;
     blob.extend((0..bytes * 3 / 4).map(|_| {
         x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
-        (x >> 16) as u8
+        ((x >> 16) & 0xFF) as u8
     }));
     let blob = b64(&blob);
     let file = dir.join("long.jsonl");
@@ -311,7 +311,7 @@ fn long_line_peak(cmd: &str) {
 /// straddling line, 409 MB before the buffer stopped doubling; repair 334 MB
 /// while it kept the first line (here the only one) through the copy.
 #[test]
-#[ignore]
+#[ignore = "minutes in a debug build: run with --release -- --ignored"]
 fn one_long_line_costs_at_most_one_and_a_half_times_itself() {
     for cmd in ["scan", "diagnose", "check", "repair"] {
         long_line_peak(cmd);
@@ -319,11 +319,11 @@ fn one_long_line_costs_at_most_one_and_a_half_times_itself() {
 }
 
 /// `preview` keeps long base64 in the file and copies it out as it writes
-/// (src/preview/stand_in.rs): 280 MB on a 146,484 kB line (bound 285,263 kB;
+/// (`src/preview/stand_in.rs)`: 280 MB on a 146,484 kB line (bound 285,263 kB;
 /// 626 MB while it built each record's request in memory). Run with
 /// `-- --ignored` as above.
 #[test]
-#[ignore]
+#[ignore = "minutes in a debug build: run with --release -- --ignored"]
 fn preview_of_one_long_line_costs_at_most_one_and_a_half_times_it() {
     long_line_peak("preview");
 }

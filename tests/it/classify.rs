@@ -176,6 +176,7 @@ fn leave_one_source_out() {
         hits += right;
         total += own.len();
     }
+    #[allow(clippy::cast_precision_loss, reason = "counts of samples, exact in f64")]
     let score = hits as f64 / total as f64;
     println!("LOSO: {hits}/{total} = {:.1} % over {} sources", score * 100.0, by_source.len());
     println!("sources below 100 %: {}", worst.join("; "));

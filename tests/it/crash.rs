@@ -23,7 +23,7 @@ fn names(dir: &Path) -> Vec<String> {
 
 /// `.<target>.sd-tmp.<pid>.<random>`, as `atomic::write` names them.
 fn is_temp(n: &str) -> bool {
-    n.starts_with('.') && (n.contains(".sd-tmp.") || n.ends_with(".tmp"))
+    n.starts_with('.') && (n.contains(".sd-tmp.") || common::has_extension(n, "tmp"))
 }
 
 #[test]
@@ -89,8 +89,8 @@ fn session(dir: &Path, n: usize, size: usize) -> std::path::PathBuf {
     let mut rng = Lcg(7);
     let blobs: Vec<String> = (0..n)
         .map(|i| {
-            let mut png = media_corpus::png(4 + i as u32, 4);
-            png.extend((0..size).map(|_| rng.next() as u8));
+            let mut png = media_corpus::png(4 + u32::try_from(i).unwrap(), 4);
+            png.extend((0..size).map(|_| (rng.next() & 0xFF) as u8));
             b64(&png)
         })
         .collect();
@@ -139,6 +139,7 @@ fn a_killed_exclude_leaves_the_old_overlay_or_the_new_one() {
         if undo {
             args.push("--undo");
         }
+        #[allow(clippy::cast_precision_loss, reason = "below 1200: exact")]
         let delay = full.mul_f64(rng.below(1200) as f64 / 1000.0);
         killed(&args, delay);
         let after = std::fs::read(&overlay).unwrap();
@@ -146,7 +147,7 @@ fn a_killed_exclude_leaves_the_old_overlay_or_the_new_one() {
             // The complete new overlay: the old bytes and one whole event line.
             assert!(after.starts_with(&before), "round {i}: the old events were changed");
             let added = &after[before.len()..];
-            assert!(added.ends_with(b"\n") && added.iter().filter(|b| **b == b'\n').count() == 1, "round {i}: torn");
+            assert!(added.ends_with(b"\n") && memchr::memchr_iter(b'\n', added).count() == 1, "round {i}: torn");
             serde_json::from_slice::<serde_json::Value>(added).expect("a whole event");
             landed += 1;
         }
@@ -177,6 +178,7 @@ fn a_killed_repair_leaves_no_copy_or_a_complete_one() {
     let mut rng = Lcg(99);
     let (mut complete, mut left) = (0, 0);
     for i in 0..50 {
+        #[allow(clippy::cast_precision_loss, reason = "below 1200: exact")]
         let delay = full.mul_f64(rng.below(1200) as f64 / 1000.0);
         killed(&["repair", f, "--force", "--out", o], delay);
         for n in names(&out) {
@@ -184,11 +186,11 @@ fn a_killed_repair_leaves_no_copy_or_a_complete_one() {
                 left += 1;
                 continue;
             }
-            assert!(n.ends_with(".jsonl"), "round {i}: {n}");
+            assert!(common::has_extension(&n, "jsonl"), "round {i}: {n}");
             let got = std::fs::read(out.join(&n)).unwrap();
             // Same shape as the reference copy; only the fresh session id differs.
             assert_eq!(got.len(), want.len(), "round {i}: {n} is not complete");
-            assert_eq!(got.iter().filter(|b| **b == b'\n').count(), want.iter().filter(|b| **b == b'\n').count());
+            assert_eq!(memchr::memchr_iter(b'\n', &got).count(), memchr::memchr_iter(b'\n', &want).count());
             std::fs::remove_file(out.join(&n)).unwrap();
             complete += 1;
         }

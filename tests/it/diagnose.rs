@@ -97,7 +97,7 @@ fn the_rejected_pdf_incident() {
     assert_eq!(sha256_file(&file), before, "the session was modified");
     let beside: Vec<String> =
         std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    assert_eq!(beside.iter().filter(|n| n.ends_with(".jsonl")).count(), 1, "{beside:?}");
+    assert_eq!(beside.iter().filter(|n| common::has_extension(n, "jsonl")).count(), 1, "{beside:?}");
     assert!(beside.contains(&"incident.jsonl.doctor".to_string()), "{beside:?}");
 }
 

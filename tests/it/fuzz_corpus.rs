@@ -8,6 +8,7 @@
 use crate::common;
 use crate::common::{media_corpus, wrap};
 #[path = "../../fuzz/src/targets.rs"]
+#[allow(clippy::pedantic, reason = "fuzz/'s code: a crate of its own, linted as that crate is")]
 mod targets;
 
 use std::path::{Path, PathBuf};
@@ -69,7 +70,7 @@ fn mutate(b: &mut Vec<u8>, rng: &mut Lcg, corpus: &[(PathBuf, Vec<u8>)]) {
             1 if len > 0 => b.truncate(rng.below(len)),
             2 => {
                 let i = rng.below(len + 1);
-                let junk: Vec<u8> = (0..rng.below(16)).map(|_| rng.next() as u8).collect();
+                let junk: Vec<u8> = (0..rng.below(16)).map(|_| (rng.next() & 0xFF) as u8).collect();
                 b.splice(i..i, junk);
             }
             3 if len > 1 => {
@@ -144,7 +145,7 @@ fn write_seeds() {
     let mut samples: Vec<(String, Vec<u8>)> = Vec::new();
     for e in std::fs::read_dir(common::sample("")).expect("samples").flatten() {
         let n = e.file_name().to_string_lossy().into_owned();
-        if (n.ends_with(".jsonl") || n == "cline.json") && !n.starts_with("expected") {
+        if (common::has_extension(&n, "jsonl") || n == "cline.json") && !n.starts_with("expected") {
             samples.push((n, std::fs::read(e.path()).expect("sample")));
         }
     }
@@ -152,10 +153,14 @@ fn write_seeds() {
     // reader: each sample under its own format, auto, and deep.
     for (n, bytes) in &samples {
         let stem = n.split('.').next().unwrap_or_default();
-        let i = Format::ALL.iter().position(|f| f.name() == stem).unwrap_or(Format::ALL.len()) as u8;
-        let json = if n.ends_with(".json") { 0x10 } else { 0 };
+        let i = u8::try_from(Format::ALL.iter().position(|f| f.name() == stem).unwrap_or(Format::ALL.len())).unwrap();
+        let json = if common::has_extension(n, "json") { 0x10 } else { 0 };
         put("reader", stem, &[&[i | json][..], bytes].concat());
-        put("reader", &format!("{stem}-auto-deep"), &[&[Format::ALL.len() as u8 | json | 0x80][..], bytes].concat());
+        put(
+            "reader",
+            &format!("{stem}-auto-deep"),
+            &[&[u8::try_from(Format::ALL.len()).unwrap() | json | 0x80][..], bytes].concat(),
+        );
     }
     // media: every case of the media corpus, its signature forced by the selector.
     for c in media_corpus::corpus() {
@@ -225,12 +230,12 @@ fn write_seeds() {
         (3, media_corpus::webp(4, 4)),
         (4, media_corpus::pdf(1)),
     ];
-    for f in 0..wrap::FORMATS.len() as u8 {
+    for f in 0..u8::try_from(wrap::FORMATS.len()).unwrap() {
         for (opt, mask) in [(0u8, 0b10u8), (2, 0b101), (8 | 16, 0)] {
             let mut b = vec![f, opt, mask];
             for (m, bytes) in &items {
                 b.push(*m);
-                b.extend_from_slice(&(bytes.len() as u16).to_le_bytes());
+                b.extend_from_slice(&u16::try_from(bytes.len()).unwrap().to_le_bytes());
                 b.extend_from_slice(bytes);
             }
             put("rewrite", &format!("{}-{opt}-{mask}", wrap::FORMATS[f as usize]), &b);

@@ -55,7 +55,7 @@ fn claude_code_interrupted() -> String {
     ])
 }
 
-/// Codex: a shell call interrupted (turn_aborted), then a new prompt.
+/// Codex: a shell call interrupted (`turn_aborted`), then a new prompt.
 fn codex_interrupted() -> String {
     lines(&[
         json!({"timestamp":"2026-01-05T10:00:00.000Z","type":"session_meta","payload":{"id":"x","cwd":"/","originator":"codex_cli_rs","cli_version":"0.58.0","model_provider":"openai"}}),

@@ -527,7 +527,7 @@ fn help_keeps_every_example_on_one_line_at_any_width() {
     let mut commands: Vec<(Vec<String>, clap::Command)> = vec![(vec![], top.clone())];
     commands.extend(top.get_subcommands().map(|s| (vec![s.get_name().to_string()], s.clone())));
     for (path, cmd) in commands {
-        let after = cmd.get_after_help().map(|s| s.to_string()).unwrap_or_default();
+        let after = cmd.get_after_help().map(std::string::ToString::to_string).unwrap_or_default();
         // Every line of the Examples block.
         let examples: Vec<&str> =
             after.split("\n\n").filter(|b| b.starts_with("Examples:")).flat_map(|b| b.lines().skip(1)).collect();

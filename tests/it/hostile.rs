@@ -41,7 +41,7 @@ fn mangled_samples_never_panic() {
                 }
                 2 => {
                     let i = rng.below(bytes.len());
-                    let junk: Vec<u8> = (0..rng.below(64)).map(|_| rng.next() as u8).collect();
+                    let junk: Vec<u8> = (0..rng.below(64)).map(|_| (rng.next() & 0xFF) as u8).collect();
                     bytes.splice(i..i, junk);
                 }
                 _ => {

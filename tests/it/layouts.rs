@@ -44,14 +44,14 @@ fn pi_v1_layout_is_pi_in_file_order_with_the_header_provider() {
         json!({"type":"session","id":"ffae836b-0000-4000-8000-000000000001","timestamp":"2025-12-09T00:53:29.825Z",
             "cwd":"/home/u/app","provider":"openai","modelId":"gpt-5","thinkingLevel":"off"}),
         json!({"type":"message","timestamp":"2025-12-08T22:41:05.306Z","message":{"role":"user",
-            "content":[{"type":"text","text":"read the screenshot"}],"timestamp":1765233665292_u64}}),
+            "content":[{"type":"text","text":"read the screenshot"}],"timestamp":1_765_233_665_292_u64}}),
         json!({"type":"message","timestamp":"2025-12-08T22:41:09.389Z","message":{"role":"assistant",
             "content":[{"type":"toolCall","id":"call_1","name":"read","arguments":{"path":"/home/u/app/shot.png"}}],
             "api":"openai-responses","provider":"openai","model":"gpt-5",
-            "usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15},"stopReason":"toolUse","timestamp":1765233669389_u64}}),
+            "usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15},"stopReason":"toolUse","timestamp":1_765_233_669_389_u64}}),
         json!({"type":"message","timestamp":"2025-12-08T22:41:09.394Z","message":{"role":"toolResult","toolCallId":"call_1",
             "toolName":"read","content":[{"type":"text","text":"Read image file [image/png]"},
-            {"type":"image","data":cut_png_b64(),"mimeType":"image/png"}],"isError":false,"timestamp":1765233669394_u64}}),
+            {"type":"image","data":cut_png_b64(),"mimeType":"image/png"}],"isError":false,"timestamp":1_765_233_669_394_u64}}),
         json!({"type":"thinking_level_change","timestamp":"2025-12-08T22:45:42.397Z","thinkingLevel":"low"}),
     ]);
     let (_dir, path) = temp_with("2025-12-09T00-53-29-825Z_ffae836b.jsonl", content.as_bytes());
@@ -356,13 +356,13 @@ fn opencode_db(path: &std::path::Path) {
     for (n, (id, info, parts)) in opencode_messages().into_iter().enumerate() {
         db.execute(
             "INSERT INTO message VALUES (?1,'ses_new',?2,?2,?3)",
-            rusqlite::params![id, n as i64, info.to_string()],
+            rusqlite::params![id, i64::try_from(n).unwrap(), info.to_string()],
         )
         .expect("message");
         for (pid, p) in parts {
             db.execute(
                 "INSERT INTO part VALUES (?1,?2,'ses_new',?3,?3,?4)",
-                rusqlite::params![pid, id, n as i64, p.to_string()],
+                rusqlite::params![pid, id, i64::try_from(n).unwrap(), p.to_string()],
             )
             .expect("part");
         }
@@ -476,7 +476,7 @@ fn codex_user_message_event_images_are_mirrors() {
     assert_eq!(got[0]["line"], 3);
     let mirrors = got[0]["mirrors"].as_array().expect("mirrors");
     assert_eq!(mirrors.len(), 1, "the event's copy keeps its place");
-    let off = mirrors[0]["offset"].as_u64().expect("offset") as usize;
+    let off = usize::try_from(mirrors[0]["offset"].as_u64().expect("offset")).unwrap();
     let line4 = content.lines().take(3).map(|l| l.len() + 1).sum::<usize>();
     assert!(off > line4, "the mirror is on line 4");
 }

@@ -4,7 +4,7 @@
 //! committed page differs from what the definitions give; `UPDATE_MAN=1 cargo test
 //! --test it man::` rewrites them (and removes pages of commands that are gone).
 //!
-//! clap_mangen renders the sections clap knows about; the `after_help` of a command
+//! `clap_mangen` renders the sections clap knows about; the `after_help` of a command
 //! is written as blocks headed `Examples:` or `Exit status:` (lines indented by two
 //! spaces), which become the EXAMPLES and EXIT STATUS sections, set without filling
 //! so that no path or command is re-wrapped. Hyphenation is off for the same reason.
@@ -35,7 +35,8 @@ fn pages() -> BTreeMap<String, Vec<u8>> {
 }
 
 fn render(cmd: &clap::Command, name: &str, version: &str, top: &clap::Command) -> Vec<u8> {
-    let after = cmd.get_after_long_help().or(cmd.get_after_help()).map(|s| s.to_string()).unwrap_or_default();
+    let after =
+        cmd.get_after_long_help().or(cmd.get_after_help()).map(std::string::ToString::to_string).unwrap_or_default();
     let bare = cmd.clone().after_help(None::<&str>).after_long_help(None::<&str>);
     let man =
         clap_mangen::Man::new(bare).title(name).source(format!("{TOOL} {version}")).manual("session-doctor manual");

@@ -1,5 +1,5 @@
 //! Integration tests of `media::inspect` over a corpus of real files built in
-//! code (tests/common/media_corpus.rs): every valid file is ok, every broken
+//! code (`tests/common/media_corpus.rs)`: every valid file is ok, every broken
 //! one invalid at `Deep`, the structural default catches all but the
 //! corrupt-deflate kind, provider rules make the difference they should, and
 //! no input — hostile PDFs, random truncations and bit flips — panics or hangs.

@@ -18,6 +18,7 @@ fn read(format: Format) -> Session {
 
 /// Formats whose history file records the failed request (Cline keeps it in
 /// `ui_messages.json`, beside the history).
+#[allow(clippy::trivially_copy_pass_by_ref, reason = "a predicate for `Iterator::filter`, which passes a reference")]
 fn records_failures(format: &Format) -> bool {
     *format != Format::Cline && tells_the_story(format)
 }
@@ -26,6 +27,7 @@ fn records_failures(format: &Format) -> bool {
 /// provider refused it, the session is stuck). Copilot CLI's sample is a real
 /// run instead: the CLI sends no tool image to a custom provider and heals a
 /// refused attachment itself, so the story cannot happen in its format.
+#[allow(clippy::trivially_copy_pass_by_ref, reason = "a predicate for `Iterator::filter`, which passes a reference")]
 fn tells_the_story(format: &Format) -> bool {
     *format != Format::Copilot
 }

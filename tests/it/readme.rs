@@ -1,5 +1,5 @@
 //! The console examples of the documentation, run against this build: every
-//! ```console block of `README.md`, `CONTRIBUTING.md` and every `docs/*.md` is a
+//! `` ```console `` block of `README.md`, `CONTRIBUTING.md` and every `docs/*.md` is a
 //! transcript (`$ command` lines, each followed by the stdout it prints), run in
 //! a fresh folder holding a copy of `samples/`, with `/tmp` standing for another
 //! fresh folder. A block the samples cannot reproduce (a home directory's
@@ -97,15 +97,12 @@ fn normalize(text: &str) -> String {
     let mut out = String::new();
     let mut i = 0;
     while i < c.len() {
-        match uuid_at(i) {
-            Some(end) => {
-                out.push_str("<uuid>");
-                i = end;
-            }
-            None => {
-                out.push(c[i]);
-                i += 1;
-            }
+        if let Some(end) = uuid_at(i) {
+            out.push_str("<uuid>");
+            i = end;
+        } else {
+            out.push(c[i]);
+            i += 1;
         }
     }
     out
@@ -115,6 +112,7 @@ fn normalize(text: &str) -> String {
 /// in a fresh folder with `samples/`, `/tmp` replaced by a fresh folder; returns
 /// each command's stdout.
 fn run(commands: &[String]) -> Vec<String> {
+    const SEP: &str = "\u{1e}";
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let work = tempfile::tempdir().expect("work dir");
     let tmp = tempfile::tempdir().expect("tmp dir");
@@ -124,7 +122,6 @@ fn run(commands: &[String]) -> Vec<String> {
         let p = e.expect("entry").path();
         std::fs::copy(&p, samples.join(p.file_name().expect("name"))).expect("copy sample");
     }
-    const SEP: &str = "\u{1e}";
     let mut script = String::new();
     for c in commands {
         let c = c.replace("/tmp", &tmp.path().display().to_string());

@@ -21,7 +21,7 @@ fn preview(file: &Path, extra: &[&str]) -> (String, Value) {
 
 /// Three distinct images, as base64, and the items holding them.
 fn images(n: usize) -> Vec<String> {
-    (0..n).map(|i| b64(&media_corpus::png(6 + i as u32, 5))).collect()
+    (0..n).map(|i| b64(&media_corpus::png(6 + u32::try_from(i).unwrap(), 5))).collect()
 }
 
 #[test]

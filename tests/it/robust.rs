@@ -158,7 +158,7 @@ fn every_command_on_damaged_copies_answers() {
                     assert_eq!(hash, sha256_file(&file), "{what}: the damaged session was written");
                     let stray: Vec<String> = listing(dir.path())
                         .into_iter()
-                        .filter(|n| n.contains(".sd-tmp.") || n.ends_with(".tmp"))
+                        .filter(|n| n.contains(".sd-tmp.") || common::has_extension(n, "tmp"))
                         .collect();
                     assert!(stray.is_empty(), "{what}: temporary files left: {stray:?}");
                 }

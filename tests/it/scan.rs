@@ -74,12 +74,12 @@ fn spans_point_at_the_payload_bytes() {
     let bytes = std::fs::read(&path).expect("read");
     let (doc, _) = scan_json(&path, &[]);
     for a in attachments(&doc) {
-        let off = a["span"]["offset"].as_u64().expect("offset") as usize;
-        let len = a["span"]["len"].as_u64().expect("len") as usize;
-        let text = std::str::from_utf8(&bytes[off..off + len]).expect("utf-8");
         use base64::Engine as _;
-        let decoded = base64::engine::general_purpose::STANDARD.decode(text).expect("the span is the base64 payload");
         use sha2::Digest as _;
+        let off = usize::try_from(a["span"]["offset"].as_u64().expect("offset")).unwrap();
+        let len = usize::try_from(a["span"]["len"].as_u64().expect("len")).unwrap();
+        let text = std::str::from_utf8(&bytes[off..off + len]).expect("utf-8");
+        let decoded = base64::engine::general_purpose::STANDARD.decode(text).expect("the span is the base64 payload");
         assert_eq!(format!("{:x}", sha2::Sha256::digest(&decoded)), a["sha256"].as_str().expect("sha"));
     }
 }

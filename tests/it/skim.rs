@@ -123,9 +123,10 @@ fn lines_made_to_trip_a_skim_read_as_a_whole_parse_reads_them() {
     for (name, line) in &cases {
         // The default skim takes these lines too (each is over 128 KiB, its payload over 64 KiB).
         assert!(line.lines().last().unwrap().len() > Skim::default().line, "{name}: {} bytes", line.len());
-        let around = match line.starts_with(r#"{"type":"user""#) {
-            true => vec![claude_line(&png, ""), line.clone(), claude_line(&png, "")],
-            false => vec![line.clone(), line.lines().last().unwrap().to_string()],
+        let around = if line.starts_with(r#"{"type":"user""#) {
+            vec![claude_line(&png, ""), line.clone(), claude_line(&png, "")]
+        } else {
+            vec![line.clone(), line.lines().last().unwrap().to_string()]
         };
         for lines in [vec![line.clone()], around] {
             let path = dir.path().join(format!("{}.jsonl", name.replace(' ', "-")));

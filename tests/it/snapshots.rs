@@ -17,7 +17,7 @@ fn samples() -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("samples"))
         .expect("samples/")
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-        .filter(|n| (n.ends_with(".jsonl") || n.ends_with(".json")) && n != "expected.json")
+        .filter(|n| (common::has_extension(n, "jsonl") || common::has_extension(n, "json")) && n != "expected.json")
         .collect();
     names.sort();
     names

@@ -69,6 +69,7 @@ fn corpus_verdicts_in_every_format_at_both_depths() {
 
 #[test]
 fn structural_depth_misses_only_corrupt_compressed_data() {
+    use session_doctor::media::Depth;
     // What each depth actually says, not what the corpus expects.
     let rules = session_doctor::media::Rules::builtin("anthropic").expect("rules");
     let verdict = |c: &Case, depth| {
@@ -80,7 +81,6 @@ fn structural_depth_misses_only_corrupt_compressed_data() {
         };
         session_doctor::media::inspect(&p, depth, &rules).verdict()
     };
-    use session_doctor::media::Depth;
     let cases = corpus();
     let missed: Vec<&str> =
         cases.iter().filter(|c| verdict(c, Depth::Structural) != verdict(c, Depth::Deep)).map(|c| c.name).collect();
@@ -93,7 +93,7 @@ fn structural_depth_misses_only_corrupt_compressed_data() {
 /// A PNG of `w`×`h` noise: incompressible, so its size is about w·h·3 bytes.
 fn noise_png(w: u32, h: u32) -> Vec<u8> {
     let mut rng = Lcg(7);
-    let pixels: Vec<u8> = (0..w as usize * h as usize * 3).map(|_| rng.next() as u8).collect();
+    let pixels: Vec<u8> = (0..w as usize * h as usize * 3).map(|_| (rng.next() & 0xFF) as u8).collect();
     let mut out = Vec::new();
     let mut enc = png::Encoder::new(&mut out, w, h);
     enc.set_color(png::ColorType::Rgb);

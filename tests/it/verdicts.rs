@@ -269,7 +269,7 @@ fn a_named_block_that_maps_to_nothing_widens_the_suspects() {
 }
 
 /// A Claude Code session whose pasted image is `image` (a payload block), answered.
-fn claude_code_answered(image: Value) -> String {
+fn claude_code_answered(image: &Value) -> String {
     let usage =
         json!({"input_tokens":10,"output_tokens":5,"cache_creation_input_tokens":0,"cache_read_input_tokens":0});
     let lines = [
@@ -295,7 +295,7 @@ fn healthy_names_the_invalid_attachment_the_model_accepted() {
     ];
     for block in blocks {
         let dir = tempfile::tempdir().unwrap();
-        let file = write(dir.path(), "0b6f8a2e-1c3d-4e5f-8a9b-0c1d2e3f4a5b.jsonl", &claude_code_answered(block));
+        let file = write(dir.path(), "0b6f8a2e-1c3d-4e5f-8a9b-0c1d2e3f4a5b.jsonl", &claude_code_answered(&block));
         let (scan, scan_code) = common::scan_json(&file, &[]);
         assert_eq!((scan_code, &scan["attachments"][0]["verdict"]), (1, &json!("invalid")), "{scan:#}");
         let (d, code) = diagnose(&file, &[]);
@@ -325,7 +325,7 @@ fn check_json(file: &Path, extra: &[&str]) -> (Value, i32) {
 fn check_fails_invalid_media_a_lenient_model_accepted() {
     let dir = tempfile::tempdir().unwrap();
     let block = json!({"type":"image","source":{"type":"base64","media_type":"image/png","data":b64(&cut_png())}});
-    let file = write(dir.path(), "0b6f8a2e-1c3d-4e5f-8a9b-0c1d2e3f4a5b.jsonl", &claude_code_answered(block));
+    let file = write(dir.path(), "0b6f8a2e-1c3d-4e5f-8a9b-0c1d2e3f4a5b.jsonl", &claude_code_answered(&block));
     let (c, code) = check_json(&file, &[]);
     assert_eq!((code, &c["ok"]), (1, &json!(false)), "{c:#}");
     let p = &c["sessions"][0]["problems"][0];

@@ -247,7 +247,9 @@ impl Records {
             return order.iter().map(|s| Record { part: s.part, ..spots[s.record] }).collect();
         }
         let mut keep = vec![false; spots.len()];
-        order.iter().for_each(|s| keep[s.record] = true);
+        for s in order {
+            keep[s.record] = true;
+        }
         super::retain_marked(spots, &keep)
     }
 }
@@ -313,6 +315,7 @@ impl ById {
     }
 
     /// The slot an id's probe starts at (ids are already hashes).
+    #[allow(clippy::cast_possible_truncation, reason = "the high half of id × len is below len")]
     fn home(&self, id: Id) -> usize {
         ((u128::from(id.0.get()) * self.slots.len() as u128) >> 64) as usize
     }
@@ -382,7 +385,9 @@ mod tests {
     #[test]
     fn every_unit_comes_back_as_it_was_pushed() {
         let mut r = Records::default();
-        lines().into_iter().for_each(|l| r.push(l));
+        for l in lines() {
+            r.push(l);
+        }
         assert_eq!(units(&r), expected(&lines()));
         assert_eq!(r.parents.len(), 2, "only the parents that are not the node before are listed: {:?}", r.parents);
     }

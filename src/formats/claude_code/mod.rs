@@ -73,8 +73,9 @@ const TYPES: &[&str] = &[
 impl Adapter for ClaudeCode {
     fn sniff(&self, v: &Value<'_>) -> u32 {
         let known = v.get("type").as_str().is_some_and(|t| TYPES.contains(&t));
-        let ids = ["uuid", "parentUuid", "sessionId", "leafUuid", "messageId"].iter().filter(|k| v.has(k)).count();
-        if known && ids > 0 { 2 + ids as u32 } else { 0 }
+        let ids: u32 =
+            ["uuid", "parentUuid", "sessionId", "leafUuid", "messageId"].iter().map(|k| u32::from(v.has(k))).sum();
+        if known && ids > 0 { 2 + ids } else { 0 }
     }
 
     fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
@@ -157,7 +158,7 @@ impl Adapter for ClaudeCode {
 
 /// How many content blocks a message sends: a string is one text block.
 fn blocks(content: &Value<'_>) -> u32 {
-    if content.as_str().is_some() { 1 } else { content.items().len() as u32 }
+    if content.as_str().is_some() { 1 } else { u32::try_from(content.items().len()).unwrap_or(u32::MAX) }
 }
 
 /// Content with nothing in it: an empty string or an empty list of blocks.

@@ -36,6 +36,7 @@ const SAVED_TO: &str = "saved to: ";
 pub(super) fn check<'a>(v: &'a Value<'a>, out: &mut LineOut<'a>) {
     let r = v.get("toolUseResult");
     let recorded = r.get("persistedOutputPath").as_str();
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "a whole number ≥ 0; `as` saturates")]
     let size = r.get("persistedOutputSize").as_f64().filter(|n| n.fract() == 0.0 && *n >= 0.0).map(|n| n as u64);
     let mut paths: Vec<&str> = Vec::new();
     for block in v.at(&["message", "content"]).items() {

@@ -189,7 +189,7 @@ fn images_in<'a>(v: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOut<'a>)
             sdk_image(v, &site, at, out);
         }
         Value::Object(m) => {
-            for (k, x) in m.iter() {
+            for (k, x) in m {
                 images_in(x, site, &format!("{at}/{}", segment(k)), out);
             }
         }
@@ -296,6 +296,12 @@ impl Cut {
     /// whole number, below 2, or at or past the last message) leaves the
     /// history whole. (The classic extension would, on such an end, duplicate
     /// a message or keep only the first pair; Cline itself writes none.)
+    #[allow(
+        clippy::cast_precision_loss,
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "len, a message count, is exact in f64; end is whole and in 2..len - 1"
+    )]
     pub fn of(range: &serde_json::Value, len: usize) -> Option<Cut> {
         let end = range.as_array()?.get(1)?.as_f64()?;
         let whole = end.fract() == 0.0 && end >= 2.0 && end < len as f64 - 1.0;

@@ -169,7 +169,7 @@ impl Request {
                 Value::Str(s) => parts.push(json!({"type": "text", "text": unwrap_input(s)})),
                 _ => match b.get("type").as_str() {
                     Some("text") => {
-                        parts.push(json!({"type": "text", "text": unwrap_input(b.get("text").as_str().unwrap_or(""))}))
+                        parts.push(json!({"type": "text", "text": unwrap_input(b.get("text").as_str().unwrap_or(""))}));
                     }
                     Some("image") => parts.push(match self.image(b) {
                         Some(url) => json!({"type": "image_url", "image_url": {"url": url}}),
@@ -383,7 +383,9 @@ pub fn stringify(v: &Value<'_>) -> String {
     match v {
         Value::Null => "null".into(),
         Value::Bool(b) => b.to_string(),
-        Value::Number(n) if n.fract() == 0.0 && n.abs() < 1e21 => format!("{}", *n as i64),
+        // As JavaScript: `-0` is `0`, and a whole number below 1e21 is all its digits,
+        // which is how Rust shows an f64 too (`n as i64` saturated past 2^63).
+        Value::Number(n) if *n == 0.0 => "0".into(),
         Value::Number(n) if n.is_finite() => format!("{n}"),
         Value::Number(_) => "null".into(),
         Value::Str(s) => quote(s),
@@ -414,7 +416,7 @@ impl crate::request::Sends for Request {
     }
 
     fn document(&mut self, text: &[u8]) {
-        Request::document(self, text)
+        Request::document(self, text);
     }
 }
 
@@ -432,5 +434,11 @@ mod tests {
     fn stringify_keeps_the_key_order_of_the_file() {
         let v = Value::parse(br#"{"type":"text","text":"a","n":2,"f":1.5}"#).unwrap();
         assert_eq!(stringify(&v), r#"{"type":"text","text":"a","n":2,"f":1.5}"#);
+    }
+
+    #[test]
+    fn stringify_writes_whole_numbers_as_javascript_does() {
+        let v = Value::parse(b"[-0, 7, -12, 9007199254740993, 1e20, 12345678901234567890]").unwrap();
+        assert_eq!(stringify(&v), "[0,7,-12,9007199254740992,100000000000000000000,12345678901234567000]");
     }
 }

@@ -56,6 +56,7 @@ fn legacy_meta(v: &Value<'_>) -> bool {
 }
 
 impl Adapter for Codex {
+    #[allow(clippy::bool_to_int_with_if, reason = "a ladder of scores (5, 4, 1, 0), not a bool")]
     fn sniff(&self, v: &Value<'_>) -> u32 {
         let t = v.get("type").as_str().unwrap_or("");
         if v.has("payload") && v.has("timestamp") && TYPES.contains(&t) {
@@ -233,6 +234,11 @@ fn item_entry(item: &Value<'_>) -> RawEntry {
 fn event<'a>(p: &'a Value<'a>, out: &mut LineOut<'a>) {
     let text = match p.get("type").as_str().unwrap_or("") {
         // The user backtracked: Codex replays it on resume (`drop_last_n_user_turns`).
+        #[allow(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            reason = "a turn count: `as` drops a fraction and saturates, NaN is 0"
+        )]
         "thread_rolled_back" => {
             out.unit = Unit::DropTurns(p.get("num_turns").as_f64().map_or(0, |n| n.max(0.0) as u64));
             return;
@@ -269,7 +275,7 @@ fn event<'a>(p: &'a Value<'a>, out: &mut LineOut<'a>) {
 }
 
 /// One recorded failure; `at` holds its `codex_error_info` (or a bare `http_status_code`).
-fn failure<'a>(text: String, at: &Value<'_>, out: &mut LineOut<'a>) {
+fn failure(text: String, at: &Value<'_>, out: &mut LineOut<'_>) {
     let mut e = RawEntry::new(Role::System);
     let status = http_status(at.get("codex_error_info")).or_else(|| at.get("http_status_code").as_f64());
     e.error = Some(ErrorRecord { text, status: status.and_then(super::http_status) });

@@ -100,9 +100,9 @@ fn sent(item: &Value) -> Option<Value> {
     }
     let mut item = item.clone();
     if let Some(o) = item.as_object_mut() {
-        NOT_SENT.iter().for_each(|k| {
+        for k in NOT_SENT {
             o.remove(*k);
-        });
+        }
     }
     Some(item)
 }

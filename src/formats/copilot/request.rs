@@ -99,7 +99,7 @@ pub fn record(v: &Value, assets: &HashMap<String, String>) -> Vec<Msg> {
             let mut parts: Vec<Part> = text(d, "content").map(Part::Text).into_iter().collect();
             for r in d.get("toolRequests").and_then(Value::as_array).into_iter().flatten() {
                 let (Some(id), Some(name)) = (text(r, "toolCallId"), text(r, "name")) else { continue };
-                let args = r.get("arguments").cloned().unwrap_or_else(|| Value::Object(Default::default()));
+                let args = r.get("arguments").cloned().unwrap_or_else(|| Value::Object(serde_json::Map::new()));
                 parts.push(Part::Call { id, name, args });
             }
             if parts.is_empty() { Vec::new() } else { vec![Msg::new(WireRole::Assistant, parts)] }

@@ -92,7 +92,7 @@ fn records<'a>(list: &'a Value<'a>, base: &str, out: &mut LineOut<'a>) {
     }
 }
 
-/// `content` is a PartListUnion: a string, one part, or a list of strings and parts.
+/// `content` is a `PartListUnion`: a string, one part, or a list of strings and parts.
 ///
 /// Gemini CLI puts a tool's media beside its `functionResponse` (the API takes no
 /// media inside one): parts after a response belong to that tool's result.

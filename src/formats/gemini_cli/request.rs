@@ -44,7 +44,7 @@ pub fn message_of(v: &Value, part: u32) -> Vec<Msg> {
 }
 
 /// The messages of a `$set.messages` checkpoint or a metadata line (a whole
-/// legacy ConversationRecord), as the CLI loads them: those with a string id.
+/// legacy `ConversationRecord`), as the CLI loads them: those with a string id.
 fn keyed(v: &Value) -> Option<impl Iterator<Item = &Value>> {
     let list = match v.get("$set").and_then(|s| s.get("messages")).and_then(Value::as_array) {
         Some(list) => list,
@@ -122,7 +122,7 @@ fn gemini(v: &Value) -> Vec<Msg> {
     out
 }
 
-/// A PartListUnion (a string, one part, or a list of strings and parts) as parts.
+/// A `PartListUnion` (a string, one part, or a list of strings and parts) as parts.
 fn parts(content: &Value) -> Vec<Part> {
     let one = |p: &Value| -> Option<Part> {
         match p {

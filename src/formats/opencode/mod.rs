@@ -91,7 +91,7 @@ impl Compaction<'_> {
 }
 
 impl<'s> Compaction<'s> {
-    /// The same of a message's `info` as serde_json holds it (a database's
+    /// The same of a message's `info` as `serde_json` holds it (a database's
     /// rows, a preview's document), `compacts` saying whether its parts ask for one.
     pub fn of_info(
         id: &'s str,
@@ -269,7 +269,7 @@ fn sent_despite(err: &Value<'_>, parts: &[Value<'_>]) -> bool {
         && parts.iter().any(|p| !matches!(p.get("type").as_str(), Some("step-start" | "reasoning")))
 }
 
-/// NamedError `{name, data}`: the provider's body when opencode kept it, else its message.
+/// `NamedError` `{name, data}`: the provider's body when opencode kept it, else its message.
 fn error_record(err: &Value<'_>) -> ErrorRecord {
     let data = err.get("data");
     let name = err.get("name").to_text().unwrap_or_default();

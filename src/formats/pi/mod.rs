@@ -97,6 +97,11 @@ impl Adapter for Pi {
             }
             // v1: no ids, the entries are the history in file order.
             None => match v.get("firstKeptEntryIndex").as_f64() {
+                #[allow(
+                    clippy::cast_possible_truncation,
+                    clippy::cast_sign_loss,
+                    reason = "an index pi wrote: `as` drops a fraction and saturates, a negative or NaN is 0 (keep all)"
+                )]
                 Some(i) if ty == "compaction" => Unit::ResetKeeping(i as u64),
                 _ if ty == "compaction" => Unit::Reset,
                 _ if out.entries.is_empty() => Unit::Hidden,
@@ -136,7 +141,7 @@ impl Adapter for Pi {
             Dialect::Anthropic | Dialect::OpenaiResponses | Dialect::OpenaiChat => {
                 Box::new(Sent(request::Request::new(to.dialect, to.provider, to.model)))
             }
-            _ => Box::new(Canon::new(|v, _| canonical::messages(v))),
+            Dialect::Gemini => Box::new(Canon::new(|v, _| canonical::messages(v))),
         })
     }
 }

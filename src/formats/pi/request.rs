@@ -53,7 +53,7 @@ pub struct Request {
     dialect: Dialect,
     provider: Option<String>,
     model: Option<String>,
-    /// Tool results not yet sent: (call id, pi's content, is_error).
+    /// Tool results not yet sent: (call id, pi's content, `is_error`).
     results: Vec<(String, Value, bool)>,
     /// Messages pi has converted so far (it numbers replies without a text id by it).
     index: usize,
@@ -614,6 +614,7 @@ mod tests {
         out
     }
 
+    #[allow(clippy::needless_pass_by_value, reason = "called on the `json!` it wraps, built in the call")]
     fn msg(m: Value) -> Value {
         json!({"type":"message","message":m})
     }

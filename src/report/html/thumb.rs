@@ -126,7 +126,7 @@ fn partial_png(bytes: &[u8], mime: &str) -> Option<(RgbaImage, String)> {
     crate::contain::contain(|| {
         let mut dec = png::Decoder::new(Cursor::new(bytes));
         dec.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
-        dec.set_limits(png::Limits { bytes: MAX_ALLOC as usize });
+        dec.set_limits(png::Limits { bytes: usize::try_from(MAX_ALLOC).unwrap_or(usize::MAX) });
         let mut reader = dec.read_info().ok()?;
         let (w, h) = (reader.info().width, reader.info().height);
         if reader.info().interlaced || u64::from(w) * u64::from(h) > MAX_PIXELS {
@@ -193,7 +193,11 @@ fn downscale(img: &RgbaImage) -> Option<RgbaImage> {
     if long <= THUMB_SIDE {
         return Some(img.clone());
     }
-    let scale = |v: u32| ((u64::from(v) * u64::from(THUMB_SIDE)).div_ceil(u64::from(long)) as u32).clamp(1, THUMB_SIDE);
+    let scale = |v: u32| {
+        u32::try_from((u64::from(v) * u64::from(THUMB_SIDE)).div_ceil(u64::from(long)))
+            .unwrap_or(THUMB_SIDE)
+            .clamp(1, THUMB_SIDE)
+    };
     Some(image::imageops::thumbnail(img, scale(w), scale(h)))
 }
 
