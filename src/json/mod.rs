@@ -39,15 +39,26 @@ pub fn serde_tolerant(bytes: &[u8]) -> serde_json::Result<serde_json::Value> {
 /// gave on them: its numbers too large read 0 and its values nested too deep
 /// `null`, with where each of those starts. `e` again for any other error.
 fn tamed(bytes: &[u8], e: serde_json::Error) -> serde_json::Result<(Vec<u8>, Vec<usize>)> {
-    use splice::{tame_depth, tame_numbers};
+    use splice::{tame_depth, tame_numbers, tame_surrogates};
     let said = e.to_string();
-    if !said.starts_with("number out of range") && !said.starts_with("recursion limit exceeded") {
+    let tameable = [
+        "number out of range",
+        "recursion limit exceeded",
+        "lone leading surrogate",
+        "unexpected end of hex escape",
+        "invalid unicode code point",
+    ];
+    if !tameable.iter().any(|t| said.starts_with(t)) {
         return Err(e);
     }
-    let numbers = tame_numbers(bytes);
-    match tame_depth(numbers.as_deref().unwrap_or(bytes)) {
+    // Each taming keeps every offset, so they compose in any order.
+    let mut copy: Option<Vec<u8>> = tame_surrogates(bytes);
+    if let Some(n) = tame_numbers(copy.as_deref().unwrap_or(bytes)) {
+        copy = Some(n);
+    }
+    match tame_depth(copy.as_deref().unwrap_or(bytes)) {
         Some(deep) => Ok(deep),
-        None => numbers.map(|n| (n, Vec::new())).ok_or(e),
+        None => copy.map(|n| (n, Vec::new())).ok_or(e),
     }
 }
 
@@ -327,6 +338,20 @@ pub fn long_strings(text: &[u8], min: usize) -> Vec<LongString> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_lone_surrogate_escape_reads_as_the_replacement_character() {
+        for (text, want) in [
+            (r#"{"a":"cut \ud83c"}"#, "cut \u{fffd}"),
+            (r#"{"a":"\udc00 low"}"#, "\u{fffd} low"),
+            (r#"{"a":"\ud83c\u0041"}"#, "\u{fffd}A"),
+            (r#"{"a":"\ud83c\udf89 ok"}"#, "\u{1f389} ok"),
+        ] {
+            let v = super::serde_tolerant(text.as_bytes()).unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(v["a"], want, "{text}");
+        }
+        assert_eq!(super::splice::tame_surrogates(br#"{"a":"\\ud83c"}"#), None, "an escaped backslash is no escape");
+    }
+
     use super::*;
 
     #[test]

@@ -101,6 +101,43 @@ pub fn tame_numbers(t: &[u8]) -> Option<Vec<u8>> {
     out
 }
 
+/// A copy of `t` in which every lone surrogate escape in a string (`"\\ud83c"`
+/// with no low half after it, what `JSON.stringify` writes of a string cut
+/// inside an emoji, or a low half with no high one) reads `\\ufffd`, the
+/// replacement character, at the same length; `None` when `t` holds none. The
+/// record is valid JSON to JavaScript and RFC 8259's grammar, and the agents
+/// read it; `serde_json` refuses it. As with [`tame_numbers`], only a parse
+/// sees the copy: a rewrite edits the original bytes.
+pub fn tame_surrogates(t: &[u8]) -> Option<Vec<u8>> {
+    let hex = |at: usize| -> Option<u16> {
+        let d = t.get(at..at + 4)?;
+        u16::from_str_radix(std::str::from_utf8(d).ok()?, 16).ok()
+    };
+    // The code unit of a `\\uXXXX` escape at `at`, if there is one.
+    let unit = |at: usize| (t.get(at..at + 2) == Some(b"\\u")).then(|| hex(at + 2)).flatten();
+    let mut out: Option<Vec<u8>> = None;
+    let mut i = 0;
+    let mut in_string = false;
+    while i < t.len() {
+        match (in_string, t[i]) {
+            (_, b'"') => {
+                in_string = !in_string;
+                i += 1;
+            }
+            (true, b'\\') => match unit(i) {
+                Some(0xD800..=0xDBFF) if unit(i + 6).is_some_and(|l| (0xDC00..=0xDFFF).contains(&l)) => i += 12,
+                Some(0xD800..=0xDFFF) => {
+                    out.get_or_insert_with(|| t.to_vec())[i..i + 6].copy_from_slice(b"\\ufffd");
+                    i += 6;
+                }
+                _ => i += 2,
+            },
+            _ => i += 1,
+        }
+    }
+    out
+}
+
 /// How deep [`tame_depth`] lets values nest: well inside `serde_json`'s limit (128).
 pub const DEPTH: usize = 100;
 

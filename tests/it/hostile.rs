@@ -280,3 +280,27 @@ fn side_inputs_are_bounded_and_typed() {
     assert_eq!(v["class"], "image_limit", "{v:#}");
     assert_eq!(v["limit"], 30, "{v:#}");
 }
+
+/// A lone surrogate escape (`"\ud83c"`: what `JSON.stringify` writes of a tool
+/// output cut inside an emoji) is valid JSON to JavaScript and to RFC 8259's
+/// grammar, and Claude Code reads it: the record is read, not skipped as "not
+/// valid JSON" (and then dropped by `repair`, its call answered as interrupted).
+#[test]
+fn a_lone_surrogate_escape_keeps_its_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(common::sample("claude-code.jsonl")).unwrap();
+    let cut: String = text
+        .lines()
+        .map(|l| l.replacen(r#""type":"text","text":""#, r#""type":"text","text":"cut \ud83c "#, 1) + "\n")
+        .collect();
+    assert!(cut.matches(r"\ud83c").count() >= 2, "the fixture holds lone surrogates");
+    let f = dir.path().join("s.jsonl");
+    std::fs::write(&f, &cut).unwrap();
+    let (whole, _) = scan_json(&common::sample("claude-code.jsonl"), &[]);
+    let (v, _) = scan_json(&f, &[]);
+    assert_eq!(v["entries"], whole["entries"], "every record read: {:#}", v["findings"]);
+    assert_eq!(v["attachments"].as_array().unwrap().len(), whole["attachments"].as_array().unwrap().len());
+    let errors: Vec<&serde_json::Value> =
+        v["findings"].as_array().unwrap().iter().filter(|f| f["severity"] == "error").collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+}
