@@ -211,27 +211,46 @@ fn the_next_write_removes_what_a_killed_run_left_and_nothing_else() {
     let out = dir.path().join("out");
     std::fs::create_dir(&out).unwrap();
     // A process that is gone; a session-doctor that runs (waiting on its stdin);
-    // and a pid that runs another program (this test: a killed run's pid, reused).
+    // a process of another name that runs (two runs under different names, a
+    // link `sd` to the binary, must not delete each other's files); and a pid
+    // that now names a process started at another time (a killed run's pid, reused).
     let mut child = std::process::Command::new("true").spawn().unwrap();
     let dead = child.id();
     child.wait().unwrap();
     let mut running = bin().args(["scan", "-"]).stdin(std::process::Stdio::piped()).spawn().unwrap();
+    let mut other = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+    let tag = |pid: u32| match start_time(pid) {
+        Some(s) => format!("{pid}_{s}"),
+        None => pid.to_string(),
+    };
     let stale = out.join(format!(".s.jsonl.sd-tmp.{dead}.Ab3xYz"));
-    let live = out.join(format!(".s.jsonl.sd-tmp.{}.Ab3xYz", running.id()));
-    let reused = out.join(format!(".s.jsonl.sd-tmp.{}.Ab3xYz", std::process::id()));
+    let live = out.join(format!(".s.jsonl.sd-tmp.{}.Ab3xYz", tag(running.id())));
+    let other_name = out.join(format!(".s.jsonl.sd-tmp.{}.Ab3xYz", tag(other.id())));
+    let me = std::process::id();
+    let reused = out.join(format!(".s.jsonl.sd-tmp.{me}_{}.Ab3xYz", start_time(me).unwrap_or(0) + 1));
     let theirs = out.join(".notes.sd-tmp.x");
-    for p in [&stale, &live, &reused, &theirs] {
+    for p in [&stale, &live, &other_name, &reused, &theirs] {
         std::fs::write(p, b"half a copy").unwrap();
     }
     // --force: the session needs no repair, and only a write cleans up.
     let r = bin().args(["repair", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--force"]).output().unwrap();
     drop(running.stdin.take());
     let _ = running.wait();
+    let _ = other.kill();
+    let _ = other.wait();
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     assert!(!stale.exists(), "a killed run's temporary file was left");
     assert!(live.exists(), "a running session-doctor's temporary file was removed");
+    assert!(other_name.exists(), "a live run under another program name lost its temporary file");
     if cfg!(target_os = "linux") {
-        assert!(!reused.exists(), "a killed run's file was kept because its pid now names another program");
+        assert!(!reused.exists(), "a killed run's file was kept because its pid now names another process");
     }
     assert!(theirs.exists(), "a file that is not session-doctor's was removed");
+}
+
+/// When process `pid` started (`/proc/<pid>/stat`, field 22), as the run tags
+/// of temporary files name it.
+fn start_time(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?.1.split_whitespace().nth(19)?.parse().ok()
 }
