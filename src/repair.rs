@@ -26,7 +26,7 @@ pub struct Job<'a> {
     /// Every file the command reads (the session, its overlay, `--rules`, a
     /// file beside it): the copy may name none of them.
     pub reads: Vec<Input>,
-    pub rewrite: crate::rewrite::Options,
+    pub rewrite: crate::rewrite::RewriteOptions,
     /// `--fit`: an image over the provider's limits is fitted, not left out.
     pub fit: bool,
     /// Write the copy even when nothing in it would change.
@@ -269,8 +269,8 @@ struct Stuck {
 }
 
 /// The options the repair's diagnoses run with.
-fn diagnose_options(job: &Job<'_>, as_repaired: Option<Vec<String>>) -> crate::diagnose::Options {
-    crate::diagnose::Options {
+fn diagnose_options(job: &Job<'_>, as_repaired: Option<Vec<String>>) -> crate::diagnose::DiagnoseOptions {
+    crate::diagnose::DiagnoseOptions {
         model: job.model.clone(),
         file_arg: job.file_arg.clone(),
         read_args: job.read_args.clone(),

@@ -19,7 +19,7 @@ use session_doctor::media::{self, Depth, Payload};
 use session_doctor::model::Format;
 use session_doctor::overlay::{self, Event, Named, Overlay};
 use session_doctor::preview;
-use session_doctor::reader::{self, Options};
+use session_doctor::reader::{self, ReadOptions};
 use session_doctor::request::write::Dialect;
 use session_doctor::rewrite::{self, Rewrite, copy};
 
@@ -72,7 +72,7 @@ pub fn reader(data: &[u8]) {
     let depth = if sel & 0x80 != 0 { Depth::Deep } else { Depth::Structural };
     let name = if sel & 0x10 != 0 { "session.json" } else { "session.jsonl" };
     with_file(name, body, |p| {
-        let opts = Options { format, depth, threads: 1, ..Options::default() };
+        let opts = ReadOptions { format, depth, threads: 1, ..ReadOptions::default() };
         // Ok or a clean error are both answers; a panic or a hang is the bug.
         if let Ok(s) = reader::read_session(p, &opts) {
             assert!(s.attachments.iter().all(|a| a.line >= 1 && a.line <= s.lines.max(1)), "attachment lines in range");
@@ -324,12 +324,12 @@ pub fn rewrite(data: &[u8]) {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("session.jsonl");
     std::fs::write(&path, &text).expect("write");
-    let ropts = rewrite::Options {
+    let ropts = rewrite::RewriteOptions {
         max_images: Some(usize::from(osel & 7)).filter(|&n| n > 0),
         strip_reasoning: osel & 8 != 0,
         drop_reasoning_ids: osel & 16 != 0,
     };
-    let opts = Options { threads: 1, ..Options::default() };
+    let opts = ReadOptions { threads: 1, ..ReadOptions::default() };
     let plan = reader::plan(&path, &opts).expect("a wrapped session is detected");
     let mut session = reader::read_with_plan(&path, &opts, &plan, None).expect("a wrapped session reads");
     // Exclude the attachments the mask names, through the overlay, as `exclude` does.

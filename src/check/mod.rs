@@ -19,7 +19,7 @@ use crate::model::Severity;
 
 /// What the user asked of `check` beyond reading the sessions.
 #[derive(Clone, Debug, Default)]
-pub struct Options {
+pub struct CheckOptions {
     /// `--max-images N`: more images than this in one request is a problem.
     pub max_images: Option<u32>,
     /// `--allow CODE`: problems with these codes are accepted.
@@ -127,7 +127,7 @@ fn severity(v: Verdict) -> Option<Severity> {
 
 /// The problems of one diagnosed session. `images` is how many images the
 /// next request carries (the history less the exclusions).
-pub fn judge(d: &Diagnosis, images: u64, opts: &Options) -> Vec<Problem> {
+pub fn judge(d: &Diagnosis, images: u64, opts: &CheckOptions) -> Vec<Problem> {
     let mut out = Vec::new();
     // Media the failing (or next) model has not accepted yet.
     for s in &d.suspects {

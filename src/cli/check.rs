@@ -145,7 +145,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
         threads: if many { Some(1) } else { args.threads },
         max_records: args.max_records,
     };
-    let opts = check::Options { max_images: args.max_images, allow: args.allow.clone() };
+    let opts = check::CheckOptions { max_images: args.max_images, allow: args.allow.clone() };
     // Only the page shows more than the problems: the other forms keep no diagnosis.
     let keep = args.output_format == OutputForm::Html;
 
@@ -299,7 +299,7 @@ fn without_path(error: &str, path: &Path) -> String {
 }
 
 /// Checks one file; `keep`: keep its diagnosis for the page.
-fn check_one(c: &Candidate, read: &ReadArgs, opts: &check::Options, keep: bool) -> Outcome {
+fn check_one(c: &Candidate, read: &ReadArgs, opts: &check::CheckOptions, keep: bool) -> Outcome {
     let path = &c.path;
     let file = path.display().to_string();
     let mut options = read.options();
@@ -316,7 +316,7 @@ fn check_one(c: &Candidate, read: &ReadArgs, opts: &check::Options, keep: bool) 
     let judged = crate::reader::read_with_plan(path, &options, &plan, None).and_then(|mut session| {
         read.apply_overlay(path, &mut session, &plan)?;
         let images = u64::from(session.request_stats().images);
-        let d_opts = crate::diagnose::Options {
+        let d_opts = crate::diagnose::DiagnoseOptions {
             error: None,
             model: read.model.clone(),
             file_arg: file.clone(),

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use clap::Args;
 
-use crate::diagnose::Options;
+use crate::diagnose::DiagnoseOptions;
 use crate::exit::Exit;
 use crate::report;
 use crate::report::printer::human::Diagnosed;
@@ -125,7 +125,7 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
     // session is first saved to, and a note says how.
     let from_stdin = file == std::path::Path::new("-");
     let saved = if plan.single_document { "session.json" } else { "session.jsonl" };
-    let opts = Options {
+    let opts = DiagnoseOptions {
         error,
         model: args.read.model.clone(),
         file_arg: if from_stdin { saved.to_string() } else { file.display().to_string() },

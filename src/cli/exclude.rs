@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 use clap::Args;
 use serde::Serialize;
 
-use crate::diagnose::Options;
+use crate::diagnose::DiagnoseOptions;
 use crate::exit::Exit;
 use crate::model::{Ref, Session};
 use crate::overlay::{EXCLUDED, Event, INCLUDED, Named, Overlay};
@@ -225,7 +225,7 @@ fn human(
 
 /// `--suspects`: what `diagnose` would blame.
 fn suspects(session: &Session, plan: &crate::reader::Plan, args: &ExcludeArgs) -> anyhow::Result<Suspects> {
-    let opts = Options { model: args.read.model.clone(), ..Options::default() };
+    let opts = DiagnoseOptions { model: args.read.model.clone(), ..DiagnoseOptions::default() };
     let d = args.read.diagnose(&args.file, session.clone(), plan, &opts)?;
     let prime: Vec<&str> = d.suspects.iter().filter(|s| s.prime).map(|s| s.attachment.reference.as_str()).collect();
     let refs: Vec<&str> =

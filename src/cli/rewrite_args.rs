@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use crate::rewrite::Options;
+use crate::rewrite::RewriteOptions;
 
 #[derive(Debug, Args, Clone)]
 pub struct RewriteArgs {
@@ -29,8 +29,8 @@ pub struct RewriteArgs {
 }
 
 impl RewriteArgs {
-    pub fn options(&self) -> Options {
-        Options {
+    pub fn options(&self) -> RewriteOptions {
+        RewriteOptions {
             max_images: self.max_images,
             strip_reasoning: self.strip_reasoning,
             drop_reasoning_ids: self.drop_reasoning_ids,

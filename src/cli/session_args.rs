@@ -6,7 +6,7 @@ use clap::Args;
 
 use crate::alias::Input;
 use crate::media::Depth;
-use crate::reader::Options;
+use crate::reader::ReadOptions;
 
 pub use super::values::FormatChoice;
 
@@ -142,7 +142,7 @@ impl ReadArgs {
         path: &std::path::Path,
         session: crate::model::Session,
         plan: &crate::reader::Plan,
-        opts: &crate::diagnose::Options,
+        opts: &crate::diagnose::DiagnoseOptions,
     ) -> anyhow::Result<crate::diagnose::Diagnosis> {
         self.diagnose_keeping(path, session, plan, opts, &crate::diagnose::Deepened::default())
             .map(|(d, session)| d.with(session))
@@ -156,7 +156,7 @@ impl ReadArgs {
         path: &std::path::Path,
         session: crate::model::Session,
         plan: &crate::reader::Plan,
-        opts: &crate::diagnose::Options,
+        opts: &crate::diagnose::DiagnoseOptions,
         deepened: &crate::diagnose::Deepened,
     ) -> anyhow::Result<(crate::diagnose::Diagnosis, crate::model::Session)> {
         crate::diagnose::diagnose_read(path, session, plan, &self.asked(), opts, deepened)
@@ -199,8 +199,8 @@ impl ReadArgs {
         out.join(" ")
     }
 
-    pub fn options(&self) -> Options {
-        Options {
+    pub fn options(&self) -> ReadOptions {
+        ReadOptions {
             format: self.format.0,
             depth: if self.deep { Depth::Deep } else { Depth::Structural },
             provider: self.provider.clone(),

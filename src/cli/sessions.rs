@@ -8,7 +8,7 @@ use clap::Args;
 
 use crate::discover::{self, AGENTS, Env};
 use crate::exit::Exit;
-use crate::reader::Options;
+use crate::reader::ReadOptions;
 use crate::report::sessions::{Health, Listed};
 use crate::report::{self, ScanReport};
 
@@ -71,7 +71,7 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<Exit> {
 /// The `scan` judgement of one session.
 fn health(f: &discover::Found) -> Health {
     let Some(format) = f.format else { return Health::NotRead };
-    let opts = Options { format: Some(format), ..Options::default() };
+    let opts = ReadOptions { format: Some(format), ..ReadOptions::default() };
     match report::progress::read(&f.path, &opts) {
         Ok((session, plan)) => {
             if ScanReport::new(session, &plan).has_problems() {

@@ -33,7 +33,7 @@ const DEEP_SUSPECTS: usize = 32;
 
 /// What the user told `diagnose` beyond the session itself.
 #[derive(Clone, Debug, Default)]
-pub struct Options {
+pub struct DiagnoseOptions {
     /// The provider's error, when the session did not record it (or to override it).
     pub error: Option<String>,
     /// The model that failed, when the session does not say.
@@ -229,7 +229,7 @@ fn deepen_all(attachments: &[Attachment], todo: &[usize], deepen: Deepen<'_>) ->
 }
 
 /// Diagnoses a session read by the reader, with the overlay already applied.
-pub fn diagnose(session: Session, judging: &Judging<'_>, opts: &Options) -> anyhow::Result<Diagnosis> {
+pub fn diagnose(session: Session, judging: &Judging<'_>, opts: &DiagnoseOptions) -> anyhow::Result<Diagnosis> {
     diagnose_keeping(session, judging, opts).map(|(d, session)| d.with(session))
 }
 
@@ -251,7 +251,7 @@ impl Diagnosis {
 pub fn diagnose_keeping(
     session: Session,
     judging: &Judging<'_>,
-    opts: &Options,
+    opts: &DiagnoseOptions,
 ) -> anyhow::Result<(Diagnosis, Session)> {
     let mut work = run::Work::start(session, judging, opts)?;
     work.pick_suspects();
@@ -328,7 +328,7 @@ fn accepted_invalid(session: &Session, suspects: &[Suspect]) -> Vec<AcceptedInva
 
 /// The failure to explain: the one given, else the last one recorded in the
 /// history (a user's cancel only when nothing else failed after the last answer).
-fn find_failure(session: &Session, opts: &Options) -> (Option<Failure>, Option<usize>) {
+fn find_failure(session: &Session, opts: &DiagnoseOptions) -> (Option<Failure>, Option<usize>) {
     let provider = session.provider.clone();
     if let Some(text) = &opts.error {
         let c = classify::classify(text, &Hint { status: None, provider: None });

@@ -3,7 +3,7 @@
 use crate::classify::Class;
 use crate::media::rules::Rules;
 
-use super::{Failure, Options, Suspect};
+use super::{DiagnoseOptions, Failure, Suspect};
 
 use crate::text::shell_quote;
 
@@ -43,7 +43,7 @@ pub fn commands(
     suspects: &[Suspect],
     excluded: &[String],
     rules: &Rules,
-    opts: &Options,
+    opts: &DiagnoseOptions,
 ) -> Vec<String> {
     let cmd = |sub: &str, args: &str| {
         let reads_the_file = matches!(sub, "preview" | "repair");

@@ -8,7 +8,7 @@ use crate::media::Depth;
 use crate::model::{Attachment, Session};
 use crate::reader::Plan;
 
-use super::{Diagnosis, Judging, Options};
+use super::{DiagnoseOptions, Diagnosis, Judging};
 
 /// How a command asks a diagnosis to judge.
 #[derive(Clone, Copy, Debug, Default)]
@@ -29,7 +29,7 @@ pub fn diagnose_read(
     session: Session,
     plan: &Plan,
     asked: &Asked<'_>,
-    opts: &Options,
+    opts: &DiagnoseOptions,
     deepened: &Deepened,
 ) -> anyhow::Result<(Diagnosis, Session)> {
     let source = crate::reader::Source::of(plan, path);

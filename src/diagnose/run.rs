@@ -13,7 +13,7 @@ use crate::model::{Format, Session};
 
 use super::suspects::{self, Picked};
 use super::{
-    AcceptedInvalid, DEEP_SUSPECTS, Diagnosis, Failure, FailureSource, HistoryItem, Judging, Options, Timeline,
+    AcceptedInvalid, DEEP_SUSPECTS, DiagnoseOptions, Diagnosis, Failure, FailureSource, HistoryItem, Judging, Timeline,
     block_path, claude_code, deepen_all, faults, next,
 };
 
@@ -21,7 +21,7 @@ use super::{
 pub(super) struct Work<'j> {
     session: Session,
     judging: &'j Judging<'j>,
-    opts: &'j Options,
+    opts: &'j DiagnoseOptions,
     failure: Option<Failure>,
     /// The entry that recorded the failure, while the failure is live.
     failing_entry: Option<usize>,
@@ -42,7 +42,11 @@ pub(super) struct Work<'j> {
 impl<'j> Work<'j> {
     /// Finds the failure to explain and the model it concerns, and judges the
     /// attachments under the rules of the provider that failed.
-    pub(super) fn start(mut session: Session, judging: &'j Judging<'j>, opts: &'j Options) -> anyhow::Result<Work<'j>> {
+    pub(super) fn start(
+        mut session: Session,
+        judging: &'j Judging<'j>,
+        opts: &'j DiagnoseOptions,
+    ) -> anyhow::Result<Work<'j>> {
         let (failure, failing_entry) =
             if opts.as_repaired.is_some() { (None, None) } else { super::find_failure(&session, opts) };
         let passed_over = match (&failure, failing_entry) {

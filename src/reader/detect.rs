@@ -16,7 +16,7 @@ use crate::model::Format;
 
 use super::lines::Lines;
 use super::skim::{self, Skim};
-use super::{Options, Plan};
+use super::{Plan, ReadOptions};
 
 /// Lines and bytes looked at to tell the format.
 const SNIFF_LINES: usize = 32;
@@ -91,7 +91,7 @@ macro_rules! not_a_session {
 }
 
 /// Decides how to read `path`.
-pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
+pub fn plan(path: &Path, opts: &ReadOptions) -> anyhow::Result<Plan> {
     // A FIFO or a device can be read once, and a second open blocks for ever
     // once its writer is gone: the reader reads a file more than once.
     if let Ok(m) = std::fs::metadata(path)
@@ -118,7 +118,7 @@ pub fn plan(path: &Path, opts: &Options) -> anyhow::Result<Plan> {
 
 /// Decides how to read the session at `path` from its text at `text`: the file
 /// itself, or its decompressed copy. Messages name `path`.
-fn plan_text(path: &Path, text: &Path, opts: &Options) -> anyhow::Result<Plan> {
+fn plan_text(path: &Path, text: &Path, opts: &ReadOptions) -> anyhow::Result<Plan> {
     // The one open of the text: the reader and every later stage read this handle.
     let file = std::sync::Arc::new(File::open(text).with_context(|| format!("opening {}", path.display()))?);
     let mut r = Lines::new(super::At::new(&*file, 0));
@@ -228,7 +228,7 @@ fn weigh_document(ev: &mut Evidence, v: &Value<'_>) {
 /// The rest of the plan once the format is known: which provider's rules.
 fn finish(
     path: &Path,
-    opts: &Options,
+    opts: &ReadOptions,
     format: Format,
     detected: bool,
     ev: &Evidence,

@@ -12,11 +12,11 @@ use crate::media::Verdict;
 use crate::model::Format;
 use crate::model::{Finding, Severity};
 
-use super::{Options, line};
+use super::{ReadOptions, line};
 
 /// Findings on the fork's first line about the parent history it carries;
 /// nothing for a file that is not a fork subagent's transcript.
-pub fn findings(path: &Path, opts: &Options) -> Vec<Finding> {
+pub fn findings(path: &Path, opts: &ReadOptions) -> Vec<Finding> {
     let Some(fork) = subagent::of(path).and_then(|s| s.fork) else {
         return Vec::new();
     };
@@ -24,7 +24,7 @@ pub fn findings(path: &Path, opts: &Options) -> Vec<Finding> {
     // The parent is a top-level session, never a subagent: this reads no further.
     let read = (fork.parent != path)
         .then(|| {
-            let opts = Options { format: Some(Format::ClaudeCode), session: None, ..opts.clone() };
+            let opts = ReadOptions { format: Some(Format::ClaudeCode), session: None, ..opts.clone() };
             super::read_session(&fork.parent, &opts).ok()
         })
         .flatten();

@@ -42,7 +42,7 @@ use crate::model::{Entry, Finding, Session, Severity};
 
 /// How to read a session.
 #[derive(Clone, Debug, Default)]
-pub struct Options {
+pub struct ReadOptions {
     /// Skip detection and read as this format.
     pub format: Option<Format>,
     pub depth: Depth,
@@ -139,7 +139,7 @@ pub fn workers(threads: usize) -> usize {
 }
 
 /// Reads a session into the canonical model; the file is opened read-only.
-pub fn read_session(path: &Path, opts: &Options) -> anyhow::Result<Session> {
+pub fn read_session(path: &Path, opts: &ReadOptions) -> anyhow::Result<Session> {
     let plan = plan(path, opts)?;
     read_with_plan(path, opts, &plan, None)
 }
@@ -147,7 +147,7 @@ pub fn read_session(path: &Path, opts: &Options) -> anyhow::Result<Session> {
 /// Reads with a plan already made; `progress` receives consumed byte counts.
 pub fn read_with_plan(
     path: &Path,
-    opts: &Options,
+    opts: &ReadOptions,
     plan: &Plan,
     progress: Option<&(dyn Fn(u64) + Sync)>,
 ) -> anyhow::Result<Session> {
@@ -218,9 +218,9 @@ pub fn read_with_plan(
 
 /// An explicit `--format` under which nothing was recognised: an error, not an
 /// empty all-clear, naming the format the content looks like.
-fn nothing_recognised(path: &Path, opts: &Options, plan: &Plan) -> anyhow::Error {
+fn nothing_recognised(path: &Path, opts: &ReadOptions, plan: &Plan) -> anyhow::Error {
     let given = plan.format.name();
-    let auto = Options { format: None, ..opts.clone() };
+    let auto = ReadOptions { format: None, ..opts.clone() };
     let looks = match detect::plan(path, &auto) {
         Ok(p) if p.format != plan.format => {
             format!("the content looks like {0}: pass --format {0} (or --format auto)", p.format.name())
@@ -236,7 +236,7 @@ fn nothing_recognised(path: &Path, opts: &Options, plan: &Plan) -> anyhow::Error
 /// `board` and for each part of one it takes ([`board`]), and merges them.
 fn read_lines(
     path: &Path,
-    opts: &Options,
+    opts: &ReadOptions,
     plan: &Plan,
     board: &board::Board,
     progress: Option<&(dyn Fn(u64) + Sync)>,
@@ -355,7 +355,7 @@ impl RecordCap<'_> {
 /// where the board says it ends (sooner, when another worker takes a part).
 fn read_range(
     path: &Path,
-    opts: &Options,
+    opts: &ReadOptions,
     plan: &Plan,
     board::Share { id, start }: board::Share,
     board: &board::Board,
@@ -437,7 +437,7 @@ fn read_range(
 /// provider does not see (and the [`Cut`] it makes, returned).
 fn single_document(
     bytes: &[u8],
-    opts: &Options,
+    opts: &ReadOptions,
     plan: &Plan,
     range: Option<&serde_json::Value>,
 ) -> anyhow::Result<(Parts, Option<Cut>)> {
@@ -545,7 +545,7 @@ fn start_of(v: &Value<'_>, text: &[u8]) -> Option<usize> {
 }
 
 /// JSON Lines taken out of a store, read as a file's lines would be.
-fn in_memory(bytes: &[u8], opts: &Options, plan: &Plan) -> Parts {
+fn in_memory(bytes: &[u8], opts: &ReadOptions, plan: &Plan) -> Parts {
     let mut worker = line::Worker::new(media::Judge::new(opts.depth, &plan.rules), opts.skim);
     let (mut records, mut findings) = (Records::default(), Vec::new());
     let adapter = plan.format.adapter();
@@ -632,7 +632,7 @@ mod tests {
     fn ranges_shared_anywhere_read_as_one_range_does() {
         let f = session(40 << 20);
         let path = f.path();
-        let opts = Options::default();
+        let opts = ReadOptions::default();
         let plan = plan(path, &opts).unwrap();
         let size = std::fs::metadata(path).unwrap().len();
         let whole = read_lines(path, &opts, &plan, &board::Board::new(size, 1), None).unwrap();

@@ -23,7 +23,7 @@ use std::sync::Arc;
 use anyhow::{Context as _, bail};
 use serde_json::{Map, Value};
 
-use super::Options;
+use super::ReadOptions;
 use super::sqlite::{Store, choose};
 
 mod v2;
@@ -32,7 +32,7 @@ const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
 
 /// The store at `path`, if it is one of opencode's; a single storage record is
 /// an error naming the folder to point at instead.
-pub fn open(path: &Path, opts: &Options) -> anyhow::Result<Option<Store>> {
+pub fn open(path: &Path, opts: &ReadOptions) -> anyhow::Result<Option<Store>> {
     if path.is_dir() {
         let Some(root) = storage_root(path) else {
             bail!(

@@ -7,13 +7,13 @@ use std::path::Path;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::model::Session;
-use crate::reader::{self, Options, Plan};
+use crate::reader::{self, Plan, ReadOptions};
 
 /// Files smaller than this read too fast for a bar to help.
 const MIN_BYTES: u64 = 64 << 20;
 
 /// Reads a session, showing a bar when it is worth it.
-pub fn read(path: &Path, opts: &Options) -> anyhow::Result<(Session, Plan)> {
+pub fn read(path: &Path, opts: &ReadOptions) -> anyhow::Result<(Session, Plan)> {
     let plan = reader::plan(path, opts)?;
     // What the bar counts is the text read: a compressed session's decompressed size.
     let size = std::fs::metadata(plan.text(path)).map(|m| m.len()).unwrap_or(0);

@@ -24,7 +24,7 @@ use crate::model::{Attachment, ReasoningKind, Session};
 
 /// What the user asked to change besides the overlay's exclusions.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Options {
+pub struct RewriteOptions {
     /// Keep only the newest N images (user messages and tool results alike).
     pub max_images: Option<usize>,
     /// Remove replayed reasoning (OpenAI reasoning items, Anthropic thinking,
@@ -123,7 +123,7 @@ impl Rewrite {
     /// Plans the rewrite of `session` (its overlay already applied): ops keyed
     /// by the line their record starts on, or all on 1 for a file that is one
     /// JSON document (`single_document`), whose pointers are document-wide.
-    pub fn plan(session: &Session, opts: &Options, single_document: bool) -> Rewrite {
+    pub fn plan(session: &Session, opts: &RewriteOptions, single_document: bool) -> Rewrite {
         let key = |line: u64| if single_document { 1 } else { line };
         let mut r = Rewrite::default();
         let spans = session.attachments.iter().flat_map(|a| a.span.iter().chain(&a.mirrors));

@@ -366,9 +366,9 @@ fn without_first_call(v: &mut Value) -> bool {
 /// builds it but with no mending (no call answered, no result removed or
 /// record dropped): the agent's own heals only, and the session.
 fn unmended(path: &std::path::Path) -> (Value, session_doctor::model::Session) {
-    use session_doctor::rewrite::{Op, Options, Rewrite};
+    use session_doctor::rewrite::{Op, Rewrite, RewriteOptions};
     use session_doctor::{preview, reader};
-    let opts = reader::Options::default();
+    let opts = reader::ReadOptions::default();
     let plan = reader::plan(path, &opts).unwrap();
     let session = reader::read_with_plan(path, &opts, &plan, None).unwrap();
     let provider = session
@@ -379,7 +379,7 @@ fn unmended(path: &std::path::Path) -> (Value, session_doctor::model::Session) {
     let dialect = session_doctor::formats::native_of(&session, &provider);
     let source = reader::Source::of(&plan, path);
     let mut out = Vec::new();
-    let mut rewrite = Rewrite::plan(&session, &Options::default(), plan.single_document);
+    let mut rewrite = Rewrite::plan(&session, &RewriteOptions::default(), plan.single_document);
     for ops in rewrite.ops.values_mut() {
         ops.retain(|op| !matches!(op, Op::Answer { .. } | Op::RemoveResult { .. } | Op::Drop));
     }

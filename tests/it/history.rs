@@ -198,7 +198,7 @@ fn a_broken_history_decodes_no_suspect() {
         json!({"type":"user","uuid":"u1","parentUuid":"a0","sessionId":"s","isSidechain":false,"message":{"role":"user","content":content}}),
     ];
     let file = write(dir.path(), "s.jsonl", &lines(&text));
-    let opts = reader::Options::default();
+    let opts = reader::ReadOptions::default();
     let plan = reader::plan(&file, &opts).unwrap();
     let decoded = std::sync::atomic::AtomicUsize::new(0);
     let deepen = |_: &session_doctor::model::Attachment| {
@@ -217,7 +217,7 @@ fn a_broken_history_decodes_no_suspect() {
             single_document: false,
         };
         decoded.store(0, std::sync::atomic::Ordering::Relaxed);
-        let d = diagnose::diagnose(session, &judging, &diagnose::Options::default()).unwrap();
+        let d = diagnose::diagnose(session, &judging, &diagnose::DiagnoseOptions::default()).unwrap();
         (
             d.failure.map(|f| f.classification.class.to_string()),
             d.suspects.len(),

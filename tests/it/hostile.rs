@@ -10,10 +10,10 @@ use common::{b64, sample, scan_json, sha256_file};
 use media_corpus::Lcg;
 use session_doctor::media::Depth;
 use session_doctor::model::Format;
-use session_doctor::reader::{Options, read_session};
+use session_doctor::reader::{ReadOptions, read_session};
 
 fn read(path: &Path, format: Format, depth: Depth) {
-    let opts = Options { format: Some(format), depth, ..Options::default() };
+    let opts = ReadOptions { format: Some(format), depth, ..ReadOptions::default() };
     // Ok or a clean error: both are answers. A panic fails the test.
     let _ = read_session(path, &opts);
 }

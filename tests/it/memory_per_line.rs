@@ -7,7 +7,7 @@
 
 use std::io::Write as _;
 
-use session_doctor::reader::{Options, read_session};
+use session_doctor::reader::{ReadOptions, read_session};
 
 /// Lines of the larger session read (the smaller has a quarter): enough that
 /// resident memory's steps (a 2 MB huge page where the kernel gives them
@@ -71,7 +71,7 @@ fn write_session(path: &std::path::Path, n: usize, tools: bool) {
 /// Runs in a child process of this test (a fresh heap): reads the session at
 /// `$MEMORY_PER_LINE_FILE` and prints how far the peak RSS rose meanwhile.
 fn measure_in_this_process(path: &str) {
-    let opts = Options { threads: 2, ..Options::default() };
+    let opts = ReadOptions { threads: 2, ..ReadOptions::default() };
     // Resets the high-water mark to what is resident now (Linux 4.0 and later).
     std::fs::write("/proc/self/clear_refs", "5").expect("resetting the peak RSS");
     let base = kib("VmRSS:");

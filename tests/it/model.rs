@@ -8,12 +8,12 @@ use common::sample;
 use session_doctor::classify::{Class, Hint, classify};
 use session_doctor::model::Format;
 use session_doctor::model::{ReasoningKind, Role, Session};
-use session_doctor::reader::{Options, read_session};
+use session_doctor::reader::{ReadOptions, read_session};
 
 fn read(format: Format) -> Session {
     let name = format!("{}.jsonl", format.name());
     let name = if sample(&name).exists() { name } else { format!("{}.json", format.name()) };
-    read_session(&sample(&name), &Options::default()).expect("sample reads")
+    read_session(&sample(&name), &ReadOptions::default()).expect("sample reads")
 }
 
 /// Formats whose history file records the failed request (Cline keeps it in

@@ -317,7 +317,7 @@ fn split_reading_matches_single_threaded_reading() {
     let content = content.replace('\n', "\r\n");
     let (_dir, path) = temp_with("big.jsonl", content.as_bytes());
     let read = |threads| {
-        let opts = session_doctor::reader::Options { threads, ..Default::default() };
+        let opts = session_doctor::reader::ReadOptions { threads, ..Default::default() };
         session_doctor::reader::read_session(Path::new(&path), &opts).expect("reads")
     };
     let (one, two) = (read(1), read(2));

@@ -9,7 +9,7 @@ use crate::common::media_corpus;
 
 use std::path::{Path, PathBuf};
 
-use session_doctor::reader::{self, Options, Skim};
+use session_doctor::reader::{self, ReadOptions, Skim};
 
 /// Every string of 16 bytes or more cut to 8 (a `data:` URL's header with
 /// it, so such a line is read whole), or to 64 (header kept).
@@ -17,7 +17,7 @@ const EAGER: [Skim; 2] = [Skim { line: 0, string: 16, keep: 8 }, Skim { line: 0,
 
 /// The session read with `skim`, or the error, as text: everything the reader made.
 fn read(path: &Path, skim: Skim) -> String {
-    let opts = Options { skim, threads: 1, ..Options::default() };
+    let opts = ReadOptions { skim, threads: 1, ..ReadOptions::default() };
     match reader::read_session(path, &opts) {
         Ok(s) => format!("{s:#?}"),
         Err(e) => format!("error: {e:#}"),
@@ -145,7 +145,7 @@ fn a_line_broken_only_inside_its_payload_still_tells_the_agent() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.jsonl");
     std::fs::write(&path, claude_line(&format!("{}\t{}", &png[..1000], &png[1000..]), "") + "\n").unwrap();
-    let s = reader::read_session(&path, &Options::default()).unwrap();
+    let s = reader::read_session(&path, &ReadOptions::default()).unwrap();
     assert_eq!(s.format, session_doctor::model::Format::ClaudeCode);
     let f = s.findings.iter().find(|f| f.code == Some("line.invalid_json")).expect("the line is named");
     assert_eq!(f.line, 1);
@@ -155,7 +155,7 @@ fn a_line_broken_only_inside_its_payload_still_tells_the_agent() {
     let at = line.find(&png).unwrap() + 1000;
     let bytes = [&line.as_bytes()[..at], b"\xff", &line.as_bytes()[at..], b"\n"].concat();
     std::fs::write(&path, bytes).unwrap();
-    let s = reader::read_session(&path, &Options::default()).unwrap();
+    let s = reader::read_session(&path, &ReadOptions::default()).unwrap();
     assert_eq!(s.format, session_doctor::model::Format::ClaudeCode);
     assert!(s.findings.iter().any(|f| f.code == Some("line.invalid_utf8") && f.line == 1), "{:?}", s.findings);
     same_skimmed_or_not(&path);

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use common::{b64, wrap};
 use session_doctor::alias::Snapshot;
-use session_doctor::reader::{Options, plan, read_with_plan};
+use session_doctor::reader::{ReadOptions, plan, read_with_plan};
 use session_doctor::rewrite::{self, Rewrite, copy};
 
 /// A Claude Code session with two images, `first` then `second` (widths).
@@ -28,12 +28,12 @@ fn repair_after(change: impl FnOnce(&Path)) -> (anyhow::Result<copy::Written>, V
     let path = dir.path().join("s.jsonl");
     write_session(&path, 8, 16);
     let planned = Snapshot::of(&path).unwrap();
-    let opts = Options::default();
+    let opts = ReadOptions::default();
     let p = plan(&path, &opts).unwrap();
     let mut session = read_with_plan(&path, &opts, &p, None).unwrap();
     assert_eq!(session.attachments.len(), 2);
     session.attachments[0].excluded = true;
-    let rw = Rewrite::plan(&session, &rewrite::Options::default(), p.single_document);
+    let rw = Rewrite::plan(&session, &rewrite::RewriteOptions::default(), p.single_document);
     change(&path);
     let out = dir.path().join("out");
     std::fs::create_dir(&out).unwrap();
@@ -87,7 +87,7 @@ fn a_session_replaced_after_the_plan_is_read_from_the_file_planned() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.jsonl");
     write_session(&path, 8, 16);
-    let opts = Options::default();
+    let opts = ReadOptions::default();
     let p = plan(&path, &opts).unwrap();
     let other = path.with_file_name("other.jsonl");
     write_session(&other, 24, 32);

@@ -268,7 +268,7 @@ impl Adapter for Cline {
     fn request<'a>(&self, to: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
         Ok(match to.dialect {
             Dialect::OpenaiChat if request::is_task_document(&to.session.file) => {
-                Box::new(Sent(request::Request::default()))
+                Box::new(Sent(request::ClineRequest::default()))
             }
             _ => {
                 let canon = Canon::new(|v, _| read::anthropic_msg(v).into_iter().collect());

@@ -64,13 +64,13 @@ pub fn is_task_document(file: &str) -> bool {
 
 /// Cline's request, rendered from the whole (edited) document at once.
 #[derive(Default)]
-pub struct Request {
+pub struct ClineRequest {
     out: Vec<Out>,
     /// Encoded image bytes accepted so far (Cline's per-request budget).
     total: usize,
 }
 
-impl Request {
+impl ClineRequest {
     /// Renders the messages of the document `text`.
     pub fn document(&mut self, text: &[u8]) {
         let Ok(doc) = Value::parse(text) else { return };
@@ -406,7 +406,7 @@ fn unwrap_input(text: &str) -> &str {
     inner.strip_suffix("</user_input>").unwrap_or(text)
 }
 
-impl crate::request::Sends for Request {
+impl crate::request::Sends for ClineRequest {
     fn record(&mut self, _record: &serde_json::Value) -> Vec<serde_json::Value> {
         Vec::new()
     }
@@ -416,7 +416,7 @@ impl crate::request::Sends for Request {
     }
 
     fn document(&mut self, text: &[u8]) {
-        Request::document(self, text);
+        ClineRequest::document(self, text);
     }
 }
 

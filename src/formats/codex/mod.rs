@@ -141,7 +141,7 @@ impl Adapter for Codex {
     /// Its records are its request items: passed through in its own dialect.
     fn request<'a>(&self, to: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
         Ok(match to.dialect {
-            Dialect::OpenaiResponses => Box::new(Sent(request::Request::new(to.session))),
+            Dialect::OpenaiResponses => Box::new(Sent(request::CodexRequest::new(to.session))),
             _ => Box::new(Canon::new(|v, _| request::messages(v))),
         })
     }

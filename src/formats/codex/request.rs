@@ -38,17 +38,17 @@ const NOT_SENT: &[&str] = &["internal_chat_message_metadata_passthrough"];
 const NEVER_SENT: &[&str] = &["ghost_snapshot", "other"];
 
 /// Codex's request, record by record: its rollout items as it sends them.
-pub struct Request {
+pub struct CodexRequest {
     pairs: Pairs,
 }
 
-impl Request {
-    pub fn new(session: &crate::model::Session) -> Request {
-        Request { pairs: Pairs::of(session) }
+impl CodexRequest {
+    pub fn new(session: &crate::model::Session) -> CodexRequest {
+        CodexRequest { pairs: Pairs::of(session) }
     }
 }
 
-impl crate::request::Sends for Request {
+impl crate::request::Sends for CodexRequest {
     fn record(&mut self, record: &Value) -> Vec<Value> {
         items(record, &self.pairs)
     }

@@ -139,7 +139,7 @@ impl Adapter for Pi {
     fn request<'a>(&self, to: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
         Ok(match to.dialect {
             Dialect::Anthropic | Dialect::OpenaiResponses | Dialect::OpenaiChat => {
-                Box::new(Sent(request::Request::new(to.dialect, to.provider, to.model)))
+                Box::new(Sent(request::PiRequest::new(to.dialect, to.provider, to.model)))
             }
             Dialect::Gemini => Box::new(Canon::new(|v, _| canonical::messages(v))),
         })

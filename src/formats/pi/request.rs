@@ -49,7 +49,7 @@ const BRANCH_SUFFIX: &str = "</summary>";
 
 /// pi's request, one record at a time: tool results wait for the record after
 /// them, since consecutive results share a message.
-pub struct Request {
+pub struct PiRequest {
     dialect: Dialect,
     provider: Option<String>,
     model: Option<String>,
@@ -76,11 +76,11 @@ fn image(b: &Value) -> Value {
     json!({"type":"image","source":{"type":"base64","media_type":b.get("mimeType"),"data":b.get("data")}})
 }
 
-impl Request {
+impl PiRequest {
     /// The request in `dialect` (Anthropic or OpenAI Responses) resumed with
     /// `model` of `provider` (the branch's last).
-    pub fn new(dialect: Dialect, provider: Option<&str>, model: Option<&str>) -> Request {
-        Request {
+    pub fn new(dialect: Dialect, provider: Option<&str>, model: Option<&str>) -> PiRequest {
+        PiRequest {
             dialect,
             index: 0,
             provider: provider.map(str::to_string),
@@ -593,13 +593,13 @@ fn bash_text(m: &Value) -> String {
     t
 }
 
-impl crate::request::Sends for Request {
+impl crate::request::Sends for PiRequest {
     fn record(&mut self, record: &Value) -> Vec<Value> {
-        Request::record(self, record)
+        PiRequest::record(self, record)
     }
 
     fn finish(&mut self) -> Vec<Value> {
-        Request::finish(self)
+        PiRequest::finish(self)
     }
 }
 
@@ -608,7 +608,7 @@ mod tests {
     use super::*;
 
     fn run(lines: &[Value]) -> Vec<Value> {
-        let mut r = Request::new(Dialect::Anthropic, Some("anthropic"), Some("m"));
+        let mut r = PiRequest::new(Dialect::Anthropic, Some("anthropic"), Some("m"));
         let mut out: Vec<Value> = lines.iter().flat_map(|l| r.record(l)).collect();
         out.extend(r.finish());
         out
@@ -663,7 +663,7 @@ mod tests {
 
     #[test]
     fn on_chat_completions_the_images_of_consecutive_results_follow_them_in_one_user_message() {
-        let mut r = Request::new(Dialect::OpenaiChat, Some("openrouter"), Some("m"));
+        let mut r = PiRequest::new(Dialect::OpenaiChat, Some("openrouter"), Some("m"));
         let result = |id: &str, data: &str| {
             msg(json!({"role":"toolResult","toolCallId":id,"isError":false,"content":[
                 {"type":"text","text":"Read image file [image/png]"},{"type":"image","data":data,"mimeType":"image/png"}]}))
@@ -702,7 +702,7 @@ mod tests {
     #[test]
     fn another_model_of_the_same_provider_loses_its_fc_ids_and_long_text_ids_are_shortened() {
         let long = "x".repeat(80);
-        let mut r = Request::new(Dialect::OpenaiResponses, Some("openai"), Some("gpt-5-mini"));
+        let mut r = PiRequest::new(Dialect::OpenaiResponses, Some("openai"), Some("gpt-5-mini"));
         let reply = |model: &str| {
             msg(json!({"role":"assistant","provider":"openai","model":model,"api":"openai-responses","content":[
                 {"type":"text","text":"hi","textSignature":long},
@@ -711,7 +711,7 @@ mod tests {
         let out = r.record(&reply("gpt-5"));
         assert_eq!(out[0]["id"], json!("msg_0"), "another model's text keeps no signature: {out:#?}");
         assert_eq!(out[1].get("id"), None, "{out:#?}");
-        let mut r = Request::new(Dialect::OpenaiResponses, Some("openai"), Some("gpt-5-mini"));
+        let mut r = PiRequest::new(Dialect::OpenaiResponses, Some("openai"), Some("gpt-5-mini"));
         let out = r.record(&reply("gpt-5-mini"));
         assert_eq!(out[0]["id"], json!(format!("msg_{}", short_hash(&long))));
         assert_eq!(out[1]["id"], json!("fc_1"), "{out:#?}");
