@@ -108,26 +108,8 @@ pub fn signals(s: &Seen) -> Vec<Signal> {
         }
     };
 
-    // Anthropic's 413 `request_too_large` "Request size exceeds model context window" is a
-    // token problem: overflow wording is more specific than the size code.
     if s.ev.codes.iter().any(|c| c == "request_too_large") {
-        let overflow = [signals::DETERMINISTIC_PHRASES].into_iter().flat_map(|t| t.iter());
-        for r in overflow.filter(|r| r.class == Class::ContextOverflow && allowed(r.class) && r.matches(s.hay)) {
-            out.push(Signal {
-                id: format!("phrase:{}", r.all.join("+")),
-                what: format!("deterministic phrase {} (more specific than the size code)", r.describe()),
-                class: r.class,
-            });
-        }
-        for f in families::DETERMINISTIC.iter().filter(|f| f.class == Class::ContextOverflow) {
-            if let Some(found) = f.matches(s.all) {
-                out.push(Signal {
-                    id: format!("family:{}", f.name),
-                    what: format!("deterministic family {} (more specific than the size code)", f.describe(&found)),
-                    class: f.class,
-                });
-            }
-        }
+        out.extend(overflow_under_size_code(s, &allowed));
     }
     codes(signals::DETERMINISTIC_CODES, "deterministic", false, &mut out);
     out.extend(bare_code(s.hay, &allowed));
@@ -172,6 +154,30 @@ pub fn signals(s: &Seen) -> Vec<Signal> {
     }
     codes(signals::WEAK_CODES, "weak", false, &mut out);
     phrases(signals::WEAK_PHRASES, "weak", &mut out);
+    out
+}
+
+/// Anthropic's 413 `request_too_large` "Request size exceeds model context window" is a
+/// token problem: overflow wording is more specific than the size code.
+fn overflow_under_size_code(s: &Seen, allowed: &dyn Fn(Class) -> bool) -> Vec<Signal> {
+    let mut out = Vec::new();
+    let overflow = signals::DETERMINISTIC_PHRASES.iter().filter(|r| r.class == Class::ContextOverflow);
+    for r in overflow.filter(|r| allowed(r.class) && r.matches(s.hay)) {
+        out.push(Signal {
+            id: format!("phrase:{}", r.all.join("+")),
+            what: format!("deterministic phrase {} (more specific than the size code)", r.describe()),
+            class: r.class,
+        });
+    }
+    for f in families::DETERMINISTIC.iter().filter(|f| f.class == Class::ContextOverflow) {
+        if let Some(found) = f.matches(s.all) {
+            out.push(Signal {
+                id: format!("family:{}", f.name),
+                what: format!("deterministic family {} (more specific than the size code)", f.describe(&found)),
+                class: f.class,
+            });
+        }
+    }
     out
 }
 
