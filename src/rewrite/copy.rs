@@ -287,26 +287,7 @@ fn copy(
     out: &mut Chunks,
 ) -> anyhow::Result<()> {
     if let Some(text) = document {
-        let body_at = if text.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
-        let body = &text[body_at..];
-        let e = rewrite
-            .ops
-            .get(&1)
-            .map_or_else(|| Some(Vec::new()), |ops| edits(format, body, body_at as u64, ops))
-            .unwrap_or_default();
-        // The new identity goes into the rewritten text, so what the rewrite put
-        // in (an opencode note part, which carries its part's ids) gets it too.
-        let rewritten = splice::apply(body, e);
-        let ids = identity::edit(format, &w.identity, &rewritten, true);
-        w.touched += u64::from(rewritten != body || !ids.is_empty());
-        out.write_all(&text[..body_at])?;
-        // The lines of the copy as written: a note in place of a pretty-printed
-        // media block takes fewer lines than the block.
-        let copy = splice::apply(&rewritten, ids);
-        out.write_all(&copy)?;
-        w.lines =
-            memchr::memchr_iter(b'\n', &copy).count() as u64 + u64::from(!copy.is_empty() && !copy.ends_with(b"\n"));
-        return Ok(());
+        return copy_document(w, text, format, rewrite, out);
     }
     // The reader's own splitter: SIMD newline search, lines borrowed in place.
     let Copied { path, file, holes, input } = input;
@@ -383,38 +364,83 @@ fn copy(
         }
         w.lines += 1;
         // Interrupted calls of this turn: their results follow it.
-        let calls: Vec<(String, Option<String>)> = rewrite
-            .ops
-            .get(&line)
-            .into_iter()
-            .flatten()
-            .filter_map(|op| match op {
-                Op::Answer { call_id, tool } => Some((call_id.clone(), tool.clone())),
-                _ => None,
-            })
-            .collect();
-        if !calls.is_empty() {
-            // Claude Code answers them in one user message; Codex and pi one record each.
-            let groups: Vec<Vec<(String, Option<String>)>> =
-                if format == Format::ClaudeCode { vec![calls] } else { calls.into_iter().map(|c| vec![c]).collect() };
-            let mut after = text.to_vec();
-            for g in groups {
-                let id = match format {
-                    Format::Pi => uuid::Uuid::new_v4().simple().to_string()[..8].to_string(),
-                    _ => uuid::Uuid::new_v4().to_string(),
-                };
-                let Some(record) = mend::answer_record(format, &after, &g, &id, w.identity.id.as_deref()) else {
-                    break;
-                };
-                out.write_all(record.as_bytes())?;
-                out.write_all(b"\n")?;
-                w.lines += 1;
-                w.inserted += 1;
-                if let Some(c) = chain.as_mut() {
-                    c.insert_after(&after, record.as_bytes());
-                }
-                after = record.into_bytes();
+        answer_calls(w, text, line, format, rewrite, chain.as_mut(), out)?;
+    }
+    Ok(())
+}
+
+/// A one-document session (an opencode export, a Cline task) into `out`, rewritten.
+fn copy_document(
+    w: &mut Written,
+    text: &[u8],
+    format: Format,
+    rewrite: &Rewrite,
+    out: &mut Chunks,
+) -> anyhow::Result<()> {
+    let body_at = if text.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
+    let body = &text[body_at..];
+    let e = rewrite
+        .ops
+        .get(&1)
+        .map_or_else(|| Some(Vec::new()), |ops| edits(format, body, body_at as u64, ops))
+        .unwrap_or_default();
+    // The new identity goes into the rewritten text, so what the rewrite put
+    // in (an opencode note part, which carries its part's ids) gets it too.
+    let rewritten = splice::apply(body, e);
+    let ids = identity::edit(format, &w.identity, &rewritten, true);
+    w.touched += u64::from(rewritten != body || !ids.is_empty());
+    out.write_all(&text[..body_at])?;
+    // The lines of the copy as written: a note in place of a pretty-printed
+    // media block takes fewer lines than the block.
+    let copy = splice::apply(&rewritten, ids);
+    out.write_all(&copy)?;
+    w.lines = memchr::memchr_iter(b'\n', &copy).count() as u64 + u64::from(!copy.is_empty() && !copy.ends_with(b"\n"));
+    Ok(())
+}
+
+/// The results the rewrite gives the interrupted calls of line `line` (whose
+/// text is `text`), right after it: Claude Code answers them in one user
+/// message; Codex and pi one record each.
+fn answer_calls(
+    w: &mut Written,
+    text: &[u8],
+    line: u64,
+    format: Format,
+    rewrite: &Rewrite,
+    mut chain: Option<&mut Chain>,
+    out: &mut Chunks,
+) -> anyhow::Result<()> {
+    let calls: Vec<(String, Option<String>)> = rewrite
+        .ops
+        .get(&line)
+        .into_iter()
+        .flatten()
+        .filter_map(|op| match op {
+            Op::Answer { call_id, tool } => Some((call_id.clone(), tool.clone())),
+            _ => None,
+        })
+        .collect();
+    if !calls.is_empty() {
+        // Claude Code answers them in one user message; Codex and pi one record each.
+        let groups: Vec<Vec<(String, Option<String>)>> =
+            if format == Format::ClaudeCode { vec![calls] } else { calls.into_iter().map(|c| vec![c]).collect() };
+        let mut after = text.to_vec();
+        for g in groups {
+            let id = match format {
+                Format::Pi => uuid::Uuid::new_v4().simple().to_string()[..8].to_string(),
+                _ => uuid::Uuid::new_v4().to_string(),
+            };
+            let Some(record) = mend::answer_record(format, &after, &g, &id, w.identity.id.as_deref()) else {
+                break;
+            };
+            out.write_all(record.as_bytes())?;
+            out.write_all(b"\n")?;
+            w.lines += 1;
+            w.inserted += 1;
+            if let Some(c) = chain.as_deref_mut() {
+                c.insert_after(&after, record.as_bytes());
             }
+            after = record.into_bytes();
         }
     }
     Ok(())
