@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate a synthetic Claude-Code-style session JSONL for perf testing.
 
-Usage: gen_session.py OUT.jsonl TARGET_MB [--seed N] [--corrupt 0.05] [--stuck]
+Usage: gen_session.py OUT.jsonl TARGET_MB [--seed N] [--corrupt 0.05] [--stuck | --mended]
 
 Stdlib only. Each line: {"type":"user"|"assistant","uuid":...,"parentUuid":...,
 "sessionId":...,"timestamp":...,"message":{"role":...,"content":[...]}}.
@@ -17,6 +17,15 @@ provider's rules everywhere, which `repair` mends call by call). With --stuck
 every call is answered by the next line and the session ends as one stuck on
 media does: a last image the provider rejects ("Could not process image"),
 recorded as Claude Code records an API error.
+
+With --mended the history is one a real interrupted run leaves, and `repair`
+rewrites much of it: about a quarter of the records, holding a third of the
+bytes. Of about 1,170 records per 300 MB, ~300 are assistant turns whose calls
+(~330) got no result (`repair` answers each), ~145 are tool results whose call
+is gone, each carrying an image (~100 MB together: `repair` removes them), and
+the rest are calls answered by the next line (a screenshot or text), pasted
+images and plain text turns. No answer records its usage (as with --stuck),
+so no later accepted request vouches for a call left unanswered before it.
 """
 import base64, json, os, random, struct, sys, uuid, zlib
 
@@ -137,6 +146,9 @@ def main():
     if "--corrupt" in a:
         corrupt_rate = float(a[a.index("--corrupt") + 1])
     stuck = "--stuck" in a
+    mended = "--mended" in a
+    if stuck and mended:
+        sys.exit("gen_session.py: --stuck and --mended are two different sessions")
     rng = random.Random(seed)
     # pools of distinct media (re-used, since a checker has no cache it does not matter)
     pngs = []
@@ -190,8 +202,38 @@ def main():
         parent = u
         return json.dumps(rec, separators=(",", ":")) + "\n"
 
+    def call():
+        return {"type": "tool_use", "id": "toolu_%08x" % rng.getrandbits(32), "name": "Read",
+                "input": {"file_path": "/src/%s.rs" % rng.choice(WORDS)}}
+
+    def turn():
+        """--mended: the records of one turn, as (role, content)."""
+        r = rng.random()
+        say = [{"type": "text", "text": text(rng, rng.randint(5, 200))}]
+        if r < 0.35:  # calls the run was killed in: no result ever follows
+            return [("assistant", say + [call() for _ in range(1 if rng.random() < 0.92 else 2)])]
+        if r < 0.485:  # a result whose call is gone, with the screenshot it took
+            result = {"type": "tool_result", "tool_use_id": "toolu_%08x" % rng.getrandbits(32),
+                      "content": [{"type": "text", "text": "Screenshot taken"}, media("png")]}
+            return [("user", [result])]
+        if r < 0.72:  # a call answered by the next line
+            c = call()
+            body = ([{"type": "text", "text": "Screenshot taken"}, media("png")] if rng.random() < 0.6
+                    else [{"type": "text", "text": text(rng, rng.randint(20, 400))}])
+            return [("assistant", say + [c]), ("user", [{"type": "tool_result", "tool_use_id": c["id"], "content": body}])]
+        if r < 0.83:  # the user pastes image(s)
+            return [("user", [{"type": "text", "text": text(rng, 10)}] + [media("png") for _ in range(rng.randint(1, 2))])]
+        role = rng.choice(["user", "assistant"])
+        return [(role, [{"type": "text", "text": text(rng, rng.randint(3, 200))}])]
+
     with open(out, "w") as f:
         n = 0
+        while mended and written < target:
+            for role, content in turn():
+                n += 1
+                line = record(role, content, n, str(uuid.UUID(int=rng.getrandbits(128))))
+                f.write(line)
+                written += len(line)
         while written < target:
             n += 1
             u = str(uuid.UUID(int=rng.getrandbits(128)))

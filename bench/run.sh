@@ -11,7 +11,11 @@
 # $BENCH_DIR (default /tmp/session-doctor-bench): by default one whose tool results
 # answer no call (`repair` mends hundreds of them), with BENCH_STUCK=1 one stuck
 # on a last image the provider rejects (`diagnose` decodes the suspects in full
-# before `repair` writes). Then times, for each of `cat`,
+# before `repair` writes), with BENCH_MENDED=1 the history an interrupted run
+# leaves (gen_session.py --mended: a quarter of the records rewritten, holding
+# a third of the bytes), which `repair` then mends with no cap, so its copy
+# keeps most of the file (bench/repair.sh times both kinds against `scan` in
+# one run). Then times, for each of `cat`,
 # `scan` (structural) and `scan --deep`, the median wall time of RUNS runs.
 # The binary is built into $CARGO_TARGET_DIR (default: target/ beside Cargo.toml),
 # or is $SD_BIN when set (to compare two builds under the same load), not built.
@@ -26,9 +30,16 @@ runs=${2:-5}
 here=$(cd "$(dirname "$0")" && pwd)
 dir=${BENCH_DIR:-/tmp/session-doctor-bench}
 mkdir -p "$dir"
+# What `repair` and `preview` are given: the cap, except on the mended history.
+cap=(--max-images 20)
+[ -n "${BENCH_STUCK:-}" ] && [ -n "${BENCH_MENDED:-}" ] && die "BENCH_STUCK and BENCH_MENDED are two different sessions"
 if [ -n "${BENCH_STUCK:-}" ]; then
   file="$dir/s${size}-stuck.jsonl"
   [ -f "$file" ] || python3 "$here/gen_session.py" "$file" "$size" --seed 2 --stuck >/dev/null
+elif [ -n "${BENCH_MENDED:-}" ]; then
+  file="$dir/s${size}-mended.jsonl"
+  [ -f "$file" ] || python3 "$here/gen_session.py" "$file" "$size" --seed 2 --mended --corrupt 0 >/dev/null
+  cap=()
 else
   file="$dir/s${size}.jsonl"
   [ -f "$file" ] || python3 "$here/gen_session.py" "$file" "$size" --seed 2 >/dev/null
@@ -63,8 +74,8 @@ stage() {
     diag) cmd=("$bin" diagnose --json "$file") ;;
     # repair writes a new copy into $out each run; cp of the same file is its yardstick.
     cp) cmd=(cp "$file" "$out/cp.jsonl") ;;
-    repair) cmd=("$bin" repair --json --max-images 20 --out "$out" "$file") ;;
-    preview) cmd=("$bin" preview --max-images 20 "$file") ;;
+    repair) cmd=("$bin" repair --json "${cap[@]}" --out "$out" "$file") ;;
+    preview) cmd=("$bin" preview "${cap[@]}" "$file") ;;
   esac
 }
 declare -A walls cpus rss
@@ -112,5 +123,5 @@ row "scan (structural)" "$scan_s" "$scan_ratio of cat" "$scan_cpu" "1.00x" $(( s
 row "scan --deep" "$deep_s" "$deep_ratio of cat" "$deep_cpu" "$(cpu_vs_scan "$deep_cpu")" $(( deep_rss / 1024 ))
 row diagnose "$diag_s" "$diag_vs_scan" "$diag_cpu" "$(cpu_vs_scan "$diag_cpu")" $(( diag_rss / 1024 ))
 row cp "$cp_s" "100% of cp" "$cp_cpu" "" $(( cp_rss / 1024 ))
-row "repair --max-images 20" "$repair_s" "$(times_scan "$repair_s") ($repair_ratio of cp)" "$repair_cpu" "$(cpu_vs_scan "$repair_cpu")" $(( repair_rss / 1024 ))
-row "preview --max-images 20" "$preview_s" "$(times_scan "$preview_s")" "$preview_cpu" "$(cpu_vs_scan "$preview_cpu")" $(( preview_rss / 1024 ))
+row "repair ${cap[*]}" "$repair_s" "$(times_scan "$repair_s") ($repair_ratio of cp)" "$repair_cpu" "$(cpu_vs_scan "$repair_cpu")" $(( repair_rss / 1024 ))
+row "preview ${cap[*]}" "$preview_s" "$(times_scan "$preview_s")" "$preview_cpu" "$(cpu_vs_scan "$preview_cpu")" $(( preview_rss / 1024 ))

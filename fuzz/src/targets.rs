@@ -232,7 +232,7 @@ pub fn splice(data: &[u8]) {
         let _ = splice::locate(text, p);
         let _ = splice::count(text, p);
         if let Some(e) = splice::remove(text, p) {
-            let _ = splice::apply(text, vec![e]);
+            let _ = splice::apply(text, &[e]);
         }
     }
     let Ok(doc) = serde_json::from_slice::<serde_json::Value>(text) else { return };
@@ -264,7 +264,7 @@ pub fn splice(data: &[u8]) {
             continue;
         }
         let e = splice::remove(text, p).unwrap_or_else(|| panic!("remove({p:?}) found nothing"));
-        let out = splice::apply(text, vec![e]);
+        let out = splice::apply(text, &[e]);
         let edited: serde_json::Value = serde_json::from_slice(&out).unwrap_or_else(|err| {
             panic!("removing {p:?} left invalid JSON ({err}): {}", String::from_utf8_lossy(&out))
         });

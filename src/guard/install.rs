@@ -90,7 +90,7 @@ pub fn plan_claude_code(file: &Path, entry: &Value) -> anyhow::Result<Plan> {
         let pointer = format!("/hooks/PreToolUse/{i}");
         let range =
             splice::locate(t, &pointer).with_context(|| format!("{}: cannot find {pointer}", file.display()))?;
-        let text = String::from_utf8(splice::apply(t, vec![splice::Edit { range, with: compact }]))?;
+        let text = String::from_utf8(splice::apply(t, &[splice::Edit { range, with: compact }]))?;
         serde_json::from_str::<Value>(&text)
             .context("the merged settings would not be valid JSON; nothing was changed")?;
         return Ok(Plan {
@@ -114,7 +114,7 @@ pub fn plan_claude_code(file: &Path, entry: &Value) -> anyhow::Result<Plan> {
     let close = range.end - 1;
     let with = if empty { insert } else { format!(", {insert}") };
     let at = last_content_end(t, range.start, close);
-    let text = String::from_utf8(splice::apply(t, vec![splice::Edit { range: at..at, with }]))?;
+    let text = String::from_utf8(splice::apply(t, &[splice::Edit { range: at..at, with }]))?;
     serde_json::from_str::<Value>(&text).context("the merged settings would not be valid JSON; nothing was changed")?;
     Ok(plan(false, text))
 }

@@ -341,7 +341,7 @@ pub fn count(t: &[u8], pointer: &str) -> Option<usize> {
 }
 
 /// Applies edits to `t`. Edits must not overlap; an edit inside another is dropped.
-pub fn apply(t: &[u8], edits: Vec<Edit>) -> Vec<u8> {
+pub fn apply(t: &[u8], edits: &[Edit]) -> Vec<u8> {
     let mut out = Vec::with_capacity(t.len());
     // Writing to a Vec cannot fail.
     let _ = apply_to(t, edits, &mut out);
@@ -350,7 +350,7 @@ pub fn apply(t: &[u8], edits: Vec<Edit>) -> Vec<u8> {
 
 /// [`apply`] written straight to `out`: a 150 MB line with a new session id
 /// costs no second 150 MB buffer (`repair` streams its copy this way).
-pub fn apply_to(t: &[u8], edits: Vec<Edit>, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
+pub fn apply_to(t: &[u8], edits: &[Edit], out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
     apply_keeping(t, edits, out, |out, r| out.write_all(&t[r]))
 }
 
@@ -358,21 +358,33 @@ pub fn apply_to(t: &[u8], edits: Vec<Edit>, out: &mut (impl std::io::Write + ?Si
 /// range in `t`): a copy writes the payloads in it from the file.
 pub fn apply_keeping<W: std::io::Write + ?Sized>(
     t: &[u8],
-    mut edits: Vec<Edit>,
+    edits: &[Edit],
     out: &mut W,
     mut keep: impl FnMut(&mut W, Range<usize>) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
-    edits.sort_by_key(|e| (e.range.start, std::cmp::Reverse(e.range.end)));
     let mut at = 0;
-    for e in edits {
-        if e.range.start < at {
-            continue;
-        }
+    for e in applied(edits) {
         keep(out, at..e.range.start)?;
         out.write_all(e.with.as_bytes())?;
         at = e.range.end;
     }
     keep(out, at..t.len())
+}
+
+/// The edits [`apply`] makes of `edits`, in order: those inside (or
+/// overlapping) one before them are dropped.
+pub fn applied(edits: &[Edit]) -> Vec<&Edit> {
+    let mut sorted: Vec<&Edit> = edits.iter().collect();
+    sorted.sort_by_key(|e| (e.range.start, std::cmp::Reverse(e.range.end)));
+    let mut at = 0;
+    sorted.retain(|e| {
+        let kept = e.range.start >= at;
+        if kept {
+            at = e.range.end;
+        }
+        kept
+    });
+    sorted
 }
 
 #[cfg(test)]
@@ -429,7 +441,7 @@ mod tests {
     #[test]
     fn edits_keep_everything_else_byte_for_byte() {
         let r = locate(LINE, "/message/content/1").unwrap();
-        let out = apply(LINE, vec![Edit { range: r, with: r#"{"type":"text","text":"note"}"#.into() }]);
+        let out = apply(LINE, &[Edit { range: r, with: r#"{"type":"text","text":"note"}"#.into() }]);
         let want = br#"{"a": 1.50, "message":{"content":[{"type":"text","text":"x\"}"},{"type":"text","text":"note"}],"k\/e~0y":true}, "z":[]}"#;
         assert_eq!(out, want.to_vec());
     }
@@ -440,14 +452,14 @@ mod tests {
             ("/message/content/0", r#"{"type":"image","source":{"data":"QUJD"}}"#),
             ("/message/content/1", r#"{"type":"text","text":"x\"}"}"#),
         ] {
-            let out = apply(LINE, vec![remove(LINE, ptr).unwrap()]);
+            let out = apply(LINE, &[remove(LINE, ptr).unwrap()]);
             let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
             assert_eq!(v["message"]["content"].as_array().unwrap().len(), 1);
             assert_eq!(v["message"]["content"][0], serde_json::from_str::<serde_json::Value>(want).unwrap());
         }
-        let out = apply(LINE, vec![remove(LINE, "/a").unwrap()]);
+        let out = apply(LINE, &[remove(LINE, "/a").unwrap()]);
         assert!(out.starts_with(br#"{"message""#), "{}", String::from_utf8_lossy(&out));
-        let out = apply(LINE, vec![remove(LINE, "/z").unwrap()]);
+        let out = apply(LINE, &[remove(LINE, "/z").unwrap()]);
         assert!(serde_json::from_slice::<serde_json::Value>(&out).is_ok());
     }
 }

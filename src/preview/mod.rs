@@ -223,7 +223,7 @@ impl Editing<'_> {
             return text;
         }
         edits.extend(stood_in);
-        splice::apply(&text, edits)
+        splice::apply(&text, &edits)
     }
 
     /// Both: the record as the request holds it, or `None`.

@@ -231,7 +231,7 @@ mod tests {
         let s = StandIns::default();
         let edits = s.edits(record.as_bytes(), &Shape::whole(base, record.len() as u64), &[]);
         let n = edits.len();
-        let small = crate::json::splice::apply(record.as_bytes(), edits);
+        let small = crate::json::splice::apply(record.as_bytes(), &edits);
         let v: serde_json::Value = serde_json::from_slice(&small).unwrap();
         let mut out = Vec::new();
         {

@@ -27,7 +27,7 @@ use crate::atomic::{self, Existing, Sink};
 use crate::model::Format;
 
 use super::identity::{self, Identity};
-use super::sparse::{Holes, Rewritten, Sparse};
+use super::sparse::{Holes, Rewritten, Shape, Sparse};
 use super::{Op, Rewrite, edits, mend};
 use crate::json::splice;
 
@@ -289,87 +289,28 @@ fn copy(
     if let Some(text) = document {
         return copy_document(w, text, format, rewrite, out);
     }
-    // The reader's own splitter: SIMD newline search, lines borrowed in place.
     let Copied { path, file, holes, input } = input;
-    let mut reader = crate::reader::Lines::new(input);
-    let (mut line, mut offset) = (0u64, 0u64);
     // A damaged line's children are bridged where the reader bridges them; pi
     // stops at such a link (it skips a line that is not JSON), and its copy
     // sends what it sent: the line goes, its children's links stay.
     let bridge = !format.behaviour().stops_at_missing_parent;
-    let mut chain = Chain::of(format, bridge && !damaged.is_empty());
+    let chain = Chain::of(format, bridge && !damaged.is_empty());
+    let mut lines = LineCopy { w, format, rewrite, damaged, chain, bridge, path, file };
+    // The reader's own splitter: SIMD newline search, lines borrowed in place.
+    let mut reader = crate::reader::Lines::new(input);
+    let (mut line, mut offset) = (0u64, 0u64);
     while let Some(buf) = reader.next_line()? {
         line += 1;
-        let at = offset;
         // The line as read: its holes a few bytes each (see `Sparse::collapsed`).
-        let shape = holes.shape(at, buf.len());
+        let shape = holes.shape(offset, buf.len());
         offset += shape.len;
-        let newline = buf.last() == Some(&b'\n');
-        let mut text = if newline { &buf[..buf.len() - 1] } else { buf };
-        let mut buf = buf;
-        if let Some(note) = identity::resume_note_for(format, text) {
-            w.identity.resume_note = Some(note.to_string());
-        }
-        if damaged.binary_search(&line).is_ok() {
-            w.dropped.push(line);
-            if let Some(c) = chain.as_mut().filter(|_| bridge) {
-                c.drop(text);
-            }
-            continue;
-        }
-        let ops = rewrite.ops.get(&line).map(Vec::as_slice);
-        // Every edit of the line: the rewrite's, its parent link's, its new identity's.
-        let mut rewritten = false;
-        let identity = &w.identity;
-        let mut edited = |text: &[u8], ops: Option<&[Op]>| {
-            let mut e = ops.map_or(Some(Vec::new()), |ops| edits(format, text, at, ops))?;
-            if let Some(c) = chain.as_mut() {
-                e.extend(c.keep(text));
-            }
-            rewritten = !e.is_empty();
-            e.extend(identity::edit(format, identity, text, line == 1));
-            Some(e)
-        };
-        let real;
-        let mut passes: Vec<(Range<usize>, Range<u64>)> = shape.passes().collect();
-        let e = match shape.rewritten(text, ops, &mut edited) {
-            Rewritten::Edits(e) => e,
-            // A hole the edits leave in place, or one they touch: the line as
-            // in the file after all.
-            Rewritten::Whole => {
-                real = shape.read(file).with_context(|| format!("reading line {line} of {}", path.display()))?;
-                buf = &real;
-                text = if newline { &real[..real.len() - 1] } else { &real };
-                passes.clear();
-                edited(text, ops)
-            }
-        };
-        let Some(e) = e else {
-            w.dropped.push(line);
-            if let Some(c) = chain.as_mut() {
-                c.drop(text);
-            }
-            continue;
-        };
-        if e.is_empty() {
-            out.keep(buf, 0..buf.len(), &passes)?;
-            if !newline && answers_after(rewrite, line) {
-                out.write_all(b"\n")?;
-            }
-        } else {
-            w.touched += u64::from(rewritten);
-            w.renamed += u64::from(!rewritten);
-            splice::apply_keeping(text, e, out, |out, run| out.keep(text, run, &passes))?;
-            out.write_all(b"\n")?;
-        }
-        w.lines += 1;
-        // Interrupted calls of this turn: their results follow it.
-        answer_calls(w, text, line, format, rewrite, chain.as_mut(), out)?;
+        lines.line(line, &shape, buf, out)?;
     }
     Ok(())
 }
 
-/// A one-document session (an opencode export, a Cline task) into `out`, rewritten.
+/// A one-document session (an opencode export, a Cline task) into `out`,
+/// rewritten and given the copy's identity.
 fn copy_document(
     w: &mut Written,
     text: &[u8],
@@ -386,64 +327,161 @@ fn copy_document(
         .unwrap_or_default();
     // The new identity goes into the rewritten text, so what the rewrite put
     // in (an opencode note part, which carries its part's ids) gets it too.
-    let rewritten = splice::apply(body, e);
+    let rewritten = splice::apply(body, &e);
     let ids = identity::edit(format, &w.identity, &rewritten, true);
     w.touched += u64::from(rewritten != body || !ids.is_empty());
     out.write_all(&text[..body_at])?;
     // The lines of the copy as written: a note in place of a pretty-printed
     // media block takes fewer lines than the block.
-    let copy = splice::apply(&rewritten, ids);
+    let copy = splice::apply(&rewritten, &ids);
     out.write_all(&copy)?;
     w.lines = memchr::memchr_iter(b'\n', &copy).count() as u64 + u64::from(!copy.is_empty() && !copy.ends_with(b"\n"));
     Ok(())
 }
 
-/// The results the rewrite gives the interrupted calls of line `line` (whose
-/// text is `text`), right after it: Claude Code answers them in one user
-/// message; Codex and pi one record each.
-fn answer_calls(
-    w: &mut Written,
-    text: &[u8],
-    line: u64,
+/// The copy of a JSON Lines session, one line at a time: each line's edits
+/// found, the line written with them, the results of its interrupted calls
+/// written after it.
+struct LineCopy<'a> {
+    w: &'a mut Written,
     format: Format,
-    rewrite: &Rewrite,
-    mut chain: Option<&mut Chain>,
-    out: &mut Chunks,
-) -> anyhow::Result<()> {
-    let calls: Vec<(String, Option<String>)> = rewrite
-        .ops
-        .get(&line)
-        .into_iter()
-        .flatten()
-        .filter_map(|op| match op {
-            Op::Answer { call_id, tool } => Some((call_id.clone(), tool.clone())),
-            _ => None,
-        })
-        .collect();
-    if !calls.is_empty() {
+    rewrite: &'a Rewrite,
+    /// Lines the reader could not read (sorted): left out.
+    damaged: &'a [u64],
+    chain: Option<Chain>,
+    /// A damaged line's children are linked past it.
+    bridge: bool,
+    path: &'a Path,
+    file: &'a File,
+}
+
+/// The edits of one line ([`LineCopy::edits`]).
+struct Edited {
+    /// `None`: the line is left out.
+    edits: Option<Vec<splice::Edit>>,
+    /// The rewrite or a parent link changes the line (not only its identity).
+    rewritten: bool,
+    /// The line as the file holds it, where its edits are found only there.
+    whole: Option<Vec<u8>>,
+}
+
+impl LineCopy<'_> {
+    /// Line number `line`, read as `buf` (its holes as `shape` has them), into `out`.
+    fn line(&mut self, line: u64, shape: &Shape, buf: &[u8], out: &mut Chunks) -> anyhow::Result<()> {
+        let newline = buf.last() == Some(&b'\n');
+        let text = if newline { &buf[..buf.len() - 1] } else { buf };
+        if let Some(note) = identity::resume_note_for(self.format, text) {
+            self.w.identity.resume_note = Some(note.to_string());
+        }
+        if self.damaged.binary_search(&line).is_ok() {
+            self.w.dropped.push(line);
+            if let Some(c) = self.chain.as_mut().filter(|_| self.bridge) {
+                c.drop(text);
+            }
+            return Ok(());
+        }
+        let Edited { edits, rewritten, whole } = self.edits(line, shape, text)?;
+        // Read whole, the line holds its payloads: none is passed through.
+        let (buf, passes): (&[u8], Vec<_>) = match &whole {
+            Some(real) => (real, Vec::new()),
+            None => (buf, shape.passes().collect()),
+        };
+        let text = if newline { &buf[..buf.len() - 1] } else { buf };
+        let Some(e) = edits else {
+            self.w.dropped.push(line);
+            if let Some(c) = self.chain.as_mut() {
+                c.drop(text);
+            }
+            return Ok(());
+        };
+        if e.is_empty() {
+            out.keep(buf, 0..buf.len(), &passes)?;
+            if !newline && answers_after(self.rewrite, line) {
+                out.write_all(b"\n")?;
+            }
+        } else {
+            self.w.touched += u64::from(rewritten);
+            self.w.renamed += u64::from(!rewritten);
+            splice::apply_keeping(text, &e, out, |out, run| out.keep(text, run, &passes))?;
+            out.write_all(b"\n")?;
+        }
+        self.w.lines += 1;
+        self.answer(line, text, out)
+    }
+
+    /// Every edit of line `line` (`text`, read as `shape` has it): the
+    /// rewrite's, its parent link's, its new identity's. Where they can be
+    /// found only in the line as the file holds it, that is read.
+    fn edits(&mut self, line: u64, shape: &Shape, text: &[u8]) -> anyhow::Result<Edited> {
+        let rewrite = self.rewrite;
+        let ops = rewrite.ops.get(&line).map(Vec::as_slice);
+        let at = shape.at();
+        let (format, identity, chain) = (self.format, &self.w.identity, &mut self.chain);
+        let mut rewritten = false;
+        let mut edited = |text: &[u8], ops: Option<&[Op]>| {
+            let mut e = ops.map_or(Some(Vec::new()), |ops| edits(format, text, at, ops))?;
+            if let Some(c) = chain.as_mut() {
+                e.extend(c.keep(text));
+            }
+            rewritten = !e.is_empty();
+            e.extend(identity::edit(format, identity, text, line == 1));
+            Some(e)
+        };
+        let (edits, whole) = match shape.rewritten(text, ops, &mut edited) {
+            Rewritten::Edits(e) => (e, None),
+            // A hole the edits leave in place, or one they touch: the line as
+            // in the file after all.
+            Rewritten::Whole => {
+                let real =
+                    shape.read(self.file).with_context(|| format!("reading line {line} of {}", self.path.display()))?;
+                let newline = real.last() == Some(&b'\n');
+                let e = edited(if newline { &real[..real.len() - 1] } else { &real }, ops);
+                (e, Some(real))
+            }
+        };
+        Ok(Edited { edits, rewritten, whole })
+    }
+
+    /// The interrupted calls of line `line` (`text`, the turn that made
+    /// them): their results follow it.
+    fn answer(&mut self, line: u64, text: &[u8], out: &mut Chunks) -> anyhow::Result<()> {
+        let calls: Vec<(String, Option<String>)> = self
+            .rewrite
+            .ops
+            .get(&line)
+            .into_iter()
+            .flatten()
+            .filter_map(|op| match op {
+                Op::Answer { call_id, tool } => Some((call_id.clone(), tool.clone())),
+                _ => None,
+            })
+            .collect();
+        if calls.is_empty() {
+            return Ok(());
+        }
         // Claude Code answers them in one user message; Codex and pi one record each.
         let groups: Vec<Vec<(String, Option<String>)>> =
-            if format == Format::ClaudeCode { vec![calls] } else { calls.into_iter().map(|c| vec![c]).collect() };
+            if self.format == Format::ClaudeCode { vec![calls] } else { calls.into_iter().map(|c| vec![c]).collect() };
         let mut after = text.to_vec();
         for g in groups {
-            let id = match format {
+            let id = match self.format {
                 Format::Pi => uuid::Uuid::new_v4().simple().to_string()[..8].to_string(),
                 _ => uuid::Uuid::new_v4().to_string(),
             };
-            let Some(record) = mend::answer_record(format, &after, &g, &id, w.identity.id.as_deref()) else {
+            let Some(record) = mend::answer_record(self.format, &after, &g, &id, self.w.identity.id.as_deref()) else {
                 break;
             };
             out.write_all(record.as_bytes())?;
             out.write_all(b"\n")?;
-            w.lines += 1;
-            w.inserted += 1;
-            if let Some(c) = chain.as_deref_mut() {
+            self.w.lines += 1;
+            self.w.inserted += 1;
+            if let Some(c) = self.chain.as_mut() {
                 c.insert_after(&after, record.as_bytes());
             }
             after = record.into_bytes();
         }
+        Ok(())
     }
-    Ok(())
 }
 
 /// The parent links of a tree-shaped session (Claude Code `uuid`/`parentUuid`,

@@ -3,11 +3,13 @@
 //! the assistant turn that made it; a result whose call is gone is removed.
 //! This is what the agents' own resume fixes do, in each agent's own records.
 
+use std::collections::HashMap;
+
 use serde_json::json;
 
 use crate::model::Format;
 use crate::model::{Fault, FaultKind};
-use crate::model::{Role, Session};
+use crate::model::{Origin, Role, Session};
 
 use super::{Op, Rewrite};
 use crate::json::splice;
@@ -22,6 +24,7 @@ pub fn interrupted(format: Format) -> &'static str {
 impl Rewrite {
     /// Plans the mending of every structural problem `problems` names.
     pub fn mend(&mut self, session: &Session, problems: &[Fault]) {
+        let mut removed = None;
         for p in problems {
             let Some(call_id) = p.call_id.clone() else { continue };
             match p.kind {
@@ -41,6 +44,10 @@ impl Rewrite {
                     let op = if session.format.behaviour().results_are_records {
                         Op::Drop
                     } else {
+                        // Its media go with it: what reads the record again
+                        // need not read them (`sparse`).
+                        let removed = removed.get_or_insert_with(|| ResultPayloads::of(session));
+                        self.replaced.extend(removed.of_result(p.line, &call_id));
                         let first = session.entries.iter().position(|e| e.line == p.line).unwrap_or(p.entry);
                         Op::RemoveResult { call_id, message: p.entry.checked_sub(first) }
                     };
@@ -50,6 +57,28 @@ impl Rewrite {
                 _ => {}
             }
         }
+    }
+}
+
+/// The payloads of the media in tool results, by the line and the call id of
+/// their result: those of a result [`Op::RemoveResult`] removes are never
+/// written. A payload held on another line (a copy the UI keeps) stays.
+struct ResultPayloads<'s>(HashMap<(u64, &'s str), Vec<(u64, u64)>>);
+
+impl<'s> ResultPayloads<'s> {
+    fn of(session: &'s Session) -> ResultPayloads<'s> {
+        let mut by_result: HashMap<(u64, &str), Vec<(u64, u64)>> = HashMap::new();
+        for a in session.attachments.iter().filter(|a| a.origin == Origin::ToolResult) {
+            let (Some(call_id), Some(s)) = (a.call_id.as_deref(), a.span) else { continue };
+            if s.line == 0 || s.line == a.line {
+                by_result.entry((a.line, call_id)).or_default().push((s.offset, s.len));
+            }
+        }
+        ResultPayloads(by_result)
+    }
+
+    fn of_result(&self, line: u64, call_id: &str) -> Vec<(u64, u64)> {
+        self.0.get(&(line, call_id)).cloned().unwrap_or_default()
     }
 }
 

@@ -391,7 +391,7 @@ fn removal_edits(format: Format, text: &[u8], pointers: &[&str], note: &str) -> 
                 splice::remove(&container, &at)
             };
             if let Some(e) = edit {
-                container = splice::apply(&container, vec![e]);
+                container = splice::apply(&container, &[e]);
             }
         }
         out.push(splice::Edit { range, with: String::from_utf8_lossy(&container).into_owned() });
@@ -408,7 +408,7 @@ fn remove_in_string(format: Format, text: &[u8], pointer: &str, inner: &str) -> 
     if edits.is_empty() {
         return None;
     }
-    let doc = splice::apply(doc.as_bytes(), edits);
+    let doc = splice::apply(doc.as_bytes(), &edits);
     Some(splice::Edit { range, with: serde_json::to_string(&String::from_utf8_lossy(&doc)).ok()? })
 }
 

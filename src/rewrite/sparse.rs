@@ -15,7 +15,7 @@ use std::ops::Range;
 
 use crate::reader::ReadAt;
 
-use crate::json::splice::Edit;
+use crate::json::splice::{self, Edit};
 
 /// What stands for a byte not read: base64's own alphabet.
 const FILLER: u8 = b'A';
@@ -23,7 +23,9 @@ const FILLER: u8 = b'A';
 /// Filler bytes a collapsed read ([`Sparse::collapsed`]) leaves of a hole:
 /// the string stays a string, and nothing after it (the line splitter, the
 /// pointer search, the copy) walks through megabytes that are never written.
-const KEPT: u64 = 4;
+const KEPT: u64 = FILLED.len() as u64;
+/// The [`KEPT`] bytes of filler a collapsed hole reads as.
+const FILLED: &[u8] = &[FILLER; 4];
 
 fn kept(h: &Range<u64>) -> u64 {
     (h.end - h.start).min(KEPT)
@@ -236,16 +238,25 @@ impl Shape {
     }
 
     /// Whether `edits` of the collapsed record replace every replaced hole in
-    /// it, each within one edit, and touch no payload passed through: then the
-    /// record it writes is the one the file holds, rewritten.
+    /// it, each within one edit that does not write its filler again, and
+    /// touch no payload passed through: then the record it writes is the one
+    /// the file holds, rewritten. (An edit that rewrites a container keeps the
+    /// members it does not remove as they read: one that still holds a hole
+    /// would write its filler in place of the payload.)
     fn fits(&self, edits: &[Edit]) -> bool {
+        let applied = splice::applied(edits);
         self.spots.iter().all(|s| {
             let (from, to) = (s.at, s.at + s.kept);
             if s.pass {
                 // An insertion at either end leaves the filler whole.
                 !edits.iter().any(|e| e.range.start < to && from < e.range.end)
             } else {
-                edits.iter().any(|e| e.range.start <= from && to <= e.range.end)
+                let filler = &FILLED[..s.kept];
+                applied.iter().any(|e| {
+                    e.range.start <= from
+                        && to <= e.range.end
+                        && memchr::memmem::find(e.with.as_bytes(), filler).is_none()
+                })
             }
         })
     }

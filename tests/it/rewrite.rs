@@ -342,3 +342,58 @@ fn a_suspect_the_full_decode_finds_broken_is_left_out_of_the_copy() {
     let left: Vec<_> = std::fs::read_dir(&out_dir).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(left.len(), 1, "only the copy is left in the folder: {left:?}");
 }
+
+/// A Claude Code result whose call is gone goes from the copy with the image
+/// it holds: that payload is planned as replaced, so the copy does not read
+/// it again; and an image left beside it in the same message, inside the
+/// content a removal writes anew, is written from the file, never as the
+/// filler a copy reads in place of a payload it does not need.
+#[test]
+fn an_orphan_results_image_is_not_read_again_and_nothing_is_written_as_filler() {
+    use session_doctor::reader::{ReadOptions, plan, read_with_plan};
+    use session_doctor::rewrite::{self, Rewrite, copy};
+    let (gone, beside) = (b64(&media_corpus::png(300, 200)), b64(&media_corpus::png(301, 200)));
+    let image = |data: &str| json!({"type":"image","source":{"type":"base64","media_type":"image/png","data":data}});
+    let record = |n: u32, kind: &str, content: Value| {
+        let parent = if n == 1 { Value::Null } else { json!(format!("00000000-0000-4000-8000-00000000000{}", n - 1)) };
+        json!({"parentUuid":parent,"isSidechain":false,"type":kind,"uuid":format!("00000000-0000-4000-8000-00000000000{n}"),
+            "sessionId":"0b4d6c8e-1111-4222-8333-944455556666","timestamp":"2026-11-30T10:00:00.000Z","cwd":"/p",
+            "message":{"role":kind,"content":content}})
+        .to_string()
+    };
+    let lines = [
+        record(1, "user", json!([{"type":"text","text":"look"}])),
+        record(2, "assistant", json!([{"type":"text","text":"ok"}])),
+        record(3, "user", json!([{"type":"tool_result","tool_use_id":"toolu_gone","content":[image(&gone)]}])),
+        record(4, "assistant", json!([{"type":"text","text":"seen"}])),
+        record(5, "user", json!([{"type":"tool_result","tool_use_id":"toolu_lost","content":"done"}, image(&beside)])),
+        record(6, "assistant", json!([{"type":"text","text":"seen too"}])),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "s.jsonl", &(lines.join("\n") + "\n"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let planned = session_doctor::alias::Snapshot::of(&path).unwrap();
+    let opts = ReadOptions::default();
+    let p = plan(&path, &opts).unwrap();
+    let session = read_with_plan(&path, &opts, &p, None).unwrap();
+    let cap = rewrite::RewriteOptions { max_images: Some(0), ..Default::default() };
+    let rw = Rewrite::plan(&session, &cap, p.single_document);
+    assert_eq!(rw.summary.results_removed, ["toolu_gone", "toolu_lost"]);
+    let span = (text.find(gone.as_str()).unwrap() as u64, gone.len() as u64);
+    assert!(rw.replaced.contains(&span), "the removed result's image is read again: {:?}", rw.replaced);
+    assert!(!rw.kept().contains(&span), "the removed result's image is passed through");
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let source = copy::CopySource { path: &path, planned, reads: &[] };
+    let w = copy::repair(&source, p.format, p.single_document, &rw, &[], Some(&out)).unwrap();
+    let copy = std::fs::read_to_string(&w.identity.path).unwrap();
+    assert!(!copy.contains(&gone[..1000]), "the orphan's image is still in the copy");
+    for line in copy.lines() {
+        let v: Value = serde_json::from_str(line).expect("every copied line is JSON");
+        for block in v["message"]["content"].as_array().into_iter().flatten() {
+            if let Some(data) = block["source"]["data"].as_str() {
+                assert_eq!(data, beside, "an image of the copy is not the file's: {}", &data[..data.len().min(40)]);
+            }
+        }
+    }
+}
