@@ -121,7 +121,7 @@ class Provider:
             return 200, {"totalTokens": 100}, None
         m = re.search(r"/models/([^/:]+):(generateContent|streamGenerateContent)", route)
         if m:
-            return self._gemini(body, m.group(2) == "streamGenerateContent")
+            return self._gemini(body, m.group(2) == "streamGenerateContent", m.group(1))
         return 404, {"error": {"message": "no route %s" % route}}, None
 
     # -------------------------------------------------------- the model's turn
@@ -356,7 +356,7 @@ class Provider:
 
     # ----------------------------------------------------------------- Gemini
 
-    def _gemini(self, body, stream):
+    def _gemini(self, body, stream, model=""):
         items = []
         contents = body.get("contents") or []
         for i, content in enumerate(contents):
@@ -369,6 +369,7 @@ class Provider:
                     inline = inner.get("inlineData") or {}
                     if inline:
                         items.append(("contents[%d].parts[%d].function_response.parts[%d].inline_data" % (i, j, k), inline.get("mimeType"), base64.b64decode(inline.get("data", ""))))
+        _gemini_turns(contents, model)
         self._judge_media("gemini", items)
         last = contents[-1] if contents else {}
         parts = last.get("parts") or []
@@ -378,6 +379,9 @@ class Provider:
         reply, call = self._reply(text, is_result, names)
         calls = [call] + list(self.settings.more_tools) if call else []
         parts = [{"functionCall": {"name": n, "args": a}} for n, a in calls] or [{"text": reply}]
+        if calls and model.startswith("gemini-3"):
+            # Gemini 3 signs the first call of each step; the client must send it back.
+            parts[0]["thoughtSignature"] = base64.b64encode(uuid.uuid4().bytes).decode()
         answer = {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}], "usageMetadata": {"promptTokenCount": 100, "candidatesTokenCount": 10, "totalTokenCount": 110}, "modelVersion": "gemini"}
         if stream:
             return 200, None, "data: %s\n\n" % json.dumps(answer)
@@ -431,6 +435,53 @@ def _anthropic_pairs(messages):
             for j, b in enumerate(blocks):
                 if b.get("type") == "tool_result" and b.get("tool_use_id") not in uses:
                     raise Reject(400, {"type": "error", "error": {"type": "invalid_request_error", "message": "messages.%d.content.%d: unexpected `tool_use_id` found in `tool_result` blocks: %s. Each `tool_result` block must have a corresponding `tool_use` block in the previous message." % (i, j, b.get("tool_use_id"))}})
+
+
+def _gemini_reject(text):
+    # Gemini's error envelope, as cases.tsv quotes it (google-gemini/gemini-cli#16212, #11248).
+    return Reject(400, {"error": {"code": 400, "message": text, "errors": [{"message": text, "domain": "global", "reason": "badRequest"}], "status": "INVALID_ARGUMENT"}})
+
+
+def _gemini_turns(contents, model):
+    """Gemini's structural rules for contents, each with the real API's wording."""
+    for i, content in enumerate(contents):
+        if not content.get("parts"):
+            # cases.tsv: goose#1582, n8n#14390 ("* GenerateContentRequest.contents[N].parts: ...").
+            raise _gemini_reject("* GenerateContentRequest.contents[%d].parts: contents.parts must not be empty.\n" % i)
+    for i, content in enumerate(contents):
+        parts = content.get("parts")
+        calls = [p for p in parts if "functionCall" in p or "function_call" in p]
+        responses = [p for p in parts if "functionResponse" in p or "function_response" in p]
+        prev = contents[i - 1] if i > 0 else {}
+        prev_calls = [p for p in prev.get("parts") or [] if "functionCall" in p or "function_call" in p]
+        if calls and content.get("role") == "model" and i > 0 and prev.get("role") == "model":
+            # cases.tsv: continue#11164, gemini-cli#11814.
+            raise _gemini_reject("Please ensure that function call turn comes immediately after a user turn or after a function response turn.")
+        if responses and not prev_calls:
+            # cases.tsv: langchain#27799.
+            raise _gemini_reject("Please ensure that function response turn comes immediately after a function call turn.")
+        if responses and len(responses) != len(prev_calls):
+            # cases.tsv: gemini-cli#16212 -- a response sent twice for one call counts twice.
+            raise _gemini_reject("Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.")
+    if not model.startswith("gemini-3"):
+        return
+    # Gemini 3 validates the signatures of the current turn: every model step since the
+    # last user text turn must carry a thoughtSignature on its first functionCall.
+    # Wording: cases.tsv (Antigravity-Manager#139, zafiro#100, CodexPlusPlus#367).
+    start = max((i for i, c in enumerate(contents) if c.get("role") != "model" and any("text" in p for p in c.get("parts"))), default=0)
+    for i in range(start, len(contents)):
+        content = contents[i]
+        if content.get("role") != "model":
+            continue
+        calls = [p for p in content["parts"] if "functionCall" in p or "function_call" in p]
+        if calls and not (calls[0].get("thoughtSignature") or calls[0].get("thought_signature")):
+            name = (calls[0].get("functionCall") or calls[0].get("function_call") or {}).get("name")
+            raise _gemini_reject(
+                "Function call is missing a thought_signature in functionCall parts. This is required for tools to work "
+                "correctly, and missing thought_signature may lead to degraded model performance. Additional data, "
+                "function call `default_api:%s` , position %d. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures "
+                "for more details." % (name, i + 1)
+            )
 
 
 def _responses_text(item):
