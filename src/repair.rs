@@ -365,7 +365,13 @@ fn still_stuck(
     if job.rewrite.strip_reasoning {
         copy.reasoning.clear();
     }
-    let mended = changes.calls_answered.iter().chain(&changes.results_removed).cloned().collect();
+    let mended = changes
+        .calls_answered
+        .iter()
+        .chain(&changes.results_removed)
+        .chain(&changes.repeats_removed)
+        .cloned()
+        .collect();
     let opts = diagnose_options(job, Some(mended));
     let (d, _) = crate::diagnose::diagnose_read(job.path, copy, job.plan, &job.asked, &opts, deepened)?;
     Ok(d.stuck.then_some(d))

@@ -165,6 +165,14 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
             sanitize(&first_few(&c.results_removed))
         )?;
     }
+    if !c.repeats_removed.is_empty() {
+        writeln!(
+            out,
+            "  removed      {} ({}): each call takes one response",
+            count(c.repeats_removed.len() as u64, "repeated tool response", "repeated tool responses"),
+            sanitize(&first_few(&c.repeats_removed))
+        )?;
+    }
     if !c.failures_dropped.is_empty() {
         let n = c.failures_dropped.len();
         writeln!(

@@ -35,6 +35,8 @@ pub(super) struct Work<'j> {
     structure: Vec<crate::model::Fault>,
     /// The failure the history's structure alone predicts.
     structural: Option<Failure>,
+    /// The verdict is Gemini CLI's repeated responses, nothing else being wrong.
+    repeats_verdict: bool,
     limits: Vec<Problem>,
     notes: Vec<String>,
 }
@@ -89,6 +91,7 @@ impl<'j> Work<'j> {
             picked,
             structure: Vec::new(),
             structural: None,
+            repeats_verdict: false,
             limits: Vec::new(),
             notes: Vec::new(),
         })
@@ -160,6 +163,13 @@ impl<'j> Work<'j> {
     pub(super) fn settle_failure(&mut self) {
         self.limits = request_problems(&self.session.request_stats(), &self.rules);
         self.notes = std::mem::take(&mut self.picked.notes);
+        // Gemini CLI's repeated responses (every resumed session with a tool call
+        // holds them) go with any repair: what else is wrong comes first, so that
+        // its suspects are named; the repeats are the verdict only when nothing is.
+        let mut repeats = None;
+        if self.repeats_only() && self.failure.as_ref().is_none_or(|f| !blocking(f)) {
+            repeats = self.structural.take();
+        }
         let failure = match self.failure.take() {
             Some(f) if blocking(&f) => Some(f),
             earlier => match self.structural.take() {
@@ -172,6 +182,19 @@ impl<'j> Work<'j> {
             },
         };
         self.failure = self.past_transient(failure);
+        if let Some(p) = repeats.filter(|_| self.failure.as_ref().is_none_or(Failure::passed)) {
+            self.notes.retain(|n| !is_suspects_note(n));
+            self.notes.push(structure_blocks(self.failure.as_ref()));
+            self.failure = Some(p);
+            self.repeats_verdict = true;
+        }
+    }
+
+    /// The history's only faults are Gemini CLI's repeats of a response.
+    fn repeats_only(&self) -> bool {
+        self.session.format == Format::GeminiCli
+            && !self.structure.is_empty()
+            && self.structure.iter().all(|p| p.kind == crate::model::FaultKind::DuplicateResult)
     }
 
     /// A failure answered since says nothing about what came after it: the
@@ -361,7 +384,9 @@ impl<'j> Work<'j> {
         // last request is no proof of health, and the error the agent printed can say more.
         let session = &self.session;
         let unrecorded =
-            session.format.behaviour().unrecorded_failures.filter(|_| failure.is_none() && super::unanswered(session));
+            // The repeats are no proof the last request failed for them alone.
+            (session.format.behaviour().unrecorded_failures)
+                .filter(|_| (failure.is_none() || self.repeats_verdict) && super::unanswered(session));
         if let Some(why) = unrecorded {
             verdict = format!(
                 "not known to be stuck: no failure recorded, but the history ends in a request with no answer, and {why}: if the agent printed an error, give it with --error to judge it"

@@ -33,8 +33,6 @@
 //! - server-side tools (Anthropic `server_tool_use`, answered in the same
 //!   assistant message), and formats where one object is the call and its
 //!   result (Gemini CLI, AI SDK tool parts): a result in the call's own message counts.
-//! - a second response to an answered call under Gemini: Gemini CLI sends each
-//!   tool response twice once it resumes, and Gemini takes it.
 
 use std::collections::{HashMap, HashSet};
 
@@ -228,10 +226,6 @@ impl<'s> View<'s> {
             let answered_before = by_id.get(r.call_id.as_str()).is_some_and(|v| v.iter().any(|&o| o != k && used[o]));
             let id = &r.call_id;
             let (kind, message) = match call {
-                // Gemini does not pair results with calls one to one: Gemini CLI sends a
-                // tool's response twice on every resume (its call record and its user
-                // record) and the API takes it.
-                Some(_) if answered_before && self.pairing == Pairing::Gemini => continue,
                 Some(_) if answered_before => {
                     (FaultKind::DuplicateResult, format!("a second result for call {id}: each call takes exactly one"))
                 }

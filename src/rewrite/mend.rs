@@ -54,10 +54,71 @@ impl Rewrite {
                     self.ops.entry(p.line).or_default().push(op);
                     self.summary.results_removed.push(p.call_id.clone().unwrap_or_default());
                 }
+                // Gemini CLI sends a call record's result and the `user` record that
+                // repeats it: the repeat goes (its message in a checkpoint, or its record).
+                FaultKind::DuplicateResult if session.format == Format::GeminiCli => {
+                    self.ops.entry(p.line).or_default().push(Op::RemoveRepeat { call_id });
+                    self.summary.repeats_removed.push(p.call_id.clone().unwrap_or_default());
+                }
                 _ => {}
             }
         }
     }
+}
+
+/// Gemini CLI: the `user` messages of a record that repeat responses to
+/// `repeated` already given, or answer `orphaned` calls that are gone: `""`
+/// for the record itself, else the pointer of each such message in the
+/// checkpoint (`$set.messages`) or legacy document (`messages`) the line
+/// holds. A message that also holds anything but such responses and their
+/// media is kept.
+pub fn gemini_cli_repeats(text: &[u8], repeated: &[&str], orphaned: &[&str]) -> Vec<String> {
+    use serde_json::Value;
+    fn response_id(p: &Value) -> Option<&str> {
+        p.get("functionResponse").and_then(|r| r.get("id")).and_then(Value::as_str)
+    }
+    let call_ids: Vec<&str> = repeated.iter().chain(orphaned).copied().collect();
+    let Ok(v) = serde_json::from_slice::<Value>(text) else { return Vec::new() };
+    // The ids a `user` message answers, if it holds nothing but responses to `call_ids` and media.
+    let answers = |m: &Value| -> Option<Vec<String>> {
+        let parts = m.get("content").and_then(Value::as_array)?;
+        let mut ids = Vec::new();
+        for p in parts {
+            match response_id(p) {
+                Some(id) if call_ids.contains(&id) => ids.push(id.to_string()),
+                Some(_) => return None,
+                None if p.get("inlineData").is_some() || p.get("fileData").is_some() => {}
+                None => return None,
+            }
+        }
+        (m.get("type").and_then(Value::as_str) == Some("user") && !ids.is_empty()).then_some(ids)
+    };
+    if answers(&v).is_some() {
+        return vec![String::new()];
+    }
+    let (list, at) = match v.get("$set").and_then(|s| s.get("messages")) {
+        Some(list) => (list, "/$set/messages"),
+        None => (v.get("messages").unwrap_or(&Value::Null), "/messages"),
+    };
+    // The first answer stays: a call record's result, or a message of its own
+    // (a checkpoint writes the results as `<call record id>_response`).
+    let mut answered: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for (i, m) in list.as_array().map_or(&[][..], Vec::as_slice).iter().enumerate() {
+        for c in m.get("toolCalls").and_then(Value::as_array).into_iter().flatten() {
+            if let Some(id) =
+                c.get("id").and_then(Value::as_str).filter(|_| c.get("result").is_some_and(|r| !r.is_null()))
+            {
+                answered.push(id.to_string());
+            }
+        }
+        let Some(ids) = answers(m) else { continue };
+        if ids.iter().all(|id| answered.contains(id) || orphaned.contains(&id.as_str())) {
+            out.push(format!("{at}/{i}"));
+        }
+        answered.extend(ids);
+    }
+    out
 }
 
 /// The payloads of the media in tool results, by the line and the call id of

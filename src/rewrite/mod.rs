@@ -20,7 +20,7 @@ use serde::Serialize;
 
 use crate::formats::Pairing;
 use crate::model::Format;
-use crate::model::{Attachment, ReasoningKind, Session};
+use crate::model::{Attachment, FaultKind, ReasoningKind, Session};
 
 /// What the user asked to change besides the overlay's exclusions.
 #[derive(Clone, Copy, Debug, Default)]
@@ -62,6 +62,8 @@ pub enum Op {
     /// Remove the result blocks answering a call that is not in the history;
     /// `message` is the message's index within a logged request.
     RemoveResult { call_id: String, message: Option<usize> },
+    /// Remove the `user` messages that repeat a response to this call (Gemini CLI).
+    RemoveRepeat { call_id: String },
 }
 
 /// What a rewrite changed, for the user and for `--json`.
@@ -84,6 +86,9 @@ pub struct Summary {
     pub calls_answered: Vec<String>,
     /// Results removed because their call is not in the history.
     pub results_removed: Vec<String>,
+    /// Second responses to one call removed (Gemini CLI's repeated `user` records).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub repeats_removed: Vec<String>,
     /// Refs of oversized images re-encoded to fit (`--fit`).
     pub fitted: Vec<String>,
     /// Oversized images `--fit` could not fit, with the reason.
@@ -155,7 +160,14 @@ impl Rewrite {
         }
         if let Some(keep) = opts.max_images {
             // What the agent sends: a healed image is its placeholder already.
-            let images: Vec<&Attachment> = session.attachments.iter().filter(|a| a.sent() && a.is_image()).collect();
+            // Nor are the images of a response Gemini CLI repeats: the repeat goes (`mend`).
+            let repeated: Vec<usize> = (session.structure.faults.iter())
+                .filter(|p| session.format == Format::GeminiCli && p.kind == FaultKind::DuplicateResult)
+                .map(|p| p.entry)
+                .collect();
+            let images: Vec<&Attachment> = (session.attachments.iter())
+                .filter(|a| a.sent() && a.is_image() && !repeated.contains(&a.entry))
+                .collect();
             let over = images.len().saturating_sub(keep);
             for a in &images[..over] {
                 note(&mut r, a, cap_note(a, keep));
@@ -302,6 +314,8 @@ pub fn edits(format: Format, text: &[u8], base: u64, ops: &[Op]) -> Option<Vec<s
     let mut removals: Vec<&str> = Vec::new();
     let mut snake_removals: Vec<String> = Vec::new();
     let mut result_removals: Vec<String> = Vec::new();
+    let mut repeated: Vec<&str> = Vec::new();
+    let mut orphaned: Vec<&str> = Vec::new();
     let mut heals: Vec<&str> = Vec::new();
     let mut heal_text = "";
     for op in ops {
@@ -331,6 +345,9 @@ pub fn edits(format: Format, text: &[u8], base: u64, ops: &[Op]) -> Option<Vec<s
             Op::Answer { .. } => {}
             Op::Fit { .. } => out.extend(fit::edits(format, text, base, op)),
             Op::RemoveInString { pointer, inner } => out.extend(remove_in_string(format, text, pointer, inner)),
+            Op::RemoveRepeat { call_id } => repeated.push(call_id),
+            // Gemini CLI's results are parts of `user` messages: the message goes.
+            Op::RemoveResult { call_id, .. } if format == Format::GeminiCli => orphaned.push(call_id),
             Op::RemoveResult { call_id, message } => {
                 result_removals.extend(mend::result_pointers(format, text, call_id, *message));
             }
@@ -344,6 +361,14 @@ pub fn edits(format: Format, text: &[u8], base: u64, ops: &[Op]) -> Option<Vec<s
             }
         }
     }
+    let mut repeats = if repeated.is_empty() && orphaned.is_empty() {
+        Vec::new()
+    } else {
+        mend::gemini_cli_repeats(text, &repeated, &orphaned)
+    };
+    if repeats.iter().any(String::is_empty) {
+        return None;
+    }
     removals.extend(snake_removals.iter().map(String::as_str));
     out.extend(removal_edits(format, text, &removals, "[reasoning omitted]"));
     out.extend(removal_edits(format, text, &heals, heal_text));
@@ -354,7 +379,25 @@ pub fn edits(format: Format, text: &[u8], base: u64, ops: &[Op]) -> Option<Vec<s
         &results,
         "[a tool result was removed here: the call it answered is no longer in the history]",
     ));
-    Some(out)
+    Some(without_repeats(text, out, &mut repeats))
+}
+
+/// `edits` less those inside a repeated message, plus that message's removal.
+/// A repeat an edit of its whole list overlaps stays (the copy's own check
+/// then tells it again) rather than clash with that edit.
+fn without_repeats(text: &[u8], mut edits: Vec<splice::Edit>, repeats: &mut Vec<String>) -> Vec<splice::Edit> {
+    repeats.sort();
+    repeats.dedup();
+    let inside = |e: &splice::Edit, g: &splice::Edit| g.range.start <= e.range.start && e.range.end <= g.range.end;
+    let overlaps = |e: &splice::Edit, g: &splice::Edit| e.range.start < g.range.end && g.range.start < e.range.end;
+    for g in repeats.iter().filter_map(|p| splice::remove(text, p)) {
+        if edits.iter().any(|e| overlaps(e, &g) && !inside(e, &g)) {
+            continue;
+        }
+        edits.retain(|e| !inside(e, &g));
+        edits.push(g);
+    }
+    edits
 }
 
 /// Removals, grouped by container and done inside it, one after another from

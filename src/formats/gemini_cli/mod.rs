@@ -19,6 +19,12 @@ use super::{Adapter, Id, LineOut, RawCall, RawEntry, Site, Unit, path_argument, 
 pub const BEHAVIOUR: super::Behaviour = super::Behaviour {
     default_provider: Some("gemini"),
     pairing: super::Pairing::Gemini,
+    // 0.61.0 sends every tool response twice once it resumes (the call record's
+    // `toolCalls[].result` and the `user` record it also writes), and Gemini refuses
+    // that ("the number of function response parts is equal to the number of function
+    // call parts", gemini-cli#16212): a reply the live run got before the resume
+    // proves nothing about the resumed request.
+    sends_results_as_recorded: true,
     // Its `error` records come from the interactive UI's history (`useHistory`'s
     // `addItem`); a headless `-p` run that the provider refuses writes none.
     unrecorded_failures: Some("Gemini CLI records no failed request of a headless (`-p`) run"),

@@ -196,20 +196,44 @@ def scenario_cut_jpeg_rescued(ctx):
     _rescue(ctx, "photo.jpg", lib.cut_jpeg(), "[Attachment omitted: ")
 
 
-def scenario_healthy_tool_resume(ctx):
-    """A text file read, then resumed: the CLI sends the function response twice
-    on resume and the provider (like Gemini) takes it; diagnose agrees it is healthy."""
+def scenario_tool_resume_rescued(ctx):
+    """A text file read, then resumed: the CLI sends the one function response
+    twice on resume and Gemini refuses it (gemini-cli#16212); diagnose says so,
+    and the repaired copy, holding the response once, resumes with a 200."""
     _setup(ctx, "notes.txt", b"hello notes\n")
     first = _gemini(ctx, "-p", "READ-THE-FILE notes.txt", "--yolo")
     lib.check(first.code == 0, "the first run succeeds", first)
+    session = _sessions(ctx)[0]
     again = _gemini(ctx, "--resume", "latest", "-p", "continue")
-    lib.check(again.code == 0, "the CLI's own resume succeeds", again)
+    lib.check(again.code != 0, "the CLI's own resume fails", again)
     sent = ctx.provider.model_requests("gemini")[-1]
     responses = [p for c in sent["body"]["contents"] for p in c["parts"] if "functionResponse" in p]
     lib.check(len(responses) == 2, "the resume sends the one function response twice", responses)
-    session = _sessions(ctx)[0]
+    lib.check(sent["status"] == 400 and "number of function response parts" in json.dumps(sent["answer"]), "and Gemini's 400 answers it", sent["answer"])
+    before = session.read_bytes()
     r, d = lib.diagnose(ctx.sb, session)
-    lib.check(d["stuck"] is False and r.code == 0, "diagnose says healthy", r)
+    lib.check(d["stuck"] is True and r.code == 1, "diagnose calls the session stuck", r)
+    lib.check(d["failure"]["class"] == "history_invalid", "for its history", r)
+    lib.check(any(h["kind"] == "duplicate_result" for h in d["history"]), "a second response to one call", r)
+    p = ctx.sb.doctor("preview", session, "--json")
+    lib.check(p.code == 0, "preview runs", p)
+    previewed = json.loads(p.stdout)
+    rep = ctx.sb.doctor("repair", session, "--json")
+    lib.check(rep.code == 0, "repair writes a copy", rep)
+    copy = rep.json()
+    lib.check(session.read_bytes() == before, "the original session is byte-identical")
+    resume = copy.get("resume") or ""
+    n = len(ctx.provider.model_requests("gemini"))
+    again = ctx.sb.run([ctx.exe, *resume.split()[1:], "-p", "continue"], env=_env(ctx))
+    lib.check(again.code == 0, "the resume command repair printed exits 0", again)
+    sent = ctx.provider.model_requests("gemini")[n:]
+    lib.check(sent and all(e["status"] == 200 for e in sent), "the provider answered 200", sent)
+    responses = [p for c in sent[0]["body"]["contents"] for p in c["parts"] if "functionResponse" in p]
+    lib.check(len(responses) == 1, "the copy's resume sends the response once", responses)
+    _preview_matches(ctx, previewed, sent[0])
+    lib.check(session.read_bytes() == before, "the resume wrote the copy, not the original")
+    r2, d2 = lib.diagnose(ctx.sb, Path(copy["out"]))
+    lib.check(d2["stuck"] is False, "diagnose on the resumed copy says not stuck", r2)
 
 
 def scenario_killed_mid_tool(ctx):
@@ -300,7 +324,8 @@ def scenario_too_many_images(ctx):
     # A headless run records no failure (its `error` records are the interactive
     # UI's): the file alone cannot say the session is stuck, nor may it say healthy.
     r, d = lib.diagnose(ctx.sb, session)
-    lib.check(d["stuck"] is False and not d["verdict"].startswith("healthy"), "diagnose without the error does not call the session healthy", r)
+    # What it can tell: the CLI's resume repeats each response (Gemini refuses that).
+    lib.check(d["stuck"] is True and d["failure"]["class"] == "history_invalid", "diagnose without the error: stuck on the repeated responses", r)
     lib.check(any("--error" in n for n in d["next"]), "the next command gives the agent's error to diagnose", r)
     r, d = lib.diagnose(ctx.sb, session, "--error", json.dumps(log[-1]["answer"]))
     lib.check(d["stuck"] is True and r.code == 1 and d["failure"]["class"] == "image_limit", "diagnose: stuck on image_limit", r)
