@@ -153,7 +153,8 @@ class Provider:
                 "supported image formats: ['image/jpeg', 'image/png', 'image/gif', 'image/webp']."
             )
             if is_pdf:
-                text = "litellm.BadRequestError: OpenAIException - Invalid file data: the PDF could not be parsed."
+                # LiteLLM's prefix (as above) on OpenAI's answer to a cut PDF (shared/seeds/000).
+                text = "litellm.BadRequestError: OpenAIException - The file you uploaded is badly formatted or corrupted"
             return Reject(400, {"error": {"message": text, "type": "invalid_request_error", "param": None, "code": "400"}})
         if api == "anthropic":
             text = "%s: The PDF specified was not valid." % path if is_pdf else "%s: Could not process image" % path
@@ -165,8 +166,9 @@ class Provider:
                 "'image/gif', 'image/webp']."
             )
             if is_pdf:
-                text = "The file data you provided does not represent a valid PDF."
-            return Reject(400, {"error": {"message": text, "type": "invalid_request_error", "param": path, "code": "invalid_image_format" if not is_pdf else "invalid_file"}})
+                # shared/seeds/000 (cases.tsv): OpenAI's answer to a cut PDF sent by opencode.
+                return Reject(400, {"error": {"message": "The file you uploaded is badly formatted or corrupted", "type": "invalid_request_error", "param": None, "code": "invalid_file"}})
+            return Reject(400, {"error": {"message": text, "type": "invalid_request_error", "param": path, "code": "invalid_image_format"}})
         return Reject(400, {"error": {"code": 400, "message": "Unable to process input image. Please retry or report in https://developers.generativeai.google/guide/troubleshooting", "status": "INVALID_ARGUMENT"}})
 
     def _judge_media(self, api, items):
@@ -174,12 +176,19 @@ class Provider:
         if self.settings.max_images is not None:
             images = [i for i in items if (i[1] or "").startswith("image/") or (media.sniff(i[2]) or "").startswith("image/")]
             if len(images) > self.settings.max_images:
-                text = "Too many images in request: %d > %d" % (len(images), self.settings.max_images)
+                n, most = len(images), self.settings.max_images
                 if api == "anthropic":
-                    raise Reject(400, {"type": "error", "error": {"type": "invalid_request_error", "message": "messages: " + text}})
+                    # cases.tsv: claude-code#24541, openclaw#13202 (images + documents > the cap).
+                    docs = len(items) - n
+                    text = "too many images and documents: %d + %d > %d" % (n, docs, most)
+                    raise Reject(400, {"type": "error", "error": {"type": "invalid_request_error", "message": text}, "request_id": _id("req_")})
                 if api == "gemini":
-                    raise Reject(400, {"error": {"code": 400, "message": text, "status": "INVALID_ARGUMENT"}})
-                raise Reject(400, {"error": {"message": text, "type": "invalid_request_error", "param": "input", "code": None}})
+                    # cases.tsv: vscode#306919 (Gemini's 400 behind Copilot's proxy, vscode#289484).
+                    text = "Too many images in request: %d images provided, but the model supports a maximum of %d images." % (n, most)
+                    raise _gemini_reject(text)
+                # cases.tsv: opencode#47721, #47487 (an OpenAI-compatible upstream's invalid_request_error).
+                text = "request contains %d images, exceeding the maximum of %d allowed per request" % (n, most)
+                raise Reject(400, {"error": {"message": text, "type": "invalid_request_error", "param": None, "code": None}})
         if not self.settings.check_media:
             return
         for path, declared, data in items:
@@ -281,14 +290,20 @@ class Provider:
                             mime, data = _data_url(url)
                             if data is not None:
                                 items.append(("input[%d].%s[%d].%s" % (i, key, j, "image_url" if part["type"] == "input_image" else "file_data"), mime, data))
+            if kind == "reasoning":
+                _responses_reasoning(inputs, i, body)
             if kind in ("function_call", "custom_tool_call", "local_shell_call"):
                 calls.add(item.get("call_id"))
             if kind in ("function_call_output", "custom_tool_call_output"):
-                outputs.append((i, item.get("call_id")))
+                # An output placed before its call has no call yet: the stricter reading.
+                outputs.append((i, item.get("call_id") if item.get("call_id") in calls else ("before", item.get("call_id"))))
         for i, call_id in outputs:
+            if isinstance(call_id, tuple):
+                call_id = call_id[1]
+                raise Reject(400, {"error": {"message": "No tool call found for function call output with call_id %s." % call_id, "type": "invalid_request_error", "param": "input", "code": None}})
             if call_id not in calls:
                 raise Reject(400, {"error": {"message": "No tool call found for function call output with call_id %s." % call_id, "type": "invalid_request_error", "param": "input", "code": None}})
-        answered = {c for _, c in outputs}
+        answered = {c for _, c in outputs if not isinstance(c, tuple)}
         for call_id in calls - answered:
             raise Reject(400, {"error": {"message": "No tool output found for function call %s." % call_id, "type": "invalid_request_error", "param": "input", "code": None}})
         self._judge_media("responses", items)
@@ -330,6 +345,12 @@ class Provider:
                         mime, data = _data_url(url)
                         if data is not None:
                             items.append(("messages[%d].content[%d].image_url" % (i, j), mime, data))
+                    if isinstance(part, dict) and part.get("type") == "file":
+                        # A PDF sent inline: {"type": "file", "file": {"file_data": "data:application/pdf;base64,..."}}.
+                        mime, data = _data_url((part.get("file") or {}).get("file_data"))
+                        if data is not None:
+                            items.append(("messages[%d].content[%d].file.file_data" % (i, j), mime or "application/pdf", data))
+        _chat_pairs(messages)
         self._judge_media("chat", items)
         last = messages[-1] if messages else {}
         text = last.get("content") if isinstance(last.get("content"), str) else " ".join(p.get("text", "") for p in last.get("content") or [] if isinstance(p, dict))
@@ -414,8 +435,39 @@ def _anthropic_media(block, path, items):
     items.append((where, source.get("media_type"), data))
 
 
+def _anthropic_reject(text):
+    return Reject(400, {"type": "error", "error": {"type": "invalid_request_error", "message": text}, "request_id": _id("req_")})
+
+
 def _anthropic_pairs(messages):
     """Anthropic's structural rules for tool_use and tool_result blocks."""
+    seen = set()
+    for i, msg in enumerate(messages):
+        blocks = msg.get("content") if isinstance(msg.get("content"), list) else []
+        for j, b in enumerate(blocks):
+            if isinstance(b, dict) and b.get("type") == "text" and b.get("text") == "":
+                # cases.tsv: claude-code#61881, nanobot#949.
+                raise _anthropic_reject("messages: text content blocks must be non-empty")
+            if isinstance(b, dict) and b.get("type") == "tool_use":
+                if b.get("id") in seen:
+                    # claude-code#20573, #20901, cua#524 (search corpus issues).
+                    raise _anthropic_reject("messages.%d.content.%d: `tool_use` ids must be unique" % (i, j))
+                seen.add(b.get("id"))
+        if msg.get("role") == "assistant" and i + 1 == len(messages) and any(b.get("type") == "tool_use" for b in blocks if isinstance(b, dict)):
+            # The stricter reading: a request may not end on calls it does not answer (cases.tsv: claude-code#1747's wording).
+            missing = [b.get("id") for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use"]
+            raise _anthropic_reject("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. Each `tool_use` block must have a corresponding `tool_result` block in the next message." % (i, ", ".join(missing)))
+        prev = messages[i - 1] if i > 0 else {}
+        prev_blocks = prev.get("content") if isinstance(prev.get("content"), list) else []
+        uses = [b for b in prev_blocks if isinstance(b, dict) and b.get("type") == "tool_use"] if prev.get("role") == "assistant" else []
+        if msg.get("role") == "user" and uses:
+            lead = 0
+            while lead < len(blocks) and isinstance(blocks[lead], dict) and blocks[lead].get("type") == "tool_result":
+                lead += 1
+            results = sum(1 for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result")
+            if results and lead < results:
+                # cases.tsv: claude-code#37, cerebellum#5, tester-mcp-client#12 (text before the results).
+                raise _anthropic_reject("messages.%d: Did not find %d `tool_result` block(s) at the beginning of this message. Messages following `tool_use` blocks must begin with a matching number of `tool_result` blocks." % (i, len(uses)))
     for i, msg in enumerate(messages):
         blocks = msg.get("content") if isinstance(msg.get("content"), list) else []
         if msg.get("role") == "assistant":
@@ -435,6 +487,35 @@ def _anthropic_pairs(messages):
             for j, b in enumerate(blocks):
                 if b.get("type") == "tool_result" and b.get("tool_use_id") not in uses:
                     raise Reject(400, {"type": "error", "error": {"type": "invalid_request_error", "message": "messages.%d.content.%d: unexpected `tool_use_id` found in `tool_result` blocks: %s. Each `tool_result` block must have a corresponding `tool_use` block in the previous message." % (i, j, b.get("tool_use_id"))}})
+
+
+def _chat_reject(text, i):
+    return Reject(400, {"error": {"message": text, "type": "invalid_request_error", "param": "messages.[%d].role" % i, "code": None}})
+
+
+def _chat_pairs(messages):
+    """Chat Completions' rules for tool_calls and tool messages, with OpenAI's wordings."""
+    open_calls, at = None, None
+    for i, msg in enumerate(messages):
+        role = msg.get("role")
+        if role == "tool":
+            if open_calls is None or msg.get("tool_call_id") not in open_calls:
+                # cases.tsv: morphic#136, open-webui-tools#12 (param "messages.[N].role").
+                raise _chat_reject("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", i)
+            open_calls.discard(msg.get("tool_call_id"))
+            continue
+        if open_calls:
+            # cases.tsv: cai#111, freecc#2 (OpenAI's body as LiteLLM passes it on).
+            raise _chat_reject(
+                "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. "
+                "The following tool_call_ids did not have response messages: %s" % ", ".join(sorted(open_calls)), at)
+        open_calls, at = None, None
+        if role == "assistant" and msg.get("tool_calls"):
+            open_calls, at = {c.get("id") for c in msg["tool_calls"]}, i
+    if open_calls:
+        raise _chat_reject(
+            "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. "
+            "The following tool_call_ids did not have response messages: %s" % ", ".join(sorted(open_calls)), at)
 
 
 def _gemini_reject(text):
@@ -482,6 +563,22 @@ def _gemini_turns(contents, model):
                 "function call `default_api:%s` , position %d. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures "
                 "for more details." % (name, i + 1)
             )
+
+
+def _responses_reasoning(inputs, i, body):
+    """A replayed reasoning item needs the item it led to after it, and its content."""
+    item = inputs[i]
+    following = inputs[i + 1] if i + 1 < len(inputs) else None
+    if following is None or following.get("type") == "reasoning" or following.get("role") in ("user", "system", "developer"):
+        # cases.tsv: vercel/ai#7099.
+        raise Reject(400, {"error": {"message": "Item '%s' of type 'reasoning' was provided without its required following item." % item.get("id", ""), "type": "invalid_request_error", "param": "input", "code": None}})
+    if not item.get("encrypted_content"):
+        if item.get("id") and body.get("store") is False:
+            # As the store:false rule above: an item the API never kept cannot be resolved.
+            raise Reject(404, {"error": {"message": "Item with id '%s' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input." % item["id"], "type": "invalid_request_error", "param": "input", "code": None}})
+        if not item.get("id"):
+            # cases.tsv: codex#19661.
+            raise Reject(400, {"error": {"message": "Missing required parameter: 'input[%d].encrypted_content'." % i, "type": "invalid_request_error", "param": "input[%d].encrypted_content" % i, "code": "missing_required_parameter"}})
 
 
 def _responses_text(item):

@@ -104,5 +104,160 @@ class Gemini(Case):
         self.assertTrue(answer["candidates"][0]["content"]["parts"][0]["thoughtSignature"])
 
 
+CHAT = "/v1/chat/completions"
+RESPONSES = "/v1/responses"
+MESSAGES = "/v1/messages"
+
+
+def c_call(*ids):
+    return {"role": "assistant", "content": None, "tool_calls": [{"id": i, "type": "function", "function": {"name": "read", "arguments": "{}"}} for i in ids]}
+
+
+def c_tool(i):
+    return {"role": "tool", "tool_call_id": i, "content": "x"}
+
+
+def cut_pdf():
+    return b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n2 0 obj\n<< /Type /Pa"
+
+
+def png():
+    import struct
+    import zlib
+
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    raw = b"".join(b"\x00" + b"\xff\x00\x00" * 2 for _ in range(2))
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 2, 2, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+
+
+def b64(data):
+    return base64.b64encode(data).decode()
+
+
+class Chat(Case):
+    def test_paired_calls_are_taken(self):
+        self.taken(CHAT, {"messages": [{"role": "user", "content": "hi"}, c_call("a", "b"), c_tool("b"), c_tool("a"), {"role": "user", "content": "go"}]})
+
+    def test_a_call_without_its_tool_message(self):
+        answer = self.refused(CHAT, {"messages": [{"role": "user", "content": "hi"}, c_call("a", "b"), c_tool("a"), {"role": "user", "content": "go"}]}, "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: b")
+        self.assertEqual(answer["error"]["type"], "invalid_request_error")
+
+    def test_an_unanswered_call_at_the_end(self):
+        self.refused(CHAT, {"messages": [{"role": "user", "content": "hi"}, c_call("a")]}, "did not have response messages: a")
+
+    def test_a_tool_message_without_its_call(self):
+        answer = self.refused(CHAT, {"messages": [{"role": "user", "content": "hi"}, c_tool("a")]}, "messages with role 'tool' must be a response to a preceeding message with 'tool_calls'")
+        self.assertEqual(answer["error"]["param"], "messages.[1].role")
+
+    def test_a_cut_pdf_file_part(self):
+        part = {"type": "file", "file": {"filename": "doc.pdf", "file_data": "data:application/pdf;base64," + b64(cut_pdf())}}
+        answer = self.refused(CHAT, {"messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}, part]}]}, "The file you uploaded is badly formatted or corrupted")
+        self.assertEqual(answer["error"]["code"], "invalid_file")
+
+    def test_too_many_images(self):
+        PROVIDER.settings.max_images = 2
+        img = {"type": "image_url", "image_url": {"url": "data:image/png;base64," + b64(png())}}
+        self.taken(CHAT, {"messages": [{"role": "user", "content": [img, img]}]})
+        self.refused(CHAT, {"messages": [{"role": "user", "content": [img, img, img]}]}, "request contains 3 images, exceeding the maximum of 2 allowed per request")
+
+
+class ImageLimits(Case):
+    def setUp(self):
+        super().setUp()
+        PROVIDER.settings.max_images = 2
+
+    def test_anthropic(self):
+        img = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": b64(png())}}
+        answer = self.refused(MESSAGES, {"messages": [{"role": "user", "content": [img, img, img]}]}, "too many images and documents: 3 + 0 > 2")
+        self.assertEqual(answer["error"]["type"], "invalid_request_error")
+
+    def test_responses(self):
+        img = {"type": "input_image", "image_url": "data:image/png;base64," + b64(png())}
+        self.refused(RESPONSES, {"input": [{"type": "message", "role": "user", "content": [img, img, img]}]}, "request contains 3 images, exceeding the maximum of 2 allowed per request")
+
+    def test_gemini(self):
+        img = {"inlineData": {"mimeType": "image/png", "data": b64(png())}}
+        answer = self.refused(GEMINI, {"contents": [{"role": "user", "parts": [img, img, img]}]}, "Too many images in request: 3 images provided, but the model supports a maximum of 2 images.")
+        self.assertEqual(answer["error"]["status"], "INVALID_ARGUMENT")
+
+    def test_responses_pdf_wording(self):
+        PROVIDER.settings.max_images = None
+        part = {"type": "input_file", "filename": "d.pdf", "file_data": "data:application/pdf;base64," + b64(cut_pdf())}
+        self.refused(RESPONSES, {"input": [{"type": "message", "role": "user", "content": [part]}]}, "The file you uploaded is badly formatted or corrupted")
+
+
+def a_use(*ids):
+    return {"role": "assistant", "content": [{"type": "tool_use", "id": i, "name": "Read", "input": {}} for i in ids]}
+
+
+def a_result(*ids, before=None):
+    blocks = [{"type": "tool_result", "tool_use_id": i, "content": "x"} for i in ids]
+    return {"role": "user", "content": ([before] if before else []) + blocks}
+
+
+def a_user(text="hi"):
+    return {"role": "user", "content": [{"type": "text", "text": text}]}
+
+
+class Anthropic(Case):
+    def test_paired_calls_are_taken(self):
+        self.taken(MESSAGES, {"messages": [a_user(), a_use("t1", "t2"), a_result("t1", "t2"), {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}, a_user("go")]})
+
+    def test_an_unanswered_tool_use_at_the_end(self):
+        self.refused(MESSAGES, {"messages": [a_user(), a_use("t1")]}, "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: t1.")
+
+    def test_a_tool_use_answered_nowhere(self):
+        self.refused(MESSAGES, {"messages": [a_user(), a_use("t1"), a_user("go")]}, "`tool_use` ids were found without `tool_result` blocks immediately after: t1")
+
+    def test_duplicate_tool_ids(self):
+        self.refused(MESSAGES, {"messages": [a_user(), a_use("t1"), a_result("t1"), a_use("t1"), a_result("t1")]}, "messages.3.content.0: `tool_use` ids must be unique")
+
+    def test_text_before_a_tool_result(self):
+        self.refused(MESSAGES, {"messages": [a_user(), a_use("t1"), a_result("t1", before={"type": "text", "text": "note"})]}, "messages.2: Did not find 1 `tool_result` block(s) at the beginning of this message.")
+        # Text after the results is fine.
+        after = a_result("t1")
+        after["content"].append({"type": "text", "text": "note"})
+        self.taken(MESSAGES, {"messages": [a_user(), a_use("t1"), after]})
+
+    def test_an_empty_text_block(self):
+        self.refused(MESSAGES, {"messages": [a_user(""), ]}, "messages: text content blocks must be non-empty")
+
+    def test_a_result_without_its_call(self):
+        self.refused(MESSAGES, {"messages": [a_user(), a_result("t9")]}, "messages.1.content.0: unexpected `tool_use_id` found in `tool_result` blocks: t9.")
+
+
+def r_user(text="hi"):
+    return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
+
+
+def r_reasoning(**kw):
+    return dict({"type": "reasoning", "summary": []}, **kw)
+
+
+def r_call(i="c1"):
+    return {"type": "function_call", "call_id": i, "name": "shell", "arguments": "{}"}
+
+
+def r_output(i="c1"):
+    return {"type": "function_call_output", "call_id": i, "output": "x"}
+
+
+class Responses(Case):
+    def test_a_paired_call_after_its_reasoning_is_taken(self):
+        self.taken(RESPONSES, {"store": False, "input": [r_user(), r_reasoning(id="rs_1", encrypted_content="gAAA"), r_call(), r_output()]})
+
+    def test_an_output_before_its_call(self):
+        self.refused(RESPONSES, {"input": [r_user(), r_output(), r_call()]}, "No tool call found for function call output with call_id c1.")
+
+    def test_a_reasoning_item_with_nothing_after_it(self):
+        self.refused(RESPONSES, {"input": [r_user(), r_reasoning(id="rs_1", encrypted_content="gAAA")]}, "Item 'rs_1' of type 'reasoning' was provided without its required following item.")
+
+    def test_a_reasoning_item_with_no_content_the_api_kept(self):
+        self.refused(RESPONSES, {"store": False, "input": [r_user(), r_reasoning(id="rs_1"), r_call(), r_output()]}, "Item with id 'rs_1' not found.", status=404)
+        self.refused(RESPONSES, {"input": [r_user(), r_reasoning(), r_call(), r_output()]}, "Missing required parameter: 'input[1].encrypted_content'.")
+
+
 if __name__ == "__main__":
     unittest.main()
