@@ -88,8 +88,7 @@ fn an_unanswered_request_the_headless_cli_recorded_no_failure_of_is_not_called_h
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(said.contains("history.duplicate_result") && said.contains("warning[session.undetermined]"), "{out:?}");
     // Given the error the CLI printed, the verdict is the provider's.
-    let error =
-        r#"{"error": {"code": 400, "message": "Too many images in request: 3 > 2", "status": "INVALID_ARGUMENT"}}"#;
+    let error = r#"{"error": {"code": 400, "message": "Too many images in request: 3 images provided, but the model supports a maximum of 2 images.", "status": "INVALID_ARGUMENT"}}"#;
     let (d, code) = json_of(&["diagnose", file, "--json", "--error", error]);
     assert_eq!((code, &d["failure"]["class"], &d["failure"]["limit"]), (1, &json!("image_limit"), &json!(2)), "{d:#}");
     assert!(d["next"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("--max-images 2")), "{d:#}");

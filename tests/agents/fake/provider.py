@@ -8,7 +8,10 @@ way a strict provider does before any model sees it:
 * every image and document is decoded (``media.problem``); a broken one is
   answered with that provider's real 400 body naming the block in the
   provider's own numbering (``messages.N.content.M...``, ``input[N]...``);
-* tool calls and results must pair (Anthropic and Responses rules);
+* tool calls and results must pair, by each API's own rules (Anthropic,
+  Responses, Chat Completions, Gemini), and the other structural rules the
+  real APIs apply are checked, each answered with the real body (the rules and
+  their sources: ``tests/agents/NOTES-fake-provider.md``);
 * replayed ``rs_`` reasoning items are refused under ``store: false`` when
   the scenario asks for it, as the Responses API does for items it never kept;
 * more images than ``max_images`` in one request is refused.
