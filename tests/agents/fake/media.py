@@ -167,3 +167,15 @@ def dimensions(data):
                 return width, height
             pos += 2 + length
     return None
+
+
+def pdf_pages(data):
+    """The page count a PDF's page tree root declares (the largest /Count), or None."""
+    counts = [int(n) for n in re.findall(rb"/Type\s*/Pages[^>]*?/Count\s+(\d+)", data)]
+    counts += [int(n) for n in re.findall(rb"/Count\s+(\d+)[^>]*?/Type\s*/Pages", data)]
+    return max(counts) if counts else None
+
+
+def pdf_encrypted(data):
+    """The trailer names an /Encrypt dictionary."""
+    return re.search(rb"trailer\s*<<[^>]*?/Encrypt\b", data, re.S) is not None

@@ -63,6 +63,12 @@ class Settings:
         # Anthropic's per-image limits: a side over 8000 px, over 5 MB of base64.
         self.anthropic_max_side = 8000
         self.anthropic_max_base64 = 5 * 1024 * 1024
+        # Past 20 images a side may be at most 2000 px; at most 100 images and PDF pages;
+        # at most 100 PDF pages; a request of at most 32 MB (docs.anthropic.com, limits.md).
+        self.anthropic_many_images = (20, 2000)
+        self.anthropic_max_media = 100
+        self.anthropic_max_pages = 100
+        self.anthropic_max_request = 32 * 1024 * 1024
         self.fail_next = []  # (status, body) answered to the next model requests, one each, before any check
         self.thinking_key = None  # Anthropic: answer with a thinking block signed with this key, and refuse replayed ones it did not sign
 
@@ -192,6 +198,8 @@ class Provider:
                 # cases.tsv: opencode#47721, #47487 (an OpenAI-compatible upstream's invalid_request_error).
                 text = "request contains %d images, exceeding the maximum of %d allowed per request" % (n, most)
                 raise Reject(400, {"error": {"message": text, "type": "invalid_request_error", "param": None, "code": None}})
+        if api == "anthropic":
+            self._anthropic_counts(items)
         if not self.settings.check_media:
             return
         for path, declared, data in items:
@@ -200,6 +208,30 @@ class Provider:
                 raise self._media_error(api, path, declared or media.sniff(data), why)
             if api == "anthropic":
                 self._anthropic_limits(path, data)
+
+    def _anthropic_counts(self, items):
+        """Anthropic's caps on a request's media as a whole."""
+        s = self.settings
+        images = [i for i in items if not _is_pdf(i)]
+        pages = sum(media.pdf_pages(i[2]) or 1 for i in items if _is_pdf(i))
+        if s.anthropic_max_media and len(images) + pages > s.anthropic_max_media:
+            # cases.tsv: claude-code#3397, #19822 ("Too much media: D document pages + N images > 100").
+            raise _anthropic_reject("Too much media: %d document pages + %d images > %d" % (pages, len(images), s.anthropic_max_media))
+        for path, _, data in items:
+            if _is_pdf((path, _, data)):
+                if media.pdf_encrypted(data):
+                    # cases.tsv: claude-code#19013.
+                    raise _anthropic_reject("%s: The PDF specified is password protected" % path)
+                if s.anthropic_max_pages and (media.pdf_pages(data) or 0) > s.anthropic_max_pages:
+                    # cases.tsv: claude-code#6197.
+                    raise _anthropic_reject("%s: A maximum of %d PDF pages may be provided." % (path, s.anthropic_max_pages))
+        many, side = s.anthropic_many_images or (None, None)
+        if many is not None and len(images) > many:
+            for path, _, data in images:
+                dims = media.dimensions(data)
+                if dims and max(dims) > side:
+                    # cases.tsv: claude-code#16173, #17513, #24767 (the path ends in .image.source.base64.data).
+                    raise _anthropic_reject("%s.data: At least one of the image dimensions exceed max allowed size for many-image requests: %d pixels" % (path, side))
 
     def _anthropic_limits(self, path, data):
         """Anthropic's 400s for a valid image over its per-image limits."""
@@ -216,6 +248,10 @@ class Provider:
     # -------------------------------------------------------------- Anthropic
 
     def _anthropic(self, body):
+        limit = self.settings.anthropic_max_request
+        if limit and len(json.dumps(body)) > limit:
+            # docs.anthropic.com/en/api/errors; cases.tsv: anthropic-sdk-python#938 (a 413 before any check).
+            raise Reject(413, {"type": "error", "error": {"type": "request_too_large", "message": "Request exceeds the maximum size"}})
         items = []
         messages = body.get("messages") or []
         for i, msg in enumerate(messages):
@@ -413,6 +449,10 @@ class Provider:
 
 
 # --------------------------------------------------------------------- helpers
+
+
+def _is_pdf(item):
+    return item[1] == "application/pdf" or media.sniff(item[2]) == "application/pdf"
 
 
 def _sign(key, text):

@@ -259,5 +259,41 @@ class Responses(Case):
         self.refused(RESPONSES, {"input": [r_user(), r_reasoning(), r_call(), r_output()]}, "Missing required parameter: 'input[1].encrypted_content'.")
 
 
+class AnthropicCaps(Case):
+    def blocks(self, data, n, kind="image", mime="image/png"):
+        return [{"type": kind, "source": {"type": "base64", "media_type": mime, "data": b64(data)}}] * n
+
+    def test_past_20_images_a_side_over_2000_px(self):
+        import lib
+
+        wide = lib.png(2100, 2, (0, 0, 0))
+        self.taken(MESSAGES, {"messages": [{"role": "user", "content": self.blocks(wide, 20)}]})
+        self.refused(MESSAGES, {"messages": [{"role": "user", "content": self.blocks(wide, 21)}]}, "messages.0.content.0.image.source.base64.data: At least one of the image dimensions exceed max allowed size for many-image requests: 2000 pixels")
+
+    def test_over_100_images(self):
+        self.refused(MESSAGES, {"messages": [{"role": "user", "content": self.blocks(png(), 101)}]}, "Too much media: 0 document pages + 101 images > 100")
+
+    def test_over_100_pdf_pages(self):
+        import lib
+
+        pages = lib.pdf().replace(b"] /Count 1 >>", b"]/Count 101>>")
+        self.refused(MESSAGES, {"messages": [{"role": "user", "content": self.blocks(pages, 1, "document", "application/pdf")}]}, "Too much media: 101 document pages + 0 images > 100")
+        PROVIDER.settings.anthropic_max_media = None
+        self.refused(MESSAGES, {"messages": [{"role": "user", "content": self.blocks(pages, 1, "document", "application/pdf")}]}, "messages.0.content.0.pdf.source.base64.data: A maximum of 100 PDF pages may be provided.")
+
+    def test_an_encrypted_pdf(self):
+        import lib
+
+        locked = lib.pdf().replace(b"trailer\n<< /Size", b"trailer\n<< /Encrypt 9 0 R /Size")
+        self.taken(MESSAGES, {"messages": [{"role": "user", "content": self.blocks(lib.pdf(), 1, "document", "application/pdf")}]})
+        self.refused(MESSAGES, {"messages": [{"role": "user", "content": self.blocks(locked, 1, "document", "application/pdf")}]}, "messages.0.content.0.pdf.source.base64.data: The PDF specified is password protected")
+
+    def test_a_request_over_32_mb(self):
+        PROVIDER.settings.anthropic_max_request = 1000
+        answer = self.refused(MESSAGES, {"messages": [a_user("x" * 2000)]}, "Request exceeds the maximum size", status=413)
+        self.assertEqual(answer["error"]["type"], "request_too_large")
+        self.assertEqual(PROVIDER.settings.__class__().anthropic_max_request, 32 * 1024 * 1024)
+
+
 if __name__ == "__main__":
     unittest.main()
