@@ -4,12 +4,15 @@ Every check reads the bytes to the end: a PNG's chunks, CRCs and the complete
 zlib stream of its IDAT chunks (inflated to exactly the size the header
 promises); a JPEG's segments up to EOI; a PDF's header, xref, trailer and page
 tree. Any defect returns a short reason; a valid file returns None. Only the
-standard library is used, so the suite needs nothing but Python.
+standard library is used for this structural read; an independent decoder
+(Pillow, pypdf: ``decoders.py``, installed on first use) then decodes it in full.
 """
 
 import re
 import struct
 import zlib
+
+from . import decoders
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 CHANNELS = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}
@@ -150,7 +153,15 @@ def problem(data, declared=None):
         return "unrecognised bytes"
     if declared and declared != kind and not (declared == "image/jpg" and kind == "image/jpeg"):
         return "declared %s, bytes are %s" % (declared, kind)
-    return CHECKS[kind](data)
+    # The structural read first (its reasons name the defect), then an independent
+    # decoder to the last byte: Pillow for images, pypdf for PDFs (fake/decoders.py).
+    why = CHECKS[kind](data)
+    if why:
+        return why
+    if kind == "application/pdf":
+        why, _, encrypted = decoders.pdf_facts(data)
+        return why
+    return decoders.image_problem(data)
 
 
 def dimensions(data):
@@ -170,12 +181,10 @@ def dimensions(data):
 
 
 def pdf_pages(data):
-    """The page count a PDF's page tree root declares (the largest /Count), or None."""
-    counts = [int(n) for n in re.findall(rb"/Type\s*/Pages[^>]*?/Count\s+(\d+)", data)]
-    counts += [int(n) for n in re.findall(rb"/Count\s+(\d+)[^>]*?/Type\s*/Pages", data)]
-    return max(counts) if counts else None
+    """The page count pypdf reads, or None."""
+    return decoders.pdf_facts(data)[1]
 
 
 def pdf_encrypted(data):
-    """The trailer names an /Encrypt dictionary."""
-    return re.search(rb"trailer\s*<<[^>]*?/Encrypt\b", data, re.S) is not None
+    """pypdf finds the PDF encrypted."""
+    return decoders.pdf_facts(data)[2]

@@ -259,6 +259,22 @@ class Responses(Case):
         self.refused(RESPONSES, {"input": [r_user(), r_reasoning(), r_call(), r_output()]}, "Missing required parameter: 'input[1].encrypted_content'.")
 
 
+def blank_pdf(pages, password=None):
+    """A valid PDF of blank pages, written by pypdf (the fake's own PDF decoder)."""
+    import io
+
+    from fake.decoders import pypdf
+
+    writer = pypdf.PdfWriter()
+    for _ in range(pages):
+        writer.add_blank_page(width=200, height=200)
+    if password:
+        writer.encrypt(password)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
 class AnthropicCaps(Case):
     def blocks(self, data, n, kind="image", mime="image/png"):
         return [{"type": kind, "source": {"type": "base64", "media_type": mime, "data": b64(data)}}] * n
@@ -274,9 +290,8 @@ class AnthropicCaps(Case):
         self.refused(MESSAGES, {"messages": [{"role": "user", "content": self.blocks(png(), 101)}]}, "Too much media: 0 document pages + 101 images > 100")
 
     def test_over_100_pdf_pages(self):
-        import lib
-
-        pages = lib.pdf().replace(b"] /Count 1 >>", b"]/Count 101>>")
+        pages = blank_pdf(101)
+        self.taken(MESSAGES, {"messages": [{"role": "user", "content": self.blocks(blank_pdf(100), 1, "document", "application/pdf")}]})
         self.refused(MESSAGES, {"messages": [{"role": "user", "content": self.blocks(pages, 1, "document", "application/pdf")}]}, "Too much media: 101 document pages + 0 images > 100")
         PROVIDER.settings.anthropic_max_media = None
         self.refused(MESSAGES, {"messages": [{"role": "user", "content": self.blocks(pages, 1, "document", "application/pdf")}]}, "messages.0.content.0.pdf.source.base64.data: A maximum of 100 PDF pages may be provided.")
@@ -284,7 +299,7 @@ class AnthropicCaps(Case):
     def test_an_encrypted_pdf(self):
         import lib
 
-        locked = lib.pdf().replace(b"trailer\n<< /Size", b"trailer\n<< /Encrypt 9 0 R /Size")
+        locked = blank_pdf(1, password="secret")
         self.taken(MESSAGES, {"messages": [{"role": "user", "content": self.blocks(lib.pdf(), 1, "document", "application/pdf")}]})
         self.refused(MESSAGES, {"messages": [{"role": "user", "content": self.blocks(locked, 1, "document", "application/pdf")}]}, "messages.0.content.0.pdf.source.base64.data: The PDF specified is password protected")
 
@@ -293,6 +308,50 @@ class AnthropicCaps(Case):
         answer = self.refused(MESSAGES, {"messages": [a_user("x" * 2000)]}, "Request exceeds the maximum size", status=413)
         self.assertEqual(answer["error"]["type"], "request_too_large")
         self.assertEqual(PROVIDER.settings.__class__().anthropic_max_request, 32 * 1024 * 1024)
+
+
+def saved(fmt):
+    import io
+
+    from fake.decoders import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (64, 64), (200, 10, 10)).save(out, fmt)
+    return out.getvalue()
+
+
+class Media(Case):
+    """Defects the structural read misses, which the independent decoders find."""
+
+    def image(self, data, mime):
+        return {"messages": [{"role": "user", "content": [{"type": "image", "source": {"type": "base64", "media_type": mime, "data": b64(data)}}]}]}
+
+    def test_a_png_with_a_bad_filter_byte(self):
+        import struct
+        import zlib
+
+        def chunk(kind, body):
+            return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+        raw = b"".join(b"\x07" + b"\xff\x00\x00" * 4 for _ in range(4))
+        bad = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 4, 4, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+        self.refused(MESSAGES, self.image(bad, "image/png"), "messages.0.content.0.image.source.base64: Could not process image")
+
+    def test_a_gif_with_a_broken_lzw_stream(self):
+        good = saved("GIF")
+        self.taken(MESSAGES, self.image(good, "image/gif"))
+        bad = bytearray(good)
+        at = good.index(b"\x2c") + 12
+        bad[at : at + 18] = b"\xff" * 18
+        self.refused(MESSAGES, self.image(bytes(bad), "image/gif"), "Could not process image")
+
+    def test_a_webp_with_a_broken_bitstream(self):
+        good = saved("WEBP")
+        self.taken(MESSAGES, self.image(good, "image/webp"))
+        bad = bytearray(good)
+        for k in range(40, len(bad) - 4):
+            bad[k] = (bad[k] * 7 + 3) & 0xFF
+        self.refused(MESSAGES, self.image(bytes(bad), "image/webp"), "Could not process image")
 
 
 if __name__ == "__main__":
