@@ -362,9 +362,7 @@ fn still_stuck(
     {
         a.excluded = true;
     }
-    if job.rewrite.strip_reasoning {
-        copy.reasoning.clear();
-    }
+    copy.reasoning.retain(|r| !job.rewrite.strips(r.kind));
     let mended = changes
         .calls_answered
         .iter()

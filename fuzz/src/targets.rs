@@ -327,6 +327,7 @@ pub fn rewrite(data: &[u8]) {
     let ropts = rewrite::RewriteOptions {
         max_images: Some(usize::from(osel & 7)).filter(|&n| n > 0),
         strip_reasoning: osel & 8 != 0,
+        strip_only: None,
         drop_reasoning_ids: osel & 16 != 0,
     };
     let opts = ReadOptions { threads: 1, ..ReadOptions::default() };

@@ -182,9 +182,17 @@ fn overflow_under_size_code(s: &Seen, allowed: &dyn Fn(Class) -> bool) -> Vec<Si
 }
 
 /// A text that is nothing but a code (an agent printing a bare
-/// `invalid_encrypted_content`) names that code, as a structured one would.
+/// `invalid_encrypted_content`) names that code, as a structured one would;
+/// a kind the agent tags on after it (mux's `errorType`, read as ` [api]`)
+/// is not part of the text.
 fn bare_code(hay: &str, allowed: &dyn Fn(Class) -> bool) -> Option<Signal> {
-    let bare = hay.trim_end_matches([' ', '|']).trim().trim_matches(['"', '\'', '`', '.']);
+    let hay = hay.trim_end_matches([' ', '|']).trim();
+    let tag = |t: &str| t.strip_suffix(']').is_some_and(|k| k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
+    let hay = match hay.rsplit_once(" [") {
+        Some((head, t)) if tag(t) => head,
+        _ => hay,
+    };
+    let bare = hay.trim().trim_matches(['"', '\'', '`', '.']);
     if !bare.contains('_') || !bare.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
         return None;
     }

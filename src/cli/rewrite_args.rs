@@ -12,9 +12,19 @@ pub struct RewriteArgs {
     pub max_images: Option<usize>,
     /// Remove replayed reasoning: OpenAI reasoning items and encrypted content,
     /// Anthropic thinking blocks, Gemini thought signatures. Every visible text,
-    /// tool call and tool result stays.
-    #[arg(long = "strip-reasoning", conflicts_with = "drop_reasoning_ids")]
-    pub strip_reasoning: bool,
+    /// tool call and tool result stays. `--strip-reasoning=openai` (or
+    /// `anthropic`, `gemini`) removes only that provider's reasoning, for the
+    /// provider that refused it (a blob it could not verify); the rest stays.
+    #[arg(
+        long = "strip-reasoning",
+        value_name = "PROVIDER",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "all",
+        value_parser = ["all", "openai", "anthropic", "gemini"],
+        conflicts_with = "drop_reasoning_ids"
+    )]
+    pub strip_reasoning: Option<String>,
     /// For "Item with id 'rs_…' not found": drop the `rs_` ids of reasoning
     /// items so their encrypted content replays self-contained; items with no
     /// encrypted content are removed.
@@ -32,9 +42,15 @@ impl RewriteArgs {
     pub fn options(&self) -> RewriteOptions {
         RewriteOptions {
             max_images: self.max_images,
-            strip_reasoning: self.strip_reasoning,
+            strip_reasoning: self.strip_reasoning.is_some(),
+            strip_only: self.strip_only(),
             drop_reasoning_ids: self.drop_reasoning_ids,
         }
+    }
+
+    /// The family `--strip-reasoning=PROVIDER` names (the parser allows no other).
+    fn strip_only(&self) -> Option<&'static str> {
+        ["openai", "anthropic", "gemini"].into_iter().find(|f| self.strip_reasoning.as_deref() == Some(*f))
     }
 
     /// The flags again, for a command printed to the user.
@@ -43,8 +59,10 @@ impl RewriteArgs {
         if let Some(n) = self.max_images {
             out.push(format!("--max-images {n}"));
         }
-        if self.strip_reasoning {
-            out.push("--strip-reasoning".into());
+        match (&self.strip_reasoning, self.strip_only()) {
+            (Some(_), Some(family)) => out.push(format!("--strip-reasoning={family}")),
+            (Some(_), None) => out.push("--strip-reasoning".into()),
+            (None, _) => {}
         }
         if self.drop_reasoning_ids {
             out.push("--drop-reasoning-ids".into());

@@ -22,7 +22,7 @@ use crate::classify::{self, Class, Classification, Hint};
 use crate::media::rules::Rules;
 use crate::media::{Problem, Verdict};
 use crate::model::Format;
-use crate::model::{Attachment, Finding, ReasoningKind, Role, Session};
+use crate::model::{Attachment, Finding, Role, Session};
 
 pub use faults::HistoryItem;
 pub use next::command as next_command;
@@ -440,31 +440,23 @@ fn predict(
         return predicted(class, p.message.clone(), rules.max_images_per_request.map(u64::from));
     }
     let family = provider_family(&rules.provider)?;
-    let foreign = session.reasoning.iter().find(|r| reasoning_family(r.kind) != family)?;
+    let foreign = session.reasoning.iter().find(|r| r.kind.family() != family)?;
     notes.push("no blocking provider error is recorded: the history replays another provider's reasoning".into());
     let msg = format!(
         "line {} holds {} reasoning, which {} cannot verify",
         foreign.line,
-        reasoning_family(foreign.kind),
+        foreign.kind.family(),
         rules.provider
     );
     predicted(Class::ReasoningRejected, msg, None)
 }
 
-fn provider_family(p: &str) -> Option<&'static str> {
+pub fn provider_family(p: &str) -> Option<&'static str> {
     match p {
         "anthropic" | "bedrock" | "vertex-anthropic" => Some("anthropic"),
         "openai" | "azure-openai" => Some("openai"),
         "gemini" | "vertex-gemini" => Some("gemini"),
         _ => None,
-    }
-}
-
-fn reasoning_family(k: ReasoningKind) -> &'static str {
-    match k {
-        ReasoningKind::OpenaiEncrypted | ReasoningKind::OpenaiId => "openai",
-        ReasoningKind::AnthropicSignature | ReasoningKind::AnthropicRedacted => "anthropic",
-        ReasoningKind::GeminiSignature => "gemini",
     }
 }
 

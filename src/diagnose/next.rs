@@ -79,8 +79,17 @@ pub fn commands(
         }
         Class::ReasoningRejected => {
             let text = c.message.as_deref().unwrap_or("").to_ascii_lowercase();
-            let flag = if text.contains("not found") { "--drop-reasoning-ids" } else { "--strip-reasoning" };
-            vec![cmd("preview", flag), cmd("repair", flag)]
+            // The provider that refused it verifies its own family's reasoning
+            // only: that is what goes; another provider's stays (seed 004).
+            let own = (f.source != super::FailureSource::Predicted)
+                .then(|| super::provider_family(&rules.provider))
+                .flatten();
+            let flag = match own {
+                _ if text.contains("not found") => "--drop-reasoning-ids".to_string(),
+                Some(family) => format!("--strip-reasoning={family}"),
+                None => "--strip-reasoning".to_string(),
+            };
+            vec![cmd("preview", &flag), cmd("repair", &flag)]
         }
         Class::PayloadTooLarge | Class::ContextOverflow if !suspects.is_empty() => vec![exclude(), cmd("repair", "")],
         Class::PayloadTooLarge | Class::ContextOverflow => {

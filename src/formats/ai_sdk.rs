@@ -13,24 +13,46 @@ pub fn split_model(m: &str) -> (Option<String>, String) {
     }
 }
 
-/// Provider metadata on a part: `{"openai":{"itemId":"rs_…","reasoningEncryptedContent":…}}`,
+/// Provider metadata on a part, under each of `metas` (`(value, pointer)`:
+/// mux keeps `providerOptions` and may keep `providerMetadata` beside it,
+/// opencode keeps `metadata`): `{"openai":{"itemId":"rs_…","reasoningEncryptedContent":…}}`,
 /// `{"anthropic":{"signature":…}}`, `{"google":{"thoughtSignature":…}}`.
-pub fn provider_reasoning(meta: &Value<'_>, at: &str, out: &mut LineOut<'_>) {
-    let Value::Object(providers) = meta else {
-        return;
-    };
-    for (_, m) in providers {
-        let id = m.get("itemId").to_text().filter(|i| i.starts_with("rs_"));
-        if m.get("reasoningEncryptedContent").as_str().is_some() {
-            out.reasoning(ReasoningKind::OpenaiEncrypted, id, at);
+/// One provider's reasoning on a part is one item, whichever members name it;
+/// its `rs_` id is at every `…/openai/itemId` that holds it, so a copy that
+/// drops ids drops each (the AI SDK sends `item_reference` from either).
+pub fn provider_reasoning(metas: &[(&Value<'_>, String)], at: &str, out: &mut LineOut<'_>) {
+    let mut names: Vec<&str> = Vec::new();
+    for (meta, _) in metas {
+        if let Value::Object(providers) = meta {
+            for (k, _) in providers {
+                if !names.contains(&k.as_ref()) {
+                    names.push(k);
+                }
+            }
+        }
+    }
+    for name in names {
+        let held: Vec<(&Value<'_>, String)> =
+            metas.iter().map(|(meta, p)| (meta.get(name), format!("{p}/{}", segment(name)))).collect();
+        let any = |key: &str| held.iter().any(|(m, _)| m.has(key));
+        let rs_id = |m: &Value<'_>| m.get("itemId").to_text().filter(|i| i.starts_with("rs_"));
+        let id = held.iter().find_map(|(m, _)| rs_id(m));
+        let id_at = held.iter().filter(|(m, _)| rs_id(m).is_some()).map(|(_, p)| format!("{p}/itemId")).collect();
+        if held.iter().any(|(m, _)| m.get("reasoningEncryptedContent").as_str().is_some()) {
+            out.reasoning_at(ReasoningKind::OpenaiEncrypted, id, at, id_at);
         } else if id.is_some() {
-            out.reasoning(ReasoningKind::OpenaiId, id, at);
-        } else if m.has("signature") {
+            out.reasoning_at(ReasoningKind::OpenaiId, id, at, id_at);
+        } else if any("signature") {
             out.reasoning(ReasoningKind::AnthropicSignature, None, at);
-        } else if m.has("redactedData") {
+        } else if any("redactedData") {
             out.reasoning(ReasoningKind::AnthropicRedacted, None, at);
-        } else if m.has("thoughtSignature") {
+        } else if any("thoughtSignature") {
             out.reasoning(ReasoningKind::GeminiSignature, None, at);
         }
     }
+}
+
+/// `key` as one JSON-pointer segment.
+fn segment(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
 }

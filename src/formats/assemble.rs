@@ -211,7 +211,7 @@ pub fn assemble(mut records: Records, entries: Vec<Entry>, links: Links) -> Asse
             attachments.push(a);
         }
         for r in reasoning {
-            h.reasoning.push(Reasoning { line, kind: r.kind, id: r.id, pointer: r.pointer });
+            h.reasoning.push(Reasoning { line, kind: r.kind, id: r.id, pointer: r.pointer, id_at: r.id_at });
         }
     }
     h.attachments = attachments;

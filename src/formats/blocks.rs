@@ -175,12 +175,13 @@ pub fn responses_item<'a>(item: &'a Value<'a>, entry: usize, at: &str, out: &mut
                 ReasoningKind::OpenaiId
             };
             if kind == ReasoningKind::OpenaiEncrypted || id.is_some() {
-                out.reasoning(kind, id, at);
+                let own = id.iter().map(|_| ptr(at, "id")).collect();
+                out.reasoning_at(kind, id, at, own);
             }
         }
         "item_reference" => {
             if let Some(id) = item.get("id").to_text().filter(|i| i.starts_with("rs_")) {
-                out.reasoning(ReasoningKind::OpenaiId, Some(id), at);
+                out.reasoning_at(ReasoningKind::OpenaiId, Some(id), at, vec![ptr(at, "id")]);
             }
         }
         _ => {}

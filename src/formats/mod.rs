@@ -447,6 +447,10 @@ pub struct RawReasoning {
     pub id: Option<String>,
     /// JSON pointer of the block, item or part that carries it.
     pub pointer: String,
+    /// Where the `rs_` id sits, member by member, when it is a member of its
+    /// own: a Responses item's `id`, an AI SDK part's `…/openai/itemId`.
+    /// Empty where the id is inside a string (pi) or there is none.
+    pub id_at: Vec<String>,
     /// The entry being read when it was found (the line's last so far).
     pub entry: usize,
 }
@@ -454,8 +458,13 @@ pub struct RawReasoning {
 impl LineOut<'_> {
     /// Records a reasoning item at `pointer`, in the entry being read.
     pub fn reasoning(&mut self, kind: ReasoningKind, id: Option<String>, pointer: &str) {
+        self.reasoning_at(kind, id, pointer, Vec::new());
+    }
+
+    /// [`LineOut::reasoning`] whose `rs_` id is a member of its own, at `id_at`.
+    pub fn reasoning_at(&mut self, kind: ReasoningKind, id: Option<String>, pointer: &str, id_at: Vec<String>) {
         let entry = self.entries.len().saturating_sub(1);
-        self.reasoning.push(RawReasoning { kind, id, pointer: pointer.to_string(), entry });
+        self.reasoning.push(RawReasoning { kind, id, pointer: pointer.to_string(), id_at, entry });
     }
 
     /// Keys the message whose entries start now ([`LineOut::keys`]).

@@ -76,8 +76,11 @@ impl Adapter for Mux {
                     out.media.push(m);
                 }
             } else if ty == "reasoning" {
-                provider_reasoning(p.get("providerOptions"), &at, out);
-                provider_reasoning(p.get("providerMetadata"), &at, out);
+                let metas = [
+                    (p.get("providerOptions"), ptr(&at, "providerOptions")),
+                    (p.get("providerMetadata"), ptr(&at, "providerMetadata")),
+                ];
+                provider_reasoning(&metas, &at, out);
             } else if let Some(id) = p.get("toolCallId").to_text() {
                 let name = p.get("toolName").to_text().or_else(|| ty.strip_prefix("tool-").map(str::to_string));
                 let path = path_argument(p.get("input"));

@@ -227,6 +227,10 @@ pub struct Reasoning {
     pub id: Option<String>,
     /// JSON pointer of the block, item or part that carries it, inside its line.
     pub pointer: String,
+    /// Where the `rs_` id sits as a member of its own (what
+    /// `--drop-reasoning-ids` removes); empty where it is inside a string.
+    #[serde(skip)]
+    pub id_at: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -242,6 +246,18 @@ pub enum ReasoningKind {
     AnthropicRedacted,
     /// Gemini `thoughtSignature`.
     GeminiSignature,
+}
+
+impl ReasoningKind {
+    /// The provider family that wrote it and alone can verify it:
+    /// `openai`, `anthropic` or `gemini`.
+    pub fn family(self) -> &'static str {
+        match self {
+            ReasoningKind::OpenaiEncrypted | ReasoningKind::OpenaiId => "openai",
+            ReasoningKind::AnthropicSignature | ReasoningKind::AnthropicRedacted => "anthropic",
+            ReasoningKind::GeminiSignature => "gemini",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]

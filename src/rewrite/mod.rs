@@ -30,9 +30,19 @@ pub struct RewriteOptions {
     /// Remove replayed reasoning (OpenAI reasoning items, Anthropic thinking,
     /// Gemini thought signatures).
     pub strip_reasoning: bool,
+    /// With `strip_reasoning`: only this provider family's reasoning
+    /// ([`ReasoningKind::family`]); the rest is what other providers verify.
+    pub strip_only: Option<&'static str>,
     /// Make OpenAI reasoning self-contained: drop `rs_` ids and references,
     /// keep `encrypted_content`.
     pub drop_reasoning_ids: bool,
+}
+
+impl RewriteOptions {
+    /// Whether reasoning of `kind` is stripped.
+    pub fn strips(&self, kind: ReasoningKind) -> bool {
+        self.strip_reasoning && self.strip_only.is_none_or(|f| kind.family() == f)
+    }
 }
 
 /// One change to one record, addressed by JSON pointer inside it.
@@ -193,7 +203,7 @@ impl Rewrite {
         }
         for x in &session.reasoning {
             let openai = matches!(x.kind, ReasoningKind::OpenaiEncrypted | ReasoningKind::OpenaiId);
-            let op = if opts.strip_reasoning {
+            let op = if opts.strips(x.kind) {
                 r.summary.reasoning_removed += 1;
                 match x.kind {
                     // A Gemini signature is a member of the part it signs: only it goes.
@@ -201,6 +211,8 @@ impl Rewrite {
                     _ if x.pointer.is_empty() || x.pointer == "/payload" => Op::Drop,
                     _ => Op::Remove { pointer: x.pointer.clone() },
                 }
+            } else if opts.strip_reasoning {
+                continue;
             } else if opts.drop_reasoning_ids && openai && x.id.is_some() {
                 r.summary.reasoning_ids_dropped += 1;
                 match x.kind {
@@ -208,7 +220,14 @@ impl Rewrite {
                     ReasoningKind::OpenaiEncrypted if session.format == Format::Pi => {
                         Op::RemoveInString { pointer: format!("{}/thinkingSignature", x.pointer), inner: "/id".into() }
                     }
-                    ReasoningKind::OpenaiEncrypted => Op::Remove { pointer: format!("{}/id", x.pointer) },
+                    // Every member that names the id goes (an AI SDK part may
+                    // name it twice); the encrypted content stays beside them.
+                    ReasoningKind::OpenaiEncrypted => {
+                        let mut at = x.id_at.iter().map(|p| Op::Remove { pointer: p.clone() });
+                        let first = at.next().unwrap_or_else(|| Op::Remove { pointer: format!("{}/id", x.pointer) });
+                        r.ops.entry(key(x.line)).or_default().extend(at);
+                        first
+                    }
                     // No encrypted content to replay: the item cannot stand alone.
                     _ if x.pointer.is_empty() || x.pointer == "/payload" => Op::Drop,
                     _ => Op::Remove { pointer: x.pointer.clone() },

@@ -397,3 +397,70 @@ fn an_orphan_results_image_is_not_read_again_and_nothing_is_written_as_filler() 
         }
     }
 }
+
+/// Seed 004: mux keeps `providerOptions.openai.{itemId, reasoningEncryptedContent}`
+/// on a reasoning part (and may keep the same under `providerMetadata`); the
+/// AI SDK sends `item_reference` for an `itemId`. `--drop-reasoning-ids` removed
+/// `<part>/id`, which AI SDK parts do not use, and left every `rs_` id in place.
+#[test]
+fn drop_reasoning_ids_takes_the_item_id_out_of_an_ai_sdk_part_and_keeps_the_blob() {
+    let openai = json!({"openai":{"itemId":"rs_stale01","reasoningEncryptedContent":"gAAAAABblob"}});
+    let lines = [
+        json!({"id":"m0","role":"user","metadata":{"historySequence":1},"workspaceId":"w","parts":[{"type":"text","text":"plan it"}]}),
+        json!({"id":"m1","role":"assistant","workspaceId":"w","metadata":{"historySequence":2,"model":"openai:gpt-5.1","usage":{"inputTokens":1,"outputTokens":1,"totalTokens":2}},
+            "parts":[{"type":"reasoning","text":"thinking","providerOptions":openai,"providerMetadata":openai},{"type":"text","text":"the plan"}]}),
+        json!({"id":"m2","role":"user","metadata":{"historySequence":3},"workspaceId":"w","parts":[{"type":"text","text":"go on"}]}),
+        json!({"id":"m3","role":"assistant","workspaceId":"w","metadata":{"historySequence":4,"model":"openai:gpt-5.1","error":"Item with id 'rs_stale01' not found.","errorType":"api"},"parts":[]}),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = lines.iter().map(|l| l.to_string() + "\n").collect();
+    let file = write(dir.path(), "chat.jsonl", &text);
+    let (d, code) = common::diagnose(&file, &[]);
+    assert_eq!((code, d["stuck"].as_bool()), (1, Some(true)), "{d:#}");
+    assert!(d["next"].to_string().contains("--drop-reasoning-ids"), "{d:#}");
+    let out = run(&["repair", "--json", "--drop-reasoning-ids", file.to_str().unwrap()]);
+    let r: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    let copy = std::fs::read_to_string(r["out"].as_str().unwrap()).unwrap();
+    assert!(!copy.contains("rs_stale01"), "an rs_ id is left: {copy}");
+    assert_eq!(copy.matches("gAAAAABblob").count(), 2, "the encrypted content stays: {copy}");
+    let part = &serde_json::from_str::<Value>(copy.lines().nth(1).unwrap()).unwrap()["parts"][0];
+    assert_eq!(part["providerOptions"]["openai"], json!({"reasoningEncryptedContent":"gAAAAABblob"}), "{part}");
+    assert_eq!(part["type"], "reasoning");
+    let (d, code) = common::diagnose(Path::new(r["out"].as_str().unwrap()), &[]);
+    assert_eq!((code, d["stuck"].as_bool()), (0, Some(false)), "{d:#}");
+}
+
+/// Seed 004, phase 2: after a cross-organisation switch OpenAI refuses its
+/// encrypted reasoning (`invalid_encrypted_content`). The cure strips that
+/// provider's reasoning only; another provider's thinking and every visible
+/// part stay. Diagnose prescribed a `--strip-reasoning` that removed it all.
+#[test]
+fn a_refused_blob_strips_only_the_refusing_providers_reasoning() {
+    let openai = json!({"openai":{"itemId":"rs_0b1","reasoningEncryptedContent":"gAAAAABbroken"}});
+    let anthropic = json!({"anthropic":{"signature":"EqQBCkYIBxgCKkBsig"}});
+    let lines = [
+        json!({"id":"m0","role":"user","metadata":{"historySequence":1},"workspaceId":"w","parts":[{"type":"text","text":"plan it"}]}),
+        json!({"id":"m1","role":"assistant","workspaceId":"w","metadata":{"historySequence":2,"model":"anthropic:claude-sonnet-4-5","usage":{"inputTokens":1,"outputTokens":1,"totalTokens":2}},
+            "parts":[{"type":"reasoning","text":"weighing","providerOptions":anthropic},{"type":"text","text":"draft"}]}),
+        json!({"id":"m2","role":"user","metadata":{"historySequence":3},"workspaceId":"w","parts":[{"type":"text","text":"refine"}]}),
+        json!({"id":"m3","role":"assistant","workspaceId":"w","metadata":{"historySequence":4,"model":"openai:gpt-5.1","usage":{"inputTokens":1,"outputTokens":1,"totalTokens":2}},
+            "parts":[{"type":"reasoning","text":"thinking","providerOptions":openai},{"type":"text","text":"the plan"}]}),
+        json!({"id":"m4","role":"user","metadata":{"historySequence":5},"workspaceId":"w","parts":[{"type":"text","text":"go on"}]}),
+        json!({"id":"m5","role":"assistant","workspaceId":"w","metadata":{"historySequence":6,"model":"openai:gpt-5.1","error":"invalid_encrypted_content","errorType":"api"},"parts":[]}),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = lines.iter().map(|l| l.to_string() + "\n").collect();
+    let file = write(dir.path(), "chat.jsonl", &text);
+    let (d, code) = common::diagnose(&file, &[]);
+    assert_eq!((code, d["failure"]["class"].as_str()), (1, Some("reasoning_rejected")), "{d:#}");
+    assert!(d["next"].to_string().contains("--strip-reasoning=openai"), "{d:#}");
+    let out = run(&["repair", "--json", "--strip-reasoning=openai", file.to_str().unwrap()]);
+    let r: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    let copy = std::fs::read_to_string(r["out"].as_str().unwrap()).unwrap();
+    assert!(!copy.contains("gAAAAABbroken") && !copy.contains("rs_0b1"), "the refused blob stays: {copy}");
+    for kept in ["EqQBCkYIBxgCKkBsig", "weighing", "draft", "the plan", "go on"] {
+        assert!(copy.contains(kept), "{kept} is lost: {copy}");
+    }
+}
