@@ -105,7 +105,14 @@ impl ReadArgs {
 
     /// Reads a session (with a progress bar on long reads) and marks what its
     /// overlay excludes. Lines of the overlay that are not events are told on stderr.
+    /// `-` is refused: a command that reads through here reads an overlay
+    /// beside its file or writes beside it (`diagnose` and `scan` spool stdin first).
     pub fn read(&self, path: &std::path::Path) -> anyhow::Result<(crate::model::Session, crate::reader::Plan)> {
+        anyhow::ensure!(
+            path != std::path::Path::new("-"),
+            "this command does not read stdin ('-'): its overlay and copies sit beside the session's file; \
+             save the session to a file and name that (diagnose and scan read stdin)"
+        );
         let (mut session, plan) = crate::report::progress::read(path, &self.options())?;
         self.apply_overlay(path, &mut session, &plan)?;
         Ok((session, plan))

@@ -155,3 +155,19 @@ fn classify_reads_a_file_it_is_given() {
     let c: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(c["class"], "media_rejected", "{c:#}");
 }
+
+/// `preview -`, `repair -` and `exclude -` said "opening -: No such file or
+/// directory": they do not read stdin, and say so.
+#[test]
+fn commands_that_write_beside_a_file_say_they_do_not_read_stdin() {
+    for args in [&["preview", "-"][..], &["repair", "-"], &["exclude", "-", "--suspects"]] {
+        let out = crate::common::run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "session-doctor: this command does not read stdin ('-'): its overlay and copies sit beside the \
+             session's file; save the session to a file and name that (diagnose and scan read stdin)\n",
+            "{args:?}"
+        );
+    }
+}
