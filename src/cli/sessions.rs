@@ -37,12 +37,21 @@ pub struct SessionsArgs {
     /// Only this agent's sessions (claude and gemini are short for claude-code and gemini-cli).
     #[arg(long = "agent", value_name = "AGENT", value_parser = super::values::agent())]
     pub agent: Option<&'static str>,
-    /// How many sessions to list (the newest).
-    #[arg(long = "limit", short = 'n', value_name = "N", default_value_t = 10)]
+    /// How many sessions to list (the newest); at least 1.
+    #[arg(long = "limit", short = 'n', value_name = "N", default_value_t = 10, value_parser = at_least_one)]
     pub limit: usize,
     /// Print JSON: an array of {"agent","format","path","bytes","modified","health"}.
     #[arg(long = "json")]
     pub json: bool,
+}
+
+/// `--limit 0` would list nothing and then say no session was found.
+fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("0 lists no session: give 1 or more".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 pub fn run(args: &SessionsArgs) -> anyhow::Result<Exit> {

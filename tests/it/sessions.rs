@@ -131,6 +131,17 @@ fn sessions_lists_health_and_json() {
     assert!(lines[0].starts_with("agent") && lines[0].contains("health"), "{text}");
     assert!(lines[1].starts_with("codex") && lines[1].contains("problems"), "{text}");
     assert!(lines[1].contains("~/.codex/sessions/2026/08/01/rollout-"), "{text}");
+
+    // `--limit 0` listed nothing and said "No sessions found" with sessions present.
+    let none = bin(home.path()).args(["sessions", "--limit", "0"]).output().expect("runs");
+    assert_eq!(none.status.code(), Some(2));
+    assert!(none.stdout.is_empty(), "{}", String::from_utf8_lossy(&none.stdout));
+    assert!(
+        String::from_utf8_lossy(&none.stderr)
+            .contains("invalid value '0' for '--limit <N>': 0 lists no session: give 1 or more"),
+        "{}",
+        String::from_utf8_lossy(&none.stderr)
+    );
 }
 
 #[test]
