@@ -158,7 +158,8 @@ pub fn judge(d: &Diagnosis, images: u64, opts: &CheckOptions) -> Vec<Problem> {
         }
     }
     if let Some(max) = opts.max_images.filter(|&m| images > u64::from(m)) {
-        let message = format!("the next request carries {images} images; --max-images allows {max}");
+        let carried = crate::text::units::count(images, "image", "images");
+        let message = format!("the next request carries {carried}; --max-images allows {max}");
         out.push(Problem::new("request.over_max_images", Severity::Error, message));
     }
     // What the reader found: one problem per code and severity, at its first

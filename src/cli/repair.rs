@@ -184,13 +184,15 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
         )?;
     }
     // What the rewrite left out on purpose is said above (failures, reasoning, orphaned results).
-    if !r.damaged.is_empty() {
-        writeln!(
+    match r.damaged.as_slice() {
+        [] => {}
+        [line] => writeln!(out, "  left out     line {line}: damaged, the reader could not read it")?,
+        many => writeln!(
             out,
-            "  left out     {} ({}): damaged, the reader could not read them",
-            count(r.damaged.len() as u64, "line", "lines"),
-            first_few(&r.damaged)
-        )?;
+            "  left out     {} lines ({}): damaged, the reader could not read them",
+            many.len(),
+            first_few(many)
+        )?,
     }
     let added =
         if r.inserted > 0 { format!(", {} added", count(r.inserted, "record", "records")) } else { String::new() };

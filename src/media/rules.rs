@@ -262,7 +262,10 @@ pub fn request_problems(stats: &RequestStats, rules: &Rules) -> Vec<Problem> {
         } else if stats.images > cap {
             out.push(invalid(
                 "request.too_many_images",
-                format!("the request carries {} images; {p} accepts at most {cap} per request", stats.images),
+                format!(
+                    "the request carries {}; {p} accepts at most {cap} per request",
+                    crate::text::units::count(u64::from(stats.images), "image", "images")
+                ),
             ));
         }
     }

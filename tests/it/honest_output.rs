@@ -179,6 +179,14 @@ fn check_takes_max_images_0_as_preview_and_repair_do() {
     }
     let out = run(&["check", "--max-images", "0", s]);
     assert!(text(&out.stdout).contains("request.over_max_images"), "{}", text(&out.stdout));
+    // One image is one ("carries 1 images" before).
+    let out = run(&["check", "--max-images", "0", sample("copilot.jsonl").to_str().expect("utf-8")]);
+    assert!(
+        text(&out.stdout)
+            .contains("error[request.over_max_images]: the next request carries 1 image; --max-images allows 0\n"),
+        "{}",
+        text(&out.stdout)
+    );
 }
 
 // ---- 18. Help that contradicts the binary ---------------------------------------------

@@ -257,6 +257,10 @@ fn a_damaged_line_is_left_out_and_the_chain_bridged_around_it() {
     assert_eq!(copy.len(), 2);
     assert_eq!(copy[1]["uuid"], "u2");
     assert_eq!(copy[1]["parentUuid"], "u0", "re-parented onto the line written before the damaged one");
+    // Said of one line as of one ("1 line (2) … could not read them" before).
+    let out = run(&["repair", "--force", file.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("\n  left out     line 2: damaged, the reader could not read it\n"), "{text}");
 }
 
 /// pi stops at a parent that is not in the file (it skips a line that is not
