@@ -220,6 +220,25 @@ pub fn lookup(code: &str) -> Option<&'static Code> {
     CODES.iter().find(|c| known && c.code == pattern)
 }
 
+/// The codes `typed` may mean, for a usage error: those under the family it
+/// names (`session.stuck.*`, `session.stuck`, a `<class>` pattern spelled out),
+/// each class of a pattern given.
+pub fn near(typed: &str) -> Vec<String> {
+    let family = typed.trim_end_matches(['*', '.']).trim_end_matches(".<class>");
+    if family.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for c in CODES {
+        if let Some(f) = c.code.strip_suffix(".<class>").filter(|f| *f == family) {
+            out.extend(crate::classify::Class::ALL.iter().map(|k| with_class(f, *k)));
+        } else if c.code.strip_prefix(family).is_some_and(|rest| rest.starts_with('.')) {
+            out.push(c.code.to_string());
+        }
+    }
+    out
+}
+
 /// The code of a failure class under a pattern family, e.g.
 /// `session.stuck.media_rejected`.
 pub fn with_class(family: &str, class: crate::classify::Class) -> String {

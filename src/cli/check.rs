@@ -72,7 +72,7 @@ pub struct CheckArgs {
     pub deep: bool,
     /// A problem when the next request of a session carries more than N images
     /// (0: any image), as preview and repair take it.
-    #[arg(long = "max-images", value_name = "N")]
+    #[arg(long = "max-images", value_name = "N", allow_hyphen_values = true, value_parser = super::values::image_count::<u32>)]
     pub max_images: Option<u32>,
     /// Accept problems with this code (repeatable), e.g. --allow base64.nonstandard.
     #[arg(long = "allow", value_name = "CODE", value_parser = parse_code)]
@@ -98,10 +98,17 @@ pub enum OutputForm {
 }
 
 fn parse_code(s: &str) -> Result<String, String> {
-    match crate::codes::lookup(s) {
-        Some(_) => Ok(s.to_string()),
-        None => Err(format!("unknown problem code `{s}` (docs/codes.md lists them)")),
+    if crate::codes::lookup(s).is_some() {
+        return Ok(s.to_string());
     }
+    // `session.stuck.*`: name the codes the user meant, one --allow each.
+    let near = crate::codes::near(s);
+    let hint = match near.as_slice() {
+        [] => String::new(),
+        [one] => format!("; did you mean `{one}`?"),
+        many => format!("; one --allow each of: {}", many.join(", ")),
+    };
+    Err(format!("unknown problem code `{s}` (docs/codes.md lists them){hint}"))
 }
 
 /// What the html page needs of a session beyond its problems: its diagnosis,

@@ -50,7 +50,7 @@ pub struct DiagnoseArgs {
     #[arg(long = "latest")]
     pub latest: bool,
     /// With --latest: only this agent's sessions.
-    #[arg(long = "agent", value_name = "AGENT", requires = "latest", conflicts_with = "file", value_parser = super::values::agent())]
+    #[arg(long = "agent", value_name = "AGENT", value_parser = super::values::agent())]
     pub agent: Option<&'static str>,
     #[command(flatten)]
     pub read: ReadArgs,
@@ -82,6 +82,13 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
         ),
         _ => None,
     };
+    // Not clap's `requires`: its usage line names --latest and not why.
+    if let (Some(agent), Some(_)) = (args.agent, &args.file) {
+        anyhow::bail!(
+            "--agent {agent} chooses whose newest session --latest reads; FILE is read in the format it is detected \
+             as (--format reads it as another)"
+        );
+    }
     let file = match (&args.file, args.latest) {
         (Some(f), _) => f.clone(),
         (None, _) => {

@@ -24,6 +24,7 @@ use super::session_args::ReadArgs;
 /// and its sha256, so the exclusion still finds its bytes when the agent
 /// re-writes records. Excluding twice changes nothing; --undo includes again.
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["refs", "suspects"])))]
 #[command(after_help = "Examples:
   session-doctor exclude session.jsonl --ref L7.2
   session-doctor exclude session.jsonl --ref sha256:88709c --reason 'half-downloaded PDF'
@@ -42,7 +43,7 @@ pub struct ExcludeArgs {
     pub read: ReadArgs,
     /// An attachment to exclude: L<line>.<n> as `scan`/`diagnose` print it,
     /// or sha256:<hex prefix> for every attachment with those bytes. Repeatable.
-    #[arg(long = "ref", value_name = "REF", value_parser = super::refs::parse_ref, required_unless_present = "suspects")]
+    #[arg(long = "ref", value_name = "REF", value_parser = super::refs::parse_ref)]
     pub refs: Vec<Ref>,
     /// Exclude the prime suspects `diagnose` names (every suspect when none is prime).
     #[arg(long = "suspects", conflicts_with = "refs")]

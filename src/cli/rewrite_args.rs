@@ -8,7 +8,7 @@ use crate::rewrite::RewriteOptions;
 pub struct RewriteArgs {
     /// Keep only the newest N images (user messages and tool results alike);
     /// each older one becomes a note naming its file. 0 drops every image.
-    #[arg(long = "max-images", value_name = "N")]
+    #[arg(long = "max-images", value_name = "N", allow_hyphen_values = true, value_parser = super::values::image_count::<usize>)]
     pub max_images: Option<usize>,
     /// Remove replayed reasoning: OpenAI reasoning items and encrypted content,
     /// Anthropic thinking blocks, Gemini thought signatures. Every visible text,

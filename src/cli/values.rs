@@ -100,6 +100,12 @@ pub fn target() -> Vocabulary<Target> {
     }
 }
 
+/// `--max-images N`: a count, 0 or more. `-1` is taken as the value (not as
+/// a flag clap would tell the user to write as `-- -1`) and refused as one.
+pub fn image_count<T: std::str::FromStr>(s: &str) -> Result<T, String> {
+    s.parse().map_err(|_| format!("`{s}` is not a number of images: give 0 or more (0 drops every image)"))
+}
+
 /// `--agent`: an agent whose sessions can be found (`claude`, `gemini` for short).
 pub fn agent() -> Vocabulary<&'static str> {
     use crate::discover::{AGENTS, agent_name};

@@ -587,3 +587,35 @@ fn a_long_list_of_ids_says_its_count_and_the_first_few() {
         "{answered}"
     );
 }
+
+/// Usage errors that taught the wrong thing: clap's "use '-- -1'" tip for a
+/// negative count, `exclude FILE` with no word of `--suspects`, `--allow
+/// session.stuck.*` with no code to use instead, and `diagnose --agent codex
+/// FILE` answered with the `--latest` usage.
+#[test]
+fn usage_errors_say_what_to_type() {
+    let mux = sample("mux.jsonl");
+    let mux = mux.to_str().expect("utf-8");
+    let stderr = |args: &[&str]| {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        text(&out.stderr)
+    };
+    for sub in ["preview", "repair", "check"] {
+        let e = stderr(&[sub, "--max-images", "-1", mux]);
+        assert!(
+            e.contains("invalid value '-1' for '--max-images <N>': `-1` is not a number of images: give 0 or more (0 drops every image)"),
+            "{sub}: {e}"
+        );
+        assert!(!e.contains("-- -1"), "{e}");
+    }
+    assert!(stderr(&["exclude", mux]).contains("<--ref <REF>|--suspects>"));
+    let e = stderr(&["check", "--allow", "session.stuck.*", mux]);
+    assert!(e.contains("; one --allow each of: session.stuck.media_rejected, session.stuck.image_limit,"), "{e}");
+    assert!(stderr(&["check", "--allow", "png.*", mux]).contains("png.truncated"));
+    assert_eq!(
+        stderr(&["diagnose", "--agent", "codex", mux]),
+        "session-doctor: --agent codex chooses whose newest session --latest reads; FILE is read in the format it is \
+         detected as (--format reads it as another)\n"
+    );
+}
