@@ -562,3 +562,28 @@ fn damaged_database_rows_are_findings_not_refusals() {
     assert_eq!(v["entries"], 4, "{v:#}");
     assert!(v["findings"].to_string().contains("line.not_a_record"), "{v:#}");
 }
+
+/// Seed 004 in opencode: a reasoning part keeps `metadata.openai.{itemId,
+/// reasoningEncryptedContent}`. `--drop-reasoning-ids` removed the part's own
+/// `id` (opencode's `prt_…`) and left the `rs_` id the AI SDK sends as an
+/// `item_reference`.
+#[test]
+fn drop_reasoning_ids_takes_the_item_id_out_of_a_reasoning_parts_metadata() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = pdf_export(&dir, |doc| {
+        let parts = doc["messages"][1]["parts"].as_array_mut().unwrap();
+        let mut p = parts[0].clone();
+        p["id"] = "prt_reasoning01".into();
+        p["type"] = "reasoning".into();
+        p["text"] = "weighing the pages".into();
+        p["metadata"] = serde_json::json!({"openai":{"itemId":"rs_stale02","reasoningEncryptedContent":"gAAAAABopen"}});
+        parts.insert(0, p);
+    });
+    let (r, _) = json_of(&["repair", "--json", "--force", "--drop-reasoning-ids", file.to_str().unwrap()]);
+    let copy = std::fs::read_to_string(r["out"].as_str().unwrap()).unwrap();
+    assert!(!copy.contains("rs_stale02"), "an rs_ id is left: {copy}");
+    let doc: Value = serde_json::from_str(&copy).unwrap();
+    let part = doc["messages"][1]["parts"].as_array().unwrap().iter().find(|p| p["type"] == "reasoning").unwrap();
+    assert_eq!(part["metadata"]["openai"], serde_json::json!({"reasoningEncryptedContent":"gAAAAABopen"}), "{part:#}");
+    assert!(part["id"].as_str().is_some_and(|id| id.starts_with("prt_")), "the part keeps an id of its own: {part:#}");
+}
