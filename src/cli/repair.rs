@@ -149,29 +149,19 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
     if c.reasoning_ids_dropped > 0 {
         writeln!(out, "  reasoning    {} made self-contained", count(c.reasoning_ids_dropped as u64, "item", "items"))?;
     }
-    if !c.calls_answered.is_empty() {
-        writeln!(
-            out,
-            "  answered     {} ({}): the run stopped before it returned; each gets a result saying so",
-            count(c.calls_answered.len() as u64, "interrupted tool call", "interrupted tool calls"),
-            sanitize(&first_few(&c.calls_answered))
-        )?;
-    }
-    if !c.results_removed.is_empty() {
-        writeln!(
-            out,
-            "  removed      {} ({}): their calls are gone",
-            count(c.results_removed.len() as u64, "orphan tool result", "orphan tool results"),
-            sanitize(&first_few(&c.results_removed))
-        )?;
-    }
-    if !c.repeats_removed.is_empty() {
-        writeln!(
-            out,
-            "  removed      {} ({}): each call takes one response",
-            count(c.repeats_removed.len() as u64, "repeated tool response", "repeated tool responses"),
-            sanitize(&first_few(&c.repeats_removed))
-        )?;
+    let calls = [
+        (
+            "answered",
+            &c.calls_answered,
+            "interrupted tool call",
+            "the run stopped before it returned; each gets a result saying so",
+        ),
+        ("removed", &c.results_removed, "orphan tool result", "their calls are gone"),
+        ("removed", &c.repeats_removed, "repeated tool response", "each call takes one response"),
+    ];
+    for (label, ids, what, why) in calls.into_iter().filter(|(_, ids, ..)| !ids.is_empty()) {
+        let n = count(ids.len() as u64, what, &format!("{what}s"));
+        writeln!(out, "  {label:<12} {n} ({}): {why}", sanitize(&first_few(ids)))?;
     }
     if !c.failures_dropped.is_empty() {
         let n = c.failures_dropped.len();

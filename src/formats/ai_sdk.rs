@@ -13,14 +13,14 @@ pub fn split_model(m: &str) -> (Option<String>, String) {
     }
 }
 
-/// Provider metadata on a part, under each of `metas` (`(value, pointer)`:
+/// Provider metadata on the part at `at`, under each of `metas` (`(value, member name)`:
 /// mux keeps `providerOptions` and may keep `providerMetadata` beside it,
 /// opencode keeps `metadata`): `{"openai":{"itemId":"rs_…","reasoningEncryptedContent":…}}`,
 /// `{"anthropic":{"signature":…}}`, `{"google":{"thoughtSignature":…}}`.
 /// One provider's reasoning on a part is one item, whichever members name it;
 /// its `rs_` id is at every `…/openai/itemId` that holds it, so a copy that
 /// drops ids drops each (the AI SDK sends `item_reference` from either).
-pub fn provider_reasoning(metas: &[(&Value<'_>, String)], at: &str, out: &mut LineOut<'_>) {
+pub fn provider_reasoning(metas: &[(&Value<'_>, &str)], at: &str, out: &mut LineOut<'_>) {
     let mut names: Vec<&str> = Vec::new();
     for (meta, _) in metas {
         if let Value::Object(providers) = meta {
@@ -32,12 +32,16 @@ pub fn provider_reasoning(metas: &[(&Value<'_>, String)], at: &str, out: &mut Li
         }
     }
     for name in names {
-        let held: Vec<(&Value<'_>, String)> =
-            metas.iter().map(|(meta, p)| (meta.get(name), format!("{p}/{}", segment(name)))).collect();
+        let held: Vec<(&Value<'_>, &str)> = metas.iter().map(|(meta, p)| (meta.get(name), *p)).collect();
         let any = |key: &str| held.iter().any(|(m, _)| m.has(key));
         let rs_id = |m: &Value<'_>| m.get("itemId").to_text().filter(|i| i.starts_with("rs_"));
         let id = held.iter().find_map(|(m, _)| rs_id(m));
-        let id_at = held.iter().filter(|(m, _)| rs_id(m).is_some()).map(|(_, p)| format!("{p}/itemId")).collect();
+        // Pointers are spelled only for the ids a copy may remove.
+        let id_at = held
+            .iter()
+            .filter(|(m, _)| rs_id(m).is_some())
+            .map(|(_, k)| format!("{at}/{k}/{}/itemId", segment(name)))
+            .collect();
         if held.iter().any(|(m, _)| m.get("reasoningEncryptedContent").as_str().is_some()) {
             out.reasoning_at(ReasoningKind::OpenaiEncrypted, id, at, id_at);
         } else if id.is_some() {

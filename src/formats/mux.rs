@@ -76,10 +76,8 @@ impl Adapter for Mux {
                     out.media.push(m);
                 }
             } else if ty == "reasoning" {
-                let metas = [
-                    (p.get("providerOptions"), ptr(&at, "providerOptions")),
-                    (p.get("providerMetadata"), ptr(&at, "providerMetadata")),
-                ];
+                let metas =
+                    [(p.get("providerOptions"), "providerOptions"), (p.get("providerMetadata"), "providerMetadata")];
                 provider_reasoning(&metas, &at, out);
             } else if let Some(id) = p.get("toolCallId").to_text() {
                 let name = p.get("toolName").to_text().or_else(|| ty.strip_prefix("tool-").map(str::to_string));

@@ -231,7 +231,15 @@ fn a_codex_copy_names_itself_by_its_session_meta_id() {
 
 /// `repair --json` of `file`: its report, and its copy's records.
 fn repaired(file: &std::path::Path) -> (Value, Vec<Value>) {
-    let out = run(&["repair", "--json", file.to_str().unwrap()]);
+    repaired_with(file, &[])
+}
+
+/// [`repaired`] with `args` after `repair --json`.
+fn repaired_with(file: &std::path::Path, args: &[&str]) -> (Value, Vec<Value>) {
+    let mut all = vec!["repair", "--json"];
+    all.extend_from_slice(args);
+    all.push(file.to_str().unwrap());
+    let out = run(&all);
     let r: Value =
         serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
     let copy = std::fs::read_to_string(r["out"].as_str().unwrap())
@@ -402,6 +410,14 @@ fn an_orphan_results_image_is_not_read_again_and_nothing_is_written_as_filler() 
     }
 }
 
+/// A mux `chat.jsonl` of `lines`, in a folder of its own (kept while the guard lives).
+fn mux_session(lines: &[Value]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = lines.iter().map(|l| l.to_string() + "\n").collect();
+    let file = write(dir.path(), "chat.jsonl", &text);
+    (dir, file)
+}
+
 /// Seed 004: mux keeps `providerOptions.openai.{itemId, reasoningEncryptedContent}`
 /// on a reasoning part (and may keep the same under `providerMetadata`); the
 /// AI SDK sends `item_reference` for an `itemId`. `--drop-reasoning-ids` removed
@@ -416,19 +432,15 @@ fn drop_reasoning_ids_takes_the_item_id_out_of_an_ai_sdk_part_and_keeps_the_blob
         json!({"id":"m2","role":"user","metadata":{"historySequence":3},"workspaceId":"w","parts":[{"type":"text","text":"go on"}]}),
         json!({"id":"m3","role":"assistant","workspaceId":"w","metadata":{"historySequence":4,"model":"openai:gpt-5.1","error":"Item with id 'rs_stale01' not found.","errorType":"api"},"parts":[]}),
     ];
-    let dir = tempfile::tempdir().unwrap();
-    let text: String = lines.iter().map(|l| l.to_string() + "\n").collect();
-    let file = write(dir.path(), "chat.jsonl", &text);
+    let (_dir, file) = mux_session(&lines);
     let (d, code) = common::diagnose(&file, &[]);
     assert_eq!((code, d["stuck"].as_bool()), (1, Some(true)), "{d:#}");
     assert!(d["next"].to_string().contains("--drop-reasoning-ids"), "{d:#}");
-    let out = run(&["repair", "--json", "--drop-reasoning-ids", file.to_str().unwrap()]);
-    let r: Value =
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
-    let copy = std::fs::read_to_string(r["out"].as_str().unwrap()).unwrap();
+    let (r, lines) = repaired_with(&file, &["--drop-reasoning-ids"]);
+    let copy = Value::from(lines.clone()).to_string();
     assert!(!copy.contains("rs_stale01"), "an rs_ id is left: {copy}");
     assert_eq!(copy.matches("gAAAAABblob").count(), 2, "the encrypted content stays: {copy}");
-    let part = &serde_json::from_str::<Value>(copy.lines().nth(1).unwrap()).unwrap()["parts"][0];
+    let part = &lines[1]["parts"][0];
     assert_eq!(part["providerOptions"]["openai"], json!({"reasoningEncryptedContent":"gAAAAABblob"}), "{part}");
     assert_eq!(part["type"], "reasoning");
     let (d, code) = common::diagnose(Path::new(r["out"].as_str().unwrap()), &[]);
@@ -453,16 +465,12 @@ fn a_refused_blob_strips_only_the_refusing_providers_reasoning() {
         json!({"id":"m4","role":"user","metadata":{"historySequence":5},"workspaceId":"w","parts":[{"type":"text","text":"go on"}]}),
         json!({"id":"m5","role":"assistant","workspaceId":"w","metadata":{"historySequence":6,"model":"openai:gpt-5.1","error":"invalid_encrypted_content","errorType":"api"},"parts":[]}),
     ];
-    let dir = tempfile::tempdir().unwrap();
-    let text: String = lines.iter().map(|l| l.to_string() + "\n").collect();
-    let file = write(dir.path(), "chat.jsonl", &text);
+    let (_dir, file) = mux_session(&lines);
     let (d, code) = common::diagnose(&file, &[]);
     assert_eq!((code, d["failure"]["class"].as_str()), (1, Some("reasoning_rejected")), "{d:#}");
     assert!(d["next"].to_string().contains("--strip-reasoning=openai"), "{d:#}");
-    let out = run(&["repair", "--json", "--strip-reasoning=openai", file.to_str().unwrap()]);
-    let r: Value =
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
-    let copy = std::fs::read_to_string(r["out"].as_str().unwrap()).unwrap();
+    let (_, lines) = repaired_with(&file, &["--strip-reasoning=openai"]);
+    let copy = Value::from(lines).to_string();
     assert!(!copy.contains("gAAAAABbroken") && !copy.contains("rs_0b1"), "the refused blob stays: {copy}");
     for kept in ["EqQBCkYIBxgCKkBsig", "weighing", "draft", "the plan", "go on"] {
         assert!(copy.contains(kept), "{kept} is lost: {copy}");
