@@ -5,7 +5,9 @@
 //! 1. **Deterministic structured codes** — of the innermost error; a wrapper's code counts
 //!    only where the inner error has none of the kind.
 //! 2. **Deterministic phrases** (`signals`), then **deterministic families** (`families`):
-//!    reasoning replay, history structure, context overflow, content policy, plan/billing.
+//!    reasoning replay, history structure, context overflow, content policy, plan/billing;
+//!    then a known agent's own sentence for a provider error (`agents`), by the class of
+//!    the error it stands for.
 //! 3. **Media** phrases, families and a request path into a media part — for a client
 //!    error, a status-less stream error, or a 5xx that is not a hosted provider's (local
 //!    servers answer deterministic refusals with 500). A 429 is never media.
@@ -17,6 +19,7 @@
 //!    disconnected before completion: Rate limit reached …" is a rate limit).
 //! 7. **HTTP status** fallback; then weak codes and weak phrases; otherwise `unknown`.
 
+use super::agents;
 use super::class::Class;
 use super::envelope::Evidence;
 use super::extract;
@@ -115,6 +118,7 @@ pub fn signals(s: &Seen) -> Vec<Signal> {
     out.extend(bare_code(s.hay, &allowed));
     phrases(signals::DETERMINISTIC_PHRASES, "deterministic", &mut out);
     fams(families::DETERMINISTIC, "deterministic", &mut out);
+    out.extend(agent_wordings(s.hay, &allowed));
     if count_ok {
         phrases(signals::IMAGE_LIMIT_PHRASES, "image-limit", &mut out);
     }
@@ -198,6 +202,19 @@ fn bare_code(hay: &str, allowed: &dyn Fn(Class) -> bool) -> Option<Signal> {
     }
     let (code, class) = signals::DETERMINISTIC_CODES.iter().find(|(c, class)| *c == bare && allowed(*class))?;
     Some(Signal { id: format!("code:{code}"), what: format!("the whole text is the code `{code}`"), class: *class })
+}
+
+/// A known agent's own sentence, named by the class of the provider error it stands for.
+fn agent_wordings(hay: &str, allowed: &dyn Fn(Class) -> bool) -> Vec<Signal> {
+    agents::WORDINGS
+        .iter()
+        .filter(|w| allowed(w.class) && w.matches(hay))
+        .map(|w| Signal {
+            id: format!("agent:{}:{}", w.agent, w.all.join("+")),
+            what: format!("{}'s own wording {:?}, which stands for {}", w.agent, w.all.join(" + "), w.wraps),
+            class: w.class,
+        })
+        .collect()
 }
 
 /// The last-resort mapping from an HTTP status.

@@ -78,6 +78,8 @@ const KEYWORDS: &[&str] = &[
     // "`inputs` must have less than 4096 tokens" (huggingface/chat-ui#1149, meta-llama/llama#1103).
     "must be <=",
     "must have less than",
+    // llama.cpp "Cannot truncate prompt with n_keep (15028) >= n_ctx (7424)".
+    "n_ctx",
 ];
 
 /// The limit a provider message names, if it names one. `hay` is normalized (lowercase).

@@ -78,6 +78,18 @@ const REASONING_DEFECT: &[&str] = &[
     // The signature by another spelling: "the tool history has no signed thinking block
     // to replay" (farion1231/cc-switch#5383).
     "signed",
+    // A thinking block where the request's setting does not take one, or none where it
+    // needs one: "When thinking is disabled, an `assistant` message in the final position
+    // cannot contain `thinking`" (tailcallhq/forgecode#1853), "a final `assistant`
+    // message must start with a thinking block" (OpenRouterTeam/ai-sdk-provider#162).
+    "final position",
+    "cannot contain",
+    "must start with a thinking",
+    "must begin with a thinking",
+    "first block must be",
+    // Replayed encrypted reasoning another caller was given ("reasoning `encrypted_content`
+    // was not issued to this caller", anomalyco/opencode#48773).
+    "not issued to",
 ];
 /// Reasoning *settings* rather than replayed reasoning: a bad parameter, not a replay.
 const REASONING_VETO: &[&str] = &[
@@ -245,6 +257,10 @@ const WINDOW: &[&str] = &[
     // "Message exceeds token limit." (VS Code Copilot Chat); a token limit per minute or
     // per day is a rate limit or a quota (vetoed).
     "token limit",
+    // llama.cpp's and LM Studio's window: "Cannot truncate prompt with n_keep (15028) >=
+    // n_ctx (7424)" (anomalyco/opencode#11141). Kiro's "Context limit exceeded
+    // unexpectedly" is `context limit` above.
+    "n_ctx",
 ];
 /// A length of the input held to a stated range: DashScope's "Range of input length
 /// should be [1, 204800]" (QwenLM/qwen-code#98), the model's own maximum exceeded
@@ -290,6 +306,8 @@ const LONGER: &[&str] = &[
     // "Codex ran out of room in the model's context window."
     "out of room",
     "must be less than",
+    // A prompt the server cannot cut to the window (llama.cpp "Cannot truncate prompt …").
+    "cannot truncate",
 ];
 /// A count of the prompt set against the window: "Prompt has 49202 tokens, but the
 /// configured context size is 49152 tokens" (aaif-goose/goose#11048).
@@ -431,10 +449,14 @@ const SIZE: &[&str] = &[
     // "The request is too large to send through CAPI … (6.6 MB request; 5.0 MB limit)".
     "request is too large",
     "mb limit",
+    // Kiro's gateway: "Failed to buffer the request body: length limit exceeded"
+    // (kirodotdev/Kiro#10773).
+    "request body",
 ];
 /// Over the size, including AWS's constraint wording ("Value at 'body' failed to satisfy
 /// constraint: Member must have length less than or equal to 25000000").
-const OVER_SIZE: &[&str] = &["exceeds", "too large", "too long", "maximum size", "length less than or equal to"];
+const OVER_SIZE: &[&str] =
+    &["exceeds", "too large", "too long", "maximum size", "length less than or equal to", "length limit exceeded"];
 const SIZE_VETO: &[&str] = &["image", "pdf", "document", "context window", "token"];
 
 /// Credentials.
@@ -503,6 +525,19 @@ pub const DETERMINISTIC: &[Family] = &[
         unless: REASONING_VETO,
         class: Class::ReasoningRejected,
     },
+    // An input item (a replayed reasoning or message item, by id) the server gave another
+    // connection or caller: Copilot's "input item ID does not belong to this connection"
+    // (github/copilot-cli#4505, a resumed session's stale ids). Dropping the replayed ids is
+    // the cure, as for an `rs_…` that is "not found".
+    Family {
+        name: "a replayed item issued to another connection",
+        groups: &[
+            &["item id", "item_id", "input item", "encrypted_content", "encrypted content", "reasoning item"],
+            &["does not belong to this", "not issued to this", "belongs to another", "issued to another"],
+        ],
+        unless: &[],
+        class: Class::ReasoningRejected,
+    },
     Family {
         name: "tool calls and results do not pair",
         groups: &[TOOL, PAIRING],
@@ -556,6 +591,18 @@ pub const DETERMINISTIC: &[Family] = &[
         name: "a tool the API does not offer",
         groups: &[&["requested tool"], &["not supported", "unsupported", "not available", "does not exist"]],
         unless: &[],
+        class: Class::InvalidRequest,
+    },
+    // A capability the model lacks: tools offered to a model without tool support
+    // ("registry.ollama.ai/library/gemma3:4b does not support tools", a 400 Ollama types
+    // `api_error`, louisho5/picobot#6). Every request offers the tools again; not media.
+    Family {
+        name: "tools offered to a model without tool support",
+        groups: &[
+            &["does not support", "not supported", "unsupported"],
+            &["tools", "tool use", "tool calling", "tool calls", "function calling"],
+        ],
+        unless: &["image", "vision", "pdf", "audio", "video", "tool_result", "tool result", "tools."],
         class: Class::InvalidRequest,
     },
     Family {
@@ -723,8 +770,19 @@ const MEDIA_DEFECT: &[&str] = &[
     "does not meet",
 ];
 /// Counted media.
-const MEDIA_COUNT: &[&str] =
-    &["image items", "image(s)", "images", "media items", "pdf pages", "image count", "one image", "single image"];
+/// Kiro counts "inline media segments" ("too many inline media segments: 101 exceeds
+/// limit 100", issue 38).
+const MEDIA_COUNT: &[&str] = &[
+    "image items",
+    "image(s)",
+    "images",
+    "media items",
+    "media segments",
+    "pdf pages",
+    "image count",
+    "one image",
+    "single image",
+];
 const TOO_MANY: &[&str] = &[
     "but passed",
     "may be provided",

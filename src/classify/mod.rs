@@ -18,6 +18,7 @@
 //! (`invalid_request_error`, `INVALID_ARGUMENT`, `overloaded_error`) overrides a wrapper's
 //! status of the other kind (client vs transient) but never replaces one of the same kind.
 
+mod agents;
 mod class;
 mod decide;
 mod envelope;
@@ -224,9 +225,16 @@ fn effective_status(frames: &[envelope::Frame], hint: Option<u16>) -> (Option<u1
     if let Some(f) = implied {
         let imp = f.implied.unwrap_or_default();
         let transient = |s: u16| s == 429 || s >= 500;
+        // A deeper client code corrects a wrapper's transient status (a 502 around an
+        // upstream `invalid_request_error` is a 400); a type word never makes an explicit
+        // client error transient (Ollama types its 400 "does not support tools" as
+        // `api_error`, ollama/ollama#6027): a 400 is never retried because of a type.
+        // The caller's hint is as explicit as a status in the text.
+        let explicit_client = status.is_some_and(|s| (400..500).contains(&s) && !transient(s));
         let replace = match status {
             None => true,
             Some(s) if s < 400 => true,
+            Some(_) if explicit_client && transient(imp) => false,
             Some(s) => transient(s) != transient(imp),
         };
         if replace {
@@ -355,6 +363,22 @@ mod tests {
         // The same wrapper with nothing inside is a server error.
         let r = c(r#"HTTP 503 {"error":{"message":"Service temporarily unavailable","type":"api_error"}}"#);
         assert_eq!(r.class, Class::ServerError);
+    }
+
+    #[test]
+    fn an_explicit_client_status_beats_a_transient_type_word() {
+        // ollama/ollama#6027, louisho5/picobot#6: Ollama's OpenAI-compatible 400 typed `api_error`.
+        let body = r#"{"error":{"message":"stablelm2:latest does not support tools","type":"api_error","param":null,"code":null}}"#;
+        let r = classify(body, &Hint { status: Some(400), provider: None });
+        assert_eq!((r.status, r.retryable), (Some(400), Some(false)), "{:?}", r.why);
+        let r = c(&format!("Ollama API error: 400 Bad Request - {body}"));
+        assert_eq!((r.status, r.class), (Some(400), Class::InvalidRequest), "{:?}", r.why);
+        // A type word with no status of the other kind around it still implies its status.
+        let r = c(r#"{"error":{"message":"something broke","type":"api_error"}}"#);
+        assert_eq!((r.status, r.class), (Some(500), Class::ServerError));
+        // And a deeper client code still corrects a wrapper's transient status.
+        let r = c(r#"HTTP 502 {"error":{"type":"invalid_request_error","message":"nope"}}"#);
+        assert_eq!(r.status, Some(400));
     }
 
     #[test]

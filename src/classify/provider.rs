@@ -16,6 +16,11 @@ use super::envelope::Evidence;
 const NAMES: &[(&str, &str)] = &[
     ("openrouter", "openrouter"),
     ("litellm", "litellm"),
+    // Ollama's registry and its Python client name the server, whatever model family the
+    // model's name says ("registry.ollama.ai/library/dolphin-mistral:latest",
+    // rayketcham-lab/vox#89).
+    ("registry.ollama.ai", "ollama"),
+    ("ollama._types", "ollama"),
     ("bedrock", "bedrock"),
     ("validationexception", "bedrock"),
     ("throttlingexception", "bedrock"),

@@ -528,6 +528,11 @@ pub const TIMEOUT_PHRASES: &[Rule] = &[
     // pi `stopReason: "aborted"` ("request aborted").
     r(&["turn aborted"], Class::Aborted),
     r(&["request aborted"], Class::Aborted),
+    // Go's `context.Canceled`, the error every Go agent and gateway (crush, mcp-go, obot)
+    // returns when the request's context is cancelled: the caller stopped waiting.
+    // A context that ran out of time says "context deadline exceeded" (a timeout, above).
+    r(&["context canceled"], Class::Aborted),
+    r(&["context cancelled"], Class::Aborted),
 ];
 
 /// The other transient phrases, in priority order: the cause (overload, rate limit) before
@@ -566,6 +571,13 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     // Agents' own words for a provider they cannot reach (Cursor "We're having trouble
     // connecting to the model provider", "Connection failed. Please try again").
     r(&["trouble connecting"], Class::Network),
+    // An agent that could not reach its provider (Cursor "We had a problem reaching
+    // OpenAI…", cursor/cursor#721).
+    r(&["problem reaching"], Class::Network),
+    r(&["trouble reaching"], Class::Network),
+    r(&["unable to reach"], Class::Network),
+    r(&["could not reach"], Class::Network),
+    r(&["failed to reach"], Class::Network),
     r(&["connection failed"], Class::Network),
     r(&["econnreset"], Class::Network),
     r(&["connection reset"], Class::Network),
