@@ -37,6 +37,15 @@ pub const WORDINGS: &[Wording] = &[
         wraps: "Anthropic's 400 on tool_use / tool_result pairing (\"`tool_use` ids were found without `tool_result` blocks\")",
         class: Class::HistoryInvalid,
     },
+    // Cline's (and its forks Roo Code's and Kilo Code's) words for a completion that came
+    // back without an assistant message: an empty or cut response, which the agent itself
+    // retries (cline/cline#1662, Kilo-Org/kilocode#6027).
+    Wording {
+        agent: "cline",
+        all: &["the language model did not provide any assistant messages"],
+        wraps: "a provider's empty or cut-off completion (no assistant content in a 200)",
+        class: Class::ServerError,
+    },
 ];
 
 #[cfg(test)]

@@ -337,6 +337,12 @@ const PLAN: &[&str] = &[
     "payment",
     "recharge",
     "top up",
+    // A free allowance the provider allots (Qwen OAuth's daily requests: "429 Free allocated
+    // quota exceeded.", QwenLM/qwen-code#1742; DashScope's "The free quota has been
+    // exhausted"): used up, it is the plan's limit, whatever the 429 says.
+    "free quota",
+    "free allocated",
+    "allocated quota",
     // Chinese providers' billing words (Zhipu code 1113 "余额不足或无可用资源包,请充值",
     // "您的账户已欠费，请充值后重试"): balance, recharge, arrears, resource package.
     "余额",

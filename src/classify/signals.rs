@@ -378,6 +378,10 @@ pub const DETERMINISTIC_PHRASES: &[Rule] = &[
     r(&["oauth token has expired"], Class::Auth),
     r(&["security token included in the request is invalid"], Class::Auth),
     r(&["does not have permission"], Class::Auth),
+    // An account gate on the model: OpenAI's "Your organization must be verified to stream
+    // this model … click on Verify Organization" (a 400, continuedev/continue#8209).
+    r(&["organization must be verified"], Class::Auth),
+    r(&["verify organization"], Class::Auth),
     // See: anthropics/skills#574 (litellm "OllamaException - unauthorized"), agent0ai/agent-zero#769
     // ("OpenAIException - UNAUTHENTICATED").
     r(&["unauthorized"], Class::Auth),
@@ -601,6 +605,11 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     // for url (…)"), openai/codex#22472 ("Transport error: network error: error decoding").
     r(&["error sending request"], Class::Network),
     r(&["stream disconnected before completion"], Class::Network),
+    // A response cut before its content (Kilo Code's "The provider repeatedly ended the
+    // response before returning usable output.", diegosouzapw/OmniRoute#8320).
+    r(&["ended the response before"], Class::Network),
+    r(&["response ended before"], Class::Network),
+    r(&["response ended unexpectedly"], Class::Network),
     // See: undici "TypeError: terminated" with cause "SocketError: other side closed" (ericc-ch/
     // copilot-api#148, langchain-ai/langgraphjs#1887); httpx/httpcore "peer closed connection
     // without sending complete message body" (encode/httpx#1927), "Server disconnected
@@ -650,6 +659,9 @@ pub const WEAK_PHRASES: &[Rule] = &[
     // editor-code-assistant/eca#231 (pydantic "Extra inputs are not permitted").
     r(&["malformed input"], Class::InvalidRequest),
     r(&["malformed request"], Class::InvalidRequest),
+    // Kiro's (Amazon Q's) ValidationException, also bare in its chat panel ("Error sending
+    // prompt: Improperly formed request.", kirodotdev/Kiro#10965).
+    r(&["improperly formed request"], Class::InvalidRequest),
     r(&["validation error"], Class::InvalidRequest),
     r(&["required key"], Class::InvalidRequest),
     r(&["field required"], Class::InvalidRequest),
