@@ -46,6 +46,14 @@ pub const WORDINGS: &[Wording] = &[
         wraps: "a provider's empty or cut-off completion (no assistant content in a 200)",
         class: Class::ServerError,
     },
+    // Zed's words for a 200 whose `choices` list is empty, what OpenRouter returns when the
+    // upstream failed mid-request (zed-industries/zed#50573).
+    Wording {
+        agent: "zed",
+        all: &["response contained no choices"],
+        wraps: "a completion with an empty `choices` list (an upstream failure behind a router)",
+        class: Class::ServerError,
+    },
 ];
 
 #[cfg(test)]

@@ -21,6 +21,10 @@ pub struct Family {
     pub name: &'static str,
     pub groups: &'static [&'static [&'static str]],
     pub unless: &'static [&'static str],
+    /// When set, every group's term must occur within this many bytes of a term of the
+    /// first group: the words must be *about* each other ("invalid API key", "credentials
+    /// are invalid"), not merely in the same text ("Invalid model format or no credentials").
+    pub near: Option<usize>,
     pub class: Class,
 }
 
@@ -30,7 +34,32 @@ impl Family {
         if self.unless.iter().any(|u| hay.contains(u)) {
             return None;
         }
-        self.groups.iter().map(|g| g.iter().copied().find(|t| hay.contains(t))).collect()
+        match self.near {
+            None => self.groups.iter().map(|g| g.iter().copied().find(|t| hay.contains(t))).collect(),
+            Some(within) => self.matches_near(hay, within),
+        }
+    }
+
+    /// The first occurrence of a first-group term such that every other group has a term
+    /// starting within `within` bytes before it or after its end.
+    fn matches_near<'a>(&'a self, hay: &str, within: usize) -> Option<Vec<&'a str>> {
+        let (first, rest) = self.groups.split_first()?;
+        for term in first.iter().copied() {
+            for (at, _) in hay.match_indices(term) {
+                let mut start = at.saturating_sub(within);
+                while !hay.is_char_boundary(start) {
+                    start -= 1;
+                }
+                let last = at + term.len() + within;
+                let near = |t: &&str| hay[start..].match_indices(*t).any(|(p, _)| start + p <= last);
+                let others: Option<Vec<&str>> = rest.iter().map(|g| g.iter().copied().find(near)).collect();
+                if let Some(mut found) = others {
+                    found.insert(0, term);
+                    return Some(found);
+                }
+            }
+        }
+        None
     }
 
     /// `--explain`'s wording: the family and the terms that made it match.
@@ -495,7 +524,12 @@ const REFUSED_CREDENTIAL: &[&str] = &[
     // "OAuth token has been revoked. Please obtain a new token." (anomalyco/opencode#164).
     "revoked",
     "obtain a new",
+    // None sent at all ("No credentials for provider: github").
+    "no credential",
+    "missing credential",
 ];
+/// How far (bytes) a refusal may stand from the credential it refuses.
+const CREDENTIAL_NEAR: usize = 20;
 /// `extra_forbidden` is pydantic's unknown-field error; plan words are quota.
 const CREDENTIAL_VETO: &[&str] = &["extra_forbidden", "not permitted", "quota", "credit", "rate limit", "billing"];
 
@@ -529,6 +563,7 @@ pub const DETERMINISTIC: &[Family] = &[
         name: "replayed reasoning rejected",
         groups: &[REASONING, REASONING_DEFECT],
         unless: REASONING_VETO,
+        near: None,
         class: Class::ReasoningRejected,
     },
     // An input item (a replayed reasoning or message item, by id) the server gave another
@@ -542,18 +577,21 @@ pub const DETERMINISTIC: &[Family] = &[
             &["does not belong to this", "not issued to this", "belongs to another", "issued to another"],
         ],
         unless: &[],
+        near: None,
         class: Class::ReasoningRejected,
     },
     Family {
         name: "tool calls and results do not pair",
         groups: &[TOOL, PAIRING],
         unless: TOOL_DEFINITION,
+        near: None,
         class: Class::HistoryInvalid,
     },
     Family {
         name: "a result whose call is not there",
         groups: &[RESULT, CALL_ID, NOT_THERE],
         unless: TOOL_DEFINITION,
+        near: None,
         class: Class::HistoryInvalid,
     },
     // A role the API takes nowhere in the list ("Unexpected role \"system\". The Messages API
@@ -563,6 +601,7 @@ pub const DETERMINISTIC: &[Family] = &[
         name: "a call id repeated or malformed",
         groups: &[TOOL, ID_DEFECT],
         unless: &["tools.", "tools[", "schema", "tool_choice", "tool definition", "tool names", "function names"],
+        near: None,
         class: Class::HistoryInvalid,
     },
     // A system message the API or the model's chat template takes only first (Qwen's
@@ -575,18 +614,21 @@ pub const DETERMINISTIC: &[Family] = &[
             &["at the beginning", "must be first", "must come first", "must be the first", "only the first"],
         ],
         unless: &[],
+        near: None,
         class: Class::InvalidRequest,
     },
     Family {
         name: "a message where the API does not take it",
         groups: &[POSITION, ROLE_MESSAGE],
         unless: &["top-level `system`", "role \"system\"", "role 'system'"],
+        near: None,
         class: Class::HistoryInvalid,
     },
     Family {
         name: "parameters that cannot go together",
         groups: &[CONFLICT],
         unless: &[],
+        near: None,
         class: Class::InvalidRequest,
     },
     // Ahead of the media families: a tool the API does not offer ("The requested
@@ -597,6 +639,7 @@ pub const DETERMINISTIC: &[Family] = &[
         name: "a tool the API does not offer",
         groups: &[&["requested tool"], &["not supported", "unsupported", "not available", "does not exist"]],
         unless: &[],
+        near: None,
         class: Class::InvalidRequest,
     },
     // A capability the model lacks: tools offered to a model without tool support
@@ -609,79 +652,101 @@ pub const DETERMINISTIC: &[Family] = &[
             &["tools", "tool use", "tool calling", "tool calls", "function calling"],
         ],
         unless: &["image", "vision", "pdf", "audio", "video", "tool_result", "tool result", "tools."],
+        near: None,
         class: Class::InvalidRequest,
     },
     Family {
         name: "a request field refused by name",
         groups: &[REFUSED_FIELD],
         unless: &[],
+        near: None,
         class: Class::InvalidRequest,
     },
     Family {
         name: "roles out of order",
         groups: &[ROLE_ORDER, ROLE],
         unless: &["top-level `system`", "role \"system\"", "role 'system'"],
+        near: None,
         class: Class::HistoryInvalid,
     },
-    Family { name: "an empty message", groups: &[EMPTY_OF, EMPTY], unless: MEDIA_WORDS, class: Class::HistoryInvalid },
+    Family {
+        name: "an empty message",
+        groups: &[EMPTY_OF, EMPTY],
+        unless: MEDIA_WORDS,
+        near: None,
+        class: Class::HistoryInvalid,
+    },
     Family {
         name: "prompt longer than the window",
         groups: &[PROMPT, WINDOW, LONGER],
         unless: RATE_WORDS,
+        near: None,
         class: Class::ContextOverflow,
     },
     Family {
         name: "input length outside the model's range",
         groups: &[INPUT_LENGTH, HELD_TO],
         unless: RATE_WORDS,
+        near: None,
         class: Class::ContextOverflow,
     },
     Family {
         name: "input tokens held to a bound",
         groups: &[INPUT_TOKENS, AT_MOST, &["token"]],
         unless: RATE_WORDS,
+        near: None,
         class: Class::ContextOverflow,
     },
     Family {
         name: "prompt counted against the window",
         groups: &[PROMPT_COUNT, WINDOW],
         unless: RATE_WORDS,
+        near: None,
         class: Class::ContextOverflow,
     },
     Family {
         name: "request larger than the size limit",
         groups: &[SIZE, OVER_SIZE],
         unless: SIZE_VETO,
+        near: None,
         class: Class::PayloadTooLarge,
     },
     Family {
         name: "refused by a content policy",
         groups: &[BLOCKED, POLICY],
         unless: &[],
+        near: None,
         class: Class::ContentPolicy,
     },
     Family {
         name: "plan or billing limit over a long period",
         groups: &[PLAN_OR_LIMIT, LONG_PERIOD],
         unless: &["perminute", "per minute", "per_minute"],
+        near: None,
         class: Class::Quota,
     },
     Family {
         name: "plan or billing allowance used up",
         groups: &[PLAN, EXHAUSTED],
         unless: NOT_A_PLAN_LIMIT,
+        near: None,
         class: Class::Quota,
     },
     Family {
         name: "a plan limit an upgrade lifts",
         groups: &[&["upgrade"], &["limit", "quota"]],
         unless: NOT_A_PLAN_LIMIT,
+        near: None,
         class: Class::Quota,
     },
     Family {
         name: "credentials refused",
         groups: &[CREDENTIAL, REFUSED_CREDENTIAL],
         unless: CREDENTIAL_VETO,
+        // The refusal next to the credential it refuses ("Invalid OpenAI Credentials", "API
+        // key not valid"), not a sentence away from a credential it merely mentions
+        // ("Invalid model format or no credentials for provider", nesquena/hermes-webui#5940).
+        near: Some(CREDENTIAL_NEAR),
         class: Class::Auth,
     },
     // A header the request must carry ("anthropic-version: header is required", Portkey's
@@ -691,6 +756,7 @@ pub const DETERMINISTIC: &[Family] = &[
         name: "a required header missing",
         groups: &[&["header"], &["is required", "are required", "missing required", "required header"]],
         unless: &["api key", "api_key", "api-key", "authorization", "credential", "token", "auth"],
+        near: None,
         class: Class::InvalidRequest,
     },
     Family {
@@ -699,6 +765,7 @@ pub const DETERMINISTIC: &[Family] = &[
         // "No endpoints found that support image input" is a media failure; a model *name*
         // may say "image" ("gpt-5.4-image-2").
         unless: &["support image", "image input", "image_url", "vision", "file"],
+        near: None,
         class: Class::InvalidRequest,
     },
 ];
@@ -810,12 +877,14 @@ pub const MEDIA_FAMILIES: &[Family] = &[
         name: "too many media items",
         groups: &[MEDIA_COUNT, TOO_MANY],
         unless: &["encoder cache"],
+        near: None,
         class: Class::ImageLimit,
     },
     Family {
         name: "an attachment the model cannot take",
         groups: &[MEDIA, MEDIA_DEFECT],
         unless: RATE_WORDS,
+        near: None,
         class: Class::MediaRejected,
     },
     // A URL the request names that the provider cannot fetch: every request names it
@@ -830,6 +899,7 @@ pub const MEDIA_FAMILIES: &[Family] = &[
             &["timeout", "timed out", "failed", "could not", "unable"],
         ],
         unless: RATE_WORDS,
+        near: None,
         class: Class::MediaRejected,
     },
     // A chat API downloads nothing but the attachments the request names by URL: a failed
@@ -847,6 +917,7 @@ pub const MEDIA_FAMILIES: &[Family] = &[
             "cannot download",
         ]],
         unless: RATE_WORDS,
+        near: None,
         class: Class::MediaRejected,
     },
 ];
@@ -858,6 +929,7 @@ pub const TRANSIENT: &[Family] = &[
         name: "too many connections",
         groups: &[&["too many connections", "too many concurrent connections"]],
         unless: &[],
+        near: None,
         class: Class::Overloaded,
     },
     Family {
@@ -876,6 +948,7 @@ pub const TRANSIENT: &[Family] = &[
             "quota exceeded",
         ]],
         unless: &["overloaded"],
+        near: None,
         class: Class::RateLimit,
     },
 ];
@@ -887,6 +960,7 @@ pub const LATE: &[Family] = &[
         name: "the request was cancelled",
         groups: &[&["abort", "cancel", "client closed request"], &["request", "operation", "user", "client", "turn"]],
         unless: &["timeout", "timed out"],
+        near: None,
         class: Class::Aborted,
     },
     Family {
@@ -922,6 +996,7 @@ pub const LATE: &[Family] = &[
             ],
         ],
         unless: &[],
+        near: None,
         class: Class::Network,
     },
     Family {
@@ -939,6 +1014,7 @@ pub const LATE: &[Family] = &[
             "provider returned error",
         ]],
         unless: &["bad request"],
+        near: None,
         class: Class::ServerError,
     },
 ];
@@ -1013,6 +1089,17 @@ mod tests {
     fn a_required_header_is_a_bad_request_unless_it_is_the_credential() {
         assert_eq!(first(DETERMINISTIC, "anthropic-version: header is required"), Some(Class::InvalidRequest));
         assert_ne!(first(DETERMINISTIC, "x-api-key header is required"), Some(Class::InvalidRequest));
+    }
+
+    #[test]
+    fn credentials_are_refused_only_by_a_word_next_to_them() {
+        assert_eq!(first(DETERMINISTIC, "error: invalid openai credentials"), Some(Class::Auth));
+        assert_eq!(first(DETERMINISTIC, "oauth token has been revoked. please obtain a new token."), Some(Class::Auth));
+        // A refusal a sentence away from a credential the text merely mentions.
+        assert_ne!(
+            first(DETERMINISTIC, "invalid value for 'temperature'. set it in the settings next to your api key."),
+            Some(Class::Auth)
+        );
     }
 
     #[test]

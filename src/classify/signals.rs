@@ -196,6 +196,7 @@ pub const WEAK_CODES: &[(&str, Class)] = &[
     // its words ("The server is overloaded") say more.
     ("api_error", Class::ServerError),
     ("server_error", Class::ServerError),
+    ("system_error", Class::ServerError),
     // A reason of the client's own input (Cursor `{"type":"client","reason":"invalid_input"}`).
     ("invalid_input", Class::InvalidRequest),
     ("internal_server_error", Class::ServerError),
@@ -381,6 +382,9 @@ pub const DETERMINISTIC_PHRASES: &[Rule] = &[
     // An account gate on the model: OpenAI's "Your organization must be verified to stream
     // this model … click on Verify Organization" (a 400, continuedev/continue#8209).
     r(&["organization must be verified"], Class::Auth),
+    // A project or key the provider does not let use the model (Vertex's FAILED_PRECONDITION
+    // "Project `…` is not allowed to use Publisher Model `…`", yym68686/uni-api#41).
+    r(&["not allowed to use", "model"], Class::Auth),
     r(&["verify organization"], Class::Auth),
     // See: anthropics/skills#574 (litellm "OllamaException - unauthorized"), agent0ai/agent-zero#769
     // ("OpenAIException - UNAUTHENTICATED").
@@ -599,6 +603,10 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     r(&["reset before headers"], Class::Network),
     r(&["connection error"], Class::Network),
     r(&["network error"], Class::Network),
+    // Open WebUI's "OpenAI: Network Problem"; Zed's "Error interacting with language model
+    // not connected" (zed-industries/zed#18916).
+    r(&["network problem"], Class::Network),
+    r(&["not connected"], Class::Network),
     r(&["epipe"], Class::Network),
     r(&["unexpected eof"], Class::Network),
     // See: openai/codex#12207 ("stream disconnected before completion: error sending request
@@ -627,6 +635,9 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     r(&["server error"], Class::ServerError),
     // See: openai/codex#48 "The server had an error while processing your request".
     r(&["server had an error"], Class::ServerError),
+    // DashScope's `system_error` "An system error has occurred, please try again later."
+    // (open-webui/open-webui#10737).
+    r(&["system error"], Class::ServerError),
     // See: ollama/ollama#9968 ("llama runner process has terminated: exit status 2", a 500).
     r(&["runner process has terminated"], Class::ServerError),
 ];
@@ -662,6 +673,11 @@ pub const WEAK_PHRASES: &[Rule] = &[
     // Kiro's (Amazon Q's) ValidationException, also bare in its chat panel ("Error sending
     // prompt: Improperly formed request.", kirodotdev/Kiro#10965).
     r(&["improperly formed request"], Class::InvalidRequest),
+    // A model the request names that the server refuses by name (LibreChat's "Illegal model
+    // request", danny-avila/LibreChat#2602).
+    r(&["illegal model"], Class::InvalidRequest),
+    r(&["invalid model"], Class::InvalidRequest),
+    r(&["unknown model"], Class::InvalidRequest),
     r(&["validation error"], Class::InvalidRequest),
     r(&["required key"], Class::InvalidRequest),
     r(&["field required"], Class::InvalidRequest),
