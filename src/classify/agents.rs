@@ -5,8 +5,8 @@
 //! ids were found without `tool_result` blocks"). No vocabulary of the provider's is left in
 //! it, so each known sentence is mapped to the class of the provider error it stands for,
 //! with the agent and that error named for `--explain`. The provider's own words, when a
-//! text carries them too, decide first (`decide.rs` lists these after the deterministic
-//! phrases and families).
+//! text carries them too, decide first (`decide.rs` lists these after the deterministic and
+//! media signals, before the transient codes and the status).
 
 use super::class::Class;
 

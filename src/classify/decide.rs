@@ -5,12 +5,12 @@
 //! 1. **Deterministic structured codes** — of the innermost error; a wrapper's code counts
 //!    only where the inner error has none of the kind.
 //! 2. **Deterministic phrases** (`signals`), then **deterministic families** (`families`):
-//!    reasoning replay, history structure, context overflow, content policy, plan/billing;
-//!    then a known agent's own sentence for a provider error (`agents`), by the class of
-//!    the error it stands for.
+//!    reasoning replay, history structure, context overflow, content policy, plan/billing.
 //! 3. **Media** phrases, families and a request path into a media part — for a client
 //!    error, a status-less stream error, or a 5xx that is not a hosted provider's (local
 //!    servers answer deterministic refusals with 500). A 429 is never media.
+//!    Then a known agent's own sentence for a provider error it did not print (`agents`),
+//!    by the class of the error it stands for.
 //! 4. **Transient structured codes** — but not a wrapper's (`api_error`,
 //!    `InternalServerError`, `APIConnectionError`) around an inner client error.
 //! 5. **HTTP status** when it is a definite client error (4xx but 408/429/499).
@@ -118,7 +118,6 @@ pub fn signals(s: &Seen) -> Vec<Signal> {
     out.extend(bare_code(s.hay, &allowed));
     phrases(signals::DETERMINISTIC_PHRASES, "deterministic", &mut out);
     fams(families::DETERMINISTIC, "deterministic", &mut out);
-    out.extend(agent_wordings(s.hay, &allowed));
     if count_ok {
         phrases(signals::IMAGE_LIMIT_PHRASES, "image-limit", &mut out);
     }
@@ -133,6 +132,9 @@ pub fn signals(s: &Seen) -> Vec<Signal> {
             });
         }
     }
+    // After every provider's own words (deterministic and media): an agent's sentence is
+    // what is left when the provider's body was not printed.
+    out.extend(agent_wordings(s.hay, &allowed));
     codes(signals::TRANSIENT_CODES, "transient", true, &mut out);
     if client {
         out.push(Signal {

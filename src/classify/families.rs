@@ -925,18 +925,6 @@ pub const MEDIA_FAMILIES: &[Family] = &[
 /// Transient families, checked before the wrapper's network words: a cut stream that
 /// reports a rate limit is a rate limit.
 pub const TRANSIENT: &[Family] = &[
-    // A limit per minute or second, used up: "Tokens per minute limit exceeded - too many
-    // tokens processed." (Cerebras, continuedev/continue#9800). Waiting lifts it.
-    Family {
-        name: "a per-minute limit used up",
-        groups: &[
-            &["per minute", "per min", "per second", "(tpm)", "(rpm)", "perminute"],
-            &["limit exceeded", "exceeded", "limit reached", "too many"],
-        ],
-        unless: &["per day", "daily", "per month", "monthly"],
-        near: None,
-        class: Class::RateLimit,
-    },
     Family {
         name: "too many connections",
         groups: &[&["too many connections", "too many concurrent connections"]],
@@ -960,6 +948,18 @@ pub const TRANSIENT: &[Family] = &[
             "quota exceeded",
         ]],
         unless: &["overloaded"],
+        near: None,
+        class: Class::RateLimit,
+    },
+    // A limit per minute or second, used up: "Tokens per minute limit exceeded - too many
+    // tokens processed." (Cerebras, continuedev/continue#9800). Waiting lifts it.
+    Family {
+        name: "a per-minute limit used up",
+        groups: &[
+            &["per minute", "per min", "per second", "(tpm)", "(rpm)", "perminute"],
+            &["limit exceeded", "exceeded", "limit reached", "too many"],
+        ],
+        unless: &["per day", "daily", "per month", "monthly"],
         near: None,
         class: Class::RateLimit,
     },

@@ -382,6 +382,21 @@ mod tests {
     }
 
     #[test]
+    fn an_agents_own_sentence_names_the_class_of_the_error_it_stands_for() {
+        // anthropics/claude-code#21088: all Claude Code prints for Anthropic's tool pairing 400.
+        let j = judge("API Error: 400 due to tool use concurrency issues.", &Hint::default(), &|_| false);
+        let r = &j.classification;
+        assert_eq!((r.class, r.retryable), (Class::HistoryInvalid, Some(false)), "{:?}", r.why);
+        assert!(j.signal.as_deref().is_some_and(|s| s.starts_with("agent:claude-code:")), "{:?}", j.signal);
+        assert!(r.why[1].contains("claude-code's own wording"), "{:?}", r.why);
+        // The provider's own words, when the text carries them, decide first.
+        let r = c(
+            r#"API Error: 400 due to tool use concurrency issues. {"type":"error","error":{"type":"invalid_request_error","message":"messages.2.content.0.image.source.base64: Could not process image"}}"#,
+        );
+        assert_eq!(r.class, Class::MediaRejected, "{:?}", r.why);
+    }
+
+    #[test]
     fn a_local_servers_500_keeps_its_media_class_a_hosted_one_does_not() {
         let r = c(
             r#"got exception: {"code":500,"message":"image input is not supported by this server","type":"server_error"}"#,
