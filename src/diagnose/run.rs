@@ -296,9 +296,16 @@ impl<'j> Work<'j> {
         let history = faults::items(std::mem::take(&mut self.structure), &named_ids);
         let excluded: Vec<String> =
             session.attachments.iter().filter(|a| a.excluded).map(|a| a.reference.clone()).collect();
-        let next = self.next_commands(stuck, &excluded);
+        // The overlay answers the failure only for what session-doctor writes:
+        // the agent reads the session itself, and resumes it unchanged.
+        let for_agent = self.failure.as_ref().is_some_and(|f| held_by_overlay_only(f, stuck, &excluded));
+        let next = self.next_commands(stuck, for_agent, &excluded);
         let accepted = super::accepted_invalid(&self.session, &self.picked.suspects);
-        let (verdict, next, undetermined) = self.verdict(stuck, &history, &accepted, next);
+        let (mut verdict, next, undetermined) = self.verdict(stuck, &history, &accepted, next);
+        if for_agent {
+            verdict = overlay_only_verdict(&excluded, self.opts.store);
+        }
+        let stuck = stuck || for_agent;
         if self.picked.suspects.is_empty() {
             // Where suspects would be says nothing when there are none.
             self.notes.retain(|n| !is_suspects_note(n));
@@ -331,10 +338,13 @@ impl<'j> Work<'j> {
     }
 
     /// The commands to run next, and what a store's session cannot be given.
-    fn next_commands(&mut self, stuck: bool, excluded: &[String]) -> Vec<String> {
+    /// `for_agent`: only the overlay answers the failure, so the agent is
+    /// stuck though the next request session-doctor builds is not.
+    fn next_commands(&mut self, stuck: bool, for_agent: bool, excluded: &[String]) -> Vec<String> {
         let (failure, suspects) = (self.failure.as_ref(), &self.picked.suspects);
         let next = next::commands(failure, stuck, suspects, excluded, &self.rules, self.opts);
         let next = claude_code::subagent(&self.session, &mut self.notes, next);
+        let stuck = stuck || for_agent;
         if let (Some(why), true) = (&self.opts.no_export, stuck) {
             self.notes.push(format!(
                 "this session lives in a store, which is never written, and {why}: no copy can be repaired, and nothing session-doctor writes reaches the agent"
@@ -405,6 +415,32 @@ impl<'j> Work<'j> {
         }
         (verdict, next, unrecorded.is_some())
     }
+}
+
+/// A deterministic failure that only the overlay's exclusions answer: the
+/// agent never reads the overlay, so it fails the same way until it is given
+/// the repaired copy.
+fn held_by_overlay_only(f: &Failure, stuck: bool, excluded: &[String]) -> bool {
+    let class = f.classification.class;
+    !stuck
+        && !excluded.is_empty()
+        && !f.passed()
+        && f.source != FailureSource::Predicted
+        && class.retryable() == Some(false)
+        && class != Class::Aborted
+}
+
+/// A store (`store`) is never repaired in place: its note says what can be done.
+fn overlay_only_verdict(excluded: &[String], store: bool) -> String {
+    let (them, it) = if excluded.len() == 1 { (excluded[0].clone(), "it") } else { (excluded.join(", "), "them") };
+    if store {
+        return format!(
+            "stuck for the agent: the overlay leaves {them} out of what session-doctor writes, but the agent reads its store, not the overlay, and sends {it} again"
+        );
+    }
+    format!(
+        "stuck for the agent until it resumes the repaired copy: the overlay leaves {them} out of preview and repair, but the agent reads the session, not the overlay, and sends {it} again"
+    )
 }
 
 /// The rules to judge by: the provider that failed, unless the user said

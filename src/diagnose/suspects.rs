@@ -168,7 +168,7 @@ impl<'s> Scope<'s> {
                     "the agent healed the rejection itself: it no longer sends the block the provider named ({b}), a placeholder goes in its place"
                 )
             } else {
-                format!("the block the provider named ({b}) is excluded: the next request carries a note in its place")
+                format!("the block the provider named ({b}) is excluded: preview and repair put a note in its place")
             });
             chosen.retain(|&i| self.invalid(i));
         } else if named_live.is_empty() {
@@ -209,7 +209,7 @@ impl<'s> Scope<'s> {
             ));
         } else if answered {
             notes.push(
-                "every attachment the model had not accepted is excluded: the next request carries notes in their place"
+                "every attachment the model had not accepted is excluded: preview and repair put notes in their place"
                     .into(),
             );
         } else if self.class.is_some_and(|c| matches!(c, Class::MediaRejected | Class::ImageLimit)) {

@@ -115,6 +115,22 @@ pub fn diagnose(file: &Path, extra: &[&str]) -> (serde_json::Value, i32) {
     json_of(&args)
 }
 
+/// Whether `diagnose --json` of a session whose failure only its overlay's
+/// exclusions answer says what is true (issue 36, item 1): the agent, which
+/// never reads the overlay, is stuck until it resumes the repaired copy, and
+/// `repair` is the one thing to run.
+pub fn stuck_until_repaired(d: &serde_json::Value, code: i32) -> Result<(), String> {
+    let next: Vec<&str> =
+        d["next"].as_array().map(|n| n.iter().filter_map(|c| c.as_str()).collect()).unwrap_or_default();
+    let verdict = d["verdict"].as_str().unwrap_or("");
+    let ok = code == 1
+        && d["stuck"] == true
+        && verdict.starts_with("stuck for the agent")
+        && next.len() == 1
+        && next[0].starts_with("session-doctor repair ");
+    if ok { Ok(()) } else { Err(format!("exit {code}: {verdict}; next {next:?}; suspects {}", d["suspects"])) }
+}
+
 /// Does the file `name` end in `.ext`, in any case (`a.jsonl`, `A.JSONL`)?
 pub fn has_extension(name: impl AsRef<Path>, ext: &str) -> bool {
     name.as_ref().extension().is_some_and(|e| e.eq_ignore_ascii_case(ext))
