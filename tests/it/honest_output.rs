@@ -102,6 +102,22 @@ fn run(args: &[&str]) -> Output {
 
 // ---- 15. Exit codes -------------------------------------------------------------
 
+/// Issue 36, item 5: a healthy session whose last request awaits its answer
+/// (a pasted screenshot, nothing failed) has nothing to blame; `--suspects`
+/// excluded the screenshot.
+#[test]
+fn exclude_suspects_on_a_healthy_session_writes_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mux = std::fs::read_to_string(sample("mux.jsonl")).expect("sample");
+    let path = common::write(dir.path(), "chat.jsonl", &format!("{}\n", mux.lines().next().expect("a line")));
+    let (d, code) = common::diagnose(&path, &[]);
+    assert_eq!((code, d["stuck"].clone()), (0, serde_json::json!(false)), "{d:#}");
+    let out = run(&["exclude", path.to_str().expect("utf-8"), "--suspects"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).starts_with("nothing to change: diagnose blames nothing"), "{}", text(&out.stdout));
+    assert!(!path.with_extension("jsonl.doctor").exists(), "nothing written");
+}
+
 #[test]
 fn exclude_suspects_once_every_suspect_is_excluded_changes_nothing_and_exits_0() {
     let (_dir, path) = copy_of("claude-code.jsonl");
@@ -112,7 +128,7 @@ fn exclude_suspects_once_every_suspect_is_excluded_changes_nothing_and_exits_0()
     let overlay = std::fs::read(path.with_extension("jsonl.doctor")).expect("overlay");
     let out = run(&["exclude", p, "--suspects"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).starts_with("nothing to change: diagnose names no suspect"), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).starts_with("nothing to change: diagnose blames nothing"), "{}", text(&out.stdout));
     assert_eq!(std::fs::read(path.with_extension("jsonl.doctor")).expect("overlay"), overlay, "nothing written");
 }
 
