@@ -513,6 +513,11 @@ fn verdict(f: Option<&Failure>, stuck: bool, suspects: &[Suspect]) -> String {
             "stuck: the provider rejects an attachment on every request ({n} prime suspect{})",
             if n == 1 { "" } else { "s" }
         ),
+        // No known class: a retry may work, but not while it carries what fails validation.
+        (Class::Unknown, n) => format!(
+            "stuck: the failure is of no known class, but every retry sends the {n} prime suspect{} again",
+            if n == 1 { "" } else { "s" }
+        ),
         _ => format!("stuck: {class} — every retry sends the same request and fails the same way"),
     }
 }

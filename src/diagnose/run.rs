@@ -233,6 +233,11 @@ impl<'j> Work<'j> {
     /// Notes on the history's structure: where a failure of it blames no
     /// attachment, the calls the agent answers itself, a call still running.
     pub(super) fn explain_history(&mut self) {
+        if self.class_is(Class::ImageLimit) {
+            // The count is the cause, not any one attachment: the cure is a cap.
+            self.picked.suspects.clear();
+            self.notes.retain(|n| !is_suspects_note(n));
+        }
         if self.class_is(Class::HistoryInvalid) {
             // The culprits are the orphaned calls and results, not attachments.
             self.picked.suspects.clear();
@@ -498,5 +503,8 @@ fn at_line(line: Option<u64>) -> String {
 
 /// A note that says where the suspects are: nothing to say when there are none.
 fn is_suspects_note(n: &str) -> bool {
-    n.starts_with("suspects are") || n.contains("every attachment is a suspect")
+    n.starts_with("suspects are")
+        || n.contains("every attachment is a suspect")
+        || n.contains("the suspects are chosen as if it named none")
+        || n.starts_with("the boundary leaves no suspect")
 }

@@ -221,6 +221,39 @@ fn bash_completion_offers_the_values_of_vocabulary_flags_not_file_names() {
     }
 }
 
+/// What bash offers for the words typed so far (`words`, the last one being
+/// completed), with the script `completions bash` prints sourced.
+fn bash_completes(script: &Path, words: &[&str]) -> Vec<String> {
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let (cur, prev) = (words[words.len() - 1], words[words.len() - 2]);
+    let body = format!(
+        "source '{}'\nCOMP_WORDS=({})\nCOMP_CWORD={}\n_session__doctor session-doctor '{cur}' '{prev}'\nprintf '%s\\n' \"${{COMPREPLY[@]}}\"\n",
+        script.display(),
+        quoted.join(" "),
+        words.len() - 1
+    );
+    let out = Command::new("bash").args(["--norc", "--noprofile", "-c", &body]).output().expect("bash runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout).lines().filter(|l| !l.is_empty()).map(str::to_string).collect()
+}
+
+/// Issue 36, item 14: after a subcommand bash completed nothing (the script set
+/// `cmd` to a name none of its case arms had).
+#[test]
+fn bash_completes_after_a_subcommand() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let script = dir.path().join("session-doctor.bash");
+    std::fs::write(&script, run(&["completions", "bash"]).stdout).expect("write");
+    let subs = bash_completes(&script, &["session-doctor", "di"]);
+    assert_eq!(subs, ["diagnose"], "the subcommand itself");
+    let flags = bash_completes(&script, &["session-doctor", "check", "--output-f"]);
+    assert_eq!(flags, ["--output-format"], "a subcommand's flag");
+    let values = bash_completes(&script, &["session-doctor", "check", "--output-format", "j"]);
+    assert_eq!(values, ["json", "junit"], "a flag's values");
+    let nested = bash_completes(&script, &["session-doctor", "guard", "install", "--dry"]);
+    assert_eq!(nested, ["--dry-run"], "a nested subcommand's flag");
+}
+
 #[test]
 fn provider_help_and_provider_error_list_the_same_providers() {
     let help = text(&run(&["scan", "--help"]).stdout);

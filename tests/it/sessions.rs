@@ -38,7 +38,7 @@ fn fake_home() -> tempfile::TempDir {
     put(home, ".claude/projects/-home-dev-shop/1f0e2d3c.jsonl", &sample("claude-code.jsonl"), 6);
     // No media at all, so `scan` finds nothing wrong; the provider refused its
     // history, and every retry sends it again (issue 36, item 2).
-    put(home, ".claude/projects/-home-dev-shop/2a0e2d3c.jsonl", UNANSWERED_CALL.as_bytes(), 6);
+    put(home, ".claude/projects/-home-dev-shop/2a0e2d3c.jsonl", crate::common::CLAUDE_UNANSWERED_CALL.as_bytes(), 6);
     put(home, ".copilot/session-state/77ee96c5-e46b-4f2b-8874-8b5c969c004b/events.jsonl", &sample("copilot.jsonl"), 7);
     let cline = std::fs::read(
         Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -51,19 +51,6 @@ fn fake_home() -> tempfile::TempDir {
     put(home, ".codex/session_index.jsonl", b"{}\n", 0);
     dir
 }
-
-/// A Claude Code session whose `tool_use` has no result, and the 400 Anthropic
-/// answers that history with.
-const UNANSWERED_CALL: &str = concat!(
-    r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"2a0e2d3c","timestamp":"2026-08-01T10:00:00.000Z","message":{"role":"user","content":"list the files"}}"#,
-    "\n",
-    r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"2a0e2d3c","timestamp":"2026-08-01T10:00:01.000Z","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[{"type":"tool_use","id":"toolu_01","name":"Bash","input":{"command":"ls"}}],"stop_reason":"tool_use","usage":{"input_tokens":10,"output_tokens":5}}}"#,
-    "\n",
-    r#"{"type":"user","uuid":"u2","parentUuid":"a1","sessionId":"2a0e2d3c","timestamp":"2026-08-01T10:00:05.000Z","message":{"role":"user","content":"go on"}}"#,
-    "\n",
-    r#"{"type":"assistant","uuid":"e1","parentUuid":"u2","sessionId":"2a0e2d3c","timestamp":"2026-08-01T10:00:06.000Z","isApiErrorMessage":true,"error":"invalid_request","message":{"id":"e1","type":"message","role":"assistant","model":"<synthetic>","content":[{"type":"text","text":"API Error: 400 {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01. Each `tool_use` block must have a corresponding `tool_result` block in the next message.\"}}"}],"stop_reason":"stop_sequence","usage":{"input_tokens":0,"output_tokens":0}}}"#,
-    "\n",
-);
 
 fn env(home: &Path) -> Env {
     Env { home: home.to_path_buf(), ..Env::default() }

@@ -963,3 +963,99 @@ fn a_stripped_reasoning_item_is_not_called_a_damaged_line() {
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(said.contains("reasoning") && !said.contains("damaged"), "{said}");
 }
+
+/// Issue 36, item 7: a recorded "`tool_use` ids were found without
+/// `tool_result`" 400 said "stuck" beside "the agent answers it itself", and
+/// printed a note about attachments for a failure that has no suspects (and
+/// two blank lines before `next:`).
+#[test]
+fn a_refused_unanswered_call_is_named_without_contradiction() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "2a0e2d3c.jsonl", common::CLAUDE_UNANSWERED_CALL);
+    let out = run(&["diagnose", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout).replace(file.to_str().unwrap(), "S");
+    let want = "\
+S: claude-code (detected), judged by anthropic rules
+stuck: the history breaks the provider's rules: 1 tool call without a result; every retry sends it again
+
+failure   history_invalid (not retryable; recorded at line 4)
+provider  anthropic, status 400, model claude-sonnet-4-5-20250929
+message   messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01XFDUDYJgAACzvnptvVer6u. Each `tool_use` block must have a corresponding `tool_result` block in the next message.
+block     messages.1
+
+1 structural problem:
+   problem              line  tool  call id                         at
+*  call without result     2  Bash  toolu_01XFDUDYJgAACzvnptvVer6u  2026-08-01T10:00:01.000Z
+  line 2: Bash call toolu_01XFDUDYJgAACzvnptvVer6u has no result, and the provider's error names it: the agent sent it unanswered; `repair` answers it
+  * named in the provider's error
+
+next:
+  session-doctor repair S
+";
+    assert_eq!(text, want);
+}
+
+/// A Claude Code session: `lines` as records of one chain, each
+/// `(type, message)`, uuids and parents filled in.
+fn claude_chain(lines: &[(&str, Value)]) -> String {
+    let mut out = String::new();
+    for (n, (kind, message)) in lines.iter().enumerate() {
+        let mut r = json!({"type":kind,"uuid":format!("u{n}"),"parentUuid":null,"sessionId":"9c1e",
+            "timestamp":format!("2026-08-01T10:00:0{n}.000Z"),"message":message});
+        if n > 0 {
+            r["parentUuid"] = json!(format!("u{}", n - 1));
+        }
+        if message["model"] == "<synthetic>" {
+            r["isApiErrorMessage"] = json!(true);
+        }
+        out.push_str(&format!("{r}\n"));
+    }
+    out
+}
+
+/// Issue 36, item 8: the count is the cause of an `image_limit`, so no
+/// attachment is a suspect; bytes the model took before are not "not yet
+/// accepted"; an unknown failure is not "every retry fails the same way".
+#[test]
+fn suspects_are_said_as_they_are() {
+    let png = b64(&media_corpus::png(40, 30));
+    let image = json!({"type":"image","source":{"type":"base64","media_type":"image/png","data":png}});
+    let model = "claude-sonnet-4-5-20250929";
+    let answer = json!({"id":"msg_1","type":"message","role":"assistant","model":model,
+        "content":[{"type":"text","text":"A login form."}],"stop_reason":"end_turn","usage":{"input_tokens":900,"output_tokens":9}});
+    let error = |text: &str| {
+        json!({"id":"e1","type":"message","role":"assistant","model":"<synthetic>",
+        "content":[{"type":"text","text":text}],"stop_reason":"stop_sequence","usage":{"input_tokens":0,"output_tokens":0}})
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let again = [
+        ("user", json!({"role":"user","content":[image.clone(), {"type":"text","text":"what is this?"}]})),
+        ("assistant", answer),
+        ("user", json!({"role":"user","content":[image, {"type":"text","text":"and now?"}]})),
+        ("assistant", error("API Error: 400 Could not process image")),
+    ];
+    let file = write(dir.path(), "again.jsonl", &claude_chain(&again));
+    let (d, _) = diagnose(&file, &[]);
+    let why = d["suspects"][0]["why"].as_str().unwrap_or_default();
+    assert!(why.starts_with("the model accepted the same bytes at line 1 (L1.1)"), "{d:#}");
+
+    let (d, code) = diagnose(
+        &file,
+        &["--error", r#"400 {"error":{"message":"Number of images exceeds the limit: at most 1 images"}}"#],
+    );
+    assert_eq!((code, d["failure"]["class"].as_str()), (1, Some("image_limit")), "{d:#}");
+    assert_eq!(d["suspects"], json!([]), "the count is the cause: {d:#}");
+    assert!(!d["notes"].to_string().contains("suspect"), "{d:#}");
+
+    let cut = b64(&cut_png());
+    let cut = json!({"type":"image","source":{"type":"base64","media_type":"image/png","data":cut}});
+    let unknown = [("user", json!({"role":"user","content":[cut]})), ("assistant", error("API Error: something odd"))];
+    let file = write(dir.path(), "unknown.jsonl", &claude_chain(&unknown));
+    let (d, code) = diagnose(&file, &[]);
+    assert_eq!((code, d["failure"]["class"].as_str()), (1, Some("unknown")), "{d:#}");
+    assert_eq!(
+        d["verdict"], "stuck: the failure is of no known class, but every retry sends the 1 prime suspect again",
+        "{d:#}"
+    );
+}
