@@ -254,6 +254,27 @@ fn bash_completes_after_a_subcommand() {
     assert_eq!(nested, ["--dry-run"], "a nested subcommand's flag");
 }
 
+/// Issue 36, item 15: `guard install --help` printed its examples and exit
+/// status twice (a nested subcommand kept clap's own template).
+#[test]
+fn help_prints_examples_and_exit_status_once() {
+    use clap::CommandFactory as _;
+    let mut todo = vec![(Vec::<String>::new(), session_doctor::cli::Cli::command())];
+    while let Some((path, cmd)) = todo.pop() {
+        for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+            let mut p = path.clone();
+            p.push(sub.get_name().to_string());
+            todo.push((p, sub.clone()));
+        }
+        let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+        args.push("--help");
+        let help = text(&run(&args).stdout);
+        for heading in ["Examples:", "Exit status:"] {
+            assert!(help.matches(heading).count() <= 1, "{args:?} prints {heading} twice:\n{help}");
+        }
+    }
+}
+
 #[test]
 fn provider_help_and_provider_error_list_the_same_providers() {
     let help = text(&run(&["scan", "--help"]).stdout);
