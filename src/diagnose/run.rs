@@ -285,7 +285,12 @@ impl<'j> Work<'j> {
     pub(super) fn finish(mut self) -> (Diagnosis, Session) {
         let session = &self.session;
         let invalid_excluded = session.attachments.iter().any(|a| a.excluded && a.verdict == Verdict::Invalid);
-        let stuck = self.failure.as_ref().is_some_and(|f| super::is_stuck(f, &self.picked.suspects, invalid_excluded));
+        // Past the many-image threshold the sides are the cause, whatever the suspects.
+        let many = crate::media::rules::many_images_broken(&self.limits).is_some();
+        let stuck = self.failure.as_ref().is_some_and(|f| {
+            super::is_stuck(f, &self.picked.suspects, invalid_excluded)
+                || (many && !f.passed() && f.classification.class == Class::MediaRejected)
+        });
         let recorded = self.failure.as_ref().filter(|f| f.source == FailureSource::Recorded);
         if let (Some(l), Some(f), true) = (self.passed_over, recorded, stuck) {
             self.notes.push(format!(
@@ -347,7 +352,7 @@ impl<'j> Work<'j> {
     /// stuck though the next request session-doctor builds is not.
     fn next_commands(&mut self, stuck: bool, for_agent: bool, excluded: &[String]) -> Vec<String> {
         let (failure, suspects) = (self.failure.as_ref(), &self.picked.suspects);
-        let next = next::commands(failure, stuck, suspects, excluded, &self.rules, self.opts);
+        let next = next::commands(failure, stuck, suspects, excluded, &self.rules, &self.limits, self.opts);
         let next = claude_code::subagent(&self.session, &mut self.notes, next);
         let stuck = stuck || for_agent;
         if let (Some(why), true) = (&self.opts.no_export, stuck) {
@@ -410,6 +415,11 @@ impl<'j> Work<'j> {
             next.push(next::command(file, args, "diagnose", "--error '<the error the agent printed>'"));
         }
         claude_code::fork_verdict(session, &mut verdict);
+        // Past the many-image threshold no one image is the cause: every side over the limit is.
+        let many = crate::media::rules::many_images_broken(&self.limits);
+        if let (true, true, Some(p)) = (stuck, self.class_is(Class::MediaRejected), many) {
+            verdict = format!("stuck: {}", p.message);
+        }
         if stuck && self.class_is(Class::HistoryInvalid) {
             let broken: Vec<&crate::model::Fault> = history.iter().map(|i| &i.problem).collect();
             verdict = if broken.is_empty() {

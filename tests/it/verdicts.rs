@@ -1059,3 +1059,52 @@ fn suspects_are_said_as_they_are() {
         "{d:#}"
     );
 }
+
+/// Issue 36, item 3: 22 valid screenshots, each wider than 2000 px, and
+/// Anthropic's refusal of sides over 2000 px past 20 images. Diagnose blamed
+/// the one image the error names and offered to exclude it (21 are left,
+/// still refused); `--fit` fitted none of them.
+#[test]
+fn the_many_image_rule_is_cured_by_fitting_every_image() {
+    let model = "claude-sonnet-4-5-20250929";
+    let mut records = Vec::new();
+    for i in 0..22u32 {
+        let png = b64(&media_corpus::png(2400 + i, 60));
+        let image = json!({"type":"image","source":{"type":"base64","media_type":"image/png","data":png}});
+        records.push(("user", json!({"role":"user","content":[image, {"type":"text","text":format!("shot {i}")}]})));
+        if i < 21 {
+            records.push(("assistant", json!({"id":format!("m{i}"),"type":"message","role":"assistant","model":model,
+                "content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","usage":{"input_tokens":100,"output_tokens":2}})));
+        }
+    }
+    let refusal = r#"API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.42.content.0.image.source.base64.data: At least one of the image dimensions exceed max allowed size for many-image requests: 2000 pixels"},"request_id":"req_011CVx"}"#;
+    records.push(("assistant", json!({"id":"e1","type":"message","role":"assistant","model":"<synthetic>",
+        "content":[{"type":"text","text":refusal}],"stop_reason":"stop_sequence","usage":{"input_tokens":0,"output_tokens":0}})));
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "many.jsonl", &claude_chain(&records));
+    let f = file.to_str().unwrap();
+
+    let (d, code) = diagnose(&file, &[]);
+    assert_eq!(code, 1, "{d:#}");
+    assert!(d["verdict"].as_str().unwrap().starts_with("stuck: the request carries 22 images"), "{d:#}");
+    let fit = [format!("session-doctor preview {f} --fit"), format!("session-doctor repair {f} --fit")];
+    assert_eq!(d["next"], json!(fit), "{d:#}");
+
+    // Without --fit nothing written: leaving one image out answers nothing.
+    let out = run(&["repair", f]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&fit[1]), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "nothing written");
+
+    let (r, code) = common::json_of(&["repair", "--json", "--fit", f]);
+    assert_eq!(code, 0, "{r:#}");
+    let copy = PathBuf::from(r["out"].as_str().unwrap());
+    let (d, code) = diagnose(&copy, &[]);
+    assert_eq!((code, d["stuck"].clone()), (0, json!(false)), "{d:#}");
+    let (scan, _) = common::scan_json(&copy, &[]);
+    let sides: Vec<u64> = (scan["attachments"].as_array().unwrap().iter())
+        .map(|a| a["width"].as_u64().unwrap().max(a["height"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(sides.len(), 22, "every image kept: {sides:?}");
+    assert!(sides.iter().all(|&s| s <= 2000), "{sides:?}");
+}
