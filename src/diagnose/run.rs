@@ -379,6 +379,10 @@ impl<'j> Work<'j> {
     ) -> (String, Vec<String>, bool) {
         let failure = self.failure.as_ref();
         let mut verdict = super::verdict(failure, stuck, &self.picked.suspects);
+        if verdict == super::HEALTHY && self.judging.deepen.is_some() {
+            // Read structurally: a corrupt deflate stream passes until --deep decodes it.
+            verdict = super::HEALTHY_STRUCTURE.into();
+        }
         // Invalid media the model took anyway: true of the file, and no reason to
         // call the session stuck; a healthy verdict must not hide them.
         if !stuck && !accepted.is_empty() {
