@@ -303,11 +303,19 @@ fn leave_out_suspects(
     if job.keep_suspects || !d.stuck || !class.is_some_and(crate::diagnose::next::excludes_suspects) {
         return Ok((Vec::new(), session, stuck));
     }
+    // The images the copy sends (at most --max-images): past the many-image
+    // threshold a fit keeps every image to the stricter side.
+    let images = session.attachments.iter().filter(|a| a.sent() && a.is_image()).count();
+    let images = job.rewrite.max_images.map_or(images, |cap| images.min(cap));
+    let side = crate::fit::Limits::of(&job.plan.rules, images).max_side;
     let fittable = |s: &crate::diagnose::Suspect| {
-        job.fit && crate::fit::only_fittable(&s.attachment.problems, (s.attachment.width, s.attachment.height))
+        job.fit && crate::fit::fits_to(&s.attachment.problems, (s.attachment.width, s.attachment.height), side)
     };
+    // Past the many-image threshold a valid image is no cause: leaving it out answers nothing.
+    let many = crate::media::rules::many_images_broken(&d.limits).is_some();
     let primes: Vec<String> = (d.suspects.iter())
         .filter(|s| s.prime && !s.attachment.excluded)
+        .filter(|s| !many || s.attachment.verdict == crate::media::Verdict::Invalid)
         // With --fit, an image that is only too large is fitted, not left out.
         .filter(|s| !fittable(s))
         .map(|s| s.attachment.reference.clone())

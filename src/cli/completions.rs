@@ -30,7 +30,24 @@ pub struct CompletionsArgs {
 pub fn run(args: &CompletionsArgs) -> anyhow::Result<Exit> {
     let mut cmd = super::Cli::command();
     let mut out = Vec::new();
-    clap_complete::generate(args.shell, &mut cmd, "session-doctor", &mut out);
+    clap_complete::generate(args.shell, &mut cmd, BIN, &mut out);
+    if args.shell == Shell::Bash {
+        out = mend_bash(&out);
+    }
     std::io::Write::write_all(&mut std::io::stdout().lock(), &out)?;
     Ok(Exit::Healthy)
+}
+
+const BIN: &str = "session-doctor";
+
+/// `clap_complete` 4.6 names a subcommand's bash case arm after the binary with
+/// its `-` as a subcommand separator (`session__subcmd__doctor__subcmd__check`),
+/// but sets `cmd` with it as `__` (`session__doctor__subcmd__check`): no arm
+/// matched, and nothing completed after a subcommand. The arms are spelled as
+/// `cmd` is.
+fn mend_bash(script: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(script);
+    let (wrong, right) =
+        (format!("{}__subcmd__", BIN.replace('-', "__subcmd__")), format!("{}__subcmd__", BIN.replace('-', "__")));
+    text.replace(&wrong, &right).into_bytes()
 }

@@ -175,7 +175,7 @@ fn nothing_to_exclude(
     } else {
         writeln!(
             out,
-            "nothing to change: diagnose names no suspect in {} ({})",
+            "nothing to change: diagnose blames nothing in {} ({})",
             sanitize(&session.file),
             sanitize(verdict)
         )?;
@@ -231,8 +231,9 @@ fn suspects(session: &Session, plan: &crate::reader::Plan, args: &ExcludeArgs) -
     let prime: Vec<&str> = d.suspects.iter().filter(|s| s.prime).map(|s| s.attachment.reference.as_str()).collect();
     let refs: Vec<&str> =
         if prime.is_empty() { d.suspects.iter().map(|s| s.attachment.reference.as_str()).collect() } else { prime };
-    if refs.is_empty() {
-        // Nothing to change is a success (exit 0), as the help says.
+    // A session that is not stuck has nothing to blame, whatever its last
+    // request has not had accepted yet. Nothing to change is a success (exit 0).
+    if refs.is_empty() || !d.stuck {
         return Ok(Suspects::None(d.verdict));
     }
     Ok(Suspects::Some(refs.iter().filter_map(|r| session.attachments.iter().position(|a| a.reference == *r)).collect()))

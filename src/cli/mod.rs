@@ -76,7 +76,7 @@ const HELP_TEMPLATE: &str = "{before-help}{about-with-newline}\n{usage-heading} 
 pub fn parse() -> Cli {
     use clap::{CommandFactory as _, FromArgMatches as _};
     let full = Cli::command();
-    let bare = full.clone().help_template(HELP_TEMPLATE).mut_subcommands(|s| s.help_template(HELP_TEMPLATE));
+    let bare = without_after_help(full.clone());
     let matches = bare.try_get_matches().unwrap_or_else(|e| {
         use clap::error::ErrorKind::{DisplayHelp, DisplayHelpOnMissingArgumentOrSubcommand};
         if matches!(e.kind(), DisplayHelp | DisplayHelpOnMissingArgumentOrSubcommand) {
@@ -96,6 +96,12 @@ pub fn parse() -> Cli {
         usage_error(&e)
     });
     Cli::from_arg_matches(&matches).unwrap_or_else(|e| usage_error(&e))
+}
+
+/// `cmd` and every subcommand under it, nested ones too (`guard install`),
+/// with a help template that leaves `after_help` for [`parse`] to print.
+fn without_after_help(cmd: clap::Command) -> clap::Command {
+    cmd.help_template(HELP_TEMPLATE).mut_subcommands(without_after_help)
 }
 
 /// A usage error, as clap prints it, and with `--json` also as `{"error": …}`

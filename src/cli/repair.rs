@@ -32,7 +32,8 @@ use super::session_args::ReadArgs;
 
 Exit status:
   0  the copy was written, and diagnose finds it not stuck; or there was nothing to repair (nothing written)
-  1  the copy was written, but diagnose still finds it stuck (what to run next is printed)
+  1  still stuck: the copy was written but diagnose finds it stuck, or nothing was written because
+     nothing this repair changes answers the failure (either way, what to run next is printed)
   2  usage error, unreadable session, or the target exists")]
 pub struct RepairArgs {
     /// The session file.

@@ -1,5 +1,5 @@
 //! `session-doctor sessions`: the recent sessions in each agent's standard
-//! location, newest first, each judged as `scan` judges it.
+//! location, newest first, each judged as `diagnose` and `scan` judge it.
 
 use std::io::Write as _;
 
@@ -17,9 +17,10 @@ use crate::report::{self, ScanReport};
 /// Looks where each agent keeps its sessions (honouring CLAUDE_CONFIG_DIR,
 /// CODEX_HOME, PI_CODING_AGENT_DIR, GEMINI_CLI_HOME, MUX_ROOT, XDG_DATA_HOME,
 /// COPILOT_HOME and CLINE_SESSION_DATA_DIR, CLINE_DATA_DIR or CLINE_DIR),
-/// newest first by modification time, and judges each listed session as `scan`
-/// does: ok, problems (an invalid attachment, a provider limit broken, a line
-/// skipped) or unreadable. opencode keeps its sessions in one database, listed
+/// newest first by modification time, and judges each listed session as
+/// `diagnose` and `scan` do: stuck (a failure every retry meets again, as
+/// `diagnose` says), problems (not stuck, but an invalid attachment, a provider
+/// limit broken or a line skipped), ok, or unreadable. opencode keeps its sessions in one database, listed
 /// whole and not judged here ("not read"): `scan` and `diagnose` read it, its
 /// newest session or the one --session names.
 #[allow(clippy::doc_markdown, reason = "`--help` text, printed as written (and the man page made from it)")]
@@ -77,12 +78,23 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<Exit> {
     Ok(Exit::Healthy)
 }
 
-/// The `scan` judgement of one session.
+/// `diagnose`'s verdict of one session, then `scan`'s: from one read.
 fn health(f: &discover::Found) -> Health {
     let Some(format) = f.format else { return Health::NotRead };
     let opts = ReadOptions { format: Some(format), ..ReadOptions::default() };
-    match report::progress::read(&f.path, &opts) {
-        Ok((session, plan)) => {
+    let Ok((session, plan)) = report::progress::read(&f.path, &opts) else { return Health::Unreadable };
+    let asked = crate::diagnose::Asked::default();
+    let diagnosed = crate::diagnose::diagnose_read(
+        &f.path,
+        session,
+        &plan,
+        &asked,
+        &crate::diagnose::DiagnoseOptions::default(),
+        &crate::diagnose::Deepened::default(),
+    );
+    match diagnosed {
+        Ok((d, _)) if d.stuck => Health::Stuck,
+        Ok((_, session)) => {
             if ScanReport::new(session, &plan).has_problems() {
                 Health::Problems
             } else {

@@ -22,9 +22,18 @@ pub struct HistoryItem {
 pub fn items(problems: Vec<Fault>, named_ids: &[String]) -> Vec<HistoryItem> {
     let mut items: Vec<HistoryItem> = problems
         .into_iter()
-        .map(|p| {
+        .map(|mut p| {
             let named =
                 p.call_id.as_ref().is_some_and(|id| named_ids.iter().any(|n| n == id || id.starts_with(n.as_str())));
+            if named && p.agent_pairs {
+                // The provider's refusal names the call: the agent sent it
+                // unanswered, whatever it does for calls a run leaves behind.
+                p.message = format!(
+                    "{} call {} has no result, and the provider's error names it: the agent sent it unanswered; `repair` answers it",
+                    p.tool.as_deref().unwrap_or("a tool"),
+                    p.call_id.as_deref().unwrap_or("-")
+                );
+            }
             HistoryItem { problem: p, named }
         })
         .collect();

@@ -481,9 +481,14 @@ fn is_stuck(f: &Failure, suspects: &[Suspect], invalid_excluded: bool) -> bool {
     }
 }
 
+/// No failure, and every attachment passed a full decode.
+const HEALTHY: &str = "healthy: no failure recorded, and nothing the next request carries is invalid";
+/// [`HEALTHY`] as a structural read can claim it: the pixels were not decoded.
+const HEALTHY_STRUCTURE: &str = "healthy: no failure recorded, and nothing the next request carries fails the structural check (--deep decodes every image in full)";
+
 fn verdict(f: Option<&Failure>, stuck: bool, suspects: &[Suspect]) -> String {
     let Some(f) = f else {
-        return "healthy: no failure recorded, and nothing the next request carries is invalid".into();
+        return HEALTHY.into();
     };
     let class = f.classification.class;
     if f.recovered {
@@ -511,6 +516,11 @@ fn verdict(f: Option<&Failure>, stuck: bool, suspects: &[Suspect]) -> String {
     match (class, primes) {
         (Class::MediaRejected, n) if n > 0 => format!(
             "stuck: the provider rejects an attachment on every request ({n} prime suspect{})",
+            if n == 1 { "" } else { "s" }
+        ),
+        // No known class: a retry may work, but not while it carries what fails validation.
+        (Class::Unknown, n) => format!(
+            "stuck: the failure is of no known class, but every retry sends the {n} prime suspect{} again",
             if n == 1 { "" } else { "s" }
         ),
         _ => format!("stuck: {class} — every retry sends the same request and fails the same way"),

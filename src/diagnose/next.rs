@@ -1,6 +1,7 @@
 //! The exact commands that get the user going again, per failure class.
 
 use crate::classify::Class;
+use crate::media::Problem;
 use crate::media::rules::Rules;
 
 use super::{DiagnoseOptions, Failure, Suspect};
@@ -43,6 +44,7 @@ pub fn commands(
     suspects: &[Suspect],
     excluded: &[String],
     rules: &Rules,
+    limits: &[Problem],
     opts: &DiagnoseOptions,
 ) -> Vec<String> {
     let cmd = |sub: &str, args: &str| {
@@ -63,12 +65,17 @@ pub fn commands(
             cmd("exclude", &refs.join(" "))
         }
     };
+    // Past the many-image threshold the provider refuses every side over its
+    // stricter limit: fitting them keeps every image.
+    let many = crate::media::rules::many_images_broken(limits).is_some();
+    let side = rules.many_images.filter(|_| many).map(|m| m.max_side_px);
     // Every prime suspect is valid but over a size limit: a fitted copy keeps the image.
-    let fittable = !primes.is_empty()
-        && suspects
-            .iter()
-            .filter(|s| s.prime)
-            .all(|s| crate::fit::only_fittable(&s.attachment.problems, (s.attachment.width, s.attachment.height)));
+    let fittable = (many && primes.is_empty())
+        || (!primes.is_empty()
+            && suspects
+                .iter()
+                .filter(|s| s.prime)
+                .all(|s| crate::fit::fits_to(&s.attachment.problems, (s.attachment.width, s.attachment.height), side)));
     let out: Vec<Option<String>> = match c.class {
         Class::MediaRejected if fittable => vec![cmd("preview", "--fit"), cmd("repair", "--fit")],
         Class::MediaRejected => vec![exclude(), cmd("repair", "")],

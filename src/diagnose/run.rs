@@ -233,6 +233,11 @@ impl<'j> Work<'j> {
     /// Notes on the history's structure: where a failure of it blames no
     /// attachment, the calls the agent answers itself, a call still running.
     pub(super) fn explain_history(&mut self) {
+        if self.class_is(Class::ImageLimit) {
+            // The count is the cause, not any one attachment: the cure is a cap.
+            self.picked.suspects.clear();
+            self.notes.retain(|n| !is_suspects_note(n));
+        }
         if self.class_is(Class::HistoryInvalid) {
             // The culprits are the orphaned calls and results, not attachments.
             self.picked.suspects.clear();
@@ -280,7 +285,12 @@ impl<'j> Work<'j> {
     pub(super) fn finish(mut self) -> (Diagnosis, Session) {
         let session = &self.session;
         let invalid_excluded = session.attachments.iter().any(|a| a.excluded && a.verdict == Verdict::Invalid);
-        let stuck = self.failure.as_ref().is_some_and(|f| super::is_stuck(f, &self.picked.suspects, invalid_excluded));
+        // Past the many-image threshold the sides are the cause, whatever the suspects.
+        let many = crate::media::rules::many_images_broken(&self.limits).is_some();
+        let stuck = self.failure.as_ref().is_some_and(|f| {
+            super::is_stuck(f, &self.picked.suspects, invalid_excluded)
+                || (many && !f.passed() && f.classification.class == Class::MediaRejected)
+        });
         let recorded = self.failure.as_ref().filter(|f| f.source == FailureSource::Recorded);
         if let (Some(l), Some(f), true) = (self.passed_over, recorded, stuck) {
             self.notes.push(format!(
@@ -296,9 +306,16 @@ impl<'j> Work<'j> {
         let history = faults::items(std::mem::take(&mut self.structure), &named_ids);
         let excluded: Vec<String> =
             session.attachments.iter().filter(|a| a.excluded).map(|a| a.reference.clone()).collect();
-        let next = self.next_commands(stuck, &excluded);
+        // The overlay answers the failure only for what session-doctor writes:
+        // the agent reads the session itself, and resumes it unchanged.
+        let for_agent = self.failure.as_ref().is_some_and(|f| held_by_overlay_only(f, stuck, &excluded));
+        let next = self.next_commands(stuck, for_agent, &excluded);
         let accepted = super::accepted_invalid(&self.session, &self.picked.suspects);
-        let (verdict, next, undetermined) = self.verdict(stuck, &history, &accepted, next);
+        let (mut verdict, next, undetermined) = self.verdict(stuck, &history, &accepted, next);
+        if for_agent {
+            verdict = overlay_only_verdict(&excluded, self.opts.store);
+        }
+        let stuck = stuck || for_agent;
         if self.picked.suspects.is_empty() {
             // Where suspects would be says nothing when there are none.
             self.notes.retain(|n| !is_suspects_note(n));
@@ -331,10 +348,13 @@ impl<'j> Work<'j> {
     }
 
     /// The commands to run next, and what a store's session cannot be given.
-    fn next_commands(&mut self, stuck: bool, excluded: &[String]) -> Vec<String> {
+    /// `for_agent`: only the overlay answers the failure, so the agent is
+    /// stuck though the next request session-doctor builds is not.
+    fn next_commands(&mut self, stuck: bool, for_agent: bool, excluded: &[String]) -> Vec<String> {
         let (failure, suspects) = (self.failure.as_ref(), &self.picked.suspects);
-        let next = next::commands(failure, stuck, suspects, excluded, &self.rules, self.opts);
+        let next = next::commands(failure, stuck, suspects, excluded, &self.rules, &self.limits, self.opts);
         let next = claude_code::subagent(&self.session, &mut self.notes, next);
+        let stuck = stuck || for_agent;
         if let (Some(why), true) = (&self.opts.no_export, stuck) {
             self.notes.push(format!(
                 "this session lives in a store, which is never written, and {why}: no copy can be repaired, and nothing session-doctor writes reaches the agent"
@@ -359,6 +379,10 @@ impl<'j> Work<'j> {
     ) -> (String, Vec<String>, bool) {
         let failure = self.failure.as_ref();
         let mut verdict = super::verdict(failure, stuck, &self.picked.suspects);
+        if verdict == super::HEALTHY && self.judging.deepen.is_some() {
+            // Read structurally: a corrupt deflate stream passes until --deep decodes it.
+            verdict = super::HEALTHY_STRUCTURE.into();
+        }
         // Invalid media the model took anyway: true of the file, and no reason to
         // call the session stuck; a healthy verdict must not hide them.
         if !stuck && !accepted.is_empty() {
@@ -395,6 +419,11 @@ impl<'j> Work<'j> {
             next.push(next::command(file, args, "diagnose", "--error '<the error the agent printed>'"));
         }
         claude_code::fork_verdict(session, &mut verdict);
+        // Past the many-image threshold no one image is the cause: every side over the limit is.
+        let many = crate::media::rules::many_images_broken(&self.limits);
+        if let (true, true, Some(p)) = (stuck, self.class_is(Class::MediaRejected), many) {
+            verdict = format!("stuck: {}", p.message);
+        }
         if stuck && self.class_is(Class::HistoryInvalid) {
             let broken: Vec<&crate::model::Fault> = history.iter().map(|i| &i.problem).collect();
             verdict = if broken.is_empty() {
@@ -405,6 +434,32 @@ impl<'j> Work<'j> {
         }
         (verdict, next, unrecorded.is_some())
     }
+}
+
+/// A deterministic failure that only the overlay's exclusions answer: the
+/// agent never reads the overlay, so it fails the same way until it is given
+/// the repaired copy.
+fn held_by_overlay_only(f: &Failure, stuck: bool, excluded: &[String]) -> bool {
+    let class = f.classification.class;
+    !stuck
+        && !excluded.is_empty()
+        && !f.passed()
+        && f.source != FailureSource::Predicted
+        && class.retryable() == Some(false)
+        && class != Class::Aborted
+}
+
+/// A store (`store`) is never repaired in place: its note says what can be done.
+fn overlay_only_verdict(excluded: &[String], store: bool) -> String {
+    let (them, it) = if excluded.len() == 1 { (excluded[0].clone(), "it") } else { (excluded.join(", "), "them") };
+    if store {
+        return format!(
+            "stuck for the agent: the overlay leaves {them} out of what session-doctor writes, but the agent reads its store, not the overlay, and sends {it} again"
+        );
+    }
+    format!(
+        "stuck for the agent until it resumes the repaired copy: the overlay leaves {them} out of preview and repair, but the agent reads the session, not the overlay, and sends {it} again"
+    )
 }
 
 /// The rules to judge by: the provider that failed, unless the user said
@@ -462,5 +517,8 @@ fn at_line(line: Option<u64>) -> String {
 
 /// A note that says where the suspects are: nothing to say when there are none.
 fn is_suspects_note(n: &str) -> bool {
-    n.starts_with("suspects are") || n.contains("every attachment is a suspect")
+    n.starts_with("suspects are")
+        || n.contains("every attachment is a suspect")
+        || n.contains("the suspects are chosen as if it named none")
+        || n.starts_with("the boundary leaves no suspect")
 }

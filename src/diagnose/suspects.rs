@@ -149,6 +149,16 @@ impl<'s> Scope<'s> {
         !self.gone(i) && (!self.images_only || a.is_image() || a.verdict == Verdict::Invalid)
     }
 
+    /// An attachment before the boundary with the bytes of `i`: the model took them once.
+    fn accepted_copy(&self, i: usize) -> Option<&crate::model::Attachment> {
+        self.boundary?;
+        let sha = self.attachment(i).sha256.as_ref()?;
+        (self.all())
+            .filter(|&j| j != i && !self.after(j))
+            .map(|j| self.attachment(j))
+            .find(|c| c.sha256.as_ref() == Some(sha))
+    }
+
     fn invalid(&self, i: usize) -> bool {
         self.attachment(i).verdict == Verdict::Invalid
     }
@@ -168,7 +178,7 @@ impl<'s> Scope<'s> {
                     "the agent healed the rejection itself: it no longer sends the block the provider named ({b}), a placeholder goes in its place"
                 )
             } else {
-                format!("the block the provider named ({b}) is excluded: the next request carries a note in its place")
+                format!("the block the provider named ({b}) is excluded: preview and repair put a note in its place")
             });
             chosen.retain(|&i| self.invalid(i));
         } else if named_live.is_empty() {
@@ -209,7 +219,7 @@ impl<'s> Scope<'s> {
             ));
         } else if answered {
             notes.push(
-                "every attachment the model had not accepted is excluded: the next request carries notes in their place"
+                "every attachment the model had not accepted is excluded: preview and repair put notes in their place"
                     .into(),
             );
         } else if self.class.is_some_and(|c| matches!(c, Class::MediaRejected | Class::ImageLimit)) {
@@ -258,7 +268,10 @@ impl<'s> Scope<'s> {
                     (Some(b), true) => {
                         format!("accepted by the model (line {}), yet the failure is about media", b.line)
                     }
-                    _ => "not yet accepted by the model".into(),
+                    _ => match self.accepted_copy(i) {
+                        Some(c) => format!("the model accepted the same bytes at line {} ({})", c.line, c.reference),
+                        None => "not yet accepted by the model".into(),
+                    },
                 };
                 match (a.verdict, worst) {
                     (Verdict::Warn, Some(w)) => format!("{taken}; {w}"),

@@ -145,12 +145,30 @@ pub const FITTABLE: [&str; 3] = ["image.too_large", "image.too_many_pixels", "gi
 /// one claiming 100000×100000 px is refused as too large to decode, so fitting
 /// it is no remedy to offer.
 pub fn only_fittable(problems: &[crate::media::Problem], size: (Option<u32>, Option<u32>)) -> bool {
-    let decodable = match size {
+    let mut invalid = problems.iter().filter(|p| p.severity == Verdict::Invalid).peekable();
+    decodable(size) && invalid.peek().is_some() && invalid.all(|p| FITTABLE.contains(&p.code))
+}
+
+/// Whether [`fit`] can decode an image of `size` (width, height) at all.
+fn decodable(size: (Option<u32>, Option<u32>)) -> bool {
+    match size {
         (Some(w), Some(h)) => u64::from(w) * u64::from(h) * 4 <= MAX_DECODE,
         _ => true,
-    };
-    let mut invalid = problems.iter().filter(|p| p.severity == Verdict::Invalid).peekable();
-    decodable && invalid.peek().is_some() && invalid.all(|p| FITTABLE.contains(&p.code))
+    }
+}
+
+/// Whether `--fit` fits an image with `problems` and `size`: one that is only
+/// too large ([`only_fittable`]), or a valid one over `side`, the stricter
+/// side a request of many images must keep (`None` where that limit does not
+/// apply). The second is what Anthropic refuses past 20 images: every image
+/// can stay once each is fitted.
+pub fn fits_to(problems: &[crate::media::Problem], size: (Option<u32>, Option<u32>), side: Option<u32>) -> bool {
+    if only_fittable(problems, size) {
+        return true;
+    }
+    let valid = problems.iter().all(|p| p.severity != Verdict::Invalid);
+    let (Some(w), Some(h), Some(side)) = (size.0, size.1, side) else { return false };
+    valid && w.max(h) > side && decodable(size)
 }
 
 /// Fits `bytes` to `limits`; see the module doc.

@@ -33,9 +33,14 @@ pub fn write(out: &mut impl Write, d: &Diagnosis, detected: bool, term: &Term) -
     if !d.history.is_empty() {
         history(out, d, term)?;
     }
-    notes(out, d, term)?;
+    // Every section above ends in a blank line; the notes do only when there are some.
+    let mut said = Vec::new();
+    notes(&mut said, d, term)?;
+    out.write_all(&said)?;
     if !d.next.is_empty() {
-        writeln!(out)?;
+        if !said.is_empty() {
+            writeln!(out)?;
+        }
         writeln!(out, "next:")?;
         for c in &d.next {
             writeln!(out, "  {}", sanitize(c))?;

@@ -14,13 +14,15 @@ use super::term::{Term, styles};
 use crate::text::sanitize;
 use crate::text::units::size;
 
-/// What `scan` makes of a session.
+/// What `diagnose` and `scan` make of a session.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Health {
-    /// Every attachment fine, no limit broken, no line skipped.
+    /// Not stuck; every attachment fine, no limit broken, no line skipped.
     Ok,
-    /// What `scan` exits 1 for.
+    /// What `diagnose` exits 1 for: a failure that every retry meets again.
+    Stuck,
+    /// Not stuck, but what `scan` exits 1 for.
     Problems,
     /// `scan` could not read it (exit 2).
     Unreadable,
@@ -32,6 +34,7 @@ impl Health {
     pub fn as_str(self) -> &'static str {
         match self {
             Health::Ok => "ok",
+            Health::Stuck => "stuck",
             Health::Problems => "problems",
             Health::Unreadable => "unreadable",
             Health::NotRead => "not read",
@@ -90,7 +93,7 @@ pub fn write(out: &mut impl Write, listed: &[Listed], home: &Path, term: &Term) 
     for l in listed {
         let style = match l.health {
             Health::Ok => styles::OK,
-            Health::Problems => styles::INVALID,
+            Health::Stuck | Health::Problems => styles::INVALID,
             Health::Unreadable => styles::WARN,
             Health::NotRead => styles::DIM,
         };

@@ -28,8 +28,8 @@ impl Rewrite {
         for a in sent {
             let mut judged = a.clone();
             judged.judge(rules);
-            if a.encoding == Encoding::Reference || !fit::only_fittable(&judged.problems, (judged.width, judged.height))
-            {
+            let size = (judged.width, judged.height);
+            if a.encoding == Encoding::Reference || !fit::fits_to(&judged.problems, size, limits.max_side) {
                 continue;
             }
             // The type can change only where it sits with the bytes (a data URL): elsewhere a PNG

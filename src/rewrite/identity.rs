@@ -36,6 +36,7 @@ pub fn new(format: Format, src: &Path, dir: Option<&Path>, first_line: &[u8]) ->
         Format::Opencode if place.field("/info/id").is_some_and(|i| i.starts_with("ses_")) => place.opencode_export(),
         Format::Cline if crate::formats::cline::request::is_task_document(&src.to_string_lossy()) => place.cline_task(),
         Format::Cline if src.file_name().is_some_and(|n| n == CLINE_HISTORY) => place.cline_ide(),
+        Format::Mux => Identity { resume_note: Some(MUX_NOTE.into()), ..place.beside() },
         _ => place.beside(),
     }
 }
@@ -212,6 +213,9 @@ impl<'a> Place<'a> {
 fn in_folder(dir: &Path, name: &str, up: usize) -> bool {
     dir.ancestors().nth(up).and_then(Path::file_name).is_some_and(|n| n == name)
 }
+
+/// mux opens a workspace's history by one name in the workspace's folder.
+const MUX_NOTE: &str = "mux reads a workspace's history only from the chat.jsonl in its session folder (~/.mux/sessions/<workspace>/, or under $MUX_ROOT): to resume the copy, stop mux, move the original elsewhere and put the copy in its place as chat.jsonl";
 
 const PI_HARNESS_NOTE: &str = "a compaction here carries `retainedTail`, as pi-agent-core's agent harness writes it: resume the copy with the program that wrote it. The `pi` CLI reads such a file otherwise: it sends the entries from the compaction's `firstKeptEntryId` on, not the retained copies, so what was left out of those copies is sent again";
 

@@ -115,7 +115,36 @@ pub fn diagnose(file: &Path, extra: &[&str]) -> (serde_json::Value, i32) {
     json_of(&args)
 }
 
+/// Whether `diagnose --json` of a session whose failure only its overlay's
+/// exclusions answer says what is true (issue 36, item 1): the agent, which
+/// never reads the overlay, is stuck until it resumes the repaired copy, and
+/// `repair` is the one thing to run.
+pub fn stuck_until_repaired(d: &serde_json::Value, code: i32) -> Result<(), String> {
+    let next: Vec<&str> =
+        d["next"].as_array().map(|n| n.iter().filter_map(|c| c.as_str()).collect()).unwrap_or_default();
+    let verdict = d["verdict"].as_str().unwrap_or("");
+    let ok = code == 1
+        && d["stuck"] == true
+        && verdict.starts_with("stuck for the agent")
+        && next.len() == 1
+        && next[0].starts_with("session-doctor repair ");
+    if ok { Ok(()) } else { Err(format!("exit {code}: {verdict}; next {next:?}; suspects {}", d["suspects"])) }
+}
+
 /// Does the file `name` end in `.ext`, in any case (`a.jsonl`, `A.JSONL`)?
 pub fn has_extension(name: impl AsRef<Path>, ext: &str) -> bool {
     name.as_ref().extension().is_some_and(|e| e.eq_ignore_ascii_case(ext))
 }
+
+/// A Claude Code session whose `tool_use` has no result, and the 400 Anthropic
+/// answers that history with.
+pub const CLAUDE_UNANSWERED_CALL: &str = concat!(
+    r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"2a0e2d3c","timestamp":"2026-08-01T10:00:00.000Z","message":{"role":"user","content":"list the files"}}"#,
+    "\n",
+    r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"2a0e2d3c","timestamp":"2026-08-01T10:00:01.000Z","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[{"type":"tool_use","id":"toolu_01XFDUDYJgAACzvnptvVer6u","name":"Bash","input":{"command":"ls"}}],"stop_reason":"tool_use","usage":{"input_tokens":10,"output_tokens":5}}}"#,
+    "\n",
+    r#"{"type":"user","uuid":"u2","parentUuid":"a1","sessionId":"2a0e2d3c","timestamp":"2026-08-01T10:00:05.000Z","message":{"role":"user","content":"go on"}}"#,
+    "\n",
+    r#"{"type":"assistant","uuid":"e1","parentUuid":"u2","sessionId":"2a0e2d3c","timestamp":"2026-08-01T10:00:06.000Z","isApiErrorMessage":true,"error":"invalid_request","message":{"id":"e1","type":"message","role":"assistant","model":"<synthetic>","content":[{"type":"text","text":"API Error: 400 {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01XFDUDYJgAACzvnptvVer6u. Each `tool_use` block must have a corresponding `tool_result` block in the next message.\"}}"}],"stop_reason":"stop_sequence","usage":{"input_tokens":0,"output_tokens":0}}}"#,
+    "\n",
+);

@@ -102,16 +102,33 @@ fn run(args: &[&str]) -> Output {
 
 // ---- 15. Exit codes -------------------------------------------------------------
 
+/// Issue 36, item 5: a healthy session whose last request awaits its answer
+/// (a pasted screenshot, nothing failed) has nothing to blame; `--suspects`
+/// excluded the screenshot.
 #[test]
-fn exclude_suspects_on_a_session_that_is_not_stuck_changes_nothing_and_exits_0() {
+fn exclude_suspects_on_a_healthy_session_writes_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mux = std::fs::read_to_string(sample("mux.jsonl")).expect("sample");
+    let path = common::write(dir.path(), "chat.jsonl", &format!("{}\n", mux.lines().next().expect("a line")));
+    let (d, code) = common::diagnose(&path, &[]);
+    assert_eq!((code, d["stuck"].clone()), (0, serde_json::json!(false)), "{d:#}");
+    let out = run(&["exclude", path.to_str().expect("utf-8"), "--suspects"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).starts_with("nothing to change: diagnose blames nothing"), "{}", text(&out.stdout));
+    assert!(!path.with_extension("jsonl.doctor").exists(), "nothing written");
+}
+
+#[test]
+fn exclude_suspects_once_every_suspect_is_excluded_changes_nothing_and_exits_0() {
     let (_dir, path) = copy_of("claude-code.jsonl");
     let p = path.to_str().expect("utf-8");
     assert_eq!(run(&["exclude", p, "--ref", "L7.1"]).status.code(), Some(0));
-    assert_eq!(run(&["diagnose", p]).status.code(), Some(0), "the excluded copy is not stuck");
+    let (d, code) = common::diagnose(&path, &[]);
+    common::stuck_until_repaired(&d, code).expect("only the repaired copy is left to resume");
     let overlay = std::fs::read(path.with_extension("jsonl.doctor")).expect("overlay");
     let out = run(&["exclude", p, "--suspects"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).starts_with("nothing to change: diagnose names no suspect"), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).starts_with("nothing to change: diagnose blames nothing"), "{}", text(&out.stdout));
     assert_eq!(std::fs::read(path.with_extension("jsonl.doctor")).expect("overlay"), overlay, "nothing written");
 }
 
@@ -200,6 +217,60 @@ fn bash_completion_offers_the_values_of_vocabulary_flags_not_file_names() {
         assert!(!cases.is_empty(), "{flag} is never completed");
         for c in cases {
             assert!(c.contains("compgen -W"), "{flag} completes file names: {c}");
+        }
+    }
+}
+
+/// What bash offers for the words typed so far (`words`, the last one being
+/// completed), with the script `completions bash` prints sourced.
+fn bash_completes(script: &Path, words: &[&str]) -> Vec<String> {
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let (cur, prev) = (words[words.len() - 1], words[words.len() - 2]);
+    let body = format!(
+        "source '{}'\nCOMP_WORDS=({})\nCOMP_CWORD={}\n_session__doctor session-doctor '{cur}' '{prev}'\nprintf '%s\\n' \"${{COMPREPLY[@]}}\"\n",
+        script.display(),
+        quoted.join(" "),
+        words.len() - 1
+    );
+    let out = Command::new("bash").args(["--norc", "--noprofile", "-c", &body]).output().expect("bash runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout).lines().filter(|l| !l.is_empty()).map(str::to_string).collect()
+}
+
+/// Issue 36, item 14: after a subcommand bash completed nothing (the script set
+/// `cmd` to a name none of its case arms had).
+#[test]
+fn bash_completes_after_a_subcommand() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let script = dir.path().join("session-doctor.bash");
+    std::fs::write(&script, run(&["completions", "bash"]).stdout).expect("write");
+    let subs = bash_completes(&script, &["session-doctor", "di"]);
+    assert_eq!(subs, ["diagnose"], "the subcommand itself");
+    let flags = bash_completes(&script, &["session-doctor", "check", "--output-f"]);
+    assert_eq!(flags, ["--output-format"], "a subcommand's flag");
+    let values = bash_completes(&script, &["session-doctor", "check", "--output-format", "j"]);
+    assert_eq!(values, ["json", "junit"], "a flag's values");
+    let nested = bash_completes(&script, &["session-doctor", "guard", "install", "--dry"]);
+    assert_eq!(nested, ["--dry-run"], "a nested subcommand's flag");
+}
+
+/// Issue 36, item 15: `guard install --help` printed its examples and exit
+/// status twice (a nested subcommand kept clap's own template).
+#[test]
+fn help_prints_examples_and_exit_status_once() {
+    use clap::CommandFactory as _;
+    let mut todo = vec![(Vec::<String>::new(), session_doctor::cli::Cli::command())];
+    while let Some((path, cmd)) = todo.pop() {
+        for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+            let mut p = path.clone();
+            p.push(sub.get_name().to_string());
+            todo.push((p, sub.clone()));
+        }
+        let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+        args.push("--help");
+        let help = text(&run(&args).stdout);
+        for heading in ["Examples:", "Exit status:"] {
+            assert!(help.matches(heading).count() <= 1, "{args:?} prints {heading} twice:\n{help}");
         }
     }
 }

@@ -50,11 +50,14 @@ fn render(cmd: &clap::Command, name: &str, version: &str, top: &clap::Command) -
         None => (page.as_str(), ""),
     };
     let mut extra = Roff::new();
+    // Prose after a headed block is no part of it: it goes under NOTES.
+    let mut in_section = false;
     for block in after.split("\n\n").filter(|b| !b.trim().is_empty()) {
         let mut lines = block.lines();
         let first = lines.next().unwrap_or_default();
         match first.strip_suffix(':') {
             Some(heading) if !heading.starts_with(' ') => {
+                in_section = true;
                 extra.control("SH", [heading.to_uppercase().as_str()]);
                 extra.control("nf", []);
                 extra.control("RS", ["4"]);
@@ -65,6 +68,9 @@ fn render(cmd: &clap::Command, name: &str, version: &str, top: &clap::Command) -
                 extra.control("fi", []);
             }
             _ => {
+                if std::mem::take(&mut in_section) {
+                    extra.control("SH", ["NOTES"]);
+                }
                 extra.control("PP", []);
                 extra.text([roman(block.replace('\n', " "))]);
             }
@@ -145,6 +151,8 @@ fn pages_show_commands_as_typed() {
             assert!(!page.contains("\\-\\-version"), "{file} documents --version");
             assert!(page.contains(".SH EXAMPLES"), "{file} has no examples");
             assert!(page.contains(".SH \"EXIT STATUS\""), "{file} has no EXIT STATUS section");
+            let status = page.split(".SH \"EXIT STATUS\"").nth(1).and_then(|s| s.split(".SH").next()).unwrap_or("");
+            assert!(!status.contains(".PP"), "{file}: a paragraph inside EXIT STATUS");
         }
     }
 }

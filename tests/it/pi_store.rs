@@ -82,8 +82,11 @@ fn exclude_records_beside_it_and_repair_and_preview_say_there_is_no_export() {
     let out = run(&["exclude", f, "--session", STUCK, "--suspects"]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(dir.path().join(format!("{STUCK}.doctor")).exists(), "{:?}", names(dir.path()));
+    // The exclusion is read back, and pi still reads the store, not the overlay.
     let (v, code, _) = json(&["diagnose", f, "--session", STUCK, "--json"]);
-    assert_eq!(code, 0, "the exclusion is read back: {v:#}");
+    assert_eq!((code, v["excluded"].as_array().map(Vec::len)), (1, Some(1)), "{v:#}");
+    assert!(v["verdict"].as_str().unwrap().starts_with("stuck for the agent: the overlay leaves"), "{v:#}");
+    assert!(v["notes"].to_string().contains("pi has no command that exports"), "{v:#}");
     for sub in ["repair", "preview"] {
         let out = run(&[sub, f, "--session", STUCK]);
         assert_eq!(out.status.code(), Some(2), "{sub}");

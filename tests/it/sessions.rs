@@ -21,12 +21,13 @@ fn put(home: &Path, rel: &str, bytes: &[u8], age_min: u64) -> PathBuf {
 }
 
 /// A fake home with one session per agent, newest first in this order:
-/// opencode db, mux (healthy), gemini-cli, pi (unreadable), codex, claude-code.
+/// opencode db, mux (healthy), gemini-cli, pi (unreadable), codex, claude-code (twice: a cut PNG, an unanswered tool call), copilot, cline.
 fn fake_home() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
     let home = dir.path();
     let mux = String::from_utf8(sample("mux.jsonl")).expect("utf-8");
-    let healthy: Vec<&str> = mux.lines().filter(|l| !l.contains("layout-diagram")).collect();
+    // The pasted screenshot alone, before anything failed.
+    let healthy: Vec<&str> = mux.lines().take(1).collect();
     put(home, ".local/share/opencode/opencode.db", b"SQLite format 3\0", 1);
     put(home, ".mux/sessions/ws-1/chat.jsonl", format!("{}\n", healthy.join("\n")).as_bytes(), 2);
     put(home, ".mux/sessions/ws-1/partial.json", b"{}", 2);
@@ -35,6 +36,9 @@ fn fake_home() -> tempfile::TempDir {
     put(home, ".pi/agent/sessions/--home-dev-shop--/2026-08-01T10-00-00-000Z_1f0e.jsonl", b"\x1f\x8b\x08\x00\x00", 4);
     put(home, ".codex/sessions/2026/08/01/rollout-2026-08-01T10-00-00-1f0e.jsonl", &sample("codex.jsonl"), 5);
     put(home, ".claude/projects/-home-dev-shop/1f0e2d3c.jsonl", &sample("claude-code.jsonl"), 6);
+    // No media at all, so `scan` finds nothing wrong; the provider refused its
+    // history, and every retry sends it again (issue 36, item 2).
+    put(home, ".claude/projects/-home-dev-shop/2a0e2d3c.jsonl", crate::common::CLAUDE_UNANSWERED_CALL.as_bytes(), 6);
     put(home, ".copilot/session-state/77ee96c5-e46b-4f2b-8874-8b5c969c004b/events.jsonl", &sample("copilot.jsonl"), 7);
     let cline = std::fs::read(
         Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -68,7 +72,7 @@ fn every_agent_is_found_newest_first() {
     let agents: Vec<&str> = found.iter().map(|f| f.agent).collect();
     assert_eq!(
         agents,
-        ["opencode", "mux", "gemini-cli", "pi", "codex", "claude-code", "copilot", "cline"],
+        ["opencode", "mux", "gemini-cli", "pi", "codex", "claude-code", "claude-code", "copilot", "cline"],
         "{found:#?}"
     );
     assert!(found[0].format.is_none(), "opencode's database is not read");
@@ -83,7 +87,10 @@ fn the_latest_session_is_the_newest_readable_one() {
     assert!(latest.ends_with(".mux/sessions/ws-1/chat.jsonl"), "{}", latest.display());
     let codex = discover::latest_in(&e, Some("codex")).expect("found");
     assert!(codex.file_name().is_some_and(|n| n.to_string_lossy().starts_with("rollout-")));
-    assert_eq!(discover::latest_in(&e, Some("claude")), discover::find(&e, Some("claude-code")).pop().map(|f| f.path));
+    assert_eq!(
+        discover::latest_in(&e, Some("claude")),
+        discover::find(&e, Some("claude-code")).into_iter().next().map(|f| f.path)
+    );
     assert_eq!(discover::latest_in(&env(&home.path().join("empty")), None), None);
 }
 
@@ -113,14 +120,22 @@ fn sessions_lists_health_and_json() {
         [
             ("opencode", "not_read"),
             ("mux", "ok"),
-            ("gemini-cli", "problems"),
+            ("gemini-cli", "stuck"),
             ("pi", "unreadable"),
-            ("codex", "problems"),
-            ("claude-code", "problems"),
+            ("codex", "stuck"),
+            ("claude-code", "stuck"),
+            ("claude-code", "stuck"),
+            // Copilot CLI retried without the cut PNG and got an answer; the PNG stays.
             ("copilot", "problems"),
-            ("cline", "problems")
+            ("cline", "stuck")
         ]
     );
+    // The column is diagnose's verdict: a row is stuck exactly where diagnose exits 1.
+    for row in rows.iter().filter(|r| r["format"].is_string() && r["health"] != "unreadable") {
+        let path = row["path"].as_str().expect("path");
+        let code = bin(home.path()).args(["diagnose", path]).output().expect("runs").status.code();
+        assert_eq!(code == Some(1), row["health"] == "stuck", "{row:#}");
+    }
     assert!(rows[1]["modified"].as_str().is_some_and(|m| m.ends_with('Z') && m.len() == 20), "{:#}", rows[1]);
     assert_eq!(rows[1]["format"], "mux");
 
@@ -129,7 +144,7 @@ fn sessions_lists_health_and_json() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 2, "{text}");
     assert!(lines[0].starts_with("agent") && lines[0].contains("health"), "{text}");
-    assert!(lines[1].starts_with("codex") && lines[1].contains("problems"), "{text}");
+    assert!(lines[1].starts_with("codex") && lines[1].contains("stuck"), "{text}");
     assert!(lines[1].contains("~/.codex/sessions/2026/08/01/rollout-"), "{text}");
 
     // `--limit 0` listed nothing and said "No sessions found" with sessions present.
