@@ -333,7 +333,8 @@ impl<'j> Work<'j> {
     /// The commands to run next, and what a store's session cannot be given.
     fn next_commands(&mut self, stuck: bool, excluded: &[String]) -> Vec<String> {
         let (failure, suspects) = (self.failure.as_ref(), &self.picked.suspects);
-        let next = next::commands(failure, stuck, suspects, excluded, &self.rules, self.opts);
+        let images = self.session.attachments.iter().any(|a| a.sent() && a.is_image());
+        let next = next::commands(failure, stuck, suspects, excluded, &self.rules, self.opts, images);
         let next = claude_code::subagent(&self.session, &mut self.notes, next);
         if let (Some(why), true) = (&self.opts.no_export, stuck) {
             self.notes.push(format!(
