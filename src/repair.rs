@@ -348,7 +348,8 @@ fn addresses(class: Class, changes: &Summary, left_out: &[String]) -> bool {
         Class::ReasoningRejected => changes.reasoning_removed > 0 || changes.reasoning_ids_dropped > 0,
         // A trimmed copy answers it when its estimate fits the window.
         Class::ContextOverflow if changes.context.is_some() => {
-            changes.context.as_ref().is_some_and(crate::rewrite::trim::Estimate::fits) && (removed || !changes.elided.is_empty())
+            changes.context.as_ref().is_some_and(crate::rewrite::trim::Estimate::fits)
+                && (removed || !changes.elided.is_empty())
         }
         // The structure is all in the file: the copy's own check is the judge
         // (an agent that pairs calls itself needs no mend).

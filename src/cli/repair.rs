@@ -155,7 +155,13 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
             what.push(count(images, "image", "images"));
         }
         let lines: Vec<u64> = c.elided.iter().map(|e| e.line).collect();
-        writeln!(out, "  elided       {} (line{} {}): each a note in place, to fit the context window", what.join(" and "), if lines.len() == 1 { "" } else { "s" }, first_few(&lines))?;
+        writeln!(
+            out,
+            "  elided       {} (line{} {}): each a note in place, to fit the context window",
+            what.join(" and "),
+            if lines.len() == 1 { "" } else { "s" },
+            first_few(&lines)
+        )?;
     }
     if let Some(e) = &c.context {
         writeln!(out, "  {}", crate::rewrite::trim::describe(e))?;

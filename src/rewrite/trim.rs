@@ -161,12 +161,14 @@ impl Rewrite {
             }
         };
         let budget = window.saturating_sub(reserve_of(session.format, window) + window / 10);
-        let candidates = self.candidates(session, source);
+        let candidates = Self::candidates(session, source);
         let (texts, images) = self.raw_tokens(session, source);
         let raw = texts + images.iter().map(|(_, t)| t).sum::<u64>();
         // Scaled so the session as it is estimates at the count the provider stated.
         let scale = |t: u64| match stated {
-            Some((count, _)) if raw > 0 => u64::try_from(u128::from(t) * u128::from(count) / u128::from(raw)).unwrap_or(u64::MAX),
+            Some((count, _)) if raw > 0 => {
+                u64::try_from(u128::from(t) * u128::from(count) / u128::from(raw)).unwrap_or(u64::MAX)
+            }
             _ => t,
         };
         let before = scale(raw);
@@ -199,10 +201,17 @@ impl Rewrite {
                 self.ops.entry(line).or_default().push(Op::Blank { offset: m.offset, len: m.len });
             }
             after = after.saturating_sub(scale(tokens).saturating_sub(scale(note_tokens(&note))));
-            let e = Elided { line: a.line, kind: "image", call_id: a.call_id.clone(), bytes: a.bytes.unwrap_or(0), tokens: scale(tokens) };
+            let e = Elided {
+                line: a.line,
+                kind: "image",
+                call_id: a.call_id.clone(),
+                bytes: a.bytes.unwrap_or(0),
+                tokens: scale(tokens),
+            };
             self.summary.elided.push(e);
         }
-        self.summary.context = Some(Estimate { before, after, budget, window, window_from, stated: stated.map(|s| s.0) });
+        self.summary.context =
+            Some(Estimate { before, after, budget, window, window_from, stated: stated.map(|s| s.0) });
         Ok(())
     }
 
@@ -226,7 +235,7 @@ impl Rewrite {
                 .filter(|s| inside(s.offset))
                 .map(|s| s.len)
                 .sum();
-            bytes += r.len.saturating_sub(payloads + self.unsent_in(session, source, r));
+            bytes += r.len.saturating_sub(payloads + Self::unsent_in(session, source, r));
         }
         let mut media = Vec::new();
         for (i, a) in session.attachments.iter().enumerate().filter(|(_, a)| !removed(a)) {
@@ -251,7 +260,7 @@ impl Rewrite {
     /// the record wraps one in metadata (Claude Code's and pi's `message`,
     /// Codex's `payload`; Claude Code's `toolUseResult`, the UI's copy of a
     /// tool's output, is outside it). Read one record at a time.
-    fn unsent_in(&self, session: &Session, source: &crate::reader::Source, r: &crate::model::Record) -> u64 {
+    fn unsent_in(session: &Session, source: &crate::reader::Source, r: &crate::model::Record) -> u64 {
         let member = match session.format {
             Format::ClaudeCode | Format::Pi => "/message",
             Format::Codex => "/payload",
@@ -268,7 +277,7 @@ impl Rewrite {
 
     /// The tool outputs of `session` the trim may elide: the text of each
     /// result's output, at least [`MIN_BYTES`] long, with its place.
-    fn candidates(&self, session: &Session, source: &crate::reader::Source) -> Vec<Candidate> {
+    fn candidates(session: &Session, source: &crate::reader::Source) -> Vec<Candidate> {
         let results: std::collections::HashSet<u64> = session.tool_results.iter().map(|t| t.line).collect();
         // The last turn starts at the last user entry that is not a tool result.
         let last_turn = (session.entries.iter().rev())
@@ -283,7 +292,7 @@ impl Rewrite {
             let Ok(text) = source.read_range(r.offset, r.len) else { continue };
             let Ok(v) = serde_json::from_slice::<serde_json::Value>(&text) else { continue };
             let mut found = Vec::new();
-            outputs(&v, String::new(), None, &mut found);
+            outputs(&v, "", None, &mut found);
             for (pointer, bytes, call_id) in found.into_iter().filter(|(_, b, _)| *b >= MIN_BYTES) {
                 let tool = (session.tool_calls.iter())
                     .find(|c| Some(&c.call_id) == call_id.as_ref())
@@ -300,7 +309,7 @@ impl Rewrite {
 /// Anthropic `tool_result` block (Claude Code), a Responses
 /// `function_call_output` (Codex), a message of role `toolResult` (pi) or
 /// `tool` (Chat Completions). Claude Code's `toolUseResult` is not sent.
-fn outputs(v: &serde_json::Value, at: String, call: Option<String>, out: &mut Vec<(String, u64, Option<String>)>) {
+fn outputs(v: &serde_json::Value, at: &str, call: Option<String>, out: &mut Vec<(String, u64, Option<String>)>) {
     use serde_json::Value;
     let texts = |v: &Value, at: &str, call: &Option<String>, out: &mut Vec<(String, u64, Option<String>)>| match v {
         Value::String(s) => out.push((at.to_string(), s.len() as u64, call.clone())),
@@ -340,14 +349,14 @@ fn outputs(v: &serde_json::Value, at: String, call: Option<String>, out: &mut Ve
                 }
                 _ => {
                     for (k, x) in map.iter().filter(|(k, _)| k.as_str() != "toolUseResult") {
-                        outputs(x, format!("{at}/{}", escape(k)), id.clone(), out);
+                        outputs(x, &format!("{at}/{}", escape(k)), id.clone(), out);
                     }
                 }
             }
         }
         Value::Array(items) => {
             for (j, x) in items.iter().enumerate() {
-                outputs(x, format!("{at}/{j}"), call.clone(), out);
+                outputs(x, &format!("{at}/{j}"), call.clone(), out);
             }
         }
         _ => {}
@@ -482,15 +491,15 @@ mod tests {
         let big = "x".repeat(10);
         let cc = serde_json::json!({"message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":big}]},"toolUseResult":{"stdout":big}});
         let mut found = Vec::new();
-        outputs(&cc, String::new(), None, &mut found);
+        outputs(&cc, "", None, &mut found);
         assert_eq!(found, vec![("/message/content/0/content".to_string(), 10, Some("t1".to_string()))]);
         let codex = serde_json::json!({"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":big}});
         found.clear();
-        outputs(&codex, String::new(), None, &mut found);
+        outputs(&codex, "", None, &mut found);
         assert_eq!(found, vec![("/payload/output".to_string(), 10, Some("c1".to_string()))]);
         let pi = serde_json::json!({"type":"message","message":{"role":"toolResult","toolCallId":"p1","content":[{"type":"text","text":big}]}});
         found.clear();
-        outputs(&pi, String::new(), None, &mut found);
+        outputs(&pi, "", None, &mut found);
         assert_eq!(found, vec![("/message/content/0/text".to_string(), 10, Some("p1".to_string()))]);
     }
 }
