@@ -20,6 +20,9 @@
 //!   Gemini's "input token count (1196265) exceeds the maximum number of
 //!   tokens allowed (1048575)"), the estimate is scaled so that the session as
 //!   it is estimates at the stated count, and the stated maximum is the window.
+//!   Where the error states no count (the Responses API's
+//!   `context_length_exceeded`) but was one of the window, the estimate is
+//!   raised to just over the window: the provider refused it for that.
 //! - Otherwise the window is `--context-tokens N`, else the model family's
 //!   ([`window_of`]). The budget is the window less the agent's output reserve
 //!   ([`reserve_of`]) and a margin of a tenth of the window (the system
@@ -83,6 +86,10 @@ pub struct Estimate {
     /// The count the provider stated for the session as it is, when it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stated: Option<u64>,
+    /// No count was stated, but the provider refused the session for its
+    /// window: the estimate was raised to just over that window.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub raised: bool,
 }
 
 impl Estimate {
@@ -98,9 +105,11 @@ pub fn describe(e: &Estimate) -> String {
         ("error", None) => "as the provider's error states".to_string(),
         (other, _) => format!("from {other}"),
     };
+    let raised =
+        if e.raised { " (raised to just over the window: the provider refused the session for it)" } else { "" };
     let verdict = if e.fits() { "fits" } else { "still over: exclude more, or lower --max-images" };
     format!(
-        "context: about {} tokens before, {} after, of a budget of {} (a window of {} {from}, less the agent's output reserve and a margin): {verdict}",
+        "context: about {} tokens before{raised}, {} after, of a budget of {} (a window of {} {from}, less the agent's output reserve and a margin): {verdict}",
         e.before, e.after, e.budget, e.window
     )
 }
@@ -165,8 +174,16 @@ impl Rewrite {
         let (texts, images) = self.raw_tokens(session, source);
         let raw = texts + images.iter().map(|(_, t)| t).sum::<u64>();
         // Scaled so the session as it is estimates at the count the provider stated.
-        let scale = |t: u64| match stated {
-            Some((count, _)) if raw > 0 => {
+        // Where the provider refused it for the window without a count, the
+        // session as it is was over the window at least: the estimate is raised to it.
+        let target = match stated {
+            Some((count, _)) => Some(count),
+            None if refused_for_window(session) && raw <= window => Some(window + 1),
+            None => None,
+        };
+        let raised = stated.is_none() && target.is_some();
+        let scale = |t: u64| match target {
+            Some(count) if raw > 0 => {
                 u64::try_from(u128::from(t) * u128::from(count) / u128::from(raw)).unwrap_or(u64::MAX)
             }
             _ => t,
@@ -210,8 +227,8 @@ impl Rewrite {
             };
             self.summary.elided.push(e);
         }
-        self.summary.context =
-            Some(Estimate { before, after, budget, window, window_from, stated: stated.map(|s| s.0) });
+        let stated = stated.map(|s| s.0);
+        self.summary.context = Some(Estimate { before, after, budget, window, window_from, stated, raised });
         Ok(())
     }
 
@@ -432,6 +449,13 @@ pub fn reserve_of(format: Format, window: u64) -> u64 {
         Format::Codex | Format::OpenaiResponses => window / 10,
         _ => 16_384.min(window / 4),
     }
+}
+
+/// The latest recorded error says the request was over the model's window.
+fn refused_for_window(session: &Session) -> bool {
+    let Some(e) = session.entries.iter().rev().find_map(|e| e.error.as_ref()) else { return false };
+    let hint = crate::classify::Hint { status: e.status, provider: None };
+    crate::classify::classify(&e.text, &hint).class == crate::classify::Class::ContextOverflow
 }
 
 /// The token count and the maximum the latest recorded error states.
