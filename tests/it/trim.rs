@@ -159,3 +159,22 @@ fn an_unknown_window_is_asked_for() {
     ]);
     assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stderr));
 }
+
+/// pi 0.73.1's own session of the round trip (tests/data/agents/pi/context-overflow.jsonl):
+/// it compacted on each refusal, the second compaction keeping from before the first;
+/// pi sends only the latest compaction's summary, first, and so does preview.
+#[test]
+fn pi_sends_only_the_latest_compactions_summary() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/agents/pi/context-overflow.jsonl");
+    let out = run(&["preview", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let texts: Vec<String> = (body["messages"].as_array().unwrap().iter())
+        .map(|m| m["content"][0]["text"].as_str().unwrap_or("(result)").chars().take(40).collect())
+        .collect();
+    assert_eq!(
+        texts,
+        ["The conversation history before this poi", "READ-THE-FILE big.txt", "(result)", "(result)", "continue"],
+        "{body:#}"
+    );
+}
