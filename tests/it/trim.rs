@@ -178,3 +178,44 @@ fn pi_sends_only_the_latest_compactions_summary() {
         "{body:#}"
     );
 }
+
+/// Images count in the estimate (w × h / 750, at most 1,600 a one): where no
+/// tool output is bulky, the oldest go first, each a note; `--max-images`
+/// composes (the images it caps are not counted, so fewer go).
+#[test]
+fn images_count_and_max_images_composes() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = common::b64(&common::media_corpus::png(1000, 1000));
+    let items: Vec<common::wrap::Item<'_>> =
+        (0..3).map(|_| common::wrap::Item { base64: &png, mime: "image/png" }).collect();
+    let f = common::write(dir.path(), "s.jsonl", &common::wrap::session("claude-code", &items));
+    let args = |extra: &[&str]| {
+        let mut a = vec!["preview", f.to_str().unwrap(), "--json", "--fit-context", "--context-tokens", "3000"];
+        a.extend_from_slice(extra);
+        let out = run(&a);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        let summary: Value = serde_json::from_str(err.lines().last().unwrap()).unwrap();
+        (serde_json::from_slice::<Value>(&out.stdout).unwrap(), summary)
+    };
+    let (body, summary) = args(&[]);
+    let elided = summary["changes"]["elided"].as_array().unwrap();
+    let lines: Vec<u64> = elided.iter().map(|e| e["line"].as_u64().unwrap()).collect();
+    assert_eq!(lines, [1, 3], "the two oldest images go: {summary:#}");
+    assert!(elided.iter().all(|e| e["kind"] == "image" && e["tokens"] == 1333), "{summary:#}");
+    let text = body.to_string();
+    assert_eq!(
+        text.matches("[Image omitted to fit the context window. The original session keeps it (line ").count(),
+        2,
+        "{text}"
+    );
+    assert_eq!(text.matches("\"type\":\"image\"").count(), 1, "the newest image stays");
+    // Capped to one, the one left fits: nothing more goes.
+    let (_, capped) = args(&["--max-images", "1"]);
+    assert_eq!(capped["changes"]["capped"].as_array().unwrap().len(), 2, "{capped:#}");
+    assert!(capped["changes"].get("elided").is_none(), "{capped:#}");
+    assert!(
+        capped["changes"]["context"]["after"].as_u64().unwrap()
+            <= capped["changes"]["context"]["budget"].as_u64().unwrap()
+    );
+}
