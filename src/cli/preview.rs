@@ -81,7 +81,7 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
     if args.rewrite.fit {
         rewrite.fit(&session, &source, &plan.rules, plan.single_document);
     }
-    if let Some(opts) = args.rewrite.context() {
+    if let Some(opts) = args.read.fit_context(args.rewrite.context(), &args.file, &plan)? {
         crate::rewrite::trim::refuse_document(plan.single_document)?;
         rewrite.fit_context(&session, &source, opts, args.read.model.as_deref()).map_err(|e| anyhow::anyhow!("{e}"))?;
     }

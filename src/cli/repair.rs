@@ -73,7 +73,7 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
         reads: args.read.reads(&args.file, &plan, true),
         rewrite: args.rewrite.options(),
         fit: args.rewrite.fit,
-        fit_context: args.rewrite.context(),
+        fit_context: args.read.fit_context(args.rewrite.context(), &args.file, &plan)?,
         force: args.force,
         keep_suspects: args.keep_suspects,
         out: args.out.as_deref(),

@@ -219,3 +219,44 @@ fn images_count_and_max_images_composes() {
             <= capped["changes"]["context"]["budget"].as_u64().unwrap()
     );
 }
+
+/// `exclude --fit-context` records the trim in the overlay: `preview` and
+/// `repair` then fit the window without the flag, and `--undo` stops it.
+#[test]
+fn the_trim_recorded_in_the_overlay_and_undone() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = bulky(dir.path());
+    let file = f.to_str().unwrap();
+    let x = run(&["exclude", file, "--fit-context", "--context-tokens", "150000"]);
+    let said = String::from_utf8_lossy(&x.stdout);
+    assert_eq!(x.status.code(), Some(0), "{said}");
+    assert!(
+        said.starts_with(
+            "recorded: preview and repair fit the context window from now on (--fit-context --undo stops it)\n"
+        ),
+        "{said}"
+    );
+    let overlay = std::fs::read_to_string(format!("{file}.doctor")).unwrap();
+    let event: Value = serde_json::from_str(overlay.lines().last().unwrap()).unwrap();
+    assert_eq!((event["event"].as_str(), event["context_tokens"].as_u64()), (Some("context.fitted"), Some(150_000)));
+    let again = run(&["exclude", file, "--fit-context", "--context-tokens", "150000"]);
+    assert!(String::from_utf8_lossy(&again.stdout).starts_with("nothing to change"), "recorded once");
+    let p = run(&["preview", file, "--json"]);
+    let err = String::from_utf8_lossy(&p.stderr);
+    let summary: Value = serde_json::from_str(err.lines().last().unwrap()).unwrap();
+    assert_eq!(summary["changes"]["elided"].as_array().map(Vec::len), Some(1), "{err}");
+    assert_eq!(summary["changes"]["context"]["window_from"], "--context-tokens", "the recorded window: {err}");
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let (r, code) = json_of(&["repair", file, "--out", out.to_str().unwrap(), "--json"]);
+    assert_eq!((code, r["changes"]["elided"].as_array().map(Vec::len)), (0, Some(1)), "{r:#}");
+    let undo = run(&["exclude", file, "--fit-context", "--undo"]);
+    assert!(
+        String::from_utf8_lossy(&undo.stdout)
+            .starts_with("recorded: preview and repair no longer fit the context window\n")
+    );
+    let p = run(&["preview", file, "--json"]);
+    let err = String::from_utf8_lossy(&p.stderr);
+    let summary: Value = serde_json::from_str(err.lines().last().unwrap()).unwrap();
+    assert!(summary["changes"].get("elided").is_none(), "undone: {err}");
+}
