@@ -36,6 +36,11 @@ pub const MAX_BYTES: u64 = 16 << 20;
 pub const EXCLUDED: &str = "attachments.excluded";
 /// The event that includes them again (`exclude --undo`).
 pub const INCLUDED: &str = "attachments.included";
+/// The event that makes `preview` and `repair` fit the context window
+/// (`exclude --fit-context`), with the window it names, if any.
+pub const CONTEXT_FITTED: &str = "context.fitted";
+/// The event that stops it (`exclude --fit-context --undo`).
+pub const CONTEXT_UNFITTED: &str = "context.unfitted";
 
 /// One attachment as an event names it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,11 +88,14 @@ pub struct Event {
     pub attachments: Vec<Named>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// [`CONTEXT_FITTED`]: the window `--context-tokens` named.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_tokens: Option<u64>,
 }
 
 impl Event {
     pub fn new(event: &str, attachments: Vec<Named>, reason: Option<String>) -> Event {
-        Event { event: event.to_string(), at: crate::clock::now_rfc3339(), attachments, reason }
+        Event { event: event.to_string(), at: crate::clock::now_rfc3339(), attachments, reason, context_tokens: None }
     }
 }
 
@@ -150,6 +158,14 @@ impl Overlay {
             }
         }
         out.into_iter().flatten().cloned().collect()
+    }
+
+    /// Whether `preview` and `repair` fit the context window by the overlay's
+    /// decision (the latest of [`CONTEXT_FITTED`] and [`CONTEXT_UNFITTED`]),
+    /// and the window it names: `Some(window)` when they do.
+    pub fn fit_context(&self) -> Option<Option<u64>> {
+        let last = (self.events.iter().rev()).find(|e| e.event == CONTEXT_FITTED || e.event == CONTEXT_UNFITTED)?;
+        (last.event == CONTEXT_FITTED).then_some(last.context_tokens)
     }
 
     /// Marks the session's excluded attachments (`Attachment::excluded`).

@@ -29,6 +29,8 @@ pub struct Job<'a> {
     pub rewrite: crate::rewrite::RewriteOptions,
     /// `--fit`: an image over the provider's limits is fitted, not left out.
     pub fit: bool,
+    /// `--fit-context`: the bulkiest tool outputs become notes until the session fits its window.
+    pub fit_context: Option<crate::rewrite::trim::ContextOptions>,
     /// Write the copy even when nothing in it would change.
     pub force: bool,
     /// Keep the prime suspects of a stuck session in the copy.
@@ -122,6 +124,11 @@ pub fn repair(job: &Job<'_>, session: Session) -> anyhow::Result<Outcome> {
     if job.fit {
         let source = crate::reader::Source::of(job.plan, job.path);
         rewrite.fit(&session, &source, &job.plan.rules, job.plan.single_document);
+    }
+    if let Some(opts) = job.fit_context {
+        crate::rewrite::trim::refuse_document(job.plan.single_document)?;
+        let source = crate::reader::Source::of(job.plan, job.path);
+        rewrite.fit_context(&session, &source, opts, job.model.as_deref()).map_err(|e| anyhow::anyhow!("{e}"))?;
     }
     // pi's first layout counts entries by position (`firstKeptEntryIndex`):
     // leaving a line out there would move its compactions. A copy that changes
@@ -347,6 +354,11 @@ fn addresses(class: Class, changes: &Summary, left_out: &[String]) -> bool {
     match class {
         Class::ImageLimit => !changes.capped.is_empty() || !changes.excluded.is_empty() || !left_out.is_empty(),
         Class::ReasoningRejected => changes.reasoning_removed > 0 || changes.reasoning_ids_dropped > 0,
+        // A trimmed copy answers it when its estimate fits the window.
+        Class::ContextOverflow if changes.context.is_some() => {
+            changes.context.as_ref().is_some_and(crate::rewrite::trim::Estimate::fits)
+                && (removed || !changes.elided.is_empty())
+        }
         // The structure is all in the file: the copy's own check is the judge
         // (an agent that pairs calls itself needs no mend).
         Class::HistoryInvalid => true,

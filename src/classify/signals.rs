@@ -271,6 +271,12 @@ pub const DETERMINISTIC_PHRASES: &[Rule] = &[
     ru(&["context_length_exceeded"], RATE_WORDS, Class::ContextOverflow),
     ru(&["token limit exceeded"], RATE_WORDS, Class::ContextOverflow),
     ru(&["too many tokens"], RATE_WORDS, Class::ContextOverflow),
+    // Claude Code's own compaction refused for the same window: "Error during
+    // compaction: Error: Conversation too long. Press esc twice to go up a few
+    // messages and try again." (anthropics/claude-code #8330, #23047).
+    ru(&["conversation too long"], RATE_WORDS, Class::ContextOverflow),
+    // Its 2.1.3xx wording, recorded as `/compact`'s output (the round-trip suite's Claude Code 2.1.332).
+    ru(&["could not be reduced below the context limit"], RATE_WORDS, Class::ContextOverflow),
     // Self-hosted servers. See: vllm-project/vllm#5700 (the prompt leaves no room: "max_tokens
     // must be at least 1, got -160"); lmstudio-bug-tracker#546, dyad-sh/dyad#925 ("Trying to
     // keep the first N tokens when context the overflows").

@@ -24,12 +24,13 @@ use super::session_args::ReadArgs;
 /// and its sha256, so the exclusion still finds its bytes when the agent
 /// re-writes records. Excluding twice changes nothing; --undo includes again.
 #[derive(Debug, Args)]
-#[command(group(clap::ArgGroup::new("what").required(true).args(["refs", "suspects"])))]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["refs", "suspects", "fit_context"])))]
 #[command(after_help = "Examples:
   session-doctor exclude session.jsonl --ref L7.2
   session-doctor exclude session.jsonl --ref sha256:88709c --reason 'half-downloaded PDF'
   session-doctor exclude session.jsonl --suspects
   session-doctor exclude session.jsonl --ref L7.2 --undo
+  session-doctor exclude session.jsonl --fit-context
 
 Exit status:
   0  done, or nothing to change (--suspects when diagnose blames nothing)
@@ -48,7 +49,14 @@ pub struct ExcludeArgs {
     /// Exclude the prime suspects `diagnose` names (every suspect when none is prime).
     #[arg(long = "suspects", conflicts_with = "refs")]
     pub suspects: bool,
-    /// Include the attachments again.
+    /// Record that `preview` and `repair` fit the context window from now on,
+    /// as their --fit-context does (with --undo: that they no longer do).
+    #[arg(long = "fit-context", conflicts_with_all = ["refs", "suspects"])]
+    pub fit_context: bool,
+    /// With --fit-context: the model's window in tokens, recorded with it.
+    #[arg(long = "context-tokens", value_name = "N", requires = "fit_context", value_parser = clap::value_parser!(u64).range(1..))]
+    pub context_tokens: Option<u64>,
+    /// Include the attachments again (with --fit-context: stop fitting).
     #[arg(long = "undo")]
     pub undo: bool,
     /// Why, kept in the overlay.
@@ -72,6 +80,9 @@ struct Outcome {
 pub fn run(args: &ExcludeArgs) -> anyhow::Result<Exit> {
     let (session, plan) = args.read.read(&args.file)?;
     warn_if_live(&args.file);
+    if args.fit_context {
+        return fit_context(args, &plan);
+    }
     let chosen: Vec<usize> = if args.suspects {
         match suspects(&session, &plan, args)? {
             Suspects::Some(chosen) => chosen,
@@ -258,4 +269,56 @@ fn warn_if_live(path: &std::path::Path) {
             crate::text::sanitize_path(path)
         );
     }
+}
+
+/// `exclude --fit-context [--undo]`: the decision to fit the context window,
+/// recorded in the overlay for `preview` and `repair`.
+fn fit_context(args: &ExcludeArgs, plan: &crate::reader::Plan) -> anyhow::Result<Exit> {
+    use crate::overlay::{CONTEXT_FITTED, CONTEXT_UNFITTED};
+    let overlay_path = args.read.overlay_path(&args.file, plan);
+    let event_name = if args.undo { CONTEXT_UNFITTED } else { CONTEXT_FITTED };
+    let want = (!args.undo).then_some(args.context_tokens);
+    let written = Overlay::update(&overlay_path, &args.read.reads(&args.file, plan, false), |current| {
+        (current.fit_context() != want).then(|| {
+            let mut e = Event::new(event_name, Vec::new(), args.reason.clone());
+            e.context_tokens = args.context_tokens.filter(|_| !args.undo);
+            e
+        })
+    })?;
+    let (file, extra) = (args.file.display().to_string(), args.read.repeat(plan));
+    let next = vec![
+        crate::diagnose::next_command(&file, &extra, "preview", ""),
+        crate::diagnose::next_command(&file, &extra, "repair", ""),
+    ];
+    let out = Outcome {
+        overlay: overlay_path.display().to_string(),
+        event: event_name,
+        changed: written.is_some(),
+        attachments: Vec::new(),
+        next,
+    };
+    let mut w = crate::report::stdout::stdout();
+    if args.json {
+        serde_json::to_writer_pretty(&mut w, &out)?;
+        writeln!(w)?;
+    } else {
+        let what = match (args.undo, written.is_some()) {
+            (false, true) => {
+                "recorded: preview and repair fit the context window from now on (--fit-context --undo stops it)"
+            }
+            (true, true) => "recorded: preview and repair no longer fit the context window",
+            (false, false) => "nothing to change: the overlay already fits the context window so",
+            (true, false) => "nothing to change: the overlay does not fit the context window",
+        };
+        writeln!(w, "{what}")?;
+        writeln!(w, "overlay: {}", crate::text::sanitize_path(&overlay_path))?;
+        if written.is_some() {
+            writeln!(w, "next:")?;
+            for c in &out.next {
+                writeln!(w, "  {}", sanitize(c))?;
+            }
+        }
+    }
+    w.flush()?;
+    Ok(Exit::Healthy)
 }

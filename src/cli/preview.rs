@@ -81,6 +81,10 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
     if args.rewrite.fit {
         rewrite.fit(&session, &source, &plan.rules, plan.single_document);
     }
+    if let Some(opts) = args.read.fit_context(args.rewrite.context(), &args.file, &plan)? {
+        crate::rewrite::trim::refuse_document(plan.single_document)?;
+        rewrite.fit_context(&session, &source, opts, args.read.model.as_deref()).map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
     // One build of the request, written to the file or to stdout.
     let build = |w: &mut dyn std::io::Write| {
         preview::preview(&source, &session, rewrite, plan.single_document, dialect, converted, threads, w)
@@ -129,7 +133,13 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
         if !c.healed.is_empty() {
             what.push(format!("{} healed away by the agent", c.healed.len()));
         }
+        if !c.elided.is_empty() {
+            what.push(format!("{} elided to fit the context window", c.elided.len()));
+        }
         writeln!(err, "session-doctor: {} request for {}: {}", done.target, sanitize(&session.file), what.join(", "))?;
+        if let Some(e) = &c.context {
+            writeln!(err, "  {}", crate::rewrite::trim::describe(e))?;
+        }
         if !done.not_in_session.is_empty() {
             writeln!(err, "  not in the session (the agent adds them): {}", done.not_in_session.join(", "))?;
         }

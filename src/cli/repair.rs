@@ -74,6 +74,7 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
         reads: args.read.reads(&args.file, &plan, true),
         rewrite: args.rewrite.options(),
         fit: args.rewrite.fit,
+        fit_context: args.read.fit_context(args.rewrite.context(), &args.file, &plan)?,
         force: args.force,
         keep_suspects: args.keep_suspects,
         out: args.out.as_deref(),
@@ -143,6 +144,28 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
     }
     if !c.capped.is_empty() {
         writeln!(out, "  over the cap {} ({})", count(c.capped.len() as u64, "image", "images"), first_few(&c.capped))?;
+    }
+    if !c.elided.is_empty() {
+        let outputs = c.elided.iter().filter(|e| e.kind == "tool_output").count() as u64;
+        let images = c.elided.len() as u64 - outputs;
+        let mut what = Vec::new();
+        if outputs > 0 {
+            what.push(count(outputs, "tool output", "tool outputs"));
+        }
+        if images > 0 {
+            what.push(count(images, "image", "images"));
+        }
+        let lines: Vec<u64> = c.elided.iter().map(|e| e.line).collect();
+        writeln!(
+            out,
+            "  elided       {} (line{} {}): each a note in place, to fit the context window",
+            what.join(" and "),
+            if lines.len() == 1 { "" } else { "s" },
+            first_few(&lines)
+        )?;
+    }
+    if let Some(e) = &c.context {
+        writeln!(out, "  {}", crate::rewrite::trim::describe(e))?;
     }
     if c.reasoning_removed > 0 {
         writeln!(out, "  reasoning    {} removed", count(c.reasoning_removed as u64, "item", "items"))?;

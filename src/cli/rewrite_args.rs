@@ -36,6 +36,18 @@ pub struct RewriteArgs {
     /// never fitted: exclude them.
     #[arg(long = "fit")]
     pub fit: bool,
+    /// For a session over its model's context window ("prompt is too long",
+    /// `context_length_exceeded`): replace the bulkiest tool outputs (then
+    /// images, oldest first) each by a note saying what it was and that the
+    /// original session keeps it, until the estimate fits. Earlier turns go
+    /// before the last; every tool call keeps its result. The window is the
+    /// one the recorded error states, else --context-tokens, else the model's.
+    #[arg(long = "fit-context")]
+    pub fit_context: bool,
+    /// The model's context window in tokens, for --fit-context (instead of
+    /// the one the error states or the model's).
+    #[arg(long = "context-tokens", value_name = "N", requires = "fit_context", value_parser = clap::value_parser!(u64).range(1..))]
+    pub context_tokens: Option<u64>,
 }
 
 impl RewriteArgs {
@@ -46,6 +58,11 @@ impl RewriteArgs {
             strip_only: self.strip_only(),
             drop_reasoning_ids: self.drop_reasoning_ids,
         }
+    }
+
+    /// What `--fit-context` was asked, when it was.
+    pub fn context(&self) -> Option<crate::rewrite::trim::ContextOptions> {
+        self.fit_context.then_some(crate::rewrite::trim::ContextOptions { tokens: self.context_tokens })
     }
 
     /// The family `--strip-reasoning=PROVIDER` names (the parser allows no other).
@@ -69,6 +86,12 @@ impl RewriteArgs {
         }
         if self.fit {
             out.push("--fit".into());
+        }
+        if self.fit_context {
+            out.push("--fit-context".into());
+        }
+        if let Some(n) = self.context_tokens {
+            out.push(format!("--context-tokens {n}"));
         }
         out.join(" ")
     }

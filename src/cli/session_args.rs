@@ -68,6 +68,21 @@ pub struct ReadArgs {
 }
 
 impl ReadArgs {
+    /// `--fit-context` as the command asks it, else as the overlay of `session`
+    /// records it (`exclude --fit-context`), else `None`.
+    pub fn fit_context(
+        &self,
+        asked: Option<crate::rewrite::trim::ContextOptions>,
+        session: &std::path::Path,
+        plan: &crate::reader::Plan,
+    ) -> anyhow::Result<Option<crate::rewrite::trim::ContextOptions>> {
+        if asked.is_some() {
+            return Ok(asked);
+        }
+        let overlay = crate::overlay::Overlay::load(&self.overlay_path(session, plan))?;
+        Ok(overlay.fit_context().map(|tokens| crate::rewrite::trim::ContextOptions { tokens }))
+    }
+
     /// Where the overlay of `session` is.
     pub fn overlay_path(&self, session: &std::path::Path, plan: &crate::reader::Plan) -> PathBuf {
         if let Some(o) = &self.overlay {

@@ -37,7 +37,8 @@ pub fn excludes_suspects(class: Class) -> bool {
 /// session-doctor does can help: credentials, billing, waiting). A session
 /// read from a store (`opts.store`) is never sent to `preview` or `repair`,
 /// which read and copy files and refuse stores: its next step is an export,
-/// which diagnose's note names.
+/// which diagnose's note names. `images` is whether the next request holds
+/// an image: `--max-images 0` is offered only where it changes something.
 pub fn commands(
     failure: Option<&Failure>,
     stuck: bool,
@@ -46,6 +47,7 @@ pub fn commands(
     rules: &Rules,
     limits: &[Problem],
     opts: &DiagnoseOptions,
+    images: bool,
 ) -> Vec<String> {
     let cmd = |sub: &str, args: &str| {
         let reads_the_file = matches!(sub, "preview" | "repair");
@@ -99,9 +101,9 @@ pub fn commands(
             vec![cmd("preview", &flag), cmd("repair", &flag)]
         }
         Class::PayloadTooLarge | Class::ContextOverflow if !suspects.is_empty() => vec![exclude(), cmd("repair", "")],
-        Class::PayloadTooLarge | Class::ContextOverflow => {
-            vec![cmd("preview", "--max-images 0"), cmd("repair", "--max-images 0")]
-        }
+        // Too many tokens: the bulkiest tool outputs (and images) become notes until it fits.
+        Class::ContextOverflow => vec![cmd("preview", "--fit-context"), cmd("repair", "--fit-context")],
+        Class::PayloadTooLarge if images => vec![cmd("preview", "--max-images 0"), cmd("repair", "--max-images 0")],
         Class::InvalidRequest | Class::Unknown if !primes.is_empty() => vec![exclude(), cmd("repair", "")],
         Class::HistoryInvalid => vec![cmd("repair", "")],
         _ => Vec::new(),

@@ -648,7 +648,10 @@ fn tree_path(records: &Records, entries: &[Entry], links: Links, findings: &mut 
         let Some(k) = keep_from(path[c]) else { return path };
         let kept_start = path[..c].iter().position(|&i| records.node_id(i) == Some(k)).unwrap_or(c);
         let mut out = vec![path[c]];
-        out.extend_from_slice(&path[kept_start..c]);
+        // An earlier compaction in the kept range sends nothing: only the
+        // latest one's summary is sent (pi 0.73.1, two compactions on the
+        // path, the suite's `context_overflow_trimmed`).
+        out.extend(path[kept_start..c].iter().copied().filter(|&i| keep_from(i).is_none()));
         out.extend_from_slice(&path[c + 1..]);
         return out;
     }

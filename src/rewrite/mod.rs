@@ -12,6 +12,7 @@ mod fit;
 pub mod identity;
 pub mod mend;
 pub mod sparse;
+pub mod trim;
 
 use crate::json::splice;
 use std::collections::BTreeMap;
@@ -74,6 +75,9 @@ pub enum Op {
     RemoveResult { call_id: String, message: Option<usize> },
     /// Remove the `user` messages that repeat a response to this call (Gemini CLI).
     RemoveRepeat { call_id: String },
+    /// Replace the tool output string at `pointer` with the note `text`
+    /// (`--fit-context`): the result's block stays, its text is the note.
+    Elide { pointer: String, text: String },
 }
 
 /// What a rewrite changed, for the user and for `--json`.
@@ -103,6 +107,12 @@ pub struct Summary {
     pub fitted: Vec<String>,
     /// Oversized images `--fit` could not fit, with the reason.
     pub not_fitted: Vec<String>,
+    /// Tool outputs and images replaced by a note to fit the context window (`--fit-context`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub elided: Vec<trim::Elided>,
+    /// The context estimate before and after `--fit-context`, when it was asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<trim::Estimate>,
 }
 
 /// The ops of a whole session, by the line their record starts on.
@@ -362,6 +372,11 @@ pub fn edits(format: Format, text: &[u8], base: u64, ops: &[Op]) -> Option<Vec<s
                 }
             }
             Op::Answer { .. } => {}
+            Op::Elide { pointer, text: note } => {
+                if let Some(range) = splice::locate(text, pointer) {
+                    out.push(splice::Edit { range, with: serde_json::to_string(note).unwrap_or_default() });
+                }
+            }
             Op::Fit { .. } => out.extend(fit::edits(format, text, base, op)),
             Op::RemoveInString { pointer, inner } => out.extend(remove_in_string(format, text, pointer, inner)),
             Op::RemoveRepeat { call_id } => repeated.push(call_id),

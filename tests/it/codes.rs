@@ -17,6 +17,9 @@ const NOT_CODES: &[&str] = &[
     "attachments.excluded",
     "attachments.included",
     "attachments.inc",
+    // The overlay's context-fit events (src/overlay.rs).
+    "context.fitted",
+    "context.unfitted",
     "anthropic.claude",
     // JSON paths providers name in their errors (classify's term families).
     "thinking.type",

@@ -680,7 +680,7 @@ fn usage_errors_say_what_to_type() {
         );
         assert!(!e.contains("-- -1"), "{e}");
     }
-    assert!(stderr(&["exclude", mux]).contains("<--ref <REF>|--suspects>"));
+    assert!(stderr(&["exclude", mux]).contains("<--ref <REF>|--suspects|--fit-context>"));
     let e = stderr(&["check", "--allow", "session.stuck.*", mux]);
     assert!(e.contains("; one --allow each of: session.stuck.media_rejected, session.stuck.image_limit,"), "{e}");
     assert!(stderr(&["check", "--allow", "png.*", mux]).contains("png.truncated"));

@@ -110,6 +110,8 @@ mod swap;
 // The binary on a pseudo-terminal (Linux): widths, colour, escapes.
 #[cfg(target_os = "linux")]
 mod tty;
+// `--fit-context`: a session over its window trimmed, on a real Claude Code session.
+mod trim;
 // Validation through `scan` in every format: the media corpus and bad base64.
 mod validation;
 // Verdicts that hold: each case where a command said something untrue, pinned.

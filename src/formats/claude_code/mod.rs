@@ -131,6 +131,12 @@ impl Adapter for ClaudeCode {
                 let e = out.entry(entry);
                 anthropic_content(msg.get("content"), &Site::new(e, Origin::Assistant), "/message/content", out);
             }
+            // A slash command's output: a text block of a user message (request.rs).
+            "system" if v.get("subtype").as_str() == Some("local_command") && v.get("content").as_str().is_some() => {
+                let mut entry = RawEntry::new(Role::User);
+                entry.blocks = 1;
+                out.entry(entry);
+            }
             "system" if is_error(v) => {
                 let mut entry = RawEntry::new(Role::System);
                 let text = v.get("content").as_str().map(str::to_string).unwrap_or_else(|| v.get("error").to_string());

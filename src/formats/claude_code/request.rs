@@ -11,6 +11,8 @@
 //! * `renderedRole: "user"`: a text block that moves up to the start of the
 //!   turn — after the last assistant message or tool result — and so joins
 //!   the user message there;
+//! * a `system` record of subtype `local_command` (a slash command's output)
+//!   is the user's text;
 //! * consecutive user messages are one message, and a text block that ends
 //!   one of them before the next gets a `\n` (`continue` then `continue`
 //!   sends `"continue\n"`, `"continue"`).
@@ -34,6 +36,13 @@ pub fn record(v: &Value) -> Vec<Msg> {
             v.get("message").and_then(crate::request::read::anthropic_msg).into_iter().collect()
         }
         Some("attachment") => attachment(v).into_iter().collect(),
+        // A local command's output (`/compact`'s "Compaction failed · …"): sent
+        // as the user's text, as Claude Code 2.1.332 sent it to the suite's provider.
+        Some("system") if v.get("subtype").and_then(Value::as_str) == Some("local_command") => (v.get("content"))
+            .and_then(Value::as_str)
+            .map(|t| Msg::new(WireRole::User, vec![Part::Text(t.to_string())]))
+            .into_iter()
+            .collect(),
         _ => Vec::new(),
     }
 }

@@ -70,6 +70,9 @@ class Settings:
         self.anthropic_max_pages = 100
         self.anthropic_max_request = 32 * 1024 * 1024
         self.fail_next = []  # (status, body) answered to the next model requests, one each, before any check
+        # Refuse a request over this many tokens (the whole body's JSON, BYTES_PER_TOKEN bytes a
+        # token) with the provider's real overflow body; None: no window.
+        self.context_tokens = None
         self.thinking_key = None  # Anthropic: answer with a thinking block signed with this key, and refuse replayed ones it did not sign
 
 
@@ -247,7 +250,26 @@ class Provider:
 
     # -------------------------------------------------------------- Anthropic
 
+    def _context(self, api, body):
+        """Each provider's real answer to a request over the window (cases.tsv has each body)."""
+        limit = self.settings.context_tokens
+        count = tokens_of(body)
+        if limit is None or count <= limit:
+            return
+        if api == "anthropic":
+            # claude-code #23047 and stackblitz/bolt.new#1748: the body Anthropic answers.
+            raise Reject(400, {"type": "error", "error": {"type": "invalid_request_error", "message": "prompt is too long: %d tokens > %d maximum" % (count, limit)}, "request_id": _id("req_")})
+        if api == "responses":
+            # openai/codex#20866: the Responses API's body for an input over the window.
+            raise Reject(400, {"error": {"message": "Your input exceeds the context window of this model. Please adjust your input and try again.", "type": "invalid_request_error", "param": "input", "code": "context_length_exceeded"}})
+        if api == "chat":
+            # platform.openai.com/docs/guides/error-codes: Chat Completions' context_length_exceeded.
+            raise Reject(400, {"error": {"message": "This model's maximum context length is %d tokens. However, your messages resulted in %d tokens. Please reduce the length of the messages." % (limit, count), "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}})
+        # Gemini (pi-mono's overflow.ts pattern): INVALID_ARGUMENT with both counts.
+        raise Reject(400, {"error": {"code": 400, "message": "The input token count (%d) exceeds the maximum number of tokens allowed (%d)." % (count, limit), "status": "INVALID_ARGUMENT"}})
+
     def _anthropic(self, body):
+        self._context("anthropic", body)
         limit = self.settings.anthropic_max_request
         if limit and len(json.dumps(body)) > limit:
             # docs.anthropic.com/en/api/errors; cases.tsv: anthropic-sdk-python#938 (a 413 before any check).
@@ -311,6 +333,7 @@ class Provider:
     # ------------------------------------------------------- OpenAI Responses
 
     def _responses(self, body):
+        self._context("responses", body)
         items = []
         inputs = body.get("input") or []
         if isinstance(inputs, str):
@@ -373,6 +396,7 @@ class Provider:
     # ------------------------------------------------------ Chat Completions
 
     def _chat(self, body):
+        self._context("chat", body)
         items = []
         messages = body.get("messages") or []
         for i, msg in enumerate(messages):
@@ -417,6 +441,7 @@ class Provider:
     # ----------------------------------------------------------------- Gemini
 
     def _gemini(self, body, stream, model=""):
+        self._context("gemini", body)
         items = []
         contents = body.get("contents") or []
         for i, content in enumerate(contents):
@@ -449,6 +474,14 @@ class Provider:
 
 
 # --------------------------------------------------------------------- helpers
+
+
+BYTES_PER_TOKEN = 4
+
+
+def tokens_of(body):
+    """A request's tokens as the fake counts them: its JSON's bytes over BYTES_PER_TOKEN."""
+    return len(json.dumps(body, separators=(",", ":"))) // BYTES_PER_TOKEN
 
 
 def _is_pdf(item):

@@ -356,3 +356,33 @@ class Media(Case):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ContextWindow(Case):
+    """A request over the window gets each provider's real overflow body; one within it is taken."""
+
+    def setUp(self):
+        super().setUp()
+        PROVIDER.settings.context_tokens = 1000
+
+    def big(self):
+        return "y" * 8000  # 2000 tokens at 4 bytes a token
+
+    def test_anthropic(self):
+        body = {"messages": [{"role": "user", "content": self.big()}]}
+        answer = self.refused(MESSAGES, body, "prompt is too long: ")
+        self.assertRegex(answer["error"]["message"], r"^prompt is too long: \d+ tokens > 1000 maximum$")
+        self.assertEqual(answer["error"]["type"], "invalid_request_error")
+        self.taken(MESSAGES, {"messages": [{"role": "user", "content": "hi"}]})
+
+    def test_responses(self):
+        answer = self.refused(RESPONSES, {"input": self.big()}, "Your input exceeds the context window of this model.")
+        self.assertEqual(answer["error"]["code"], "context_length_exceeded")
+
+    def test_chat(self):
+        answer = self.refused(CHAT, {"messages": [{"role": "user", "content": self.big()}]}, "maximum context length is 1000 tokens")
+        self.assertEqual(answer["error"]["code"], "context_length_exceeded")
+
+    def test_gemini(self):
+        answer = self.refused(GEMINI, {"contents": [g_user(self.big())]}, "exceeds the maximum number of tokens allowed (1000)")
+        self.assertEqual(answer["error"]["status"], "INVALID_ARGUMENT")

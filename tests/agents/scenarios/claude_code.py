@@ -318,3 +318,52 @@ def scenario_replayed_thinking_after_a_key_change(ctx):
     sent = _sent(ctx, since)
     check(sent and sent[0]["status"] == 200, "its very first request gets a 200", sent[:1])
     _check_preview_is_sent(ctx, session, sent[0]["body"], ("--strip-reasoning",))
+
+
+def scenario_context_overflow_trimmed(ctx):
+    """Three reads of 60 kB each push the history over the window (the fake's
+    `context_tokens`): the next request gets Anthropic's "prompt is too long:
+    X tokens > N maximum", and so do the agent's own resume and its own
+    `/compact`. diagnose says context_overflow and offers --fit-context (no
+    --max-images 0: there is no image); repair --fit-context elides the bulkiest
+    outputs, and the copy resumes with a 200, sending what preview shows."""
+    # The window: what Claude Code sends with no history, and room for one read.
+    r, res = _run(ctx, "hello")
+    check(r.code == 0, "a first run measures the request without history", r)
+    base = max(fake_tokens(e["body"]) for e in _sent(ctx, 0))
+    ctx.provider.settings.context_tokens = base + 20000
+    line = ("%s\n" % ("z" * 49)).encode()
+    paths = [_write(ctx, "%s.txt" % n, line * 1200) for n in "abc"]
+    ctx.provider.settings.tool = ("Read", {"file_path": str(paths[0])})
+    ctx.provider.settings.more_tools = [("Read", {"file_path": str(p)}) for p in paths[1:]]
+    since = _mark(ctx)
+    sid = _stuck_twice(ctx, "READ-THE-FILE a.txt b.txt c.txt please")
+    ctx.provider.settings.tool, ctx.provider.settings.more_tools = None, []
+    answers = [e for e in _sent(ctx, since) if e["status"] == 400]
+    check(answers and all("prompt is too long" in json.dumps(e["answer"]) for e in answers), "the provider refuses the history as over the window", [e["answer"] for e in answers][:1])
+    # Claude Code's own compaction sends the same history: it fails too.
+    since = _mark(ctx)
+    r3, res3 = _resume(ctx, sid, "/compact")
+    compacts = _sent(ctx, since)
+    check(compacts and all(e["status"] == 400 for e in compacts), "Claude Code's own /compact is refused for the same window", [(e["status"], e["answer"]) for e in compacts][:2])
+    session = _session(ctx, sid)
+    rd, d = lib.diagnose(ctx.sb, session)
+    check(d["stuck"] is True and d["failure"]["class"] == "context_overflow", "diagnose: stuck on context_overflow", rd)
+    check(any("--fit-context" in n for n in d["next"]), "next names --fit-context", d["next"])
+    check(not any("--max-images 0" in n for n in d["next"]), "next offers no --max-images 0 for a session without an image", d["next"])
+    _, copy = lib.rescue_steps(ctx.sb, session, "context_overflow", session.parent, "--fit-context")
+    check(copy["changes"]["elided"], "the copy elides tool outputs", copy["changes"])
+    print("    context estimate:", json.dumps(copy["changes"]["context"]))
+    since = _mark(ctx)
+    r4, res4 = _resume(ctx, copy["resume"].split()[-1])
+    check(r4.code == 0 and not res4.get("is_error"), "claude --resume <new id> succeeds on the trimmed copy", r4)
+    sent = _sent(ctx, since)
+    check(sent and sent[0]["status"] == 200, "the trimmed copy's first request gets a 200", [(e["status"], e["answer"]) for e in sent][:1])
+    check("Tool output omitted to fit the context window" in json.dumps(sent[0]["body"]["messages"]), "the copy sends the notes in place of the outputs")
+    _check_preview_is_sent(ctx, session, sent[0]["body"], ("--fit-context",))
+
+
+def fake_tokens(body):
+    from fake.provider import tokens_of
+
+    return tokens_of(body)

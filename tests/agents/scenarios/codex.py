@@ -419,3 +419,51 @@ def scenario_valid_png_the_provider_cannot_process(ctx):
     before = len(ctx.provider.model_requests())
     fixed = resume(ctx, env, resume_id(copy))
     lib.check(fixed.code == 0 and failed_with(ctx, before, 200), "`codex exec resume <new id> continue` gets a 200", fixed)
+
+
+
+
+def scenario_context_overflow_trimmed(ctx):
+    """A shell output that takes the history over the window (the fake's
+    `context_tokens`): the request carrying it gets the Responses API's
+    `context_length_exceeded` and the run ends ("Codex ran out of room in the
+    model's context window"). diagnose says context_overflow and offers
+    --fit-context (no --max-images 0); that body states no count, so the window
+    is given (`--context-tokens`); the trimmed copy resumes with a 200, the note
+    in place of the output, as previewed. Codex's own resume of the original
+    compacts first (its summary request, without tools and instructions, fits
+    here) and gets a 200 too: what 0.171 does, checked last."""
+    env = setup(ctx)
+    first = exec_(ctx, env, "hello")
+    lib.check(first.code == 0, "a first run measures the request without history", first)
+    from fake.provider import tokens_of
+
+    base = max(tokens_of(e["body"]) for e in ctx.provider.model_requests("responses"))
+    window = base + 1500
+    ctx.provider.settings.context_tokens = window
+    (ctx.sb.work / "big.txt").write_text(("%s\n" % ("z" * 59)) * 4000)
+    ctx.provider.settings.tool = ("exec_command", {"cmd": "cat big.txt", "yield_time_ms": 10000})
+    since = len(ctx.provider.model_requests())
+    run = exec_(ctx, env, "READ-THE-FILE big.txt")
+    ctx.provider.settings.tool = None
+    sid = session_id_of(run)
+    got = ctx.provider.model_requests("responses")[since:]
+    lib.check(got and got[-1]["status"] == 400 and "context_length_exceeded" in json.dumps(got[-1]["answer"]), "the request carrying the output is refused as over the window", [(e["status"], e["answer"]) for e in got])
+    lib.check("ran out of room in the model's context window" in run.stderr, "Codex stops: out of room", run)
+    session = rollout(ctx, sid)
+    r, d = lib.diagnose(ctx.sb, session)
+    lib.check(d["stuck"] is True and d["failure"]["class"] == "context_overflow", "diagnose: stuck on context_overflow", r)
+    lib.check(any(n.endswith("--fit-context") for n in d["next"]) and not any("--max-images" in n for n in d["next"]), "next names --fit-context, no --max-images 0", d["next"])
+    kept = session.read_bytes()
+    _, copy = lib.rescue_steps(ctx.sb, session, "context_overflow", session.parent, "--fit-context", "--context-tokens", str(window))
+    lib.check(copy["changes"]["elided"], "the copy elides the output", copy["changes"])
+    print("    context estimate:", json.dumps(copy["changes"]["context"]))
+    before = len(ctx.provider.model_requests())
+    fixed = resume(ctx, env, resume_id(copy))
+    lib.check(fixed.code == 0 and failed_with(ctx, before, 200), "`codex exec resume <new id> continue` gets a 200", fixed)
+    sent = ctx.provider.model_requests("responses")[before]["body"]
+    lib.check("Tool output omitted to fit the context window" in json.dumps(sent["input"]), "the copy sends the note in place of the output")
+    lib.check(session.read_bytes() == kept, "the original rollout is byte-identical")
+    before = len(ctx.provider.model_requests())
+    own = resume(ctx, env, sid)
+    lib.check(own.code == 0 and "context compacted" in own.stderr and failed_with(ctx, before, 200), "Codex's own resume compacts first and gets a 200 (0.171's local compaction)", own)

@@ -338,3 +338,46 @@ def scenario_preview_openai_responses(ctx):
         Path(out).mkdir(parents=True, exist_ok=True)
         (Path(out) / "responses-reasoning.jsonl").write_bytes(before)
         (Path(out) / "responses-reasoning.sent.json").write_text(json.dumps({"status": 200, "input": sent["input"][1:]}, indent=1) + "\n")
+
+
+def scenario_context_overflow_trimmed(ctx):
+    """A read of 40 kB takes the history over the window (the fake's
+    `context_tokens`): the request carrying it gets Anthropic's "prompt is too
+    long: X tokens > N maximum"; pi's own resume fails too, and so does its own
+    compaction on overflow (the output is in the recent tail it keeps, so the
+    summary holds nothing and the retry is refused). diagnose says
+    context_overflow and offers --fit-context; the trimmed copy resumes with a
+    200, the note in place of the output, as previewed."""
+    setup(ctx)
+    r, hello = first_run(ctx, "hello")
+    check(r.code == 0, "a first run measures the request without history", r)
+    from fake.provider import tokens_of
+
+    base = max(tokens_of(e["body"]) for e in ctx.provider.model_requests("anthropic"))
+    ctx.provider.settings.context_tokens = base + 3000
+    hello.unlink()
+    (ctx.sb.work / "big.txt").write_text(("%s\n" % ("z" * 49)) * 800)
+    ctx.provider.settings.tool = ("read", {"path": "big.txt"})
+    since = len(ctx.provider.model_requests())
+    r, session = first_run(ctx, "READ-THE-FILE big.txt")
+    ctx.provider.settings.tool = None
+    got = ctx.provider.model_requests("anthropic")[since:]
+    check(got and got[-1]["status"] == 400 and "prompt is too long" in json.dumps(got[-1]["answer"]), "the request carrying the output is refused as over the window", [(e["status"], e["answer"]) for e in got], r)
+    before = len(ctx.provider.model_requests())
+    r2 = resume(ctx, session)
+    own = ctx.provider.model_requests("anthropic")[before:]
+    summaries = [e for e in own if "context summarization assistant" in json.dumps(e["body"].get("system"))]
+    turns = [e for e in own if e not in summaries]
+    check(turns and all(e["status"] == 400 for e in turns), "pi's own resume is refused the same way", [(e["status"], json.dumps(e["answer"])[:200]) for e in own], r2)
+    # pi compacts on overflow, but the bulk is in the recent tail it keeps: the retry is refused too.
+    check(summaries and turns[-1] is own[-1], "pi's own compaction runs and does not help: its retry is refused", [(e["status"], json.dumps(e["answer"])[:120]) for e in own])
+    _, copy = lib.rescue_steps(ctx.sb, session, "context_overflow", session.parent, "--fit-context")
+    check(copy["changes"]["elided"], "the copy elides the output", copy["changes"])
+    print("    context estimate:", json.dumps(copy["changes"]["context"]))
+    previewed, summary = lib.preview(ctx.sb, session, "--fit-context")
+    r3 = resume_printed(ctx, copy["resume"])
+    sent = last_request(ctx)
+    check(r3.code == 0 and sent["status"] == 200, "pi resumes the trimmed copy with a 200", r3)
+    check("Tool output omitted to fit the context window" in json.dumps(sent["body"]["messages"]), "the copy sends the note in place of the output")
+    diffs = lib.message_differences(previewed["messages"], sent["body"]["messages"][: len(previewed["messages"])])
+    check(not diffs, "preview --fit-context of the original equals what pi sent from the copy", "\n".join(diffs))

@@ -1,0 +1,262 @@
+//! `--fit-context` on a real Claude Code session over its window
+//! (tests/data/agents/claude-code/context-overflow.jsonl, which Claude Code
+//! 2.1.332 wrote against the suite's fake provider), its bulk made one 800 kB
+//! Read output: diagnose offers the trim, repair elides that output and
+//! nothing else, and the copy is not stuck.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+
+use common::run;
+use serde_json::Value;
+
+/// The fixture, its first Read output (line 24) made 800 kB and its errors a
+/// 200,000-token window's, written into `dir`.
+fn bulky(dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/agents/claude-code/context-overflow.jsonl"),
+    )
+    .unwrap();
+    let big = "1\tzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz\n".repeat(14_036);
+    let mut lines: Vec<String> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let mut v: Value = serde_json::from_str(line).unwrap();
+        if i + 1 == 24 {
+            v["message"]["content"][0]["content"] = Value::String(big.clone());
+            v["toolUseResult"]["file"]["content"] = Value::String(big.clone());
+        }
+        lines.push(
+            v.to_string()
+                .replace("63053 tokens > 32388", "215632 tokens > 200000")
+                .replace("63044 tokens > 32388", "215623 tokens > 200000"),
+        );
+    }
+    let path = dir.join("d722b32e-73e8-43ae-997a-5405d9738b10.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
+}
+
+fn json_of(args: &[&str]) -> (Value, i32) {
+    let out = run(args);
+    let v = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{args:?}: no JSON ({e}): {}", String::from_utf8_lossy(&out.stderr)));
+    (v, out.status.code().unwrap_or(-1))
+}
+
+#[test]
+fn diagnose_offers_the_trim_and_no_image_cap_where_there_is_no_image() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = bulky(dir.path());
+    let (d, code) = json_of(&["diagnose", f.to_str().unwrap(), "--json"]);
+    assert_eq!((code, d["failure"]["class"].as_str()), (1, Some("context_overflow")), "{d:#}");
+    let next: Vec<&str> = d["next"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert!(next.iter().any(|n| n.starts_with("session-doctor repair ") && n.ends_with(" --fit-context")), "{next:?}");
+    assert!(!next.iter().any(|n| n.contains("--max-images")), "no image: no --max-images 0 ({next:?})");
+}
+
+#[test]
+fn repair_elides_the_800_kb_output_and_the_copy_is_not_stuck() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = bulky(dir.path());
+    let before = std::fs::read(&f).unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let (r, code) =
+        json_of(&["repair", f.to_str().unwrap(), "--fit-context", "--out", out.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{r:#}");
+    assert!(r["still_stuck"].is_null(), "{r:#}");
+    let elided = r["changes"]["elided"].as_array().unwrap();
+    assert_eq!(elided.len(), 1, "only the bulky output goes: {r:#}");
+    assert_eq!((elided[0]["line"].as_u64(), elided[0]["kind"].as_str()), (Some(24), Some("tool_output")));
+    assert_eq!(elided[0]["bytes"].as_u64(), Some(800_052), "{r:#}");
+    let c = &r["changes"]["context"];
+    assert_eq!(
+        (c["before"].as_u64(), c["window"].as_u64(), c["window_from"].as_str()),
+        (Some(215_632), Some(200_000), Some("error"))
+    );
+    assert!(c["after"].as_u64().unwrap() <= c["budget"].as_u64().unwrap(), "{c}");
+    assert_eq!(c["budget"].as_u64(), Some(200_000 - 32_000 - 20_000));
+    // The note in place of the output; the call, its result block and the other reads stay.
+    let copy = std::fs::read_to_string(r["out"].as_str().unwrap()).unwrap();
+    let line24: Value = serde_json::from_str(copy.lines().nth(23).unwrap()).unwrap();
+    let block = &line24["message"]["content"][0];
+    assert_eq!(block["type"], "tool_result");
+    let note = block["content"].as_str().unwrap();
+    assert!(
+        note.starts_with(
+            "[Tool output omitted to fit the context window: the output of Read was 800.1 kB (about 200013 tokens)."
+        ) && note.ends_with(
+            "The original session keeps it in full (line 24); run the tool again, or ask the user, if you need it.]"
+        ),
+        "{note}"
+    );
+    let line25: Value = serde_json::from_str(copy.lines().nth(24).unwrap()).unwrap();
+    assert!(
+        line25["message"]["content"][0]["content"].as_str().unwrap().starts_with("1\tzzzz"),
+        "the small reads stay"
+    );
+    assert_eq!(std::fs::read(&f).unwrap(), before, "the original is never written");
+    let (d, code) = json_of(&["diagnose", r["out"].as_str().unwrap(), "--json"]);
+    assert_eq!((code, &d["stuck"]), (0, &Value::Bool(false)), "{d:#}");
+}
+
+#[test]
+fn without_the_trim_repair_still_says_why_the_copy_would_fail() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = bulky(dir.path());
+    let out = run(&["repair", f.to_str().unwrap(), "--out", dir.path().to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("nothing this repair changes answers the context_overflow failure"), "{text}");
+}
+
+#[test]
+fn human_output_says_what_was_elided_and_the_estimate() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = bulky(dir.path());
+    let out = run(&["repair", f.to_str().unwrap(), "--fit-context", "--out", dir.path().to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines.contains(&"  elided       1 tool output (line 24): each a note in place, to fit the context window"),
+        "{text}"
+    );
+    let context = lines.iter().find(|l| l.starts_with("  context: ")).unwrap();
+    assert!(
+        context.starts_with("  context: about 215632 tokens before, ")
+            && context.ends_with(" of a budget of 148000 (a window of 200000 as the provider's error states, which counted 215632 tokens, less the agent's output reserve and a margin): fits"),
+        "{context}"
+    );
+    let p =
+        run(&["preview", f.to_str().unwrap(), "--fit-context", "--out", dir.path().join("req.json").to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&p.stderr);
+    assert!(err.contains(": 4 items, 1 elided to fit the context window\n"), "{err}");
+    assert!(err.contains("\n  context: about 215632 tokens before, "), "{err}");
+}
+
+#[test]
+fn an_unknown_window_is_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let line =
+        r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"hello"}}"#;
+    let f = common::write(dir.path(), "s.jsonl", &format!("{line}\n"));
+    let out = run(&["preview", f.to_str().unwrap(), "--fit-context", "--model", "llama3", "--provider", "ollama"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--fit-context: the context window is not known (model llama3, and no recorded error states it): name it with --context-tokens N"), "{err}");
+    let ok = run(&[
+        "preview",
+        f.to_str().unwrap(),
+        "--fit-context",
+        "--model",
+        "llama3",
+        "--provider",
+        "ollama",
+        "--context-tokens",
+        "8000",
+    ]);
+    assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stderr));
+}
+
+/// pi 0.73.1's own session of the round trip (tests/data/agents/pi/context-overflow.jsonl):
+/// it compacted on each refusal, the second compaction keeping from before the first;
+/// pi sends only the latest compaction's summary, first, and so does preview.
+#[test]
+fn pi_sends_only_the_latest_compactions_summary() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/agents/pi/context-overflow.jsonl");
+    let out = run(&["preview", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let texts: Vec<String> = (body["messages"].as_array().unwrap().iter())
+        .map(|m| m["content"][0]["text"].as_str().unwrap_or("(result)").chars().take(40).collect())
+        .collect();
+    assert_eq!(
+        texts,
+        ["The conversation history before this poi", "READ-THE-FILE big.txt", "(result)", "(result)", "continue"],
+        "{body:#}"
+    );
+}
+
+/// Images count in the estimate (w × h / 750, at most 1,600 a one): where no
+/// tool output is bulky, the oldest go first, each a note; `--max-images`
+/// composes (the images it caps are not counted, so fewer go).
+#[test]
+fn images_count_and_max_images_composes() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = common::b64(&common::media_corpus::png(1000, 1000));
+    let items: Vec<common::wrap::Item<'_>> =
+        (0..3).map(|_| common::wrap::Item { base64: &png, mime: "image/png" }).collect();
+    let f = common::write(dir.path(), "s.jsonl", &common::wrap::session("claude-code", &items));
+    let args = |extra: &[&str]| {
+        let mut a = vec!["preview", f.to_str().unwrap(), "--json", "--fit-context", "--context-tokens", "3000"];
+        a.extend_from_slice(extra);
+        let out = run(&a);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        let summary: Value = serde_json::from_str(err.lines().last().unwrap()).unwrap();
+        (serde_json::from_slice::<Value>(&out.stdout).unwrap(), summary)
+    };
+    let (body, summary) = args(&[]);
+    let elided = summary["changes"]["elided"].as_array().unwrap();
+    let lines: Vec<u64> = elided.iter().map(|e| e["line"].as_u64().unwrap()).collect();
+    assert_eq!(lines, [1, 3], "the two oldest images go: {summary:#}");
+    assert!(elided.iter().all(|e| e["kind"] == "image" && e["tokens"] == 1333), "{summary:#}");
+    let text = body.to_string();
+    assert_eq!(
+        text.matches("[Image omitted to fit the context window. The original session keeps it (line ").count(),
+        2,
+        "{text}"
+    );
+    assert_eq!(text.matches("\"type\":\"image\"").count(), 1, "the newest image stays");
+    // Capped to one, the one left fits: nothing more goes.
+    let (_, capped) = args(&["--max-images", "1"]);
+    assert_eq!(capped["changes"]["capped"].as_array().unwrap().len(), 2, "{capped:#}");
+    assert!(capped["changes"].get("elided").is_none(), "{capped:#}");
+    assert!(
+        capped["changes"]["context"]["after"].as_u64().unwrap()
+            <= capped["changes"]["context"]["budget"].as_u64().unwrap()
+    );
+}
+
+/// `exclude --fit-context` records the trim in the overlay: `preview` and
+/// `repair` then fit the window without the flag, and `--undo` stops it.
+#[test]
+fn the_trim_recorded_in_the_overlay_and_undone() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = bulky(dir.path());
+    let file = f.to_str().unwrap();
+    let x = run(&["exclude", file, "--fit-context", "--context-tokens", "150000"]);
+    let said = String::from_utf8_lossy(&x.stdout);
+    assert_eq!(x.status.code(), Some(0), "{said}");
+    assert!(
+        said.starts_with(
+            "recorded: preview and repair fit the context window from now on (--fit-context --undo stops it)\n"
+        ),
+        "{said}"
+    );
+    let overlay = std::fs::read_to_string(format!("{file}.doctor")).unwrap();
+    let event: Value = serde_json::from_str(overlay.lines().last().unwrap()).unwrap();
+    assert_eq!((event["event"].as_str(), event["context_tokens"].as_u64()), (Some("context.fitted"), Some(150_000)));
+    let again = run(&["exclude", file, "--fit-context", "--context-tokens", "150000"]);
+    assert!(String::from_utf8_lossy(&again.stdout).starts_with("nothing to change"), "recorded once");
+    let p = run(&["preview", file, "--json"]);
+    let err = String::from_utf8_lossy(&p.stderr);
+    let summary: Value = serde_json::from_str(err.lines().last().unwrap()).unwrap();
+    assert_eq!(summary["changes"]["elided"].as_array().map(Vec::len), Some(1), "{err}");
+    assert_eq!(summary["changes"]["context"]["window_from"], "--context-tokens", "the recorded window: {err}");
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let (r, code) = json_of(&["repair", file, "--out", out.to_str().unwrap(), "--json"]);
+    assert_eq!((code, r["changes"]["elided"].as_array().map(Vec::len)), (0, Some(1)), "{r:#}");
+    let undo = run(&["exclude", file, "--fit-context", "--undo"]);
+    assert!(
+        String::from_utf8_lossy(&undo.stdout)
+            .starts_with("recorded: preview and repair no longer fit the context window\n")
+    );
+    let p = run(&["preview", file, "--json"]);
+    let err = String::from_utf8_lossy(&p.stderr);
+    let summary: Value = serde_json::from_str(err.lines().last().unwrap()).unwrap();
+    assert!(summary["changes"].get("elided").is_none(), "undone: {err}");
+}
