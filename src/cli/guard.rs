@@ -65,9 +65,9 @@ pub struct GuardArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum GuardAction {
-    /// Wire the guard into an agent: Claude Code's and Gemini CLI's settings, pi's extensions, opencode's plugins.
+    /// Wire the guard into an agent: Claude Code's and Gemini CLI's settings, Cline's hooks, pi's extensions, opencode's plugins.
     Install(InstallArgs),
-    /// Take the guard's hook out of an agent's settings (Claude Code, Gemini CLI).
+    /// Take the guard's hook out of an agent's settings (Claude Code, Gemini CLI, Cline).
     Uninstall(UninstallArgs),
 }
 
@@ -111,7 +111,8 @@ Exit status:
 Claude Code gets a PreToolUse hook that runs `session-doctor guard --hook claude-code` before
 every Read (merged into its settings); Gemini CLI a BeforeTool hook that runs
 `session-doctor guard --hook gemini-cli --provider gemini` before every read_file (merged into
-~/.gemini/settings.json). pi gets an extension and opencode a plugin (from the
+~/.gemini/settings.json); Cline a PreToolUse hook (~/.cline/hooks/PreToolUse) that runs
+`session-doctor guard --hook cline` before every read_files. pi gets an extension and opencode a plugin (from the
 repository's integrations/) that run `session-doctor guard` before every read and, for pi, on
 images in any tool's result. A file that was there before is kept as FILE.session-doctor-backup.")]
 pub struct InstallArgs {
@@ -122,7 +123,7 @@ pub struct InstallArgs {
     #[arg(long = "dry-run")]
     pub dry_run: bool,
     /// The file to change (default: Claude Code's ~/.claude/settings.json,
-    /// Gemini CLI's ~/.gemini/settings.json, pi's
+    /// Gemini CLI's ~/.gemini/settings.json, Cline's ~/.cline/hooks/PreToolUse, pi's
     /// ~/.pi/agent/extensions/session-doctor-guard.ts, opencode's
     /// ~/.config/opencode/plugins/session-doctor-guard.js).
     #[arg(long = "settings", value_name = "FILE")]
@@ -141,6 +142,7 @@ pub enum HookAgent {
     Opencode,
     #[value(name = "gemini-cli")]
     GeminiCli,
+    Cline,
 }
 
 /// Answers one hook event of `agent` (Claude Code's or Gemini CLI's) on stdin.
@@ -169,6 +171,7 @@ fn answer_hook(agent: HookAgent, provider: &str) {
     };
     let answer = match agent {
         HookAgent::GeminiCli => guard::gemini_cli::answer(&event, &rules, &guard::cache_dir()),
+        HookAgent::Cline => guard::cline::answer(&event, &rules, &guard::cache_dir()),
         _ => guard::claude_code::answer(&event, &rules, &guard::cache_dir()),
     };
     if let Some(answer) = answer {
@@ -182,7 +185,7 @@ pub fn run(args: &GuardArgs) -> anyhow::Result<Exit> {
         Some(GuardAction::Uninstall(u)) => return run_uninstall(u),
         None => {}
     }
-    if let Some(agent @ (HookAgent::ClaudeCode | HookAgent::GeminiCli)) = args.hook {
+    if let Some(agent @ (HookAgent::ClaudeCode | HookAgent::GeminiCli | HookAgent::Cline)) = args.hook {
         answer_hook(agent, &args.provider);
         return Ok(Exit::Healthy);
     }
@@ -245,6 +248,20 @@ fn run_install(args: &InstallArgs) -> anyhow::Result<Exit> {
             let file = args.settings.clone().map_or_else(install::gemini_cli_settings, Ok)?;
             install::plan_gemini_cli(&file, &install::gemini_cli_entry(&exe, provider))?
         }
+        HookAgent::Cline => {
+            let file = args.settings.clone().map_or_else(install::cline_hook, Ok)?;
+            let plan = install::plan_cline(&file, &exe, provider)?;
+            if plan.already {
+                println!("the guard is already installed in {}; nothing to change", crate::text::sanitize_path(&file));
+                return Ok(Exit::Healthy);
+            }
+            let exit = write_plan(&plan, args.dry_run)?;
+            if !args.dry_run {
+                // Cline runs the hook as a program.
+                install::make_executable(&file)?;
+            }
+            return Ok(exit);
+        }
     };
     if plan.already {
         let shown = crate::text::sanitize_path(&plan.file);
@@ -261,6 +278,19 @@ fn run_uninstall(args: &UninstallArgs) -> anyhow::Result<Exit> {
         }
         HookAgent::GeminiCli => {
             (args.settings.clone().map_or_else(install::gemini_cli_settings, Ok)?, "BeforeTool", install::GEMINI_MARK)
+        }
+        HookAgent::Cline => {
+            let file = args.settings.clone().map_or_else(install::cline_hook, Ok)?;
+            let shown = crate::text::sanitize_path(&file);
+            if !install::remove_own_file(&file, install::CLINE_MARK, args.dry_run)? {
+                println!("the guard is not installed in {shown}; nothing to change");
+            } else if args.dry_run {
+                println!("{shown}: removes the guard's hook\n(--dry-run: nothing written)");
+            } else {
+                eprintln!("kept the old file as {shown}.session-doctor-backup");
+                eprintln!("removed {shown}");
+            }
+            return Ok(Exit::Healthy);
         }
         HookAgent::Pi | HookAgent::Opencode => {
             let file = match args.settings.clone() {

@@ -164,6 +164,42 @@ pub fn plan_gemini_cli(file: &Path, entry: &Value) -> anyhow::Result<Plan> {
     plan_hook(file, "BeforeTool", entry, GEMINI_MARK)
 }
 
+/// What marks the guard's own hook file among Cline's hooks.
+pub const CLINE_MARK: &str = "guard --hook cline";
+
+/// Cline's global hook: `$CLINE_DIR/hooks/PreToolUse`, else
+/// `~/.cline/hooks/PreToolUse` (Cline 3.0.65 runs every executable of that
+/// name in its hooks folders before each tool call).
+pub fn cline_hook() -> anyhow::Result<PathBuf> {
+    let dir = match std::env::var_os("CLINE_DIR").filter(|d| !d.is_empty()) {
+        Some(d) => PathBuf::from(d),
+        None => {
+            PathBuf::from(std::env::var_os("HOME").context("HOME is not set: pass --settings FILE")?).join(".cline")
+        }
+    };
+    Ok(dir.join("hooks").join("PreToolUse"))
+}
+
+/// Plans writing Cline's hook, a shell script that runs `exe guard --hook
+/// cline`. A `PreToolUse` hook of the user's own there is never replaced.
+pub fn plan_cline(file: &Path, exe: &Path, provider: &str) -> anyhow::Result<Plan> {
+    let text = format!(
+        "#!/bin/sh\n# The session-doctor guard (`session-doctor guard install cline`): judges every file\n# read_files reads before it enters the session. `session-doctor guard uninstall cline` removes it.\nexec {} {CLINE_MARK} --provider {}\n",
+        crate::text::shell_quote(&exe.display().to_string()),
+        crate::text::shell_quote(provider)
+    );
+    if let Some(old) = read_existing(file)?
+        && !String::from_utf8_lossy(&old).contains(CLINE_MARK)
+    {
+        bail!(
+            "{} is a PreToolUse hook of your own; session-doctor does not replace it (pass --settings FILE to \
+             install the guard in another of Cline's hooks folders)",
+            file.display()
+        );
+    }
+    plan_file(file, &text, exe, provider)
+}
+
 /// pi's global extension folder: `$PI_CODING_AGENT_DIR/extensions`, else
 /// `~/.pi/agent/extensions` (pi loads every `*.ts` there at start).
 pub fn pi_extension() -> anyhow::Result<PathBuf> {
@@ -263,6 +299,38 @@ pub fn apply(plan: &Plan) -> anyhow::Result<()> {
         Ok(w.write_all(plan.text.as_bytes())?)
     })?;
     keep_owner(&target, owner)
+}
+
+/// Makes a guard file an agent runs as a program (Cline's hook) executable
+/// when it is not: `0o755` less what the umask takes. A file that already ran
+/// keeps its mode.
+pub fn make_executable(file: &Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let mode = crate::atomic::mode_of(file).unwrap_or(0o644);
+    if mode & 0o100 == 0 {
+        let add = (mode & 0o444) >> 2;
+        std::fs::set_permissions(file, std::fs::Permissions::from_mode(mode | 0o100 | add))
+            .with_context(|| format!("making {} executable", file.display()))?;
+    }
+    Ok(())
+}
+
+/// Removes a guard file of the guard's own (one that holds `mark`), keeping
+/// it first as the backup. `Ok(false)`: there is none of ours, nothing changed.
+pub fn remove_own_file(file: &Path, mark: &str, dry_run: bool) -> anyhow::Result<bool> {
+    let Some(old) = read_existing(file)? else { return Ok(false) };
+    if !String::from_utf8_lossy(&old).contains(mark) {
+        return Ok(false);
+    }
+    if dry_run {
+        return Ok(true);
+    }
+    let backup = backup_path(file);
+    let mode = crate::atomic::mode_of(file);
+    crate::atomic::write_with_mode(&backup, crate::atomic::Existing::Replace, mode, &[], |w| Ok(w.write_all(&old)?))
+        .with_context(|| format!("backing up {} to {}", file.display(), backup.display()))?;
+    std::fs::remove_file(file).with_context(|| format!("removing {}", file.display()))?;
+    Ok(true)
 }
 
 /// The owner and group of `path`, where it exists.

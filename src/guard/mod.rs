@@ -6,10 +6,11 @@
 //! with a reason the model sees (so it can tell the user), an image over the
 //! provider's limits is handed over as a fitted copy (see [`crate::fit`]), and
 //! everything else passes untouched. Each agent's hook protocol lives in its
-//! own file ([`claude_code`], [`gemini_cli`]); [`install`] wires the hook into
+//! own file ([`claude_code`], [`gemini_cli`], [`cline`]); [`install`] wires the hook into
 //! the agent's settings, [`uninstall`] takes it out.
 
 pub mod claude_code;
+pub mod cline;
 pub mod gemini_cli;
 pub mod install;
 pub mod uninstall;
