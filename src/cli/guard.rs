@@ -18,10 +18,10 @@ use crate::text::sanitize;
 /// A file that does not decode is denied with a reason the model sees; an
 /// image over the provider's limits is fitted (downscaled, re-encoded) into a
 /// cache folder and handed over instead; anything else passes untouched. Given
-/// FILEs, it prints one verdict per file. With --hook claude-code it reads
-/// Claude Code's PreToolUse event on stdin and answers in Claude Code's hook
+/// FILEs, it prints one verdict per file. With --hook claude-code (gemini-cli,
+/// cline) it reads that agent's hook event on stdin and answers in its hook
 /// protocol (nothing printed: the call goes on as usual). `guard install`
-/// adds that hook to the agent's settings.
+/// adds that hook to the agent's settings, `guard uninstall` takes it out.
 #[allow(clippy::doc_markdown, reason = "`--help` text, printed as written (and the man page made from it)")]
 #[derive(Debug, Args)]
 #[command(
@@ -32,6 +32,8 @@ Examples:
   session-doctor guard --provider openai --json shot.png report.pdf
   session-doctor guard install claude-code --dry-run
   session-doctor guard install claude-code
+  session-doctor guard install gemini-cli
+  session-doctor guard uninstall gemini-cli
 
 Exit status:
   0  every file passes or was fitted; with --hook, always (a guard never stops the agent by failing)

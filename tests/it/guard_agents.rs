@@ -1,7 +1,8 @@
 //! `guard install` / `guard uninstall` for the agents past Claude Code, pi and
 //! opencode (issue 40, item 1): Gemini CLI's `BeforeTool` hook in its
-//! settings.json, merged by byte range and taken out the same way, and the
-//! hook's answers in Gemini CLI's protocol. Claude Code's uninstall too.
+//! settings.json, merged by byte range and taken out the same way, Cline's
+//! `PreToolUse` hook file, and the hooks' answers in each agent's protocol.
+//! Claude Code's uninstall too.
 
 use crate::common;
 use crate::common::media_corpus;
@@ -207,4 +208,89 @@ fn gemini_cli_hook_blocks_a_broken_read_and_hands_over_a_fitted_copy_gemini_can_
     let (code, out, err) = sd(home.path(), &hook, "not json");
     assert_eq!((code, out.as_str()), (0, ""), "fails open");
     assert!(err.contains("unguarded"), "{err}");
+}
+
+#[test]
+fn cline_install_writes_an_executable_hook_once_never_over_the_users_own() {
+    let home = tempfile::tempdir().unwrap();
+    let hook = home.path().join(".cline/hooks/PreToolUse");
+    let (code, out, _) = sd(home.path(), &["install", "cline", "--dry-run"], "");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("nothing written") && !hook.exists(), "--dry-run writes nothing: {out}");
+    let (code, _, err) = sd(home.path(), &["install", "cline", "--provider", "openai"], "");
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&hook).unwrap();
+    assert!(text.starts_with("#!/bin/sh\n"), "{text}");
+    assert!(text.trim_end().ends_with("guard --hook cline --provider openai"), "{text}");
+    assert_eq!(mode(&hook) & 0o100, 0o100, "Cline runs it as a program");
+    let (code, out, _) = sd(home.path(), &["install", "cline", "--provider", "openai"], "");
+    assert_eq!(code, 0);
+    assert!(out.contains("already installed"), "{out}");
+    assert_eq!(std::fs::read_to_string(&hook).unwrap(), text);
+
+    let (code, _, _) = sd(home.path(), &["uninstall", "cline", "--dry-run"], "");
+    assert_eq!(code, 0);
+    assert!(hook.exists(), "--dry-run removes nothing");
+    let (code, _, err) = sd(home.path(), &["uninstall", "cline"], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(!hook.exists());
+    let backup = home.path().join(".cline/hooks/PreToolUse.session-doctor-backup");
+    assert_eq!(std::fs::read_to_string(backup).unwrap(), text);
+
+    // A hook of the user's own is neither replaced nor removed.
+    let mine = "#!/bin/sh\necho '{}'\n";
+    std::fs::write(&hook, mine).unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let (code, _, err) = sd(home.path(), &["install", "cline"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("of your own"), "{err}");
+    let (code, out, _) = sd(home.path(), &["uninstall", "cline"], "");
+    assert_eq!(code, 0);
+    assert!(out.contains("not installed"), "{out}");
+    assert_eq!(std::fs::read_to_string(&hook).unwrap(), mine);
+    assert_eq!(mode(&hook), 0o700);
+}
+
+#[test]
+fn cline_hook_swaps_a_broken_file_for_a_note_and_an_oversized_one_for_its_fitted_copy() {
+    let home = tempfile::tempdir().unwrap();
+    let work = home.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let png = media_corpus::png(64, 64);
+    std::fs::write(work.join("cut.png"), &png[..png.len() - 20]).unwrap();
+    std::fs::write(work.join("wide.png"), media_corpus::png(8400, 20)).unwrap();
+    std::fs::write(work.join("ok.png"), &png).unwrap();
+    std::fs::write(work.join("notes.txt"), "hello").unwrap();
+    let event = |tool: &str, files: Value| {
+        json!({"clineVersion": "", "hookName": "tool_call", "workspaceRoots": [work],
+               "tool_call": {"id": "call_1", "name": tool, "input": {"files": files}},
+               "preToolUse": {"toolName": tool, "parameters": {}}})
+        .to_string()
+    };
+    let hook = ["--hook", "cline", "--provider", "anthropic"];
+    let files =
+        json!([{"path": "notes.txt"}, {"path": "cut.png"}, {"path": "wide.png", "start_line": 1}, {"path": "ok.png"}]);
+    let (code, out, _) = sd(home.path(), &hook, &event("read_files", files));
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert!(v.get("cancel").is_none(), "cancel would end Cline's whole run: {v:#}");
+    let got = v["overrideInput"]["files"].as_array().unwrap();
+    assert_eq!(got.len(), 4);
+    assert_eq!(got[0]["path"], "notes.txt", "what passes is left as it was");
+    assert_eq!(got[3]["path"], "ok.png");
+    let note = Path::new(got[1]["path"].as_str().unwrap());
+    let text = std::fs::read_to_string(note).unwrap();
+    assert!(text.contains("session-doctor guard") && text.contains("cut.png was not read"), "{text}");
+    assert_eq!(mode(note), 0o600, "the note is private");
+    let copy = Path::new(got[2]["path"].as_str().unwrap());
+    assert!(copy.starts_with(home.path().join("cache/session-doctor/fitted")), "{}", copy.display());
+    assert_eq!(got[2]["start_line"], 1, "the other arguments are kept");
+
+    for (tool, files) in [("read_files", json!([{"path": "ok.png"}])), ("write_to_file", json!([{"path": "cut.png"}]))]
+    {
+        let (code, out, _) = sd(home.path(), &hook, &event(tool, files));
+        assert_eq!((code, out.as_str()), (0, ""), "{tool}");
+    }
+    let (code, out, _) = sd(home.path(), &hook, "not json");
+    assert_eq!((code, out.as_str()), (0, ""), "fails open");
 }
