@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use crate::json::splice;
 
 /// What marks the guard's own hook among the user's hooks.
-const MARK: &str = "guard --hook claude-code";
+pub const MARK: &str = "guard --hook claude-code";
 
 /// The change `install` would make to one settings file.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,12 +53,20 @@ pub fn claude_code_entry(exe: &Path, provider: Option<&str>) -> Value {
 
 /// Plans adding `entry` to the `hooks.PreToolUse` list of the settings in `file`.
 pub fn plan_claude_code(file: &Path, entry: &Value) -> anyhow::Result<Plan> {
+    plan_hook(file, "PreToolUse", entry, MARK)
+}
+
+/// Plans adding `entry` to the `hooks.<event>` list of the JSON settings in
+/// `file` (Claude Code's `PreToolUse`, Gemini CLI's `BeforeTool`: both keep
+/// `{matcher, hooks: [{type, command, timeout}]}` entries there). An entry
+/// whose command holds `mark` is the guard's own.
+pub fn plan_hook(file: &Path, event: &str, entry: &Value, mark: &str) -> anyhow::Result<Plan> {
     let old = match read_existing(file)? {
         Some(b) => String::from_utf8(b).with_context(|| format!("{} is not UTF-8 text", file.display()))?,
         None => String::new(),
     };
     let backup = (!old.is_empty()).then(|| backup_path(file));
-    let summary = format!("adds to hooks.PreToolUse: {}", serde_json::to_string(&entry)?);
+    let summary = format!("adds to hooks.{event}: {}", serde_json::to_string(&entry)?);
     let plan = |already: bool, text: String| Plan {
         file: file.to_path_buf(),
         already,
@@ -67,7 +75,7 @@ pub fn plan_claude_code(file: &Path, entry: &Value) -> anyhow::Result<Plan> {
         backup: backup.clone(),
     };
     if old.trim().is_empty() {
-        let text = serde_json::to_string_pretty(&json!({"hooks": {"PreToolUse": [entry.clone()]}}))? + "\n";
+        let text = serde_json::to_string_pretty(&json!({"hooks": {event: [entry.clone()]}}))? + "\n";
         return Ok(plan(false, text));
     }
     let parsed: Value = serde_json::from_str(&old)
@@ -75,7 +83,7 @@ pub fn plan_claude_code(file: &Path, entry: &Value) -> anyhow::Result<Plan> {
     if !parsed.is_object() {
         bail!("{} does not hold a JSON object; nothing was changed", file.display());
     }
-    let pre = parsed.pointer("/hooks/PreToolUse");
+    let pre = parsed.pointer(&format!("/hooks/{event}"));
     let compact = serde_json::to_string(&entry)?;
     let t = old.as_bytes();
     // Ours already: "already installed" only for the very entry this install
@@ -86,26 +94,27 @@ pub fn plan_claude_code(file: &Path, entry: &Value) -> anyhow::Result<Plan> {
     if list.contains(entry) {
         return Ok(plan(true, old));
     }
-    if let Some(i) = list.iter().position(has_mark) {
-        let pointer = format!("/hooks/PreToolUse/{i}");
+    if let Some(i) = list.iter().position(|e| has_mark(e, mark)) {
+        let pointer = format!("/hooks/{event}/{i}");
         let range =
             splice::locate(t, &pointer).with_context(|| format!("{}: cannot find {pointer}", file.display()))?;
         let text = String::from_utf8(splice::apply(t, &[splice::Edit { range, with: compact }]))?;
         serde_json::from_str::<Value>(&text)
             .context("the merged settings would not be valid JSON; nothing was changed")?;
         return Ok(Plan {
-            summary: format!("replaces the guard's hook in hooks.PreToolUse: {}", serde_json::to_string(&entry)?),
+            summary: format!("replaces the guard's hook in hooks.{event}: {}", serde_json::to_string(&entry)?),
             ..plan(false, text)
         });
     }
+    let list_pointer = format!("/hooks/{event}");
     let (pointer, insert, empty) = match (pre, parsed.get("hooks")) {
-        (Some(Value::Array(list)), _) => ("/hooks/PreToolUse", compact, list.is_empty()),
-        (Some(_), _) => bail!("{}: hooks.PreToolUse is not a list; nothing was changed", file.display()),
-        (None, Some(Value::Object(hooks))) => ("/hooks", format!("\"PreToolUse\": [{compact}]"), hooks.is_empty()),
+        (Some(Value::Array(list)), _) => (list_pointer.as_str(), compact, list.is_empty()),
+        (Some(_), _) => bail!("{}: hooks.{event} is not a list; nothing was changed", file.display()),
+        (None, Some(Value::Object(hooks))) => ("/hooks", format!("\"{event}\": [{compact}]"), hooks.is_empty()),
         (None, Some(_)) => bail!("{}: hooks is not an object; nothing was changed", file.display()),
         (None, None) => (
             "",
-            format!("\"hooks\": {{\"PreToolUse\": [{compact}]}}"),
+            format!("\"hooks\": {{\"{event}\": [{compact}]}}"),
             parsed.as_object().is_some_and(serde_json::Map::is_empty),
         ),
     };
@@ -117,6 +126,78 @@ pub fn plan_claude_code(file: &Path, entry: &Value) -> anyhow::Result<Plan> {
     let text = String::from_utf8(splice::apply(t, &[splice::Edit { range: at..at, with }]))?;
     serde_json::from_str::<Value>(&text).context("the merged settings would not be valid JSON; nothing was changed")?;
     Ok(plan(false, text))
+}
+
+/// What marks the guard's own hook among Gemini CLI's hooks.
+pub const GEMINI_MARK: &str = "guard --hook gemini-cli";
+
+/// Gemini CLI's user settings: `$GEMINI_CLI_HOME/.gemini/settings.json`, else
+/// `~/.gemini/settings.json` (`homedir()` and `Storage.getGlobalSettingsPath`
+/// in Gemini CLI 0.61.0).
+pub fn gemini_cli_settings() -> anyhow::Result<PathBuf> {
+    let home = match std::env::var_os("GEMINI_CLI_HOME").filter(|d| !d.is_empty()) {
+        Some(h) => h,
+        None => std::env::var_os("HOME").context("HOME is not set: pass --settings FILE")?,
+    };
+    Ok(PathBuf::from(home).join(".gemini").join("settings.json"))
+}
+
+/// The `BeforeTool` entry that runs `exe guard --hook gemini-cli` before every
+/// `read_file` (Gemini CLI matches `matcher` as a regular expression on the
+/// tool's name, and takes `timeout` in milliseconds: 60 s, its own default, as
+/// fitting a large image in a loaded machine can take tens of seconds). The provider is always
+/// written: the hook's own default is Anthropic's, and Gemini CLI talks to Gemini.
+pub fn gemini_cli_entry(exe: &Path, provider: &str) -> Value {
+    let command = format!(
+        "{} {GEMINI_MARK} --provider {}",
+        crate::text::shell_quote(&exe.display().to_string()),
+        crate::text::shell_quote(provider)
+    );
+    json!({
+        "matcher": "^read_file$",
+        "hooks": [{"type": "command", "name": "session-doctor-guard", "command": command, "timeout": 60000}]
+    })
+}
+
+/// Plans adding `entry` to the `hooks.BeforeTool` list of Gemini CLI's settings in `file`.
+pub fn plan_gemini_cli(file: &Path, entry: &Value) -> anyhow::Result<Plan> {
+    plan_hook(file, "BeforeTool", entry, GEMINI_MARK)
+}
+
+/// What marks the guard's own hook file among Cline's hooks.
+pub const CLINE_MARK: &str = "guard --hook cline";
+
+/// Cline's global hook: `$CLINE_DIR/hooks/PreToolUse`, else
+/// `~/.cline/hooks/PreToolUse` (Cline 3.0.65 runs every executable of that
+/// name in its hooks folders before each tool call).
+pub fn cline_hook() -> anyhow::Result<PathBuf> {
+    let dir = match std::env::var_os("CLINE_DIR").filter(|d| !d.is_empty()) {
+        Some(d) => PathBuf::from(d),
+        None => {
+            PathBuf::from(std::env::var_os("HOME").context("HOME is not set: pass --settings FILE")?).join(".cline")
+        }
+    };
+    Ok(dir.join("hooks").join("PreToolUse"))
+}
+
+/// Plans writing Cline's hook, a shell script that runs `exe guard --hook
+/// cline`. A `PreToolUse` hook of the user's own there is never replaced.
+pub fn plan_cline(file: &Path, exe: &Path, provider: &str) -> anyhow::Result<Plan> {
+    let text = format!(
+        "#!/bin/sh\n# The session-doctor guard (`session-doctor guard install cline`): judges every file\n# read_files reads before it enters the session. `session-doctor guard uninstall cline` removes it.\nexec {} {CLINE_MARK} --provider {}\n",
+        crate::text::shell_quote(&exe.display().to_string()),
+        crate::text::shell_quote(provider)
+    );
+    if let Some(old) = read_existing(file)?
+        && !String::from_utf8_lossy(&old).contains(CLINE_MARK)
+    {
+        bail!(
+            "{} is a PreToolUse hook of your own; session-doctor does not replace it (pass --settings FILE to \
+             install the guard in another of Cline's hooks folders)",
+            file.display()
+        );
+    }
+    plan_file(file, &text, exe, provider)
 }
 
 /// pi's global extension folder: `$PI_CODING_AGENT_DIR/extensions`, else
@@ -171,7 +252,7 @@ const MAX_SETTINGS: u64 = 4 << 20;
 /// The file an install changes, as it is now (`None`: there is none). Bounded
 /// and typed: a link to `/dev/zero` or a FIFO in its place is refused, not
 /// read for ever, under `--dry-run` too.
-fn read_existing(file: &Path) -> anyhow::Result<Option<Vec<u8>>> {
+pub(super) fn read_existing(file: &Path) -> anyhow::Result<Option<Vec<u8>>> {
     match crate::file::read_bounded(file, MAX_SETTINGS) {
         Ok(b) => Ok(Some(b)),
         Err(crate::file::Refused::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -220,6 +301,38 @@ pub fn apply(plan: &Plan) -> anyhow::Result<()> {
     keep_owner(&target, owner)
 }
 
+/// Makes a guard file an agent runs as a program (Cline's hook) executable
+/// when it is not: `0o755` less what the umask takes. A file that already ran
+/// keeps its mode.
+pub fn make_executable(file: &Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let mode = crate::atomic::mode_of(file).unwrap_or(0o644);
+    if mode & 0o100 == 0 {
+        let add = (mode & 0o444) >> 2;
+        std::fs::set_permissions(file, std::fs::Permissions::from_mode(mode | 0o100 | add))
+            .with_context(|| format!("making {} executable", file.display()))?;
+    }
+    Ok(())
+}
+
+/// Removes a guard file of the guard's own (one that holds `mark`), keeping
+/// it first as the backup. `Ok(false)`: there is none of ours, nothing changed.
+pub fn remove_own_file(file: &Path, mark: &str, dry_run: bool) -> anyhow::Result<bool> {
+    let Some(old) = read_existing(file)? else { return Ok(false) };
+    if !String::from_utf8_lossy(&old).contains(mark) {
+        return Ok(false);
+    }
+    if dry_run {
+        return Ok(true);
+    }
+    let backup = backup_path(file);
+    let mode = crate::atomic::mode_of(file);
+    crate::atomic::write_with_mode(&backup, crate::atomic::Existing::Replace, mode, &[], |w| Ok(w.write_all(&old)?))
+        .with_context(|| format!("backing up {} to {}", file.display(), backup.display()))?;
+    std::fs::remove_file(file).with_context(|| format!("removing {}", file.display()))?;
+    Ok(true)
+}
+
 /// The owner and group of `path`, where it exists.
 fn owner_of(path: &Path) -> Option<(u32, u32)> {
     use std::os::unix::fs::MetadataExt as _;
@@ -236,13 +349,13 @@ fn keep_owner(path: &Path, owner: Option<(u32, u32)>) -> anyhow::Result<()> {
     }
 }
 
-fn has_mark(entry: &Value) -> bool {
+pub(super) fn has_mark(entry: &Value, mark: &str) -> bool {
     entry.get("hooks").and_then(Value::as_array).is_some_and(|hooks| {
-        hooks.iter().any(|h| h.get("command").and_then(Value::as_str).is_some_and(|c| c.contains(MARK)))
+        hooks.iter().any(|h| h.get("command").and_then(Value::as_str).is_some_and(|c| c.contains(mark)))
     })
 }
 
-fn backup_path(file: &Path) -> PathBuf {
+pub(super) fn backup_path(file: &Path) -> PathBuf {
     let mut name = file.file_name().unwrap_or_default().to_os_string();
     name.push(".session-doctor-backup");
     file.with_file_name(name)

@@ -6,11 +6,14 @@
 //! with a reason the model sees (so it can tell the user), an image over the
 //! provider's limits is handed over as a fitted copy (see [`crate::fit`]), and
 //! everything else passes untouched. Each agent's hook protocol lives in its
-//! own file ([`claude_code`]); [`install`] wires the hook into the agent's
-//! settings.
+//! own file ([`claude_code`], [`gemini_cli`], [`cline`]); [`install`] wires the hook into
+//! the agent's settings, [`uninstall`] takes it out.
 
 pub mod claude_code;
+pub mod cline;
+pub mod gemini_cli;
 pub mod install;
+pub mod uninstall;
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};

@@ -60,6 +60,8 @@ mod formats;
 mod fuzz_corpus;
 // `guard`: deny, fit or pass a file, in the CLI's form and Claude Code's hook protocol.
 mod guard;
+// `guard install`/`uninstall` for Gemini CLI (and the agents issue 40 adds).
+mod guard_agents;
 // The history's structure: tool calls without results and results without calls.
 mod history;
 // Every printed line true of the file, every suggested command runnable.
