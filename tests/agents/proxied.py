@@ -142,7 +142,7 @@ def check_journal(proxied, what):
 
 
 def images(body):
-    """(type, bytes) of every image block in an Anthropic or Responses body, tool results included."""
+    """The bytes of every image block in an Anthropic, Responses or Chat Completions body, tool results included."""
     import base64
 
     out = []
@@ -156,6 +156,8 @@ def images(body):
                 out.append(base64.b64decode(v["source"]["data"]))
             elif v.get("type") == "input_image" and str(v.get("image_url", "")).startswith("data:"):
                 out.append(base64.b64decode(v["image_url"].split(",", 1)[1]))
+            elif v.get("type") == "image_url" and str((v.get("image_url") or {}).get("url", "")).startswith("data:"):
+                out.append(base64.b64decode(v["image_url"]["url"].split(",", 1)[1]))
             else:
                 for x in v.values():
                     walk(x)
