@@ -2,12 +2,14 @@
 
 Cline's read_files sends an image it read as it is, over Chat Completions: a
 cut PNG leaves the task stuck when sent direct (cline.py). Through the proxy it
-reaches the provider as the note `repair` writes, a 9000 px screenshot as it
-is (OpenAI sets no side limit), and 31 images read at once as 30
+reaches the provider as the note `repair` writes, a cut PDF as Cline sends it
+(no file part), a 9000 px screenshot as it is (OpenAI sets no side limit), and 31 images read at once as 30
 (``--max-images 30``): each first run gets a 200 on every request and the task
 records no rejection. A request with nothing to change reaches the provider
 byte for byte.
 """
+
+import json
 
 import lib
 import proxied
@@ -43,6 +45,14 @@ def _case(ctx, case, what):
 def scenario_proxy_cut_png_first_run_gets_200(ctx):
     reqs = _case(ctx, "cut_png", "replaced")
     lib.check(all(media.problem(i) is None for r in reqs for i in proxied.images(r["body"])), "no broken image reached the provider")
+
+
+@cl._ends_its_hubs
+def scenario_proxy_cut_pdf_first_run_gets_200(ctx):
+    """Cline's read_files sends no file part for a PDF: nothing for the proxy to replace."""
+    reqs = _case(ctx, "cut_pdf", None)
+    sent = json.dumps([r["body"] for r in reqs])
+    lib.check('"file_data"' not in sent, "Cline sends no file part for a PDF", sent[:3000])
 
 
 @cl._ends_its_hubs
