@@ -104,10 +104,10 @@ async fn answer(
     };
     let reply = script(n, &seen);
     let (mut tx, channel) = http_body_util::channel::Channel::<Bytes, std::convert::Infallible>::new(4);
-    let mut parts = reply.parts.into_iter();
+    let parts = reply.parts;
     let mut gates = reply.gates.into_iter();
     tokio::spawn(async move {
-        while let Some(p) = parts.next() {
+        for p in parts {
             if tx.send(Frame::data(Bytes::from(p))).await.is_err() {
                 return;
             }
@@ -394,8 +394,9 @@ fn credentials_are_never_journaled_nor_printed() {
     assert!(!journal.is_empty());
     assert!(!journal.contains("SECRET"), "a credential in the journal: {journal}");
     assert!(!journal.contains(&b64(&png)[..20]), "a payload in the journal: {journal}");
-    use std::os::unix::fs::PermissionsExt as _;
-    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let mode = |p: &std::path::Path| {
+        std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(p).unwrap().permissions()) & 0o777
+    };
     assert_eq!(mode(&proxy.journal_path()), 0o600);
     assert_eq!(mode(proxy.journal_path().parent().unwrap()), 0o700);
     let shown = bin().args(["proxy", "--journal"]).env("XDG_STATE_HOME", proxy.state.path()).output().unwrap();
