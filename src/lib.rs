@@ -26,6 +26,7 @@ pub mod model;
 pub mod overlay;
 pub mod preview;
 pub mod provider;
+pub mod proxy;
 pub mod reader;
 pub mod repair;
 pub mod report;

@@ -8,6 +8,7 @@ mod exclude;
 mod guard;
 pub mod input;
 mod preview;
+mod proxy;
 mod refs;
 mod repair;
 mod rewrite_args;
@@ -62,6 +63,7 @@ pub enum Command {
     Classify(classify::ClassifyArgs),
     Sessions(sessions::SessionsArgs),
     Guard(guard::GuardArgs),
+    Proxy(proxy::ProxyArgs),
     Completions(completions::CompletionsArgs),
 }
 
@@ -176,6 +178,7 @@ impl Command {
             Command::Completions(_) => false,
             // A hook's stdout belongs to the agent's protocol: never an error object there.
             Command::Guard(a) => a.json && a.hook.is_none(),
+            Command::Proxy(a) => a.json,
         }
     }
 }
@@ -192,6 +195,7 @@ fn dispatch(command: Command) -> anyhow::Result<Exit> {
         Command::Completions(args) => completions::run(&args),
         Command::Sessions(args) => sessions::run(&args),
         Command::Guard(args) => guard::run(&args),
+        Command::Proxy(args) => proxy::run(&args),
     }
 }
 

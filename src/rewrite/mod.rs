@@ -133,6 +133,12 @@ pub struct Rewrite {
 pub fn exclusion_note(a: &Attachment) -> String {
     let name = a.name.as_deref().or(a.url.as_deref()).unwrap_or(&a.reference);
     let mime = a.mime_declared.as_deref().or(a.mime_detected.as_deref()).unwrap_or("unknown type");
+    omitted_note(name, mime)
+}
+
+/// [`exclusion_note`] for an attachment known by its `name` and `mime` type
+/// only (the proxy's, which sees a request, not a session).
+pub fn omitted_note(name: &str, mime: &str) -> String {
     format!(
         "[Attachment omitted: \"{name}\" ({mime}). The model provider rejected a request that included it, so the user chose to continue without it. Its contents are not available; tell the user if you need them.]"
     )
@@ -141,6 +147,11 @@ pub fn exclusion_note(a: &Attachment) -> String {
 /// DESIGN's note for an image dropped by the per-request cap.
 pub fn cap_note(a: &Attachment, keep: usize) -> String {
     let path = a.name.as_deref().or(a.url.as_deref()).unwrap_or("not recorded");
+    cap_note_for(keep, path)
+}
+
+/// [`cap_note`] for an image known by its file `path` only ("not recorded").
+pub fn cap_note_for(keep: usize, path: &str) -> String {
     format!("[Earlier image omitted: this request keeps only the {keep} most recent images. Original file: {path}]")
 }
 

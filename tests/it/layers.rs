@@ -30,6 +30,9 @@ const LAYERS: &[&[&str]] = &[
     &["diagnose"],
     &["check", "guard", "repair"],
     &["report"],
+    // The loopback proxy: a job of its own over the media checks, fit, the
+    // request readers, the classifier and the notes repair writes.
+    &["proxy"],
     &["cli"],
 ];
 

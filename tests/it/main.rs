@@ -91,6 +91,8 @@ mod outputs;
 mod pi_retained_tail;
 // pi's SQLite session store, read read-only.
 mod pi_store;
+// `proxy`: the loopback pass-through against a loopback upstream.
+mod proxy;
 // The README's console examples, run against this build (`UPDATE_README=1` rewrites).
 mod readme;
 // Real session files other projects keep as fixtures (ignored: not in this repository).

@@ -16,6 +16,8 @@ way a strict provider does before any model sees it:
   the scenario asks for it, as the Responses API does for items it never kept;
 * more images than ``max_images`` in one request is refused.
 
+Each logged request also keeps the sha256 of its body's bytes as received.
+
 Answers come from a *responder*: the last user turn decides whether the model
 calls the scenario's tool or answers with short text. Every request body is
 logged (``Provider.log``, and one JSON line per request in ``log_path``).
@@ -23,6 +25,7 @@ Nothing listens beyond 127.0.0.1.
 """
 
 import base64
+import hashlib
 import json
 import re
 import threading
@@ -721,7 +724,8 @@ def _handler(provider):
             except ValueError:
                 body = {}
             api = _api_of(self.path) if method == "POST" else None
-            entry = {"at": time.time(), "method": method, "path": self.path, "api": api, "body": body}
+            # sha256: the body's bytes as received, to compare with what an agent sent (tests/agents/proxied.py).
+            entry = {"at": time.time(), "method": method, "path": self.path, "api": api, "body": body, "sha256": hashlib.sha256(raw).hexdigest()}
             try:
                 status, payload, stream = provider.handle(method, self.path, body)
             except Reject as rej:
