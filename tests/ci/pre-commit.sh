@@ -3,7 +3,7 @@
 # `try-repo` against this checkout: it fails on a session with an invalid
 # attachment and passes a healthy one. pre-commit comes from PyPI, pinned, into
 # a venv under ~/.cache/session-doctor (or beside $SD_AGENTS_CACHE) on first run.
-# The hook tried is `session-doctor-check-system` (the binary under test on
+# The manifest is this checkout's, in a repository of its own. The hook tried is `session-doctor-check-system` (the binary under test on
 # PATH); `session-doctor-check` (language: rust) runs the same entry after
 # pre-commit's `cargo install` of this crate, minutes of release build: not run here.
 source "$(dirname "$0")/lib.sh"
@@ -21,9 +21,18 @@ repo=$scratch/repo
 sessions "$repo/recordings"
 git -C "$repo" init -q
 git -C "$repo" add recordings
+# The hook repository pre-commit clones: this checkout's manifest alone (a clone of the
+# whole repository, history and all, per try would take minutes; a system hook needs
+# nothing else from it).
+hooks=$scratch/hooks
+mkdir -p "$hooks"
+cp "$root/.pre-commit-hooks.yaml" "$hooks/"
+git -C "$hooks" init -q
+git -C "$hooks" add .pre-commit-hooks.yaml
+git -C "$hooks" -c user.name=test -c user.email=test@localhost commit -q -m hooks
 bin_dir=$(dirname "$SD_BIN")
 try() { # try FILE: pre-commit try-repo's exit status
-  (cd "$repo" && PATH="$bin_dir:$PATH" "$venv/bin/pre-commit" try-repo "$root" session-doctor-check-system \
+  (cd "$repo" && PATH="$bin_dir:$PATH" "$venv/bin/pre-commit" try-repo "$hooks" session-doctor-check-system \
     --files "$1" >"$scratch/try.out" 2>&1)
 }
 if try recordings/broken.jsonl; then bad "the hook passed a session with a cut PNG: $(cat "$scratch/try.out")"; else
