@@ -11,7 +11,7 @@ use crate::check::{self, CheckReport, Checked, Skipped};
 use crate::exit::Exit;
 use crate::report;
 use crate::report::html::{CheckSession, Diagnosed};
-use crate::report::printer::{CheckPage, Github, Html, Human, Json, Junit, Printer};
+use crate::report::printer::{CheckPage, Github, Gitlab, Html, Human, Json, Junit, Printer, Sarif};
 use crate::text::sanitize;
 
 use super::session_args::{FormatChoice, ReadArgs, parse_threads};
@@ -33,9 +33,10 @@ Examples:
   session-doctor check recordings/
   session-doctor check --output-format github recordings/
   session-doctor check --output-format junit recordings/ > session-check.xml
+  session-doctor check --output-format sarif --out session-doctor.sarif recordings/
   session-doctor check --output-format html --out sessions.html recordings/
   session-doctor check --max-images 20 --allow base64.nonstandard fixtures/ evals/run-1.jsonl
-  session-doctor check --output-format json recordings/ | jq '.sessions[] | select(.ok | not) | .file'
+  session-doctor check --json recordings/ | jq '.sessions[] | select(.ok | not) | .file'
 
 Exit status:
   0  every session would be accepted
@@ -45,11 +46,15 @@ pub struct CheckArgs {
     /// Session files and folders; folders are walked recursively.
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
-    /// The report's form: human, json, junit, github (workflow annotations) or
+    /// The report's form: human, json, junit, github (workflow annotations),
+    /// sarif (SARIF 2.1.0, for code scanning), gitlab (GitLab Code Quality) or
     /// html (one self-contained page: a summary table, then a section per
     /// session as `diagnose --html` shows it, with thumbnails).
     #[arg(long = "output-format", value_name = "FORM", default_value = "human")]
     pub output_format: OutputForm,
+    /// The same as --output-format json, as the other commands take it.
+    #[arg(long = "json", conflicts_with = "output_format")]
+    pub json: bool,
     /// Write the report to FILE (replaced whole, never half-written) instead of
     /// standard output; any form, human without colour.
     #[arg(long = "out", value_name = "FILE")]
@@ -94,7 +99,16 @@ pub enum OutputForm {
     Json,
     Junit,
     Github,
+    Sarif,
+    Gitlab,
     Html,
+}
+
+impl CheckArgs {
+    /// The form asked for: `--json` is `--output-format json`.
+    pub fn form(&self) -> OutputForm {
+        if self.json { OutputForm::Json } else { self.output_format }
+    }
 }
 
 fn parse_code(s: &str) -> Result<String, String> {
@@ -208,11 +222,13 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
     reads.extend(args.rules.iter().map(|r| crate::alias::Input::new("the rules file", r.as_path())));
     // The command chooses the printer; the printer only prints.
     let term = if args.out.is_some() { report::term::Term::PLAIN } else { report::term::current() };
-    let printer: Box<dyn Printer<CheckReport>> = match args.output_format {
+    let printer: Box<dyn Printer<CheckReport>> = match args.form() {
         OutputForm::Human => Box::new(Human { term }),
         OutputForm::Json => Box::new(Json),
         OutputForm::Junit => Box::new(Junit),
         OutputForm::Github => Box::new(Github),
+        OutputForm::Sarif => Box::new(Sarif),
+        OutputForm::Gitlab => Box::new(Gitlab),
         OutputForm::Html => {
             // Each session's attachments are read back from its own file.
             let readers: Vec<_> = kept

@@ -95,7 +95,7 @@ pub fn run(args: &ClassifyArgs) -> anyhow::Result<Exit> {
             signal: args.explain.then_some(j.signal.as_deref()),
             why: args.explain.then_some(j.classification.why.as_slice()),
         };
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        println!("{}", serde_json::to_string_pretty(&crate::report::printer::json::versioned(&out))?);
     } else {
         print!("{}", human(&j, args.explain, crate::report::term::current().width));
     }

@@ -118,8 +118,9 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
         Err(e) if args.json => {
             let message = crate::text::sanitize(&format!("{e:#}"));
             eprintln!("session-doctor: {message}");
-            let v = serde_json::json!({"file": file.display().to_string(), "format": null, "stuck": null,
+            let mut v = serde_json::json!({"file": file.display().to_string(), "format": null, "stuck": null,
                 "failure": null, "suspects": [], "excluded": [], "next": [], "error": message});
+            crate::report::printer::json::version_value(&mut v);
             writeln!(crate::report::stdout::stdout(), "{v:#}")?;
             return Ok(Exit::Failed);
         }

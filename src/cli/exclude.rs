@@ -156,8 +156,7 @@ pub fn run(args: &ExcludeArgs) -> anyhow::Result<Exit> {
     };
     let mut out = crate::report::stdout::stdout();
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &outcome)?;
-        writeln!(out)?;
+        crate::report::printer::Printer::print(&crate::report::printer::Json, &mut out, &outcome)?;
     } else {
         human(&mut out, &outcome, &session, &chosen, args.undo)?;
     }
@@ -181,8 +180,7 @@ fn nothing_to_exclude(
             attachments: Vec::new(),
             next: Vec::new(),
         };
-        serde_json::to_writer_pretty(&mut out, &outcome)?;
-        writeln!(out)?;
+        crate::report::printer::Printer::print(&crate::report::printer::Json, &mut out, &outcome)?;
     } else {
         writeln!(
             out,

@@ -223,7 +223,9 @@ pub fn run(args: &GuardArgs) -> anyhow::Result<Exit> {
     }
     if args.json {
         // A file's name is untrusted: on a terminal its controls go out escaped.
-        writeln!(crate::report::stdout::stdout(), "{}", serde_json::to_string_pretty(&Value::Array(rows))?)?;
+        let mut rows = Value::Array(rows);
+        crate::report::printer::json::version_value(&mut rows);
+        writeln!(crate::report::stdout::stdout(), "{}", serde_json::to_string_pretty(&rows)?)?;
     }
     Ok(exit)
 }

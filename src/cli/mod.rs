@@ -13,6 +13,7 @@ mod refs;
 mod repair;
 mod rewrite_args;
 mod scan;
+mod schema;
 mod session_args;
 mod sessions;
 mod values;
@@ -64,6 +65,7 @@ pub enum Command {
     Sessions(sessions::SessionsArgs),
     Guard(guard::GuardArgs),
     Proxy(proxy::ProxyArgs),
+    Schema(schema::SchemaArgs),
     Completions(completions::CompletionsArgs),
 }
 
@@ -113,7 +115,7 @@ fn usage_error(e: &clap::Error) -> ! {
     if std::env::args().skip(1).take_while(|a| a != "--").any(|a| a == "--json") {
         let said = e.render().to_string();
         let first = said.lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
-        let v = serde_json::json!({ "error": crate::text::sanitize(&first) });
+        let v = serde_json::json!({ "schema_version": crate::report::printer::json::SCHEMA_VERSION, "error": crate::text::sanitize(&first) });
         let _ = writeln!(std::io::stdout(), "{v}");
     }
     e.exit()
@@ -156,7 +158,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         && !is_broken_pipe(e)
     {
         use std::io::Write as _;
-        let v = serde_json::json!({ "error": crate::text::sanitize(&format!("{e:#}")) });
+        let v = serde_json::json!({ "schema_version": crate::report::printer::json::SCHEMA_VERSION, "error": crate::text::sanitize(&format!("{e:#}")) });
         let mut out = crate::report::stdout::stdout();
         let _ = writeln!(out, "{v:#}").and_then(|()| out.flush());
     }
@@ -172,10 +174,10 @@ impl Command {
             Command::Exclude(a) => a.json,
             Command::Preview(a) => a.json,
             Command::Repair(a) => a.json,
-            Command::Check(a) => a.output_format == check::OutputForm::Json,
+            Command::Check(a) => a.form() == check::OutputForm::Json,
             Command::Classify(a) => a.json,
             Command::Sessions(a) => a.json,
-            Command::Completions(_) => false,
+            Command::Completions(_) | Command::Schema(_) => false,
             // A hook's stdout belongs to the agent's protocol: never an error object there.
             Command::Guard(a) => a.json && a.hook.is_none(),
             Command::Proxy(a) => a.json,
@@ -193,6 +195,7 @@ fn dispatch(command: Command) -> anyhow::Result<Exit> {
         Command::Check(args) => check::run(&args),
         Command::Classify(args) => classify::run(&args),
         Command::Completions(args) => completions::run(&args),
+        Command::Schema(args) => schema::run(&args),
         Command::Sessions(args) => sessions::run(&args),
         Command::Guard(args) => guard::run(&args),
         Command::Proxy(args) => proxy::run(&args),

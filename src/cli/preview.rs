@@ -113,7 +113,8 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
         writeln!(err, "session-doctor: wrote {}", crate::text::sanitize_path(path))?;
     }
     if args.json {
-        let v = serde_json::json!({"file": session.file, "format": session.format, "target": done.target, "items": done.items, "changes": done.changes, "not_in_session": done.not_in_session});
+        let mut v = serde_json::json!({"file": session.file, "format": session.format, "target": done.target, "items": done.items, "changes": done.changes, "not_in_session": done.not_in_session});
+        crate::report::printer::json::version_value(&mut v);
         writeln!(err, "{v}")?;
     } else {
         let c = &done.changes;

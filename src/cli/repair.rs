@@ -87,8 +87,7 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
     let mut out = crate::report::stdout::stdout();
     match (&outcome, args.json) {
         (Outcome::Written(r), true) => {
-            serde_json::to_writer_pretty(&mut out, r)?;
-            writeln!(out)?;
+            crate::report::printer::Printer::print(&crate::report::printer::Json, &mut out, r)?;
         }
         (Outcome::Written(r), false) => human(&mut out, r)?,
         (Outcome::Nothing(n), json) => nothing(&mut out, n, json)?,
@@ -105,6 +104,7 @@ fn nothing(out: &mut impl std::io::Write, n: &Nothing, json: bool) -> anyhow::Re
             v["still_stuck"] = serde_json::json!(s);
             v["next"] = serde_json::json!(n.next);
         }
+        crate::report::printer::json::version_value(&mut v);
         writeln!(out, "{v:#}")?;
     } else if let Some(s) = &n.still_stuck {
         writeln!(out, "nothing was written: {}", sanitize(s))?;

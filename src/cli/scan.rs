@@ -103,7 +103,7 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<Exit> {
     if args.json {
         if args.files.files.len() > 1 {
             // Every file has its place in the array, an unreadable one as {"file", "error"}.
-            Json.print(&mut out, &docs)?;
+            Json.print_each(&mut out, &docs)?;
         } else if let Some(doc) = docs.first() {
             // One file: its report, or {"file", "error"} when it could not be read.
             Json.print(&mut out, doc)?;

@@ -63,8 +63,7 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<Exit> {
         found.into_iter().take(args.limit).map(|f| Listed { health: health(&f), found: f }).collect();
     let mut out = crate::report::stdout::stdout();
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &listed.iter().map(Listed::json).collect::<Vec<_>>())?;
-        writeln!(out)?;
+        crate::report::printer::Json.print_each(&mut out, &listed.iter().map(Listed::json).collect::<Vec<_>>())?;
     } else if listed.is_empty() {
         let agents: Vec<&str> = args.agent.map_or(AGENTS.to_vec(), |a| vec![a]);
         writeln!(out, "No sessions found. Looked in:")?;

@@ -5,6 +5,7 @@ pub mod html;
 pub mod printer;
 pub mod progress;
 pub mod scan;
+pub mod schema;
 pub mod sessions;
 pub mod stdout;
 pub mod table;

@@ -264,9 +264,11 @@ fn cli_json_has_the_design_keys() {
     let keys: BTreeSet<&str> = v.as_object().expect("object").keys().map(String::as_str).collect();
     let design: BTreeSet<&str> =
         ["class", "retryable", "provider", "status", "code", "type", "message", "limit", "block"].into();
-    // DESIGN.md's keys, plus `remedy`, `call_ids` and the reset (more fields are allowed, none
-    // renamed); `signal` and `why` only with --explain.
-    assert_eq!(keys, design.iter().copied().chain(["remedy", "call_ids", "resets_at", "resets_in"]).collect());
+    // DESIGN.md's keys, plus `schema_version`, `remedy`, `call_ids` and the reset (more fields
+    // are allowed, none renamed); `signal` and `why` only with --explain.
+    let added = ["schema_version", "remedy", "call_ids", "resets_at", "resets_in"];
+    assert_eq!(keys, design.iter().copied().chain(added).collect());
+    assert_eq!(v["schema_version"], 1);
     assert!(v["resets_at"].is_null() && v["resets_in"].is_null());
     assert_eq!(v["call_ids"], serde_json::json!([]));
     assert_eq!(v["class"], "image_limit");

@@ -101,8 +101,12 @@ mod real_sessions;
 mod rewrite;
 // Every command on every sample and damaged copies: documented exit codes, no writes.
 mod robust;
+// `check --output-format sarif` against the SARIF 2.1.0 schema; gitlab; `check --json`.
+mod sarif;
 // `scan` end to end: every format's sample, damaged files, refs, visibility rules.
 mod scan;
+// Every `--json` output on every sample against `session-doctor schema <command>`.
+mod schemas;
 // `sessions` and `discover` under a fake home.
 mod sessions;
 // A skimmed read gives the session a whole parse gives.

@@ -6,13 +6,17 @@
 //! - [`json::Json`]: the stable `--json` schemas (any serializable result);
 //! - [`junit::Junit`]: a JUnit XML report of `check` for CI test views;
 //! - [`github::Github`]: GitHub Actions workflow commands (`::error file=…`) of `check`;
-//! - [`html::Html`]: `check`'s self-contained HTML page, a section per session.
+//! - [`html::Html`]: `check`'s self-contained HTML page, a section per session;
+//! - [`sarif::Sarif`]: a SARIF 2.1.0 log of `check` for code scanning;
+//! - [`gitlab::Gitlab`]: a GitLab Code Quality report of `check`.
 
 pub mod github;
+pub mod gitlab;
 pub mod html;
 pub mod human;
 pub mod json;
 pub mod junit;
+pub mod sarif;
 
 use std::io::{self, Write};
 
@@ -22,7 +26,9 @@ pub trait Printer<R: ?Sized> {
 }
 
 pub use github::Github;
+pub use gitlab::Gitlab;
 pub use html::{CheckPage, Html};
 pub use human::Human;
 pub use json::Json;
 pub use junit::Junit;
+pub use sarif::Sarif;
