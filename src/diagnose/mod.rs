@@ -12,6 +12,7 @@ mod block_path;
 mod claude_code;
 mod faults;
 pub mod next;
+mod no_images;
 mod read;
 mod run;
 mod suspects;

@@ -297,6 +297,10 @@ impl<'j> Work<'j> {
         let excluded: Vec<String> =
             session.attachments.iter().filter(|a| a.excluded).map(|a| a.reference.clone()).collect();
         let next = self.next_commands(stuck, &excluded);
+        if let Some(f) = self.failure.as_ref().filter(|_| stuck) {
+            let (model, provider) = (self.model.as_deref(), Some(self.rules.provider.as_str()));
+            self.notes.extend(super::no_images::note(f, &self.session, model, provider));
+        }
         let accepted = super::accepted_invalid(&self.session, &self.picked.suspects);
         let (verdict, next, undetermined) = self.verdict(stuck, &history, &accepted, next);
         if self.picked.suspects.is_empty() {

@@ -188,6 +188,28 @@ class ImageLimits(Case):
         self.refused(RESPONSES, {"input": [{"type": "message", "role": "user", "content": [part]}]}, "The file you uploaded is badly formatted or corrupted")
 
 
+class NoImages(Case):
+    """A route that takes no images refuses a valid one, and takes the same turn without it."""
+
+    def test_every_route_refuses_a_valid_image(self):
+        img = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": b64(png())}}
+        for route, status, text in (
+            ("copilot", 400, "image media type not supported"),
+            ("openrouter", 404, "No endpoints found that support image input"),
+            ("openai", 400, "image_url is only supported by certain models"),
+        ):
+            PROVIDER.settings.no_images = route
+            self.refused(MESSAGES, {"messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}, img]}]}, text, status)
+            self.taken(MESSAGES, {"messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]})
+
+    def test_chat_and_gemini(self):
+        PROVIDER.settings.no_images = "openai"
+        img = {"type": "image_url", "image_url": {"url": "data:image/png;base64," + b64(png())}}
+        self.refused(CHAT, {"messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}, img]}]}, "image_url is only supported by certain models")
+        part = {"inlineData": {"mimeType": "image/png", "data": b64(png())}}
+        self.refused(GEMINI, {"contents": [{"role": "user", "parts": [{"text": "hi"}, part]}]}, "image_url is only supported by certain models")
+
+
 def a_use(*ids):
     return {"role": "assistant", "content": [{"type": "tool_use", "id": i, "name": "Read", "input": {}} for i in ids]}
 

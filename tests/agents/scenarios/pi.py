@@ -231,6 +231,37 @@ def scenario_too_many_images(ctx):
     check(not diffs, "preview --max-images 2 equals what pi sent from the copy", "\n".join(diffs))
 
 
+def scenario_text_only_route(ctx):
+    """A valid image read on a model that takes images, then the session sent on to a
+    route that takes none (Copilot's proxy after a switch to Grok answers "image media
+    type not supported", microsoft/vscode#263970): every run fails while the history
+    holds an image; the `--max-images 0` copy carries a note in its place and resumes."""
+    setup(ctx)
+    (ctx.sb.work / "shot.png").write_bytes(lib.png(8, 8, (255, 0, 0)))
+    ctx.provider.settings.tool = ("read", {"path": "shot.png"})
+    r, session = first_run(ctx, "READ-THE-FILE shot.png")
+    check(r.code == 0 and last_request(ctx)["status"] == 200, "the model that takes images answers", r)
+    ctx.provider.settings.no_images = "copilot"
+    r = resume(ctx, session)
+    check(r.code != 0 and "image media type not supported" in r.stderr, "the route refuses the valid image", r)
+    r = preview_then_resume(ctx, session, "text-only-route")
+    check(r.code != 0 and "image media type not supported" in r.stderr, "pi's own resume fails the same way", r)
+    rd, d = lib.diagnose(ctx.sb, session)
+    f = d["failure"] or {}
+    check(f.get("class") == "image_limit" and f.get("limit") == 0, "diagnose: a route that takes no images (image_limit, limit 0)", rd)
+    check(any(n.endswith("--max-images 0") and "repair" in n for n in d["next"]), "diagnose offers repair --max-images 0", d["next"])
+    check(not any("exclude" in n for n in d["next"]), "no exclusion of the valid image is offered", d["next"])
+    check(any("takes no images" in n and MODEL in n for n in d["notes"]), "diagnose says which model refused", d["notes"])
+    capped, _ = lib.preview(ctx.sb, session, "--max-images", "0")
+    check("image" not in json.dumps([b.get("type") for m in capped["messages"] if isinstance(m["content"], list) for b in m["content"]]), "preview --max-images 0 sends no image", capped)
+    _, copy = lib.rescue_steps(ctx.sb, session, "image_limit", session.parent, "--max-images", "0")
+    r = resume_printed(ctx, copy["resume"])
+    check(r.code == 0 and last_request(ctx)["status"] == 200, "pi resumes the image-free copy with a 200", r)
+    sent = last_request(ctx)["body"]["messages"]
+    diffs = lib.message_differences(capped["messages"], sent[: len(capped["messages"])])
+    check(not diffs, "preview --max-images 0 equals what pi sent from the copy", "\n".join(diffs))
+
+
 def killed_mid_tool(ctx):
     """Runs pi until its bash call is under way, SIGKILLs it; the session."""
     proc = lib.spawn(ctx.sb, [ctx.exe, "--provider", "anthropic", "--model", MODEL, "-p", "READ-THE-FILE and wait"], env=ENV)
