@@ -95,6 +95,8 @@ mod readme;
 mod real_sessions;
 // `preview` and `repair` end to end, in each format's real shape.
 mod rewrite;
+// Damaged lines salvaged: a record split by a raw newline rejoined, glued records split.
+mod salvage;
 // Every command on every sample and damaged copies: documented exit codes, no writes.
 mod robust;
 // `scan` end to end: every format's sample, damaged files, refs, visibility rules.
