@@ -15,6 +15,7 @@ pub mod next;
 mod no_images;
 mod read;
 mod run;
+mod signature;
 mod suspects;
 
 use serde::Serialize;

@@ -300,6 +300,7 @@ impl<'j> Work<'j> {
         if let Some(f) = self.failure.as_ref().filter(|_| stuck) {
             let (model, provider) = (self.model.as_deref(), Some(self.rules.provider.as_str()));
             self.notes.extend(super::no_images::note(f, &self.session, model, provider));
+            self.notes.extend(super::signature::note(f));
         }
         let accepted = super::accepted_invalid(&self.session, &self.picked.suspects);
         let (verdict, next, undetermined) = self.verdict(stuck, &history, &accepted, next);

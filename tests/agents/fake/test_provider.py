@@ -94,6 +94,8 @@ class Gemini(Case):
     def test_gemini_3_refuses_a_replayed_call_without_its_signature(self):
         self.refused(GEMINI3, {"contents": [g_user("hi"), g_call(), g_response()]}, "Function call is missing a thought_signature in functionCall parts.")
         self.taken(GEMINI3, {"contents": [g_user("hi"), g_call(sig="c2ln"), g_response()]})
+        # Google's placeholder for a call Gemini 3 did not sign, what Gemini CLI and the AI SDK send.
+        self.taken(GEMINI3, {"contents": [g_user("hi"), g_call(sig="skip_thought_signature_validator"), g_response()]})
         # Earlier turns are not validated, only the current one; and 2.5 never asks.
         self.taken(GEMINI3, {"contents": [g_user("hi"), g_call(), g_response(), {"role": "model", "parts": [{"text": "ok"}]}, g_user("next")]})
         self.taken(GEMINI, {"contents": [g_user("hi"), g_call(), g_response()]})
