@@ -11,6 +11,9 @@ use super::splice;
 /// Most lines one record is rejoined from (a record with that many raw newlines
 /// in its strings is rare; past it the lines are left out, as before).
 const MAX_JOIN: usize = 64;
+/// Most bytes a rejoined record grows to: each try parses the join so far, so a
+/// run of huge damaged lines is not parsed over and over past this.
+const MAX_JOIN_BYTES: usize = 64 << 20;
 
 /// What became of one damaged line (or a run of them).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -76,6 +79,9 @@ pub fn salvage(run: &[(u64, &[u8])]) -> Vec<Salvaged> {
         let mut joined = text.strip_suffix(b"\r").unwrap_or(text).to_vec();
         let crlf = text.ends_with(b"\r");
         for (j, &(last, more)) in run.iter().enumerate().skip(i + 1).take(MAX_JOIN - 1) {
+            if joined.len() + more.len() > MAX_JOIN_BYTES {
+                break;
+            }
             joined.extend_from_slice(if crlf { b"\\r\\n" } else { b"\\n" });
             joined.extend_from_slice(more.strip_suffix(b"\r").unwrap_or(more));
             if is_record(&joined) {
