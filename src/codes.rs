@@ -119,7 +119,7 @@ pub const CODES: &[Code] = &[
     c("request.near_size_limit", W, "the request's media are close to the provider's request size limit"),
     c("request.over_max_images", E, "the history holds more images than `check --max-images` allows"),
     // The file's lines (reader findings).
-    c("line.invalid_json", E, "a line is not valid JSON; the record is skipped"),
+    c("line.invalid_json", E, "a line is not valid JSON; skipped (repair rejoins or splits it where that reads)"),
     c("line.truncated", E, "the last line was cut short (the agent stopped mid-write); the record is skipped"),
     c("line.invalid_utf8", W, "a line holds bytes that are not UTF-8; read with them replaced"),
     c("line.not_utf8", E, "a line is neither valid JSON nor valid UTF-8; the record is skipped"),

@@ -95,9 +95,14 @@ pub struct Report {
     /// and whether the session's ids in it were made the copy's own.
     #[serde(skip)]
     pub document: Option<bool>,
-    /// Lines the reader had to skip (cut short, not JSON), which the copy leaves out.
+    /// Lines the reader had to skip (cut short, not JSON) that the copy leaves
+    /// out: those no salvage made readable.
     #[serde(skip)]
     pub damaged: Vec<u64>,
+    /// Damaged lines the copy salvaged: a record split over lines rejoined,
+    /// records glued on one line split, each said with its lines.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub salvaged: Vec<String>,
 }
 
 /// Nothing written, and why.
@@ -209,7 +214,8 @@ fn write(job: &Job<'_>, session: Session, rewrite: &Rewrite, judged: Judged<'_>)
         still_stuck,
         next,
         document: job.plan.single_document.then_some(written.identity.old_id.is_some()),
-        damaged,
+        damaged: damaged.into_iter().filter(|l| written.dropped.contains(l)).collect(),
+        salvaged: written.salvaged.clone(),
     })
 }
 

@@ -29,6 +29,7 @@ mod provider;
 mod resets;
 mod signals;
 pub mod text;
+mod text_only;
 
 use serde::Serialize;
 
@@ -155,9 +156,21 @@ pub fn judge(text: &str, hint: &Hint, disabled: &dyn Fn(&str) -> bool) -> Judgem
     let message = deepest(|f| f.message.as_ref())
         .or_else(|| Some(capped.trim().to_string()).filter(|s| !s.is_empty()))
         .map(|m| text::clip(&m, MAX_MESSAGE));
+    // A model or route that takes no images refuses every one: a limit of zero.
+    let no_images = (media_allowed(status, local)
+        && matches!(
+            class,
+            Class::MediaRejected | Class::ImageLimit | Class::InvalidRequest | Class::HistoryInvalid | Class::Unknown
+        ))
+    .then(|| text_only::refuses_every_image(&hay))
+    .flatten();
+    if let Some(p) = no_images {
+        why.push(format!("the model or route takes no images (\"{p}\") → image_limit, limit 0"));
+        class = Class::ImageLimit;
+    }
     let limit =
         matches!(class, Class::ImageLimit | Class::MediaRejected | Class::ContextOverflow | Class::PayloadTooLarge)
-            .then(|| extract::limit(&hay))
+            .then(|| if no_images.is_some() { Some(0) } else { extract::limit(&hay) })
             .flatten();
     let resets = matches!(class, Class::Quota | Class::RateLimit)
         .then(|| resets::find(&ev.texts.iter().map(String::as_str).collect::<Vec<_>>()))
@@ -413,6 +426,19 @@ mod tests {
         assert_eq!((english.status, english.provider.as_deref(), english.class), (None, None, Class::Timeout));
         let grpc = c("[API Error: Request contains an invalid argument. (Status: INVALID_ARGUMENT)]");
         assert_eq!(grpc.status, Some(400));
+    }
+
+    #[test]
+    fn a_route_that_takes_no_images_is_a_limit_of_zero() {
+        let r = c(
+            r#"Request Failed: 400 {"error":{"message":"image media type not supported","code":"invalid_request_body"}}"#,
+        );
+        assert_eq!((r.class, r.limit, r.retryable), (Class::ImageLimit, Some(0), Some(false)), "{:?}", r.why);
+        let r = c("HTTP 404: No endpoints found that support image input");
+        assert_eq!((r.class, r.limit), (Class::ImageLimit, Some(0)), "{:?}", r.why);
+        // One refused type is that image's fault; a 429 is never about media.
+        assert_eq!(c("400 image media type not supported: image/heic").class, Class::MediaRejected);
+        assert_eq!(c("429 No endpoints found that support image input").class, Class::RateLimit);
     }
 
     #[test]

@@ -21,7 +21,9 @@ use super::session_args::ReadArgs;
 /// CLI: a new header id), written beside the original unless --out says
 /// otherwise. Excluded attachments (see `exclude`) and images over --max-images
 /// become notes in place; --strip-reasoning / --drop-reasoning-ids rewrite
-/// replayed reasoning; damaged lines (cut short, not JSON) are left out.
+/// replayed reasoning. Damaged lines are salvaged first: a record split over
+/// lines by a raw newline inside a string is rejoined, records glued on one
+/// line are split; what still does not read (cut short, not JSON) is left out.
 /// Lines nothing touches are copied byte for byte. The original is never
 /// written, and an existing file is never overwritten.
 #[derive(Debug, Args)]
@@ -196,6 +198,9 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
             if n == 1 { "" } else { "s" },
             first_few(&c.failures_dropped)
         )?;
+    }
+    for s in &r.salvaged {
+        writeln!(out, "  salvaged     {s}")?;
     }
     // What the rewrite left out on purpose is said above (failures, reasoning, orphaned results).
     match r.damaged.as_slice() {

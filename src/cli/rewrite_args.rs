@@ -7,7 +7,9 @@ use crate::rewrite::RewriteOptions;
 #[derive(Debug, Args, Clone)]
 pub struct RewriteArgs {
     /// Keep only the newest N images (user messages and tool results alike);
-    /// each older one becomes a note naming its file. 0 drops every image.
+    /// each older one becomes a note naming its file. 0 drops every image: the
+    /// cure for a model or route that takes none ("image media type not
+    /// supported", "No endpoints found that support image input").
     #[arg(long = "max-images", value_name = "N", allow_hyphen_values = true, value_parser = super::values::image_count::<usize>)]
     pub max_images: Option<usize>,
     /// Remove replayed reasoning: OpenAI reasoning items and encrypted content,

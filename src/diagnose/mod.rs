@@ -12,8 +12,10 @@ mod block_path;
 mod claude_code;
 mod faults;
 pub mod next;
+mod no_images;
 mod read;
 mod run;
+mod signature;
 mod suspects;
 
 use serde::Serialize;

@@ -93,6 +93,12 @@ pub fn commands(
             let own = (f.source != super::FailureSource::Predicted)
                 .then(|| super::provider_family(&rules.provider))
                 .flatten();
+            // Gemini 3's "Function call is missing a thought_signature": a
+            // signature to add, not one to remove; stripping cannot help
+            // (the note of `super::signature` says what does).
+            if super::signature::missing(&text) {
+                return Vec::new();
+            }
             let flag = match own {
                 _ if text.contains("not found") => "--drop-reasoning-ids".to_string(),
                 Some(family) => format!("--strip-reasoning={family}"),

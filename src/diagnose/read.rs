@@ -42,7 +42,45 @@ pub fn diagnose_read(
         source: Some(&source),
         single_document: plan.single_document,
     };
-    super::diagnose_keeping(session, &judging, opts)
+    let (mut d, session) = super::diagnose_keeping(session, &judging, opts)?;
+    if !plan.single_document {
+        d.notes.extend(salvage_notes(plan.text(path), &session)?);
+    }
+    Ok((d, session))
+}
+
+/// What `repair` does with the lines the reader could not read: a record split
+/// over lines rejoined, records glued on one line split, the rest left out,
+/// each said with its lines. Only those lines are kept while the file is read.
+fn salvage_notes(text: &Path, session: &Session) -> anyhow::Result<Vec<String>> {
+    let mut damaged: Vec<u64> = (session.findings.iter())
+        .filter(|f| f.severity == crate::model::Severity::Error && f.code.is_some_and(|c| c.starts_with("line.")))
+        .map(|f| f.line)
+        .collect();
+    damaged.sort_unstable();
+    damaged.dedup();
+    if damaged.is_empty() {
+        return Ok(Vec::new());
+    }
+    let file = std::fs::File::open(text)?;
+    let mut lines = crate::reader::Lines::new(file);
+    let (mut n, mut held) = (0u64, Vec::new());
+    while let Some(buf) = lines.next_line()? {
+        n += 1;
+        if damaged.binary_search(&n).is_ok() {
+            held.push((n, buf.strip_suffix(b"\n").unwrap_or(buf).to_vec()));
+        }
+        if n >= *damaged.last().unwrap_or(&0) {
+            break;
+        }
+    }
+    let mut notes = Vec::new();
+    for run in crate::json::salvage::runs(&damaged) {
+        let run: Vec<(u64, &[u8])> =
+            held.iter().filter(|(l, _)| damaged[run.clone()].contains(l)).map(|(l, t)| (*l, t.as_slice())).collect();
+        notes.extend(crate::json::salvage::salvage(&run).iter().map(|s| s.describe(false)));
+    }
+    Ok(notes)
 }
 
 /// The full decodes of suspects made in one run, by where their payload sits

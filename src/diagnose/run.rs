@@ -310,6 +310,11 @@ impl<'j> Work<'j> {
         // the agent reads the session itself, and resumes it unchanged.
         let for_agent = self.failure.as_ref().is_some_and(|f| held_by_overlay_only(f, stuck, &excluded));
         let next = self.next_commands(stuck, for_agent, &excluded);
+        if let Some(f) = self.failure.as_ref().filter(|_| stuck) {
+            let (model, provider) = (self.model.as_deref(), Some(self.rules.provider.as_str()));
+            self.notes.extend(super::no_images::note(f, &self.session, model, provider));
+            self.notes.extend(super::signature::note(f));
+        }
         let accepted = super::accepted_invalid(&self.session, &self.picked.suspects);
         let (mut verdict, next, undetermined) = self.verdict(stuck, &history, &accepted, next);
         if for_agent {

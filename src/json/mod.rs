@@ -6,6 +6,7 @@
 //! its byte offset inside the line is known — which is what a rewrite needs to
 //! find the bytes again. Strings with JSON escapes are the only ones copied.
 
+pub mod salvage;
 pub mod splice;
 
 use std::borrow::Cow;

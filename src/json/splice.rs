@@ -69,6 +69,25 @@ fn value_end(t: &[u8], i: usize) -> Option<usize> {
     }
 }
 
+/// The values of a line that holds more than one, back to back (`{…}{…}`, two
+/// records an agent glued together when a newline went missing): each value's
+/// range, found by the same scan that finds a value's end (strings jumped
+/// whole, so a `}{` inside one is no boundary); `None` when the line is one
+/// value, or something else between them.
+pub fn glued(t: &[u8]) -> Option<Vec<Range<usize>>> {
+    let mut out = Vec::new();
+    let mut i = ws(t, 0);
+    while i < t.len() {
+        if t[i] != b'{' {
+            return None;
+        }
+        let end = value_end(t, i)?;
+        out.push(i..end);
+        i = ws(t, end);
+    }
+    (out.len() > 1).then_some(out)
+}
+
 /// A copy of `t` in which every number an f64 cannot hold (`1e400`, a 400-digit
 /// integer: valid JSON that `serde_json` refuses) reads `0`, padded with spaces to
 /// its length, so that the copy parses and every offset in it stays where it

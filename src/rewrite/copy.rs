@@ -29,6 +29,7 @@ use crate::model::Format;
 use super::identity::{self, Identity};
 use super::sparse::{Holes, Rewritten, Shape, Sparse};
 use super::{Op, Rewrite, edits, mend};
+use crate::json::salvage::{self, Salvaged};
 use crate::json::splice;
 
 /// What a repair wrote.
@@ -42,6 +43,8 @@ pub struct Written {
     pub dropped: Vec<u64>,
     /// Records added: results for interrupted tool calls.
     pub inserted: u64,
+    /// Damaged lines salvaged (rejoined or split), each said with its lines.
+    pub salvaged: Vec<String>,
     /// Records whose only change is the copy's new session id.
     pub renamed: u64,
 }
@@ -105,7 +108,8 @@ pub fn repair_text(
             identity::new(format, src, dir, &first)
         }
     };
-    let mut w = Written { identity, lines: 0, touched: 0, dropped: Vec::new(), inserted: 0, renamed: 0 };
+    let mut w =
+        Written { identity, lines: 0, touched: 0, dropped: Vec::new(), inserted: 0, renamed: 0, salvaged: Vec::new() };
     let target = w.identity.path.clone();
     let companions = identity::companions(format, &w.identity, src);
     // A copy that is a folder of its own: Copilot CLI's session folder, named by
@@ -295,7 +299,7 @@ fn copy(
     // sends what it sent: the line goes, its children's links stay.
     let bridge = !format.behaviour().stops_at_missing_parent;
     let chain = Chain::of(format, bridge && !damaged.is_empty());
-    let mut lines = LineCopy { w, format, rewrite, damaged, chain, bridge, path, file };
+    let mut lines = LineCopy { w, format, rewrite, damaged, chain, bridge, path, file, pending: Vec::new() };
     // The reader's own splitter: SIMD newline search, lines borrowed in place.
     let mut reader = crate::reader::Lines::new(input);
     let (mut line, mut offset) = (0u64, 0u64);
@@ -306,7 +310,7 @@ fn copy(
         offset += shape.len;
         lines.line(line, &shape, buf, out)?;
     }
-    Ok(())
+    lines.salvage(out)
 }
 
 /// A one-document session (an opencode export, a Cline task) into `out`,
@@ -353,6 +357,9 @@ struct LineCopy<'a> {
     bridge: bool,
     path: &'a Path,
     file: &'a File,
+    /// The run of damaged lines just read (number, text): salvaged, or left
+    /// out, before the next line that is read ([`crate::json::salvage`]).
+    pending: Vec<(u64, Vec<u8>)>,
 }
 
 /// The edits of one line ([`LineCopy::edits`]).
@@ -374,12 +381,11 @@ impl LineCopy<'_> {
             self.w.identity.resume_note = Some(note.to_string());
         }
         if self.damaged.binary_search(&line).is_ok() {
-            self.w.dropped.push(line);
-            if let Some(c) = self.chain.as_mut().filter(|_| self.bridge) {
-                c.drop(text);
-            }
+            // No payload of a damaged line was read: it has no holes, these are its bytes.
+            self.pending.push((line, text.to_vec()));
             return Ok(());
         }
+        self.salvage(out)?;
         let Edited { edits, rewritten, whole } = self.edits(line, shape, text)?;
         // Read whole, the line holds its payloads: none is passed through.
         let (buf, passes): (&[u8], Vec<_>) = match &whole {
@@ -407,6 +413,41 @@ impl LineCopy<'_> {
         }
         self.w.lines += 1;
         self.answer(line, text, out)
+    }
+
+    /// The damaged lines just read, salvaged where they can be: a record split
+    /// over them rejoined, records glued on one split apart, each written with
+    /// the copy's identity and parent links; the rest left out.
+    fn salvage(&mut self, out: &mut Chunks) -> anyhow::Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let pending = std::mem::take(&mut self.pending);
+        let run: Vec<(u64, &[u8])> = pending.iter().map(|(n, t)| (*n, t.as_slice())).collect();
+        for s in salvage::salvage(&run) {
+            let first = match &s {
+                Salvaged::Lost { line } => {
+                    self.w.dropped.push(*line);
+                    let text = run.iter().find(|(n, _)| n == line).map_or(&[][..], |(_, t)| t);
+                    if let Some(c) = self.chain.as_mut().filter(|_| self.bridge) {
+                        c.drop(text);
+                    }
+                    continue;
+                }
+                Salvaged::Rejoined { first, .. } => *first,
+                Salvaged::Split { line, .. } => *line,
+            };
+            for (k, record) in s.records().into_iter().enumerate() {
+                let mut e: Vec<splice::Edit> = self.chain.as_mut().and_then(|c| c.keep(record)).into_iter().collect();
+                e.extend(identity::edit(self.format, &self.w.identity, record, first == 1 && k == 0));
+                out.write_all(&splice::apply(record, &e))?;
+                out.write_all(b"\n")?;
+                self.w.lines += 1;
+                self.w.touched += 1;
+            }
+            self.w.salvaged.push(s.describe(true));
+        }
+        Ok(())
     }
 
     /// Every edit of line `line` (`text`, read as `shape` has it): the
@@ -601,7 +642,15 @@ mod tests {
         let file = File::open(&path).unwrap();
         let identity =
             Identity { path: dir.path().join("c.jsonl"), id: None, old_id: None, resume: None, resume_note: None };
-        let mut w = Written { identity, lines: 0, touched: 0, dropped: Vec::new(), inserted: 0, renamed: 0 };
+        let mut w = Written {
+            identity,
+            lines: 0,
+            touched: 0,
+            dropped: Vec::new(),
+            inserted: 0,
+            renamed: 0,
+            salvaged: Vec::new(),
+        };
         let holes = Holes::passing(&rewrite.replaced, &rewrite.kept());
         let input = Sparse::collapsed(&file, 0, text.len() as u64, &holes);
         let lines = Copied { path: &path, file: &file, holes: &holes, input };

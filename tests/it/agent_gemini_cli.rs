@@ -332,3 +332,20 @@ fn a_repaired_copy_holds_no_copy_of_an_excluded_image_not_even_in_superseded_rec
     let (d, code) = json_of(&["diagnose", copy.to_str().unwrap(), "--json"]);
     assert_eq!((code, &d["stuck"]), (0, &json!(false)), "{d:#}");
 }
+
+/// Gemini 3's "Function call is missing a `thought_signature`" (the fake
+/// provider's wording, cases.tsv) wants a signature added, not reasoning
+/// removed: before, diagnose prescribed `--strip-reasoning=gemini`, which
+/// cannot add one. Now no rewrite is offered, and the note says what gets past
+/// it: Gemini checks the current turn only, and the agents put Google's
+/// placeholder there themselves.
+#[test]
+fn a_missing_thought_signature_is_not_sent_to_strip_reasoning() {
+    let (_dir, s) = chats(UNRECORDED);
+    let error = "[API Error: Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:read_file` , position 2. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.]";
+    let (d, code) = json_of(&["diagnose", s.to_str().unwrap(), "--json", "--error", error]);
+    assert_eq!((code, &d["failure"]["class"]), (1, &json!("reasoning_rejected")), "{d:#}");
+    assert!(!d["next"].to_string().contains("reasoning"), "{d:#}");
+    let notes = d["notes"].to_string();
+    assert!(notes.contains("skip_thought_signature_validator") && notes.contains("current turn"), "{notes}");
+}

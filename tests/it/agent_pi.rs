@@ -56,6 +56,7 @@ fn preview_is_the_request_pi_sent_from_each_session() {
         "auto-resize-refused",
         "cut-pdf-as-text",
         "too-many-images",
+        "text-only-route",
         "killed-mid-tool",
         "killed-then-user-turn",
     ];
@@ -242,4 +243,40 @@ fn a_model_chosen_after_the_refusal_takes_the_next_request() {
     let (request, _) = preview(&file);
     assert_eq!(request["model"], "gpt-4o");
     assert!(request["input"].is_array(), "an OpenAI Responses request: {request:#}");
+}
+
+/// A route that takes no images (Copilot's proxy after a switch to a text-only
+/// model: "image media type not supported") refuses the valid PNG pi read
+/// before the switch. Before, diagnose called it `media_rejected` and offered
+/// to exclude the valid image (what validation cannot blame); now it is a
+/// limit of zero images, the model that refused is named, and the remedy is
+/// the image-free copy, whose request carries a note where the image was.
+#[test]
+fn a_route_that_takes_no_images_is_cured_by_an_image_free_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = session(&dir, "text-only-route");
+    let (d, code) = diagnose(&file);
+    assert_eq!((code, &d["stuck"]), (1, &Value::Bool(true)), "{d:#}");
+    assert_eq!((&d["failure"]["class"], &d["failure"]["limit"]), (&"image_limit".into(), &0.into()), "{d:#}");
+    let next: Vec<&str> = d["next"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert!(next.iter().any(|n| n.starts_with("session-doctor repair") && n.ends_with("--max-images 0")), "{next:?}");
+    assert!(!next.iter().any(|n| n.contains("exclude")), "{next:?}");
+    let notes = d["notes"].to_string();
+    assert!(notes.contains("claude-sonnet-4-5") && notes.contains("takes no images"), "{notes}");
+    let out = run(&["repair", file.to_str().unwrap(), "--max-images", "0", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let rep: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let copy = rep["out"].as_str().unwrap();
+    let (body, _) = preview(Path::new(copy));
+    let kinds: Vec<&str> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["content"].as_array())
+        .flatten()
+        .filter_map(|b| b["type"].as_str())
+        .collect();
+    assert!(!kinds.contains(&"image"), "{kinds:?}");
+    let (d, code) = diagnose(Path::new(copy));
+    assert_eq!((code, &d["stuck"]), (0, &Value::Bool(false)), "{d:#}");
 }

@@ -24,6 +24,7 @@ const NOT_CODES: &[&str] = &[
     // JSON paths providers name in their errors (classify's term families).
     "thinking.type",
     "function.name",
+    "content.type",
     // Codex's content item kinds (src/formats/codex/mod.rs, `starts_turn`).
     "images.preparation_error",
     "images.unsupported",

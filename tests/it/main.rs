@@ -99,6 +99,8 @@ mod readme;
 mod real_sessions;
 // `preview` and `repair` end to end, in each format's real shape.
 mod rewrite;
+// Damaged lines salvaged: a record split by a raw newline rejoined, glued records split.
+mod salvage;
 // Every command on every sample and damaged copies: documented exit codes, no writes.
 mod robust;
 // `check --output-format sarif` against the SARIF 2.1.0 schema; gitlab; `check --json`.

@@ -62,6 +62,9 @@ class Settings:
         self.emit_reasoning = False  # Responses: answer with a reasoning item first
         self.max_images = None  # refuse a request carrying more images than this
         self.refuse_image = None  # bytes of one valid image this provider cannot process anyway
+        # A model or route that takes no images: one of NO_IMAGES' names; any request
+        # carrying an image, valid or not, is refused with that route's real answer.
+        self.no_images = None
         self.check_media = True
         # Anthropic's per-image limits: a side over 8000 px, over 5 MB of base64.
         self.anthropic_max_side = 8000
@@ -188,6 +191,9 @@ class Provider:
 
     def _judge_media(self, api, items):
         """items: (path, declared mime, bytes). Raise the first rejection."""
+        if self.settings.no_images and any(_is_image(i) for i in items):
+            status, body = NO_IMAGES[self.settings.no_images]
+            raise Reject(status, body)
         if self.settings.max_images is not None:
             images = [i for i in items if (i[1] or "").startswith("image/") or (media.sniff(i[2]) or "").startswith("image/")]
             if len(images) > self.settings.max_images:
@@ -485,6 +491,23 @@ BYTES_PER_TOKEN = 4
 def tokens_of(body):
     """A request's tokens as the fake counts them: its JSON's bytes over BYTES_PER_TOKEN."""
     return len(json.dumps(body, separators=(",", ":"))) // BYTES_PER_TOKEN
+
+
+# Routes that take no images, each answering any request with one as the real one does.
+NO_IMAGES = {
+    # GitHub Copilot's proxy after a switch to a model that takes none (Grok after Claude):
+    # cases.tsv, microsoft/vscode#263970.
+    "copilot": (400, {"error": {"message": "image media type not supported", "code": "invalid_request_body"}}),
+    # OpenRouter when no endpoint of the model takes images: cases.tsv,
+    # JohnnyZ93/oai-compatible-copilot#229 (the same body behind an OpenAI-compatible route).
+    "openrouter": (404, {"error": {"code": "404", "message": "No endpoints found that support image input", "param": "", "type": ""}}),
+    # OpenAI Chat Completions for a text-only model: cases.tsv, browser-use/web-ui#274.
+    "openai": (400, {"error": {"message": "Invalid content type. image_url is only supported by certain models.", "type": "invalid_request_error", "param": "messages.[1].content.[1].type", "code": None}}),
+}
+
+
+def _is_image(item):
+    return (item[1] or "").startswith("image/") or (media.sniff(item[2]) or "").startswith("image/")
 
 
 def _is_pdf(item):

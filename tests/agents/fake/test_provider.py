@@ -94,6 +94,8 @@ class Gemini(Case):
     def test_gemini_3_refuses_a_replayed_call_without_its_signature(self):
         self.refused(GEMINI3, {"contents": [g_user("hi"), g_call(), g_response()]}, "Function call is missing a thought_signature in functionCall parts.")
         self.taken(GEMINI3, {"contents": [g_user("hi"), g_call(sig="c2ln"), g_response()]})
+        # Google's placeholder for a call Gemini 3 did not sign, what Gemini CLI and the AI SDK send.
+        self.taken(GEMINI3, {"contents": [g_user("hi"), g_call(sig="skip_thought_signature_validator"), g_response()]})
         # Earlier turns are not validated, only the current one; and 2.5 never asks.
         self.taken(GEMINI3, {"contents": [g_user("hi"), g_call(), g_response(), {"role": "model", "parts": [{"text": "ok"}]}, g_user("next")]})
         self.taken(GEMINI, {"contents": [g_user("hi"), g_call(), g_response()]})
@@ -186,6 +188,28 @@ class ImageLimits(Case):
         PROVIDER.settings.max_images = None
         part = {"type": "input_file", "filename": "d.pdf", "file_data": "data:application/pdf;base64," + b64(cut_pdf())}
         self.refused(RESPONSES, {"input": [{"type": "message", "role": "user", "content": [part]}]}, "The file you uploaded is badly formatted or corrupted")
+
+
+class NoImages(Case):
+    """A route that takes no images refuses a valid one, and takes the same turn without it."""
+
+    def test_every_route_refuses_a_valid_image(self):
+        img = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": b64(png())}}
+        for route, status, text in (
+            ("copilot", 400, "image media type not supported"),
+            ("openrouter", 404, "No endpoints found that support image input"),
+            ("openai", 400, "image_url is only supported by certain models"),
+        ):
+            PROVIDER.settings.no_images = route
+            self.refused(MESSAGES, {"messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}, img]}]}, text, status)
+            self.taken(MESSAGES, {"messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]})
+
+    def test_chat_and_gemini(self):
+        PROVIDER.settings.no_images = "openai"
+        img = {"type": "image_url", "image_url": {"url": "data:image/png;base64," + b64(png())}}
+        self.refused(CHAT, {"messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}, img]}]}, "image_url is only supported by certain models")
+        part = {"inlineData": {"mimeType": "image/png", "data": b64(png())}}
+        self.refused(GEMINI, {"contents": [{"role": "user", "parts": [{"text": "hi"}, part]}]}, "image_url is only supported by certain models")
 
 
 def a_use(*ids):

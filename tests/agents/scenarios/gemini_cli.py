@@ -236,6 +236,38 @@ def scenario_tool_resume_rescued(ctx):
     lib.check(d2["stuck"] is False, "diagnose on the resumed copy says not stuck", r2)
 
 
+def scenario_model_switch_to_gemini_3(ctx):
+    """A tool call recorded on gemini-2.5-flash (Gemini gives it no thought
+    signature, and the CLI records none), then the model switched to a Gemini 3
+    one, which refuses a call without a signature in the current turn ("Function
+    call is missing a thought_signature"). The CLI cannot be driven into that
+    refusal by a resume: the new prompt starts a new turn, Gemini checks only the
+    current one, and the CLI puts Google's placeholder on the current turn's
+    unsigned calls itself. Once its repeated response is repaired, the copy
+    resumes on gemini-3 with a 200, the old call sent unsigned."""
+    _setup(ctx, "notes.txt", b"hello notes\n")
+    first = _gemini(ctx, "-p", "READ-THE-FILE notes.txt", "--yolo")
+    lib.check(first.code == 0, "the first run on gemini-2.5-flash succeeds", first)
+    session = _sessions(ctx)[0]
+    lib.check("thoughtSignature" not in session.read_text(), "the session records no signature")
+    settings = ctx.sb.home / ".gemini" / "settings.json"
+    s = json.loads(settings.read_text())
+    s["model"]["name"] = "gemini-3-pro-preview"
+    settings.write_text(json.dumps(s))
+    rep = ctx.sb.doctor("repair", session, "--json")
+    lib.check(rep.code == 0, "repair writes a copy without the repeated response", rep)
+    copy = rep.json()
+    n = len(ctx.provider.model_requests("gemini"))
+    again = ctx.sb.run([ctx.exe, *copy["resume"].split()[1:], "-p", "continue"], env=_env(ctx))
+    sent = ctx.provider.model_requests("gemini")[n:]
+    lib.check(again.code == 0 and sent and all(e["status"] == 200 for e in sent), "the copy resumes on gemini-3 with a 200", again, sent)
+    lib.check("gemini-3" in sent[0]["path"], "the request went to the Gemini 3 model", sent[0].get("path"))
+    calls = [p for c in sent[0]["body"]["contents"] for p in c["parts"] if "functionCall" in p]
+    lib.check(calls and not any(p.get("thoughtSignature") for p in calls), "the old call is sent unsigned: it is not in the current turn", calls)
+    r, d = lib.diagnose(ctx.sb, Path(copy["out"]))
+    lib.check(d["stuck"] is False, "diagnose on the resumed copy says not stuck", r)
+
+
 def scenario_killed_mid_tool(ctx):
     """A run killed (CLI and tool, SIGKILL) while its shell tool runs: the session
     holds no dangling call the CLI would send, its resume sends no trace of the

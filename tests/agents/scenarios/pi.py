@@ -231,6 +231,73 @@ def scenario_too_many_images(ctx):
     check(not diffs, "preview --max-images 2 equals what pi sent from the copy", "\n".join(diffs))
 
 
+def scenario_text_only_route(ctx):
+    """A valid image read on a model that takes images, then the session sent on to a
+    route that takes none (Copilot's proxy after a switch to Grok answers "image media
+    type not supported", microsoft/vscode#263970): every run fails while the history
+    holds an image; the `--max-images 0` copy carries a note in its place and resumes."""
+    setup(ctx)
+    (ctx.sb.work / "shot.png").write_bytes(lib.png(8, 8, (255, 0, 0)))
+    ctx.provider.settings.tool = ("read", {"path": "shot.png"})
+    r, session = first_run(ctx, "READ-THE-FILE shot.png")
+    check(r.code == 0 and last_request(ctx)["status"] == 200, "the model that takes images answers", r)
+    ctx.provider.settings.no_images = "copilot"
+    r = resume(ctx, session)
+    check(r.code != 0 and "image media type not supported" in r.stderr, "the route refuses the valid image", r)
+    r = preview_then_resume(ctx, session, "text-only-route")
+    check(r.code != 0 and "image media type not supported" in r.stderr, "pi's own resume fails the same way", r)
+    rd, d = lib.diagnose(ctx.sb, session)
+    f = d["failure"] or {}
+    check(f.get("class") == "image_limit" and f.get("limit") == 0, "diagnose: a route that takes no images (image_limit, limit 0)", rd)
+    check(any(n.endswith("--max-images 0") and "repair" in n for n in d["next"]), "diagnose offers repair --max-images 0", d["next"])
+    check(not any("exclude" in n for n in d["next"]), "no exclusion of the valid image is offered", d["next"])
+    check(any("takes no images" in n and MODEL in n for n in d["notes"]), "diagnose says which model refused", d["notes"])
+    capped, _ = lib.preview(ctx.sb, session, "--max-images", "0")
+    check("image" not in json.dumps([b.get("type") for m in capped["messages"] if isinstance(m["content"], list) for b in m["content"]]), "preview --max-images 0 sends no image", capped)
+    _, copy = lib.rescue_steps(ctx.sb, session, "image_limit", session.parent, "--max-images", "0")
+    r = resume_printed(ctx, copy["resume"])
+    check(r.code == 0 and last_request(ctx)["status"] == 200, "pi resumes the image-free copy with a 200", r)
+    sent = last_request(ctx)["body"]["messages"]
+    diffs = lib.message_differences(capped["messages"], sent[: len(capped["messages"])])
+    check(not diffs, "preview --max-images 0 equals what pi sent from the copy", "\n".join(diffs))
+
+
+def scenario_damaged_lines_salvaged(ctx):
+    """A session whose prompt record is split by a raw newline inside its text and
+    whose first two records after the header are glued on one line (`}{`): pi
+    skips both lines and loses the prompt; the repaired copy rejoins and splits
+    them, and pi's resume of it sends the prompt, with a 200."""
+    setup(ctx)
+    r, session = first_run(ctx, "remember PELICAN for later")
+    check(r.code == 0, "pi answers", r)
+    lines = Path(session).read_text().splitlines()
+    at = next(i for i, l in enumerate(lines) if "remember PELICAN" in l)
+    check(at >= 3, "the prompt comes after the header and two records", lines)
+    lines[at] = lines[at].replace("remember PELICAN", "remember\nPELICAN", 1)
+    lines[1] += lines.pop(2)
+    Path(session).write_text("\n".join(lines) + "\n")
+    rd, d = lib.diagnose(ctx.sb, session)
+    notes = " ".join(d["notes"])
+    check("line 2: 2 records glued on one line" in notes and "repair rejoins it" in notes, "diagnose says what repair salvages, with the lines", d["notes"])
+    before = Path(session).read_bytes()
+    out = ctx.sb.root / "copy"
+    out.mkdir()
+    rep = ctx.sb.doctor("repair", session, "--out", out, "--json")
+    check(rep.code == 0, "repair writes a copy", rep)
+    copy = rep.json()
+    check(len(copy.get("salvaged", [])) == 2 and not copy["dropped"], "repair salvaged both, left nothing out", copy)
+    check(Path(session).read_bytes() == before, "the original session is byte-identical")
+    r = resume(ctx, session)
+    check("PELICAN" not in json.dumps(last_request(ctx)["body"]["messages"]), "pi's own resume of the damaged session loses the prompt", last_request(ctx)["body"]["messages"])
+    previewed, _ = lib.preview(ctx.sb, copy["out"])
+    r = resume_printed(ctx, copy["resume"])
+    sent = last_request(ctx)
+    check(r.code == 0 and sent["status"] == 200, "pi resumes the salvaged copy with a 200", r)
+    check("remember\\nPELICAN" in json.dumps(sent["body"]["messages"][0]), "what pi sends holds the rejoined prompt", sent["body"]["messages"][:1])
+    diffs = lib.message_differences(previewed["messages"], sent["body"]["messages"][: len(previewed["messages"])])
+    check(not diffs, "preview of the copy equals what pi sent", "\n".join(diffs))
+
+
 def killed_mid_tool(ctx):
     """Runs pi until its bash call is under way, SIGKILLs it; the session."""
     proc = lib.spawn(ctx.sb, [ctx.exe, "--provider", "anthropic", "--model", MODEL, "-p", "READ-THE-FILE and wait"], env=ENV)
