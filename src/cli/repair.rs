@@ -147,25 +147,7 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
     if !c.capped.is_empty() {
         writeln!(out, "  over the cap {} ({})", count(c.capped.len() as u64, "image", "images"), first_few(&c.capped))?;
     }
-    if !c.elided.is_empty() {
-        let outputs = c.elided.iter().filter(|e| e.kind == "tool_output").count() as u64;
-        let images = c.elided.len() as u64 - outputs;
-        let mut what = Vec::new();
-        if outputs > 0 {
-            what.push(count(outputs, "tool output", "tool outputs"));
-        }
-        if images > 0 {
-            what.push(count(images, "image", "images"));
-        }
-        let lines: Vec<u64> = c.elided.iter().map(|e| e.line).collect();
-        writeln!(
-            out,
-            "  elided       {} (line{} {}): each a note in place, to fit the context window",
-            what.join(" and "),
-            if lines.len() == 1 { "" } else { "s" },
-            first_few(&lines)
-        )?;
-    }
+    elided(out, &c.elided)?;
     if let Some(e) = &c.context {
         writeln!(out, "  {}", crate::rewrite::trim::describe(e))?;
     }
@@ -248,5 +230,31 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
         writeln!(out)?;
         writeln!(out, "to resume it: {}", sanitize(note))?;
     }
+    Ok(())
+}
+
+/// The tool outputs and images `--fit-context` put notes in place of.
+fn elided(out: &mut impl std::io::Write, elided: &[crate::rewrite::trim::Elided]) -> std::io::Result<()> {
+    if elided.is_empty() {
+        return Ok(());
+    }
+    let outputs = elided.iter().filter(|e| e.kind == "tool_output").count() as u64;
+    let images = elided.len() as u64 - outputs;
+    let mut what = Vec::new();
+    if outputs > 0 {
+        what.push(count(outputs, "tool output", "tool outputs"));
+    }
+    if images > 0 {
+        what.push(count(images, "image", "images"));
+    }
+    let lines: Vec<u64> = elided.iter().map(|e| e.line).collect();
+    writeln!(
+        out,
+        "  elided       {} (line{} {}): each a note in place, to fit the context window",
+        what.join(" and "),
+        if lines.len() == 1 { "" } else { "s" },
+        first_few(&lines)
+    )?;
+
     Ok(())
 }

@@ -33,11 +33,20 @@ pub fn excludes_suspects(class: Class) -> bool {
     )
 }
 
+/// What the next request carries, as far as the next commands depend on it.
+#[derive(Clone, Copy, Debug)]
+pub struct NextRequest<'a> {
+    /// The per-request limits it breaks.
+    pub limits: &'a [Problem],
+    /// It holds an image: `--max-images 0` changes something.
+    pub images: bool,
+}
+
 /// What to run next, in order; empty when nothing needs doing (or nothing
 /// session-doctor does can help: credentials, billing, waiting). A session
 /// read from a store (`opts.store`) is never sent to `preview` or `repair`,
 /// which read and copy files and refuse stores: its next step is an export,
-/// which diagnose's note names. `images` is whether the next request holds
+/// which diagnose's note names. `request.images` is whether the next request holds
 /// an image: `--max-images 0` is offered only where it changes something.
 pub fn commands(
     failure: Option<&Failure>,
@@ -45,10 +54,10 @@ pub fn commands(
     suspects: &[Suspect],
     excluded: &[String],
     rules: &Rules,
-    limits: &[Problem],
+    request: &NextRequest<'_>,
     opts: &DiagnoseOptions,
-    images: bool,
 ) -> Vec<String> {
+    let NextRequest { limits, images } = *request;
     let cmd = |sub: &str, args: &str| {
         let reads_the_file = matches!(sub, "preview" | "repair");
         (!(opts.store && reads_the_file)).then(|| command(&opts.file_arg, &opts.read_args, sub, args))

@@ -358,7 +358,8 @@ impl<'j> Work<'j> {
     fn next_commands(&mut self, stuck: bool, for_agent: bool, excluded: &[String]) -> Vec<String> {
         let (failure, suspects) = (self.failure.as_ref(), &self.picked.suspects);
         let images = self.session.attachments.iter().any(|a| a.sent() && a.is_image());
-        let next = next::commands(failure, stuck, suspects, excluded, &self.rules, &self.limits, self.opts, images);
+        let request = next::NextRequest { limits: &self.limits, images };
+        let next = next::commands(failure, stuck, suspects, excluded, &self.rules, &request, self.opts);
         let next = claude_code::subagent(&self.session, &mut self.notes, next);
         let stuck = stuck || for_agent;
         if let (Some(why), true) = (&self.opts.no_export, stuck) {
