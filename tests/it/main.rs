@@ -54,6 +54,8 @@ mod diagnose;
 mod docs;
 // `--fit`: an oversized image fitted, not dropped.
 mod fit;
+// `--fit` and the guard's fit on a 16-bit image, an EXIF orientation, and the memory a fit takes.
+mod fit_robust;
 // The same media in every format: every payload found, in order, with its origin.
 mod formats;
 // The fuzz targets over every committed corpus file, plus random mutations.
