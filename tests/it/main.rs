@@ -62,6 +62,8 @@ mod formats;
 mod fuzz_corpus;
 // `guard`: deny, fit or pass a file, in the CLI's form and Claude Code's hook protocol.
 mod guard;
+// `guard`: an image judged as one of the many the session already holds.
+mod guard_many;
 // The history's structure: tool calls without results and results without calls.
 mod history;
 // Every printed line true of the file, every suggested command runnable.
