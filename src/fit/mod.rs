@@ -2,7 +2,7 @@
 //!
 //! Users ask for "shrink it instead of failing" far more than for "leave it
 //! out": an oversized screenshot is still worth seeing. [`fit`] decodes an
-//! image, downscales it by area averaging ([`rows`]: a row at a time, so a
+//! image, downscales it by area averaging (`rows`: a row at a time, so a
 //! PNG's fit holds a few rows, not the image) until every limit of the target
 //! provider holds (bytes per image, pixels per side, total pixels, the stricter
 //! side once a request carries many images), and re-encodes it: a PNG stays a

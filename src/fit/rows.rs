@@ -337,8 +337,8 @@ mod tests {
     #[test]
     fn the_same_size_is_the_same_pixels() {
         let rows = run(5, 4, 5, 4, 2, |x, y| u8::try_from(x * 40 + y).unwrap());
-        for (y, r) in rows.iter().enumerate() {
-            let want: Vec<u8> = (0..5u8).flat_map(|x| [x * 40 + y as u8; 2]).collect();
+        for (y, r) in (0u8..).zip(&rows) {
+            let want: Vec<u8> = (0..5u8).flat_map(|x| [x * 40 + y; 2]).collect();
             assert_eq!(r, &want);
         }
     }
