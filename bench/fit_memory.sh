@@ -9,6 +9,15 @@
 #   bench/fit_memory.sh [BINARY]     (default: target/debug/session-doctor, built if missing)
 #
 # Prints one row per image: its size, the decision, peak RSS (kB) and seconds.
+#
+# Measured on 4 December 2026 (debug builds, a 2-core machine shared with 7 other builds,
+# so the seconds are slow and noisy; the kB are not):
+#   smooth  710476 bytes  before (Lanczos, whole image)  fitted  peak 705152 kB  625 s
+#   smooth  710476 bytes  after  (rows, area average)    fitted  peak  18168 kB   89 s (301 s under load)
+#   16-bit  8100x3200 RGBA16, 316596 bytes: before denied ("Memory limit exceeded", 17076 kB),
+#           after fitted to 8000x3160, peak 18472 kB
+# The noise PNG of this size (97 MB, which only a JPEG gets under Anthropic's byte
+# limit) peaked at 883 MB before; its JPEG output holds the fitted image (3 bytes a pixel).
 set -euo pipefail
 die() { echo "bench/fit_memory.sh: $*" >&2; exit 2; }
 command -v python3 >/dev/null || die "python3 is needed to write the PNGs"
