@@ -16,8 +16,10 @@
 #   smooth  710476 bytes  after  (rows, area average)    fitted  peak  18168 kB   89 s (301 s under load)
 #   16-bit  8100x3200 RGBA16, 316596 bytes: before denied ("Memory limit exceeded", 17076 kB),
 #           after fitted to 8000x3160, peak 18472 kB
-# The noise PNG of this size (97 MB, which only a JPEG gets under Anthropic's byte
-# limit) peaked at 883 MB before; its JPEG output holds the fitted image (3 bytes a pixel).
+#   noise   97233718 bytes  before (the figure)                  peak 883 MB
+#   noise   97233718 bytes  after   fitted to 2531x1248 (PNG tries, then JPEG)  peak 335180 kB  248 s
+# Noise does not compress: the input, each PNG try's output (as large as its pixels) and
+# the JPEG path's fitted image are what the 335 MB holds, not a decoded source image.
 set -euo pipefail
 die() { echo "bench/fit_memory.sh: $*" >&2; exit 2; }
 command -v python3 >/dev/null || die "python3 is needed to write the PNGs"
