@@ -2,7 +2,8 @@
 //!
 //! Users ask for "shrink it instead of failing" far more than for "leave it
 //! out": an oversized screenshot is still worth seeing. [`fit`] decodes an
-//! image, downscales it with a Lanczos filter until every limit of the target
+//! image, downscales it by area averaging (`rows`: a row at a time, so a
+//! PNG's fit holds a few rows, not the image) until every limit of the target
 //! provider holds (bytes per image, pixels per side, total pixels, the stricter
 //! side once a request carries many images), and re-encodes it: a PNG stays a
 //! PNG unless only JPEG gets under the byte limit, a JPEG stays a JPEG, a GIF
@@ -13,19 +14,23 @@
 //! Undecodable bytes are never "fitted": a truncated PNG is excluded, not
 //! repainted, so [`fit`] refuses anything the deep check calls invalid.
 
+mod rows;
+
 use std::io::Cursor;
 
 use image::codecs::jpeg::JpegEncoder;
-use image::imageops::FilterType;
 use image::{DynamicImage, ImageFormat};
 
 use crate::media::rules::{Measure, Rules};
 use crate::media::{Depth, Facts, Verdict};
 
-/// Most bytes of pixels decoded to fit one image (32 MP of RGBA: 8000 × 4000,
-/// a 5K screenshot and more): the resize's own buffers come on top, so a fit
-/// peaks near six times this (8100 × 4000 to 8000 × 3950: 0.76 GB; 16k × 16k,
-/// allowed before, took 3.3 GB).
+/// Most bytes of pixels a fit may decode whole (32 MP at 4 bytes a pixel:
+/// 8000 × 4000, a 5K screenshot and more). Every decoder of a fit gives 8 bits
+/// a sample, so 4 bytes a pixel is the most any image costs (a 16-bit PNG is
+/// cut to 8 bits as it is read, issue 37, item 9). A non-interlaced PNG is
+/// never decoded whole: its fit holds a few rows ([`rows`]); the pixel count
+/// still bounds its time. Before (a Lanczos resize of the whole image), a fit
+/// peaked near six times this (8100 × 4000 to 8000 × 3950: 0.76 GB).
 const MAX_DECODE: u64 = 1 << 27;
 /// JPEG quality tried when PNG cannot get under the byte limit.
 const JPEG_QUALITY: u8 = 85;
@@ -200,21 +205,30 @@ pub fn fit_as(bytes: &[u8], limits: &Limits, allow_jpeg: bool) -> Outcome {
     if u64::from(w) * u64::from(h) * 4 > MAX_DECODE {
         return Outcome::Refused(format!("the image is {w}×{h} px, too large to decode safely"));
     }
-    let img = match decode(bytes, mime) {
-        Ok(img) => img,
+    let src = match rows::Source::open(bytes, mime, MAX_DECODE) {
+        Ok(src) => src,
         Err(e) => return Outcome::Refused(format!("the image does not decode ({e}), so it cannot be fitted")),
     };
+    // Limits hold for the image as shown: an EXIF orientation that turns it
+    // is applied, and the sizes named are the shown ones.
+    let (w, h) = src.shown();
     let keep_png = mime != "image/jpeg";
     let (mut tw, mut th) = limits.target_dims(w, h);
+    let mut failed = None;
     for _ in 0..MAX_TRIES {
-        let small = if (tw, th) == (w, h) { img.clone() } else { img.resize_exact(tw, th, FilterType::Lanczos3) };
         let candidates: &[&'static str] = match (keep_png, allow_jpeg) {
             (true, true) => &["image/png", "image/jpeg"],
             (true, false) => &["image/png"],
             (false, _) => &["image/jpeg"],
         };
         for &out_mime in candidates {
-            let Some(out) = encode(&small, out_mime) else { continue };
+            let out = match src.encode(tw, th, out_mime) {
+                Ok(out) => out,
+                Err(e) => {
+                    failed = Some(e);
+                    continue;
+                }
+            };
             if limits.bytes_fit(out.len()) && passes_deep_check(&out) {
                 return Outcome::Fitted(Fitted {
                     bytes: out,
@@ -229,6 +243,9 @@ pub fn fit_as(bytes: &[u8], limits: &Limits, allow_jpeg: bool) -> Outcome {
             break;
         }
         (tw, th) = scaled(tw, th, 0.75);
+    }
+    if let Some(e) = failed {
+        return Outcome::Refused(format!("the {w}×{h} image could not be fitted ({e})"));
     }
     Outcome::Refused(format!("no smaller copy of the {w}×{h} image meets {}'s limits", limits.provider))
 }
@@ -245,22 +262,6 @@ fn scaled(w: u32, h: u32, scale: f64) -> (u32, u32) {
     )]
     let side = |n: u32| ((f64::from(n) * scale).floor() as u32).max(1);
     (side(w), side(h))
-}
-
-fn decode(bytes: &[u8], mime: &str) -> Result<DynamicImage, String> {
-    let format = match mime {
-        "image/png" => ImageFormat::Png,
-        "image/jpeg" => ImageFormat::Jpeg,
-        "image/gif" => ImageFormat::Gif,
-        _ => ImageFormat::WebP,
-    };
-    let mut reader = image::ImageReader::with_format(Cursor::new(bytes), format);
-    let mut limits = image::Limits::default();
-    limits.max_alloc = Some(MAX_DECODE + (64 << 20));
-    reader.limits(limits);
-    crate::contain::contain(|| reader.decode())
-        .map_err(|_| "the decoder failed".to_string())?
-        .map_err(|e| e.to_string())
 }
 
 fn encode(img: &DynamicImage, mime: &str) -> Option<Vec<u8>> {

@@ -40,7 +40,13 @@ pub fn answer(event: &Value, rules: &Rules, cache: &Path) -> Option<Value> {
     // A PDF read by `pages` ("1-5", how Claude Code reads a large one) sends
     // those pages only: the whole file's page count and size are not what goes.
     let excused: &[&str] = if input.get("pages").is_some_and(|p| !p.is_null()) { PAGED } else { &[] };
-    match super::judge_file_excusing(&path, rules, cache, excused).ok()? {
+    // The image joins those the session holds: past the provider's many-image
+    // threshold, its stricter side limit is what the request must meet.
+    let held = event
+        .get("transcript_path")
+        .and_then(Value::as_str)
+        .map_or(0, |t| super::transcript::images_held(Path::new(t)));
+    match super::judge_file_among(&path, rules, cache, excused, held + 1).ok()? {
         Decision::NotMedia | Decision::Pass => None,
         Decision::Deny { reason } => Some(json!({
             "hookSpecificOutput": {

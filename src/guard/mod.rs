@@ -14,6 +14,7 @@ pub mod cline;
 pub mod gemini_cli;
 pub mod install;
 pub mod uninstall;
+pub mod transcript;
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
@@ -65,6 +66,19 @@ pub fn judge_file(path: &Path, rules: &Rules, cache: &Path) -> anyhow::Result<De
 /// what the agent's tool does not send (Claude Code's Read of a PDF's `pages`
 /// sends those pages, not the whole file's count or size).
 pub fn judge_file_excusing(path: &Path, rules: &Rules, cache: &Path, excused: &[&str]) -> anyhow::Result<Decision> {
+    judge_file_among(path, rules, cache, excused, 1)
+}
+
+/// [`judge_file_excusing`] for an image that will be one of `images` in the
+/// request (the session's own and this one): above a provider's many-image
+/// threshold its stricter side limit holds (see [`transcript`]).
+pub fn judge_file_among(
+    path: &Path,
+    rules: &Rules,
+    cache: &Path,
+    excused: &[&str],
+    images: usize,
+) -> anyhow::Result<Decision> {
     let meta = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
     if !meta.is_file() || meta.len() > MAX_GUARDED {
         return Ok(Decision::NotMedia);
@@ -73,7 +87,7 @@ pub fn judge_file_excusing(path: &Path, rules: &Rules, cache: &Path, excused: &[
     std::fs::File::open(path)
         .and_then(|f| f.take(MAX_GUARDED).read_to_end(&mut bytes))
         .with_context(|| format!("reading {}", path.display()))?;
-    judge_bytes(&bytes, path, rules, cache, excused)
+    judge_bytes_among(&bytes, path, rules, cache, excused, images)
 }
 
 /// Judges a file that holds a payload as base64 text, as an agent's tool
@@ -99,6 +113,18 @@ pub fn judge_bytes(
     cache: &Path,
     excused: &[&str],
 ) -> anyhow::Result<Decision> {
+    judge_bytes_among(bytes, path, rules, cache, excused, 1)
+}
+
+/// [`judge_bytes`] for one of `images` images in the request.
+pub fn judge_bytes_among(
+    bytes: &[u8],
+    path: &Path,
+    rules: &Rules,
+    cache: &Path,
+    excused: &[&str],
+    images: usize,
+) -> anyhow::Result<Decision> {
     let facts = Facts::examine(bytes, None, Depth::Deep);
     let declared = mime_by_name(path);
     let sniffed = facts.mime_detected();
@@ -109,6 +135,9 @@ pub fn judge_bytes(
     let name = path.display().to_string();
     let mut ins = facts.judge(declared, Some(&name), rules);
     ins.problems.retain(|p| !excused.contains(&p.code));
+    if let Some(p) = many_images_problem(&ins, rules, images) {
+        ins.problems.push(p);
+    }
     let invalid: Vec<_> = ins.problems.iter().filter(|p| p.severity == Verdict::Invalid).collect();
     if invalid.is_empty() {
         return Ok(Decision::Pass);
@@ -124,7 +153,7 @@ pub fn judge_bytes(
         };
         return Ok(Decision::Deny { reason });
     }
-    match fit::fit(bytes, &Limits::of(rules, 1)) {
+    match fit::fit(bytes, &Limits::of(rules, images)) {
         Outcome::Fits => Ok(Decision::Pass),
         // Only over limits, and not fitted: too large, not broken.
         Outcome::Refused(why) => Ok(Decision::Deny { reason: over_limit_reason(&name, &why, &rules.provider) }),
@@ -140,6 +169,24 @@ pub fn judge_bytes(
             Ok(Decision::Fitted { note: f.note(Some(&name)), path: out })
         }
     }
+}
+
+/// An image within every limit of its own that a request of `images` images
+/// refuses: the provider's many-image side limit (Anthropic: over 20 images,
+/// no side over 2000 px).
+fn many_images_problem(ins: &crate::media::Inspection, rules: &Rules, images: usize) -> Option<crate::media::Problem> {
+    let many = rules.many_images?;
+    let side = ins.width?.max(ins.height?);
+    let image = ins.mime_detected.as_deref().is_some_and(|m| m.starts_with("image/"));
+    (image && images > many.above_images as usize && side > many.max_side_px).then(|| crate::media::Problem {
+        severity: Verdict::Invalid,
+        code: "image.too_large",
+        message: format!(
+            "it would be one of {images} images in the request, and with more than {} images {} rejects any side \
+             over {} px (this one is {side} px)",
+            many.above_images, rules.provider, many.max_side_px
+        ),
+    })
 }
 
 /// Problems of a whole file that is over a provider's limit, not damaged.

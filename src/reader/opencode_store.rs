@@ -193,20 +193,26 @@ pub fn session_ids(path: &Path) -> Option<Vec<String>> {
     if head[..n] != *SQLITE_MAGIC {
         return None;
     }
-    let db = super::sqlite::open(path).ok()?;
-    match super::pi_store::session_ids(&db).ok()? {
-        Some(ids) => Some(ids),
-        None => Some(sessions(&db).ok()?.into_iter().map(|s| s.0).collect()),
-    }
+    super::sqlite::read(path, |db| {
+        Ok(match super::pi_store::session_ids(db)? {
+            Some(ids) => ids,
+            None => sessions(db)?.into_iter().map(|s| s.0).collect(),
+        })
+    })
+    .ok()
 }
 
 fn database(path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
     let what = || format!("reading opencode's database {}", path.display());
-    let db = super::sqlite::open(path).with_context(what)?;
-    let sessions = sessions(&db)
+    super::sqlite::read(path, |db| database_in(db, path, asked)).with_context(what)
+}
+
+fn database_in(db: &rusqlite::Connection, path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
+    let what = || format!("reading opencode's database {}", path.display());
+    let sessions = sessions(db)
         .with_context(|| format!("{} is SQLite but not opencode's database (no session table)", path.display()))?;
     let (session, note) = choose(path, asked, sessions)?;
-    let pending = pending_revert(&db, &session);
+    let pending = pending_revert(db, &session);
     let revert = pending.as_ref().and_then(|(m, p)| crate::formats::opencode::Revert::of(Some(m), p.as_deref()));
     let kept_message = |id: &str| revert.is_none_or(|r| r.keeps_message(id));
     let kept_part = |msg: &str, id: &str| revert.is_none_or(|r| r.keeps_part(msg, id));
@@ -272,7 +278,7 @@ fn database(path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
         }
     }
     if out.is_empty() {
-        for (id, ty, data) in v2_rows(&db, &session).with_context(what)? {
+        for (id, ty, data) in v2_rows(db, &session).with_context(what)? {
             if !kept_message(&id) {
                 continue;
             }

@@ -62,12 +62,15 @@ pub(super) fn session_ids(db: &Connection) -> rusqlite::Result<Option<Vec<String
 /// The store at `path` if it is pi's (a SQLite file with `sessions`, `lanes`
 /// and an entries table), else `None`.
 pub fn open(path: &Path, asked: Option<&str>) -> anyhow::Result<Option<Store>> {
+    super::sqlite::read(path, |db| read(db, path, asked))
+}
+
+fn read(db: &Connection, path: &Path, asked: Option<&str>) -> anyhow::Result<Option<Store>> {
     // Whose database it is, pi's or opencode's, is not known until its tables are read.
     let probing = || format!("reading the SQLite database {}", path.display());
     let what = || format!("reading pi's session store {}", path.display());
-    let db = super::sqlite::open(path).with_context(probing)?;
-    let Some(entries) = entries_table(&db).with_context(probing)? else { return Ok(None) };
-    let (session, note) = choose(path, asked, sessions(&db).with_context(what)?)?;
+    let Some(entries) = entries_table(db).with_context(probing)? else { return Ok(None) };
+    let (session, note) = choose(path, asked, sessions(db).with_context(what)?)?;
     let (created, cwd): (String, String) = db
         .query_row("SELECT created_at, cwd FROM sessions WHERE id = ?1", [&session], |r| Ok((r.get(0)?, r.get(1)?)))
         .with_context(what)?;

@@ -144,7 +144,14 @@ fn a_session_past_the_record_cap_stops_with_a_sentence() {
 
 /// The peak resident memory of a child, polled from /proc while it runs.
 fn peak_rss_kb(args: &[&str]) -> (Output, u64) {
-    let child = bin().args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    peak_rss_kb_with(args, &[])
+}
+
+/// [`peak_rss_kb`] with `envs` set for the child.
+pub(crate) fn peak_rss_kb_with(args: &[&str], envs: &[(&str, &std::ffi::OsStr)]) -> (Output, u64) {
+    let mut cmd = bin();
+    cmd.args(args).envs(envs.iter().copied());
+    let child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let status = format!("/proc/{}/status", child.id());
     let done = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|s| {

@@ -54,6 +54,8 @@ mod diagnose;
 mod docs;
 // `--fit`: an oversized image fitted, not dropped.
 mod fit;
+// `--fit` and the guard's fit on a 16-bit image, an EXIF orientation, and the memory a fit takes.
+mod fit_robust;
 // The same media in every format: every payload found, in order, with its origin.
 mod formats;
 // The fuzz targets over every committed corpus file, plus random mutations.
@@ -62,6 +64,8 @@ mod fuzz_corpus;
 mod guard;
 // `guard install`/`uninstall` for Gemini CLI (and the agents issue 40 adds).
 mod guard_agents;
+// `guard`: an image judged as one of the many the session already holds.
+mod guard_many;
 // The history's structure: tool calls without results and results without calls.
 mod history;
 // Every printed line true of the file, every suggested command runnable.
