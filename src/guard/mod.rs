@@ -13,8 +13,8 @@ pub mod claude_code;
 pub mod cline;
 pub mod gemini_cli;
 pub mod install;
-pub mod uninstall;
 pub mod transcript;
+pub mod uninstall;
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
