@@ -402,7 +402,7 @@ fn sessions() -> Value {
             ("path", string()),
             ("bytes", count()),
             ("modified", json!({ "type": "string", "format": "date-time" })),
-            ("health", json!({ "enum": ["ok", "problems", "unreadable", "not_read"] })),
+            ("health", json!({ "enum": super::sessions::Health::ALL.map(|h| json!(h)) })),
         ],
         &[],
     );

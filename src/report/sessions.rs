@@ -31,6 +31,9 @@ pub enum Health {
 }
 
 impl Health {
+    /// Every health, for the JSON Schema of `sessions --json`.
+    pub const ALL: [Health; 5] = [Health::Ok, Health::Stuck, Health::Problems, Health::Unreadable, Health::NotRead];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Health::Ok => "ok",
