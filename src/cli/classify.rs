@@ -4,9 +4,11 @@
 //! [`crate::text::sanitize`] before it reaches a terminal.
 
 use std::io::IsTerminal as _;
+use std::io::Write as _;
 use std::path::Path;
 
 use anyhow::{Context as _, bail};
+
 use clap::Args;
 
 use crate::classify::text::read_capped;
@@ -95,9 +97,11 @@ pub fn run(args: &ClassifyArgs) -> anyhow::Result<Exit> {
             signal: args.explain.then_some(j.signal.as_deref()),
             why: args.explain.then_some(j.classification.why.as_slice()),
         };
-        println!("{}", serde_json::to_string_pretty(&crate::report::printer::json::versioned(&out))?);
+        let text = serde_json::to_string_pretty(&crate::report::printer::json::versioned(&out))?;
+        // A closed pipe (`| head`) is an error `main` ends quietly on; `println!` panicked.
+        writeln!(crate::report::stdout::stdout(), "{text}")?;
     } else {
-        print!("{}", human(&j, args.explain, crate::report::term::current().width));
+        write!(crate::report::stdout::stdout(), "{}", human(&j, args.explain, crate::report::term::current().width))?;
     }
     Ok(Exit::Healthy)
 }

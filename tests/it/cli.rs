@@ -51,6 +51,19 @@ fn help_into_a_closed_pipe_is_not_an_error() {
     }
 }
 
+/// `classify` printed with `println!`, which panics on a closed pipe
+/// (`classify --json … | head -c 400`).
+#[test]
+fn classify_into_a_closed_pipe_is_not_an_error() {
+    for args in [&["classify", "--json", "Could not process image"][..], &["classify", "Could not process image"]] {
+        let (reader, writer) = std::io::pipe().expect("pipe");
+        drop(reader);
+        let out = bin().args(args).stdout(writer).output().expect("runs");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.stderr.is_empty(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
 fn bin() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_session-doctor"))
 }
