@@ -22,7 +22,7 @@ use serde::Serialize;
 
 use crate::classify::{self, Class, Classification, Hint};
 use crate::media::rules::Rules;
-use crate::media::{Problem, Verdict};
+use crate::media::{Defect, Verdict};
 use crate::model::Format;
 use crate::model::{Attachment, Finding, Role, Session};
 
@@ -143,7 +143,7 @@ pub struct Diagnosis {
     pub model: Option<String>,
     pub boundary: Option<Boundary>,
     /// Per-request limits the history (less the exclusions) breaks.
-    pub limits: Vec<Problem>,
+    pub limits: Vec<Defect>,
     /// Invalid attachments the model accepted: no suspects, but not healthy media.
     pub accepted_invalid: Vec<AcceptedInvalid>,
     /// How the suspects were chosen, and anything else worth saying.
@@ -395,7 +395,7 @@ fn unanswered(session: &Session) -> bool {
 fn predict(
     session: &Session,
     suspects: &[Suspect],
-    limits: &[Problem],
+    limits: &[Defect],
     rules: &Rules,
     unanswered: bool,
     notes: &mut Vec<String>,

@@ -1,7 +1,7 @@
 //! The exact commands that get the user going again, per failure class.
 
 use crate::classify::Class;
-use crate::media::Problem;
+use crate::media::Defect;
 use crate::media::rules::Rules;
 
 use super::{DiagnoseOptions, Failure, Suspect};
@@ -37,7 +37,7 @@ pub fn excludes_suspects(class: Class) -> bool {
 #[derive(Clone, Copy, Debug)]
 pub struct NextRequest<'a> {
     /// The per-request limits it breaks.
-    pub limits: &'a [Problem],
+    pub limits: &'a [Defect],
     /// It holds an image: `--max-images 0` changes something.
     pub images: bool,
 }

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use crate::classify::Class;
 use crate::media::rules::Rules;
-use crate::media::{Problem, Verdict, request_problems};
+use crate::media::{Defect, Verdict, request_problems};
 use crate::model::{Format, Session};
 
 use super::suspects::{self, Picked};
@@ -37,7 +37,7 @@ pub(super) struct Work<'j> {
     structural: Option<Failure>,
     /// The verdict is Gemini CLI's repeated responses, nothing else being wrong.
     repeats_verdict: bool,
-    limits: Vec<Problem>,
+    limits: Vec<Defect>,
     notes: Vec<String>,
 }
 

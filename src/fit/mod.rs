@@ -149,7 +149,7 @@ pub const FITTABLE: [&str; 3] = ["image.too_large", "image.too_many_pixels", "gi
 /// one), and [`fit`] can decode an image of its `size` (width, height) at all:
 /// one claiming 100000×100000 px is refused as too large to decode, so fitting
 /// it is no remedy to offer.
-pub fn only_fittable(problems: &[crate::media::Problem], size: (Option<u32>, Option<u32>)) -> bool {
+pub fn only_fittable(problems: &[crate::media::Defect], size: (Option<u32>, Option<u32>)) -> bool {
     let mut invalid = problems.iter().filter(|p| p.severity == Verdict::Invalid).peekable();
     decodable(size) && invalid.peek().is_some() && invalid.all(|p| FITTABLE.contains(&p.code))
 }
@@ -167,7 +167,7 @@ fn decodable(size: (Option<u32>, Option<u32>)) -> bool {
 /// side a request of many images must keep (`None` where that limit does not
 /// apply). The second is what Anthropic refuses past 20 images: every image
 /// can stay once each is fitted.
-pub fn fits_to(problems: &[crate::media::Problem], size: (Option<u32>, Option<u32>), side: Option<u32>) -> bool {
+pub fn fits_to(problems: &[crate::media::Defect], size: (Option<u32>, Option<u32>), side: Option<u32>) -> bool {
     if only_fittable(problems, size) {
         return true;
     }

@@ -174,11 +174,11 @@ pub fn judge_bytes_among(
 /// An image within every limit of its own that a request of `images` images
 /// refuses: the provider's many-image side limit (Anthropic: over 20 images,
 /// no side over 2000 px).
-fn many_images_problem(ins: &crate::media::Inspection, rules: &Rules, images: usize) -> Option<crate::media::Problem> {
+fn many_images_problem(ins: &crate::media::Inspection, rules: &Rules, images: usize) -> Option<crate::media::Defect> {
     let many = rules.many_images?;
     let side = ins.width?.max(ins.height?);
     let image = ins.mime_detected.as_deref().is_some_and(|m| m.starts_with("image/"));
-    (image && images > many.above_images as usize && side > many.max_side_px).then(|| crate::media::Problem {
+    (image && images > many.above_images as usize && side > many.max_side_px).then(|| crate::media::Defect {
         severity: Verdict::Invalid,
         code: "image.too_large",
         message: format!(

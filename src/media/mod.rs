@@ -4,7 +4,7 @@
 //! CONTRACT used by the reader (`scan`) — keep these signatures:
 //! - [`decode_base64`]: decode an attachment's base64 text into `out`.
 //! - [`inspect`]: judge decoded bytes against a provider's rules.
-//! - [`Verdict`], [`Problem`], [`Inspection`], [`Depth`], [`Payload`],
+//! - [`Verdict`], [`Defect`], [`Inspection`], [`Depth`], [`Payload`],
 //!   [`rules::Rules`], [`rules::request_problems`].
 //!
 //! Layout, one concern per file: `payload` (base64, data URLs), `sniff` (what
@@ -88,7 +88,7 @@ pub enum Verdict {
 
 /// One thing wrong with an attachment, in words a user can act on.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Problem {
+pub struct Defect {
     pub severity: Verdict,
     /// Stable machine code, e.g. `base64.invalid`, `png.truncated`.
     pub code: &'static str,
@@ -106,7 +106,7 @@ pub struct Inspection {
     pub pages: Option<u32>,
     /// Image frame count (GIF frames, APNG `acTL`, animated WebP); 1 for stills.
     pub frames: Option<u32>,
-    pub problems: Vec<Problem>,
+    pub problems: Vec<Defect>,
 }
 
 impl Inspection {
@@ -116,7 +116,7 @@ impl Inspection {
     }
 
     pub(crate) fn push(&mut self, severity: Verdict, code: &'static str, message: String) {
-        self.problems.push(Problem { severity, code, message });
+        self.problems.push(Defect { severity, code, message });
     }
 
     pub(crate) fn invalid(&mut self, code: &'static str, message: String) {
@@ -205,7 +205,7 @@ pub struct Facts {
     pub pages: Option<u32>,
     pub frames: Option<u32>,
     /// What the structural (or deep) walk found wrong, provider aside.
-    pub damage: Vec<Problem>,
+    pub damage: Vec<Defect>,
     /// Unknown bytes that look like a PNG whose first bytes were damaged.
     pub damaged_png: bool,
 }

@@ -6,10 +6,10 @@
 //! variants some agents write (URL-safe alphabet, no padding, line breaks),
 //! which decode but earn a warning because providers disagree on them.
 
-use super::{Problem, Verdict};
+use super::{Defect, Verdict};
 
-fn invalid(message: String) -> Problem {
-    Problem { severity: Verdict::Invalid, code: "base64.invalid", message }
+fn invalid(message: String) -> Defect {
+    Defect { severity: Verdict::Invalid, code: "base64.invalid", message }
 }
 
 /// Describes one byte for a message: printable ASCII as itself, else hex.
@@ -20,14 +20,14 @@ pub(crate) fn show_byte(b: u8) -> String {
 /// Decodes base64 (standard or URL-safe, padding optional) into `out`
 /// (cleared first). On failure returns a problem that says which byte is bad.
 /// Use [`decode_base64_checked`] to also learn about tolerated oddities.
-pub fn decode_base64(text: &[u8], out: &mut Vec<u8>) -> Result<(), Problem> {
+pub fn decode_base64(text: &[u8], out: &mut Vec<u8>) -> Result<(), Defect> {
     decode_base64_checked(text, out).map(|_| ())
 }
 
 /// Like [`decode_base64`], but also returns a warning when the text decodes
 /// only as a variant (URL-safe alphabet, missing padding, embedded line
 /// breaks or spaces) that a strict provider may refuse.
-pub fn decode_base64_checked(bytes: &[u8], out: &mut Vec<u8>) -> Result<Option<Problem>, Problem> {
+pub fn decode_base64_checked(bytes: &[u8], out: &mut Vec<u8>) -> Result<Option<Defect>, Defect> {
     out.clear();
     // Fast path: canonical padded standard base64.
     if base64_simd::STANDARD.decode_append(bytes, out).is_ok() {
@@ -37,7 +37,7 @@ pub fn decode_base64_checked(bytes: &[u8], out: &mut Vec<u8>) -> Result<Option<P
     slow_path(bytes, out)
 }
 
-fn slow_path(bytes: &[u8], out: &mut Vec<u8>) -> Result<Option<Problem>, Problem> {
+fn slow_path(bytes: &[u8], out: &mut Vec<u8>) -> Result<Option<Defect>, Defect> {
     if bytes.len() >= 5 && bytes[..5].eq_ignore_ascii_case(b"data:") {
         let end = memchr::memchr(b',', bytes).map_or(bytes.len().min(40), |i| i + 1);
         let prefix = String::from_utf8_lossy(&bytes[..end.min(60)]);
@@ -135,7 +135,7 @@ fn slow_path(bytes: &[u8], out: &mut Vec<u8>) -> Result<Option<Problem>, Problem
     if oddities.is_empty() {
         return Ok(None);
     }
-    Ok(Some(Problem {
+    Ok(Some(Defect {
         severity: Verdict::Warn,
         code: "base64.nonstandard",
         message: format!(
@@ -172,7 +172,7 @@ pub(crate) fn base64_len(n: usize) -> u64 {
 mod tests {
     use super::*;
 
-    fn dec(s: &str) -> Result<(Vec<u8>, Option<Problem>), Problem> {
+    fn dec(s: &str) -> Result<(Vec<u8>, Option<Defect>), Defect> {
         let mut v = Vec::new();
         decode_base64_checked(s.as_bytes(), &mut v).map(|w| (v, w))
     }

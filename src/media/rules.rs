@@ -12,7 +12,7 @@ use std::path::Path;
 use anyhow::{Context as _, bail};
 use serde::{Deserialize, Serialize};
 
-use super::{Problem, Verdict};
+use super::{Defect, Verdict};
 
 /// The most a `--rules` file holds: far past any real one.
 const MAX_RULES_FILE: u64 = 1 << 20;
@@ -238,20 +238,20 @@ pub struct RequestStats {
     pub media_bytes: u64,
 }
 
-fn invalid(code: &'static str, message: String) -> Problem {
-    Problem { severity: Verdict::Invalid, code, message }
+fn invalid(code: &'static str, message: String) -> Defect {
+    Defect { severity: Verdict::Invalid, code, message }
 }
 
 /// The many-image rule among a request's `limits`, when it is broken: past
 /// the threshold every side over the stricter limit is refused, so no one
 /// image is the cause and fitting them all keeps every one.
-pub fn many_images_broken(limits: &[Problem]) -> Option<&Problem> {
+pub fn many_images_broken(limits: &[Defect]) -> Option<&Defect> {
     limits.iter().find(|p| p.code == "request.many_images_pixels" && p.severity == Verdict::Invalid)
 }
 
 /// Limits that depend on the whole request rather than one file: images per
 /// request, PDF pages per request, the many-image pixel rule, request size.
-pub fn request_problems(stats: &RequestStats, rules: &Rules) -> Vec<Problem> {
+pub fn request_problems(stats: &RequestStats, rules: &Rules) -> Vec<Defect> {
     let mut out = Vec::new();
     let p = &rules.provider;
     if let Some(cap) = rules.max_images_per_request {
@@ -306,7 +306,7 @@ pub fn request_problems(stats: &RequestStats, rules: &Rules) -> Vec<Problem> {
                 ),
             ));
         } else if stats.media_bytes > cap / 10 * 9 {
-            out.push(Problem {
+            out.push(Defect {
                 severity: Verdict::Warn,
                 code: "request.near_size_limit",
                 message: format!(

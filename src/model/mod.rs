@@ -16,7 +16,7 @@ pub use fault::{Fault, FaultKind, Structure};
 pub use format::Format;
 pub use reference::{Ref, RefError};
 
-use crate::media::{Facts, Problem, Verdict, rules::Rules};
+use crate::media::{Defect, Facts, Verdict, rules::Rules};
 
 /// Who put an attachment into the history.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -158,7 +158,7 @@ pub struct Attachment {
     pub height: Option<u32>,
     pub pages: Option<u32>,
     pub verdict: Verdict,
-    pub problems: Vec<crate::media::Problem>,
+    pub problems: Vec<crate::media::Defect>,
     pub encoding: Encoding,
     /// For references: the URL, file URI or file id.
     pub url: Option<String>,
@@ -185,7 +185,7 @@ pub struct Attachment {
     /// Problems getting the bytes at all (bad base64, a broken data URL, a
     /// reference that cannot be fetched): the same under every provider.
     #[serde(skip)]
-    pub source_problems: Vec<Problem>,
+    pub source_problems: Vec<Defect>,
 }
 
 impl Attachment {

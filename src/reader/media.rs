@@ -7,7 +7,7 @@ use sha2::{Digest, Sha256};
 use xxhash_rust::xxh3::xxh3_128;
 
 use crate::formats::{RawMedia, RawPayload};
-use crate::media::{self, Depth, Facts, Problem, Verdict, rules::Rules};
+use crate::media::{self, Defect, Depth, Facts, Verdict, rules::Rules};
 use crate::model::{Attachment, Encoding, Span};
 
 use super::skim::{Text, json_text};
@@ -131,7 +131,7 @@ impl Judge<'_> {
                         line.refuse();
                     }
                     let message = "the data URL has no `,` before its payload".into();
-                    let p = Problem { severity: Verdict::Invalid, code: "data_url.invalid", message };
+                    let p = Defect { severity: Verdict::Invalid, code: "data_url.invalid", message };
                     return Judgement::failed(p).apply(a, self.rules);
                 };
                 if a.mime_declared.is_none() {
@@ -193,7 +193,7 @@ impl Judge<'_> {
             Reference::Local(path) => match read_local(&path) {
                 Ok(Ok(bytes)) => self.judgement(&bytes, None, None).apply(a, self.rules),
                 Ok(Err(message)) => {
-                    Judgement::failed(Problem { severity: Verdict::Invalid, code: "reference.unreadable", message })
+                    Judgement::failed(Defect { severity: Verdict::Invalid, code: "reference.unreadable", message })
                         .apply(a, self.rules)
                 }
                 Err(e) => {
@@ -205,19 +205,19 @@ impl Judge<'_> {
                         "the file {} {why}: it is no longer available, so the agent cannot send it",
                         path.display()
                     );
-                    Judgement::failed(Problem { severity: Verdict::Invalid, code: "reference.missing", message })
+                    Judgement::failed(Defect { severity: Verdict::Invalid, code: "reference.missing", message })
                         .apply(a, self.rules)
                 }
             },
             Reference::Unfetchable(message) => {
-                Judgement::failed(Problem { severity: Verdict::Invalid, code: "reference.unfetchable", message })
+                Judgement::failed(Defect { severity: Verdict::Invalid, code: "reference.unfetchable", message })
                     .apply(a, self.rules)
             }
         }
     }
 
     /// Hashes and examines decoded bytes; `warning` is what decoding tolerated.
-    fn judgement(&self, bytes: &[u8], encoded_len: Option<usize>, warning: Option<Problem>) -> Judgement {
+    fn judgement(&self, bytes: &[u8], encoded_len: Option<usize>, warning: Option<Defect>) -> Judgement {
         Judgement {
             sha256: Some(hex(&Sha256::digest(bytes))),
             facts: Some(Box::new(Facts::examine(bytes, encoded_len, self.depth))),
@@ -247,12 +247,12 @@ struct Judgement {
     sha256: Option<String>,
     facts: Option<Box<Facts>>,
     /// What decoding found or tolerated (bad base64, a broken data URL).
-    source: Vec<Problem>,
+    source: Vec<Defect>,
 }
 
 impl Judgement {
     /// Bytes that could not be had at all: no size, no hash, one problem.
-    fn failed(p: Problem) -> Judgement {
+    fn failed(p: Defect) -> Judgement {
         Judgement { sha256: None, facts: None, source: vec![p] }
     }
 

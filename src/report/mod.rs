@@ -13,7 +13,7 @@ pub mod term;
 
 use serde::Serialize;
 
-use crate::media::{Problem, Verdict};
+use crate::media::{Defect, Verdict};
 use crate::model::{Attachment, Finding, Session, Severity};
 use crate::reader::Plan;
 
@@ -31,7 +31,7 @@ pub struct ScanReport {
     pub attachments: Vec<Attachment>,
     pub findings: Vec<Finding>,
     /// Problems of the history as one request (too many images, too many PDF pages…).
-    pub limits: Vec<Problem>,
+    pub limits: Vec<Defect>,
     /// What the next request carries, as those limits count it.
     pub request: Carried,
 }

@@ -70,7 +70,7 @@ fn code() -> Value {
     json!({ "type": "string", "pattern": "^[a-z0-9_]+(\\.[a-z0-9_]+)+$" })
 }
 
-/// `media::Problem`: an attachment's or a request limit's problem.
+/// `media::Defect`: an attachment's or a request limit's problem.
 fn media_problem() -> Value {
     object(&[("severity", verdict()), ("code", code()), ("message", string())], &[])
 }
