@@ -432,6 +432,9 @@ fn read_range(
 /// each as a line would be, on the line it starts on (a Cline message, a logged
 /// request body: the last request is the history); anything else is one record.
 /// Payloads keep their own lines.
+/// A finding about the places `at` (offsets in the line's text) of one line.
+type LineFinding = fn(u64, &[u8], &[usize]) -> Option<Finding>;
+
 /// Reads a one-document session; `range`: the Cline IDE task's
 /// `conversationHistoryDeletedRange`, whose messages become records the
 /// provider does not see (and the [`Cut`] it makes, returned).
@@ -450,7 +453,7 @@ fn single_document(
     let (v, body, cut) = crate::json::Value::parse_tolerant(text, &mut spare)?;
     // Each value nested too deep, and each lone surrogate escape, is a finding
     // on the line it starts on.
-    let by_line = |at: &[usize], finding: &dyn Fn(u64, &[u8], &[usize]) -> Option<Finding>| -> Vec<Finding> {
+    let by_line = |at: &[usize], finding: LineFinding| -> Vec<Finding> {
         at.chunk_by(|&a, &b| memchr::memchr(b'\n', &text[a..b]).is_none())
             .filter_map(|same| {
                 let start = memchr::memrchr(b'\n', &text[..same[0]]).map_or(0, |n| n + 1);
@@ -459,9 +462,9 @@ fn single_document(
             })
             .collect()
     };
-    let mut deep = by_line(&cut, &|line, _, at| line::too_deep(line, at));
+    let mut deep = by_line(&cut, |line, _, at| line::too_deep(line, at));
     if !std::ptr::eq(body, text) {
-        deep.extend(by_line(&crate::json::splice::lone_surrogates(text), &line::lone_surrogates));
+        deep.extend(by_line(&crate::json::splice::lone_surrogates(text), line::lone_surrogates));
     }
     let adapter = plan.format.adapter();
     let Value::Array(items) = &v else {
