@@ -133,6 +133,11 @@ pub const CODES: &[Code] = &[
         W,
         "a line nests JSON past 100 levels; those values are read as null, the rest of the record is read",
     ),
+    c(
+        "line.lone_surrogate",
+        W,
+        "a line holds a lone surrogate escape (half of a character cut in two): read as U+FFFD; Anthropic refuses it, repair replaces it",
+    ),
     c("line.crlf", I, "the file has Windows line endings; read as plain newlines"),
     c("line.bom", I, "the file starts with a UTF-8 byte-order mark; it is ignored"),
     c(

@@ -117,7 +117,7 @@ pub struct Nothing {
 }
 
 /// Why no copy is written when nothing would change.
-pub const NOTHING_TO_REPAIR: &str = "nothing to repair: no exclusion, image cap, reasoning rewrite, unanswered tool call, failed request or damaged line to change; a copy would hold the same records";
+pub const NOTHING_TO_REPAIR: &str = "nothing to repair: no exclusion, image cap, reasoning rewrite, unanswered tool call, failed request, lone surrogate or damaged line to change; a copy would hold the same records";
 
 /// Repairs `session` (read by `job.plan`, its overlay applied).
 pub fn repair(job: &Job<'_>, session: Session) -> anyhow::Result<Outcome> {

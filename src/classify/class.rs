@@ -22,7 +22,8 @@ pub enum Class {
     /// Safety / moderation refusal.
     ContentPolicy,
     /// The history breaks the provider's structural rules: a tool call without its result,
-    /// a result without its call, roles out of order, an empty message.
+    /// a result without its call, roles out of order, an empty message, a lone surrogate
+    /// escape its JSON parser refuses.
     HistoryInvalid,
     /// Any other deterministic client error.
     InvalidRequest,
@@ -112,7 +113,7 @@ impl Class {
             Class::PayloadTooLarge => "drop or shrink attachments so the request fits",
             Class::ContentPolicy => "change the content the provider refuses",
             Class::HistoryInvalid => {
-                "repair the history: session-doctor repair FILE gives every interrupted tool call a result and drops orphan results"
+                "repair the history: session-doctor repair FILE gives every interrupted tool call a result, drops orphan results and replaces each lone surrogate (broken Unicode) with U+FFFD"
             }
             Class::InvalidRequest => "read the provider's reason below and fix the request",
             Class::Auth => "fix the credentials (API key, token, permissions)",

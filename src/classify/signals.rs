@@ -344,6 +344,16 @@ pub const DETERMINISTIC_PHRASES: &[Rule] = &[
     r(&["expected last role"], Class::HistoryInvalid),
     r(&["first message must use the"], Class::HistoryInvalid),
     r(&["cannot be empty when status value is error"], Class::HistoryInvalid),
+    // A lone surrogate escape in the history ("\ud83c": `JSON.stringify` of a tool output
+    // cut inside an emoji). Anthropic's JSON parser (yyjson's wording, through orjson:
+    // "The request body is not valid JSON: … : line 1 column N (char N)") refuses a high
+    // half with no low one after it, a low half with no high one before it, and a high
+    // half followed by another escape. Stored in the history, it comes back on every
+    // request: anthropics/claude-code#1939, #3277, #6273, #60394, #65607,
+    // link-assistant/hive-mind#1324.
+    r(&["no low surrogate in string"], Class::HistoryInvalid),
+    r(&["invalid high surrogate in string"], Class::HistoryInvalid),
+    r(&["invalid low surrogate in string"], Class::HistoryInvalid),
     // See: OpenAI insufficient_quota ("You exceeded your current quota, please check your
     // plan and billing details"); Anthropic "Your credit balance is too low"; DeepSeek 402
     // "Insufficient Balance"; OpenRouter 402 "requires more credits … can only afford".

@@ -137,6 +137,10 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
         if !c.elided.is_empty() {
             what.push(format!("{} elided to fit the context window", c.elided.len()));
         }
+        if !c.surrogates_replaced.is_empty() {
+            let lines = count(c.surrogates_replaced.len() as u64, "line", "lines");
+            what.push(format!("lone surrogates on {lines} replaced by U+FFFD"));
+        }
         writeln!(err, "session-doctor: {} request for {}: {}", done.target, sanitize(&session.file), what.join(", "))?;
         if let Some(e) = &c.context {
             writeln!(err, "  {}", crate::rewrite::trim::describe(e))?;

@@ -181,6 +181,15 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
             first_few(&c.failures_dropped)
         )?;
     }
+    if !c.surrogates_replaced.is_empty() {
+        let lines = &c.surrogates_replaced;
+        writeln!(
+            out,
+            "  unicode      lone surrogates replaced by U+FFFD (line{} {}): half characters Anthropic refuses; the records are kept",
+            if lines.len() == 1 { "" } else { "s" },
+            first_few(lines)
+        )?;
+    }
     for s in &r.salvaged {
         writeln!(out, "  salvaged     {s}")?;
     }

@@ -17,6 +17,7 @@ mod read;
 mod run;
 mod signature;
 mod suspects;
+pub mod unicode;
 
 use serde::Serialize;
 

@@ -40,6 +40,8 @@ pub struct NextRequest<'a> {
     pub limits: &'a [Defect],
     /// It holds an image: `--max-images 0` changes something.
     pub images: bool,
+    /// A line of the session holds a lone surrogate escape: `repair` replaces it.
+    pub lone_surrogates: bool,
 }
 
 /// What to run next, in order; empty when nothing needs doing (or nothing
@@ -57,7 +59,7 @@ pub fn commands(
     request: &NextRequest<'_>,
     opts: &DiagnoseOptions,
 ) -> Vec<String> {
-    let NextRequest { limits, images } = *request;
+    let NextRequest { limits, images, lone_surrogates } = *request;
     let cmd = |sub: &str, args: &str| {
         let reads_the_file = matches!(sub, "preview" | "repair");
         (!(opts.store && reads_the_file)).then(|| command(&opts.file_arg, &opts.read_args, sub, args))
@@ -120,6 +122,8 @@ pub fn commands(
         Class::ContextOverflow => vec![cmd("preview", "--fit-context"), cmd("repair", "--fit-context")],
         Class::PayloadTooLarge if images => vec![cmd("preview", "--max-images 0"), cmd("repair", "--max-images 0")],
         Class::InvalidRequest | Class::Unknown if !primes.is_empty() => vec![exclude(), cmd("repair", "")],
+        // A lone surrogate no line holds is in what the agent adds: no copy changes it.
+        Class::HistoryInvalid if super::unicode::refused(f) && !lone_surrogates => Vec::new(),
         Class::HistoryInvalid => vec![cmd("repair", "")],
         _ => Vec::new(),
     };

@@ -243,7 +243,9 @@ impl<'j> Work<'j> {
             self.picked.suspects.clear();
             self.picked.boundary = None;
             self.notes.retain(|n| !is_suspects_note(n));
-            if self.structure.iter().all(|p| p.pending) {
+            if self.failure.as_ref().is_some_and(super::unicode::refused) {
+                self.notes.push(super::unicode::note(&super::unicode::lines(&self.session)));
+            } else if self.structure.iter().all(|p| p.pending) {
                 self.notes.push(
                     "the history as recorded pairs every call with its result: the agent may build its requests differently from what it records; `repair` writes a copy the agent re-reads"
                         .into(),
@@ -358,7 +360,8 @@ impl<'j> Work<'j> {
     fn next_commands(&mut self, stuck: bool, for_agent: bool, excluded: &[String]) -> Vec<String> {
         let (failure, suspects) = (self.failure.as_ref(), &self.picked.suspects);
         let images = self.session.attachments.iter().any(|a| a.sent() && a.is_image());
-        let request = next::NextRequest { limits: &self.limits, images };
+        let lone_surrogates = !super::unicode::lines(&self.session).is_empty();
+        let request = next::NextRequest { limits: &self.limits, images, lone_surrogates };
         let next = next::commands(failure, stuck, suspects, excluded, &self.rules, &request, self.opts);
         let next = claude_code::subagent(&self.session, &mut self.notes, next);
         let stuck = stuck || for_agent;
@@ -433,7 +436,10 @@ impl<'j> Work<'j> {
         }
         if stuck && self.class_is(Class::HistoryInvalid) {
             let broken: Vec<&crate::model::Fault> = history.iter().map(|i| &i.problem).collect();
-            verdict = if broken.is_empty() {
+            verdict = if self.failure.as_ref().is_some_and(super::unicode::refused) {
+                "stuck: the provider's JSON parser refuses a lone surrogate (half of a character) on every request"
+                    .into()
+            } else if broken.is_empty() {
                 "stuck: the provider rejects the history's structure on every request".into()
             } else {
                 format!("stuck: {}; every retry sends it again", faults::summary(&broken))

@@ -30,22 +30,13 @@ const GUARDED_TOOLS: [&str; 1] = ["Read"];
 
 /// The hook's answer to one `PreToolUse` event, or `None` to stay silent.
 pub fn answer(event: &Value, rules: &Rules, cache: &Path) -> Option<Value> {
-    let tool = event.get("tool_name")?.as_str()?;
-    if !GUARDED_TOOLS.contains(&tool) {
-        return None;
-    }
-    let input = event.get("tool_input")?;
-    let file = input.get("file_path")?.as_str()?;
-    let path = resolve(file, event.get("cwd").and_then(Value::as_str));
+    let (input, path) = super::hooked_file(event, &GUARDED_TOOLS)?;
     // A PDF read by `pages` ("1-5", how Claude Code reads a large one) sends
     // those pages only: the whole file's page count and size are not what goes.
     let excused: &[&str] = if input.get("pages").is_some_and(|p| !p.is_null()) { PAGED } else { &[] };
     // The image joins those the session holds: past the provider's many-image
     // threshold, its stricter side limit is what the request must meet.
-    let held = event
-        .get("transcript_path")
-        .and_then(Value::as_str)
-        .map_or(0, |t| super::transcript::images_held(Path::new(t)));
+    let held = super::transcript::named(event).map_or(0, |t| super::transcript::images_held(&t));
     match super::judge_file_among(&path, rules, cache, excused, held + 1).ok()? {
         Decision::NotMedia | Decision::Pass => None,
         Decision::Deny { reason } => Some(json!({
@@ -67,14 +58,5 @@ pub fn answer(event: &Value, rules: &Rules, cache: &Path) -> Option<Value> {
                 }
             }))
         }
-    }
-}
-
-/// Claude Code passes absolute paths; a relative one is taken from the event's `cwd`.
-fn resolve(file: &str, cwd: Option<&str>) -> std::path::PathBuf {
-    let p = Path::new(file);
-    match cwd {
-        Some(dir) if p.is_relative() => Path::new(dir).join(p),
-        _ => p.to_path_buf(),
     }
 }

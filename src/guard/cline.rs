@@ -39,7 +39,7 @@ pub fn answer(event: &Value, rules: &Rules, cache: &Path) -> Option<Value> {
     let mut changed = false;
     for (i, f) in files.iter().enumerate() {
         let Some(file) = f.get("path").and_then(Value::as_str) else { continue };
-        let path = resolve(file, cwd);
+        let path = super::resolve(file, cwd);
         let swap = match super::judge_file(&path, rules, cache) {
             Ok(Decision::Fitted { path: copy, .. }) => copy,
             Ok(Decision::Deny { reason }) => match note(&reason, cache) {
@@ -66,13 +66,4 @@ fn note(reason: &str, cache: &Path) -> anyhow::Result<PathBuf> {
     let (replace, mode) = (crate::atomic::Existing::Replace, Some(0o600));
     crate::atomic::write_with_mode(&out, replace, mode, &[], |w| Ok(w.write_all(reason.as_bytes())?))?;
     Ok(out)
-}
-
-/// Cline passes absolute paths; a relative one is taken from the first workspace root.
-fn resolve(file: &str, cwd: Option<&str>) -> PathBuf {
-    let p = Path::new(file);
-    match cwd {
-        Some(dir) if p.is_relative() => Path::new(dir).join(p),
-        _ => p.to_path_buf(),
-    }
 }

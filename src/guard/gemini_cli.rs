@@ -27,6 +27,7 @@ use serde_json::{Value, json};
 
 use super::Decision;
 use crate::media::rules::Rules;
+use crate::model::Format;
 
 /// The tools whose `file_path` the guard judges.
 const GUARDED_TOOLS: [&str; 1] = ["read_file"];
@@ -34,15 +35,13 @@ const GUARDED_TOOLS: [&str; 1] = ["read_file"];
 /// The hook's answer to one `BeforeTool` event, or `None` to stay silent.
 /// `cache` is where a fitted copy goes when the event names no project folder.
 pub fn answer(event: &Value, rules: &Rules, cache: &Path) -> Option<Value> {
-    let tool = event.get("tool_name")?.as_str()?;
-    if !GUARDED_TOOLS.contains(&tool) {
-        return None;
-    }
-    let input = event.get("tool_input")?;
-    let file = input.get("file_path")?.as_str()?;
-    let path = resolve(file, event.get("cwd").and_then(Value::as_str));
+    let (input, path) = super::hooked_file(event, &GUARDED_TOOLS)?;
     let readable = project_cache(event);
-    let decision = super::judge_file(&path, rules, readable.as_deref().unwrap_or(cache)).ok()?;
+    // The image joins those the session holds (its chat file, the event's
+    // `transcript_path`): past a provider's many-image threshold its stricter
+    // side limit is what the request must meet.
+    let held = super::transcript::named(event).map_or(0, |t| super::transcript::images_sent(&t, Format::GeminiCli));
+    let decision = super::judge_file_among(&path, rules, readable.as_deref().unwrap_or(cache), &[], held + 1).ok()?;
     match decision {
         Decision::NotMedia | Decision::Pass => None,
         Decision::Deny { reason } => Some(json!({"decision": "deny", "reason": reason})),
@@ -58,8 +57,9 @@ pub fn answer(event: &Value, rules: &Rules, cache: &Path) -> Option<Value> {
         Decision::Fitted { path: copy, note } => Some(json!({
             "decision": "deny",
             "reason": format!(
-                "session-doctor guard: {file} was not read whole: {note} A copy that fits is {}; read that \
+                "session-doctor guard: {} was not read whole: {note} A copy that fits is {}; read that \
                  file instead (or ask the user to put it in the workspace).",
+                path.display(),
                 copy.display()
             ),
         })),
@@ -76,13 +76,4 @@ fn project_cache(event: &Value) -> Option<PathBuf> {
         return None;
     }
     Some(chats.parent()?.join("session-doctor").join("fitted"))
-}
-
-/// Gemini CLI passes the path the model wrote; a relative one is taken from the event's `cwd`.
-fn resolve(file: &str, cwd: Option<&str>) -> PathBuf {
-    let p = Path::new(file);
-    match cwd {
-        Some(dir) if p.is_relative() => Path::new(dir).join(p),
-        _ => p.to_path_buf(),
-    }
 }

@@ -44,6 +44,31 @@ pub enum Decision {
     Deny { reason: String },
 }
 
+/// The tool call a hook event is about, for the agents whose event is
+/// `{tool_name, tool_input: {file_path, …}, cwd}` (Claude Code's `PreToolUse`,
+/// Gemini CLI's `BeforeTool`): the tool's input and the file it reads, a
+/// relative path taken from `cwd`. `None` for a tool not in `tools`, or an
+/// event without a file: the guard stays silent.
+pub fn hooked_file<'e>(event: &'e serde_json::Value, tools: &[&str]) -> Option<(&'e serde_json::Value, PathBuf)> {
+    let tool = event.get("tool_name")?.as_str()?;
+    if !tools.contains(&tool) {
+        return None;
+    }
+    let input = event.get("tool_input")?;
+    let file = input.get("file_path")?.as_str()?;
+    Some((input, resolve(file, event.get("cwd").and_then(serde_json::Value::as_str))))
+}
+
+/// A path as an agent's tool call names it: agents pass absolute paths, a
+/// relative one is taken from `cwd` (the event's, or Cline's first workspace root).
+pub fn resolve(file: &str, cwd: Option<&str>) -> PathBuf {
+    let p = Path::new(file);
+    match cwd {
+        Some(dir) if p.is_relative() => Path::new(dir).join(p),
+        _ => p.to_path_buf(),
+    }
+}
+
 /// The media types guessed from a file name, as agents do before reading.
 fn mime_by_name(path: &Path) -> Option<&'static str> {
     let ext = path.extension()?.to_str()?.to_ascii_lowercase();

@@ -1,5 +1,5 @@
 //! How many images a session already holds, read from the agent's transcript
-//! (Claude Code's hook event names it: `transcript_path`), so the guard can
+//! (Claude Code's and Gemini CLI's hook events name it: `transcript_path`), so the guard can
 //! judge an image as one of the request's many (issue 37, item 13): above 20
 //! images Anthropic refuses any side over 2000 px, and a phone screenshot
 //! read into a session holding 22 images sticks it.
@@ -13,7 +13,10 @@
 //! that did not need it; a transcript that cannot be read counts none.
 
 use std::io::{Read as _, Seek as _, SeekFrom};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use crate::model::Format;
+use crate::reader::ReadOptions;
 
 /// The most of a transcript read (its end): the images a request carries are
 /// its latest ones.
@@ -23,9 +26,29 @@ const PIECE: usize = 64 << 10;
 const IMAGE: &[&[u8]] = &[b"\"type\":\"image\"", b"\"type\": \"image\""];
 const COMPACTED: &[u8] = b"\"subtype\":\"compact_boundary\"";
 
+/// The transcript a hook event names (`transcript_path`: Claude Code's and
+/// Gemini CLI's events), when it is an absolute path. Cline's event names none
+/// (3.0.65: `taskId`, `workspaceRoots`, `sessionContext`): its guard counts nothing.
+pub fn named(event: &serde_json::Value) -> Option<PathBuf> {
+    let path = Path::new(event.get("transcript_path")?.as_str()?);
+    path.is_absolute().then(|| path.to_path_buf())
+}
+
 /// The images the transcript at `path` holds since its last compaction.
 pub fn images_held(path: &Path) -> usize {
     count(path).unwrap_or(0)
+}
+
+/// The images the next request from the session at `path` (of `format`)
+/// carries, as the reader reads it: for a format a byte scan cannot count
+/// (Gemini CLI writes a message again each time it changes, and checkpoints
+/// the whole list in `$set` lines). A session over [`MAX_READ`] bytes, or one
+/// that cannot be read, counts none: the guard fails open.
+pub fn images_sent(path: &Path, format: Format) -> usize {
+    let small = std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() <= MAX_READ);
+    let opts = ReadOptions { format: Some(format), ..ReadOptions::default() };
+    let read = small.then(|| crate::reader::read_session(path, &opts).ok()).flatten();
+    read.map_or(0, |s| s.attachments.iter().filter(|a| a.sent() && a.is_image()).count())
 }
 
 fn count(path: &Path) -> std::io::Result<usize> {

@@ -128,13 +128,32 @@ pub fn tame_numbers(t: &[u8]) -> Option<Vec<u8>> {
 /// read it; `serde_json` refuses it. As with [`tame_numbers`], only a parse
 /// sees the copy: a rewrite edits the original bytes.
 pub fn tame_surrogates(t: &[u8]) -> Option<Vec<u8>> {
+    let at = lone_surrogates(t);
+    if at.is_empty() {
+        return None;
+    }
+    let mut out = t.to_vec();
+    for i in at {
+        out[i..i + 6].copy_from_slice(REPLACEMENT);
+    }
+    Some(out)
+}
+
+/// The escape of U+FFFD, the replacement character: as long as a surrogate's.
+pub const REPLACEMENT: &[u8; 6] = b"\\ufffd";
+
+/// Where each lone surrogate escape of `t` starts (its six bytes `\\udXXX`), in
+/// order: a high half with no low half right after it, or a low half with no
+/// high one right before it. Anthropic's JSON parser refuses either ("no low
+/// surrogate in string", "invalid high surrogate in string").
+pub fn lone_surrogates(t: &[u8]) -> Vec<usize> {
     let hex = |at: usize| -> Option<u16> {
         let d = t.get(at..at + 4)?;
         u16::from_str_radix(std::str::from_utf8(d).ok()?, 16).ok()
     };
     // The code unit of a `\\uXXXX` escape at `at`, if there is one.
     let unit = |at: usize| (t.get(at..at + 2) == Some(b"\\u")).then(|| hex(at + 2)).flatten();
-    let mut out: Option<Vec<u8>> = None;
+    let mut out = Vec::new();
     let mut i = 0;
     let mut in_string = false;
     while i < t.len() {
@@ -146,7 +165,7 @@ pub fn tame_surrogates(t: &[u8]) -> Option<Vec<u8>> {
             (true, b'\\') => match unit(i) {
                 Some(0xD800..=0xDBFF) if unit(i + 6).is_some_and(|l| (0xDC00..=0xDFFF).contains(&l)) => i += 12,
                 Some(0xD800..=0xDFFF) => {
-                    out.get_or_insert_with(|| t.to_vec())[i..i + 6].copy_from_slice(b"\\ufffd");
+                    out.push(i);
                     i += 6;
                 }
                 _ => i += 2,

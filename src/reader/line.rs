@@ -76,6 +76,10 @@ impl<'r> Worker<'r> {
                 let rec = self.record(adapter, &v, text, lineno, offset, false);
                 findings.append(&mut self.found);
                 findings.extend(too_deep(lineno, &cut));
+                // Read from a tamed copy: say what it tamed that a provider refuses.
+                if !std::ptr::eq(text, raw) {
+                    findings.extend(lone_surrogates(lineno, raw, &crate::json::splice::lone_surrogates(raw)));
+                }
                 Some(rec)
             }
             Err(e) => {
@@ -253,6 +257,24 @@ pub fn too_deep(line: u64, cut: &[usize]) -> Option<Finding> {
         first + 1
     );
     Some(finding(line, Severity::Warning, "line.too_deep", what))
+}
+
+/// The finding for the lone surrogate escapes of a line (`at`: where each
+/// starts in `raw`, the line's text), if any: read as U+FFFD, as the agents'
+/// `JSON.parse` reads them, but refused by Anthropic's parser.
+pub fn lone_surrogates(line: u64, raw: &[u8], at: &[usize]) -> Option<Finding> {
+    let (&first, more) = at.split_first()?;
+    // Six ASCII bytes: `\u` and four hex digits (checked by the scan).
+    let escape = String::from_utf8_lossy(&raw[first..first + 6]);
+    let others = match more.len() {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    let what = format!(
+        "holds a lone surrogate escape (`{escape}` at byte {}{others}: half of a character cut in two); read as U+FFFD, as the agent reads it, but Anthropic refuses a request carrying it (\"no low surrogate in string\"); repair replaces each with U+FFFD and keeps the record",
+        first + 1
+    );
+    Some(finding(line, Severity::Warning, "line.lone_surrogate", what))
 }
 
 #[cfg(test)]

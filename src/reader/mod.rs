@@ -432,6 +432,9 @@ fn read_range(
 /// each as a line would be, on the line it starts on (a Cline message, a logged
 /// request body: the last request is the history); anything else is one record.
 /// Payloads keep their own lines.
+/// A finding about the places `at` (offsets in the line's text) of one line.
+type LineFinding = fn(u64, &[u8], &[usize]) -> Option<Finding>;
+
 /// Reads a one-document session; `range`: the Cline IDE task's
 /// `conversationHistoryDeletedRange`, whose messages become records the
 /// provider does not see (and the [`Cut`] it makes, returned).
@@ -446,16 +449,23 @@ fn single_document(
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let offset = (bytes.len() - body.len()) as u64;
     let mut spare = None;
-    let (v, body, cut) = crate::json::Value::parse_tolerant(body, &mut spare)?;
-    // Each value nested too deep is a finding on the line it starts on.
-    let mut deep: Vec<Finding> = cut
-        .chunk_by(|&a, &b| memchr::memchr(b'\n', &body[a..b]).is_none())
-        .filter_map(|same| {
-            let start = memchr::memrchr(b'\n', &body[..same[0]]).map_or(0, |n| n + 1);
-            let line = 1 + memchr::memchr_iter(b'\n', &body[..start]).count() as u64;
-            line::too_deep(line, &same.iter().map(|c| c - start).collect::<Vec<_>>())
-        })
-        .collect();
+    let text = body;
+    let (v, body, cut) = crate::json::Value::parse_tolerant(text, &mut spare)?;
+    // Each value nested too deep, and each lone surrogate escape, is a finding
+    // on the line it starts on.
+    let by_line = |at: &[usize], finding: LineFinding| -> Vec<Finding> {
+        at.chunk_by(|&a, &b| memchr::memchr(b'\n', &text[a..b]).is_none())
+            .filter_map(|same| {
+                let start = memchr::memrchr(b'\n', &text[..same[0]]).map_or(0, |n| n + 1);
+                let line = 1 + memchr::memchr_iter(b'\n', &text[..start]).count() as u64;
+                finding(line, &text[start..], &same.iter().map(|c| c - start).collect::<Vec<_>>())
+            })
+            .collect()
+    };
+    let mut deep = by_line(&cut, |line, _, at| line::too_deep(line, at));
+    if !std::ptr::eq(body, text) {
+        deep.extend(by_line(&crate::json::splice::lone_surrogates(text), line::lone_surrogates));
+    }
     let adapter = plan.format.adapter();
     let Value::Array(items) = &v else {
         let rec = worker.record(adapter, &v, body, 1, offset, true);

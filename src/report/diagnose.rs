@@ -156,7 +156,11 @@ fn notes(out: &mut impl Write, d: &Diagnosis, term: &Term) -> io::Result<()> {
             say(out, term, "note", &sanitize(&f.message))?;
             continue;
         }
-        let kind = f.code.filter(|c| !c.starts_with("line."));
+        // A lone surrogate is read, not damage; a refusal for it names its lines already.
+        if f.code == Some("line.lone_surrogate") && d.failure.as_ref().is_some_and(crate::diagnose::unicode::refused) {
+            continue;
+        }
+        let kind = f.code.filter(|c| !c.starts_with("line.") || *c == "line.lone_surrogate");
         match kinds.iter_mut().find(|(k, _)| *k == kind) {
             Some((_, lines)) => lines.push(f.line),
             None => kinds.push((kind, vec![f.line])),

@@ -284,8 +284,9 @@ fn changes() -> Value {
             ("repeats_removed", strings()),
             ("fitted", strings()),
             ("not_fitted", strings()),
+            ("surrogates_replaced", counts()),
         ],
-        &["healed", "repeats_removed"],
+        &["healed", "repeats_removed", "surrogates_replaced"],
     )
 }
 

@@ -78,6 +78,9 @@ pub enum Op {
     /// Replace the tool output string at `pointer` with the note `text`
     /// (`--fit-context`): the result's block stays, its text is the note.
     Elide { pointer: String, text: String },
+    /// Replace each lone surrogate escape of the record (`\ud83c`: half of a
+    /// character cut in two) with `\ufffd`, after every other op.
+    WellFormed,
 }
 
 /// What a rewrite changed, for the user and for `--json`.
@@ -113,6 +116,10 @@ pub struct Summary {
     /// The context estimate before and after `--fit-context`, when it was asked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<trim::Estimate>,
+    /// Lines whose lone surrogate escapes became U+FFFD: Anthropic's parser
+    /// refuses them, the agents' own sanitizer makes the same replacement.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub surrogates_replaced: Vec<u64>,
 }
 
 /// The ops of a whole session, by the line their record starts on.
@@ -261,7 +268,27 @@ impl Rewrite {
         if !single_document {
             r.mend(session, &session.structure.faults);
         }
+        r.well_formed(session, single_document);
         r
+    }
+
+    /// Every line the reader found a lone surrogate escape on is rewritten
+    /// with U+FFFD in its place, the record kept: Anthropic refuses the
+    /// escape ("no low surrogate in string"), and U+FFFD is what Claude Code
+    /// and `String.prototype.toWellFormed` put there. A code unit that is half
+    /// of a character carries nothing of it that another choice could keep.
+    fn well_formed(&mut self, session: &Session, single_document: bool) {
+        let mut lines: Vec<u64> =
+            (session.findings.iter()).filter(|f| f.code == Some("line.lone_surrogate")).map(|f| f.line).collect();
+        lines.sort_unstable();
+        lines.dedup();
+        for &line in &lines {
+            let ops = self.ops.entry(if single_document { 1 } else { line }).or_default();
+            if !ops.contains(&Op::WellFormed) {
+                ops.push(Op::WellFormed);
+            }
+        }
+        self.summary.surrogates_replaced = lines;
     }
 
     /// The payloads that stay as the file holds them: those no op replaces,
@@ -361,6 +388,7 @@ pub fn edits(format: Format, text: &[u8], base: u64, ops: &[Op]) -> Option<Vec<s
     for op in ops {
         match op {
             Op::Drop => return None,
+            Op::WellFormed => {}
             Op::Heal { pointer, text } => {
                 heals.push(pointer);
                 heal_text = text;
@@ -424,7 +452,23 @@ pub fn edits(format: Format, text: &[u8], base: u64, ops: &[Op]) -> Option<Vec<s
         &results,
         "[a tool result was removed here: the call it answered is no longer in the history]",
     ));
-    Some(without_repeats(text, out, &mut repeats))
+    let out = without_repeats(text, out, &mut repeats);
+    Some(if ops.contains(&Op::WellFormed) { well_formed(text, out) } else { out })
+}
+
+/// `edits` and then every lone surrogate escape of `text` replaced by
+/// `\ufffd`: in the text each edit writes, and in the text no edit touches.
+fn well_formed(text: &[u8], mut edits: Vec<splice::Edit>) -> Vec<splice::Edit> {
+    for e in &mut edits {
+        if let Some(tamed) = splice::tame_surrogates(e.with.as_bytes()) {
+            e.with = String::from_utf8_lossy(&tamed).into_owned();
+        }
+    }
+    let untouched = |at: usize| !edits.iter().any(|e| e.range.start < at + 6 && at < e.range.end);
+    let escapes: Vec<usize> = splice::lone_surrogates(text).into_iter().filter(|&at| untouched(at)).collect();
+    let replacement = String::from_utf8_lossy(splice::REPLACEMENT).into_owned();
+    edits.extend(escapes.into_iter().map(|at| splice::Edit { range: at..at + 6, with: replacement.clone() }));
+    edits
 }
 
 /// `edits` less those inside a repeated message, plus that message's removal.
@@ -524,4 +568,26 @@ fn opencode_tool_attachment(format: Format, text: &[u8], pointer: &str, note: &s
         }
     }
     Some(edits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The escapes go wherever they are: in the text no edit touches, and in
+    /// what an edit writes (a container rewritten without a member keeps the
+    /// others as they read).
+    #[test]
+    fn well_formed_reaches_into_what_other_edits_write() {
+        let text = br#"{"a":[{"type":"text","text":"x \ud83c"},{"type":"thinking","thinking":"t"}],"b":"\udc00 y \ud83c\udf89"}"#;
+        let ops = [Op::Remove { pointer: "/a/1".into() }, Op::WellFormed];
+        let out = splice::apply(text, &edits(Format::ClaudeCode, text, 0, &ops).expect("kept"));
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            r#"{"a":[{"type":"text","text":"x \ufffd"}],"b":"\ufffd y \ud83c\udf89"}"#,
+            "a pair is a character, and stays"
+        );
+        let alone = splice::apply(text, &edits(Format::ClaudeCode, text, 0, &[Op::WellFormed]).expect("kept"));
+        assert_eq!(alone.len(), text.len(), "each escape is replaced in place, at its length");
+    }
 }

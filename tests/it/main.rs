@@ -78,6 +78,8 @@ mod html;
 mod layers;
 // Layouts the agents really write, in the project's own fixtures.
 mod layouts;
+// A lone surrogate escape in a tool output: Anthropic's refusal classified, the line named, the cure.
+mod lone_surrogate;
 // The man pages in `man/` are what the clap definitions give (`UPDATE_MAN=1` rewrites).
 mod man;
 // `media::inspect` over the media corpus: verdicts at each depth, no panic or hang.

@@ -117,7 +117,7 @@ class Provider:
 
     # ---------------------------------------------------------------- dispatch
 
-    def handle(self, method, path, body):
+    def handle(self, method, path, body, raw=b""):
         route = path.split("?")[0]
         if method != "POST":
             if route.endswith("/models"):
@@ -129,6 +129,7 @@ class Provider:
             status, answer = self.settings.fail_next.pop(0)
             raise Reject(status, answer)
         if route.endswith("/messages"):
+            _anthropic_json(raw)
             return self._anthropic(body)
         if route.endswith("/responses"):
             return self._responses(body)
@@ -537,6 +538,59 @@ def _anthropic_media(block, path, items):
     items.append((where, source.get("media_type"), data))
 
 
+def _escape_unit(raw, i):
+    """The code unit of the ``\\uXXXX`` escape at ``raw[i:]``, or None."""
+    if raw[i:i + 2] != b"\\u":
+        return None
+    try:
+        return int(raw[i + 2:i + 6].decode("ascii"), 16) if len(raw) >= i + 6 else None
+    except ValueError:
+        return None
+
+
+def _anthropic_json(raw):
+    """Anthropic parses a request body strictly (orjson, so yyjson's wording):
+    a lone surrogate escape, which Python's json takes, is refused with "The
+    request body is not valid JSON: no low surrogate in string: line 1 column N
+    (char N-1)" (a high half with no escape after it), "invalid low surrogate"
+    (another escape after it), "invalid high surrogate" (a low half alone), at
+    the place yyjson reports: after the high half, at the second escape, at the
+    low half (cases.tsv: anthropics/claude-code#1939, #3277, #6273, #65607)."""
+    i, n, in_string = 0, len(raw), False
+    while i < n:
+        c = raw[i]
+        if c == 0x22:
+            in_string = not in_string
+            i += 1
+            continue
+        if not (in_string and c == 0x5C):
+            i += 1
+            continue
+        unit = _escape_unit(raw, i)
+        if unit is None:
+            i += 2
+            continue
+        if 0xDC00 <= unit <= 0xDFFF:
+            _surrogate_reject(raw, i, "invalid high surrogate in string")
+        if 0xD800 <= unit <= 0xDBFF:
+            low = _escape_unit(raw, i + 6)
+            if raw[i + 6:i + 8] != b"\\u":
+                _surrogate_reject(raw, i + 6, "no low surrogate in string")
+            if low is not None and not 0xDC00 <= low <= 0xDFFF:
+                _surrogate_reject(raw, i + 6, "invalid low surrogate in string")
+            i += 12
+            continue
+        i += 6
+
+
+def _surrogate_reject(raw, at, what):
+    # Python's JSONDecodeError position: characters, not bytes.
+    before = raw[:at].decode("utf-8", "replace")
+    line, col = before.count("\n") + 1, len(before) - before.rfind("\n")
+    text = "The request body is not valid JSON: %s: line %d column %d (char %d)" % (what, line, col, len(before))
+    raise Reject(400, {"type": "error", "error": {"type": "invalid_request_error", "message": text}, "request_id": _id("req_")})
+
+
 def _anthropic_reject(text):
     return Reject(400, {"type": "error", "error": {"type": "invalid_request_error", "message": text}, "request_id": _id("req_")})
 
@@ -750,7 +804,7 @@ def _handler(provider):
             # sha256: the body's bytes as received, to compare with what an agent sent (tests/agents/proxied.py).
             entry = {"at": time.time(), "method": method, "path": self.path, "api": api, "body": body, "sha256": hashlib.sha256(raw).hexdigest()}
             try:
-                status, payload, stream = provider.handle(method, self.path, body)
+                status, payload, stream = provider.handle(method, self.path, body, raw)
             except Reject as rej:
                 status, payload, stream = rej.status, rej.body, None
             except Exception as err:  # a bug in the fake provider: answer it, never hang the agent

@@ -245,6 +245,19 @@ class Anthropic(Case):
         after["content"].append({"type": "text", "text": "note"})
         self.taken(MESSAGES, {"messages": [a_user(), a_use("t1"), after]})
 
+    def test_a_lone_surrogate_is_not_valid_json(self):
+        # json.dumps writes a lone surrogate as its escape, as JSON.stringify does.
+        cut = {"messages": [a_user("deployed 3 pages \ud83c")]}
+        answer = self.refused(MESSAGES, cut, "The request body is not valid JSON: no low surrogate in string: line 1 column ")
+        at = json.dumps(cut).index("\\ud83c") + 6
+        self.assertTrue(answer["error"]["message"].endswith("column %d (char %d)" % (at + 1, at)), answer)
+        self.refused(MESSAGES, {"messages": [a_user("\udc89 half")]}, "not valid JSON: invalid high surrogate in string")
+        # json.dumps escapes the é after it: a second escape, not a low half.
+        self.refused(MESSAGES, {"messages": [a_user("\ud83c\u00e9")]}, "not valid JSON: invalid low surrogate in string")
+        # A pair is a character; U+FFFD is what a repaired copy sends.
+        self.taken(MESSAGES, {"messages": [a_user("done \ud83c\udf89 \ufffd")]})
+        self.taken(MESSAGES, {"messages": [a_user("an escaped backslash: \\\\ud83c")]})
+
     def test_an_empty_text_block(self):
         self.refused(MESSAGES, {"messages": [a_user(""), ]}, "messages: text content blocks must be non-empty")
 
