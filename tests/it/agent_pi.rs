@@ -1,6 +1,8 @@
 //! pi against its own requests: sessions the real pi 0.73.1 wrote and the
 //! requests it sent from them (tests/data/agents/pi/, made by the round-trip
-//! suite). `preview` must be that request, message by message, and the
+//! suite), and the same stories as pi 1.6.0 wrote them (`1.6.0/`: session
+//! version 3 with UUIDv7 ids, a `model_change` and a `thinking_level_change`
+//! first, pi's system prompt as a `system` message). `preview` must be that request, message by message, and the
 //! verdicts must hold for what pi itself does on resume.
 
 use crate::common;
@@ -47,20 +49,32 @@ fn differences(previewed: &[Value], sent: &[Value]) -> Vec<String> {
         .collect()
 }
 
+/// The stories both pinned pis ran, as the round-trip suite names their fixtures.
+const STORIES: [&str; 9] = [
+    "cut-png-stuck",
+    "cut-png-repaired",
+    "consecutive-users",
+    "auto-resize-refused",
+    "cut-pdf-as-text",
+    "too-many-images",
+    "text-only-route",
+    "killed-mid-tool",
+    "killed-then-user-turn",
+];
+
 #[test]
 fn preview_is_the_request_pi_sent_from_each_session() {
-    let names = [
-        "cut-png-stuck",
-        "cut-png-repaired",
-        "consecutive-users",
-        "auto-resize-refused",
-        "cut-pdf-as-text",
-        "too-many-images",
-        "text-only-route",
-        "killed-mid-tool",
-        "killed-then-user-turn",
-    ];
+    assert_preview_is_sent(&STORIES);
+}
+
+#[test]
+fn preview_is_the_request_pi_1_6_sent_from_each_session() {
+    assert_preview_is_sent(&STORIES.map(|name| format!("1.6.0/{name}")));
+}
+
+fn assert_preview_is_sent(names: &[impl AsRef<str>]) {
     for name in names {
+        let name = name.as_ref();
         let dir = tempfile::tempdir().unwrap();
         let (body, summary) = preview(&session(&dir, name));
         let sent = sent(name);
@@ -89,8 +103,18 @@ fn the_block_pi_numbers_after_two_user_turns_is_the_cut_png() {
 
 #[test]
 fn the_stuck_png_is_excluded_and_preview_is_what_pi_sent_from_the_copy() {
+    stuck_png_excluded("");
+}
+
+#[test]
+fn pi_1_6_the_stuck_png_is_excluded_and_preview_is_what_pi_sent_from_the_copy() {
+    stuck_png_excluded("1.6.0/");
+}
+
+/// `prefix` is the fixtures' folder (`""` for pi 0.73.1, `"1.6.0/"`).
+fn stuck_png_excluded(prefix: &str) {
     let dir = tempfile::tempdir().unwrap();
-    let file = session(&dir, "cut-png-stuck");
+    let file = session(&dir, &format!("{prefix}cut-png-stuck"));
     let path = file.to_str().unwrap();
     let (d, code) = diagnose(&file);
     assert_eq!((code, d["failure"]["class"].as_str()), (1, Some("media_rejected")), "{d:#}");
@@ -100,7 +124,7 @@ fn the_stuck_png_is_excluded_and_preview_is_what_pi_sent_from_the_copy() {
     // The copy pi resumed (cut-png-repaired) sent this history first.
     let (body, _) = preview(&file);
     let previewed = body["messages"].as_array().unwrap();
-    let sent = sent("cut-png-repaired");
+    let sent = sent(&format!("{prefix}cut-png-repaired"));
     let diffs = differences(previewed, &sent[..previewed.len()]);
     assert!(diffs.is_empty(), "preview with the exclusion differs from what pi sent:\n{}", diffs.join("\n"));
     let out = dir.path().join("out");
@@ -149,9 +173,15 @@ fn an_orphaned_call_before_a_user_turn_is_not_a_broken_history_for_pi() {
 
 #[test]
 fn preview_is_the_input_pi_sent_on_the_responses_api() {
+    for name in ["responses-reasoning", "1.6.0/responses-reasoning"] {
+        preview_is_the_input_sent(name);
+    }
+}
+
+fn preview_is_the_input_sent(name: &str) {
     let dir = tempfile::tempdir().unwrap();
-    let (body, summary) = preview(&session(&dir, "responses-reasoning"));
-    let text = std::fs::read_to_string(fixture("responses-reasoning.sent.json")).unwrap();
+    let (body, summary) = preview(&session(&dir, name));
+    let text = std::fs::read_to_string(fixture(&format!("{name}.sent.json"))).unwrap();
     let sent: Value = serde_json::from_str(&text).unwrap();
     let sent = sent["input"].as_array().unwrap();
     let diffs = differences(body["input"].as_array().unwrap(), &sent[..sent.len() - 1]);

@@ -436,8 +436,12 @@ def scenario_context_overflow_trimmed(ctx):
     summaries = [e for e in own if "context summarization assistant" in json.dumps(e["body"].get("system"))]
     turns = [e for e in own if e not in summaries]
     check(turns and all(e["status"] == 400 for e in turns), "pi's own resume is refused the same way", [(e["status"], json.dumps(e["answer"])[:200]) for e in own], r2)
-    # pi compacts on overflow, but the bulk is in the recent tail it keeps: the retry is refused too.
-    check(summaries and turns[-1] is own[-1], "pi's own compaction runs and does not help: its retry is refused", [(e["status"], json.dumps(e["answer"])[:120]) for e in own])
+    # pi 0.73.1 compacts on overflow, but the bulk is in the recent tail it keeps: the retry is
+    # refused too. pi 1.6.0 writes a `context_edit` leaving its failed reply out and asks for no
+    # summary (nothing before the tail to summarise): it stays stuck all the same.
+    if ctx.agent == "pi":
+        check(summaries, "pi's own compaction runs", [(e["status"], json.dumps(e["answer"])[:120]) for e in own])
+    check(turns[-1] is own[-1], "pi's own recovery does not help: its last request is refused", [(e["status"], json.dumps(e["answer"])[:120]) for e in own])
     _, copy = lib.rescue_steps(ctx.sb, session, "context_overflow", session.parent, "--fit-context")
     check(copy["changes"]["elided"], "the copy elides the output", copy["changes"])
     print("    context estimate:", json.dumps(copy["changes"]["context"]))
