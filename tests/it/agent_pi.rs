@@ -1,7 +1,7 @@
 //! pi against its own requests: sessions the real pi 0.73.1 wrote and the
 //! requests it sent from them (tests/data/agents/pi/, made by the round-trip
 //! suite), and the same stories as pi 1.6.0 wrote them (`1.6.0/`: session
-//! version 3 with UUIDv7 ids, a `model_change` and a `thinking_level_change`
+//! version 3 with version-7 UUIDs, a `model_change` and a `thinking_level_change`
 //! first, pi's system prompt as a `system` message). `preview` must be that request, message by message, and the
 //! verdicts must hold for what pi itself does on resume.
 
@@ -309,4 +309,43 @@ fn a_route_that_takes_no_images_is_cured_by_an_image_free_copy() {
     assert!(!kinds.contains(&"image"), "{kinds:?}");
     let (d, code) = diagnose(Path::new(copy));
     assert_eq!((code, &d["stuck"]), (0, &Value::Bool(false)), "{d:#}");
+}
+
+/// Turn 1 on Anthropic, then `pi --provider openai` read a cut PNG: stuck on the
+/// Responses API (pi writes no `model_change` for the switch; it resumes on the
+/// model of the last assistant message). The repaired copy no longer holds the
+/// failed replies that named openai, but its last answer is gpt-5-mini's: its
+/// preview is the Responses request pi sent from it (a 200), judged by openai.
+/// Before, the copy was previewed as an Anthropic request to claude-sonnet-4-5
+/// (the user turns after the reply took the first `model_change`'s provider).
+#[test]
+fn a_copy_stuck_after_a_provider_switch_is_previewed_for_the_provider_pi_resumes_on() {
+    for prefix in ["", "1.6.0/"] {
+        let dir = tempfile::tempdir().unwrap();
+        let file = session(&dir, &format!("{prefix}provider-switch"));
+        let path = file.to_str().unwrap();
+        let (d, code) = diagnose(&file);
+        assert_eq!((code, d["provider"].as_str()), (1, Some("openai")), "{prefix}: {d:#}");
+        assert_eq!(run(&["exclude", path, "--suspects"]).status.code(), Some(0));
+        let out = dir.path().join("out");
+        std::fs::create_dir(&out).unwrap();
+        let (rep, code) = json_of(&["repair", path, "--out", out.to_str().unwrap(), "--json"]);
+        assert_eq!(code, 0, "{rep:#}");
+        let copy = Path::new(rep["out"].as_str().unwrap());
+        let (d, code) = diagnose(copy);
+        assert_eq!(
+            (code, d["provider"].as_str(), d["model"].as_str()),
+            (0, Some("openai"), Some("gpt-5-mini")),
+            "{prefix}: {d:#}"
+        );
+        let (body, _) = preview(copy);
+        let text = std::fs::read_to_string(fixture(&format!("{prefix}provider-switch-repaired.sent.json"))).unwrap();
+        let sent: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(body["model"], sent["model"], "{prefix}");
+        let sent = sent["input"].as_array().unwrap();
+        let previewed =
+            body["input"].as_array().unwrap_or_else(|| panic!("{prefix}: not a Responses request: {body:#}"));
+        let diffs = differences(previewed, &sent[..sent.len() - 1]);
+        assert!(diffs.is_empty(), "{prefix}: preview differs from what pi sent:\n{}", diffs.join("\n"));
+    }
 }
