@@ -349,3 +349,22 @@ fn a_copy_stuck_after_a_provider_switch_is_previewed_for_the_provider_pi_resumes
         assert!(diffs.is_empty(), "{prefix}: preview differs from what pi sent:\n{}", diffs.join("\n"));
     }
 }
+
+/// The same session, then a turn branched from before the switch (pi's `/tree`):
+/// the path pi resumes holds Anthropic's answer last, so it goes to Anthropic;
+/// gpt-5-mini's answers are on the abandoned branch, later in the file. An
+/// assistant message names the model of what follows it on its own branch only.
+#[test]
+fn a_branch_from_before_the_switch_goes_back_to_the_model_of_its_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = session(&dir, "provider-switch");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let answer = lines.iter().find(|v| v["message"]["provider"] == "anthropic").expect("turn 1's answer");
+    let branch = serde_json::json!({"type":"message","id":"eeee0001","parentId":answer["id"],"timestamp":"2026-12-01T09:00:00.000Z",
+        "message":{"role":"user","content":[{"type":"text","text":"again"}],"timestamp":1_796_120_000_000u64}});
+    std::fs::write(&file, format!("{text}{branch}\n")).unwrap();
+    let (body, _) = preview(&file);
+    assert_eq!(body["model"], "claude-sonnet-4-5", "{body:#}");
+    assert_eq!(body["messages"].as_array().map(Vec::len), Some(3), "{body:#}");
+}
