@@ -142,7 +142,7 @@ pub fn assign_refs(records: &mut Records) {
 pub fn assemble(mut records: Records, entries: Vec<Entry>, links: Links) -> Assembled {
     let mut h = Assembled::default();
     let order = visible(&records, &entries, links, &mut h.findings);
-    let ctx = Context::new(&records);
+    let ctx = Context::new(&records, &order);
     h.entries = visible_entries(&records, &order, entries);
     let calls = media_calls(&records);
     // Sized once: grown by doubling, each copy left behind stays resident.
@@ -373,10 +373,12 @@ fn mark_healed(entries: &[Entry], attachments: &mut [Attachment]) {
 }
 
 /// The model and provider in force at each record: set by the records that name
-/// them (Codex `turn_context`, pi `model_change`), in file order, not history order.
-/// Kept as the few points where they change, not one copy per record.
+/// them (Codex `turn_context`, pi `model_change` and assistant messages), in file
+/// order, not history order; where the file is a tree, by the records of the path
+/// the provider sees only (pi resumes on the last of them on its branch, not on
+/// an abandoned branch's). Kept as the few points where they change, not one copy per record.
 struct Context {
-    /// (record index, model, provider) from that record on.
+    /// (record index, model, provider) from that record on, by record index.
     changes: Vec<(usize, Names)>,
 }
 
@@ -384,10 +386,13 @@ struct Context {
 type Names = (Option<Arc<str>>, Option<Arc<str>>);
 
 impl Context {
-    fn new(records: &Records) -> Context {
+    fn new(records: &Records, order: &[Slot]) -> Context {
         let mut changes = Vec::new();
         let (mut model, mut provider) = (None::<Arc<str>>, None::<Arc<str>>);
-        for i in 0..records.len() {
+        let tree = (0..records.len()).any(|i| records.is_node(i));
+        let path = || order.iter().map(|s| s.record);
+        let sources: Box<dyn Iterator<Item = usize>> = if tree { Box::new(path()) } else { Box::new(0..records.len()) };
+        for i in sources {
             let Some(x) = records.extra(i).and_then(Extra::rare) else { continue };
             if x.context_model.is_none() && x.context_provider.is_none() {
                 continue;
@@ -399,6 +404,10 @@ impl Context {
                 provider.clone_from(&x.context_provider);
             }
             changes.push((i, (model.clone(), provider.clone())));
+        }
+        // A path is in file order unless a file was reordered by hand: `at` needs it sorted.
+        if !changes.is_sorted_by_key(|c| c.0) {
+            changes.sort_by_key(|c| c.0);
         }
         Context { changes }
     }

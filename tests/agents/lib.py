@@ -24,11 +24,20 @@ AGENTS = {
     "claude-code": ("@anthropic-ai/claude-code", "2.1.332", "claude"),
     "codex": ("@openai/codex", "0.171.0", "codex"),
     "pi": ("@mariozechner/pi-coding-agent", "0.73.1", "pi"),
+    # The same agent under its new scope (0.74.0 on): session version 3 with UUIDv7 ids.
+    "pi-1.6": ("@earendil-works/pi-coding-agent", "1.6.0", "pi"),
     "gemini-cli": ("@google/gemini-cli", "0.61.0", "gemini"),
     "opencode": ("opencode-ai", "1.18.33", "opencode"),
     "copilot": ("@github/copilot", "1.0.102", "copilot"),
     "cline": ("cline", "3.0.65", "cline"),
 }
+
+# npm packages installed beside an agent that its executable needs first on PATH:
+# pi 1.x asks for Node >= 22.19, which npm's `node` package brings (a Node binary).
+RUNTIMES = {"pi-1.6": ["node@22.23.3"]}
+
+# An agent that runs another one's scenarios (the same agent at another version).
+SCENARIOS_OF = {"pi-1.6": "pi"}
 
 AGENT_TIMEOUT = 120  # seconds for one agent run
 DOCTOR_TIMEOUT = 60
@@ -53,12 +62,18 @@ def install(agent):
     shutil.rmtree(prefix, ignore_errors=True)
     prefix.mkdir(parents=True, exist_ok=True)
     (prefix / "package.json").write_text(json.dumps({"name": "sd-agent-cache", "private": True}))
-    cmd = ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", str(prefix), "%s@%s" % (package, version)]
+    packages = ["%s@%s" % (package, version)] + RUNTIMES.get(agent, [])
+    cmd = ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", str(prefix), *packages]
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if run.returncode != 0 or not exe.exists():
         raise RuntimeError("npm install %s@%s failed:\n%s" % (package, version, run.stderr[-2000:]))
-    done.write_text("%s@%s\n" % (package, version))
+    done.write_text("".join(p + "\n" for p in packages))
     return exe
+
+
+def runtime_path(agent, exe):
+    """The folder to put first on the agent's PATH (its own Node), or None."""
+    return Path(exe).parent if agent in RUNTIMES else None
 
 
 def doctor_bin():
@@ -86,7 +101,7 @@ class Result:
 class Sandbox:
     """A temporary HOME and working folder; removed on exit unless SD_KEEP is set."""
 
-    def __init__(self, name):
+    def __init__(self, name, path_first=None):
         self.root = Path(tempfile.mkdtemp(prefix="sd-%s-" % name))
         self.home = self.root / "home"
         self.work = self.root / "work"
@@ -94,7 +109,7 @@ class Sandbox:
         self.work.mkdir()
         self.env = {
             "HOME": str(self.home),
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "PATH": ((str(path_first) + os.pathsep) if path_first else "") + os.environ.get("PATH", "/usr/bin:/bin"),
             "LANG": "C.UTF-8",
             "TERM": "dumb",
             "NO_COLOR": "1",

@@ -46,7 +46,7 @@ def main():
     logs.mkdir(parents=True, exist_ok=True)
     passed = failed = gaps = 0
     for agent in agents:
-        stem = agent.replace("-", "_")
+        stem = lib.SCENARIOS_OF.get(agent, agent).replace("-", "_")
         # scenarios/<agent>.py, and scenarios/<agent>_<topic>.py for scenarios of one topic.
         names = sorted(p.stem for p in (Path(__file__).parent / "scenarios").glob(stem + "*.py"))
         modules = [importlib.import_module("scenarios." + n) for n in names if n == stem or n.startswith(stem + "_")]
@@ -67,7 +67,7 @@ def main():
             log.unlink(missing_ok=True)
             started = time.time()
             error = None
-            with Provider(str(log)) as provider, lib.Sandbox(agent) as sb:
+            with Provider(str(log)) as provider, lib.Sandbox(agent, lib.runtime_path(agent, exe)) as sb:
                 try:
                     fn(Context(agent, exe, sb, provider))
                 except Exception as err:

@@ -1,6 +1,8 @@
 //! pi against its own requests: sessions the real pi 0.73.1 wrote and the
 //! requests it sent from them (tests/data/agents/pi/, made by the round-trip
-//! suite). `preview` must be that request, message by message, and the
+//! suite), and the same stories as pi 1.6.0 wrote them (`1.6.0/`: session
+//! version 3 with version-7 UUIDs, a `model_change` and a `thinking_level_change`
+//! first, pi's system prompt as a `system` message). `preview` must be that request, message by message, and the
 //! verdicts must hold for what pi itself does on resume.
 
 use crate::common;
@@ -47,20 +49,32 @@ fn differences(previewed: &[Value], sent: &[Value]) -> Vec<String> {
         .collect()
 }
 
+/// The stories both pinned pis ran, as the round-trip suite names their fixtures.
+const STORIES: [&str; 9] = [
+    "cut-png-stuck",
+    "cut-png-repaired",
+    "consecutive-users",
+    "auto-resize-refused",
+    "cut-pdf-as-text",
+    "too-many-images",
+    "text-only-route",
+    "killed-mid-tool",
+    "killed-then-user-turn",
+];
+
 #[test]
 fn preview_is_the_request_pi_sent_from_each_session() {
-    let names = [
-        "cut-png-stuck",
-        "cut-png-repaired",
-        "consecutive-users",
-        "auto-resize-refused",
-        "cut-pdf-as-text",
-        "too-many-images",
-        "text-only-route",
-        "killed-mid-tool",
-        "killed-then-user-turn",
-    ];
+    assert_preview_is_sent(&STORIES);
+}
+
+#[test]
+fn preview_is_the_request_pi_1_6_sent_from_each_session() {
+    assert_preview_is_sent(&STORIES.map(|name| format!("1.6.0/{name}")));
+}
+
+fn assert_preview_is_sent(names: &[impl AsRef<str>]) {
     for name in names {
+        let name = name.as_ref();
         let dir = tempfile::tempdir().unwrap();
         let (body, summary) = preview(&session(&dir, name));
         let sent = sent(name);
@@ -89,8 +103,18 @@ fn the_block_pi_numbers_after_two_user_turns_is_the_cut_png() {
 
 #[test]
 fn the_stuck_png_is_excluded_and_preview_is_what_pi_sent_from_the_copy() {
+    stuck_png_excluded("");
+}
+
+#[test]
+fn pi_1_6_the_stuck_png_is_excluded_and_preview_is_what_pi_sent_from_the_copy() {
+    stuck_png_excluded("1.6.0/");
+}
+
+/// `prefix` is the fixtures' folder (`""` for pi 0.73.1, `"1.6.0/"`).
+fn stuck_png_excluded(prefix: &str) {
     let dir = tempfile::tempdir().unwrap();
-    let file = session(&dir, "cut-png-stuck");
+    let file = session(&dir, &format!("{prefix}cut-png-stuck"));
     let path = file.to_str().unwrap();
     let (d, code) = diagnose(&file);
     assert_eq!((code, d["failure"]["class"].as_str()), (1, Some("media_rejected")), "{d:#}");
@@ -100,7 +124,7 @@ fn the_stuck_png_is_excluded_and_preview_is_what_pi_sent_from_the_copy() {
     // The copy pi resumed (cut-png-repaired) sent this history first.
     let (body, _) = preview(&file);
     let previewed = body["messages"].as_array().unwrap();
-    let sent = sent("cut-png-repaired");
+    let sent = sent(&format!("{prefix}cut-png-repaired"));
     let diffs = differences(previewed, &sent[..previewed.len()]);
     assert!(diffs.is_empty(), "preview with the exclusion differs from what pi sent:\n{}", diffs.join("\n"));
     let out = dir.path().join("out");
@@ -149,9 +173,15 @@ fn an_orphaned_call_before_a_user_turn_is_not_a_broken_history_for_pi() {
 
 #[test]
 fn preview_is_the_input_pi_sent_on_the_responses_api() {
+    for name in ["responses-reasoning", "1.6.0/responses-reasoning"] {
+        preview_is_the_input_sent(name);
+    }
+}
+
+fn preview_is_the_input_sent(name: &str) {
     let dir = tempfile::tempdir().unwrap();
-    let (body, summary) = preview(&session(&dir, "responses-reasoning"));
-    let text = std::fs::read_to_string(fixture("responses-reasoning.sent.json")).unwrap();
+    let (body, summary) = preview(&session(&dir, name));
+    let text = std::fs::read_to_string(fixture(&format!("{name}.sent.json"))).unwrap();
     let sent: Value = serde_json::from_str(&text).unwrap();
     let sent = sent["input"].as_array().unwrap();
     let diffs = differences(body["input"].as_array().unwrap(), &sent[..sent.len() - 1]);
@@ -279,4 +309,62 @@ fn a_route_that_takes_no_images_is_cured_by_an_image_free_copy() {
     assert!(!kinds.contains(&"image"), "{kinds:?}");
     let (d, code) = diagnose(Path::new(copy));
     assert_eq!((code, &d["stuck"]), (0, &Value::Bool(false)), "{d:#}");
+}
+
+/// Turn 1 on Anthropic, then `pi --provider openai` read a cut PNG: stuck on the
+/// Responses API (pi writes no `model_change` for the switch; it resumes on the
+/// model of the last assistant message). The repaired copy no longer holds the
+/// failed replies that named openai, but its last answer is gpt-5-mini's: its
+/// preview is the Responses request pi sent from it (a 200), judged by openai.
+/// Before, the copy was previewed as an Anthropic request to claude-sonnet-4-5
+/// (the user turns after the reply took the first `model_change`'s provider).
+#[test]
+fn a_copy_stuck_after_a_provider_switch_is_previewed_for_the_provider_pi_resumes_on() {
+    for prefix in ["", "1.6.0/"] {
+        let dir = tempfile::tempdir().unwrap();
+        let file = session(&dir, &format!("{prefix}provider-switch"));
+        let path = file.to_str().unwrap();
+        let (d, code) = diagnose(&file);
+        assert_eq!((code, d["provider"].as_str()), (1, Some("openai")), "{prefix}: {d:#}");
+        assert_eq!(run(&["exclude", path, "--suspects"]).status.code(), Some(0));
+        let out = dir.path().join("out");
+        std::fs::create_dir(&out).unwrap();
+        let (rep, code) = json_of(&["repair", path, "--out", out.to_str().unwrap(), "--json"]);
+        assert_eq!(code, 0, "{rep:#}");
+        let copy = Path::new(rep["out"].as_str().unwrap());
+        let (d, code) = diagnose(copy);
+        assert_eq!(
+            (code, d["provider"].as_str(), d["model"].as_str()),
+            (0, Some("openai"), Some("gpt-5-mini")),
+            "{prefix}: {d:#}"
+        );
+        let (body, _) = preview(copy);
+        let text = std::fs::read_to_string(fixture(&format!("{prefix}provider-switch-repaired.sent.json"))).unwrap();
+        let sent: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(body["model"], sent["model"], "{prefix}");
+        let sent = sent["input"].as_array().unwrap();
+        let previewed =
+            body["input"].as_array().unwrap_or_else(|| panic!("{prefix}: not a Responses request: {body:#}"));
+        let diffs = differences(previewed, &sent[..sent.len() - 1]);
+        assert!(diffs.is_empty(), "{prefix}: preview differs from what pi sent:\n{}", diffs.join("\n"));
+    }
+}
+
+/// The same session, then a turn branched from before the switch (pi's `/tree`):
+/// the path pi resumes holds Anthropic's answer last, so it goes to Anthropic;
+/// gpt-5-mini's answers are on the abandoned branch, later in the file. An
+/// assistant message names the model of what follows it on its own branch only.
+#[test]
+fn a_branch_from_before_the_switch_goes_back_to_the_model_of_its_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = session(&dir, "provider-switch");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let answer = lines.iter().find(|v| v["message"]["provider"] == "anthropic").expect("turn 1's answer");
+    let branch = serde_json::json!({"type":"message","id":"eeee0001","parentId":answer["id"],"timestamp":"2026-12-01T09:00:00.000Z",
+        "message":{"role":"user","content":[{"type":"text","text":"again"}],"timestamp":1_796_120_000_000u64}});
+    std::fs::write(&file, format!("{text}{branch}\n")).unwrap();
+    let (body, _) = preview(&file);
+    assert_eq!(body["model"], "claude-sonnet-4-5", "{body:#}");
+    assert_eq!(body["messages"].as_array().map(Vec::len), Some(3), "{body:#}");
 }

@@ -394,18 +394,22 @@ fn unmended(path: &std::path::Path) -> (Value, session_doctor::model::Session) {
 
 /// The call ids the history check reports unpaired: those that block the
 /// next request, and those the agent answers itself when it sends.
-fn reported(session: &session_doctor::model::Session) -> (BTreeSet<String>, BTreeSet<String>) {
+fn reported(session: &session_doctor::model::Session, request: &Value) -> (BTreeSet<String>, BTreeSet<String>) {
     use session_doctor::model::FaultKind as Kind;
     let problems: Vec<_> = session_doctor::history::check(session)
         .faults
         .into_iter()
         .filter(|p| matches!(p.kind, Kind::CallWithoutResult | Kind::ResultWithoutCall))
         .collect();
-    // An id as the request spells it: Gemini CLI strips the `<tool>__` prefix it records.
+    // An id as the request spells it: Gemini CLI strips the `<tool>__` prefix it
+    // records; pi on the Responses API sends the `<call_id>` of its `<call_id>|<fc_id>`.
+    let responses = request["input"].is_array();
     let wire = |p: &session_doctor::model::Fault| -> Option<String> {
         let id = p.call_id.clone()?;
-        match id.split_once("__") {
-            Some((_, rest)) if session.format == session_doctor::model::Format::GeminiCli => Some(rest.to_string()),
+        let format = session.format;
+        match (id.split_once("__"), id.split_once('|')) {
+            (Some((_, rest)), _) if format == session_doctor::model::Format::GeminiCli => Some(rest.to_string()),
+            (_, Some((call, _))) if format == session_doctor::model::Format::Pi && responses => Some(call.to_string()),
             _ => Some(id),
         }
     };
@@ -466,7 +470,7 @@ fn the_history_check_pairs_calls_as_the_previewed_request_does() {
         // The request built from the session as it stands: `preview` mends what
         // the check reports, so it is built here without the rewrite.
         let (request, session) = unmended(std::path::Path::new(&path));
-        let (blocking, answered_by_agent) = reported(&session);
+        let (blocking, answered_by_agent) = reported(&session, &request);
         let previewed = unpaired(&request);
         // What the check calls broken is unpaired in the request: no stuck
         // verdict of a history the provider takes.
@@ -526,7 +530,7 @@ fn every_prefix_of_an_agents_session_is_judged_on_the_request_it_stands_for() {
                 }
                 continue;
             };
-            let (blocking, answered_by_agent) = reported(&session);
+            let (blocking, answered_by_agent) = reported(&session, &request);
             let previewed = unpaired(&request);
             if !blocking.is_subset(&previewed) {
                 failures.push(format!("{path} cut after line {cut}: reported {blocking:?}, unpaired {previewed:?}"));

@@ -174,6 +174,13 @@ fn message<'a>(m: &'a Value<'a>, base: &str, out: &mut LineOut<'a>) {
             let mut e = RawEntry::new(Role::Assistant);
             e.model = m.get("model").to_text();
             e.provider = m.get("provider").to_text();
+            // pi resumes on the model of the last `model_change` or assistant message
+            // on the path, a failed one too (`buildSessionContext`): a `--provider`
+            // switch writes no `model_change`, so the turns after this reply go to its model.
+            if e.model.is_some() || e.provider.is_some() {
+                out.context_model.clone_from(&e.model);
+                out.context_provider.clone_from(&e.provider);
+            }
             e.accepted = matches!(stop, "stop" | "length" | "toolUse") && m.get("usage").is_object();
             if matches!(stop, "error" | "aborted") {
                 let text = m.get("errorMessage").to_text().unwrap_or_else(|| format!("request {stop}"));

@@ -24,9 +24,10 @@
 //! On Responses: user text as `input_text` (blank kept), images with
 //! `detail: "auto"`, each reply's reasoning item as serialized in its thinking
 //! block, its text as a `message` item with the id of its `textSignature` (else
-//! `msg_<index>`), `status` and empty `annotations`, calls as `function_call`
-//! items with their `fc_` id, results as `function_call_output` whose output is
-//! the joined text when there is no image.
+//! `msg_<index>`; `msg_pi_<index>` once the session holds pi 1.x's `system`
+//! message), `status` and empty `annotations`, calls as `function_call` items
+//! with their `fc_` id, results as `function_call_output` whose output is the
+//! joined text when there is no image.
 //!
 //! What pi adds besides the history (system prompt, tool list, `cache_control`
 //! on the last block, thinking budget) is not in the session.
@@ -57,6 +58,11 @@ pub struct PiRequest {
     results: Vec<(String, Value, bool)>,
     /// Messages pi has converted so far (it numbers replies without a text id by it).
     index: usize,
+    /// The session records pi's system prompt (a `system` message, pi 0.86 on), so
+    /// it is a pi whose pi-ai (0.77 on) names a text without an id `msg_pi_<index>`,
+    /// and a later text of the same reply `msg_pi_<index>_<n>`. Sessions of pi
+    /// 0.78–0.85 carry no such mark and are numbered as 0.73.1 does (`msg_<index>`).
+    pi_text_ids: bool,
     /// The calls of the last reply that made any, and which were answered.
     open: Vec<String>,
     answered: HashSet<String>,
@@ -83,6 +89,7 @@ impl PiRequest {
         PiRequest {
             dialect,
             index: 0,
+            pi_text_ids: false,
             provider: provider.map(str::to_string),
             model: model.map(str::to_string),
             results: Vec::new(),
@@ -147,6 +154,14 @@ impl PiRequest {
                     self.index += 1;
                 }
                 out.extend(reply);
+            }
+            // pi's system prompt: the leading one goes to `system`/`instructions` and is
+            // not numbered; a later one (a change of prompt or tools) is. No run drives one.
+            "system" => {
+                if self.pi_text_ids {
+                    self.index += 1;
+                }
+                self.pi_text_ids = true;
             }
             "toolResult" => {
                 let id = s(m, "toolCallId").unwrap_or_default();
@@ -339,14 +354,19 @@ impl PiRequest {
     fn responses_reply(&mut self, m: &Value, same: bool, other_model: bool) -> Vec<Value> {
         let mut items = Vec::new();
         let mut calls = Vec::new();
+        let mut texts = 0;
         for b in m.get("content").and_then(Value::as_array).into_iter().flatten() {
-            let text = |t: &str, sig: Option<&str>, index: usize| {
+            let mut text = |t: &str, sig: Option<&str>, index: usize| {
                 let (id, phase) = text_signature(sig);
+                let nth = texts;
+                texts += 1;
                 // OpenAI takes ids of at most 64 characters: pi shortens a longer one.
                 let id = match id {
                     Some(id) if id.encode_utf16().count() > 64 => format!("msg_{}", short_hash(&id)),
                     Some(id) => id,
-                    None => format!("msg_{index}"),
+                    None if !self.pi_text_ids => format!("msg_{index}"),
+                    None if nth == 0 => format!("msg_pi_{index}"),
+                    None => format!("msg_pi_{index}_{nth}"),
                 };
                 let mut item = json!({"type":"message","role":"assistant","content":[{"type":"output_text","text":t,"annotations":[]}],"status":"completed","id":id});
                 if let Some(p) = phase {
@@ -715,6 +735,29 @@ mod tests {
         let out = r.record(&reply("gpt-5-mini"));
         assert_eq!(out[0]["id"], json!(format!("msg_{}", short_hash(&long))));
         assert_eq!(out[1]["id"], json!("fc_1"), "{out:#?}");
+    }
+
+    /// pi 1.6.0 (a session holding its `system` message) names a text without an
+    /// id `msg_pi_<index>`, a second text of one reply `msg_pi_<index>_1`; its
+    /// leading system message is not counted (logged from pi 1.6.0: `msg_pi_1`
+    /// for the Anthropic reply after the first user turn).
+    #[test]
+    fn pi_1_6_names_a_text_without_an_id_msg_pi() {
+        let mut r = PiRequest::new(Dialect::OpenaiResponses, Some("openai"), Some("gpt-5-mini"));
+        let system = msg(json!({"role":"system","content":"","sections":{"preamble":"p"}}));
+        let user = msg(json!({"role":"user","content":[{"type":"text","text":"hello"}]}));
+        let reply = msg(
+            json!({"role":"assistant","provider":"anthropic","model":"claude-sonnet-4-5","api":"anthropic-messages",
+            "content":[{"type":"text","text":"a"},{"type":"text","text":"b"}],"stopReason":"stop"}),
+        );
+        let out: Vec<Value> = [system, user, reply.clone()].iter().flat_map(|l| r.record(l)).collect();
+        let ids: Vec<&Value> = out.iter().filter_map(|i| i.get("id")).collect();
+        assert_eq!(ids, [&json!("msg_pi_1"), &json!("msg_pi_1_1")], "{out:#?}");
+        // Without the system message: pi 0.73.1's numbering.
+        let mut r = PiRequest::new(Dialect::OpenaiResponses, Some("openai"), Some("gpt-5-mini"));
+        let out = r.record(&reply);
+        let ids: Vec<&Value> = out.iter().filter_map(|i| i.get("id")).collect();
+        assert_eq!(ids, [&json!("msg_0"), &json!("msg_0")], "{out:#?}");
     }
 
     #[test]
