@@ -338,7 +338,7 @@ fn a_given_error_names_its_window_for_the_trim() {
     );
 }
 
-/// An opencode export (tests/data/agents/opencode/ses_dcf4acb6effeFDuECCUCfTrlJb.json,
+/// An opencode export (`tests/data/agents/opencode/ses_dcf4acb6effeFDuECCUCfTrlJb.json`,
 /// opencode 1.18.33's own), its `read` output made 400 kB: one JSON document,
 /// which the trim refused. The tool part's `state.output` becomes the note, its
 /// pointer document-wide, its line the one its message starts on.

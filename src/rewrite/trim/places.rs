@@ -56,19 +56,19 @@ pub fn outputs(v: &Value, at: &str, call: Option<String>, out: &mut Vec<Found>) 
                 // Gemini: the tool's words are the members of `response` (`output`, `error`).
                 let id = r.get("id").or_else(|| r.get("name")).and_then(Value::as_str).map(str::to_string);
                 if let Some(resp) = r.get("response") {
-                    texts(resp, &format!("{at}/{}/response", escape(key)), &id, out);
+                    texts(resp, &format!("{at}/{}/response", escape(key)), id.as_ref(), out);
                 }
                 return;
             }
             match (ty, role) {
                 (Some("tool_result"), _) | (_, Some("toolResult" | "tool")) => {
                     if let Some(c) = map.get("content") {
-                        texts(c, &format!("{at}/content"), &id, out);
+                        texts(c, &format!("{at}/content"), id.as_ref(), out);
                     }
                 }
                 (Some("function_call_output" | "custom_tool_call_output"), _) => {
                     if let Some(c) = map.get("output") {
-                        texts(c, &format!("{at}/output"), &id, out);
+                        texts(c, &format!("{at}/output"), id.as_ref(), out);
                     }
                 }
                 // opencode: a tool part keeps what it sends in `state.output`.
@@ -96,9 +96,9 @@ pub fn outputs(v: &Value, at: &str, call: Option<String>, out: &mut Vec<Found>) 
 /// The strings of one tool result's output, at any depth (Cline keeps a
 /// tool's raw output, `[{query, result, success}]`), but for media and
 /// references and `data:` URLs.
-fn texts(v: &Value, at: &str, call: &Option<String>, out: &mut Vec<Found>) {
+fn texts(v: &Value, at: &str, call: Option<&String>, out: &mut Vec<Found>) {
     match v {
-        Value::String(s) if !s.starts_with("data:") => out.push((at.to_string(), s.len() as u64, call.clone())),
+        Value::String(s) if !s.starts_with("data:") => out.push((at.to_string(), s.len() as u64, call.cloned())),
         Value::Array(items) => {
             for (j, item) in items.iter().enumerate() {
                 texts(item, &format!("{at}/{j}"), call, out);
