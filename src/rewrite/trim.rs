@@ -18,8 +18,9 @@
 //!   long: 215632 tokens > 200000 maximum", OpenAI's "maximum context length
 //!   is 128000 tokens. However, your messages resulted in 130412 tokens",
 //!   Gemini's "input token count (1196265) exceeds the maximum number of
-//!   tokens allowed (1048575)"), the estimate is scaled so that the session as
-//!   it is estimates at the stated count, and the stated maximum is the window.
+//!   tokens allowed (1048575)"), the estimate is raised so that the session as
+//!   it is estimates at the stated count (never lowered: a smaller count is of
+//!   a request the agent had cut), and the stated maximum is the window.
 //!   Where the error states no count (the Responses API's
 //!   `context_length_exceeded`) but was one of the window, the estimate is
 //!   raised to just over the window: the provider refused it for that.
@@ -178,8 +179,12 @@ impl Rewrite {
         // Scaled so the session as it is estimates at the count the provider stated.
         // Where the provider refused it for the window without a count, the
         // session as it is was over the window at least: the estimate is raised to it.
+        // A stated count below the estimate is of a request the agent had cut
+        // (Cline's compaction sends a summary in place of the history it keeps
+        // whole): the estimate of what the copy sends is never lowered.
         let target = match stated {
-            Some((count, _)) => Some(count),
+            Some((count, _)) if count >= raw => Some(count),
+            Some(_) => None,
             None if refused_for_window(session) && raw <= window => Some(window + 1),
             None => None,
         };

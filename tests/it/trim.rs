@@ -399,11 +399,11 @@ fn an_opencode_export_is_trimmed() {
 /// Completions overflow: the recorded error states the window, the trim
 /// reaches into Cline's raw output (`[{query, result, success}]`), and the
 /// copy is not stuck.
-#[test]
-fn a_cline_task_is_trimmed_by_the_window_its_error_states() {
-    let dir = tempfile::tempdir().unwrap();
+/// The Cline task of `tests/data/agents/cline/stuck`, its read a 400 kB text
+/// file's and its two failures `overflow`, written under `dir`.
+fn cline_bulky(dir: &Path, overflow: &str) -> PathBuf {
     let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/agents/cline/stuck/1796121856311_l5u09");
-    let task = dir.path().join("sessions/1796121856311_l5u09");
+    let task = dir.join("sessions/1796121856311_l5u09");
     std::fs::create_dir_all(&task).unwrap();
     std::fs::copy(from.join("1796121856311_l5u09.json"), task.join("1796121856311_l5u09.json")).unwrap();
     let text = std::fs::read_to_string(from.join("1796121856311_l5u09.messages.json")).unwrap();
@@ -411,12 +411,19 @@ fn a_cline_task_is_trimmed_by_the_window_its_error_states() {
     let big = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\n".repeat(6250);
     v["messages"][2]["content"][0]["content"] =
         serde_json::json!([{"query": "/tmp/sd-fixture/work/notes.txt", "result": big, "success": true}]);
-    let overflow = "This model's maximum context length is 50000 tokens. However, your messages resulted in 100700 tokens. Please reduce the length of the messages.";
     for i in [3, 5] {
         v["messages"][i]["content"][0]["text"] = Value::String(overflow.into());
     }
     let f = task.join("1796121856311_l5u09.messages.json");
     std::fs::write(&f, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    f
+}
+
+#[test]
+fn a_cline_task_is_trimmed_by_the_window_its_error_states() {
+    let dir = tempfile::tempdir().unwrap();
+    let overflow = "This model's maximum context length is 50000 tokens. However, your messages resulted in 130000 tokens. Please reduce the length of the messages.";
+    let f = cline_bulky(dir.path(), overflow);
     let (d, code) = json_of(&["diagnose", f.to_str().unwrap(), "--json"]);
     assert_eq!((code, d["failure"]["class"].as_str()), (1, Some("context_overflow")), "{d:#}");
     let next: Vec<&str> = d["next"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
@@ -429,7 +436,7 @@ fn a_cline_task_is_trimmed_by_the_window_its_error_states() {
     let c = &r["changes"]["context"];
     assert_eq!(
         (c["before"].as_u64(), c["window"].as_u64(), c["window_from"].as_str()),
-        (Some(100_700), Some(50_000), Some("error")),
+        (Some(130_000), Some(50_000), Some("error")),
         "{c}"
     );
     assert!(c["after"].as_u64().unwrap() <= c["budget"].as_u64().unwrap(), "{c}");
@@ -442,4 +449,21 @@ fn a_cline_task_is_trimmed_by_the_window_its_error_states() {
     assert_eq!(copy["messages"][2]["content"][0]["content"][0]["query"], "/tmp/sd-fixture/work/notes.txt");
     let (d, code) = json_of(&["diagnose", r["out"].as_str().unwrap(), "--json"]);
     assert_eq!((code, &d["stuck"]), (0, &Value::Bool(false)), "{d:#}");
+}
+
+/// A count stated below the estimate is of a request the agent had cut
+/// (Cline's compaction sends a summary in place of the history it keeps
+/// whole): it never lowers the estimate, else the copy would be trimmed too
+/// little (it was, in the round trip: Cline's resume of it was refused).
+#[test]
+fn a_count_below_the_estimate_does_not_lower_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let overflow = "This model's maximum context length is 6383 tokens. However, your messages resulted in 7672 tokens. Please reduce the length of the messages.";
+    let f = cline_bulky(dir.path(), overflow);
+    let (r, code) = json_of(&["repair", f.to_str().unwrap(), "--fit-context", "--json"]);
+    assert_eq!(code, 0, "{r:#}");
+    let c = &r["changes"]["context"];
+    assert_eq!((c["stated"].as_u64(), c["window"].as_u64()), (Some(7_672), Some(6_383)), "{c}");
+    assert!(c["before"].as_u64().unwrap() > 100_000, "the task as stored, not the cut request: {c}");
+    assert!(c["after"].as_u64().unwrap() <= c["budget"].as_u64().unwrap(), "{c}");
 }
