@@ -240,7 +240,7 @@ mod tests {
             find(gemini),
             vec![("/toolCalls/0/result/0/functionResponse/response/output".to_string(), 10, Some("g1".to_string()))]
         );
-        let cline = serde_json::json!({"role":"user","content":[{"type":"tool_result","tool_use_id":"k1","content":[{"query":"a.txt","result":big,"success":true},{"query":"b.png","result":[{"type":"image","data":big}]}]}]});
+        let cline = serde_json::json!({"role":"user","content":[{"type":"tool_result","tool_use_id":"k1","content":[{"query":"notes","result":big,"success":true},{"query":"shots","result":[{"type":"image","data":big}]}]}]});
         assert_eq!(
             find(cline),
             vec![
