@@ -131,9 +131,9 @@ pub fn repair(job: &Job<'_>, session: Session) -> anyhow::Result<Outcome> {
         rewrite.fit(&session, &source, &job.plan.rules, job.plan.single_document);
     }
     if let Some(opts) = job.fit_context {
-        crate::rewrite::trim::refuse_document(job.plan.single_document)?;
         let source = crate::reader::Source::of(job.plan, job.path);
-        rewrite.fit_context(&session, &source, opts, job.model.as_deref()).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let place = crate::rewrite::trim::Place { source: &source, single_document: job.plan.single_document };
+        rewrite.fit_context(&session, &place, opts, job.model.as_deref()).map_err(|e| anyhow::anyhow!("{e}"))?;
     }
     // pi's first layout counts entries by position (`firstKeptEntryIndex`):
     // leaving a line out there would move its compactions. A copy that changes
@@ -142,7 +142,8 @@ pub fn repair(job: &Job<'_>, session: Session) -> anyhow::Result<Outcome> {
     let answered =
         original.as_ref().is_none_or(|o| !o.recorded || addresses(o.class, &rewrite.summary, &suspects_left_out));
     if answered && !(job.plan.format == Format::Pi && positional(job.path)) {
-        rewrite.drop_failures(&session, job.plan.single_document);
+        let source = crate::reader::Source::of(job.plan, job.path);
+        rewrite.drop_failures(&session, job.plan.single_document.then_some(&source));
     }
     let damaged = damaged_lines(&session);
     // Nothing excluded, capped, rewritten, mended or left out: the copy would

@@ -347,7 +347,8 @@ pub fn rewrite(data: &[u8]) {
     }
     Overlay::load(&ov).expect("overlay").apply(&mut session);
     let mut rw = Rewrite::plan(&session, &ropts, plan.single_document);
-    rw.drop_failures(&session, plan.single_document);
+    let read_from = reader::Source::of(&plan, &path);
+    rw.drop_failures(&session, plan.single_document.then_some(&read_from));
     let out = dir.path().join("out");
     std::fs::create_dir(&out).expect("out dir");
     let planned = session_doctor::alias::Snapshot::of(&path).expect("the session is there");

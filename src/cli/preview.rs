@@ -82,8 +82,8 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
         rewrite.fit(&session, &source, &plan.rules, plan.single_document);
     }
     if let Some(opts) = args.read.fit_context(args.rewrite.context(), &args.file, &plan)? {
-        crate::rewrite::trim::refuse_document(plan.single_document)?;
-        rewrite.fit_context(&session, &source, opts, args.read.model.as_deref()).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let place = crate::rewrite::trim::Place { source: &source, single_document: plan.single_document };
+        rewrite.fit_context(&session, &place, opts, args.read.model.as_deref()).map_err(|e| anyhow::anyhow!("{e}"))?;
     }
     // One build of the request, written to the file or to stdout.
     let build = |w: &mut dyn std::io::Write| {

@@ -119,7 +119,18 @@ pub fn commands(
         }
         Class::PayloadTooLarge | Class::ContextOverflow if !suspects.is_empty() => vec![exclude(), cmd("repair", "")],
         // Too many tokens: the bulkiest tool outputs (and images) become notes until it fits.
-        Class::ContextOverflow => vec![cmd("preview", "--fit-context"), cmd("repair", "--fit-context")],
+        Class::ContextOverflow => {
+            // A window stated by an error the session does not record (`--error`)
+            // reaches preview and repair only as --context-tokens.
+            let given = (f.source == super::FailureSource::Given)
+                .then(|| c.message.as_deref().and_then(crate::rewrite::trim::stated))
+                .flatten();
+            let args = given.map_or_else(
+                || "--fit-context".to_string(),
+                |(_, max)| format!("--fit-context --context-tokens {max}"),
+            );
+            vec![cmd("preview", &args), cmd("repair", &args)]
+        }
         Class::PayloadTooLarge if images => vec![cmd("preview", "--max-images 0"), cmd("repair", "--max-images 0")],
         Class::InvalidRequest | Class::Unknown if !primes.is_empty() => vec![exclude(), cmd("repair", "")],
         // A lone surrogate no line holds is in what the agent adds: no copy changes it.

@@ -320,11 +320,13 @@ impl Rewrite {
 
     /// Leaves the records of failed requests out of a repaired copy. Agents do
     /// not send them back, so the request is the same; the copy then reads as
-    /// a session that has not failed yet (and `diagnose` says so). Records of a
-    /// one-document session are not lines and stay, and so do the notices of
-    /// an agent that retries without the media ([`crate::formats::Behaviour::retries_without_media`]).
-    pub fn drop_failures(&mut self, session: &Session, single_document: bool) {
-        if single_document {
+    /// a session that has not failed yet (and `diagnose` says so). Of a
+    /// one-document session (`single_document`: the file it is read from) only
+    /// Cline's display-only failure messages go; the notices of an agent that
+    /// retries without the media stay ([`crate::formats::Behaviour::retries_without_media`]).
+    pub fn drop_failures(&mut self, session: &Session, single_document: Option<&crate::reader::Source>) {
+        if let Some(source) = single_document {
+            self.drop_document_failures(session, source);
             return;
         }
         let notice = |e: &crate::model::Entry| {
@@ -336,6 +338,31 @@ impl Rewrite {
         for line in lines {
             self.ops.entry(line).or_default().push(Op::Drop);
             self.summary.failures_dropped.push(line);
+        }
+    }
+}
+
+impl Rewrite {
+    /// [`Rewrite::drop_failures`] of a one-document session: only Cline's
+    /// failure records, display-only messages of its task that Cline never
+    /// sends, go (each message removed from the document); others stay.
+    fn drop_document_failures(&mut self, session: &Session, source: &crate::reader::Source) {
+        let failed: Vec<u64> = session.entries.iter().filter(|e| e.error.is_some()).map(|e| e.line).collect();
+        let Some(r) = session.records.first().filter(|_| session.format == Format::Cline && !failed.is_empty()) else {
+            return;
+        };
+        let Ok(text) = source.read_range(r.offset, r.len) else { return };
+        let Some((base, messages)) = trim::places::document_messages(&text) else { return };
+        let lines = trim::places::message_lines(&text, &messages);
+        for (k, (m, line)) in messages.into_iter().zip(lines).enumerate() {
+            let display_only = || {
+                serde_json::from_slice::<serde_json::Value>(&text[m.clone()])
+                    .is_ok_and(|v| v.pointer("/metadata/displayOnly") == Some(&serde_json::Value::Bool(true)))
+            };
+            if failed.contains(&line) && display_only() {
+                self.ops.entry(1).or_default().push(Op::Remove { pointer: format!("{base}/{k}") });
+                self.summary.failures_dropped.push(line);
+            }
         }
     }
 }
@@ -443,15 +470,12 @@ pub fn edits(format: Format, text: &[u8], base: u64, ops: &[Op]) -> Option<Vec<s
         return None;
     }
     removals.extend(snake_removals.iter().map(String::as_str));
-    out.extend(removal_edits(format, text, &removals, "[reasoning omitted]"));
-    out.extend(removal_edits(format, text, &heals, heal_text));
+    let mut removed = removal_edits(format, text, &removals, "[reasoning omitted]", &mut out);
+    removed.extend(removal_edits(format, text, &heals, heal_text, &mut out));
     let results: Vec<&str> = result_removals.iter().map(String::as_str).collect();
-    out.extend(removal_edits(
-        format,
-        text,
-        &results,
-        "[a tool result was removed here: the call it answered is no longer in the history]",
-    ));
+    let note = "[a tool result was removed here: the call it answered is no longer in the history]";
+    removed.extend(removal_edits(format, text, &results, note, &mut out));
+    out.extend(removed);
     let out = without_repeats(text, out, &mut repeats);
     Some(if ops.contains(&Op::WellFormed) { well_formed(text, out) } else { out })
 }
@@ -492,8 +516,16 @@ fn without_repeats(text: &[u8], mut edits: Vec<splice::Edit>, repeats: &mut Vec<
 /// Removals, grouped by container and done inside it, one after another from
 /// the last: each sees the container as the previous one left it. A content
 /// array they would empty keeps one text note instead (Anthropic rejects an
-/// empty content array).
-fn removal_edits(format: Format, text: &[u8], pointers: &[&str], note: &str) -> Vec<splice::Edit> {
+/// empty content array). The edits of `inner` that fall inside a container
+/// are made in it first (an elided output in a message beside one removed),
+/// and leave `inner`: one inside the container's edit would be dropped.
+fn removal_edits(
+    format: Format,
+    text: &[u8],
+    pointers: &[&str],
+    note: &str,
+    inner: &mut Vec<splice::Edit>,
+) -> Vec<splice::Edit> {
     let mut by_parent: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for p in pointers {
         if let Some((parent, last)) = p.rsplit_once('/') {
@@ -503,7 +535,13 @@ fn removal_edits(format: Format, text: &[u8], pointers: &[&str], note: &str) -> 
     let mut out = Vec::new();
     for (parent, mut kids) in by_parent {
         let Some(range) = splice::locate(text, parent) else { continue };
-        let mut container = text[range.clone()].to_vec();
+        let within = |e: &splice::Edit| range.start <= e.range.start && e.range.end <= range.end;
+        let (moved, kept): (Vec<splice::Edit>, Vec<splice::Edit>) = std::mem::take(inner).into_iter().partition(within);
+        *inner = kept;
+        let moved: Vec<splice::Edit> = (moved.into_iter())
+            .map(|e| splice::Edit { range: e.range.start - range.start..e.range.end - range.start, with: e.with })
+            .collect();
+        let mut container = splice::apply(&text[range.clone()], &moved);
         let array = container.first() == Some(&b'[');
         kids.sort_by_key(|k| std::cmp::Reverse(k.parse::<usize>().unwrap_or(0)));
         kids.dedup();
@@ -536,7 +574,7 @@ fn removal_edits(format: Format, text: &[u8], pointers: &[&str], note: &str) -> 
 fn remove_in_string(format: Format, text: &[u8], pointer: &str, inner: &str) -> Option<splice::Edit> {
     let range = splice::locate(text, pointer)?;
     let doc: String = serde_json::from_slice(&text[range.clone()]).ok()?;
-    let edits = removal_edits(format, doc.as_bytes(), &[inner], "");
+    let edits = removal_edits(format, doc.as_bytes(), &[inner], "", &mut Vec::new());
     if edits.is_empty() {
         return None;
     }

@@ -18,8 +18,9 @@
 //!   long: 215632 tokens > 200000 maximum", OpenAI's "maximum context length
 //!   is 128000 tokens. However, your messages resulted in 130412 tokens",
 //!   Gemini's "input token count (1196265) exceeds the maximum number of
-//!   tokens allowed (1048575)"), the estimate is scaled so that the session as
-//!   it is estimates at the stated count, and the stated maximum is the window.
+//!   tokens allowed (1048575)"), the estimate is raised so that the session as
+//!   it is estimates at the stated count (never lowered: a smaller count is of
+//!   a request the agent had cut), and the stated maximum is the window.
 //!   Where the error states no count (the Responses API's
 //!   `context_length_exceeded`) but was one of the window, the estimate is
 //!   raised to just over the window: the provider refused it for that.
@@ -35,6 +36,8 @@
 //! user and assistant text.
 
 use serde::Serialize;
+
+pub mod places;
 
 use super::{Op, Rewrite};
 use crate::model::{Attachment, Format, Origin, Session};
@@ -117,6 +120,8 @@ pub fn describe(e: &Estimate) -> String {
 /// A tool output the trim may elide.
 struct Candidate {
     line: u64,
+    /// The line its ops are keyed by: its own, or 1 in a one-document session.
+    key: u64,
     pointer: String,
     bytes: u64,
     call_id: Option<String>,
@@ -134,15 +139,12 @@ impl std::fmt::Display for NoWindow {
     }
 }
 
-/// `--fit-context` reads JSON Lines sessions: a one-document session (an
-/// opencode export, a Cline task) is refused, naming what it can do instead.
-pub fn refuse_document(single_document: bool) -> anyhow::Result<()> {
-    if single_document {
-        anyhow::bail!(
-            "--fit-context trims JSON Lines sessions (Claude Code, Codex, pi, Gemini CLI, Copilot CLI); this session is one document: exclude what is bulky instead"
-        );
-    }
-    Ok(())
+/// Where the trim reads a session: the file, and whether it is one JSON
+/// document (an opencode export, a Cline task) whose ops are all keyed by
+/// line 1 and whose pointers are document-wide.
+pub struct Place<'a> {
+    pub source: &'a crate::reader::Source,
+    pub single_document: bool,
 }
 
 impl Rewrite {
@@ -152,7 +154,7 @@ impl Rewrite {
     pub fn fit_context(
         &mut self,
         session: &Session,
-        source: &crate::reader::Source,
+        place: &Place<'_>,
         opts: ContextOptions,
         model: Option<&str>,
     ) -> Result<(), NoWindow> {
@@ -169,15 +171,20 @@ impl Rewrite {
                 )));
             }
         };
+        let key = |line: u64| if place.single_document { 1 } else { line };
         let budget = window.saturating_sub(reserve_of(session.format, window) + window / 10);
-        let candidates = Self::candidates(session, source);
-        let (texts, images) = self.raw_tokens(session, source);
+        let candidates = Self::candidates(session, place);
+        let (texts, images) = self.raw_tokens(session, place);
         let raw = texts + images.iter().map(|(_, t)| t).sum::<u64>();
         // Scaled so the session as it is estimates at the count the provider stated.
         // Where the provider refused it for the window without a count, the
         // session as it is was over the window at least: the estimate is raised to it.
+        // A stated count below the estimate is of a request the agent had cut
+        // (Cline's compaction sends a summary in place of the history it keeps
+        // whole): the estimate of what the copy sends is never lowered.
         let target = match stated {
-            Some((count, _)) => Some(count),
+            Some((count, _)) if count >= raw => Some(count),
+            Some(_) => None,
             None if refused_for_window(session) && raw <= window => Some(window + 1),
             None => None,
         };
@@ -198,7 +205,7 @@ impl Rewrite {
             }
             let note = output_note(c);
             let saved = scale(c.bytes.div_ceil(BYTES_PER_TOKEN)).saturating_sub(scale(note_tokens(&note)));
-            self.ops.entry(c.line).or_default().push(Op::Elide { pointer: c.pointer.clone(), text: note });
+            self.ops.entry(c.key).or_default().push(Op::Elide { pointer: c.pointer.clone(), text: note });
             after = after.saturating_sub(saved);
             let tokens = scale(c.bytes.div_ceil(BYTES_PER_TOKEN));
             let e = Elided { line: c.line, kind: "tool_output", call_id: c.call_id.clone(), bytes: c.bytes, tokens };
@@ -210,12 +217,12 @@ impl Rewrite {
             }
             let a = &session.attachments[i];
             let note = image_note(a);
-            self.ops.entry(a.line).or_default().push(Op::Note { pointer: a.pointer.clone(), text: note.clone() });
+            self.ops.entry(key(a.line)).or_default().push(Op::Note { pointer: a.pointer.clone(), text: note.clone() });
             self.replaced.extend(a.span.map(|s| (s.offset, s.len)));
             for m in &a.mirrors {
                 self.replaced.push((m.offset, m.len));
                 let line = if m.line == 0 { a.line } else { m.line };
-                self.ops.entry(line).or_default().push(Op::Blank { offset: m.offset, len: m.len });
+                self.ops.entry(key(line)).or_default().push(Op::Blank { offset: m.offset, len: m.len });
             }
             after = after.saturating_sub(scale(tokens).saturating_sub(scale(note_tokens(&note))));
             let e = Elided {
@@ -235,24 +242,37 @@ impl Rewrite {
     /// The raw estimate: the text tokens of every provider-visible record
     /// (payloads and what the rewrite already replaced aside), and each image
     /// or document still sent with its tokens, in history order.
-    fn raw_tokens(&self, session: &Session, source: &crate::reader::Source) -> (u64, Vec<(usize, u64)>) {
+    fn raw_tokens(&self, session: &Session, place: &Place<'_>) -> (u64, Vec<(usize, u64)>) {
         let removed = |a: &Attachment| {
             !a.sent()
                 || self.summary.excluded.contains(&a.reference)
                 || self.summary.capped.contains(&a.reference)
                 || self.summary.healed.contains(&a.reference)
         };
+        let spans: Vec<(u64, u64)> = {
+            let mut all: Vec<(u64, u64)> = (session.attachments.iter())
+                .flat_map(|a| a.span.iter().chain(&a.mirrors))
+                .map(|s| (s.offset, s.len))
+                .collect();
+            all.sort_unstable();
+            all
+        };
+        // The payload bytes that start inside [start, end) of the file.
+        let payloads = |start: u64, end: u64| -> u64 {
+            let from = spans.partition_point(|s| s.0 < start);
+            spans[from..].iter().take_while(|s| s.0 < end).map(|s| s.1).sum()
+        };
+        let repeats = Repeats::of(session);
         let mut seen = std::collections::HashSet::new();
         let mut bytes = 0u64;
-        for r in session.records.iter().filter(|r| seen.insert(r.offset)) {
-            let end = r.offset + r.len;
-            let inside = |o: u64| (r.offset..end).contains(&o);
-            let payloads: u64 = (session.attachments.iter())
-                .flat_map(|a| a.span.iter().chain(&a.mirrors))
-                .filter(|s| inside(s.offset))
-                .map(|s| s.len)
-                .sum();
-            bytes += r.len.saturating_sub(payloads + Self::unsent_in(session, source, r));
+        for r in session.records.iter().filter(|r| seen.insert((r.offset, r.part))) {
+            bytes += match Self::sent_ranges(session, place, r, &repeats) {
+                Some(ranges) => ranges
+                    .iter()
+                    .map(|x| (x.end - x.start) as u64 - payloads(r.offset + x.start as u64, r.offset + x.end as u64))
+                    .sum(),
+                None => r.len.saturating_sub(payloads(r.offset, r.offset + r.len) + Self::unsent_in(session, place, r)),
+            };
         }
         let mut media = Vec::new();
         for (i, a) in session.attachments.iter().enumerate().filter(|(_, a)| !removed(a)) {
@@ -273,17 +293,40 @@ impl Rewrite {
         (bytes.div_ceil(BYTES_PER_TOKEN), media)
     }
 
+    /// The byte ranges of record `r` (relative to it) that its agent sends,
+    /// where the trim knows them apart from the rest: a one-document session's
+    /// messages (not its metadata, nor Cline's system prompt, which the margin
+    /// counts), and Gemini CLI's messages less the metadata it keeps beside
+    /// them and the repeated responses the repair leaves out. `None`: the
+    /// whole record less [`Self::unsent_in`].
+    fn sent_ranges(
+        session: &Session,
+        place: &Place<'_>,
+        r: &crate::model::Record,
+        repeats: &Repeats,
+    ) -> Option<Vec<std::ops::Range<usize>>> {
+        if !place.single_document && session.format != Format::GeminiCli {
+            return None;
+        }
+        let text = place.source.read_range(r.offset, r.len).ok()?;
+        if place.single_document {
+            return places::document_messages(&text).map(|(_, ms)| ms);
+        }
+        let Some(gone) = repeats.gone(r.line, &text) else { return Some(Vec::new()) };
+        Some(places::gemini_cli_sent(&text, r.part, &gone))
+    }
+
     /// Bytes of record `r` its agent never sends: all but its message where
     /// the record wraps one in metadata (Claude Code's and pi's `message`,
     /// Codex's `payload`; Claude Code's `toolUseResult`, the UI's copy of a
     /// tool's output, is outside it). Read one record at a time.
-    fn unsent_in(session: &Session, source: &crate::reader::Source, r: &crate::model::Record) -> u64 {
+    fn unsent_in(session: &Session, place: &Place<'_>, r: &crate::model::Record) -> u64 {
         let member = match session.format {
             Format::ClaudeCode | Format::Pi => "/message",
             Format::Codex => "/payload",
             _ => return 0,
         };
-        let Ok(text) = source.read_range(r.offset, r.len) else { return 0 };
+        let Ok(text) = place.source.read_range(r.offset, r.len) else { return 0 };
         // Claude Code's `prompt_snapshot` keeps the system prompt and tools it
         // sent: counted in the margin, not as history (a session has several).
         if crate::json::splice::locate(&text, "/attachment/systemPrompt").is_some() {
@@ -294,95 +337,105 @@ impl Rewrite {
 
     /// The tool outputs of `session` the trim may elide: the text of each
     /// result's output, at least [`MIN_BYTES`] long, with its place.
-    fn candidates(session: &Session, source: &crate::reader::Source) -> Vec<Candidate> {
+    fn candidates(session: &Session, place: &Place<'_>) -> Vec<Candidate> {
         let results: std::collections::HashSet<u64> = session.tool_results.iter().map(|t| t.line).collect();
         // The last turn starts at the last user entry that is not a tool result.
         let last_turn = (session.entries.iter().rev())
             .find(|e| e.role == crate::model::Role::User && !results.contains(&e.line))
             .map_or(0, |e| e.line);
+        let found = if place.single_document {
+            Self::document_outputs(session, place)
+        } else {
+            Self::line_outputs(session, place, &results)
+        };
+        let mut out = Vec::new();
+        for (line, key, (pointer, bytes, call_id)) in found.into_iter().filter(|(_, _, f)| f.1 >= MIN_BYTES) {
+            let tool =
+                (session.tool_calls.iter()).find(|c| Some(&c.call_id) == call_id.as_ref()).and_then(|c| c.name.clone());
+            out.push(Candidate { line, key, pointer, bytes, call_id, tool, last_turn: line > last_turn });
+        }
+        out
+    }
+
+    /// The tool outputs of a JSON Lines session, read one record at a time:
+    /// of a checkpoint only its seen message (Gemini CLI), and none of a
+    /// response the repair leaves out as a repeat.
+    fn line_outputs(
+        session: &Session,
+        place: &Place<'_>,
+        results: &std::collections::HashSet<u64>,
+    ) -> Vec<(u64, u64, places::Found)> {
+        let repeats = Repeats::of(session);
         let mut out = Vec::new();
         let mut seen = std::collections::HashSet::new();
-        for r in session.records.iter().filter(|r| results.contains(&r.line) && seen.insert(r.offset)) {
+        for r in session.records.iter().filter(|r| results.contains(&r.line) && seen.insert((r.offset, r.part))) {
             if r.len < MIN_BYTES {
                 continue;
             }
-            let Ok(text) = source.read_range(r.offset, r.len) else { continue };
+            let Ok(text) = place.source.read_range(r.offset, r.len) else { continue };
+            let Some(gone) = repeats.gone(r.line, &text) else { continue };
             let Ok(v) = serde_json::from_slice::<serde_json::Value>(&text) else { continue };
             let mut found = Vec::new();
-            outputs(&v, "", None, &mut found);
-            for (pointer, bytes, call_id) in found.into_iter().filter(|(_, b, _)| *b >= MIN_BYTES) {
-                let tool = (session.tool_calls.iter())
-                    .find(|c| Some(&c.call_id) == call_id.as_ref())
-                    .and_then(|c| c.name.clone());
-                out.push(Candidate { line: r.line, pointer, bytes, call_id, tool, last_turn: r.line > last_turn });
+            places::outputs(&v, "", None, &mut found);
+            let part = r.part.map(|p| {
+                let base = if v.get("$set").is_some() { "/$set/messages" } else { "/messages" };
+                format!("{base}/{p}/")
+            });
+            let within = |p: &str, base: &str| p.starts_with(base) && p.as_bytes().get(base.len()) == Some(&b'/');
+            found.retain(|(p, _, _)| {
+                part.as_deref().is_none_or(|b| p.starts_with(b)) && !gone.iter().any(|g| within(p, g))
+            });
+            out.extend(found.into_iter().map(|f| (r.line, r.line, f)));
+        }
+        out
+    }
+
+    /// The tool outputs of a one-document session: its messages read one at a
+    /// time from the document, each on the line it starts on, its pointers
+    /// document-wide. Messages Cline no longer sends (its deleted range, and
+    /// the results of the first message after it) are not looked at.
+    fn document_outputs(session: &Session, place: &Place<'_>) -> Vec<(u64, u64, places::Found)> {
+        let Some(r) = session.records.first() else { return Vec::new() };
+        let Ok(text) = place.source.read_range(r.offset, r.len) else { return Vec::new() };
+        let Some((base, messages)) = places::document_messages(&text) else { return Vec::new() };
+        let lines = places::message_lines(&text, &messages);
+        let mut out = Vec::new();
+        for (k, (m, line)) in messages.into_iter().zip(lines).enumerate() {
+            if session.cut.is_some_and(|c| c.drops(k) || c.orphans(k)) {
+                continue;
             }
+            let Ok(v) = serde_json::from_slice::<serde_json::Value>(&text[m]) else { continue };
+            let mut found = Vec::new();
+            places::outputs(&v, &format!("{base}/{k}"), None, &mut found);
+            out.extend(found.into_iter().map(|f| (line, 1, f)));
         }
         out
     }
 }
 
-/// The output strings of the tool results in `v` (each with its pointer, its
-/// length and the call it answers), in the shapes the agents write: an
-/// Anthropic `tool_result` block (Claude Code), a Responses
-/// `function_call_output` (Codex), a message of role `toolResult` (pi) or
-/// `tool` (Chat Completions). Claude Code's `toolUseResult` is not sent.
-fn outputs(v: &serde_json::Value, at: &str, call: Option<String>, out: &mut Vec<(String, u64, Option<String>)>) {
-    use serde_json::Value;
-    let texts = |v: &Value, at: &str, call: &Option<String>, out: &mut Vec<(String, u64, Option<String>)>| match v {
-        Value::String(s) => out.push((at.to_string(), s.len() as u64, call.clone())),
-        Value::Array(items) => {
-            for (j, item) in items.iter().enumerate() {
-                if let Some(Value::String(s)) = item.get("text") {
-                    out.push((format!("{at}/{j}/text"), s.len() as u64, call.clone()));
-                }
-            }
-        }
-        _ => {}
-    };
-    match v {
-        Value::Object(map) => {
-            let ty = map.get("type").and_then(Value::as_str);
-            let role = map.get("role").and_then(Value::as_str);
-            let id = ["tool_use_id", "call_id", "toolCallId", "tool_call_id"]
-                .iter()
-                .find_map(|k| map.get(*k).and_then(Value::as_str))
-                .map(str::to_string)
-                .or(call);
-            match (ty, role) {
-                (Some("tool_result"), _) => {
-                    if let Some(c) = map.get("content") {
-                        texts(c, &format!("{at}/content"), &id, out);
-                    }
-                }
-                (Some("function_call_output" | "custom_tool_call_output"), _) => {
-                    if let Some(c) = map.get("output") {
-                        texts(c, &format!("{at}/output"), &id, out);
-                    }
-                }
-                (_, Some("toolResult" | "tool")) => {
-                    if let Some(c) = map.get("content") {
-                        texts(c, &format!("{at}/content"), &id, out);
-                    }
-                }
-                _ => {
-                    for (k, x) in map.iter().filter(|(k, _)| k.as_str() != "toolUseResult") {
-                        outputs(x, &format!("{at}/{}", escape(k)), id.clone(), out);
-                    }
-                }
-            }
-        }
-        Value::Array(items) => {
-            for (j, x) in items.iter().enumerate() {
-                outputs(x, &format!("{at}/{j}"), call.clone(), out);
-            }
-        }
-        _ => {}
-    }
-}
+/// Gemini CLI's repeated responses, which `repair` and `preview` leave out
+/// (`mend`): the call ids repeated, by the line that repeats them.
+struct Repeats(std::collections::HashMap<u64, Vec<String>>);
 
-/// A JSON pointer token for member `k` (RFC 6901).
-fn escape(k: &str) -> String {
-    k.replace('~', "~0").replace('/', "~1")
+impl Repeats {
+    fn of(session: &Session) -> Repeats {
+        let mut by_line: std::collections::HashMap<u64, Vec<String>> = std::collections::HashMap::new();
+        if session.format == Format::GeminiCli {
+            for f in session.structure.faults.iter().filter(|f| f.kind == crate::model::FaultKind::DuplicateResult) {
+                by_line.entry(f.line).or_default().extend(f.call_id.clone());
+            }
+        }
+        Repeats(by_line)
+    }
+
+    /// The pointers of the messages of record `text` (on `line`) that go as
+    /// repeats; `None` when the whole record goes.
+    fn gone(&self, line: u64, text: &[u8]) -> Option<Vec<String>> {
+        let Some(ids) = self.0.get(&line) else { return Some(Vec::new()) };
+        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+        let gone = super::mend::gemini_cli_repeats(text, &ids, &[]);
+        (!gone.iter().any(String::is_empty)).then_some(gone)
+    }
 }
 
 fn note_tokens(note: &str) -> u64 {
@@ -508,22 +561,5 @@ mod tests {
         assert_eq!(window_of("gpt-5.1-codex"), Some(272_000));
         assert_eq!(window_of("gemini-2.5-pro"), Some(1_048_576));
         assert_eq!(window_of("llama3"), None);
-    }
-
-    #[test]
-    fn outputs_in_each_shape() {
-        let big = "x".repeat(10);
-        let cc = serde_json::json!({"message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":big}]},"toolUseResult":{"stdout":big}});
-        let mut found = Vec::new();
-        outputs(&cc, "", None, &mut found);
-        assert_eq!(found, vec![("/message/content/0/content".to_string(), 10, Some("t1".to_string()))]);
-        let codex = serde_json::json!({"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":big}});
-        found.clear();
-        outputs(&codex, "", None, &mut found);
-        assert_eq!(found, vec![("/payload/output".to_string(), 10, Some("c1".to_string()))]);
-        let pi = serde_json::json!({"type":"message","message":{"role":"toolResult","toolCallId":"p1","content":[{"type":"text","text":big}]}});
-        found.clear();
-        outputs(&pi, "", None, &mut found);
-        assert_eq!(found, vec![("/message/content/0/text".to_string(), 10, Some("p1".to_string()))]);
     }
 }

@@ -260,3 +260,210 @@ fn the_trim_recorded_in_the_overlay_and_undone() {
     let summary: Value = serde_json::from_str(err.lines().last().unwrap()).unwrap();
     assert!(summary["changes"].get("elided").is_none(), "undone: {err}");
 }
+
+/// Gemini CLI 0.61.0's own session of a read and its resume
+/// (tests/data/agents/gemini-cli/session-2026-12-01T08-00-c5d9e38f.jsonl),
+/// the read's output made 414 kB, written into `dir`. The resume's
+/// checkpoint (line 15) holds the response and the CLI's repeat of it.
+fn gemini_cli_bulky(dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/agents/gemini-cli/session-2026-12-01T08-00-c5d9e38f.jsonl"),
+    )
+    .unwrap();
+    let big = "zzzz zzzz zzzz zzzz zzzz zzzz zzzz zzzz zzzz zzzz zzzz zzzz zzzz zzz\\n".repeat(6000);
+    let path = dir.join("session-2026-12-01T08-00-c5d9e38f.jsonl");
+    std::fs::write(&path, text.replace("hello notes\\n", &big)).unwrap();
+    path
+}
+
+/// Gemini CLI's `functionResponse` outputs are trim candidates (they were
+/// not: a Gemini CLI session over its window had no cure). The one the CLI
+/// sends becomes the note; its repeat goes with the repair, and is neither
+/// elided nor counted.
+#[test]
+fn gemini_cli_function_responses_are_elided() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = gemini_cli_bulky(dir.path());
+    let before = std::fs::read(&f).unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let (r, code) = json_of(&[
+        "repair",
+        f.to_str().unwrap(),
+        "--fit-context",
+        "--context-tokens",
+        "50000",
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{r:#}");
+    let elided = r["changes"]["elided"].as_array().unwrap();
+    assert_eq!(elided.len(), 1, "{r:#}");
+    assert_eq!((elided[0]["line"].as_u64(), elided[0]["bytes"].as_u64()), (Some(15), Some(414_000)), "{r:#}");
+    assert_eq!(r["changes"]["repeats_removed"].as_array().map(Vec::len), Some(1), "{r:#}");
+    let c = &r["changes"]["context"];
+    // The output once (103,500 tokens): the repeat is not sent, and not counted.
+    assert!((103_500..106_000).contains(&c["before"].as_u64().unwrap()), "{c}");
+    assert!(c["after"].as_u64().unwrap() <= c["budget"].as_u64().unwrap(), "{c}");
+    let copy = std::fs::read_to_string(r["out"].as_str().unwrap()).unwrap();
+    let line15: Value = serde_json::from_str(copy.lines().nth(14).unwrap()).unwrap();
+    let messages = line15["$set"]["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 5, "the repeat is left out");
+    let note = messages[3]["content"][0]["functionResponse"]["response"]["output"].as_str().unwrap();
+    assert_eq!(
+        note,
+        "[Tool output omitted to fit the context window: the output of read_file was 414.0 kB (about 103500 tokens). The original session keeps it in full (line 15); run the tool again, or ask the user, if you need it.]"
+    );
+    assert_eq!(std::fs::read(&f).unwrap(), before, "the original is never written");
+    let (d, code) = json_of(&["diagnose", r["out"].as_str().unwrap(), "--json"]);
+    assert_eq!((code, &d["stuck"]), (0, &Value::Bool(false)), "{d:#}");
+}
+
+/// A headless Gemini CLI run records no failure: given its error, diagnose
+/// offers the trim with the window the error states, which repair cannot read.
+#[test]
+fn a_given_error_names_its_window_for_the_trim() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = gemini_cli_bulky(dir.path());
+    let error = r#"{"error": {"code": 400, "message": "The input token count (120000) exceeds the maximum number of tokens allowed (50000).", "status": "INVALID_ARGUMENT"}}"#;
+    let (d, code) = json_of(&["diagnose", f.to_str().unwrap(), "--error", error, "--json"]);
+    assert_eq!((code, d["failure"]["class"].as_str()), (1, Some("context_overflow")), "{d:#}");
+    let next: Vec<&str> = d["next"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert!(
+        next.iter()
+            .any(|n| n.starts_with("session-doctor repair ") && n.ends_with(" --fit-context --context-tokens 50000")),
+        "{next:?}"
+    );
+}
+
+/// An opencode export (`tests/data/agents/opencode/ses_dcf4acb6effeFDuECCUCfTrlJb.json`,
+/// opencode 1.18.33's own), its `read` output made 400 kB: one JSON document,
+/// which the trim refused. The tool part's `state.output` becomes the note, its
+/// pointer document-wide, its line the one its message starts on.
+#[test]
+fn an_opencode_export_is_trimmed() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/agents/opencode/ses_dcf4acb6effeFDuECCUCfTrlJb.json"),
+    )
+    .unwrap();
+    let big = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\\n".repeat(6250);
+    let was = r#""output": "Image read successfully\n\n[1 image omitted: could not be resized below the image size limit.]","#;
+    assert!(text.contains(was));
+    let f = dir.path().join("ses_dcf4acb6effeFDuECCUCfTrlJb.json");
+    std::fs::write(&f, text.replace(was, &format!(r#""output": "{big}","#))).unwrap();
+    let before = std::fs::read(&f).unwrap();
+    let out = run(&["preview", f.to_str().unwrap(), "--fit-context", "--context-tokens", "50000", "--json"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let summary: Value = serde_json::from_str(err.lines().last().unwrap()).unwrap();
+    let elided = summary["changes"]["elided"].as_array().unwrap();
+    assert_eq!(elided.len(), 1, "{summary:#}");
+    assert_eq!((elided[0]["line"].as_u64(), elided[0]["bytes"].as_u64()), (Some(82), Some(400_000)), "{summary:#}");
+    assert_eq!(elided[0]["call_id"], "toolu_a2f6c3c1fee9484ab1f20764");
+    let c = &summary["changes"]["context"];
+    assert!(c["after"].as_u64().unwrap() <= c["budget"].as_u64().unwrap(), "{c}");
+    let body = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        body.contains("[Tool output omitted to fit the context window: the output of read was 400.0 kB (about 100000 tokens). The original session keeps it in full (line 82)"),
+        "{body}"
+    );
+    assert!(!body.contains("0123456789abcdef"), "no byte of the output is sent");
+    let copies = dir.path().join("out");
+    std::fs::create_dir(&copies).unwrap();
+    let (r, code) = json_of(&[
+        "repair",
+        f.to_str().unwrap(),
+        "--fit-context",
+        "--context-tokens",
+        "50000",
+        "--out",
+        copies.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!((code, r["changes"]["elided"].as_array().map(Vec::len)), (0, Some(1)), "{r:#}");
+    let copy: Value = serde_json::from_slice(&std::fs::read(r["out"].as_str().unwrap()).unwrap()).unwrap();
+    let state = &copy["messages"][1]["parts"][1]["state"];
+    assert!(
+        state["output"].as_str().unwrap().starts_with("[Tool output omitted to fit the context window:"),
+        "{state}"
+    );
+    assert_eq!(state["metadata"]["preview"], "Image read successfully", "what is never sent stays");
+    assert_eq!(std::fs::read(&f).unwrap(), before, "the original is never written");
+}
+
+/// A Cline CLI task (tests/data/agents/cline/stuck, Cline 3.0.65's own), its
+/// `read_files` result made a 400 kB text read and its failures the Chat
+/// Completions overflow: the recorded error states the window, the trim
+/// reaches into Cline's raw output (`[{query, result, success}]`), and the
+/// copy is not stuck.
+/// The Cline task of `tests/data/agents/cline/stuck`, its read a 400 kB text
+/// file's and its two failures `overflow`, written under `dir`.
+fn cline_bulky(dir: &Path, overflow: &str) -> PathBuf {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/agents/cline/stuck/1796121856311_l5u09");
+    let task = dir.join("sessions/1796121856311_l5u09");
+    std::fs::create_dir_all(&task).unwrap();
+    std::fs::copy(from.join("1796121856311_l5u09.json"), task.join("1796121856311_l5u09.json")).unwrap();
+    let text = std::fs::read_to_string(from.join("1796121856311_l5u09.messages.json")).unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    let big = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\n".repeat(6250);
+    v["messages"][2]["content"][0]["content"] =
+        serde_json::json!([{"query": "/tmp/sd-fixture/work/notes.txt", "result": big, "success": true}]);
+    for i in [3, 5] {
+        v["messages"][i]["content"][0]["text"] = Value::String(overflow.into());
+    }
+    let f = task.join("1796121856311_l5u09.messages.json");
+    std::fs::write(&f, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    f
+}
+
+#[test]
+fn a_cline_task_is_trimmed_by_the_window_its_error_states() {
+    let dir = tempfile::tempdir().unwrap();
+    let overflow = "This model's maximum context length is 50000 tokens. However, your messages resulted in 130000 tokens. Please reduce the length of the messages.";
+    let f = cline_bulky(dir.path(), overflow);
+    let (d, code) = json_of(&["diagnose", f.to_str().unwrap(), "--json"]);
+    assert_eq!((code, d["failure"]["class"].as_str()), (1, Some("context_overflow")), "{d:#}");
+    let next: Vec<&str> = d["next"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert!(next.iter().any(|n| n.starts_with("session-doctor repair ") && n.ends_with(" --fit-context")), "{next:?}");
+    let (r, code) = json_of(&["repair", f.to_str().unwrap(), "--fit-context", "--json"]);
+    assert_eq!(code, 0, "{r:#}");
+    let elided = r["changes"]["elided"].as_array().unwrap();
+    assert_eq!(elided.len(), 1, "{r:#}");
+    assert_eq!(elided[0]["call_id"], "call_bc19fbe73e124273b2876dcc");
+    let c = &r["changes"]["context"];
+    assert_eq!(
+        (c["before"].as_u64(), c["window"].as_u64(), c["window_from"].as_str()),
+        (Some(130_000), Some(50_000), Some("error")),
+        "{c}"
+    );
+    assert!(c["after"].as_u64().unwrap() <= c["budget"].as_u64().unwrap(), "{c}");
+    let copy: Value = serde_json::from_slice(&std::fs::read(r["out"].as_str().unwrap()).unwrap()).unwrap();
+    let result = copy["messages"][2]["content"][0]["content"][0]["result"].as_str().unwrap();
+    assert!(
+        result.starts_with("[Tool output omitted to fit the context window: the output of read_files was 400.0 kB"),
+        "{result}"
+    );
+    assert_eq!(copy["messages"][2]["content"][0]["content"][0]["query"], "/tmp/sd-fixture/work/notes.txt");
+    let (d, code) = json_of(&["diagnose", r["out"].as_str().unwrap(), "--json"]);
+    assert_eq!((code, &d["stuck"]), (0, &Value::Bool(false)), "{d:#}");
+}
+
+/// A count stated below the estimate is of a request the agent had cut
+/// (Cline's compaction sends a summary in place of the history it keeps
+/// whole): it never lowers the estimate, else the copy would be trimmed too
+/// little (it was, in the round trip: Cline's resume of it was refused).
+#[test]
+fn a_count_below_the_estimate_does_not_lower_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let overflow = "This model's maximum context length is 6383 tokens. However, your messages resulted in 7672 tokens. Please reduce the length of the messages.";
+    let f = cline_bulky(dir.path(), overflow);
+    let (r, code) = json_of(&["repair", f.to_str().unwrap(), "--fit-context", "--json"]);
+    assert_eq!(code, 0, "{r:#}");
+    let c = &r["changes"]["context"];
+    assert_eq!((c["stated"].as_u64(), c["window"].as_u64()), (Some(7_672), Some(6_383)), "{c}");
+    assert!(c["before"].as_u64().unwrap() > 100_000, "the task as stored, not the cut request: {c}");
+    assert!(c["after"].as_u64().unwrap() <= c["budget"].as_u64().unwrap(), "{c}");
+}

@@ -219,3 +219,58 @@ def scenario_heals_oversized_image(ctx):
     lib.check(previewed["messages"][-1] == {"role": "assistant", "content": "Done."}, "the task ends with the model's answer", previewed["messages"][-1:])
     diff = lib.message_differences(previewed["messages"][:-1], sent)
     lib.check(not diff, "preview equals what Cline sent before that answer", *diff)
+
+
+@_ends_its_hubs
+def scenario_context_overflow_trimmed(ctx):
+    """A read_files output takes the task over the window (the fake's
+    `context_tokens`): the request carrying it gets Chat Completions' "This
+    model's maximum context length is N tokens. However, your messages resulted
+    in X tokens"; Cline compacts and retries once by itself (its compaction
+    keeps the recent read) and is refused again, and so is its own resume.
+    diagnose says context_overflow and offers --fit-context; the task is one
+    JSON document: the copy has the note in place of the read's text and
+    leaves out Cline's display-only failure messages, and `cline --id <copy>`
+    gets a 200, sending what preview of the copy shows."""
+    from fake.provider import tokens_of
+
+    _setup(ctx, "big.txt", (("%s\n" % ("z" * 59)) * 1500).encode())
+    first = _run(ctx, "say hello")
+    lib.check(first.code == 0, "a first run measures the request without history", first)
+    base = max(tokens_of(e["body"]) for e in ctx.provider.model_requests("chat"))
+    window = base + 1000
+    ctx.provider.settings.context_tokens = window
+    for old in _sessions(ctx):
+        for f in old.parent.iterdir():
+            f.unlink()
+        old.parent.rmdir()
+    n = len(ctx.provider.model_requests("chat"))
+    run = _run(ctx, "READ-THE-FILE big.txt")
+    refused = [e for e in ctx.provider.model_requests("chat")[n:] if e["status"] == 400]
+    overflow = "maximum context length is %d tokens" % window
+    lib.check(run.code != 0 and len(refused) >= 2 and all(overflow in json.dumps(e["answer"]) for e in refused), "the run and Cline's own compact-and-retry are refused as over the window", run.code, [(e["status"], tokens_of(e["body"])) for e in ctx.provider.model_requests("chat")[n:]])
+    session = _sessions(ctx)[0]
+    task = session.parent.name
+    again, sent = _resume(ctx, task)
+    lib.check(sent and sent[-1]["status"] == 400 and overflow in json.dumps(sent[-1]["answer"]), "Cline's own resume is refused for the same window", again, [(e["status"], tokens_of(e["body"])) for e in sent])
+    before = session.read_bytes()
+    r, d = lib.diagnose(ctx.sb, session)
+    lib.check(d["stuck"] is True and r.code == 1 and d["failure"]["class"] == "context_overflow", "diagnose: stuck on context_overflow", r)
+    lib.check(any(n.startswith("session-doctor repair ") and n.endswith("--fit-context") for n in d["next"]), "next names repair --fit-context", d["next"])
+    rep = ctx.sb.doctor("repair", session, "--fit-context", "--json")
+    lib.check(rep.code == 0, "repair --fit-context writes a copy", rep)
+    copy = rep.json()
+    print("    context estimate:", json.dumps(copy["changes"]["context"]))
+    lib.check(copy["changes"]["elided"] and copy["changes"]["context"]["window_from"] == "error", "the copy elides the read, by the window the recorded error states", copy["changes"])
+    lib.check(copy["changes"]["failures_dropped"], "and leaves out the display-only failure messages", copy["changes"])
+    lib.check(session.read_bytes() == before, "the original task is byte-identical")
+    expect, _ = lib.preview(ctx.sb, copy["out"])
+    resumed, sent = _resume(ctx, copy["id"])
+    lib.check(sent and sent[0]["status"] == 200 and all(e["status"] == 200 for e in sent), "`cline --id <copy>` gets a 200", resumed, [(e["status"], tokens_of(e["body"])) for e in sent])
+    lib.check(copy["id"] in resumed.stdout, "Cline resumed the copy, not a new task", resumed)
+    history = _sent_history(sent[0], "continue")
+    lib.check(any(m["role"] == "tool" and "Tool output omitted to fit the context window" in json.dumps(m) for m in history), "the copy sends the note in place of the read", history)
+    diff = lib.message_differences(expect["messages"], history)
+    lib.check(not diff, "preview of the copy equals what Cline sent for it", *diff)
+    r2, d2 = lib.diagnose(ctx.sb, copy["out"])
+    lib.check(d2["stuck"] is False, "diagnose on the resumed copy says not stuck", r2)

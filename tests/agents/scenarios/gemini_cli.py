@@ -268,6 +268,62 @@ def scenario_model_switch_to_gemini_3(ctx):
     lib.check(d["stuck"] is False, "diagnose on the resumed copy says not stuck", r)
 
 
+def scenario_context_overflow_trimmed(ctx):
+    """A read_file output that takes the history over the window (the fake's
+    `context_tokens`): the request carrying it gets Gemini's INVALID_ARGUMENT
+    "The input token count (X) exceeds the maximum number of tokens allowed
+    (N)", and so does the CLI's own resume. The CLI records no failure in a
+    headless run: diagnose, given that error, says context_overflow and offers
+    --fit-context with the window the error states (--context-tokens N: repair
+    cannot read an error the session does not hold). The trimmed copy (its
+    repeated response left out too) resumes with a 200, the note in place of
+    the output, as preview --fit-context shows."""
+    from fake.provider import tokens_of
+
+    _setup(ctx, "big.txt", (("%s\n" % ("z" * 59)) * 1500).encode())
+    first = _gemini(ctx, "-p", "hello")
+    lib.check(first.code == 0, "a first run measures the request without history", first)
+    base = max(tokens_of(e["body"]) for e in ctx.provider.model_requests("gemini"))
+    window = base + 8000
+    ctx.provider.settings.context_tokens = window
+    for old in _sessions(ctx):
+        old.unlink()
+    run = _gemini(ctx, "-p", "READ-THE-FILE big.txt", "--yolo")
+    log = ctx.provider.model_requests("gemini")
+    overflow = "exceeds the maximum number of tokens allowed (%d)" % window
+    lib.check(run.code != 0 and log[-1]["status"] == 400 and overflow in json.dumps(log[-1]["answer"]), "the request carrying the output is refused as over the window", run, log[-1]["answer"])
+    session = _sessions(ctx)[0]
+    again = _gemini(ctx, "--resume", "latest", "-p", "continue")
+    log = ctx.provider.model_requests("gemini")
+    lib.check(again.code != 0 and log[-1]["status"] == 400 and overflow in json.dumps(log[-1]["answer"]), "the CLI's own resume is refused for the same window", again, log[-1]["answer"])
+    error = json.dumps(log[-1]["answer"])
+    before = session.read_bytes()
+    r, d = lib.diagnose(ctx.sb, session, "--error", error)
+    lib.check(d["stuck"] is True and r.code == 1 and d["failure"]["class"] == "context_overflow", "diagnose given the CLI's error: stuck on context_overflow", r)
+    flag = "--fit-context --context-tokens %d" % window
+    lib.check(any(n.endswith(flag) and n.startswith("session-doctor repair ") for n in d["next"]), "next names repair %s" % flag, d["next"])
+    lib.check(not any("--max-images" in n for n in d["next"]), "no --max-images 0: there is no image", d["next"])
+    previewed, summary = lib.preview(ctx.sb, session, "--fit-context", "--context-tokens", str(window))
+    rep = ctx.sb.doctor("repair", session, "--fit-context", "--context-tokens", str(window), "--json")
+    lib.check(rep.code == 0, "repair --fit-context writes a copy", rep)
+    copy = rep.json()
+    print("    context estimate:", json.dumps(copy["changes"]["context"]))
+    lib.check([e["kind"] for e in copy["changes"]["elided"]] == ["tool_output"], "the copy elides the one bulky output", copy["changes"])
+    lib.check(copy["changes"]["context"]["after"] <= copy["changes"]["context"]["budget"], "its estimate fits the budget", copy["changes"]["context"])
+    lib.check(session.read_bytes() == before, "the original session is byte-identical")
+    n = len(ctx.provider.model_requests("gemini"))
+    resumed = ctx.sb.run([ctx.exe, *copy["resume"].split()[1:], "-p", "continue"], env=_env(ctx))
+    sent = ctx.provider.model_requests("gemini")[n:]
+    lib.check(resumed.code == 0 and sent and all(e["status"] == 200 for e in sent), "the trimmed copy resumes with a 200", resumed, [(e["status"], e["answer"]) for e in sent][:1])
+    responses = [p["functionResponse"] for c in sent[0]["body"]["contents"] for p in c["parts"] if "functionResponse" in p]
+    lib.check(len(responses) == 1 and responses[0]["response"]["output"].startswith("[Tool output omitted to fit the context window: the output of read_file was "), "the copy sends the note in place of the output, once", responses)
+    lib.check(tokens_of(sent[0]["body"]) <= window, "the request is within the window (%d <= %d)" % (tokens_of(sent[0]["body"]), window))
+    _preview_matches(ctx, previewed, sent[0])
+    lib.check(session.read_bytes() == before, "the resume wrote the copy, not the original")
+    r2, d2 = lib.diagnose(ctx.sb, Path(copy["out"]))
+    lib.check(d2["stuck"] is False, "diagnose on the resumed copy says not stuck", r2)
+
+
 def scenario_killed_mid_tool(ctx):
     """A run killed (CLI and tool, SIGKILL) while its shell tool runs: the session
     holds no dangling call the CLI would send, its resume sends no trace of the

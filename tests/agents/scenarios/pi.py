@@ -503,3 +503,36 @@ def scenario_provider_switch_mid_session(ctx):
         Path(fixtures).mkdir(parents=True, exist_ok=True)
         (Path(fixtures) / "provider-switch.jsonl").write_bytes(original)
         (Path(fixtures) / "provider-switch-repaired.sent.json").write_text(json.dumps({"status": 200, "model": body["model"], "input": body["input"][1:]}, indent=1) + "\n")
+
+
+def scenario_switch_to_gemini_3_between_prompts(ctx):
+    """A read call made on Anthropic, then the session continued on
+    gemini-3-pro-preview (`--provider google --model ...`): pi sends the old
+    call without a thought signature (it keeps one only from the same model,
+    and adds no placeholder), and Gemini 3, which validates the current turn
+    only, takes it: the new prompt starts a new turn. So a switch between
+    prompts cannot strand a pi session on "Function call is missing a
+    thought_signature" (a run's model is fixed when it starts: no switch lands
+    inside a turn, but for an auto-retry's continue after a switch during its
+    backoff, which a next prompt ends). diagnose: not stuck."""
+    agent = ctx.sb.home / ".pi" / "agent"
+    agent.mkdir(parents=True, exist_ok=True)
+    providers = {"anthropic": {"baseUrl": ctx.provider.url}, "google": {"baseUrl": ctx.provider.url + "/v1beta"}}
+    (agent / "models.json").write_text(json.dumps({"providers": providers}))
+    (ctx.sb.work / "notes.txt").write_text("hello notes\n")
+    ctx.provider.settings.tool = ("read", {"path": "notes.txt"})
+    r, session = first_run(ctx, "READ-THE-FILE notes.txt")
+    check(r.code == 0, "the first run on Anthropic reads the file", r)
+    check("thoughtSignature" not in session.read_text(), "the Anthropic call carries no thought signature")
+    env = dict(ENV, GEMINI_API_KEY="fake-key")
+    n = len(ctx.provider.model_requests("gemini"))
+    r2 = ctx.sb.run([ctx.exe, "--session", session, "--provider", "google", "--model", "gemini-3-pro-preview", "-p", "continue"], env=env)
+    sent = ctx.provider.model_requests("gemini")[n:]
+    check(sent and "gemini-3-pro-preview" in sent[0]["path"], "the resume went to gemini-3-pro-preview", [e.get("path") for e in sent])
+    calls = [p for c in sent[0]["body"]["contents"] for p in c["parts"] if "functionCall" in p]
+    check(calls and not any(p.get("thoughtSignature") or p.get("thought_signature") for p in calls), "pi sends the Anthropic call unsigned, with no placeholder", calls)
+    last = sent[0]["body"]["contents"][-1]
+    check(last["role"] == "user" and any(p.get("text") == "continue" for p in last["parts"]), "the new prompt ends the request: a new turn", last)
+    check(r2.code == 0 and all(e["status"] == 200 for e in sent), "Gemini 3 takes it: the unsigned call is not in the current turn", r2, [(e["status"], e["answer"]) for e in sent][:1])
+    rd, d = lib.diagnose(ctx.sb, session)
+    check(d["stuck"] is False, "diagnose: not stuck", rd)
