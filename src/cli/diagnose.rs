@@ -140,6 +140,7 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
         read_args: args.read.repeat(&plan),
         store: plan.memory.is_some(),
         no_export: crate::reader::no_export(&path, &plan),
+        export: export(&path, &plan, &args.read),
         as_repaired: None,
     };
     let mut d = args.read.diagnose(&path, session, &plan, &opts)?;
@@ -170,4 +171,17 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
     }
     out.flush()?;
     Ok(if d.stuck { Exit::Problems } else { Exit::Healthy })
+}
+
+/// The export a stored opencode session's next commands go through: opencode
+/// has `opencode export`, pi's store and an event-sourced session have none
+/// ([`crate::reader::no_export`]).
+pub(crate) fn export(
+    path: &std::path::Path,
+    plan: &crate::reader::Plan,
+    read: &ReadArgs,
+) -> Option<crate::diagnose::Export> {
+    let session = plan.session.as_ref().filter(|_| plan.memory.is_some())?;
+    let opencode = plan.format == crate::model::Format::Opencode && crate::reader::no_export(path, plan).is_none();
+    opencode.then(|| crate::diagnose::Export { session: session.clone(), read_args: read.repeat_for_export() })
 }

@@ -221,6 +221,24 @@ impl ReadArgs {
         out.join(" ")
     }
 
+    /// The arguments that read a store's export the way the store was read:
+    /// [`Self::repeat`] without what names the store's session or its
+    /// overlay (the export is a file of its own, its format detected).
+    pub fn repeat_for_export(&self) -> String {
+        let q = |s: &str| crate::text::shell_quote(s);
+        let mut out = Vec::new();
+        if let Some(p) = &self.provider {
+            out.push(format!("--provider {}", q(p)));
+        }
+        if let Some(m) = &self.model {
+            out.push(format!("--model {}", q(m)));
+        }
+        if let Some(r) = &self.rules {
+            out.push(format!("--rules {}", q(&r.display().to_string())));
+        }
+        out.join(" ")
+    }
+
     pub fn options(&self) -> ReadOptions {
         ReadOptions {
             format: self.format.0,

@@ -52,10 +52,24 @@ pub struct DiagnoseOptions {
     /// ... and why it has no export to repair either, when it has none
     /// ([`crate::reader::no_export`]).
     pub no_export: Option<String>,
+    /// ... or the export its next commands go through, when it has one
+    /// (opencode's database): an exclusion made on the store stays in the
+    /// store's overlay, which the export's repair never reads.
+    pub export: Option<Export>,
     /// Judge the session as a repaired copy of it reads: its recorded failures
     /// left out (the copy drops them) and the tool calls it mends (answered, or
     /// their orphan results removed) paired.
     pub as_repaired: Option<Vec<String>>,
+}
+
+/// A store's session taken out to a file the next commands read.
+#[derive(Clone, Debug, Default)]
+pub struct Export {
+    /// The session to export.
+    pub session: String,
+    /// The read arguments for the export (the store's, without `--session`,
+    /// `--format` and `--overlay`), already quoted.
+    pub read_args: String,
 }
 
 /// Where the failure came from.

@@ -60,9 +60,14 @@ pub fn commands(
     opts: &DiagnoseOptions,
 ) -> Vec<String> {
     let NextRequest { limits, images, lone_surrogates } = *request;
+    // A store with an export: every command reads the export (the one an
+    // exclusion must land beside, since repair reads that file's overlay).
+    let export = opts.export.as_ref().filter(|_| stuck && failure.is_some());
+    let file = export.map_or_else(|| opts.file_arg.clone(), |e| export_file(&e.session));
+    let read_args = export.map_or(opts.read_args.as_str(), |e| e.read_args.as_str());
     let cmd = |sub: &str, args: &str| {
         let reads_the_file = matches!(sub, "preview" | "repair");
-        (!(opts.store && reads_the_file)).then(|| command(&opts.file_arg, &opts.read_args, sub, args))
+        (export.is_some() || !(opts.store && reads_the_file)).then(|| command(&file, read_args, sub, args))
     };
     let Some(f) = failure.filter(|_| stuck) else {
         // Not stuck, but exclusions were made: the repaired copy is what to resume.
@@ -70,8 +75,9 @@ pub fn commands(
     };
     let c = &f.classification;
     let primes: Vec<&str> = suspects.iter().filter(|s| s.prime).map(|s| s.attachment.reference.as_str()).collect();
+    // The export's refs are its own lines, not the store's: it names its suspects itself.
     let exclude = || {
-        if primes.is_empty() {
+        if primes.is_empty() || export.is_some() {
             cmd("exclude", "--suspects")
         } else {
             let refs: Vec<String> = primes.iter().map(|r| format!("--ref {r}")).collect();
@@ -140,7 +146,17 @@ pub fn commands(
     };
     let mut out: Vec<String> = out.into_iter().flatten().collect();
     out.dedup();
+    if let Some(e) = export.filter(|_| !out.is_empty()) {
+        out.insert(0, format!("opencode export {} > {}", shell_quote(&e.session), shell_quote(&file)));
+    }
     out
+}
+
+/// The file the next commands export a stored session to: `<id>.json` in the
+/// current folder, or `session.json` for an id that is no plain name.
+pub fn export_file(session: &str) -> String {
+    let plain = !session.is_empty() && session.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if plain { format!("{session}.json") } else { "session.json".into() }
 }
 
 #[cfg(test)]

@@ -362,12 +362,20 @@ impl<'j> Work<'j> {
         let images = self.session.attachments.iter().any(|a| a.sent() && a.is_image());
         let lone_surrogates = !super::unicode::lines(&self.session).is_empty();
         let request = next::NextRequest { limits: &self.limits, images, lone_surrogates };
-        let next = next::commands(failure, stuck, suspects, excluded, &self.rules, &request, self.opts);
+        // Excluded on the store alone: the agent still sends it, and the way
+        // out is the export's, which holds no exclusion yet.
+        let through_export = stuck || (for_agent && self.opts.export.is_some());
+        let next = next::commands(failure, through_export, suspects, excluded, &self.rules, &request, self.opts);
         let next = claude_code::subagent(&self.session, &mut self.notes, next);
         let stuck = stuck || for_agent;
         if let (Some(why), true) = (&self.opts.no_export, stuck) {
             self.notes.push(format!(
                 "this session lives in a store, which is never written, and {why}: no copy can be repaired, and nothing session-doctor writes reaches the agent"
+            ));
+        } else if let (Some(e), true, false) = (&self.opts.export, stuck, next.is_empty()) {
+            self.notes.push(format!(
+                "this session lives in opencode's database, which `repair` does not write: the next commands export it to {} and exclude and repair there (an exclusion made on the database stays beside the database, where the export's repair never reads it); `repair` prints the `opencode import` that brings the copy back as a session of its own",
+                next::export_file(&e.session)
             ));
         } else if self.opts.store && stuck {
             self.notes.push(

@@ -230,6 +230,26 @@ def fork_session(ctx, name):
     save_tree(name, cc._session(ctx, parent).parent, [cc._session(ctx, parent), cc._session(ctx, fork)])
 
 
+def model_family(model):
+    """The gateway-png story on `model`: the first run (400), then the agent's
+    own resume; the fixture is the session as it was when that resume sent its
+    first request, and `.sent.json` that whole request's messages."""
+
+    def go(ctx, name):
+        from scenarios import claude_code_models as ccm
+
+        f = cc._write(ctx, "cut.png", lib.cut_png())
+        ctx.provider.settings.tool = ("Read", {"file_path": str(f)})
+        ctx.provider.settings.gateway = "litellm"
+        sid = ccm._run(ctx, model, "READ-THE-FILE cut.png please")[1]["session_id"]
+        since = cc._mark(ctx)
+        ccm._resume(ctx, model, sid)
+        upto = ccm._upto_prompt(cc._session(ctx, sid), "continue", ctx.sb.work / "upto.jsonl")
+        save(name, upto, cc._sent(ctx, since)[0]["body"]["messages"])
+
+    return go
+
+
 def layouts(only=""):
     for name, fn in (("persisted-output", persisted), ("subagent", subagent), ("fork-subagent", fork_subagent), ("fork-session", fork_session)):
         if only in name:
@@ -240,6 +260,10 @@ if __name__ == "__main__":
     OUT.mkdir(parents=True, exist_ok=True)
     if os.environ.get("SD_CAPTURE") == "layouts":
         layouts(os.environ.get("SD_CAPTURE_ONLY", ""))
+        sys.exit(0)
+    if os.environ.get("SD_CAPTURE") == "models":
+        drive("model-system-turns", model_family("claude-opus-5-5"))
+        drive("model-no-system-turns", model_family("claude-sonnet-4-5"))
         sys.exit(0)
     drive("gateway-png", gateway_png)
     drive("heal-image", heal("image"))

@@ -404,3 +404,52 @@ fn a_parallel_call_whose_own_line_is_off_the_path_is_history_too() {
     assert_eq!(calls.len(), 3, "the reply's three calls are one message: {p}");
     assert_eq!(media_blocks(&p["messages"]), 3);
 }
+
+#[test]
+fn preview_is_the_request_claude_code_sends_on_each_model_family() {
+    // The gateway-png story on claude-opus-5-5 (the default) and on
+    // claude-sonnet-4-5, each fixture the session as it was when the agent's
+    // own resume sent its first request: preview is that whole request.
+    for name in ["model-system-turns", "model-no-system-turns"] {
+        let p = preview(&fixture(&format!("{name}.jsonl")), &[]);
+        assert_preview_is_sent(&p, &format!("{name}.sent.json"));
+    }
+}
+
+#[test]
+fn on_a_model_before_opus_4_8_reminders_ride_in_the_user_turn() {
+    let roles = |name: &str| -> Vec<String> {
+        let p = preview(&fixture(name), &[]);
+        p["messages"].as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap().to_string()).collect()
+    };
+    assert!(roles("model-system-turns.jsonl").contains(&"system".to_string()));
+    assert_eq!(roles("model-no-system-turns.jsonl"), ["user", "assistant", "user"]);
+    // The reminder written after the tool result is in the result's content, wrapper and all.
+    let p = preview(&fixture("model-no-system-turns.jsonl"), &[]);
+    let result = &p["messages"][2]["content"][0];
+    assert_eq!(result["type"], "tool_result");
+    let texts: Vec<&str> = result["content"].as_array().unwrap().iter().filter_map(|b| b["text"].as_str()).collect();
+    assert!(texts.first().is_some_and(|t| t.starts_with("<system-reminder>\n<total_tokens>")), "{texts:?}");
+}
+
+#[test]
+fn which_models_take_system_turns() {
+    use session_doctor::formats::claude_code::request::system_turns;
+    for m in [
+        "claude-sonnet-4-5",
+        "claude-sonnet-4-5-20250929",
+        "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        "claude-sonnet-4-5@20250929",
+        "claude-opus-4-20250514",
+        "claude-sonnet-4-20250514",
+        "claude-haiku-4-5",
+        "claude-opus-4-7",
+        "claude-3-7-sonnet-20250219",
+    ] {
+        assert!(!system_turns(Some(m)), "{m}");
+    }
+    for m in ["claude-opus-4-8", "claude-opus-5-5", "claude-sonnet-5", "claude-opus-4-8[1m]", "some-gateway-model"] {
+        assert!(system_turns(Some(m)), "{m}");
+    }
+    assert!(system_turns(None), "a session without a model is on the default model");
+}

@@ -587,3 +587,57 @@ fn drop_reasoning_ids_takes_the_item_id_out_of_a_reasoning_parts_metadata() {
     assert_eq!(part["metadata"]["openai"], serde_json::json!({"reasoningEncryptedContent":"gAAAAABopen"}), "{part:#}");
     assert!(part["id"].as_str().is_some_and(|id| id.starts_with("prt_")), "the part keeps an id of its own: {part:#}");
 }
+
+/// A stuck session in opencode's database (`stuck-pdf.db`: opencode 1.18.33
+/// imported the PDF-stuck export into a fresh store): diagnose prints the
+/// whole way out in one go — export, exclude and repair on the export — since
+/// an exclusion made on the database lands beside the database, where the
+/// export's repair never reads it (issue 39).
+#[test]
+fn a_stuck_stored_session_is_sent_through_its_export_in_one_go() {
+    const STUCK: &str = "ses_dcf272eddffe2NXrNcmKeu4HO4";
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(fixture("stuck-pdf.db"), dir.path().join("opencode.db")).unwrap();
+    let out = common::bin().current_dir(dir.path()).args(["diagnose", "opencode.db"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let from = text.find("note      this session lives").expect(&text);
+    assert_eq!(
+        &text[from..],
+        format!(
+            "note      this session lives in opencode's database, which `repair` does not write: the next commands export it to {STUCK}.json and exclude and repair there (an exclusion made on the database stays beside the database, where the export's repair never reads it); `repair` prints the `opencode import` that brings the copy back as a session of its own
+
+next:
+  opencode export {STUCK} > {STUCK}.json
+  session-doctor exclude {STUCK}.json --suspects
+  session-doctor repair {STUCK}.json
+"
+        )
+    );
+    // Excluded on the database first (the exclusion the old advice made):
+    // the agent still sends the PDF, and the way out is the same.
+    let x = common::bin().current_dir(dir.path()).args(["exclude", "opencode.db", "--suspects"]).output().unwrap();
+    assert_eq!(x.status.code(), Some(0), "{}", String::from_utf8_lossy(&x.stderr));
+    let again = common::bin().current_dir(dir.path()).args(["diagnose", "opencode.db"]).output().unwrap();
+    let again = String::from_utf8(again.stdout).unwrap();
+    assert!(again.ends_with(&text[text.find("\nnext:").unwrap()..]), "{again}");
+    // (The database's overlay is named after the session, beside it.)
+    std::fs::remove_file(dir.path().join(format!("{STUCK}.doctor"))).unwrap();
+    // The path works: `opencode export` of this session is the committed export.
+    std::fs::copy(fixture(&format!("{STUCK}.json")), dir.path().join(format!("{STUCK}.json"))).unwrap();
+    let next: Vec<&str> = text.lines().skip_while(|l| *l != "next:").skip(2).map(str::trim).collect();
+    for line in &next {
+        let args: Vec<&str> = line.split_whitespace().skip(1).collect();
+        let out = common::bin().current_dir(dir.path()).args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{line}: {}", String::from_utf8_lossy(&out.stderr));
+        if args[0] == "repair" {
+            let printed = String::from_utf8_lossy(&out.stdout);
+            assert!(printed.contains("opencode import ses_"), "{printed}");
+        }
+    }
+    // The exclusion landed beside the export, the one overlay there.
+    assert_eq!(
+        names(dir.path()).iter().filter(|n| n.ends_with(".doctor")).collect::<Vec<_>>(),
+        [&format!("{STUCK}.json.doctor")]
+    );
+}

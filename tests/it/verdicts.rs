@@ -628,26 +628,33 @@ fn next_commands_repeat_the_settings_actually_used() {
     assert_eq!(code, 1, "{d:#}");
     let next: Vec<String> =
         d["next"].as_array().unwrap().iter().filter_map(|c| c.as_str().map(str::to_string)).collect();
-    assert!(!next.is_empty(), "{d:#}");
-    for c in &next {
-        for flag in ["--session ses_new", "--provider anthropic", "--model claude-sonnet-4-5"] {
+    // A store's session goes through its export: the export names the
+    // session, the commands on the export repeat the rules flags.
+    assert_eq!(next[0], "opencode export ses_new > ses_new.json", "{next:?}");
+    assert!(next.len() > 1, "{d:#}");
+    for c in &next[1..] {
+        assert!(c.starts_with("session-doctor ") && c.contains(" ses_new.json"), "{c} reads the export");
+        for flag in ["--provider anthropic", "--model claude-sonnet-4-5"] {
             assert!(c.contains(flag), "{c} drops {flag}");
         }
-        assert!(!c.starts_with("session-doctor repair"), "repair refuses stores: {next:?}");
+        assert!(!c.contains("--session"), "{c}: the export is a file of one session");
     }
-    // Chosen as the newest: the next commands name it, so a newer session changes nothing.
+    // Chosen as the newest: the export names it, so a newer session changes nothing.
     let (d, _) = diagnose(&path, &[]);
-    let exclude = d["next"][0].as_str().unwrap().to_string();
-    assert!(exclude.contains("--session ses_new"), "{exclude}");
+    assert_eq!(d["next"][0], "opencode export ses_new > ses_new.json", "{d:#}");
     session("ses_newer", 30);
     message("ses_newer", "msg_09", 9, user, vec![json!({"type":"text","text":"hello"})]);
-    let args: Vec<&str> = exclude.split_whitespace().skip(1).collect();
-    let out = run(&args);
-    assert_eq!(out.status.code(), Some(0), "{exclude}: {}", String::from_utf8_lossy(&out.stderr));
-    // Read back; opencode still reads its store, so the export is what to repair.
+    // An exclusion made on the store is read back; opencode still reads its
+    // store, so the export is what to repair.
+    let out = run(&["exclude", path.to_str().unwrap(), "--session", "ses_new", "--suspects"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let (d, code) = diagnose(&path, &["--session", "ses_new"]);
     assert_eq!((code, d["excluded"].as_array().unwrap().len()), (1, 1), "{d:#}");
-    assert!(d["notes"].to_string().contains("opencode export"), "{d:#}");
+    assert!(
+        d["notes"].to_string().contains("opencode's database")
+            && d["next"][0] == "opencode export ses_new > ses_new.json",
+        "{d:#}"
+    );
 }
 
 /// Item 11: Gemini CLI's `$set` checkpoint of the whole message list is the

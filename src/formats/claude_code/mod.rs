@@ -156,9 +156,14 @@ impl Adapter for ClaudeCode {
         if request::fork_of(std::path::Path::new(&session.file)) { request::FORK_ADDS } else { AGENT_ADDS }
     }
 
-    /// Claude Code orders each turn itself: its attachments' text moves to the turn's start.
+    /// Claude Code orders each turn itself: its attachments' text moves to the
+    /// turn's start, as `role: "system"` messages or as user text by model.
     fn request<'a>(&self, to: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
-        Ok(Box::new(request::Turn::new(to.dialect == Dialect::Anthropic)))
+        if request::system_turns(to.model) {
+            Ok(Box::new(request::Turn::new(to.dialect == Dialect::Anthropic)))
+        } else {
+            Ok(Box::new(request::Plain::new()))
+        }
     }
 }
 

@@ -17,6 +17,12 @@
 //!   one of them before the next gets a `\n` (`continue` then `continue`
 //!   sends `"continue\n"`, `"continue"`).
 //!
+//! That is its request on a model that takes mid-conversation system turns
+//! (claude-opus-4-8 and later: the default); on an earlier one (claude-sonnet-4-5,
+//! claude-opus-4-7…) it sends every attachment as text of the user turn
+//! instead ([`Plain`]). Which one a session gets follows the model of its
+//! latest answer ([`system_turns`]).
+//!
 //! What the session cannot give — the system prompt and the tool list the
 //! agent sends with every request — is not in these messages.
 
@@ -48,6 +54,16 @@ pub fn record(v: &Value) -> Vec<Msg> {
 }
 
 fn attachment(v: &Value) -> Option<Msg> {
+    let texts = rendered(v)?;
+    if v.get("renderedRole").and_then(Value::as_str) == Some("system") {
+        let joined = texts.iter().map(|t| unwrap_reminder(t)).collect::<Vec<_>>().join("\n\n");
+        return Some(Msg::new(WireRole::System, vec![Part::Text(joined)]));
+    }
+    Some(Msg::new(WireRole::User, texts.into_iter().map(Part::Text).collect()))
+}
+
+/// An attachment's `rendered` texts, as written (a list of text blocks is one text).
+fn rendered(v: &Value) -> Option<Vec<String>> {
     let texts: Vec<String> = v
         .get("rendered")?
         .as_array()?
@@ -60,14 +76,7 @@ fn attachment(v: &Value) -> Option<Msg> {
             _ => None,
         })
         .collect();
-    if texts.is_empty() {
-        return None;
-    }
-    if v.get("renderedRole").and_then(Value::as_str) == Some("system") {
-        let joined = texts.iter().map(|t| unwrap_reminder(t)).collect::<Vec<_>>().join("\n\n");
-        return Some(Msg::new(WireRole::System, vec![Part::Text(joined)]));
-    }
-    Some(Msg::new(WireRole::User, texts.into_iter().map(Part::Text).collect()))
+    (!texts.is_empty()).then_some(texts)
 }
 
 /// The text inside `<system-reminder>\n…\n</system-reminder>`, else the text.
@@ -149,6 +158,141 @@ fn join_system(prev: &mut Msg, m: Msg) {
             }
             (_, p) => prev.parts.push(p),
         }
+    }
+}
+
+/// Claude Code's models oldest first, as 2.1.332 orders them: one before
+/// claude-opus-4-8 takes no `role: "system"` message inside `messages`.
+const MODELS: &[&str] = &[
+    "claude-opus-4-0",
+    "claude-sonnet-4-0",
+    "claude-opus-4-1",
+    "claude-sonnet-4-5",
+    "claude-haiku-4-5",
+    "claude-opus-4-5",
+    "claude-opus-4-6",
+    "claude-sonnet-4-6",
+    "claude-opus-4-7",
+    "claude-opus-4-8",
+];
+
+/// Whether Claude Code sends its system-role attachments as `role: "system"`
+/// messages on `model` (its `mid_conv_system` capability): not on claude-3
+/// models nor on those before claude-opus-4-8, yes on later and unknown ones
+/// (the default, claude-opus-5-5, included). A session that names no model is
+/// taken for the default. Provider spellings (`us.anthropic.…-v1:0`,
+/// `…@20250929`, a date suffix) name the same model.
+pub fn system_turns(model: Option<&str>) -> bool {
+    let Some(model) = model else { return true };
+    if model.contains("claude-3") {
+        return false;
+    }
+    // `claude-opus-4-20250514` is claude-opus-4-0: a date right after the major version.
+    let known = MODELS.iter().position(|m| {
+        model.split_once(m).is_some_and(|(_, rest)| !rest.starts_with(|c: char| c.is_ascii_digit()))
+            || m.strip_suffix("-0").is_some_and(|base| {
+                model
+                    .split_once(&format!("{base}-"))
+                    .is_some_and(|(_, rest)| rest.len() >= 8 && rest[..8].bytes().all(|b| b.is_ascii_digit()))
+            })
+    });
+    known.is_none_or(|i| MODELS[i] == "claude-opus-4-8")
+}
+
+/// Claude Code's request on a model without system turns ([`system_turns`]):
+/// an attachment's text, `<system-reminder>` wrapper and all, is a text block
+/// of the user turn it belongs to, as 2.1.332 sent it on claude-sonnet-4-5:
+///
+/// * in a turn of the user's text, the turn's attachments come first, in file
+///   order, the last one ending with `\n` (the user's text joins it);
+/// * in a turn that answers tool calls, each goes at the end of the last
+///   result's content, the text block before it ending with `\n`;
+/// * the user's own text joins the turn's message, a text block it follows
+///   ending with `\n` (a result's content is left as it is).
+#[derive(Default)]
+pub struct Plain {
+    msg: Option<Msg>,
+    /// The attachment texts of a turn of the user's text, until it ends.
+    group: Vec<String>,
+}
+
+impl Plain {
+    pub fn new() -> Plain {
+        Plain::default()
+    }
+
+    fn attach(&mut self, text: String) {
+        let last_result =
+            self.msg.as_mut().and_then(|m| m.parts.iter_mut().rev().find(|p| matches!(p, Part::Result { .. })));
+        match last_result {
+            Some(Part::Result { parts, .. }) => {
+                if let Some(Part::Text(t)) = parts.last_mut() {
+                    t.push('\n');
+                }
+                parts.push(Part::Text(text));
+            }
+            _ => self.group.push(text),
+        }
+    }
+
+    fn push_msg<W: std::io::Write>(&mut self, m: Msg, w: &mut Writer<W>) -> std::io::Result<()> {
+        let results = m.parts.iter().any(|p| matches!(p, Part::Result { .. }));
+        match self.msg.as_mut() {
+            Some(cur) if m.role == WireRole::User && !results => {
+                if let Some(Part::Text(t)) = cur.parts.last_mut() {
+                    t.push('\n');
+                }
+                cur.parts.extend(m.parts);
+                Ok(())
+            }
+            _ if m.role == WireRole::User && (results || self.group.is_empty()) => {
+                self.flush(w)?;
+                self.msg = Some(m);
+                Ok(())
+            }
+            // The user's text of a turn whose attachments came first.
+            _ if m.role == WireRole::User => {
+                self.msg = Some(m);
+                Ok(())
+            }
+            _ => {
+                self.flush(w)?;
+                w.push(m)
+            }
+        }
+    }
+
+    fn flush<W: std::io::Write>(&mut self, w: &mut Writer<W>) -> std::io::Result<()> {
+        let mut group: Vec<Part> = std::mem::take(&mut self.group).into_iter().map(Part::Text).collect();
+        let msg = match self.msg.take() {
+            Some(mut m) => {
+                if let Some(Part::Text(t)) = group.last_mut() {
+                    t.push('\n');
+                }
+                group.append(&mut m.parts);
+                Msg::new(m.role, group)
+            }
+            None => Msg::new(WireRole::User, group),
+        };
+        if msg.parts.is_empty() { Ok(()) } else { w.push(msg) }
+    }
+}
+
+impl Render for Plain {
+    fn record(&mut self, v: &Value, _part: Option<u32>, w: &mut Out<'_>) -> std::io::Result<()> {
+        if v.get("type").and_then(Value::as_str) == Some("attachment") {
+            rendered(v).into_iter().flatten().for_each(|t| self.attach(t));
+            return Ok(());
+        }
+        record(v).into_iter().try_for_each(|m| self.push_msg(m, w))
+    }
+
+    fn added(&mut self, m: Msg, w: &mut Out<'_>) -> std::io::Result<()> {
+        self.push_msg(m, w)
+    }
+
+    fn finish(&mut self, w: &mut Out<'_>) -> std::io::Result<()> {
+        self.flush(w)
     }
 }
 
