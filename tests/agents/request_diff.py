@@ -89,14 +89,20 @@ def leading(sent, key, value, what):
 
 
 def resume_tail(sent, prompt, spell):
-    """`sent` without the prompt the resume typed (its last user message, whose
-    content spelled by `spell` must be exactly one text block `prompt`)."""
+    """`sent` without the prompt the resume typed: its last user message, whose
+    content spelled by `spell` must be exactly one text block `prompt`, or —
+    for an agent that joins a new prompt to a user message nothing answered
+    (opencode, Copilot CLI; Anthropic takes consecutive user turns joined or
+    not) — that message's last block, when it is that text block."""
     if not sent:
         raise AssertionError("the request holds no message")
     last = spell(sent[-1])
-    if last.get("role") != "user" or last.get("content") != [{"type": "text", "text": prompt}]:
+    typed = {"type": "text", "text": prompt}
+    if last.get("role") != "user" or not last.get("content") or last["content"][-1] != typed:
         raise AssertionError("the request does not end with the resume's prompt %r: %s" % (prompt, short(sent[-1])))
-    return sent[:-1]
+    if len(last["content"]) == 1:
+        return sent[:-1]
+    return sent[:-1] + [dict(last, content=last["content"][:-1])]
 
 
 # Gemini CLI writes a fresh `<session_context>` text (date, folders) at every
