@@ -18,6 +18,7 @@ its reason:
 """
 
 import json
+import re
 
 # ------------------------------------------------------------------ wire spellings
 
@@ -97,12 +98,23 @@ def resume_tail(sent, prompt, spell):
     if not sent:
         raise AssertionError("the request holds no message")
     last = spell(sent[-1])
-    typed = {"type": "text", "text": prompt}
-    if last.get("role") != "user" or not last.get("content") or last["content"][-1] != typed:
+    block = (last.get("content") or [None])[-1]
+    if isinstance(prompt, re.Pattern):
+        typed = isinstance(block, dict) and block.get("type") == "text" and prompt.fullmatch(block.get("text", "")) and set(block) == {"type", "text"}
+    else:
+        typed = block == {"type": "text", "text": prompt}
+    if last.get("role") != "user" or not typed:
         raise AssertionError("the request does not end with the resume's prompt %r: %s" % (prompt, short(sent[-1])))
     if len(last["content"]) == 1:
         return sent[:-1]
     return sent[:-1] + [dict(last, content=last["content"][:-1])]
+
+
+def copilot_prompt(text):
+    """Copilot CLI stamps every prompt it sends with the time of sending
+    (`<current_datetime>…</current_datetime>` and a blank line before it): the
+    prompt `text` as its resume sends it."""
+    return re.compile(r"<current_datetime>[^<]*</current_datetime>\n\n" + re.escape(text))
 
 
 # Gemini CLI writes a fresh `<session_context>` text (date, folders) at every
