@@ -110,6 +110,16 @@ def resume_tail(sent, prompt, spell):
     return sent[:-1] + [dict(last, content=last["content"][:-1])]
 
 
+def responses_as_message(item):
+    """A Responses API message item spelled as a Messages one (`input_text`
+    parts as text blocks), for `resume_tail` to find the typed prompt."""
+    content = item.get("content")
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    blocks = [dict(b, type="text") if isinstance(b, dict) and b.get("type") == "input_text" else b for b in content or []]
+    return {"role": item.get("role"), "content": blocks}
+
+
 def copilot_prompt(text):
     """Copilot CLI stamps every prompt it sends with the time of sending
     (`<current_datetime>…</current_datetime>` and a blank line before it): the
