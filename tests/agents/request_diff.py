@@ -49,6 +49,13 @@ def anthropic(message):
     return dict({k: v for k, v in message.items() if k not in ("content",)}, content=block(content))
 
 
+def claude_code(message):
+    """`anthropic`, and without the `output_config` (its effort setting) Claude
+    Code puts on the messages it replays: a request parameter of the turn it
+    sends, not history (NOTES-claude-code.md)."""
+    return {k: v for k, v in anthropic(message).items() if k != "output_config"}
+
+
 def chat(message):
     """Chat Completions: a message as the provider reads it.
 
