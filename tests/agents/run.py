@@ -31,7 +31,7 @@ from fake.provider import Provider  # noqa: E402
 
 # How many scenarios each agent has, over all of its modules: a module that yields
 # fewer (a rename, an import that hides one) or more fails the run. Change it with
-# the scenarios, and CONTRIBUTING.md's table.
+# the scenarios (guard, layout and proxy modules included).
 SCENARIOS = {
     "claude-code": 20,
     "codex": 19,
