@@ -12,6 +12,7 @@ session; ``codex exec resume ID continue`` resumes one; rollouts are written to
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import time
@@ -369,11 +370,17 @@ def scenario_repair_out_dir_outside_sessions(ctx):
     lib.check("sessions folder" in text.stdout, "repair's text report says so too", text)
     move = copy["resume"].split(" && ")[0]
     lib.check(move.startswith("mv "), "the resume command moves the copy first", copy)
+    kept = session.read_bytes()
     moved = ctx.sb.run(["sh", "-c", move])
     lib.check(moved.code == 0, "the move runs", moved)
+    target = Path(shlex.split(move)[-1])
+    target = target / Path(copy["out"]).name if target.is_dir() else target
+    lib.check(target.is_file() and not Path(copy["out"]).exists(), "the copy moved to %s" % target, move)
     before = len(ctx.provider.model_requests())
     fixed = resume(ctx, env, new_id)
     lib.check(fixed.code == 0 and failed_with(ctx, before, 200), "after the move, Codex's resume gets a 200", fixed)
+    _, diffs = preview_differences(ctx, target, ctx.provider.model_requests("responses")[before]["body"], reply=2)
+    lib.rescued(ctx.sb, ctx.own, session, kept, target, diffs)
 
 
 def scenario_valid_png_the_provider_cannot_process(ctx):
