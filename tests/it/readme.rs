@@ -32,7 +32,11 @@ const RECORDINGS: &[(&str, &str)] = &[
 /// each agent keeps one, the sample it holds, and how many seconds ago it was
 /// last written (in the middle of the minute, hour or day `sessions` prints).
 const HOME_SESSIONS: &[(&str, &str, u64)] = &[
-    (".claude/projects/-home-dev-shop/1f0e2d3c-4b5a-4978-8899-aabbccddeeff.jsonl", "samples/claude-code.jsonl", 4 * 60 + 30),
+    (
+        ".claude/projects/-home-dev-shop/1f0e2d3c-4b5a-4978-8899-aabbccddeeff.jsonl",
+        "samples/claude-code.jsonl",
+        4 * 60 + 30,
+    ),
     (
         ".codex/sessions/2026/08/11/rollout-2026-08-11T09-12-40-0198a3f2-7c1d-7e55-b0a4-3c2e1f0d9e8a.jsonl",
         "samples/codex.jsonl",
