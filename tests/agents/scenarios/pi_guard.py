@@ -83,9 +83,12 @@ def scenario_unguarded_oversized_screenshot_is_refused_on_every_request(ctx):
     (ctx.sb.home / ".pi" / "agent" / "extensions" / "session-doctor-guard.ts").unlink()
     run = _run(ctx, "READ-THE-FILE wide.png")
     lib.check(run.code != 0, "the unguarded run fails", run)
+    n = len(ctx.provider.model_requests("anthropic"))
     resume = ctx.sb.run([ctx.exe, *MODEL, "--session", str(_session(ctx.sb)), "-p", "continue"], env=ENV)
     lib.check(resume.code != 0, "and so does its resume", resume)
-    last = ctx.provider.model_requests("anthropic")[-1]
+    own = ctx.provider.model_requests("anthropic")[n:]
+    lib.check(own, "its resume sent a request", resume)
+    last = own[-1]
     lib.check(last["status"] == 400 and "exceed max allowed size" in json.dumps(last["answer"]), "Anthropic's side limit refused it", last["answer"])
 
 
