@@ -273,6 +273,27 @@ def rescue_steps(sb, session, expect_class, out_dir, *repair_args):
     return d, copy
 
 
+def rescued(sb, own_resume, original, kept, copy, differences, *copy_args):
+    """The four things every rescue scenario proves, checked in one place.
+
+    * ``own_resume``: the provider's log entries of the requests the agent sent
+      in its own resume of the stuck session (taken from the log by index, so
+      never an earlier run's): at least one, and the last refused (400 or more);
+    * ``differences``: ``request_diff`` lines between the preview of the copy
+      and the request the agent sent when it resumed the copy: none;
+    * ``original``/``kept``: the original session (a path, or a function that
+      reads it, e.g. an export of a database) is byte-identical to ``kept``;
+    * ``copy`` (with ``copy_args`` for diagnose): diagnose says not stuck.
+    """
+    check(own_resume, "the agent's own resume sent a request")
+    check(own_resume[-1]["status"] >= 400, "the agent's own resume failed (its last request got %s)" % own_resume[-1]["status"], own_resume[-1].get("answer"))
+    check(not differences, "preview of the copy equals what the agent sent for it (%d difference(s))" % len(differences), "\n".join(differences))
+    now = original() if callable(original) else Path(original).read_bytes()
+    check(now == kept, "the original session is byte-identical")
+    r, d = diagnose(sb, copy, *copy_args)
+    check(d["stuck"] is False, "diagnose on the repaired copy says not stuck", r)
+
+
 # ------------------------------------------------- preview against the request
 
 

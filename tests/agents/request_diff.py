@@ -1,12 +1,180 @@
 """Compare a `preview` with the request an agent logged at the provider, item by item.
 
 Agent-neutral: `items(previewed, sent, normalise)` walks both lists in step
-and returns one line per difference (an empty list means equal). `normalise`
-is the agent's own view of an item before comparison (identity by default);
-JSON objects compare as objects, so key order never counts.
+and returns one line per difference (an empty list means equal). JSON objects
+compare as objects, so key order never counts.
+
+This file is the one place that says what a comparison forgives. Everything
+else — every byte of every image and document, every signature, every nested
+part — is compared as sent. Two kinds of thing are forgiven, each below with
+its reason:
+
+* **Wire spellings** (`anthropic`, `chat`): two spellings the provider reads
+  as one, applied to both sides alike.
+* **Resume artefacts** (`resume_tail`, `leading`, the Gemini and Codex ones):
+  what an agent adds to the history when it resumes, which no session holds
+  before the resume. Each is cut from the sent side only where it is, and only
+  after checking that it is exactly that artefact; never a prefix comparison.
 """
 
 import json
+import re
+
+# ------------------------------------------------------------------ wire spellings
+
+
+def anthropic(message):
+    """Anthropic Messages: a message as the provider reads it.
+
+    * a string `content` is one text block (the API documents the shorthand);
+    * `cache_control` marks are caching hints, not history (agents move them to
+      the newest turn on every request);
+    * a `tool_result`'s `is_error: false` is its default (Claude Code writes it
+      on Bash results, not on Read results);
+    * a `tool_result`'s string `content` is one text block (the same shorthand).
+    """
+
+    def block(b):
+        if isinstance(b, dict):
+            b = {k: block(v) for k, v in b.items() if k != "cache_control" and not (k == "is_error" and v is False)}
+            if b.get("type") == "tool_result" and isinstance(b.get("content"), str):
+                b["content"] = [{"type": "text", "text": b["content"]}]
+        elif isinstance(b, list):
+            b = [block(x) for x in b]
+        return b
+
+    content = message.get("content")
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    return dict({k: v for k, v in message.items() if k not in ("content",)}, content=block(content))
+
+
+def claude_code(message):
+    """`anthropic`, and without the `output_config` (its effort setting) Claude
+    Code puts on the messages it replays: a request parameter of the turn it
+    sends, not history (NOTES-claude-code.md)."""
+    return {k: v for k, v in anthropic(message).items() if k != "output_config"}
+
+
+def chat(message):
+    """Chat Completions: a message as the provider reads it.
+
+    * a string `content` is one text part; a `null`, empty string or empty list
+      is no content (the API takes each for an assistant turn that only calls);
+    * `tool_calls[].function.arguments` is JSON text: compared as the JSON it
+      holds (agents re-serialize it with their own spacing);
+    * an empty `tool_calls` list is none.
+    """
+    out = {k: v for k, v in message.items() if k not in ("content", "tool_calls")}
+    content = message.get("content")
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}] if content else []
+    if content:
+        out["content"] = content
+    calls = []
+    for c in message.get("tool_calls") or []:
+        c = dict(c)
+        fn = dict(c.get("function") or {})
+        fn["arguments"] = json.loads(fn.get("arguments") or "{}")
+        c["function"] = fn
+        calls.append(c)
+    if calls:
+        out["tool_calls"] = calls
+    return out
+
+
+# ---------------------------------------------------------------- resume artefacts
+
+
+def leading(sent, key, value, what):
+    """`sent` without its first item, which must have `key` == `value`: the
+    system or developer message an agent puts first on every request (its
+    system prompt, Codex's injected instructions), which no session holds and
+    `preview` names in `not_in_session`. Only the first: a later one is history."""
+    if not sent or sent[0].get(key) != value:
+        raise AssertionError("the request does not start with %s: %s" % (what, short(sent[:1])))
+    return sent[1:]
+
+
+def resume_tail(sent, prompt, spell):
+    """`sent` without the prompt the resume typed: its last user message, whose
+    content spelled by `spell` must be exactly one text block `prompt`, or —
+    for an agent that joins a new prompt to a user message nothing answered
+    (opencode, Copilot CLI; Anthropic takes consecutive user turns joined or
+    not) — that message's last block, when it is that text block."""
+    if not sent:
+        raise AssertionError("the request holds no message")
+    last = spell(sent[-1])
+    block = (last.get("content") or [None])[-1]
+    if isinstance(prompt, re.Pattern):
+        typed = isinstance(block, dict) and block.get("type") == "text" and prompt.fullmatch(block.get("text", "")) and set(block) == {"type", "text"}
+    else:
+        typed = block == {"type": "text", "text": prompt}
+    if last.get("role") != "user" or not typed:
+        raise AssertionError("the request does not end with the resume's prompt %r: %s" % (prompt, short(sent[-1])))
+    if len(last["content"]) == 1:
+        return sent[:-1]
+    return sent[:-1] + [dict(last, content=last["content"][:-1])]
+
+
+def responses_as_message(item):
+    """A Responses API message item spelled as a Messages one (`input_text`
+    parts as text blocks), for `resume_tail` to find the typed prompt."""
+    content = item.get("content")
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    blocks = [dict(b, type="text") if isinstance(b, dict) and b.get("type") == "input_text" else b for b in content or []]
+    return {"role": item.get("role"), "content": blocks}
+
+
+def copilot_prompt(text):
+    """Copilot CLI stamps every prompt it sends with the time of sending
+    (`<current_datetime>…</current_datetime>` and a blank line before it): the
+    prompt `text` as its resume sends it."""
+    return re.compile(r"<current_datetime>[^<]*</current_datetime>\n\n" + re.escape(text))
+
+
+# Gemini CLI writes a fresh `<session_context>` text (date, folders) at every
+# start as the first user turn's first part; the session keeps the one of its
+# own start. The placeholder turn it adds after a history that ends in a tool
+# response (closeUnansweredToolResponseTurn) before the new prompt.
+GEMINI_SESSION_CONTEXT = "<session_context>"
+GEMINI_INTERRUPTED = "[The previous response was interrupted before it completed.]"
+
+
+def gemini_history(contents):
+    """Gemini contents without the `<session_context>` part each start writes
+    anew (a content it alone filled is dropped with it, not any other)."""
+    out = []
+    for c in contents:
+        parts = c.get("parts")
+        kept = [p for p in parts or [] if not str(p.get("text", "")).startswith(GEMINI_SESSION_CONTEXT)]
+        if parts and not kept:
+            continue
+        out.append(dict(c, parts=kept) if parts is not None else c)
+    return out
+
+
+def gemini_resume(contents, prompt):
+    """The contents of a Gemini CLI resume request without what the resume
+    adds: the new prompt (last) and, before it, the interrupted-turn placeholder."""
+    if not contents or contents[-1] != {"role": "user", "parts": [{"text": prompt}]}:
+        raise AssertionError("the request does not end with the resume's prompt %r: %s" % (prompt, short(contents[-1:])))
+    contents = contents[:-1]
+    if contents and contents[-1] == {"role": "model", "parts": [{"text": GEMINI_INTERRUPTED}]}:
+        contents = contents[:-1]
+    return contents
+
+
+def codex_aborted(item):
+    """Codex gives the "aborted" output it adds to a call its killed run left
+    unanswered an id of its own making, which no rollout line holds."""
+    if item.get("type") == "function_call_output" and item.get("output") == "aborted":
+        return {k: v for k, v in item.items() if k != "id"}
+    return item
+
+
+# -------------------------------------------------------------------- comparison
 
 
 def items(previewed, sent, normalise=None):

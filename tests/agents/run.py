@@ -29,6 +29,21 @@ import lib  # noqa: E402
 from fake.provider import Provider  # noqa: E402
 
 
+# How many scenarios each agent has, over all of its modules: a module that yields
+# fewer (a rename, an import that hides one) or more fails the run. Change it with
+# the scenarios (guard, layout and proxy modules included).
+SCENARIOS = {
+    "claude-code": 23,
+    "codex": 19,
+    "pi": 23,
+    "pi-1.6": 23,
+    "gemini-cli": 14,
+    "opencode": 9,
+    "copilot": 11,
+    "cline": 11,
+}
+
+
 class Context:
     """What a scenario gets: the agent's executable, a sandbox, the provider."""
 
@@ -59,6 +74,9 @@ def main():
             continue
         print("%s %s (installed in %.0fs)" % (agent, lib.AGENTS[agent][1], time.time() - started), flush=True)
         found = sorted(((n, getattr(m, n)) for m in modules for n in dir(m) if n.startswith("scenario_")), key=lambda f: f[0])
+        if len(found) != SCENARIOS.get(agent):
+            failed += 1
+            print("FAIL %s: %d scenarios found, run.py's table says %s" % (agent, len(found), SCENARIOS.get(agent)), flush=True)
         for name, fn in found:
             if args.pattern not in name:
                 continue

@@ -142,7 +142,9 @@ fn a_session_past_the_record_cap_stops_with_a_sentence() {
     assert_eq!(v["entries"].as_u64(), Some(3000), "{v:#}");
 }
 
-/// The peak resident memory of a child, polled from /proc while it runs.
+/// The peak resident memory of a child, polled from /proc while it runs. A
+/// child that ended before one sample was read fails here: a bound checked on
+/// no measurement would pass by saying nothing.
 fn peak_rss_kb(args: &[&str]) -> (Output, u64) {
     peak_rss_kb_with(args, &[])
 }
@@ -169,7 +171,9 @@ pub(crate) fn peak_rss_kb_with(args: &[&str], envs: &[(&str, &std::ffi::OsStr)])
         });
         let out = child.wait_with_output().unwrap();
         done.store(true, std::sync::atomic::Ordering::Relaxed);
-        (out, poll.join().unwrap())
+        let peak = poll.join().unwrap();
+        assert!(peak > 0, "{}: no memory sample was read from {status} while it ran", args.join(" "));
+        (out, peak)
     })
 }
 
@@ -223,6 +227,8 @@ fn memory_follows_the_line_not_the_file() {
     let line_kb = line as u64 / 1024;
     for ((cmd, a), (_, b)) in small.iter().zip(&large) {
         eprintln!("{cmd}: peak {a} kB for 4 lines, {b} kB for 16 lines of {line_kb} kB");
+        // Each command holds at least one line: a peak below it was not measured.
+        assert!(*a >= line_kb && *b >= line_kb, "{cmd}: peaks {a} and {b} kB are below one {line_kb} kB line");
         assert!(*b < a + 2 * line_kb + 8 * 1024, "{cmd}: peak RSS grows with the file: {a} kB → {b} kB");
         assert!(*b < 16 * line_kb, "{cmd}: peak RSS {b} kB is as large as the file");
     }
@@ -307,6 +313,8 @@ fn long_line_peak(cmd: &str) {
     let (o, peak) = peak_rss_kb(&args);
     judge(cmd, &o);
     let bound = 64 * 1024 + longest * 3 / 2 / 1024;
+    // The command holds the line at least once: a peak below it measured nothing.
+    assert!(peak >= longest / 1024, "{cmd}: peak {peak} kB is below the {} kB line it read", longest / 1024);
     eprintln!("{cmd}: peak {peak} kB on a {} kB line (bound {bound} kB)", longest / 1024);
     assert!(peak <= bound, "{cmd}: peak RSS {peak} kB over 64 MB + 1.5 × the {} kB line", longest / 1024);
 }

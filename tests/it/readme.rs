@@ -1,11 +1,14 @@
 //! The console examples of the documentation, run against this build: every
 //! `` ```console `` block of `README.md`, `CONTRIBUTING.md` and every `docs/*.md` is a
 //! transcript (`$ command` lines, each followed by the stdout it prints), run in
-//! a fresh folder holding a copy of `samples/`, with `/tmp` standing for another
-//! fresh folder. A block the samples cannot reproduce (a home directory's
-//! sessions, a `recordings/` tree) says so in an HTML comment just before it:
+//! a fresh folder holding a copy of `samples/` and the `recordings/` tree of
+//! [`RECORDINGS`] (what `docs/check.md` checks), with `/tmp` standing for another
+//! fresh folder, and `HOME` a third one holding the sessions of [`HOME_SESSIONS`]
+//! (what `docs/sessions.md` lists; its path printed as `/home/dev`). A block that
+//! cannot be reproduced so (a terminal's width) says so in an HTML comment just before it:
 //! `<!-- readme-test: skip (why) -->`. Session ids are compared as `<uuid>` (a
-//! repair makes a new one every time).
+//! repair makes a new one every time), RFC 3339 times as `<time>` (a file's
+//! modification time is the test's).
 //!
 //! `UPDATE_README=1 cargo test --test it readme::` writes what the binary printed
 //! into the blocks, each in the file it came from; the test then passes and
@@ -15,6 +18,68 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const SKIP: &str = "<!-- readme-test: skip";
+
+/// The `recordings/` tree `docs/check.md`'s examples check, as a team keeps one:
+/// a healthy Codex rollout, two stuck sessions and a note that is no session.
+const RECORDINGS: &[(&str, &str)] = &[
+    ("recordings/evals/codex-ok.jsonl", "tests/data/agents/codex/view-image-refused.jsonl"),
+    ("recordings/evals/pi-resize.jsonl", "samples/pi.jsonl"),
+    ("recordings/support-1042.jsonl", "samples/claude-code.jsonl"),
+    ("recordings/README.md", "tests/data/agents/codex/README.md"),
+];
+
+/// The sessions in the home folder `docs/sessions.md`'s examples list: where
+/// each agent keeps one, the sample it holds, and how many seconds ago it was
+/// last written (in the middle of the minute, hour or day `sessions` prints).
+const HOME_SESSIONS: &[(&str, &str, u64)] = &[
+    (
+        ".claude/projects/-home-dev-shop/1f0e2d3c-4b5a-4978-8899-aabbccddeeff.jsonl",
+        "samples/claude-code.jsonl",
+        4 * 60 + 30,
+    ),
+    (
+        ".codex/sessions/2026/08/11/rollout-2026-08-11T09-12-40-0198a3f2-7c1d-7e55-b0a4-3c2e1f0d9e8a.jsonl",
+        "samples/codex.jsonl",
+        3 * 3600 + 1800,
+    ),
+    (
+        ".pi/agent/sessions/--home-dev-shop--/2026-08-10T16-02-11-204Z_5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a.jsonl",
+        "samples/pi.jsonl",
+        36 * 3600,
+    ),
+    (".mux/sessions/7c1d0e55/chat.jsonl", "samples/mux.jsonl", 60 * 3600),
+];
+
+/// Where the agents' sessions may be looked for besides `HOME`: unset for the
+/// examples, so that only [`HOME_SESSIONS`] is listed.
+const SESSION_VARS: &[&str] = &[
+    "CLAUDE_CONFIG_DIR",
+    "CODEX_HOME",
+    "PI_CODING_AGENT_DIR",
+    "PI_CODING_AGENT_SESSION_DIR",
+    "GEMINI_CLI_HOME",
+    "MUX_ROOT",
+    "XDG_DATA_HOME",
+    "XDG_CONFIG_HOME",
+    "CLINE_SESSION_DATA_DIR",
+    "CLINE_DATA_DIR",
+    "CLINE_DIR",
+    "COPILOT_HOME",
+];
+
+/// A fresh home folder holding [`HOME_SESSIONS`], each modified its seconds ago.
+fn home(root: &Path) -> tempfile::TempDir {
+    let home = tempfile::tempdir().expect("home dir");
+    let now = std::time::SystemTime::now();
+    for (to, from, ago) in HOME_SESSIONS {
+        let to = home.path().join(to);
+        std::fs::create_dir_all(to.parent().expect("a folder")).expect("session folder");
+        std::fs::copy(root.join(from), &to).unwrap_or_else(|e| panic!("copy {from}: {e}"));
+        let file = std::fs::File::options().write(true).open(&to).expect("open the copy");
+        file.set_modified(now - std::time::Duration::from_secs(*ago)).expect("set its modification time");
+    }
+    home
+}
 
 /// One console block: where its body starts in its file, the line of its
 /// opening fence, and its text.
@@ -75,8 +140,33 @@ fn transcript(block: &str) -> Vec<(String, String)> {
     out
 }
 
-/// `text` with every UUID (8-4-4-4-12 hex digits) spelled `<uuid>`.
+/// `text` with every UUID (8-4-4-4-12 hex digits) spelled `<uuid>` and every
+/// RFC 3339 UTC time (`2026-11-30T01:53:59Z`) `<time>`.
 fn normalize(text: &str) -> String {
+    let text = uuids(text);
+    let c: Vec<char> = text.chars().collect();
+    let shape = "dddd-dd-ddTdd:dd:ddZ";
+    let time_at = |i: usize| {
+        (i + shape.len() <= c.len()
+            && shape.chars().zip(&c[i..]).all(|(s, x)| if s == 'd' { x.is_ascii_digit() } else { s == *x }))
+        .then_some(i + shape.len())
+    };
+    let mut out = String::new();
+    let mut i = 0;
+    while i < c.len() {
+        if let Some(end) = time_at(i) {
+            out.push_str("<time>");
+            i = end;
+        } else {
+            out.push(c[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// `text` with every UUID (8-4-4-4-12 hex digits) spelled `<uuid>`.
+fn uuids(text: &str) -> String {
     let c: Vec<char> = text.chars().collect();
     let uuid_at = |i: usize| {
         let mut j = i;
@@ -122,6 +212,11 @@ fn run(commands: &[String]) -> Vec<String> {
         let p = e.expect("entry").path();
         std::fs::copy(&p, samples.join(p.file_name().expect("name"))).expect("copy sample");
     }
+    for (to, from) in RECORDINGS {
+        let to = work.path().join(to);
+        std::fs::create_dir_all(to.parent().expect("a folder")).expect("recordings/");
+        std::fs::copy(root.join(from), &to).unwrap_or_else(|e| panic!("copy {from}: {e}"));
+    }
     let mut script = String::new();
     for c in commands {
         let c = c.replace("/tmp", &tmp.path().display().to_string());
@@ -130,16 +225,23 @@ fn run(commands: &[String]) -> Vec<String> {
     }
     let bin_dir: PathBuf = Path::new(env!("CARGO_BIN_EXE_session-doctor")).parent().expect("bin dir").into();
     let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
-    let out = Command::new("sh")
+    let home = home(root);
+    let mut sh = Command::new("sh");
+    for var in SESSION_VARS {
+        sh.env_remove(var);
+    }
+    let out = sh
         .arg("-c")
         .arg(&script)
         .current_dir(work.path())
         .env("PATH", path)
+        .env("HOME", home.path())
         .env("NO_COLOR", "1")
         .output()
         .expect("sh runs");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    stdout.split(SEP).take(commands.len()).map(|s| s.replace(&tmp.path().display().to_string(), "/tmp")).collect()
+    let (home, tmp) = (home.path().display().to_string(), tmp.path().display().to_string());
+    stdout.split(SEP).take(commands.len()).map(|s| s.replace(&home, "/home/dev").replace(&tmp, "/tmp")).collect()
 }
 
 #[test]
@@ -198,4 +300,6 @@ fn the_console_examples_of_the_docs_are_what_the_binary_prints() {
 fn uuids_are_normalized_and_the_rest_kept() {
     assert_eq!(normalize("claude --resume fb7c93c3-a895-4c97-9e91-700ba26fcdfd."), "claude --resume <uuid>.");
     assert_eq!(normalize("120×80 L7.1 abc-def"), "120×80 L7.1 abc-def");
+    assert_eq!(normalize(r#""modified": "2026-11-30T01:53:59Z","#), r#""modified": "<time>","#);
+    assert_eq!(normalize("2026-11-30 01:53"), "2026-11-30 01:53");
 }

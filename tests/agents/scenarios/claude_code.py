@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import lib
+import request_diff
 from lib import check
 
 
@@ -58,24 +59,7 @@ def _sent(ctx, since):
     return [e for e in ctx.provider.log[since:] if e.get("api") == "anthropic"]
 
 
-def _normalise(m):
-    """Claude Code's spellings that mean the same to the provider: a string is
-    one text block, cache_control marks are not history, and a tool result's
-    `is_error: false` is its default (Bash results carry it, Read results not)."""
-
-    def block(b):
-        if isinstance(b, dict):
-            b = {k: block(v) for k, v in b.items() if k != "cache_control" and not (k == "is_error" and v is False)}
-            if b.get("type") == "tool_result" and isinstance(b.get("content"), str):
-                b["content"] = [{"type": "text", "text": b["content"]}]
-        elif isinstance(b, list):
-            b = [block(x) for x in b]
-        return b
-
-    content = m.get("content")
-    if isinstance(content, str):
-        content = [{"type": "text", "text": content}]
-    return {"role": m.get("role"), "content": block(content)}
+_normalise = request_diff.claude_code
 
 
 def _media_blocks(messages):
@@ -99,6 +83,12 @@ def _media_blocks(messages):
 def _check_preview_is_sent(ctx, session, sent_body, extra=()):
     """preview of `session` equals the history the agent sent (its new prompt aside)."""
     _, shown = lib.preview_messages(ctx.sb, session, *extra)
+    diff = _differences(shown, sent_body)
+    check(not diff, "preview is the request Claude Code sends (%d differences)" % len(diff), "\n".join(diff[:6]))
+
+
+def _differences(shown, sent_body):
+    """preview's messages against the history Claude Code sent, less what its resume adds."""
     sent = list(sent_body["messages"])
     # The resume's own prompt is the last user turn: preview shows the history before it.
     last = sent[-1]
@@ -109,8 +99,7 @@ def _check_preview_is_sent(ctx, session, sent_body, extra=()):
     # answer into the session, then the prompt: both are the resume's, not the history's.
     if sent and sent[-1].get("role") == "assistant" and _normalise(sent[-1])["content"] == [{"type": "text", "text": "No response requested."}]:
         sent = sent[:-1]
-    diff = lib.message_differences(shown, sent, _normalise)
-    check(not diff, "preview is the request Claude Code sends (%d differences)" % len(diff), "\n".join(diff[:6]))
+    return request_diff.items(shown, sent, _normalise)
 
 
 def unmerge(blocks):
@@ -128,22 +117,28 @@ def _stuck_twice(ctx, prompt, tools="Read"):
     r, res = _run(ctx, prompt, tools)
     check(r.code != 0 and res.get("api_error_status") == 400, "the first run fails with a 400", r)
     sid = res["session_id"]
+    since = _mark(ctx)
     r2, res2 = _resume(ctx, sid)
     check(r2.code != 0 and res2.get("api_error_status") == 400, "the agent's own resume fails the same way", r2)
+    # The requests of that resume, for lib.rescued.
+    ctx.own = _sent(ctx, since)
     return sid
 
 
 def _rescue(ctx, sid, expect_class, repair_extra=()):
     """diagnose → exclude → repair → preview of the copy → resume the copy: 200."""
     session = _session(ctx, sid)
+    kept = session.read_bytes()
     d, copy = lib.rescue_steps(ctx.sb, session, expect_class, session.parent, *repair_extra)
     check(copy["resume"].startswith("claude --resume "), "repair prints Claude Code's resume command", copy)
     new_id = copy["resume"].split()[-1]
+    _, shown = lib.preview_messages(ctx.sb, copy["out"])
     since = _mark(ctx)
     r, res = _resume(ctx, new_id)
     check(r.code == 0 and not res.get("is_error"), "claude --resume <new id> -p continue succeeds", r)
     sent = _sent(ctx, since)
     check(sent and sent[0]["status"] == 200, "the resumed copy's first request gets a 200", sent[:1])
+    lib.rescued(ctx.sb, ctx.own, session, kept, copy["out"], _differences(shown, sent[0]["body"]))
     return session, copy, sent[0]["body"]
 
 
@@ -232,16 +227,9 @@ def scenario_too_many_images(ctx):
     rd, d = lib.diagnose(ctx.sb, session)
     check(d["stuck"] is True and d["failure"]["class"] == "image_limit", "diagnose: stuck on image_limit", rd)
     check(any("--max-images" in n for n in d["next"]), "next names repair --max-images", rd)
-    rep = ctx.sb.doctor("repair", session, "--out", session.parent, "--max-images", "2", "--json")
-    check(rep.code == 0, "repair --max-images 2 writes a copy", rep)
-    copy = rep.json()
-    since = _mark(ctx)
-    r, res = _resume(ctx, copy["resume"].split()[-1])
-    check(r.code == 0 and not res.get("is_error"), "the capped copy resumes", r)
-    sent = _sent(ctx, since)
-    check(sent and sent[0]["status"] == 200, "the capped copy's request gets a 200", sent[:1])
-    check(len(_media_blocks(sent[0]["body"]["messages"])) <= 2, "at most two images are sent", sent[0]["body"]["messages"])
-    _check_preview_is_sent(ctx, session, sent[0]["body"], ("--max-images", "2"))
+    session, copy, body = _rescue(ctx, sid, "image_limit", ("--max-images", "2"))
+    check(len(_media_blocks(body["messages"])) == 2, "two images are sent", body["messages"])
+    _check_preview_is_sent(ctx, session, body, ("--max-images", "2"))
 
 
 def scenario_killed_mid_tool(ctx):
@@ -351,16 +339,11 @@ def scenario_context_overflow_trimmed(ctx):
     check(d["stuck"] is True and d["failure"]["class"] == "context_overflow", "diagnose: stuck on context_overflow", rd)
     check(any("--fit-context" in n for n in d["next"]), "next names --fit-context", d["next"])
     check(not any("--max-images 0" in n for n in d["next"]), "next offers no --max-images 0 for a session without an image", d["next"])
-    _, copy = lib.rescue_steps(ctx.sb, session, "context_overflow", session.parent, "--fit-context")
+    session, copy, body = _rescue(ctx, sid, "context_overflow", ("--fit-context",))
     check(copy["changes"]["elided"], "the copy elides tool outputs", copy["changes"])
     print("    context estimate:", json.dumps(copy["changes"]["context"]))
-    since = _mark(ctx)
-    r4, res4 = _resume(ctx, copy["resume"].split()[-1])
-    check(r4.code == 0 and not res4.get("is_error"), "claude --resume <new id> succeeds on the trimmed copy", r4)
-    sent = _sent(ctx, since)
-    check(sent and sent[0]["status"] == 200, "the trimmed copy's first request gets a 200", [(e["status"], e["answer"]) for e in sent][:1])
-    check("Tool output omitted to fit the context window" in json.dumps(sent[0]["body"]["messages"]), "the copy sends the notes in place of the outputs")
-    _check_preview_is_sent(ctx, session, sent[0]["body"], ("--fit-context",))
+    check("Tool output omitted to fit the context window" in json.dumps(body["messages"]), "the copy sends the notes in place of the outputs")
+    _check_preview_is_sent(ctx, session, body, ("--fit-context",))
 
 
 def fake_tokens(body):

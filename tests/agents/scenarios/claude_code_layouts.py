@@ -34,7 +34,10 @@ def scenario_fork_of_a_stuck_session_is_rescued(ctx):
     ctx.provider.settings.tool = ("Read", {"file_path": str(f)})
     ctx.provider.settings.gateway = "litellm"
     parent = cc._stuck_twice(ctx, "READ-THE-FILE cut.png please")
+    since = cc._mark(ctx)
     r, res = _fork(ctx, parent)
+    # The fork's own run is the agent's resume of the session rescued here.
+    ctx.own = cc._sent(ctx, since)
     fork = res.get("session_id")
     check(r.code != 0 and res.get("api_error_status") == 400 and fork and fork != parent, "the fork fails with a 400 too, under a new id", r)
     session = cc._session(ctx, fork)

@@ -12,6 +12,7 @@ session; ``codex exec resume ID continue`` resumes one; rollouts are written to
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import time
@@ -78,6 +79,13 @@ def failed_with(ctx, since, status):
 def compare_preview(ctx, session, request, *flags, reply=0):
     """preview (with `flags`) against a logged request body, item by item; the session's
     last `reply` items are the model's answer to that request, not part of it."""
+    body, diffs = preview_differences(ctx, session, request, *flags, reply=reply)
+    lib.check(not diffs, "preview equals the request Codex sent, item by item", *diffs)
+    return body
+
+
+def preview_differences(ctx, session, request, *flags, reply=0):
+    """(preview body, request_diff lines) of `compare_preview`."""
     r = ctx.sb.doctor("preview", session, "--json", *flags)
     lib.check(r.code == 0, "preview runs", r)
     body = json.loads(r.stdout)
@@ -86,22 +94,15 @@ def compare_preview(ctx, session, request, *flags, reply=0):
     lib.check(any(INJECTED in a for a in absent), "preview names Codex's injected developer message as not in the session", r)
     sent = request["input"]
     # The injected developer message is the first item Codex sends; no rollout line holds it.
-    lib.check(sent and sent[0].get("role") == "developer", "Codex sent a leading developer message", sent[:1])
-    diffs = request_diff.items(body["input"][: len(body["input"]) - reply], sent[1:])
-    lib.check(not diffs, "preview equals the request Codex sent, item by item", *diffs)
-    return body
+    want = request_diff.leading(sent, "role", "developer", "Codex's injected developer message")
+    # The answer Codex appended after the request: items of the model's, none of them the user's.
+    answer = body["input"][len(body["input"]) - reply :]
+    lib.check(all(i.get("role") != "user" for i in answer), "the last %d previewed items are the model's answer" % reply, answer)
+    return body, request_diff.items(body["input"][: len(body["input"]) - reply], want)
 
 
 def _text(item):
     return " ".join(p.get("text", "") for p in item.get("content") or [] if isinstance(p, dict))
-
-
-def _without_synthetic_ids(item):
-    """Codex gives the "aborted" output it adds an id of its own making, which no rollout
-    line holds (preview names it as not in the session): compare without it."""
-    if item.get("type") == "function_call_output" and item.get("output") == "aborted":
-        return {k: v for k, v in item.items() if k != "id"}
-    return item
 
 
 # ------------------------------------------------------------------- scenarios
@@ -118,6 +119,7 @@ def stuck_on_replayed_reasoning(ctx):
 
     sid, session, again = stuck_twice(ctx, env, "READ-THE-FILE pic.png", 1, 404, "the first run's second request (replaying rs_) gets a 404")
     lib.check(again.code != 0 or "404" in again.stderr, "the resume reports the failure", again)
+    ctx.own = again.requests
     return env, sid, session
 
 
@@ -128,9 +130,10 @@ def stuck_twice(ctx, env, prompt, at, status, what):
     sid = session_id_of(first)
     lib.check(failed_with(ctx, at, status), what, first)
     session = rollout(ctx, sid)
-    before = len(ctx.provider.model_requests())
+    before = len(ctx.provider.model_requests("responses"))
     again = resume(ctx, env, sid)
     lib.check(failed_with(ctx, before, status), "Codex's own resume fails the same way", again)
+    again.requests = ctx.provider.model_requests("responses")[before:]
     return sid, session, again
 
 
@@ -146,18 +149,18 @@ def scenario_reasoning_replayed_under_store_false(ctx):
     body = compare_preview_rewritten(ctx, session)
     lib.check(all(not str(i.get("id", "")).startswith("rs_") for i in body["input"] if i.get("type") == "reasoning"), "the preview's reasoning has no rs_ id", body)
 
+    kept = session.read_bytes()
     rep = ctx.sb.doctor("repair", session, "--drop-reasoning-ids", "--json")
     lib.check(rep.code == 0, "repair --drop-reasoning-ids writes a copy", rep)
     copy = rep.json()
     new_id = resume_id(copy)
-    before = len(ctx.provider.model_requests())
+    before = len(ctx.provider.model_requests("responses"))
     fixed = resume(ctx, env, new_id)
     lib.check(fixed.code == 0, "`codex exec resume <new id> continue` exits 0", fixed)
     lib.check(failed_with(ctx, before, 200), "the resumed copy gets a 200", fixed)
     # The answer Codex appended to the copy: a reasoning item and the text.
-    compare_preview(ctx, copy["out"], ctx.provider.model_requests("responses")[before]["body"], reply=2)
-    r2, d2 = lib.diagnose(ctx.sb, copy["out"])
-    lib.check(d2["stuck"] is False, "diagnose on the resumed copy: not stuck", r2)
+    _, diffs = preview_differences(ctx, copy["out"], ctx.provider.model_requests("responses")[before]["body"], reply=2)
+    lib.rescued(ctx.sb, ctx.own, session, kept, copy["out"], diffs)
 
 
 def compare_preview_rewritten(ctx, session):
@@ -219,7 +222,7 @@ def scenario_killed_mid_tool(ctx):
     lib.check(again.code == 0 and failed_with(ctx, before, 200), "Codex's own resume gets a 200", again)
     sent = ctx.provider.model_requests("responses")[before]["body"]["input"]
     lib.check(_text(sent[-1]) == "continue", "the resume request ends with the resume prompt", sent[-1:])
-    diffs = request_diff.items(previewed, sent[1:-1], normalise=_without_synthetic_ids)
+    diffs = request_diff.items(previewed, sent[1:-1], normalise=request_diff.codex_aborted)
     lib.check(not diffs, "the preview before the resume equals what Codex sent (the resume prompt aside)", *diffs)
     r2, d2 = lib.diagnose(ctx.sb, session)
     lib.check(d2["stuck"] is False, "diagnose after Codex's resume: not stuck", r2)
@@ -332,7 +335,8 @@ def scenario_valid_png_over_the_image_limit(ctx):
     p.max_images = 0
     (ctx.sb.work / "pic.png").write_bytes(lib.png())
     env = setup(ctx)
-    _, session, _ = stuck_twice(ctx, env, "READ-THE-FILE pic.png", 1, 400, "the request carrying the image gets a 400")
+    _, session, again = stuck_twice(ctx, env, "READ-THE-FILE pic.png", 1, 400, "the request carrying the image gets a 400")
+    kept = session.read_bytes()
 
     r, d = lib.diagnose(ctx.sb, session)
     lib.check(d["stuck"] is True and r.code == 1 and d["failure"]["class"] == "image_limit", "diagnose: stuck, image_limit", r)
@@ -341,12 +345,11 @@ def scenario_valid_png_over_the_image_limit(ctx):
     rep = ctx.sb.doctor("repair", session, "--max-images", "0", "--json")
     lib.check(rep.code == 0, "repair writes a copy", rep)
     copy = rep.json()
-    before = len(ctx.provider.model_requests())
+    before = len(ctx.provider.model_requests("responses"))
     fixed = resume(ctx, env, resume_id(copy))
     lib.check(fixed.code == 0 and failed_with(ctx, before, 200), "`codex exec resume <new id> continue` gets a 200", fixed)
-    compare_preview(ctx, copy["out"], ctx.provider.model_requests("responses")[before]["body"], reply=1)
-    r2, d2 = lib.diagnose(ctx.sb, copy["out"])
-    lib.check(d2["stuck"] is False, "diagnose on the resumed copy: not stuck", r2)
+    _, diffs = preview_differences(ctx, copy["out"], ctx.provider.model_requests("responses")[before]["body"], reply=1)
+    lib.rescued(ctx.sb, again.requests, session, kept, copy["out"], diffs)
 
 
 def scenario_repair_out_dir_outside_sessions(ctx):
@@ -367,11 +370,17 @@ def scenario_repair_out_dir_outside_sessions(ctx):
     lib.check("sessions folder" in text.stdout, "repair's text report says so too", text)
     move = copy["resume"].split(" && ")[0]
     lib.check(move.startswith("mv "), "the resume command moves the copy first", copy)
+    kept = session.read_bytes()
     moved = ctx.sb.run(["sh", "-c", move])
     lib.check(moved.code == 0, "the move runs", moved)
+    target = Path(shlex.split(move)[-1])
+    target = target / Path(copy["out"]).name if target.is_dir() else target
+    lib.check(target.is_file() and not Path(copy["out"]).exists(), "the copy moved to %s" % target, move)
     before = len(ctx.provider.model_requests())
     fixed = resume(ctx, env, new_id)
     lib.check(fixed.code == 0 and failed_with(ctx, before, 200), "after the move, Codex's resume gets a 200", fixed)
+    _, diffs = preview_differences(ctx, target, ctx.provider.model_requests("responses")[before]["body"], reply=2)
+    lib.rescued(ctx.sb, ctx.own, session, kept, target, diffs)
 
 
 def scenario_valid_png_the_provider_cannot_process(ctx):
@@ -397,6 +406,8 @@ def scenario_valid_png_the_provider_cannot_process(ctx):
     before = len(ctx.provider.model_requests())
     again = resume(ctx, env, sid)
     lib.check(failed_with(ctx, before, 400), "Codex's own resume fails the same way", again)
+    own = ctx.provider.model_requests("responses")[before:]
+    kept = session.read_bytes()
     answer = ctx.provider.log[-1]["answer"]
     block = answer["error"]["param"]
 
@@ -419,7 +430,8 @@ def scenario_valid_png_the_provider_cannot_process(ctx):
     before = len(ctx.provider.model_requests())
     fixed = resume(ctx, env, resume_id(copy))
     lib.check(fixed.code == 0 and failed_with(ctx, before, 200), "`codex exec resume <new id> continue` gets a 200", fixed)
-
+    _, diffs = preview_differences(ctx, copy["out"], ctx.provider.model_requests("responses")[before]["body"], reply=1)
+    lib.rescued(ctx.sb, own, session, kept, copy["out"], diffs)
 
 
 

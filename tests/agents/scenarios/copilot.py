@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import lib
+import request_diff
 
 MODEL = "claude-sonnet-4.5"
 # The text the CLI sends in place of images after a provider refused them.
@@ -57,36 +58,17 @@ def _has_image(request):
     return '"type": "image"' in json.dumps(request["body"])
 
 
-def _blocks(content):
-    """Content as blocks, cache markers aside: a string is one text block."""
-    if isinstance(content, str):
-        content = [{"type": "text", "text": content}]
-    out = []
-    for b in content:
-        b = {k: v for k, v in b.items() if k != "cache_control"}
-        if b.get("type") == "tool_result" and "content" in b:
-            b["content"] = _blocks(b["content"])
-        out.append(b)
-    return out
-
-
-def _plain(message):
-    """A message as the provider reads it: the same in either spelling Anthropic takes."""
-    return {"role": message["role"], "content": _blocks(message["content"])}
+def _differences(previewed, sent):
+    """preview's messages against those the CLI sent, less the prompt its resume adds."""
+    want = request_diff.resume_tail(sent["body"]["messages"], request_diff.copilot_prompt("continue"), request_diff.anthropic)
+    return request_diff.items(previewed["messages"], want, request_diff.anthropic)
 
 
 def _preview_matches(previewed, sent):
     """preview's messages (taken before the resume) equal those of the request the
     CLI sent on resume, but for the new prompt it ends with."""
     body, summary = previewed
-    want = [_plain(m) for m in sent["body"]["messages"]]
-    # The new prompt: a message of its own, or (after a user turn nothing
-    # answered) the last block of the user message it joins.
-    if len(want[-1]["content"]) > 1 and body["messages"] and body["messages"][-1]["role"] == "user" and len(want) == len(body["messages"]):
-        want[-1] = {"role": "user", "content": want[-1]["content"][:-1]}
-    else:
-        want = want[:-1]
-    diffs = lib.message_differences(body["messages"], want, _plain)
+    diffs = _differences(body, sent)
     lib.check(not diffs, "preview equals what the CLI sent, message by message", "\n".join(diffs))
     for key in ("system prompt", "tool list"):
         lib.check(any(key in n for n in summary.get("not_in_session", [])), "preview names the %s as not in the session" % key, summary)
@@ -162,7 +144,8 @@ def scenario_cut_pdf_attachment_is_stuck_and_rescued(ctx):
     n = len(log)
     _copilot(ctx, "-p", "continue", "--resume=" + session.parent.name)
     log = _requests(ctx)
-    lib.check(len(log) > n and all(r["status"] == 400 for r in log[n:]), "its own resume is refused the same way: stuck for real", [r["status"] for r in log])
+    own = log[n:]
+    lib.check(own and all(r["status"] == 400 for r in own), "its own resume is refused the same way: stuck for real", [r["status"] for r in log])
     _preview_matches(previewed, log[n])
     r, d = lib.diagnose(ctx.sb, session)
     primes = [s for s in d["suspects"] if s["prime"]]
@@ -170,16 +153,18 @@ def scenario_cut_pdf_attachment_is_stuck_and_rescued(ctx):
     lib.check(len(primes) == 1 and primes[0]["mime_declared"] == "application/pdf", "the cut PDF is the prime suspect", d["suspects"])
     x = ctx.sb.doctor("exclude", session, "--ref", primes[0]["ref"])
     lib.check(x.code == 0, "exclude lands", x)
+    before = session.read_bytes()
     rep = ctx.sb.doctor("repair", session, "--json")
     lib.check(rep.code == 0, "repair writes a copy", rep)
     copy = rep.json()
+    of_copy, _ = lib.preview(ctx.sb, copy["out"])
     n = len(_requests(ctx))
     resumed = _copilot(ctx, "-p", "continue", "--resume=" + copy["id"])
     log = _requests(ctx)[n:]
     lib.check(resumed.code == 0 and [q["status"] for q in log] == [200], "the repaired copy resumes with one request, a 200", resumed, [q["status"] for q in log])
     lib.check('"document"' not in json.dumps(log[0]["body"]["messages"]), "the copy sends no document", log[0]["body"]["messages"][0])
-    r2, d2 = lib.diagnose(ctx.sb, copy["out"])
-    lib.check(d2["stuck"] is False, "diagnose on the copy: not stuck", r2)
+    # The session file is the original: the overlay beside it is exclude's, the file itself is never written.
+    lib.rescued(ctx.sb, own, session, before, copy["out"], _differences(of_copy, log[0]))
 
 
 def scenario_view_tool_image_is_not_sent(ctx):
@@ -280,23 +265,11 @@ def scenario_killed_mid_tool_repaired_copy_resumes(ctx):
     _preview_matches(previewed, log[0])
 
 
-def _chat_plain(message):
-    """A Chat Completions message as the provider reads it: a string is one text
-    part, arguments are JSON (spacing aside), empty members are absent."""
-    out = {"role": message["role"]}
-    content = message.get("content")
-    if isinstance(content, str):
-        content = [{"type": "text", "text": content}]
-    if content:
-        out["content"] = content
-    calls = [{"id": c["id"], "name": c["function"]["name"], "args": json.loads(c["function"]["arguments"] or "{}")} for c in message.get("tool_calls") or []]
-    if calls:
-        out["tool_calls"] = calls
-    if message.get("tool_call_id"):
-        out["tool_call_id"] = message["tool_call_id"]
-    return out
-
-
+@lib.known_gap(
+    "Copilot CLI 1.0.102 sends each tool message to an OpenAI-compatible provider with a member of its own, "
+    "`__copilotMessageSource: {kind: \"tool\", name, summary}` (summary: the call's `intentionSummary` in the events); "
+    "preview writes the tool message without it (the request model has no place for it)"
+)
 def scenario_openai_compatible_provider_preview_matches(ctx):
     """With COPILOT_PROVIDER_TYPE=openai the CLI speaks Chat Completions: preview of
     a session with a tool call writes that dialect and equals the resumed request
@@ -315,6 +288,9 @@ def scenario_openai_compatible_provider_preview_matches(ctx):
     again = run("-p", "continue", "--resume=" + session.parent.name)
     sent = ctx.provider.model_requests("chat")[2]
     lib.check(again.code == 0 and sent["status"] == 200, "the CLI's resume gets a 200", again)
-    want = [m for m in sent["body"]["messages"] if m["role"] != "system"][:-1]
-    diffs = lib.message_differences(body["messages"], want, _chat_plain)
+    # The CLI's system prompt leads every request (preview names it as not in the session).
+    want = request_diff.leading(sent["body"]["messages"], "role", "system", "the CLI's system prompt")
+    lib.check(not any(m["role"] == "system" for m in body["messages"]), "preview holds no system message: the session has none", body["messages"])
+    want = request_diff.resume_tail(want, request_diff.copilot_prompt("continue"), request_diff.chat)
+    diffs = request_diff.items(body["messages"], want, request_diff.chat)
     lib.check(not diffs, "preview equals what the CLI sent, message by message", "\n".join(diffs))

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import lib
+import request_diff
 from lib import check
 
 MODEL = "claude-sonnet-4-5"
@@ -65,13 +66,32 @@ def check_preview_is_sent(ctx, previewed, summary, sent):
     history (system prompt, tools) must be named by preview as not in the session.
     """
     body = sent["body"]
-    diffs = lib.message_differences(previewed["messages"], body["messages"][:-1])
+    diffs = _differences(previewed, sent)
     check(not diffs, "preview equals the messages pi sent (%d difference(s))" % len(diffs), "\n".join(diffs))
     check(previewed.get("model") == body.get("model"), "preview names the model pi sent", previewed.get("model"), body.get("model"))
     absent = summary.get("not_in_session") or []
     for key, what in (("system", "system prompt"), ("tools", "tool list")):
         if body.get(key):
             check(any(what in a for a in absent), "preview names the %s as not in the session" % what, summary)
+
+
+def _differences(previewed, sent, prompt="continue"):
+    """preview's messages against those pi sent, exactly (its resume prompt,
+    which carries pi's cache mark, aside)."""
+    want = request_diff.resume_tail(sent["body"]["messages"], prompt, request_diff.anthropic)
+    return request_diff.items(previewed["messages"], want)
+
+
+def rescue_resumed(ctx, own, session, kept, copy, prompt="continue"):
+    """The copy previewed, then resumed as repair printed it with a 200, and
+    the four things of a rescue checked (lib.rescued); the request it sent."""
+    previewed, _ = lib.preview(ctx.sb, copy["out"])
+    n = len(ctx.provider.model_requests("anthropic"))
+    r = resume_printed(ctx, copy["resume"], prompt)
+    sent = ctx.provider.model_requests("anthropic")[n:]
+    check(r.code == 0 and sent and all(e["status"] == 200 for e in sent), "pi resumes the repaired copy with a 200", r, [e["status"] for e in sent])
+    lib.rescued(ctx.sb, own, session, kept, copy["out"], _differences(previewed, sent[0], prompt))
+    return sent[0]
 
 
 def preview_then_resume(ctx, session, fixture=None, prompt="continue"):
@@ -83,8 +103,12 @@ def preview_then_resume(ctx, session, fixture=None, prompt="continue"):
     """
     before = Path(session).read_bytes()
     previewed, summary = lib.preview(ctx.sb, session)
+    n = len(ctx.provider.model_requests("anthropic"))
     r = resume(ctx, session, prompt)
-    sent = last_request(ctx)
+    # The requests of this resume only (a Result carries them for lib.rescued).
+    r.requests = ctx.provider.model_requests("anthropic")[n:]
+    check(r.requests, "pi's resume sent a request", r)
+    sent = r.requests[0]
     check_preview_is_sent(ctx, previewed, summary, sent)
     out = os.environ.get("SD_FIXTURES")
     if out and fixture:
@@ -147,20 +171,14 @@ def scenario_cut_png_stuck_without_auto_resize(ctx):
     check(r.code != 0 and "Could not process image" in r.stderr, "the first run fails on the image", r)
     r = preview_then_resume(ctx, session, "cut-png-stuck")
     check(r.code != 0 and "Could not process image" in r.stderr, "pi's own resume fails the same way", r)
-    check(last_request(ctx)["status"] == 400, "the resume request got a 400")
+    own = r.requests
+    kept = Path(session).read_bytes()
 
     d, copy = lib.rescue_steps(ctx.sb, session, "media_rejected", session.parent)
     prime = [s for s in d["suspects"] if s.get("prime")]
     check(len(prime) == 1 and prime[0].get("name") == "shot.png", "the prime suspect is shot.png", d)
     check_named(d)
-    previewed, summary = lib.preview(ctx.sb, session)  # the overlay's exclusion applied
-    r = resume_printed(ctx, copy["resume"])
-    check(r.code == 0 and last_request(ctx)["status"] == 200, "pi resumes the repaired copy with a 200", r)
-    # The copy holds the resume prompt of pi's failed resume; the preview of the
-    # original with its overlay is the copy's request without it.
-    sent = last_request(ctx)["body"]["messages"]
-    diffs = lib.message_differences(previewed["messages"], sent[: len(previewed["messages"])])
-    check(not diffs, "preview of the original (overlay applied) equals what pi sent from the copy", "\n".join(diffs))
+    rescue_resumed(ctx, own, session, kept, copy)
     r = preview_then_resume(ctx, Path(copy["out"]), "cut-png-repaired")
     check(r.code == 0, "pi resumes the copy again", r)
     rd, d = lib.diagnose(ctx.sb, copy["out"])
@@ -182,10 +200,10 @@ def scenario_cut_png_after_consecutive_user_turns(ctx):
     check(r.code != 0 and "messages.3.content.0.content.1" in r.stderr, "the image is blamed at messages.3", r)
     r = preview_then_resume(ctx, session, "consecutive-users")
     check(r.code != 0 and "Could not process image" in r.stderr, "pi's own resume fails the same way", r)
+    own, kept = r.requests, Path(session).read_bytes()
     d, copy = lib.rescue_steps(ctx.sb, session, "media_rejected", session.parent)
     check_named(d)
-    r = resume_printed(ctx, copy["resume"])
-    check(r.code == 0 and last_request(ctx)["status"] == 200, "pi resumes the repaired copy with a 200", r)
+    rescue_resumed(ctx, own, session, kept, copy)
 
 
 def scenario_cut_pdf_read_as_text(ctx):
@@ -220,15 +238,16 @@ def scenario_too_many_images(ctx):
     check(r.code != 0 and "too many images and documents" in r.stderr, "the third image is one too many", r)
     r = preview_then_resume(ctx, session, "too-many-images")
     check(r.code != 0 and "too many images and documents" in r.stderr, "pi's own resume fails the same way", r)
+    own, kept = r.requests, Path(session).read_bytes()
     rd, d = lib.diagnose(ctx.sb, session)
     check(any("--max-images 2" in n for n in d["next"]), "diagnose's next commands use --max-images 2 (the limit in the message)", rd)
-    capped, capped_summary = lib.preview(ctx.sb, session, "--max-images", "2")
+    capped, _ = lib.preview(ctx.sb, session, "--max-images", "2")
     _, copy = lib.rescue_steps(ctx.sb, session, "image_limit", session.parent, "--max-images", "2")
-    r = resume_printed(ctx, copy["resume"])
-    check(r.code == 0 and last_request(ctx)["status"] == 200, "pi resumes the capped copy with a 200", r)
-    sent = last_request(ctx)["body"]["messages"]
-    diffs = lib.message_differences(capped["messages"], sent[: len(capped["messages"])])
-    check(not diffs, "preview --max-images 2 equals what pi sent from the copy", "\n".join(diffs))
+    of_copy, _ = lib.preview(ctx.sb, copy["out"])
+    diffs = request_diff.items(capped["messages"], of_copy["messages"])
+    check(not diffs, "preview --max-images 2 of the original is the preview of the copy", *diffs)
+    sent = rescue_resumed(ctx, own, session, kept, copy)
+    check(len([b for m in sent["body"]["messages"] if isinstance(m["content"], list) for b in m["content"] for b in [b, *(b.get("content") or [] if isinstance(b.get("content"), list) else [])] if b.get("type") == "image"]) == 2, "the copy sends two images")
 
 
 def scenario_text_only_route(ctx):
@@ -246,6 +265,7 @@ def scenario_text_only_route(ctx):
     check(r.code != 0 and "image media type not supported" in r.stderr, "the route refuses the valid image", r)
     r = preview_then_resume(ctx, session, "text-only-route")
     check(r.code != 0 and "image media type not supported" in r.stderr, "pi's own resume fails the same way", r)
+    own, kept = r.requests, Path(session).read_bytes()
     rd, d = lib.diagnose(ctx.sb, session)
     f = d["failure"] or {}
     check(f.get("class") == "image_limit" and f.get("limit") == 0, "diagnose: a route that takes no images (image_limit, limit 0)", rd)
@@ -255,11 +275,10 @@ def scenario_text_only_route(ctx):
     capped, _ = lib.preview(ctx.sb, session, "--max-images", "0")
     check("image" not in json.dumps([b.get("type") for m in capped["messages"] if isinstance(m["content"], list) for b in m["content"]]), "preview --max-images 0 sends no image", capped)
     _, copy = lib.rescue_steps(ctx.sb, session, "image_limit", session.parent, "--max-images", "0")
-    r = resume_printed(ctx, copy["resume"])
-    check(r.code == 0 and last_request(ctx)["status"] == 200, "pi resumes the image-free copy with a 200", r)
-    sent = last_request(ctx)["body"]["messages"]
-    diffs = lib.message_differences(capped["messages"], sent[: len(capped["messages"])])
-    check(not diffs, "preview --max-images 0 equals what pi sent from the copy", "\n".join(diffs))
+    of_copy, _ = lib.preview(ctx.sb, copy["out"])
+    diffs = request_diff.items(capped["messages"], of_copy["messages"])
+    check(not diffs, "preview --max-images 0 of the original is the preview of the copy", *diffs)
+    rescue_resumed(ctx, own, session, kept, copy)
 
 
 def scenario_damaged_lines_salvaged(ctx):
@@ -294,7 +313,7 @@ def scenario_damaged_lines_salvaged(ctx):
     sent = last_request(ctx)
     check(r.code == 0 and sent["status"] == 200, "pi resumes the salvaged copy with a 200", r)
     check("remember\\nPELICAN" in json.dumps(sent["body"]["messages"][0]), "what pi sends holds the rejoined prompt", sent["body"]["messages"][:1])
-    diffs = lib.message_differences(previewed["messages"], sent["body"]["messages"][: len(previewed["messages"])])
+    diffs = _differences(previewed, sent)
     check(not diffs, "preview of the copy equals what pi sent", "\n".join(diffs))
 
 
@@ -373,14 +392,24 @@ def scenario_replayed_reasoning_openai(ctx):
     """pi on the Responses API: the replayed rs_ id is refused under store:false on every resume."""
     setup_openai(ctx)
     session = replayed_reasoning_session(ctx)
+    n = len(ctx.provider.model_requests("responses"))
     r = ctx.sb.run([ctx.exe, "--session", session, "-p", "continue"], env=OPENAI)
+    own = ctx.provider.model_requests("responses")[n:]
     check(r.code != 0 and "not found" in r.stderr, "and again: stuck", r)
+    kept = session.read_bytes()
     rd, d = lib.diagnose(ctx.sb, session)
     check(any("--drop-reasoning-ids" in n for n in d["next"]), "diagnose points at --drop-reasoning-ids", rd)
     d, copy = lib.rescue_steps(ctx.sb, session, "reasoning_rejected", session.parent, "--drop-reasoning-ids")
     check(copy["changes"]["reasoning_ids_dropped"] >= 1 and "rs_" not in Path(copy["out"]).read_text(), "the copy holds no rs_ id", copy)
+    previewed, _ = lib.preview(ctx.sb, copy["out"])
+    n = len(ctx.provider.model_requests("responses"))
     r = ctx.sb.run([ctx.exe, *shlex.split(copy["resume"])[1:], "-p", "continue"], env=OPENAI)
-    check(r.code == 0 and ctx.provider.model_requests("responses")[-1]["status"] == 200, "pi resumes the copy with a 200", r)
+    sent = ctx.provider.model_requests("responses")[n:]
+    check(r.code == 0 and sent and all(e["status"] == 200 for e in sent), "pi resumes the copy with a 200", r)
+    # pi's system prompt is its first input item (a developer message); the resume prompt its last.
+    want = request_diff.leading(sent[0]["body"]["input"], "role", "developer", "pi's system prompt")
+    want = request_diff.resume_tail(want, "continue", request_diff.responses_as_message)
+    lib.rescued(ctx.sb, own, session, kept, copy["out"], request_diff.items(previewed["input"], want))
 
 
 def scenario_preview_openai_responses(ctx):
@@ -397,7 +426,8 @@ def scenario_preview_openai_responses(ctx):
     sent = ctx.provider.model_requests("responses")[-1]["body"]
     # pi's system prompt is its first input item (a developer message); the resume prompt its last.
     check(sent["input"][0].get("role") == "developer", "pi's first input item is its system prompt", sent["input"][0])
-    diffs = lib.message_differences(previewed["input"], sent["input"][1:-1])
+    want = request_diff.leading(sent["input"], "role", "developer", "pi's system prompt")
+    diffs = request_diff.items(previewed["input"], request_diff.resume_tail(want, "continue", request_diff.responses_as_message))
     check(not diffs, "preview equals the input pi sent (%d difference(s))" % len(diffs), "\n".join(diffs))
     check(any("system prompt" in a for a in summary.get("not_in_session") or []), "preview names the system prompt as not in the session", summary)
     out = os.environ.get("SD_FIXTURES")
@@ -430,7 +460,7 @@ def scenario_context_overflow_trimmed(ctx):
     ctx.provider.settings.tool = None
     got = ctx.provider.model_requests("anthropic")[since:]
     check(got and got[-1]["status"] == 400 and "prompt is too long" in json.dumps(got[-1]["answer"]), "the request carrying the output is refused as over the window", [(e["status"], e["answer"]) for e in got], r)
-    before = len(ctx.provider.model_requests())
+    before = len(ctx.provider.model_requests("anthropic"))
     r2 = resume(ctx, session)
     own = ctx.provider.model_requests("anthropic")[before:]
     summaries = [e for e in own if "context summarization assistant" in json.dumps(e["body"].get("system"))]
@@ -442,16 +472,12 @@ def scenario_context_overflow_trimmed(ctx):
     if ctx.agent == "pi":
         check(summaries, "pi's own compaction runs", [(e["status"], json.dumps(e["answer"])[:120]) for e in own])
     check(turns[-1] is own[-1], "pi's own recovery does not help: its last request is refused", [(e["status"], json.dumps(e["answer"])[:120]) for e in own])
+    kept = Path(session).read_bytes()
     _, copy = lib.rescue_steps(ctx.sb, session, "context_overflow", session.parent, "--fit-context")
     check(copy["changes"]["elided"], "the copy elides the output", copy["changes"])
     print("    context estimate:", json.dumps(copy["changes"]["context"]))
-    previewed, summary = lib.preview(ctx.sb, session, "--fit-context")
-    r3 = resume_printed(ctx, copy["resume"])
-    sent = last_request(ctx)
-    check(r3.code == 0 and sent["status"] == 200, "pi resumes the trimmed copy with a 200", r3)
+    sent = rescue_resumed(ctx, own, session, kept, copy)
     check("Tool output omitted to fit the context window" in json.dumps(sent["body"]["messages"]), "the copy sends the note in place of the output")
-    diffs = lib.message_differences(previewed["messages"], sent["body"]["messages"][: len(previewed["messages"])])
-    check(not diffs, "preview --fit-context of the original equals what pi sent from the copy", "\n".join(diffs))
 
 
 def scenario_provider_switch_mid_session(ctx):

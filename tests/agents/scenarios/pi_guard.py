@@ -11,6 +11,7 @@ import base64
 import json
 
 import lib
+import request_diff
 from fake import media
 
 ENV = {"ANTHROPIC_API_KEY": "sk-ant-test", "PI_OFFLINE": "1"}
@@ -82,9 +83,12 @@ def scenario_unguarded_oversized_screenshot_is_refused_on_every_request(ctx):
     (ctx.sb.home / ".pi" / "agent" / "extensions" / "session-doctor-guard.ts").unlink()
     run = _run(ctx, "READ-THE-FILE wide.png")
     lib.check(run.code != 0, "the unguarded run fails", run)
+    n = len(ctx.provider.model_requests("anthropic"))
     resume = ctx.sb.run([ctx.exe, *MODEL, "--session", str(_session(ctx.sb)), "-p", "continue"], env=ENV)
     lib.check(resume.code != 0, "and so does its resume", resume)
-    last = ctx.provider.model_requests("anthropic")[-1]
+    own = ctx.provider.model_requests("anthropic")[n:]
+    lib.check(own, "its resume sent a request", resume)
+    last = own[-1]
     lib.check(last["status"] == 400 and "exceed max allowed size" in json.dumps(last["answer"]), "Anthropic's side limit refused it", last["answer"])
 
 
@@ -96,6 +100,11 @@ def scenario_repair_fit_resumes_a_session_stuck_on_an_oversized_screenshot(ctx):
     run = _run(ctx, "READ-THE-FILE wide.png")
     lib.check(run.code != 0, "the unguarded run fails", run)
     session = _session(sb)
+    n = len(p.model_requests("anthropic"))
+    own_run = sb.run([ctx.exe, *MODEL, "--session", str(session), "-p", "continue"], env=ENV)
+    own = p.model_requests("anthropic")[n:]
+    lib.check(own_run.code != 0, "pi's own resume fails too", own_run)
+    kept = session.read_bytes()
     r, d = lib.diagnose(sb, session)
     lib.check(d["stuck"] is True and d["failure"]["class"] == "media_rejected", "diagnose: stuck on a media rejection", r)
     lib.check(any("--fit" in n for n in d["next"]), "diagnose offers --fit for a valid but oversized image", r)
@@ -104,11 +113,12 @@ def scenario_repair_fit_resumes_a_session_stuck_on_an_oversized_screenshot(ctx):
     rep = sb.doctor("repair", session, "--fit", "--out", out, "--json")
     lib.check(rep.code == 0 and rep.json()["changes"]["fitted"], "repair --fit fitted the screenshot", rep)
     copy = rep.json()["out"]
+    previewed, _ = lib.preview(sb, copy)
     before = len(p.model_requests("anthropic"))
     resume = sb.run([ctx.exe, *MODEL, "--session", copy, "-p", "continue"], env=ENV)
     reqs = p.model_requests("anthropic")[before:]
     lib.check(resume.code == 0 and reqs and all(x["status"] == 200 for x in reqs), "the repaired copy resumes with a 200", resume, *[x["answer"] for x in reqs])
     dims = {media.dimensions(data) for _, data in _images(reqs)}
     lib.check(dims == {(8000, 35)}, "the model sees the fitted screenshot: %s" % dims)
-    r2, d2 = lib.diagnose(sb, copy)
-    lib.check(d2["stuck"] is False, "diagnose on the copy: not stuck", r2)
+    want = request_diff.resume_tail(reqs[0]["body"]["messages"], "continue", request_diff.anthropic)
+    lib.rescued(sb, own, session, kept, copy, request_diff.items(previewed["messages"], want))

@@ -1,0 +1,87 @@
+"""What request_diff forgives, and what it does not: each wire spelling and
+resume artefact on hand-built messages (`python3 -m unittest tests/agents/test_request_diff.py`)."""
+
+import sys
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import request_diff as rd  # noqa: E402
+
+PNG = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
+
+
+class Anthropic(unittest.TestCase):
+    def test_spellings_the_provider_reads_as_one(self):
+        a = {"role": "user", "content": "hi"}
+        b = {"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}]}
+        self.assertEqual(rd.items([a], [b], rd.anthropic), [])
+        r1 = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "ok", "is_error": False}]}
+        r2 = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": [{"type": "text", "text": "ok"}]}]}
+        self.assertEqual(rd.items([r1], [r2], rd.anthropic), [])
+
+    def test_bytes_signatures_and_nested_parts_count(self):
+        other = dict(PNG, source=dict(PNG["source"], data="iVBORw0KGgp="))
+        a = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": [PNG]}]}
+        b = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": [other]}]}
+        self.assertTrue(rd.items([a], [b], rd.anthropic))
+        t1 = {"role": "assistant", "content": [{"type": "thinking", "thinking": "x", "signature": "s1"}]}
+        t2 = {"role": "assistant", "content": [{"type": "thinking", "thinking": "x", "signature": "s2"}]}
+        self.assertTrue(rd.items([t1], [t2], rd.anthropic))
+        self.assertTrue(rd.items([t1], [], rd.anthropic), "an item missing from the end is a difference")
+
+    def test_output_config_is_claude_codes_only(self):
+        a = {"role": "assistant", "content": "x"}
+        b = dict(a, output_config={"effort": "medium"})
+        self.assertEqual(rd.items([a], [b], rd.claude_code), [])
+        self.assertTrue(rd.items([a], [b], rd.anthropic))
+
+
+class ResumeArtefacts(unittest.TestCase):
+    def test_the_typed_prompt_alone_or_joined(self):
+        h = {"role": "assistant", "content": "done"}
+        self.assertEqual(rd.resume_tail([h, {"role": "user", "content": "continue"}], "continue", rd.anthropic), [h])
+        joined = {"role": "user", "content": [PNG, {"type": "text", "text": "continue"}]}
+        self.assertEqual(rd.items(rd.resume_tail([joined], "continue", rd.anthropic), [{"role": "user", "content": [PNG]}], rd.anthropic), [])
+
+    def test_anything_else_at_the_end_is_refused(self):
+        with self.assertRaises(AssertionError):
+            rd.resume_tail([{"role": "user", "content": "something else"}], "continue", rd.anthropic)
+        with self.assertRaises(AssertionError):
+            rd.resume_tail([{"role": "assistant", "content": "continue"}], "continue", rd.anthropic)
+
+    def test_copilots_stamp(self):
+        m = {"role": "user", "content": "<current_datetime>2026-12-06T20:09:12.206+00:00</current_datetime>\n\ncontinue"}
+        self.assertEqual(rd.resume_tail([m], rd.copilot_prompt("continue"), rd.chat), [])
+        with self.assertRaises(AssertionError):
+            rd.resume_tail([dict(m, content=m["content"] + "!")], rd.copilot_prompt("continue"), rd.chat)
+
+    def test_only_the_leading_system_message(self):
+        s = {"role": "system", "content": "prompt"}
+        u = {"role": "user", "content": "hi"}
+        self.assertEqual(rd.leading([s, u, s], "role", "system", "x"), [u, s])
+        with self.assertRaises(AssertionError):
+            rd.leading([u, s], "role", "system", "x")
+
+    def test_gemini(self):
+        ctx = {"role": "user", "parts": [{"text": "<session_context>\nnow"}, {"text": "READ"}]}
+        self.assertEqual(rd.gemini_history([ctx]), [{"role": "user", "parts": [{"text": "READ"}]}])
+        empty = {"role": "model", "parts": []}
+        self.assertEqual(rd.gemini_history([empty]), [empty], "a turn left empty by the agent is compared, not dropped")
+        sent = [ctx, {"role": "model", "parts": [{"text": rd.GEMINI_INTERRUPTED}]}, {"role": "user", "parts": [{"text": "continue"}]}]
+        self.assertEqual(rd.gemini_resume(sent, "continue"), [ctx])
+        signed = {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}, "thoughtSignature": "sig"}]}
+        self.assertTrue(rd.items([signed], [{"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}}]}]))
+
+
+class Chat(unittest.TestCase):
+    def test_spellings(self):
+        a = {"role": "assistant", "content": None, "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}}]}
+        b = {"role": "assistant", "content": "", "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": '{"a":1}'}}]}
+        self.assertEqual(rd.items([a], [b], rd.chat), [])
+        self.assertTrue(rd.items([a], [dict(b, extra=1)], rd.chat), "a member only one side has is a difference")
+
+
+if __name__ == "__main__":
+    unittest.main()
