@@ -142,8 +142,12 @@ pub fn judge_bytes_among(
     if invalid.is_empty() {
         return Ok(Decision::Pass);
     }
-    if !fit::only_fittable(&ins.problems, (ins.width, ins.height)) {
-        let why: Vec<&str> = invalid.iter().map(|p| p.message.as_str()).collect();
+    let shape = fit::Shape { size: (ins.width, ins.height), mime: ins.mime_detected.as_deref() };
+    if !fit::only_fittable(&ins.problems, shape) {
+        let mut why: Vec<&str> = invalid.iter().map(|p| p.message.as_str()).collect();
+        // Over the limits only, and too large to decode: why it was not fitted either.
+        let unfit = fit::unfittable(&ins.problems, shape, None).map(|u| format!("it could not be fitted: {u}"));
+        why.extend(unfit.as_deref());
         // Over a limit is not broken: a PDF past the page cap is whole, and can be read by pages.
         let broken = invalid.iter().any(|p| !OVER_A_LIMIT.contains(&p.code));
         let reason = if broken {

@@ -131,7 +131,12 @@ mod tests {
     fn at_sixty_columns_the_path_gets_a_line_of_its_own() {
         let rows = [
             listed("claude-code", "/home/dev/.claude/projects/-home-dev-shop/1f0e2d3c.jsonl", 48_213, Health::Stuck),
-            listed("codex", "/home/dev/.codex/sessions/2026/08/01/rollout-2026-08-01T10-00-00-1f0e.jsonl", 912, Health::Ok),
+            listed(
+                "codex",
+                "/home/dev/.codex/sessions/2026/08/01/rollout-2026-08-01T10-00-00-1f0e.jsonl",
+                912,
+                Health::Ok,
+            ),
         ];
         let mut out = Vec::new();
         write(&mut out, &rows, Path::new("/home/dev"), &Term { color: false, width: Some(60) }).unwrap();
