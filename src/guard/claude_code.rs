@@ -37,6 +37,10 @@ pub fn answer(event: &Value, rules: &Rules, cache: &Path) -> Option<Value> {
     let input = event.get("tool_input")?;
     let file = input.get("file_path")?.as_str()?;
     let path = resolve(file, event.get("cwd").and_then(Value::as_str));
+    // What the agent reads as text is none of the guard's business.
+    if !super::reader::Reader::ClaudeCode.sends_as_media(&path) {
+        return None;
+    }
     // A PDF read by `pages` ("1-5", how Claude Code reads a large one) sends
     // those pages only: the whole file's page count and size are not what goes.
     let excused: &[&str] = if input.get("pages").is_some_and(|p| !p.is_null()) { PAGED } else { &[] };

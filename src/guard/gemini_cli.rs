@@ -41,6 +41,10 @@ pub fn answer(event: &Value, rules: &Rules, cache: &Path) -> Option<Value> {
     let input = event.get("tool_input")?;
     let file = input.get("file_path")?.as_str()?;
     let path = resolve(file, event.get("cwd").and_then(Value::as_str));
+    // What the agent reads as text is none of the guard's business.
+    if !super::reader::Reader::GeminiCli.sends_as_media(&path) {
+        return None;
+    }
     let readable = project_cache(event);
     let decision = super::judge_file(&path, rules, readable.as_deref().unwrap_or(cache)).ok()?;
     match decision {
