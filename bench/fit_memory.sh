@@ -20,6 +20,15 @@
 #   noise   97233718 bytes  after   fitted to 2531x1248 (PNG tries, then JPEG)  peak 335180 kB  248 s
 # Noise does not compress: the input, each PNG try's output (as large as its pixels) and
 # the JPEG path's fitted image are what the 335 MB holds, not a decoded source image.
+#
+# The 9000 x 6000 JPEGs (issue 36, item 4), measured on 6 December 2026 (debug builds, same machine):
+#   baseline     977508 bytes  before  denied ("too large to decode safely")  peak 179308 kB  17 s
+#   baseline     977508 bytes  after   fitted to 4500x3000 (1/2 scale)        peak 179712 kB  60 s
+#   progressive  484787 bytes  before  denied                                 peak 336308 kB  23 s
+#   progressive  484787 bytes  after   fitted to 4500x3000 (1/2 scale)        peak 337312 kB  65 s
+# Both peaks are the guard's deep check (zune-jpeg decodes the whole image, and a progressive
+# one's coefficients too) that runs before any fit, as it did before: the fit's decode at
+# 1/2 scale (4500 x 3000, at most 6 bytes a pixel: 81 MB) adds nothing to it.
 set -euo pipefail
 die() { echo "bench/fit_memory.sh: $*" >&2; exit 2; }
 command -v python3 >/dev/null || die "python3 is needed to write the PNGs"
