@@ -250,7 +250,12 @@ pub fn fit_as(bytes: &[u8], limits: &Limits, allow_jpeg: bool) -> Outcome {
     let target = |sw, sh| limits.target_dims(sw, sh);
     let src = match rows::Source::open(bytes, mime, MAX_DECODE, &target) {
         Ok(src) => src,
-        Err(e) => return Outcome::Refused(format!("the image does not decode ({e}), so it cannot be fitted")),
+        Err(rows::Unopened::TooLarge(why)) => {
+            return Outcome::Refused(format!("the {w}×{h} image is too large to fit: {why}"));
+        }
+        Err(rows::Unopened::Undecodable(e)) => {
+            return Outcome::Refused(format!("the image does not decode ({e}), so it cannot be fitted"));
+        }
     };
     // Limits hold for the image as shown: an EXIF orientation that turns it
     // is applied, and the sizes named are the shown ones.
@@ -469,7 +474,9 @@ mod tests {
     fn a_progressive_jpeg_past_its_coefficient_budget_is_refused_with_why() {
         let jpeg = gradient_jpeg(64, 64, true);
         let target = |_, _| (32, 32);
-        let Err(why) = rows::Source::open(&jpeg, "image/jpeg", 1000, &target) else { panic!("opened") };
+        let Err(rows::Unopened::TooLarge(why)) = rows::Source::open(&jpeg, "image/jpeg", 1000, &target) else {
+            panic!("opened, or called undecodable")
+        };
         assert_eq!(
             why,
             "it is a progressive JPEG, whose 12.3 kB of coefficients are held whole until its last scan, more than the 2.0 kB a fit may use"

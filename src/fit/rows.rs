@@ -48,9 +48,9 @@ impl<'a> Source<'a> {
     /// Opens `bytes` of type `mime`; `max_decode` bounds the bytes of a whole
     /// decode; `target` is the largest size (from the size shown) the fit will
     /// ask for, which a JPEG is decoded just large enough to cover.
-    pub fn open(bytes: &'a [u8], mime: &str, max_decode: u64, target: Target<'_>) -> Result<Source<'a>, String> {
+    pub fn open(bytes: &'a [u8], mime: &str, max_decode: u64, target: Target<'_>) -> Result<Source<'a>, Unopened> {
         match mime {
-            "image/png" => return open_png(bytes, max_decode),
+            "image/png" => return open_png(bytes, max_decode).map_err(Unopened::Undecodable),
             "image/jpeg" => return open_jpeg(bytes, max_decode, target),
             _ => {}
         }
@@ -64,8 +64,8 @@ impl<'a> Source<'a> {
             let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
             Ok((DynamicImage::from_decoder(decoder)?, orientation))
         })
-        .map_err(|_| "the decoder failed".to_string())?
-        .map_err(|e| e.to_string())?;
+        .map_err(|_| Unopened::Undecodable("the decoder failed".into()))?
+        .map_err(|e| Unopened::Undecodable(e.to_string()))?;
         let (img, orientation) = decoded;
         let (width, height) = (img.width(), img.height());
         let (channels, pixels) = samples_of(img);
@@ -181,6 +181,15 @@ fn open_png(bytes: &[u8], max_decode: u64) -> Result<Source<'_>, String> {
 /// samples a pixel unsubsampled) and the interleaved pixels made from them.
 const JPEG_BYTES_A_PIXEL: u64 = 6;
 
+/// Why an image was not opened for a fit.
+#[derive(Debug)]
+pub(super) enum Unopened {
+    /// Valid, as far as anyone knows, but over the memory a fit may use: the reason.
+    TooLarge(String),
+    /// The decoder refused the bytes: its error.
+    Undecodable(String),
+}
+
 /// The largest size a fit will ask for, given the size shown.
 pub(super) type Target<'t> = &'t dyn Fn(u32, u32) -> (u32, u32);
 
@@ -192,12 +201,13 @@ fn turns(o: Orientation) -> bool {
 }
 
 /// A JPEG decoded at the smallest IDCT scale that covers the target (see the module doc).
-fn open_jpeg<'a>(bytes: &'a [u8], max_decode: u64, target: Target<'_>) -> Result<Source<'a>, String> {
+fn open_jpeg<'a>(bytes: &'a [u8], max_decode: u64, target: Target<'_>) -> Result<Source<'a>, Unopened> {
     use jpeg_decoder::{CodingProcess, PixelFormat};
-    let opened = crate::contain::contain(|| -> Result<Source<'a>, String> {
+    let opened = crate::contain::contain(|| -> Result<Source<'a>, Unopened> {
+        let undecodable = |e: jpeg_decoder::Error| Unopened::Undecodable(e.to_string());
         let mut dec = jpeg_decoder::Decoder::new(Cursor::new(bytes));
-        dec.read_info().map_err(|e| e.to_string())?;
-        let info = dec.info().ok_or("the JPEG has no frame header")?;
+        dec.read_info().map_err(undecodable)?;
+        let info = dec.info().ok_or_else(|| Unopened::Undecodable("the JPEG has no frame header".into()))?;
         let (w, h) = (u32::from(info.width), u32::from(info.height));
         let orientation = dec.exif_data().and_then(Orientation::from_exif_chunk).unwrap_or(Orientation::NoTransforms);
         let (tw, th) = if turns(orientation) { target(h, w) } else { target(w, h) };
@@ -213,22 +223,22 @@ fn open_jpeg<'a>(bytes: &'a [u8], max_decode: u64, target: Target<'_>) -> Result
         if info.coding_process == CodingProcess::DctProgressive {
             let need = progressive_coefficients(bytes).unwrap_or(u64::from(w) * u64::from(h) * 6);
             if need > 2 * max_decode {
-                return Err(format!(
+                return Err(Unopened::TooLarge(format!(
                     "it is a progressive JPEG, whose {} of coefficients are held whole until its last scan, \
                      more than the {} a fit may use",
                     crate::text::units::size(need),
                     crate::text::units::size(2 * max_decode)
-                ));
+                )));
             }
         }
         let size = |n: u32| u16::try_from(n.div_ceil(d)).unwrap_or(u16::MAX);
-        let (ow, oh) = dec.scale(size(w), size(h)).map_err(|e| e.to_string())?;
+        let (ow, oh) = dec.scale(size(w), size(h)).map_err(undecodable)?;
         let (ow, oh) = (u32::from(ow), u32::from(oh));
         if u64::from(ow) * u64::from(oh) * JPEG_BYTES_A_PIXEL > max_decode {
-            return Err(format!("even at 1/8 scale the image is {ow}×{oh} px, too large to decode safely"));
+            return Err(Unopened::TooLarge(format!("even at 1/8 scale it is {ow}×{oh} px, over the decode budget")));
         }
         dec.set_max_decoding_buffer_size(usize::try_from(max_decode).unwrap_or(usize::MAX));
-        let raw = dec.decode().map_err(|e| e.to_string())?;
+        let raw = dec.decode().map_err(undecodable)?;
         let (channels, pixels) = match info.pixel_format {
             PixelFormat::L8 => (1, raw),
             // Big-endian 16-bit samples: the high byte is the 8-bit one.
@@ -239,7 +249,7 @@ fn open_jpeg<'a>(bytes: &'a [u8], max_decode: u64, target: Target<'_>) -> Result
         };
         Ok(Source { bytes, decoded: Some(pixels), width: ow, height: oh, full: (w, h), channels, orientation })
     });
-    opened.map_err(|_| "the decoder failed".to_string())?
+    opened.map_err(|_| Unopened::Undecodable("the decoder failed".into()))?
 }
 
 /// RGB of inverted CMYK samples (as Adobe writes them and jpeg-decoder returns them).
