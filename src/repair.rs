@@ -326,7 +326,7 @@ fn leave_out_suspects(
     let images = job.rewrite.max_images.map_or(images, |cap| images.min(cap));
     let side = crate::fit::Limits::of(&job.plan.rules, images).max_side;
     let fittable = |s: &crate::diagnose::Suspect| {
-        job.fit && crate::fit::fits_to(&s.attachment.problems, crate::fit::Shape::of(&s.attachment), side)
+        job.fit && crate::fit::fits_to(&s.attachment.problems, crate::diagnose::fit_shape(&s.attachment), side)
     };
     // Past the many-image threshold a valid image is no cause: leaving it out answers nothing.
     let many = crate::media::rules::many_images_broken(&d.limits).is_some();
@@ -351,7 +351,7 @@ fn unfitted_suspects(job: &Job<'_>, session: &Session, left_out: &[String]) -> V
     (session.attachments.iter())
         .filter(|a| left_out.contains(&a.reference))
         .filter_map(|a| {
-            let why = crate::fit::unfittable(&a.problems, crate::fit::Shape::of(a), side)?;
+            let why = crate::fit::unfittable(&a.problems, crate::diagnose::fit_shape(a), side)?;
             Some(format!("{}: {why}, so it was left out instead", a.reference))
         })
         .collect()

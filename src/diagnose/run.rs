@@ -364,7 +364,7 @@ impl<'j> Work<'j> {
         // A prime suspect only over the limits that --fit cannot decode: why the offer is not --fit.
         for s in suspects.iter().filter(|s| s.prime && stuck) {
             if let Some(why) =
-                crate::fit::unfittable(&s.attachment.problems, crate::fit::Shape::of(&s.attachment), None)
+                crate::fit::unfittable(&s.attachment.problems, crate::diagnose::fit_shape(&s.attachment), None)
             {
                 self.notes.push(format!("{} is not offered --fit: {why}", s.attachment.reference));
             }

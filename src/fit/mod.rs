@@ -153,12 +153,7 @@ pub struct Shape<'a> {
     pub mime: Option<&'a str>,
 }
 
-impl<'a> Shape<'a> {
-    /// The shape of an attachment of a session, as its bytes were judged.
-    pub fn of(a: &'a crate::model::Attachment) -> Shape<'a> {
-        Shape { size: (a.width, a.height), mime: a.mime_detected.as_deref() }
-    }
-
+impl Shape<'_> {
     /// Why [`fit`] cannot decode an image of this shape (one claiming
     /// 100000×100000 px), or `None` when it can. A JPEG is decoded at up to
     /// 1/8 scale ([`rows`]), so only its 1/8 size counts.
