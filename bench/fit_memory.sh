@@ -20,6 +20,15 @@
 #   noise   97233718 bytes  after   fitted to 2531x1248 (PNG tries, then JPEG)  peak 335180 kB  248 s
 # Noise does not compress: the input, each PNG try's output (as large as its pixels) and
 # the JPEG path's fitted image are what the 335 MB holds, not a decoded source image.
+#
+# The 9000 x 6000 JPEGs (issue 36, item 4), measured on 6 December 2026 (debug builds, same machine):
+#   baseline     977508 bytes  before  denied ("too large to decode safely")  peak 179308 kB  17 s
+#   baseline     977508 bytes  after   fitted to 4500x3000 (1/2 scale)        peak 179712 kB  60 s
+#   progressive  484787 bytes  before  denied                                 peak 336308 kB  23 s
+#   progressive  484787 bytes  after   fitted to 4500x3000 (1/2 scale)        peak 337312 kB  65 s
+# Both peaks are the guard's deep check (zune-jpeg decodes the whole image, and a progressive
+# one's coefficients too) that runs before any fit, as it did before: the fit's decode at
+# 1/2 scale (4500 x 3000, at most 6 bytes a pixel: 81 MB) adds nothing to it.
 set -euo pipefail
 die() { echo "bench/fit_memory.sh: $*" >&2; exit 2; }
 command -v python3 >/dev/null || die "python3 is needed to write the PNGs"
@@ -60,5 +69,29 @@ PY
     decision=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["decision"])' "$cache/out.json")
     read -r _ kb secs <<<"$out"
     printf '%-7s %10s bytes  %-7s peak %8s kB  %6s s\n' "$kind" "$(stat -c %s "$png")" "$decision" "$kb" "$secs"
+    rm -rf "$cache"
+done
+# A smooth 9000 x 6000 JPEG (issue 36, item 4), baseline and progressive, made
+# with the round-trip suite's pinned Pillow (tests/agents/fake/decoders.py
+# installs it on first use). Guard's own deep check decodes it whole first
+# (zune-jpeg, 162 MB of RGB), so the peak is that check's; the fit adds a
+# decode at 1/2 scale (the 8000 px side needs 9000 x 6000, over the budget).
+for kind in baseline progressive; do
+    jpg="$dir/fit-$kind-9000x6000.jpg"
+    [ -f "$jpg" ] || python3 - "$jpg" "$kind" "$here/../tests/agents/fake" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[3])
+import decoders  # noqa: F401  (puts the pinned Pillow on the path)
+from PIL import Image
+w, h = 9000, 6000
+gx = Image.linear_gradient("L").rotate(90).resize((w, h))
+gy = Image.linear_gradient("L").resize((w, h))
+Image.merge("RGB", (gx, gy, Image.new("L", (w, h), 128))).save(sys.argv[1], quality=80, progressive=sys.argv[2] == "progressive")
+PY
+    cache=$(mktemp -d)
+    out=$( { XDG_CACHE_HOME="$cache" /usr/bin/time -f "TIME %M %e" "$bin" guard --json "$jpg" >"$cache/out.json"; } 2>&1 | grep '^TIME' || true)
+    decision=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["decision"])' "$cache/out.json")
+    read -r _ kb secs <<<"$out"
+    printf '%-11s %10s bytes  %-7s peak %8s kB  %6s s\n' "$kind" "$(stat -c %s "$jpg")" "$decision" "$kb" "$secs"
     rm -rf "$cache"
 done

@@ -114,6 +114,8 @@ pub struct Nothing {
     /// copy would be stuck the same way. What to do first is in `next`.
     pub still_stuck: Option<String>,
     pub next: Vec<String>,
+    /// Images `--fit` would have fitted and could not, each with why.
+    pub not_fitted: Vec<String>,
 }
 
 /// Why no copy is written when nothing would change.
@@ -129,6 +131,7 @@ pub fn repair(job: &Job<'_>, session: Session) -> anyhow::Result<Outcome> {
     if job.fit {
         let source = crate::reader::Source::of(job.plan, job.path);
         rewrite.fit(&session, &source, &job.plan.rules, job.plan.single_document);
+        rewrite.summary.not_fitted.splice(0..0, unfitted_suspects(job, &session, &suspects_left_out));
     }
     if let Some(opts) = job.fit_context {
         let source = crate::reader::Source::of(job.plan, job.path);
@@ -153,6 +156,7 @@ pub fn repair(job: &Job<'_>, session: Session) -> anyhow::Result<Outcome> {
         return Ok(Outcome::Nothing(Nothing {
             file: session.file,
             format: session.format,
+            not_fitted: rewrite.summary.not_fitted,
             reason: NOTHING_TO_REPAIR,
             still_stuck: unanswered.as_ref().map(|o| answers_nothing(o.class)),
             next: unanswered.map(|o| o.next).unwrap_or_default(),
@@ -323,7 +327,7 @@ fn leave_out_suspects(
     let images = job.rewrite.max_images.map_or(images, |cap| images.min(cap));
     let side = crate::fit::Limits::of(&job.plan.rules, images).max_side;
     let fittable = |s: &crate::diagnose::Suspect| {
-        job.fit && crate::fit::fits_to(&s.attachment.problems, (s.attachment.width, s.attachment.height), side)
+        job.fit && crate::fit::fits_to(&s.attachment.problems, crate::diagnose::fit_shape(&s.attachment), side)
     };
     // Past the many-image threshold a valid image is no cause: leaving it out answers nothing.
     let many = crate::media::rules::many_images_broken(&d.limits).is_some();
@@ -338,6 +342,20 @@ fn leave_out_suspects(
         a.excluded = true;
     }
     Ok((primes, session, stuck))
+}
+
+/// The suspects left out that `--fit` would have fitted had they decoded,
+/// each with why it could not: a suspect left out under `--fit` says so.
+fn unfitted_suspects(job: &Job<'_>, session: &Session, left_out: &[String]) -> Vec<String> {
+    let images = session.attachments.iter().filter(|a| a.sent() && a.is_image()).count();
+    let side = crate::fit::Limits::of(&job.plan.rules, images).max_side;
+    (session.attachments.iter())
+        .filter(|a| left_out.contains(&a.reference))
+        .filter_map(|a| {
+            let why = crate::fit::unfittable(&a.problems, crate::diagnose::fit_shape(a), side)?;
+            Some(format!("{}: {why}, so it was left out instead", a.reference))
+        })
+        .collect()
 }
 
 /// The verdict on a copy whose changes answer nothing of a `class` failure.

@@ -19,7 +19,8 @@ const PROVIDER = process.env.SESSION_DOCTOR_PROVIDER || "__PROVIDER__"
 function judge(file) {
   let out
   try {
-    out = execFileSync(SESSION_DOCTOR, ["guard", "--json", "--provider", PROVIDER, file], { encoding: "utf8", timeout: 30000 })
+    // --for opencode: what opencode's read takes as text (an SVG) is not judged as an image.
+    out = execFileSync(SESSION_DOCTOR, ["guard", "--json", "--provider", PROVIDER, "--for", "opencode", file], { encoding: "utf8", timeout: 30000 })
   } catch (err) {
     // Exit 1 means "deny" and still prints the verdict; anything else fails open.
     if (err?.status !== 1 || typeof err.stdout !== "string") return undefined

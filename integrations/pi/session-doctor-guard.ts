@@ -25,7 +25,8 @@ type Verdict = { decision: "pass" | "deny" | "fitted"; reason: string; fitted: s
 function judge(file: string, base64 = false): Verdict | undefined {
 	let out: string;
 	try {
-		const args = ["guard", "--json", "--provider", PROVIDER, ...(base64 ? ["--base64"] : []), file];
+		// pi's read sends a file as an image by its first bytes; the rest it reads as text.
+		const args = ["guard", "--json", "--provider", PROVIDER, ...(base64 ? ["--base64"] : ["--for", "pi"]), file];
 		out = execFileSync(SESSION_DOCTOR, args, {
 			encoding: "utf8",
 			timeout: 30000,

@@ -58,6 +58,11 @@ pub struct GuardArgs {
     /// Print JSON: one object per file, {"file","decision","reason","fitted"}.
     #[arg(long = "json")]
     pub json: bool,
+    /// Judge each FILE only if AGENT's read tool would send it as an image or
+    /// a PDF (what it reads as text, an SVG for Claude Code, passes): pi's and
+    /// opencode's guards name themselves so.
+    #[arg(long = "for", value_name = "AGENT", conflicts_with = "base64")]
+    pub reader: Option<HookAgent>,
     /// Each FILE holds a payload as base64 text, as an agent's tool result
     /// carries it (pi's guard hands it over as it is): decoded strictly, and
     /// denied when it is not base64.
@@ -147,6 +152,20 @@ pub enum HookAgent {
     Cline,
 }
 
+impl HookAgent {
+    /// The rule by which this agent's read tool tells media from text.
+    fn reader(self) -> guard::reader::Reader {
+        use guard::reader::Reader;
+        match self {
+            HookAgent::ClaudeCode => Reader::ClaudeCode,
+            HookAgent::Pi => Reader::Pi,
+            HookAgent::Opencode => Reader::Opencode,
+            HookAgent::GeminiCli => Reader::GeminiCli,
+            HookAgent::Cline => Reader::Cline,
+        }
+    }
+}
+
 /// Answers one hook event of `agent` (Claude Code's or Gemini CLI's) on stdin.
 /// It fails open, as `--help` promises: an event it cannot read (not UTF-8,
 /// not JSON) or rules it cannot load are said on stderr and the tool call goes
@@ -199,13 +218,20 @@ pub fn run(args: &GuardArgs) -> anyhow::Result<Exit> {
     let mut exit = Exit::Healthy;
     let mut rows = Vec::new();
     for file in &args.files {
-        let decision = if args.base64 {
+        let read_as_text = args.reader.is_some_and(|a| !a.reader().sends_as_media(file));
+        let decision = if read_as_text {
+            Decision::NotMedia
+        } else if args.base64 {
             guard::judge_base64_file(file, &rules, &cache)?
         } else {
             guard::judge_file(file, &rules, &cache)?
         };
         let name = file.display().to_string();
         let (word, reason, fitted) = match &decision {
+            Decision::NotMedia if read_as_text => {
+                let agent = args.reader.and_then(|a| a.to_possible_value()).map(|v| v.get_name().to_string());
+                ("pass", format!("{} reads it as text, not as an image or a PDF", agent.unwrap_or_default()), None)
+            }
             Decision::NotMedia => ("pass", "not an image or PDF".to_string(), None),
             Decision::Pass => ("pass", format!("valid, within {}'s limits", rules.provider), None),
             Decision::Fitted { path, note } => ("fitted", note.clone(), Some(path.display().to_string())),

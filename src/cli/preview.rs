@@ -145,6 +145,10 @@ pub fn run(args: &PreviewArgs) -> anyhow::Result<Exit> {
         if let Some(e) = &c.context {
             writeln!(err, "  {}", crate::rewrite::trim::describe(e))?;
         }
+        // An image --fit could not fit is sent as it is: said, with why.
+        for why in &c.not_fitted {
+            writeln!(err, "  not fitted: {}", sanitize(why))?;
+        }
         if !done.not_in_session.is_empty() {
             writeln!(err, "  not in the session (the agent adds them): {}", done.not_in_session.join(", "))?;
         }

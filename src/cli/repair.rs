@@ -98,10 +98,21 @@ pub fn run(args: &RepairArgs) -> anyhow::Result<Exit> {
     Ok(if outcome.stuck() { Exit::Problems } else { Exit::Healthy })
 }
 
+/// One line for each image `--fit` could not fit, with why.
+fn not_fitted(out: &mut impl std::io::Write, whys: &[String]) -> std::io::Result<()> {
+    for why in whys {
+        writeln!(out, "not fitted: {}", sanitize(why))?;
+    }
+    Ok(())
+}
+
 /// Nothing was written (exit 0), or a copy would be stuck the same way (exit 1).
 fn nothing(out: &mut impl std::io::Write, n: &Nothing, json: bool) -> anyhow::Result<()> {
     if json {
         let mut v = serde_json::json!({"file": n.file, "format": n.format, "written": false, "reason": n.reason});
+        if !n.not_fitted.is_empty() {
+            v["not_fitted"] = serde_json::json!(n.not_fitted);
+        }
         if let Some(s) = &n.still_stuck {
             v["still_stuck"] = serde_json::json!(s);
             v["next"] = serde_json::json!(n.next);
@@ -109,12 +120,14 @@ fn nothing(out: &mut impl std::io::Write, n: &Nothing, json: bool) -> anyhow::Re
         crate::report::printer::json::version_value(&mut v);
         writeln!(out, "{v:#}")?;
     } else if let Some(s) = &n.still_stuck {
+        not_fitted(out, &n.not_fitted)?;
         writeln!(out, "nothing was written: {}", sanitize(s))?;
         writeln!(out, "next:")?;
         for c in &n.next {
             writeln!(out, "  {}", sanitize(c))?;
         }
     } else {
+        not_fitted(out, &n.not_fitted)?;
         writeln!(out, "{}", n.reason)?;
         writeln!(
             out,

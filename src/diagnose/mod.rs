@@ -121,6 +121,12 @@ pub struct Suspect {
     pub why: String,
 }
 
+/// What `--fit` knows of an attachment before reading its bytes (its size and
+/// type, as they were judged).
+pub fn fit_shape(a: &Attachment) -> crate::fit::Shape<'_> {
+    crate::fit::Shape { size: (a.width, a.height), mime: a.mime_detected.as_deref() }
+}
+
 /// The last request the failing model accepted.
 #[derive(Clone, Debug, Serialize)]
 pub struct Boundary {

@@ -94,7 +94,7 @@ pub fn commands(
             && suspects
                 .iter()
                 .filter(|s| s.prime)
-                .all(|s| crate::fit::fits_to(&s.attachment.problems, (s.attachment.width, s.attachment.height), side)));
+                .all(|s| crate::fit::fits_to(&s.attachment.problems, crate::diagnose::fit_shape(&s.attachment), side)));
     let out: Vec<Option<String>> = match c.class {
         Class::MediaRejected if fittable => vec![cmd("preview", "--fit"), cmd("repair", "--fit")],
         Class::MediaRejected => vec![exclude(), cmd("repair", "")],

@@ -367,6 +367,14 @@ impl<'j> Work<'j> {
         let through_export = stuck || (for_agent && self.opts.export.is_some());
         let next = next::commands(failure, through_export, suspects, excluded, &self.rules, &request, self.opts);
         let next = claude_code::subagent(&self.session, &mut self.notes, next);
+        // A prime suspect only over the limits that --fit cannot decode: why the offer is not --fit.
+        for s in suspects.iter().filter(|s| s.prime && stuck) {
+            if let Some(why) =
+                crate::fit::unfittable(&s.attachment.problems, crate::diagnose::fit_shape(&s.attachment), None)
+            {
+                self.notes.push(format!("{} is not offered --fit: {why}", s.attachment.reference));
+            }
+        }
         let stuck = stuck || for_agent;
         if let (Some(why), true) = (&self.opts.no_export, stuck) {
             self.notes.push(format!(

@@ -145,35 +145,72 @@ impl Fitted {
 /// Problem codes that a smaller copy of the same image cures.
 pub const FITTABLE: [&str; 3] = ["image.too_large", "image.too_many_pixels", "gif.animated"];
 
-/// Whether every invalid problem of an image is one [`fit`] cures (and there is
-/// one), and [`fit`] can decode an image of its `size` (width, height) at all:
-/// one claiming 100000×100000 px is refused as too large to decode, so fitting
-/// it is no remedy to offer.
-pub fn only_fittable(problems: &[crate::media::Defect], size: (Option<u32>, Option<u32>)) -> bool {
-    let mut invalid = problems.iter().filter(|p| p.severity == Verdict::Invalid).peekable();
-    decodable(size) && invalid.peek().is_some() && invalid.all(|p| FITTABLE.contains(&p.code))
+/// What `--fit` knows of an image before reading its bytes: its size (width,
+/// height) and the type its bytes are.
+#[derive(Clone, Copy, Debug)]
+pub struct Shape<'a> {
+    pub size: (Option<u32>, Option<u32>),
+    pub mime: Option<&'a str>,
 }
 
-/// Whether [`fit`] can decode an image of `size` (width, height) at all.
-fn decodable(size: (Option<u32>, Option<u32>)) -> bool {
-    match size {
-        (Some(w), Some(h)) => u64::from(w) * u64::from(h) * 4 <= MAX_DECODE,
-        _ => true,
+impl Shape<'_> {
+    /// Why [`fit`] cannot decode an image of this shape (one claiming
+    /// 100000×100000 px), or `None` when it can. A JPEG is decoded at up to
+    /// 1/8 scale ([`rows`]), so only its 1/8 size counts.
+    pub fn undecodable(&self) -> Option<String> {
+        let (Some(w), Some(h)) = self.size else { return None };
+        let jpeg = self.mime == Some("image/jpeg");
+        let (d, each) = if jpeg { (8, 6) } else { (1, 4) };
+        let bytes = u64::from(w.div_ceil(d)) * u64::from(h.div_ceil(d)) * each;
+        (bytes > MAX_DECODE).then(|| {
+            if jpeg {
+                let most = MAX_DECODE / 6;
+                format!("the image is {w}×{h} px: even decoded at 1/8 scale it is over the {most}-pixel decode budget")
+            } else {
+                let most = MAX_DECODE / 4;
+                format!("the image is {w}×{h} px, over the {most}-pixel decode budget: too large to decode safely")
+            }
+        })
     }
 }
 
-/// Whether `--fit` fits an image with `problems` and `size`: one that is only
-/// too large ([`only_fittable`]), or a valid one over `side`, the stricter
-/// side a request of many images must keep (`None` where that limit does not
-/// apply). The second is what Anthropic refuses past 20 images: every image
-/// can stay once each is fitted.
-pub fn fits_to(problems: &[crate::media::Defect], size: (Option<u32>, Option<u32>), side: Option<u32>) -> bool {
-    if only_fittable(problems, size) {
+/// Whether every invalid problem of an image is one [`fit`] cures (and there is one).
+fn over_limits_only(problems: &[crate::media::Defect]) -> bool {
+    let mut invalid = problems.iter().filter(|p| p.severity == Verdict::Invalid).peekable();
+    invalid.peek().is_some() && invalid.all(|p| FITTABLE.contains(&p.code))
+}
+
+/// Whether every invalid problem of an image is one [`fit`] cures (and there is
+/// one), and [`fit`] can decode an image of its shape at all: one claiming
+/// 100000×100000 px is refused as too large to decode, so fitting it is no
+/// remedy to offer.
+pub fn only_fittable(problems: &[crate::media::Defect], shape: Shape<'_>) -> bool {
+    over_limits_only(problems) && shape.undecodable().is_none()
+}
+
+/// Whether `--fit` is the remedy for an image with `problems`: one that is
+/// only too large, or a valid one over `side`, the stricter side a request of
+/// many images must keep (`None` where that limit does not apply), whether or
+/// not it can be decoded. The second is what Anthropic refuses past 20 images:
+/// every image can stay once each is fitted.
+pub fn wants_fit(problems: &[crate::media::Defect], shape: Shape<'_>, side: Option<u32>) -> bool {
+    if over_limits_only(problems) {
         return true;
     }
     let valid = problems.iter().all(|p| p.severity != Verdict::Invalid);
-    let (Some(w), Some(h), Some(side)) = (size.0, size.1, side) else { return false };
-    valid && w.max(h) > side && decodable(size)
+    let (Some(w), Some(h), Some(side)) = (shape.size.0, shape.size.1, side) else { return false };
+    valid && w.max(h) > side
+}
+
+/// Whether `--fit` fits an image: it [`wants_fit`] and can be decoded.
+pub fn fits_to(problems: &[crate::media::Defect], shape: Shape<'_>, side: Option<u32>) -> bool {
+    wants_fit(problems, shape, side) && shape.undecodable().is_none()
+}
+
+/// Why `--fit` leaves an image it [`wants_fit`] as it is: it cannot be decoded
+/// (every output says so, instead of sending it unchanged without a word).
+pub fn unfittable(problems: &[crate::media::Defect], shape: Shape<'_>, side: Option<u32>) -> Option<String> {
+    wants_fit(problems, shape, side).then(|| shape.undecodable()).flatten()
 }
 
 /// Fits `bytes` to `limits`; see the module doc.
@@ -202,18 +239,28 @@ pub fn fit_as(bytes: &[u8], limits: &Limits, allow_jpeg: bool) -> Outcome {
     if limits.dims_fit(w, h) && limits.bytes_fit(bytes.len()) && (limits.animated_ok || !animated) {
         return Outcome::Fits;
     }
-    if u64::from(w) * u64::from(h) * 4 > MAX_DECODE {
-        return Outcome::Refused(format!("the image is {w}×{h} px, too large to decode safely"));
+    if let Some(why) = (Shape { size: (Some(w), Some(h)), mime: Some(mime) }).undecodable() {
+        return Outcome::Refused(why);
     }
-    let src = match rows::Source::open(bytes, mime, MAX_DECODE) {
+    let target = |sw, sh| limits.target_dims(sw, sh);
+    let src = match rows::Source::open(bytes, mime, MAX_DECODE, &target) {
         Ok(src) => src,
-        Err(e) => return Outcome::Refused(format!("the image does not decode ({e}), so it cannot be fitted")),
+        Err(rows::Unopened::TooLarge(why)) => {
+            return Outcome::Refused(format!("the {w}×{h} image is too large to fit: {why}"));
+        }
+        Err(rows::Unopened::Undecodable(e)) => {
+            return Outcome::Refused(format!("the image does not decode ({e}), so it cannot be fitted"));
+        }
     };
     // Limits hold for the image as shown: an EXIF orientation that turns it
     // is applied, and the sizes named are the shown ones.
     let (w, h) = src.shown();
     let keep_png = mime != "image/jpeg";
     let (mut tw, mut th) = limits.target_dims(w, h);
+    let (mw, mh) = src.most();
+    if mw < tw || mh < th {
+        (tw, th) = (mw.min(tw), mh.min(th));
+    }
     let mut failed = None;
     for _ in 0..MAX_TRIES {
         let candidates: &[&'static str] = match (keep_png, allow_jpeg) {
@@ -333,7 +380,7 @@ mod tests {
         rows.finish().unwrap();
         drop(w);
         match fit(&png, &limits(None, Some(2000))) {
-            Outcome::Refused(why) => assert!(why.contains("too large to decode"), "{why}"),
+            Outcome::Refused(why) => assert!(why.contains("over the 33554432-pixel decode budget"), "{why}"),
             _ => panic!("fitted past the decode budget"),
         }
     }
@@ -389,6 +436,46 @@ mod tests {
         let cut = &png[..png.len() / 2];
         assert!(matches!(fit(cut, &limits(None, Some(100))), Outcome::Refused(r) if r.contains("does not decode")));
         assert!(matches!(fit(b"%PDF-1.4 hello", &limits(None, Some(100))), Outcome::Refused(_)));
+    }
+
+    fn gradient_jpeg(w: u16, h: u16, progressive: bool) -> Vec<u8> {
+        let rgb: Vec<u8> =
+            (0..h).flat_map(|y| (0..w).flat_map(move |x| [x.to_le_bytes()[0], y.to_le_bytes()[0], 128])).collect();
+        let mut out = Vec::new();
+        let mut enc = jpeg_encoder::Encoder::new(&mut out, 85);
+        enc.set_progressive(progressive);
+        enc.encode(&rgb, w, h, jpeg_encoder::ColorType::Rgb).unwrap();
+        out
+    }
+
+    #[test]
+    fn a_jpeg_is_decoded_at_the_smallest_scale_that_covers_the_target() {
+        for progressive in [false, true] {
+            let jpeg = gradient_jpeg(900, 600, progressive);
+            // 400 px wide needs 450 (1/2): 1/4 (225) would not cover it.
+            let target = |_, _| (400, 266);
+            let src = rows::Source::open(&jpeg, "image/jpeg", MAX_DECODE, &target).unwrap();
+            assert_eq!((src.width, src.height, src.shown()), (450, 300, (900, 600)));
+            let Outcome::Fitted(f) = fit(&jpeg, &limits(None, Some(400))) else { panic!("not fitted") };
+            assert_eq!((f.from, f.to, f.mime), ((900, 600), (400, 266), "image/jpeg"));
+        }
+        // Over the budget at the scale the target needs: the next scale down, and the fit is to it.
+        let jpeg = gradient_jpeg(900, 600, false);
+        let src = rows::Source::open(&jpeg, "image/jpeg", 450 * 300 * 6 - 1, &|_, _| (400, 266)).unwrap();
+        assert_eq!((src.width, src.height, src.most()), (225, 150, (225, 150)));
+    }
+
+    #[test]
+    fn a_progressive_jpeg_past_its_coefficient_budget_is_refused_with_why() {
+        let jpeg = gradient_jpeg(64, 64, true);
+        let target = |_, _| (32, 32);
+        let Err(rows::Unopened::TooLarge(why)) = rows::Source::open(&jpeg, "image/jpeg", 1000, &target) else {
+            panic!("opened, or called undecodable")
+        };
+        assert_eq!(
+            why,
+            "it is a progressive JPEG, whose 12.3 kB of coefficients are held whole until its last scan, more than the 2.0 kB a fit may use"
+        );
     }
 
     #[test]

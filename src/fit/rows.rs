@@ -8,8 +8,15 @@
 //!   8-bit one does, issue 37, item 9), and the smaller rows go straight into
 //!   the PNG encoder: memory is a few source rows, two rows of sums, the
 //!   compressed input and output.
-//! - An interlaced PNG, a JPEG, a GIF or a WebP is decoded whole once (8 bits
-//!   a sample, at most 4 bytes a pixel), then read a row at a time.
+//! - A JPEG is decoded at the smallest of 1, 1/2, 1/4 or 1/8 scale (in its
+//!   inverse DCT: `jpeg-decoder`'s `Decoder::scale`) that still covers the
+//!   target in both directions, so the decoded image is under about twice the
+//!   target's sides, never the whole photo (issue 36, item 4). A baseline JPEG
+//!   is decoded a row of blocks at a time; a progressive one keeps every
+//!   coefficient until its last scan (2 bytes a sample), and is refused past
+//!   the budget for that.
+//! - An interlaced PNG, a GIF or a WebP is decoded whole once (8 bits a
+//!   sample, at most 4 bytes a pixel), then read a row at a time.
 //! - A JPEG output, or an image whose EXIF orientation turns it, holds the
 //!   fitted image (at most 4 bytes a pixel of the fitted size) to encode or
 //!   turn it (issue 37, item 14).
@@ -27,24 +34,27 @@ pub(super) struct Source<'a> {
     bytes: &'a [u8],
     /// Pixels decoded whole (8 bits a sample), or `None`: rows are read from the PNG each time.
     decoded: Option<Vec<u8>>,
+    /// The size of the pixels read (a JPEG's decoded at a smaller scale).
     pub width: u32,
     pub height: u32,
+    /// The image's own size, as stored (before its orientation).
+    full: (u32, u32),
     /// Samples a pixel: 1 (grey), 2 (grey and alpha), 3 (RGB) or 4 (RGBA).
     channels: usize,
     pub orientation: Orientation,
 }
 
 impl<'a> Source<'a> {
-    /// Opens `bytes` of type `mime`; `max_decode` bounds the bytes of a whole decode.
-    pub fn open(bytes: &'a [u8], mime: &str, max_decode: u64) -> Result<Source<'a>, String> {
-        if mime == "image/png" {
-            return open_png(bytes, max_decode);
+    /// Opens `bytes` of type `mime`; `max_decode` bounds the bytes of a whole
+    /// decode; `target` is the largest size (from the size shown) the fit will
+    /// ask for, which a JPEG is decoded just large enough to cover.
+    pub fn open(bytes: &'a [u8], mime: &str, max_decode: u64, target: Target<'_>) -> Result<Source<'a>, Unopened> {
+        match mime {
+            "image/png" => return open_png(bytes, max_decode).map_err(Unopened::Undecodable),
+            "image/jpeg" => return open_jpeg(bytes, max_decode, target),
+            _ => {}
         }
-        let format = match mime {
-            "image/jpeg" => ImageFormat::Jpeg,
-            "image/gif" => ImageFormat::Gif,
-            _ => ImageFormat::WebP,
-        };
+        let format = if mime == "image/gif" { ImageFormat::Gif } else { ImageFormat::WebP };
         let mut reader = image::ImageReader::with_format(Cursor::new(bytes), format);
         let mut limits = image::Limits::default();
         limits.max_alloc = Some(max_decode + DECODER_SLACK);
@@ -54,25 +64,29 @@ impl<'a> Source<'a> {
             let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
             Ok((DynamicImage::from_decoder(decoder)?, orientation))
         })
-        .map_err(|_| "the decoder failed".to_string())?
-        .map_err(|e| e.to_string())?;
+        .map_err(|_| Unopened::Undecodable("the decoder failed".into()))?
+        .map_err(|e| Unopened::Undecodable(e.to_string()))?;
         let (img, orientation) = decoded;
         let (width, height) = (img.width(), img.height());
         let (channels, pixels) = samples_of(img);
-        Ok(Source { bytes, decoded: Some(pixels), width, height, channels, orientation })
+        Ok(Source { bytes, decoded: Some(pixels), width, height, full: (width, height), channels, orientation })
     }
 
     /// Whether the orientation swaps width and height.
     pub fn turned(&self) -> bool {
-        matches!(
-            self.orientation,
-            Orientation::Rotate90 | Orientation::Rotate270 | Orientation::Rotate90FlipH | Orientation::Rotate270FlipH
-        )
+        turns(self.orientation)
+    }
+
+    /// The size the pixels read are shown at: a JPEG's decoded at a smaller
+    /// scale may be smaller than the size a fit aims for, and no fit is larger.
+    pub fn most(&self) -> (u32, u32) {
+        if self.turned() { (self.height, self.width) } else { (self.width, self.height) }
     }
 
     /// The size the image is shown at (its orientation applied).
     pub fn shown(&self) -> (u32, u32) {
-        if self.turned() { (self.height, self.width) } else { (self.width, self.height) }
+        let (w, h) = self.full;
+        if self.turned() { (h, w) } else { (w, h) }
     }
 
     /// The image shown at `(tw, th)` (its orientation applied), encoded as
@@ -147,7 +161,7 @@ fn open_png(bytes: &[u8], max_decode: u64) -> Result<Source<'_>, String> {
         let orientation =
             info.exif_metadata.as_deref().and_then(Orientation::from_exif_chunk).unwrap_or(Orientation::NoTransforms);
         let channels = color.samples();
-        let mut src = Source { bytes, decoded: None, width, height, channels, orientation };
+        let mut src = Source { bytes, decoded: None, width, height, full: (width, height), channels, orientation };
         if interlaced {
             // Adam7's passes come out of order: decode the frame whole (8 bits a sample).
             let need = reader.output_buffer_size().ok_or(png::DecodingError::LimitsExceeded)?;
@@ -161,6 +175,117 @@ fn open_png(bytes: &[u8], max_decode: u64) -> Result<Source<'_>, String> {
         Ok(src)
     });
     opened.map_err(|_| "the decoder failed".to_string())?.map_err(|e| e.to_string())
+}
+
+/// Bytes a pixel of a JPEG's decode costs at most: its components' planes (3
+/// samples a pixel unsubsampled) and the interleaved pixels made from them.
+const JPEG_BYTES_A_PIXEL: u64 = 6;
+
+/// Why an image was not opened for a fit.
+#[derive(Debug)]
+pub(super) enum Unopened {
+    /// Valid, as far as anyone knows, but over the memory a fit may use: the reason.
+    TooLarge(String),
+    /// The decoder refused the bytes: its error.
+    Undecodable(String),
+}
+
+/// The largest size a fit will ask for, given the size shown.
+pub(super) type Target<'t> = &'t dyn Fn(u32, u32) -> (u32, u32);
+
+fn turns(o: Orientation) -> bool {
+    matches!(
+        o,
+        Orientation::Rotate90 | Orientation::Rotate270 | Orientation::Rotate90FlipH | Orientation::Rotate270FlipH
+    )
+}
+
+/// A JPEG decoded at the smallest IDCT scale that covers the target (see the module doc).
+fn open_jpeg<'a>(bytes: &'a [u8], max_decode: u64, target: Target<'_>) -> Result<Source<'a>, Unopened> {
+    use jpeg_decoder::{CodingProcess, PixelFormat};
+    let opened = crate::contain::contain(|| -> Result<Source<'a>, Unopened> {
+        let undecodable = |e: jpeg_decoder::Error| Unopened::Undecodable(e.to_string());
+        let mut dec = jpeg_decoder::Decoder::new(Cursor::new(bytes));
+        dec.read_info().map_err(undecodable)?;
+        let info = dec.info().ok_or_else(|| Unopened::Undecodable("the JPEG has no frame header".into()))?;
+        let (w, h) = (u32::from(info.width), u32::from(info.height));
+        let orientation = dec.exif_data().and_then(Orientation::from_exif_chunk).unwrap_or(Orientation::NoTransforms);
+        let (tw, th) = if turns(orientation) { target(h, w) } else { target(w, h) };
+        let (sw, sh) = if turns(orientation) { (th, tw) } else { (tw, th) };
+        // The largest divisor whose image still covers the target both ways; a
+        // larger one where that decode would be over the budget (the fit is then
+        // to the decoded size, smaller than the limits need, never a whole decode).
+        let cost = |d: u32| u64::from(w.div_ceil(d)) * u64::from(h.div_ceil(d)) * JPEG_BYTES_A_PIXEL;
+        let mut d = [8, 4, 2, 1].into_iter().find(|&d| w.div_ceil(d) >= sw && h.div_ceil(d) >= sh).unwrap_or(1);
+        while d < 8 && cost(d) > max_decode {
+            d *= 2;
+        }
+        if info.coding_process == CodingProcess::DctProgressive {
+            let need = progressive_coefficients(bytes).unwrap_or(u64::from(w) * u64::from(h) * 6);
+            if need > 2 * max_decode {
+                return Err(Unopened::TooLarge(format!(
+                    "it is a progressive JPEG, whose {} of coefficients are held whole until its last scan, \
+                     more than the {} a fit may use",
+                    crate::text::units::size(need),
+                    crate::text::units::size(2 * max_decode)
+                )));
+            }
+        }
+        let size = |n: u32| u16::try_from(n.div_ceil(d)).unwrap_or(u16::MAX);
+        let (ow, oh) = dec.scale(size(w), size(h)).map_err(undecodable)?;
+        let (ow, oh) = (u32::from(ow), u32::from(oh));
+        if u64::from(ow) * u64::from(oh) * JPEG_BYTES_A_PIXEL > max_decode {
+            return Err(Unopened::TooLarge(format!("even at 1/8 scale it is {ow}×{oh} px, over the decode budget")));
+        }
+        dec.set_max_decoding_buffer_size(usize::try_from(max_decode).unwrap_or(usize::MAX));
+        let raw = dec.decode().map_err(undecodable)?;
+        let (channels, pixels) = match info.pixel_format {
+            PixelFormat::L8 => (1, raw),
+            // Big-endian 16-bit samples: the high byte is the 8-bit one.
+            PixelFormat::L16 => (1, raw.chunks_exact(2).map(|s| s[0]).collect()),
+            PixelFormat::RGB24 => (3, raw),
+            // jpeg-decoder hands CMYK over as stored (Adobe's inverted ink): white is 255 in each.
+            PixelFormat::CMYK32 => (3, cmyk_to_rgb(&raw)),
+        };
+        Ok(Source { bytes, decoded: Some(pixels), width: ow, height: oh, full: (w, h), channels, orientation })
+    });
+    opened.map_err(|_| Unopened::Undecodable("the decoder failed".into()))?
+}
+
+/// RGB of inverted CMYK samples (as Adobe writes them and jpeg-decoder returns them).
+fn cmyk_to_rgb(cmyk: &[u8]) -> Vec<u8> {
+    let mul = |a: u8, b: u8| u8::try_from(u16::from(a) * u16::from(b) / 255).unwrap_or(u8::MAX);
+    cmyk.chunks_exact(4).flat_map(|p| [mul(p[0], p[3]), mul(p[1], p[3]), mul(p[2], p[3])]).collect()
+}
+
+/// The bytes a decoder holds for a progressive JPEG's coefficients: 2 a
+/// sample of every component, in whole blocks of whole MCUs, read from the
+/// frame header (`None` when there is none to read).
+fn progressive_coefficients(bytes: &[u8]) -> Option<u64> {
+    let be16 = |at: usize| bytes.get(at..at + 2).map(|b| u64::from(u16::from_be_bytes([b[0], b[1]])));
+    let mut pos = 2;
+    loop {
+        if *bytes.get(pos)? != 0xFF {
+            return None;
+        }
+        let m = *bytes.get(pos + 1)?;
+        if m == 0xFF {
+            pos += 1;
+            continue;
+        }
+        let len = usize::try_from(be16(pos + 2)?).ok()?;
+        if matches!(m, 0xC0..=0xCF) && !matches!(m, 0xC4 | 0xC8 | 0xCC) {
+            let (h, w, n) = (be16(pos + 5)?, be16(pos + 7)?, usize::from(*bytes.get(pos + 9)?));
+            let factors: Vec<(u64, u64)> = (0..n)
+                .map(|i| bytes.get(pos + 11 + 3 * i).map(|&b| (u64::from(b >> 4).max(1), u64::from(b & 15).max(1))))
+                .collect::<Option<_>>()?;
+            let hmax = factors.iter().map(|f| f.0).max()?;
+            let vmax = factors.iter().map(|f| f.1).max()?;
+            let (mcux, mcuy) = (w.div_ceil(8 * hmax), h.div_ceil(8 * vmax));
+            return Some(factors.iter().map(|&(fh, fv)| mcux * fh * 8 * mcuy * fv * 8 * 2).sum());
+        }
+        pos += 2 + len;
+    }
 }
 
 /// The samples of `img` at 8 bits, and how many a pixel.

@@ -31,6 +31,10 @@ const GUARDED_TOOLS: [&str; 1] = ["Read"];
 /// The hook's answer to one `PreToolUse` event, or `None` to stay silent.
 pub fn answer(event: &Value, rules: &Rules, cache: &Path) -> Option<Value> {
     let (input, path) = super::hooked_file(event, &GUARDED_TOOLS)?;
+    // What the agent reads as text is none of the guard's business.
+    if !super::reader::Reader::ClaudeCode.sends_as_media(&path) {
+        return None;
+    }
     // A PDF read by `pages` ("1-5", how Claude Code reads a large one) sends
     // those pages only: the whole file's page count and size are not what goes.
     let excused: &[&str] = if input.get("pages").is_some_and(|p| !p.is_null()) { PAGED } else { &[] };

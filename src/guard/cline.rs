@@ -40,6 +40,10 @@ pub fn answer(event: &Value, rules: &Rules, cache: &Path) -> Option<Value> {
     for (i, f) in files.iter().enumerate() {
         let Some(file) = f.get("path").and_then(Value::as_str) else { continue };
         let path = super::resolve(file, cwd);
+        // What Cline reads as text is none of the guard's business.
+        if !super::reader::Reader::Cline.sends_as_media(&path) {
+            continue;
+        }
         let swap = match super::judge_file(&path, rules, cache) {
             Ok(Decision::Fitted { path: copy, .. }) => copy,
             Ok(Decision::Deny { reason }) => match note(&reason, cache) {

@@ -36,6 +36,10 @@ const GUARDED_TOOLS: [&str; 1] = ["read_file"];
 /// `cache` is where a fitted copy goes when the event names no project folder.
 pub fn answer(event: &Value, rules: &Rules, cache: &Path) -> Option<Value> {
     let (input, path) = super::hooked_file(event, &GUARDED_TOOLS)?;
+    // What the agent reads as text is none of the guard's business.
+    if !super::reader::Reader::GeminiCli.sends_as_media(&path) {
+        return None;
+    }
     let readable = project_cache(event);
     // The image joins those the session holds (its chat file, the event's
     // `transcript_path`): past a provider's many-image threshold its stricter

@@ -13,6 +13,7 @@ pub mod claude_code;
 pub mod cline;
 pub mod gemini_cli;
 pub mod install;
+pub mod reader;
 pub mod transcript;
 pub mod uninstall;
 
@@ -167,11 +168,19 @@ pub fn judge_bytes_among(
     if invalid.is_empty() {
         return Ok(Decision::Pass);
     }
-    if !fit::only_fittable(&ins.problems, (ins.width, ins.height)) {
-        let why: Vec<&str> = invalid.iter().map(|p| p.message.as_str()).collect();
+    let shape = fit::Shape { size: (ins.width, ins.height), mime: ins.mime_detected.as_deref() };
+    if !fit::only_fittable(&ins.problems, shape) {
+        let mut why: Vec<&str> = invalid.iter().map(|p| p.message.as_str()).collect();
+        // Over the limits only, and too large to decode: why it was not fitted either.
+        let unfit = fit::unfittable(&ins.problems, shape, None).map(|u| format!("it could not be fitted: {u}"));
+        why.extend(unfit.as_deref());
         // Over a limit is not broken: a PDF past the page cap is whole, and can be read by pages.
         let broken = invalid.iter().any(|p| !OVER_A_LIMIT.contains(&p.code));
-        let reason = if broken {
+        // Nor is a type the provider does not take (a BMP Gemini CLI sends as an image).
+        let foreign = invalid.iter().all(|p| p.code == "type.unsupported");
+        let reason = if foreign {
+            unsupported_reason(&name, &why.join("; "), &rules.provider)
+        } else if broken {
             deny_reason(&name, &why.join("; "), &rules.provider)
         } else {
             over_limit_reason(&name, &why.join("; "), &rules.provider)
@@ -222,6 +231,14 @@ fn over_limit_reason(name: &str, why: &str, provider: &str) -> String {
         "session-doctor guard: {name} was not read whole: {why}. {provider} rejects a file that large, and once it \
          is in the session every later request fails the same way. The file is not broken, only too large: read \
          part of it (a PDF by its `pages`, a few at a time), or ask the user for a smaller copy."
+    )
+}
+
+fn unsupported_reason(name: &str, why: &str, provider: &str) -> String {
+    format!(
+        "session-doctor guard: {name} was not read: {why}. {provider} rejects such a file, and once it is in the \
+         session every later request fails the same way. The file is not broken: {provider} does not take its type. \
+         Convert it to PNG or JPEG first, or ask the user for a copy in one of those."
     )
 }
 

@@ -240,7 +240,10 @@ fn judge(site: &Site, rules: &Rules) -> Judged {
     if invalid.is_empty() {
         return Judged::Valid(bytes, dims);
     }
-    if fit::only_fittable(&ins.problems, (ins.width, ins.height)) {
+    if fit::only_fittable(
+        &ins.problems,
+        fit::Shape { size: (ins.width, ins.height), mime: ins.mime_detected.as_deref() },
+    ) {
         return Judged::Oversized(bytes);
     }
     Judged::Broken(invalid.join("; "))

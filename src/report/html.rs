@@ -406,14 +406,20 @@ fn suspects(out: &mut dyn Write, part: &Part<'_>) -> io::Result<()> {
         return Ok(());
     }
     let n = d.suspects.len();
-    writeln!(out, "<section id=\"{}\"><h2>{n} suspect{}</h2><ul class=\"suspects\">", part.id("suspects"), plural(n))?;
+    // With no failure they are no suspects yet: what the model has not accepted (as the text says).
+    let heading = if d.failure.is_some() {
+        format!("{n} suspect{}", plural(n))
+    } else {
+        format!("{n} attachment{} the model has not accepted yet (the suspects, should it fail)", plural(n))
+    };
+    writeln!(out, "<section id=\"{}\"><h2>{heading}</h2><ul class=\"suspects\">", part.id("suspects"))?;
     for s in &d.suspects {
         let a = &s.attachment;
-        let (class, mark) = if s.prime { ("suspect prime", "prime suspect") } else { ("suspect", "suspect") };
+        let (badge, mark) = badge(d, s);
         writeln!(
             out,
-            "<li class=\"{class}\"><span class=\"badge {}\">{mark}</span> {} <span class=\"name\">{}</span> <span class=\"v {}\">{}</span><br><span class=\"why\">{}</span></li>",
-            if s.prime { "prime" } else { "suspect" },
+            "<li class=\"{}\"><span class=\"badge {badge}\">{mark}</span> {} <span class=\"name\">{}</span> <span class=\"v {}\">{}</span><br><span class=\"why\">{}</span></li>",
+            if badge == "suspect" { "suspect".to_string() } else { format!("suspect {badge}") },
             part.ref_link(&a.reference),
             esc(&display_name(a)),
             verdict_class(a.verdict),
@@ -422,6 +428,17 @@ fn suspects(out: &mut dyn Write, part: &Part<'_>) -> io::Result<()> {
         )?;
     }
     writeln!(out, "</ul></section>")
+}
+
+/// The badge of a suspect (its class and words): with no failure recorded, an
+/// attachment the model has not accepted is pending, not suspected of anything;
+/// bytes that fail validation are the prime suspect either way.
+fn badge(d: &Diagnosis, s: &crate::diagnose::Suspect) -> (&'static str, &'static str) {
+    match (s.prime, d.failure.is_some()) {
+        (true, _) => ("prime", "prime suspect"),
+        (false, true) => ("suspect", "suspect"),
+        (false, false) => ("pending", "pending"),
+    }
 }
 
 fn remarks(out: &mut dyn Write, part: &Part<'_>) -> io::Result<()> {
@@ -586,9 +603,14 @@ fn card(out: &mut dyn Write, part: &Part<'_>, k: usize, payloads: Payloads<'_>, 
     let s = part.d.suspects.iter().find(|s| s.attachment.reference == a.reference);
     let mut classes = vec!["card".to_string(), format!("v-{}", verdict_class(a.verdict))];
     if let Some(s) = s {
-        classes.push("suspect".into());
-        if s.prime {
-            classes.push("prime".into());
+        match badge(part.d, s).0 {
+            "pending" => classes.push("pending".into()),
+            b => {
+                classes.push("suspect".into());
+                if b == "prime" {
+                    classes.push("prime".into());
+                }
+            }
         }
     }
     if a.excluded {
@@ -624,11 +646,8 @@ fn card(out: &mut dyn Write, part: &Part<'_>, k: usize, payloads: Payloads<'_>, 
     writeln!(out, "<div class=\"meta\">")?;
     write!(out, "<div class=\"badges\">")?;
     if let Some(s) = s {
-        if s.prime {
-            write!(out, "<span class=\"badge prime\">prime suspect</span>")?;
-        } else {
-            write!(out, "<span class=\"badge suspect\">suspect</span>")?;
-        }
+        let (badge, mark) = badge(part.d, s);
+        write!(out, "<span class=\"badge {badge}\">{mark}</span>")?;
     }
     if a.excluded {
         write!(out, "<span class=\"badge excluded\">excluded</span>")?;
@@ -795,6 +814,7 @@ a.ref, h3.ref { font-family: ui-monospace, Menlo, Consolas, monospace; font-weig
 .badge, .tag, .v { display:inline-block; font-size:12px; font-weight:600; padding:1px 8px; border-radius:10px; margin-right:4px; border:1px solid transparent; white-space:nowrap; }
 .badge.prime { background:var(--bad); color:#fff; }
 .badge.suspect { background:var(--warn-bg); color:var(--warn); border-color:#f0c36d; }
+.badge.pending { background:#e7f0fb; color:#0b5394; border-color:#9fc1ea; }
 .badge.excluded { background:#e9ecef; color:#495057; border-color:#adb5bd; }
 .badge.broken { background:var(--bad-bg); color:var(--bad); border-color:#f5b5ae; }
 .v.ok, .tag.good { background:var(--good-bg); color:var(--good); }
@@ -815,6 +835,7 @@ li.boundary span { background:var(--card); color:var(--accent); font-weight:600;
 .cards { display:flex; flex-wrap:wrap; gap:12px; margin:8px 0 4px; }
 article.card { display:flex; gap:12px; width:520px; max-width:100%; background:var(--card); border:1px solid var(--line); border-radius:8px; padding:10px; }
 article.card.suspect { border-color:#f0c36d; box-shadow:0 0 0 1px #f0c36d; }
+article.card.pending { border-color:#9fc1ea; }
 article.card.prime { border-color:var(--bad); box-shadow:0 0 0 2px var(--bad); }
 article.card.excluded { opacity:.6; }
 article.card dl { display:grid; grid-template-columns:max-content 1fr; gap:0 10px; margin:6px 0; font-size:13px; }

@@ -339,8 +339,9 @@ fn repair() -> Value {
             ("reason", string()),
             ("still_stuck", string()),
             ("next", strings()),
+            ("not_fitted", strings()),
         ],
-        &["still_stuck", "next"],
+        &["still_stuck", "next", "not_fitted"],
     );
     json!({ "anyOf": [written, nothing, error()] })
 }

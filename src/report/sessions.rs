@@ -92,7 +92,8 @@ pub fn write(out: &mut impl Write, listed: &[Listed], home: &Path, term: &Term) 
     let mut t = Table::new(&["agent", "last activity", "size", "health", "path"])
         .right("size")
         .shrink("agent", Keep::Start, 5)
-        .shrink("path", Keep::End, 12);
+        .shrink("path", Keep::End, 12)
+        .own_line("path");
     for l in listed {
         let style = match l.health {
             Health::Ok => styles::OK,
@@ -109,4 +110,52 @@ pub fn write(out: &mut impl Write, listed: &[Listed], home: &Path, term: &Term) 
         ]);
     }
     out.write_all(t.render(term).as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+    use std::time::Duration;
+
+    fn listed(agent: &'static str, path: &str, bytes: u64, health: Health) -> Listed {
+        // Six and a half minutes: "6 min ago" however long the test takes to reach `write`.
+        let modified = SystemTime::now() - Duration::from_secs(390);
+        Listed { found: Found { agent, path: PathBuf::from(path), bytes, modified, format: None }, health }
+    }
+
+    /// Issue 36, item 12: at 60 columns the path was cut to 13 characters
+    /// (`…1f0e2d3c.jsonl`) while every other column kept its width; it goes
+    /// on a line of its own instead, whole.
+    #[test]
+    fn at_sixty_columns_the_path_gets_a_line_of_its_own() {
+        let rows = [
+            listed("claude-code", "/home/dev/.claude/projects/-home-dev-shop/1f0e2d3c.jsonl", 48_213, Health::Stuck),
+            listed(
+                "codex",
+                "/home/dev/.codex/sessions/2026/08/01/rollout-2026-08-01T10-00-00-1f0e.jsonl",
+                912,
+                Health::Ok,
+            ),
+        ];
+        let mut out = Vec::new();
+        write(&mut out, &rows, Path::new("/home/dev"), &Term { color: false, width: Some(60) }).unwrap();
+        let want = "\
+agent        last activity     size  health
+  path
+claude-code  6 min ago      48.2 kB  stuck
+  ~/.claude/projects/-home-dev-shop/1f0e2d3c.jsonl
+codex        6 min ago        912 B  ok
+  …essions/2026/08/01/rollout-2026-08-01T10-00-00-1f0e.jsonl
+";
+        assert_eq!(String::from_utf8(out).unwrap(), want);
+        // At 100 columns the path fits in its column, as before.
+        let mut out = Vec::new();
+        write(&mut out, &rows[..1], Path::new("/home/dev"), &Term { color: false, width: Some(100) }).unwrap();
+        let want = "\
+agent        last activity     size  health  path
+claude-code  6 min ago      48.2 kB  stuck   ~/.claude/projects/-home-dev-shop/1f0e2d3c.jsonl
+";
+        assert_eq!(String::from_utf8(out).unwrap(), want);
+    }
 }

@@ -30,6 +30,9 @@ struct Column {
     shrink: Option<(Keep, usize)>,
     /// Left out on a terminal too narrow for the whole table (the lowest rank goes first).
     optional: Option<usize>,
+    /// Printed on a line of its own under each row when its share of a narrow
+    /// terminal would be under a third of the width.
+    own_line: bool,
 }
 
 /// One cell: its text (already sanitized) and how to paint it on a colour terminal.
@@ -68,7 +71,7 @@ impl Table {
     pub fn new(header: &[&str]) -> Table {
         let columns = header
             .iter()
-            .map(|h| Column { header: h.to_string(), right: false, shrink: None, optional: None })
+            .map(|h| Column { header: h.to_string(), right: false, shrink: None, optional: None, own_line: false })
             .collect();
         Table { columns, rows: Vec::new() }
     }
@@ -100,6 +103,15 @@ impl Table {
         self
     }
 
+    /// Lets a column move to a line of its own under each row (indented two
+    /// spaces, the whole width less the indent) on a terminal where the other
+    /// columns would leave it under a third of the width: a path cut to a dozen
+    /// characters names nothing, while the other columns keep their width.
+    pub fn own_line(mut self, header: &str) -> Table {
+        self.column(header).own_line = true;
+        self
+    }
+
     /// Adds a row; missing cells are empty, extra ones are ignored.
     pub fn row<C: Into<Cell>>(&mut self, cells: impl IntoIterator<Item = C>) {
         let mut cells: Vec<Cell> = cells.into_iter().map(Into::into).take(self.columns.len()).collect();
@@ -121,6 +133,8 @@ impl Table {
             .collect();
         let mut shown: Vec<usize> = (0..self.columns.len()).collect();
         let mut widths = natural.clone();
+        // The column printed on a line of its own under each row, if any.
+        let mut below = None;
         if let Some(avail) = term.width {
             let mut optional: Vec<usize> =
                 shown.iter().copied().filter(|&i| self.columns[i].optional.is_some()).collect();
@@ -131,10 +145,14 @@ impl Table {
                 }
                 shown.retain(|&i| i != drop);
             }
-            let nat: Vec<usize> = shown.iter().map(|&i| natural[i]).collect();
-            let min: Vec<Option<usize>> = shown.iter().map(|&i| self.columns[i].shrink.map(|(_, m)| m)).collect();
-            for (&i, w) in shown.iter().zip(fit(&nat, &min, avail)) {
-                widths[i] = w;
+            self.fit_widths(&shown, &natural, avail, &mut widths);
+            let starved = shown.iter().copied().find(|&i| {
+                self.columns[i].own_line && shown.len() > 1 && widths[i] < natural[i] && widths[i] * 3 < avail
+            });
+            if let Some(i) = starved {
+                shown.retain(|&c| c != i);
+                self.fit_widths(&shown, &natural, avail, &mut widths);
+                below = Some(i);
             }
         }
         let mut out = String::new();
@@ -161,8 +179,26 @@ impl Table {
             line.truncate(line.trim_end_matches(' ').len());
             out.push_str(&line);
             out.push('\n');
+            if let (Some(i), Some(avail)) = (below, term.width) {
+                let keep = self.columns[i].shrink.map_or(Keep::Start, |(k, _)| k);
+                let text = truncate(&row[i].text, avail.saturating_sub(GAP.len()), keep);
+                if !text.is_empty() {
+                    out.push_str(GAP);
+                    out.push_str(&term.paint(row[i].style, &text));
+                    out.push('\n');
+                }
+            }
         }
         out
+    }
+
+    /// Sets `widths` of the `shown` columns to what fits `avail` (see [`fit`]).
+    fn fit_widths(&self, shown: &[usize], natural: &[usize], avail: usize, widths: &mut [usize]) {
+        let nat: Vec<usize> = shown.iter().map(|&i| natural[i]).collect();
+        let min: Vec<Option<usize>> = shown.iter().map(|&i| self.columns[i].shrink.map(|(_, m)| m)).collect();
+        for (&i, w) in shown.iter().zip(fit(&nat, &min, avail)) {
+            widths[i] = w;
+        }
     }
 }
 

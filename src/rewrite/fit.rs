@@ -28,8 +28,16 @@ impl Rewrite {
         for a in sent {
             let mut judged = a.clone();
             judged.judge(rules);
-            let size = (judged.width, judged.height);
-            if a.encoding == Encoding::Reference || !fit::fits_to(&judged.problems, size, limits.max_side) {
+            let shape = fit::Shape { size: (judged.width, judged.height), mime: judged.mime_detected.as_deref() };
+            if a.encoding == Encoding::Reference {
+                continue;
+            }
+            // Over the limits, and too large to decode: said, never sent unchanged without a word.
+            if let Some(why) = fit::unfittable(&judged.problems, shape, limits.max_side) {
+                self.summary.not_fitted.push(format!("{}: {why}, so it was not fitted", a.reference));
+                continue;
+            }
+            if !fit::fits_to(&judged.problems, shape, limits.max_side) {
                 continue;
             }
             // The type can change only where it sits with the bytes (a data URL): elsewhere a PNG

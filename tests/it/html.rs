@@ -383,3 +383,26 @@ fn the_header_names_the_agent_that_wrote_each_sample() {
         assert_eq!(values[at], agent, "{sample}");
     }
 }
+
+/// Issue 36, item 13: with no failure recorded, an attachment the model has not
+/// accepted yet is pending, as the text says, not a suspect.
+#[test]
+fn a_pending_attachment_is_badged_pending_not_suspect() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = [
+        json!({"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","isSidechain":false,"message":{"role":"user","content":[
+            {"type":"text","text":"what is on this screen?"},image_block("image/png", &screenshot(320, 200))]}}),
+    ];
+    let text: String = lines.iter().map(|l| l.to_string() + "\n").collect();
+    let file = write(dir.path(), "pending.jsonl", &text);
+    let (html, _, d) = page(&file);
+    assert!(d["failure"].is_null(), "{d}");
+    assert_eq!(d["suspects"].as_array().unwrap().len(), 1, "{d}");
+    let doc = Html::parse_document(&html);
+    let badges: Vec<String> = doc.select(&sel(".badge")).map(|b| b.text().collect()).collect();
+    assert_eq!(badges, ["pending", "pending"], "the list and the card");
+    assert_eq!(doc.select(&sel("article.card.pending")).count(), 1);
+    assert_eq!(doc.select(&sel("article.card.suspect")).count(), 0);
+    let heading: String = doc.select(&sel("section[id$=suspects] h2")).next().unwrap().text().collect();
+    assert_eq!(heading, "1 attachment the model has not accepted yet (the suspects, should it fail)");
+}

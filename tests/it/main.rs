@@ -66,6 +66,8 @@ mod guard;
 mod guard_agents;
 // `guard`: an image judged as one of the many the session already holds.
 mod guard_many;
+// `guard`: only what each agent's read tool sends as an image or a PDF is judged.
+mod guard_types;
 // The history's structure: tool calls without results and results without calls.
 mod history;
 // Every printed line true of the file, every suggested command runnable.

@@ -96,3 +96,23 @@ def scenario_guard_fits_an_oversized_image_the_user_lets_it_read(ctx):
     scan = sb.doctor("scan", "--json", _session(sb)).json()
     widths = [a["width"] for a in scan["attachments"]]
     lib.check(widths and all(w <= 8000 for w in widths), "the session holds the image fitted, not the 9000 px original", widths)
+
+
+def scenario_guard_lets_claude_code_read_an_svg_as_the_text_it_is(ctx):
+    """Claude Code's Read sends only png, jpg, jpeg, gif and webp as images (and
+    pdf as a document): an SVG it reads as text. The guard lets it be; it used
+    to deny it as a broken image (issue 36, item 6)."""
+    sb, p = ctx.sb, ctx.provider
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>\n'
+    (sb.work / "logo.svg").write_text(svg)
+    p.settings.tool = ("Read", {"file_path": str(sb.work / "logo.svg")})
+    inst = sb.doctor("guard", "install", "claude-code")
+    lib.check(inst.code == 0, "guard install claude-code", inst)
+    env = dict(ENV, ANTHROPIC_BASE_URL=p.url)
+    run = sb.run([ctx.exe, "-p", "READ-THE-FILE logo.svg please", "--allowedTools", "Read", "--output-format", "json"], env=env)
+    lib.check(run.code == 0, "the run ends well", run)
+    reqs = p.model_requests("anthropic")
+    results = [json.dumps(b) for r in reqs for m in r["body"].get("messages", []) if isinstance(m.get("content"), list)
+               for b in m["content"] if b.get("type") == "tool_result"]
+    lib.check(any("<rect" in t for t in results), "the model read the SVG's text", *results)
+    lib.check(not any("session-doctor guard" in t for t in results), "the guard denied nothing", *results)
