@@ -156,7 +156,7 @@ pub struct Shape<'a> {
 impl Shape<'_> {
     /// Why [`fit`] cannot decode an image of this shape (one claiming
     /// 100000×100000 px), or `None` when it can. A JPEG is decoded at up to
-    /// 1/8 scale ([`rows`]), so only its 1/8 size counts.
+    /// 1/8 scale (the `rows` module), so only its 1/8 size counts.
     pub fn undecodable(&self) -> Option<String> {
         let (Some(w), Some(h)) = self.size else { return None };
         let jpeg = self.mime == Some("image/jpeg");
