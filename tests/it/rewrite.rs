@@ -436,9 +436,17 @@ fn drop_reasoning_ids_takes_the_item_id_out_of_an_ai_sdk_part_and_keeps_the_blob
     let (d, code) = common::diagnose(&file, &[]);
     assert_eq!((code, d["stuck"].as_bool()), (1, Some(true)), "{d:#}");
     assert!(d["next"].to_string().contains("--drop-reasoning-ids"), "{d:#}");
+    // The AI SDK (store unset: true) sends the id by reference.
+    let (_, sent) = preview(&file, &[]);
+    assert_eq!(sent["input"][1], json!({"type":"item_reference","id":"rs_stale01"}), "{sent:#}");
     let (r, lines) = repaired_with(&file, &["--drop-reasoning-ids"]);
     let copy = Value::from(lines.clone()).to_string();
     assert!(!copy.contains("rs_stale01"), "an rs_ id is left: {copy}");
+    // The copy's reasoning goes as its encrypted content alone.
+    let (text, sent) = preview(Path::new(r["out"].as_str().unwrap()), &[]);
+    assert!(!text.contains("rs_"), "{text}");
+    let want = json!({"type":"reasoning","encrypted_content":"gAAAAABblob","summary":[{"type":"summary_text","text":"thinking"}]});
+    assert_eq!(sent["input"][1], want, "{sent:#}");
     assert_eq!(copy.matches("gAAAAABblob").count(), 2, "the encrypted content stays: {copy}");
     let part = &lines[1]["parts"][0];
     assert_eq!(part["providerOptions"]["openai"], json!({"reasoningEncryptedContent":"gAAAAABblob"}), "{part}");
