@@ -288,7 +288,8 @@ impl<'j> Work<'j> {
         // Past the many-image threshold the sides are the cause, whatever the suspects.
         let many = crate::media::rules::many_images_broken(&self.limits).is_some();
         let stuck = self.failure.as_ref().is_some_and(|f| {
-            super::is_stuck(f, &self.picked.suspects, invalid_excluded)
+            (super::is_stuck(f, &self.picked.suspects, invalid_excluded)
+                && !super::reasoning_gone(f, session, &self.rules.provider))
                 || (many && !f.passed() && f.classification.class == Class::MediaRejected)
         });
         let recorded = self.failure.as_ref().filter(|f| f.source == FailureSource::Recorded);

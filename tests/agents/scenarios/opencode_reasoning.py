@@ -37,14 +37,84 @@ def _reasoning(items):
     return [i for i in items if i.get("type") in ("reasoning", "item_reference")]
 
 
-def scenario_explore(ctx):
-    _setup(ctx, True)
+def _responses_items(items):
+    """Responses input items as comparable values (the SDK leaves ``type`` off a message)."""
+    out = []
+    for item in items:
+        item = dict(item)
+        if "role" in item:
+            item.setdefault("type", "message")
+            content = item["content"] if isinstance(item["content"], list) else [{"type": "input_text", "text": item["content"]}]
+            item["content"] = [{k: v for k, v in c.items() if k != "annotations"} for c in content]
+        out.append(item)
+    return out
+
+
+def _stuck(ctx, store, break_it, answer):
+    """A first turn that reasons, then ``break_it``; opencode's resume and a
+    second resume meet ``answer``. Returns (session id, export text, last request)."""
+    _setup(ctx, store)
     first = _opencode(ctx, "run", "Say hi.")
-    lib.check(first.code == 0, "the first run succeeds", first)
-    again = _opencode(ctx, "run", "--continue", "continue")
-    lib.check(again.code == 0, "the resume succeeds", again)
-    sent = _requests(ctx)
-    print(json.dumps([e["body"]["input"] for e in sent], indent=1)[:6000])
+    lib.check(first.code == 0 and _requests(ctx)[-1]["status"] == 200, "the first run succeeds", first)
+    break_it()
+    for what in ("opencode's resume", "and the next"):
+        n = len(ctx.provider.model_requests("responses"))
+        again = _opencode(ctx, "run", "--continue", "continue")
+        sent = _requests(ctx, n)
+        lib.check(sent and sent[-1]["status"] == 400 and answer in json.dumps(sent[-1]["answer"]), "%s meets the 400 %r" % (what, answer), again, sent[-1:] and sent[-1]["answer"])
     session = _session_id(_db(ctx))
-    print(_export(ctx, session)[:6000])
-    lib.check(False, "explore")
+    export = ctx.sb.root / "export.json"
+    export.write_text(_export(ctx, session))
+    return session, export, sent[-1]
+
+
+def _rescued(ctx, export, flag, cls):
+    """diagnose names ``flag``, repair with it, preview of the copy = what opencode sends
+    resuming it, and that resume gets a 200. Returns the request sent."""
+    r, d = lib.diagnose(ctx.sb, export)
+    lib.check(d["stuck"] is True and r.code == 1 and d["failure"]["class"] == cls, "diagnose: stuck, %s" % cls, r)
+    lib.check(any(flag in n for n in d["next"]), "the next command names %s" % flag, r)
+    out = ctx.sb.root / "repaired"
+    out.mkdir()
+    rep = ctx.sb.doctor("repair", export, "--out", out, "--json", flag)
+    lib.check(rep.code == 0, "repair writes a copy", rep)
+    copy = rep.json()
+    r, d = lib.diagnose(ctx.sb, copy["out"])
+    lib.check(d["stuck"] is False, "diagnose on the copy: not stuck", r)
+    p = ctx.sb.doctor("preview", copy["out"])
+    lib.check(p.code == 0, "preview of the copy runs", p)
+    previewed = json.loads(p.stdout)["input"]
+    imp = _opencode(ctx, "import", copy["out"])
+    lib.check(imp.code == 0, "opencode imports the copy", imp)
+    n = len(ctx.provider.model_requests("responses"))
+    resumed = _opencode(ctx, "run", "--session", copy["id"], "continue")
+    sent = _requests(ctx, n)
+    lib.check(resumed.code == 0 and sent and sent[0]["status"] == 200, "opencode resumes the copy with a 200", resumed, sent[:1] and sent[0]["answer"])
+    body = sent[0]["body"]
+    # The request holds the system prompt first and the resume's own prompt last.
+    want = _responses_items([i for i in body["input"] if i.get("role") != "developer"][:-1])
+    lib.check(_responses_items(previewed) == want, "preview of the copy = what opencode sent resuming it", previewed, want)
+    return body
+
+
+def scenario_stale_reasoning_reference_dropped(ctx):
+    """store: true, then a route switch: the item_reference of the reasoning is stale."""
+    _, export, last = _stuck(ctx, True, ctx.provider.forget, "Item with id 'rs_")
+    refs = [i["id"] for i in last["body"]["input"] if i.get("type") == "item_reference"]
+    lib.check(refs and refs[0].startswith("rs_"), "opencode sent the reasoning by reference", refs)
+    body = _rescued(ctx, export, "--drop-reasoning-ids", "reasoning_rejected")
+    sent = json.dumps(body["input"])
+    lib.check('"rs_' not in sent and _reasoning(body["input"]), "the reasoning went without its rs_ id", sent[:3000])
+
+
+def scenario_unverified_encrypted_reasoning_stripped(ctx):
+    """opencode's default store: false; another organisation's key: the blob cannot be verified."""
+    ctx.provider.settings.verify_encrypted = True
+    _, export, last = _stuck(ctx, None, ctx.provider.new_org, "could not be verified")
+    lib.check(_reasoning(last["body"]["input"]), "opencode replayed its encrypted reasoning", last["body"]["input"])
+    p = ctx.sb.doctor("preview", export)
+    lib.check(p.code == 0, "preview of the stuck session runs", p)
+    sent = [i for i in last["body"]["input"] if i.get("role") != "developer"][:-1]
+    lib.check(_reasoning(json.loads(p.stdout)["input"]) == _reasoning(sent), "preview shows the reasoning opencode sent", p.stdout[:3000], sent)
+    body = _rescued(ctx, export, "--strip-reasoning=openai", "reasoning_rejected")
+    lib.check(not _reasoning(body["input"]), "the copy sends no reasoning", body["input"])
