@@ -477,10 +477,22 @@ fn a_refused_blob_strips_only_the_refusing_providers_reasoning() {
     let (d, code) = common::diagnose(&file, &[]);
     assert_eq!((code, d["failure"]["class"].as_str()), (1, Some("reasoning_rejected")), "{d:#}");
     assert!(d["next"].to_string().contains("--strip-reasoning=openai"), "{d:#}");
-    let (_, lines) = repaired_with(&file, &["--strip-reasoning=openai"]);
+    let (r, lines) = repaired_with(&file, &["--strip-reasoning=openai"]);
     let copy = Value::from(lines).to_string();
     assert!(!copy.contains("gAAAAABbroken") && !copy.contains("rs_0b1"), "the refused blob stays: {copy}");
     for kept in ["EqQBCkYIBxgCKkBsig", "weighing", "draft", "the plan", "go on"] {
         assert!(copy.contains(kept), "{kept} is lost: {copy}");
+    }
+    // The refusal, given again, no longer holds on the copy: what it refused is gone.
+    let out = Path::new(r["out"].as_str().unwrap());
+    let (d, code) = common::diagnose(out, &["--error", "The encrypted content gAAA...oken could not be verified."]);
+    let verdict =
+        "not stuck: the history no longer holds the reasoning the provider refused, so the next request differs";
+    assert_eq!((code, d["verdict"].as_str()), (0, Some(verdict)), "{d:#}");
+    // Nor an 'Item … not found' once the rs_ id it names is gone; one still held is stuck.
+    for (error, stuck) in [("Item with id 'rs_0b1' not found.", false), ("Item with id 'rs_0b1' not found.", true)] {
+        let file = if stuck { &file } else { out };
+        let (d, _) = common::diagnose(file, &["--error", error]);
+        assert_eq!(d["stuck"].as_bool(), Some(stuck), "{error}: {d:#}");
     }
 }
