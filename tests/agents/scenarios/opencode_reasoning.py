@@ -97,8 +97,13 @@ def _rescued(ctx, export, flag, cls):
     return body
 
 
+@lib.known_gap(
+    "under store: true opencode sends every item id by reference, the reply's msg_ too; after a route switch "
+    "--drop-reasoning-ids takes the rs_ id out, and the resume of the copy meets \"Item with id 'msg_…' not found.\""
+)
 def scenario_stale_reasoning_reference_dropped(ctx):
-    """store: true, then a route switch: the item_reference of the reasoning is stale."""
+    """store: true, then a route switch: the item_reference of the reasoning is stale.
+    (opencode's default store: false never sends an item id: it takes them out itself.)"""
     _, export, last = _stuck(ctx, True, ctx.provider.forget, "Item with id 'rs_")
     refs = [i["id"] for i in last["body"]["input"] if i.get("type") == "item_reference"]
     lib.check(refs and refs[0].startswith("rs_"), "opencode sent the reasoning by reference", refs)
