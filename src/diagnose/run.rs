@@ -415,10 +415,19 @@ impl<'j> Work<'j> {
         // An agent that may fail a request without recording it: an unanswered
         // last request is no proof of health, and the error the agent printed can say more.
         let session = &self.session;
+        // A copy repair wrote, nothing sent from it since: its last request never went.
+        let fresh = session.format == crate::model::Format::GeminiCli
+            && crate::formats::gemini_cli::fresh_copy(std::path::Path::new(&session.file));
         let unrecorded =
             // The repeats are no proof the last request failed for them alone.
             (session.format.behaviour().unrecorded_failures)
-                .filter(|_| (failure.is_none() || self.repeats_verdict) && super::unanswered(session));
+                .filter(|_| (failure.is_none() || self.repeats_verdict) && super::unanswered(session) && !fresh);
+        if fresh && super::unanswered(session) {
+            self.notes.push(
+                "repair wrote this copy and nothing was added to it since: its last request has not been sent yet"
+                    .into(),
+            );
+        }
         if let Some(why) = unrecorded {
             verdict = format!(
                 "not known to be stuck: no failure recorded, but the history ends in a request with no answer, and {why}: if the agent printed an error, give it with --error to judge it"

@@ -155,6 +155,9 @@ fn repair_writes_a_resumable_copy_in_the_agents_own_naming() {
         let (a, b) = (std::fs::read_to_string(&file).unwrap(), std::fs::read_to_string(&copy).unwrap());
         let id = r["id"].as_str().unwrap_or("\u{0}");
         let same = |x: &str, y: &str| ["s", "x"].iter().any(|old| y.replace(id, old) == x);
+        // A Gemini CLI copy ends in the line that says repair wrote it.
+        let b =
+            b.strip_suffix(&format!("{}\n", session_doctor::formats::gemini_cli::REPAIRED)).unwrap_or(&b).to_string();
         let foreign: Vec<&str> = b.lines().filter(|y| !a.lines().any(|x| same(x, y))).collect();
         // The rewritten record, and a line re-parented around the failure left out.
         assert_eq!(r["touched"], 1, "{format}");
