@@ -499,7 +499,7 @@ fn reasoning_gone(f: &Failure, session: &Session, provider: &str) -> bool {
     if text.contains("not found") {
         // The reasoning id the provider could not find, as it names it.
         let message = f.classification.message.as_deref().unwrap_or("");
-        let named = message.split("'").nth(1).filter(|id| id.starts_with("rs_"));
+        let named = message.split('\'').nth(1).filter(|id| id.starts_with("rs_"));
         return named.is_some_and(|id| session.reasoning.iter().all(|r| r.id.as_deref() != Some(id)));
     }
     match provider_family(provider) {

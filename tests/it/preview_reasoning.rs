@@ -162,7 +162,7 @@ fn opencode_sends_reasoning_as_the_ai_sdk_replays_it() {
 }
 
 /// A mux `chat.jsonl`: a reply by `model` whose reasoning part holds `options`, then a user turn.
-fn mux_chat(dir: &Path, model: &str, part: Value) -> PathBuf {
+fn mux_chat(dir: &Path, model: &str, part: &Value) -> PathBuf {
     let usage = json!({"inputTokens":1,"outputTokens":1,"totalTokens":2});
     jsonl(
         dir,
@@ -180,15 +180,15 @@ fn mux_sends_reasoning_as_the_ai_sdk_replays_it() {
     let dir = tempfile::tempdir().unwrap();
     // OpenAI, store unset: the AI SDK's default sends the id by reference.
     let part = json!({"type":"reasoning","text":"weighing","providerOptions":{"openai":{"itemId":"rs_0a1","reasoningEncryptedContent":"gAAAAABblob"}}});
-    let items = blocks(&preview(&mux_chat(dir.path(), "openai:gpt-5.1", part), &[]));
+    let items = blocks(&preview(&mux_chat(dir.path(), "openai:gpt-5.1", &part), &[]));
     assert!(items.contains(&json!({"type":"item_reference","id":"rs_0a1"})), "{items:#?}");
     // Anthropic: the legacy top-level signature too.
     let part = json!({"type":"reasoning","text":"weighing","signature":"EqQBsig"});
-    let sent = blocks(&preview(&mux_chat(dir.path(), "anthropic:claude-sonnet-4-5", part), &[]));
+    let sent = blocks(&preview(&mux_chat(dir.path(), "anthropic:claude-sonnet-4-5", &part), &[]));
     assert!(sent.contains(&json!({"type":"thinking","thinking":"weighing","signature":"EqQBsig"})), "{sent:#?}");
     // Google: a thought part.
     let part =
         json!({"type":"reasoning","text":"weighing","providerOptions":{"google":{"thoughtSignature":"CiQBsig"}}});
-    let parts = blocks(&preview(&mux_chat(dir.path(), "google:gemini-2.5-pro", part), &[]));
+    let parts = blocks(&preview(&mux_chat(dir.path(), "google:gemini-2.5-pro", &part), &[]));
     assert!(parts.contains(&json!({"text":"weighing","thought":true,"thoughtSignature":"CiQBsig"})), "{parts:#?}");
 }
