@@ -442,7 +442,11 @@ fn predict(
         return predicted(class, p.message.clone(), rules.max_images_per_request.map(u64::from));
     }
     let family = provider_family(&rules.provider)?;
-    let foreign = session.reasoning.iter().find(|r| r.kind.family() != family)?;
+    // An item reference is no reasoning: the AI SDK sends it to OpenAI alone.
+    let foreign = session
+        .reasoning
+        .iter()
+        .find(|r| r.kind.family() != family && r.kind != crate::model::ReasoningKind::OpenaiReference)?;
     notes.push("no blocking provider error is recorded: the history replays another provider's reasoning".into());
     let msg = format!(
         "line {} holds {} reasoning, which {} cannot verify",

@@ -26,7 +26,9 @@ pub fn split_model(m: &str) -> (Option<String>, String) {
 /// One provider's reasoning on a part is one item, whichever members name it;
 /// its `rs_` id is at every `…/openai/itemId` that holds it, so a copy that
 /// drops ids drops each (the AI SDK sends `item_reference` from either).
-pub fn provider_reasoning(metas: &[(&Value<'_>, &str)], at: &str, out: &mut LineOut<'_>) {
+/// `reasoning`: the part is a reasoning part (else a text part or a tool call,
+/// whose OpenAI item id is an [`ReasoningKind::OpenaiReference`]).
+pub fn provider_reasoning(metas: &[(&Value<'_>, &str)], at: &str, reasoning: bool, out: &mut LineOut<'_>) {
     let mut names: Vec<&str> = Vec::new();
     for (meta, _) in metas {
         if let Value::Object(providers) = meta {
@@ -48,7 +50,19 @@ pub fn provider_reasoning(metas: &[(&Value<'_>, &str)], at: &str, out: &mut Line
             .filter(|(m, _)| rs_id(m).is_some())
             .map(|(_, k)| format!("{at}/{k}/{}/itemId", segment(name)))
             .collect();
-        if held.iter().any(|(m, _)| m.get("reasoningEncryptedContent").as_str().is_some()) {
+        // A text part's or a call's item id (`msg_`, `fc_`): a reference under `store: true`.
+        let other_id = |m: &Value<'_>| m.get("itemId").to_text().filter(|i| !i.starts_with("rs_"));
+        if name == "openai"
+            && !reasoning
+            && let Some(item) = held.iter().find_map(|(m, _)| other_id(m))
+        {
+            let at_ids = held
+                .iter()
+                .filter(|(m, _)| other_id(m).is_some())
+                .map(|(_, k)| format!("{at}/{k}/{}/itemId", segment(name)))
+                .collect();
+            out.reasoning_at(ReasoningKind::OpenaiReference, Some(item), at, at_ids);
+        } else if held.iter().any(|(m, _)| m.get("reasoningEncryptedContent").as_str().is_some()) {
             out.reasoning_at(ReasoningKind::OpenaiEncrypted, id, at, id_at);
         } else if id.is_some() {
             out.reasoning_at(ReasoningKind::OpenaiId, id, at, id_at);

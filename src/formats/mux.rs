@@ -78,7 +78,7 @@ impl Adapter for Mux {
             } else if ty == "reasoning" {
                 let metas =
                     [(p.get("providerOptions"), "providerOptions"), (p.get("providerMetadata"), "providerMetadata")];
-                provider_reasoning(&metas, &at, out);
+                provider_reasoning(&metas, &at, true, out);
             } else if let Some(id) = p.get("toolCallId").to_text() {
                 let name = p.get("toolName").to_text().or_else(|| ty.strip_prefix("tool-").map(str::to_string));
                 let path = path_argument(p.get("input"));

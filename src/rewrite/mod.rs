@@ -223,7 +223,16 @@ impl Rewrite {
             r.ops.entry(key(s.line)).or_default().push(Op::Blank { offset: s.offset, len: s.len });
         }
         for x in &session.reasoning {
-            let openai = matches!(x.kind, ReasoningKind::OpenaiEncrypted | ReasoningKind::OpenaiId);
+            let openai = matches!(
+                x.kind,
+                ReasoningKind::OpenaiEncrypted | ReasoningKind::OpenaiId | ReasoningKind::OpenaiReference
+            );
+            if x.kind == ReasoningKind::OpenaiReference && (opts.strips(x.kind) || opts.drop_reasoning_ids) {
+                // Only the id goes: the text or call it names is sent as itself.
+                r.summary.reasoning_ids_dropped += 1;
+                r.ops.entry(key(x.line)).or_default().extend(x.id_at.iter().map(|p| Op::Remove { pointer: p.clone() }));
+                continue;
+            }
             let op = if opts.strips(x.kind) {
                 r.summary.reasoning_removed += 1;
                 match x.kind {

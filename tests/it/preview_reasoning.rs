@@ -192,3 +192,33 @@ fn mux_sends_reasoning_as_the_ai_sdk_replays_it() {
     let parts = blocks(&preview(&mux_chat(dir.path(), "google:gemini-2.5-pro", &part), &[]));
     assert!(parts.contains(&json!({"text":"weighing","thought":true,"thoughtSignature":"CiQBsig"})), "{parts:#?}");
 }
+
+/// Seed 004 in opencode under a model's `store: true`: the AI SDK sends the
+/// reply's `msg_` item id by reference too, so a route that lost the stored
+/// items refuses that after the `rs_` one. `--drop-reasoning-ids` takes both
+/// ids out (the reply's text and the encrypted content stay); before, the copy
+/// kept the `msg_` reference (and renamed it as if it were opencode's own id).
+#[test]
+fn drop_reasoning_ids_takes_the_replys_item_id_out_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let openai = json!({"openai":{"itemId":"rs_0a1","reasoningEncryptedContent":"gAAAAABblob"}});
+    let gpt = ("openai", "gpt-5");
+    let file = opencode_export(dir.path(), gpt, &openai, gpt);
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    doc["messages"][1]["parts"][2]["metadata"] = json!({"openai":{"itemId":"msg_5be687de7531"}});
+    std::fs::write(&file, doc.to_string()).unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let args = ["repair", file.to_str().unwrap(), "--drop-reasoning-ids", "--out", out.to_str().unwrap(), "--json"];
+    let (r, code) = common::json_of(&args);
+    assert_eq!((code, &r["changes"]["reasoning_ids_dropped"]), (0, &json!(2)), "{r:#}");
+    let copy: Value = serde_json::from_str(&std::fs::read_to_string(r["out"].as_str().unwrap()).unwrap()).unwrap();
+    let parts = &copy["messages"][1]["parts"];
+    assert_eq!(parts[1]["metadata"], json!({"openai":{"reasoningEncryptedContent":"gAAAAABblob"}}), "{parts:#}");
+    assert_eq!((&parts[2]["metadata"], &parts[2]["text"]), (&json!({"openai":{}}), &json!("the plan")), "{parts:#}");
+    // A reply's item id is no reasoning another provider would refuse.
+    doc["messages"][1]["parts"][1]["metadata"] = json!({});
+    std::fs::write(&file, doc.to_string()).unwrap();
+    let (d, code) = common::json_of(&["diagnose", file.to_str().unwrap(), "--json", "--provider", "anthropic"]);
+    assert_eq!((code, d["stuck"].as_bool()), (0, Some(false)), "{d:#}");
+}

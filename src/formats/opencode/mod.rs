@@ -222,7 +222,9 @@ fn message<'a>(v: &'a Value<'a>, base: &str, revert: Option<&Revert<'_>>, out: &
         let at = ptr(&ptr(base, "parts"), i);
         match p.get("type").as_str().unwrap_or("") {
             "file" if !assistant && sends_file(p.get("mime").as_str()) => file_part(p, &Site::new(e, origin), at, out),
-            "reasoning" | "text" => provider_reasoning(&[(p.get("metadata"), "metadata")], &at, out),
+            kind @ ("reasoning" | "text") => {
+                provider_reasoning(&[(p.get("metadata"), "metadata")], &at, kind == "reasoning", out);
+            }
             "tool" => {
                 let state = p.get("state");
                 let id = p.get("callID").to_text();
@@ -248,7 +250,7 @@ fn message<'a>(v: &'a Value<'a>, base: &str, revert: Option<&Revert<'_>>, out: &
                         file_part(a, &site, ptr(&ptr(&at, "state/attachments"), j), out);
                     }
                 }
-                provider_reasoning(&[(p.get("metadata"), "metadata")], &at, out);
+                provider_reasoning(&[(p.get("metadata"), "metadata")], &at, false, out);
             }
             _ => {}
         }

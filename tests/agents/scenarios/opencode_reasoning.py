@@ -97,19 +97,17 @@ def _rescued(ctx, export, flag, cls):
     return body
 
 
-@lib.known_gap(
-    "under store: true opencode sends every item id by reference, the reply's msg_ too; after a route switch "
-    "--drop-reasoning-ids takes the rs_ id out, and the resume of the copy meets \"Item with id 'msg_…' not found.\""
-)
 def scenario_stale_reasoning_reference_dropped(ctx):
     """store: true, then a route switch: the item_reference of the reasoning is stale.
     (opencode's default store: false never sends an item id: it takes them out itself.)"""
     _, export, last = _stuck(ctx, True, ctx.provider.forget, "Item with id 'rs_")
     refs = [i["id"] for i in last["body"]["input"] if i.get("type") == "item_reference"]
     lib.check(refs and refs[0].startswith("rs_"), "opencode sent the reasoning by reference", refs)
+    lib.check(any(r.startswith("msg_") for r in refs), "and the reply's text too", refs)
     body = _rescued(ctx, export, "--drop-reasoning-ids", "reasoning_rejected")
     sent = json.dumps(body["input"])
     lib.check('"rs_' not in sent and _reasoning(body["input"]), "the reasoning went without its rs_ id", sent[:3000])
+    lib.check("item_reference" not in sent, "and nothing went by reference", sent[:3000])
 
 
 def scenario_unverified_encrypted_reasoning_stripped(ctx):
