@@ -457,7 +457,9 @@ fn without_repeats(text: &[u8], mut edits: Vec<splice::Edit>, repeats: &mut Vec<
 /// Removals, grouped by container and done inside it, one after another from
 /// the last: each sees the container as the previous one left it. A content
 /// array they would empty keeps one text note instead (Anthropic rejects an
-/// empty content array).
+/// empty content array). A container inside another's (a member of one part
+/// beside the removal of another part) is done first, inside the outer one:
+/// two edits of overlapping ranges would not both apply.
 fn removal_edits(format: Format, text: &[u8], pointers: &[&str], note: &str) -> Vec<splice::Edit> {
     let mut by_parent: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for p in pointers {
@@ -465,35 +467,58 @@ fn removal_edits(format: Format, text: &[u8], pointers: &[&str], note: &str) -> 
             by_parent.entry(parent).or_default().push(last.to_string());
         }
     }
-    let mut out = Vec::new();
-    for (parent, mut kids) in by_parent {
-        let Some(range) = splice::locate(text, parent) else { continue };
-        let mut container = text[range.clone()].to_vec();
-        let array = container.first() == Some(&b'[');
-        kids.sort_by_key(|k| std::cmp::Reverse(k.parse::<usize>().unwrap_or(0)));
-        kids.dedup();
-        kids.retain(|k| splice::locate(&container, &format!("/{k}")).is_some());
-        if kids.is_empty() {
-            continue;
+    let mut groups: Vec<(std::ops::Range<usize>, Vec<String>)> =
+        by_parent.into_iter().filter_map(|(parent, kids)| Some((splice::locate(text, parent)?, kids))).collect();
+    groups.sort_by_key(|(r, _)| r.len());
+    let mut out: Vec<splice::Edit> = Vec::new();
+    for (range, kids) in groups {
+        let inside = |e: &splice::Edit| range.start <= e.range.start && e.range.end <= range.end;
+        let inner: Vec<splice::Edit> = out
+            .iter()
+            .filter(|e| inside(e))
+            .map(|e| splice::Edit {
+                range: e.range.start - range.start..e.range.end - range.start,
+                with: e.with.clone(),
+            })
+            .collect();
+        out.retain(|e| !inside(e));
+        let container = splice::apply(&text[range.clone()], &inner);
+        if let Some(with) = removed_in(format, container, kids, note) {
+            out.push(splice::Edit { range, with });
+        } else if !inner.is_empty() {
+            let with = String::from_utf8_lossy(&splice::apply(&text[range.clone()], &inner)).into_owned();
+            out.push(splice::Edit { range, with });
         }
-        let emptied = array && splice::count(&container, "") == Some(kids.len());
-        // A list of messages or items may shrink; a content array must keep a block.
-        let lists = matches!(format.behaviour().pairing, Pairing::Responses | Pairing::Chat);
-        let keep_note = emptied && !lists;
-        for (n, k) in kids.iter().enumerate() {
-            let at = format!("/{k}");
-            let edit = if keep_note && n + 1 == kids.len() {
-                splice::locate(&container, &at).map(|r| splice::Edit { range: r, with: note_block(format, b"", note) })
-            } else {
-                splice::remove(&container, &at)
-            };
-            if let Some(e) = edit {
-                container = splice::apply(&container, &[e]);
-            }
-        }
-        out.push(splice::Edit { range, with: String::from_utf8_lossy(&container).into_owned() });
     }
     out
+}
+
+/// `container` with its members `kids` removed (see [`removal_edits`]), or
+/// `None` when it holds none of them.
+fn removed_in(format: Format, mut container: Vec<u8>, mut kids: Vec<String>, note: &str) -> Option<String> {
+    let array = container.first() == Some(&b'[');
+    kids.sort_by_key(|k| std::cmp::Reverse(k.parse::<usize>().unwrap_or(0)));
+    kids.dedup();
+    kids.retain(|k| splice::locate(&container, &format!("/{k}")).is_some());
+    if kids.is_empty() {
+        return None;
+    }
+    let emptied = array && splice::count(&container, "") == Some(kids.len());
+    // A list of messages or items may shrink; a content array must keep a block.
+    let lists = matches!(format.behaviour().pairing, Pairing::Responses | Pairing::Chat);
+    let keep_note = emptied && !lists;
+    for (n, k) in kids.iter().enumerate() {
+        let at = format!("/{k}");
+        let edit = if keep_note && n + 1 == kids.len() {
+            splice::locate(&container, &at).map(|r| splice::Edit { range: r, with: note_block(format, b"", note) })
+        } else {
+            splice::remove(&container, &at)
+        };
+        if let Some(e) = edit {
+            container = splice::apply(&container, &[e]);
+        }
+    }
+    Some(String::from_utf8_lossy(&container).into_owned())
 }
 
 /// The string at `pointer` rewritten without the member `inner` of the JSON it

@@ -216,6 +216,15 @@ fn drop_reasoning_ids_takes_the_replys_item_id_out_too() {
     let parts = &copy["messages"][1]["parts"];
     assert_eq!(parts[1]["metadata"], json!({"openai":{"reasoningEncryptedContent":"gAAAAABblob"}}), "{parts:#}");
     assert_eq!((&parts[2]["metadata"], &parts[2]["text"]), (&json!({"openai":{}}), &json!("the plan")), "{parts:#}");
+    // Stripping OpenAI's reasoning takes the part and, beside it, the reply's id
+    // (two removals in nested containers: before, the inner one was lost).
+    let out = dir.path().join("stripped");
+    std::fs::create_dir(&out).unwrap();
+    let args = ["repair", file.to_str().unwrap(), "--strip-reasoning=openai", "--out", out.to_str().unwrap(), "--json"];
+    let (r, code) = common::json_of(&args);
+    assert_eq!(code, 0, "{r:#}");
+    let copy = std::fs::read_to_string(r["out"].as_str().unwrap()).unwrap();
+    assert!(!copy.contains("gAAAAABblob") && !copy.contains("msg_5be687de7531") && copy.contains("the plan"), "{copy}");
     // A reply's item id is no reasoning another provider would refuse.
     doc["messages"][1]["parts"][1]["metadata"] = json!({});
     std::fs::write(&file, doc.to_string()).unwrap();
