@@ -231,3 +231,20 @@ fn drop_reasoning_ids_takes_the_replys_item_id_out_too() {
     let (d, code) = common::json_of(&["diagnose", file.to_str().unwrap(), "--json", "--provider", "anthropic"]);
     assert_eq!((code, d["stuck"].as_bool()), (0, Some(false)), "{d:#}");
 }
+
+#[test]
+fn cline_sends_its_thinking_with_its_signature() {
+    // The IDE extension's task history, in Anthropic's shape, as Cline keeps it.
+    let dir = tempfile::tempdir().unwrap();
+    let task = dir.path().join("1796198400999");
+    std::fs::create_dir(&task).unwrap();
+    let history = json!([
+        {"role":"user","content":[{"type":"text","text":"<task>\nplan it\n</task>"}]},
+        {"role":"assistant","content":[{"type":"thinking","thinking":"weighing","signature":"EqQBsig"},{"type":"text","text":"the plan"}]},
+        {"role":"user","content":[{"type":"text","text":"go on"}]}
+    ]);
+    let file = common::write(&task, "api_conversation_history.json", &history.to_string());
+    let thinking = json!({"type":"thinking","thinking":"weighing","signature":"EqQBsig"});
+    assert!(blocks(&preview(&file, &[])).contains(&thinking));
+    assert!(!blocks(&preview(&file, &["--strip-reasoning"])).contains(&thinking));
+}
