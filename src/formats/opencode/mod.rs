@@ -50,7 +50,7 @@ impl Adapter for Opencode {
         const RESPONSES: &[&str] = &[
             "the system prompt (opencode writes it for each request)",
             "the tool definitions",
-            "its provider options (this is opencode's default, store: false; a model set to store: true sends each item's id as an item_reference instead)",
+            "its provider options: this is the request under opencode's default store: false (a model set to store: true sends each item's id as an item_reference instead)",
         ];
         if dialect == Dialect::OpenaiResponses { RESPONSES } else { ALWAYS }
     }
