@@ -463,7 +463,11 @@ fn predict(
         return predicted(class, p.message.clone(), rules.max_images_per_request.map(u64::from));
     }
     let family = provider_family(&rules.provider)?;
-    let foreign = session.reasoning.iter().find(|r| r.kind.family() != family)?;
+    // An item reference is no reasoning: the AI SDK sends it to OpenAI alone.
+    let foreign = session
+        .reasoning
+        .iter()
+        .find(|r| r.kind.family() != family && r.kind != crate::model::ReasoningKind::OpenaiReference)?;
     notes.push("no blocking provider error is recorded: the history replays another provider's reasoning".into());
     let msg = format!(
         "line {} holds {} reasoning, which {} cannot verify",
@@ -504,6 +508,31 @@ fn is_stuck(f: &Failure, suspects: &[Suspect], invalid_excluded: bool) -> bool {
     }
 }
 
+/// A refused replay of reasoning the history no longer holds: the `rs_` id
+/// an "Item with id '…' not found" names is gone (a copy `--drop-reasoning-ids`
+/// wrote), or none of the refusing provider's reasoning for another refusal
+/// (`--strip-reasoning=<family>`; every family's when the provider is none of
+/// them). A predicted failure, or a signature to add, is not cured so.
+fn reasoning_gone(f: &Failure, session: &Session, provider: &str) -> bool {
+    let text = f.classification.message.as_deref().unwrap_or("").to_ascii_lowercase();
+    if f.classification.class != Class::ReasoningRejected
+        || f.source == FailureSource::Predicted
+        || signature::missing(&text)
+    {
+        return false;
+    }
+    if text.contains("not found") {
+        // The reasoning id the provider could not find, as it names it.
+        let message = f.classification.message.as_deref().unwrap_or("");
+        let named = message.split('\'').nth(1).filter(|id| id.starts_with("rs_"));
+        return named.is_some_and(|id| session.reasoning.iter().all(|r| r.id.as_deref() != Some(id)));
+    }
+    match provider_family(provider) {
+        Some(family) => session.reasoning.iter().all(|r| r.kind.family() != family),
+        None => session.reasoning.is_empty(),
+    }
+}
+
 /// No failure, and every attachment passed a full decode.
 const HEALTHY: &str = "healthy: no failure recorded, and nothing the next request carries is invalid";
 /// [`HEALTHY`] as a structural read can claim it: the pixels were not decoded.
@@ -532,6 +561,10 @@ fn verdict(f: Option<&Failure>, stuck: bool, suspects: &[Suspect]) -> String {
                 if suspects.len() == 1 { "" } else { "s" },
                 if suspects.len() == 1 { "s" } else { "" }
             ),
+            _ if class == Class::ReasoningRejected => {
+                "not stuck: the history no longer holds the reasoning the provider refused, so the next request differs"
+                    .into()
+            }
             _ => format!("not stuck: nothing the {class} failure could blame is left in the next request"),
         };
     }

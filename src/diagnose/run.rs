@@ -290,7 +290,8 @@ impl<'j> Work<'j> {
         // Past the many-image threshold the sides are the cause, whatever the suspects.
         let many = crate::media::rules::many_images_broken(&self.limits).is_some();
         let stuck = self.failure.as_ref().is_some_and(|f| {
-            super::is_stuck(f, &self.picked.suspects, invalid_excluded)
+            (super::is_stuck(f, &self.picked.suspects, invalid_excluded)
+                && !super::reasoning_gone(f, session, &self.rules.provider))
                 || (many && !f.passed() && f.classification.class == Class::MediaRejected)
         });
         let recorded = self.failure.as_ref().filter(|f| f.source == FailureSource::Recorded);
@@ -433,10 +434,19 @@ impl<'j> Work<'j> {
         // An agent that may fail a request without recording it: an unanswered
         // last request is no proof of health, and the error the agent printed can say more.
         let session = &self.session;
+        // A copy repair wrote, nothing sent from it since: its last request never went.
+        let fresh = session.format == crate::model::Format::GeminiCli
+            && crate::formats::gemini_cli::fresh_copy(std::path::Path::new(&session.file));
         let unrecorded =
             // The repeats are no proof the last request failed for them alone.
             (session.format.behaviour().unrecorded_failures)
-                .filter(|_| (failure.is_none() || self.repeats_verdict) && super::unanswered(session));
+                .filter(|_| (failure.is_none() || self.repeats_verdict) && super::unanswered(session) && !fresh);
+        if fresh && super::unanswered(session) {
+            self.notes.push(
+                "repair wrote this copy and nothing was added to it since: its last request has not been sent yet"
+                    .into(),
+            );
+        }
         if let Some(why) = unrecorded {
             verdict = format!(
                 "not known to be stuck: no failure recorded, but the history ends in a request with no answer, and {why}: if the agent printed an error, give it with --error to judge it"

@@ -9,7 +9,7 @@ use crate::json::Value;
 use crate::model::{ErrorRecord, Origin, Role, Session};
 use crate::request::{Canon, Dialect, ReadRange, Render, To, canon, read};
 
-use super::ai_sdk::{provider_reasoning, split_model};
+use super::ai_sdk::{Replay, provider_reasoning, split_model};
 use super::blocks::url_payload;
 use super::{Adapter, LineOut, RawCall, RawEntry, RawPayload, Site, path_argument, ptr};
 
@@ -78,7 +78,7 @@ impl Adapter for Mux {
             } else if ty == "reasoning" {
                 let metas =
                     [(p.get("providerOptions"), "providerOptions"), (p.get("providerMetadata"), "providerMetadata")];
-                provider_reasoning(&metas, &at, out);
+                provider_reasoning(&metas, &at, true, out);
             } else if let Some(id) = p.get("toolCallId").to_text() {
                 let name = p.get("toolName").to_text().or_else(|| ty.strip_prefix("tool-").map(str::to_string));
                 let path = path_argument(p.get("input"));
@@ -100,8 +100,11 @@ impl Adapter for Mux {
         crate::request::of_provider(provider)
     }
 
-    fn request<'a>(&self, _: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
-        Ok(Box::new(Canon::new(|v, _| messages(v))))
+    /// mux leaves OpenAI's `store` unset unless its providers config sets it:
+    /// the AI SDK's default, true, sends a reasoning item's id by reference.
+    fn request<'a>(&self, to: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
+        let mut replay = Replay::new(to.dialect, true);
+        Ok(Box::new(Canon::new(move |v, _| messages(v, &mut replay))))
     }
 }
 
@@ -140,8 +143,9 @@ fn tool_output<'a>(o: &'a Value<'a>, site: &Site, at: &str, out: &mut LineOut<'a
 }
 
 /// The messages one line stands for, as the AI SDK sends a `UIMessage`: an
-/// assistant message's tool results go as the next message.
-pub fn messages(v: &serde_json::Value) -> Vec<canon::Msg> {
+/// assistant message's tool results go as the next message, its reasoning as
+/// the provider's package replays it ([`Replay`]).
+pub fn messages(v: &serde_json::Value, replay: &mut Replay) -> Vec<canon::Msg> {
     if v.pointer("/metadata/error").is_some() {
         return Vec::new();
     }
@@ -155,6 +159,10 @@ pub fn messages(v: &serde_json::Value) -> Vec<canon::Msg> {
         let ty = p.get("type").and_then(serde_json::Value::as_str).unwrap_or("");
         match ty {
             "text" => said.extend(read::s(p, "text").map(canon::Part::Text)),
+            "reasoning" if role == canon::WireRole::Assistant => {
+                let text = p.get("text").and_then(serde_json::Value::as_str).unwrap_or("");
+                said.extend(replay.part(text, &replay_options(p)));
+            }
             "file" => said.extend(read::s(p, "url").map(|u| {
                 canon::Part::from_url(
                     &u,
@@ -173,4 +181,31 @@ pub fn messages(v: &serde_json::Value) -> Vec<canon::Msg> {
         }
     }
     read::split(role, said, results)
+}
+
+/// What mux hands the AI SDK of a reasoning part (`attachReasoningReplayMetadata`):
+/// its `providerOptions` over the legacy top-level `signature` (Anthropic's),
+/// provider by provider (an empty `providerOptions` object, too); with
+/// neither, the part's own `providerMetadata`.
+fn replay_options(p: &serde_json::Value) -> serde_json::Value {
+    let legacy = p.get("signature").filter(|s| s.as_str().is_some_and(|s| !s.is_empty()));
+    let options = p.get("providerOptions").and_then(serde_json::Value::as_object);
+    if legacy.is_none() && options.is_none() {
+        return p.get("providerMetadata").cloned().unwrap_or_default();
+    }
+    let mut merged = serde_json::Map::new();
+    if let Some(sig) = legacy {
+        merged.insert("anthropic".into(), serde_json::json!({ "signature": sig }));
+    }
+    // mergeReasoningProviderOptions takes these four from the part, and no other.
+    let known = |(k, _): &(&String, &serde_json::Value)| ["anthropic", "google", "openai", "xai"].contains(&k.as_str());
+    for (provider, o) in options.into_iter().flatten().filter(known) {
+        match (merged.get_mut(provider).and_then(serde_json::Value::as_object_mut), o.as_object()) {
+            (Some(had), Some(o)) => had.extend(o.clone()),
+            _ => {
+                merged.insert(provider.clone(), o.clone());
+            }
+        }
+    }
+    serde_json::Value::Object(merged)
 }

@@ -223,7 +223,7 @@ impl Attachment {
 pub struct Reasoning {
     pub line: u64,
     pub kind: ReasoningKind,
-    /// The OpenAI `rs_…` id when the format keeps it.
+    /// The OpenAI `rs_…` id when the format keeps it (an item reference's `msg_…`, `fc_…`).
     pub id: Option<String>,
     /// JSON pointer of the block, item or part that carries it, inside its line.
     pub pointer: String,
@@ -246,6 +246,11 @@ pub enum ReasoningKind {
     AnthropicRedacted,
     /// Gemini `thoughtSignature`.
     GeminiSignature,
+    /// The OpenAI item id (`msg_…`, `fc_…`) of a reply's text or tool call,
+    /// which the AI SDK sends as an `item_reference` under `store: true` (opencode
+    /// keeps it in a part's `metadata.openai.itemId`): no reasoning, but a
+    /// reference a provider's store must hold, as an `rs_` one.
+    OpenaiReference,
 }
 
 impl ReasoningKind {
@@ -253,7 +258,7 @@ impl ReasoningKind {
     /// `openai`, `anthropic` or `gemini`.
     pub fn family(self) -> &'static str {
         match self {
-            ReasoningKind::OpenaiEncrypted | ReasoningKind::OpenaiId => "openai",
+            ReasoningKind::OpenaiEncrypted | ReasoningKind::OpenaiId | ReasoningKind::OpenaiReference => "openai",
             ReasoningKind::AnthropicSignature | ReasoningKind::AnthropicRedacted => "anthropic",
             ReasoningKind::GeminiSignature => "gemini",
         }

@@ -41,7 +41,8 @@ pub struct Written {
     pub touched: u64,
     /// Lines left out: dropped by the rewrite, or damaged (cut short, not JSON).
     pub dropped: Vec<u64>,
-    /// Records added: results for interrupted tool calls.
+    /// Records added: results for interrupted tool calls, and the line that
+    /// marks a Gemini CLI copy as written by repair.
     pub inserted: u64,
     /// Damaged lines salvaged (rejoined or split), each said with its lines.
     pub salvaged: Vec<String>,
@@ -142,6 +143,18 @@ pub fn repair_text(
                 let input = Sparse::collapsed(&file, 0, len, &holes);
                 let lines = Copied { path: src, file: &file, holes: &holes, input };
                 pipelined(out, &file, |chunks| copy(&mut w, lines, None, format, rewrite, damaged, chunks))?;
+                if format == Format::GeminiCli {
+                    // The line that tells a fresh copy from one resumed since (`diagnose`).
+                    let mut last = [0u8];
+                    let open = len > 0
+                        && std::os::unix::fs::FileExt::read_exact_at(&file, &mut last, len - 1).is_ok()
+                        && last[0] != b'\n';
+                    out.write_all(if open { b"\n" } else { b"" })?;
+                    out.write_all(crate::formats::gemini_cli::REPAIRED.as_bytes())?;
+                    out.write_all(b"\n")?;
+                    w.lines += 1;
+                    w.inserted += 1;
+                }
             }
         }
         // Still the file the plan was made from, or nothing is written.

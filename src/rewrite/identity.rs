@@ -337,30 +337,60 @@ fn opencode_id(old: &str) -> String {
 }
 
 /// Every opencode id in an export (the session's, its messages' and parts'), as
-/// edits to fresh ones: each id the same new id wherever it appears.
+/// edits to fresh ones: each id the same new id wherever it appears. An id is
+/// opencode's when the export gives something that `id`; a string that only
+/// looks like one is left as it is: the `msg_…` item id OpenAI gave a reply,
+/// which opencode keeps in a part's `metadata.openai.itemId`.
 fn opencode_ids(text: &[u8]) -> Vec<splice::Edit> {
+    let candidates = opencode_id_strings(text);
+    let own: std::collections::HashSet<&[u8]> =
+        candidates.iter().filter(|c| c.is_id).map(|c| &text[c.at + 1..c.at + 1 + c.len]).collect();
     let mut fresh: std::collections::HashMap<&[u8], String> = std::collections::HashMap::new();
     let mut edits = Vec::new();
+    for c in &candidates {
+        let id = &text[c.at + 1..c.at + 1 + c.len];
+        if own.contains(id) {
+            let new = fresh.entry(id).or_insert_with(|| opencode_id(std::str::from_utf8(id).unwrap_or_default()));
+            edits.push(splice::Edit { range: c.at..c.at + c.len + 2, with: format!("\"{new}\"") });
+        }
+    }
+    edits
+}
+
+/// A JSON string shaped as an opencode id (`ses_`, `msg_`, `prt_`): where its
+/// opening quote is, its length, and whether it is the value of an `"id"` key.
+struct IdString {
+    at: usize,
+    len: usize,
+    is_id: bool,
+}
+
+fn opencode_id_strings(text: &[u8]) -> Vec<IdString> {
+    let mut out = Vec::new();
     let mut i = 0;
+    // Where the last key ended, and whether it was `"id"`.
+    let mut key_is_id = false;
     while let Some(at) = memchr::memchr(b'"', &text[i..]).map(|k| i + k) {
         let body = &text[at + 1..];
         let len = body.iter().position(|b| !b.is_ascii_alphanumeric() && *b != b'_').unwrap_or(body.len());
         let id = &body[..len];
         let closed = body.get(len) == Some(&b'"');
+        // A value follows its key's colon (whitespace aside).
+        let value = text[..at].iter().rev().find(|b| !b.is_ascii_whitespace()) == Some(&b':');
         if closed && len > 4 && [&b"ses_"[..], b"msg_", b"prt_"].iter().any(|p| id.starts_with(p)) {
-            let new = fresh.entry(id).or_insert_with(|| opencode_id(std::str::from_utf8(id).unwrap_or_default()));
-            edits.push(splice::Edit { range: at..at + len + 2, with: format!("\"{new}\"") });
+            out.push(IdString { at, len, is_id: value && key_is_id });
             i = at + len + 2;
-        } else {
-            // Past this string (escapes included), to the next one.
-            let mut k = at + 1;
-            while k < text.len() && text[k] != b'"' {
-                k += if text[k] == b'\\' { 2 } else { 1 };
-            }
-            i = (k + 1).min(text.len());
+            continue;
         }
+        // Past this string (escapes included), to the next one.
+        let mut k = at + 1;
+        while k < text.len() && text[k] != b'"' {
+            k += if text[k] == b'\\' { 2 } else { 1 };
+        }
+        key_is_id = !value && &text[at + 1..k.min(text.len())] == b"id";
+        i = (k + 1).min(text.len());
     }
-    edits
+    out
 }
 
 /// The edits that write the new id into one record, where `format` keeps it.
@@ -407,4 +437,30 @@ fn gemini_cli_pointer(line: &[u8], first: bool) -> Option<&'static str> {
         return Some("/$set/sessionId");
     }
     (first || splice::locate(line, "/projectHash").is_some()).then_some("/sessionId")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Before, every string shaped as an opencode id was renamed, OpenAI's
+    /// `msg_` item id too: a copy under `store: true` then referenced an item
+    /// no provider ever had.
+    #[test]
+    fn only_the_ids_the_export_gives_are_renamed() {
+        let text = br#"{"info":{"id":"ses_1a2b3c4d5e6f7"},"messages":[{"info":{"id":"msg_1a2b3c4d5e6f8","sessionID":"ses_1a2b3c4d5e6f7"},
+            "parts":[{"type":"text","text":"msg_1a2b3c4d5e6f8","metadata":{"openai":{"itemId":"msg_5be687de7531"}},"id":"prt_1a2b3c4d5e6f9","messageID":"msg_1a2b3c4d5e6f8"}]}]}"#;
+        let out = String::from_utf8(splice::apply(text, &opencode_ids(text))).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let (m, p) = (&v["messages"][0], &v["messages"][0]["parts"][0]);
+        assert_eq!(p["metadata"]["openai"]["itemId"], "msg_5be687de7531", "{out}");
+        assert_ne!(m["info"]["id"], "msg_1a2b3c4d5e6f8");
+        assert_eq!(
+            (&m["info"]["id"], &p["messageID"], &p["text"]),
+            (&p["messageID"], &m["info"]["id"], &m["info"]["id"])
+        );
+        assert_eq!(m["info"]["sessionID"], v["info"]["id"]);
+        assert!(v["info"]["id"].as_str().unwrap().starts_with("ses_") && v["info"]["id"] != "ses_1a2b3c4d5e6f7");
+        assert!(p["id"].as_str().unwrap().starts_with("prt_") && p["id"] != "prt_1a2b3c4d5e6f9");
+    }
 }

@@ -230,7 +230,16 @@ impl Rewrite {
             r.ops.entry(key(s.line)).or_default().push(Op::Blank { offset: s.offset, len: s.len });
         }
         for x in &session.reasoning {
-            let openai = matches!(x.kind, ReasoningKind::OpenaiEncrypted | ReasoningKind::OpenaiId);
+            let openai = matches!(
+                x.kind,
+                ReasoningKind::OpenaiEncrypted | ReasoningKind::OpenaiId | ReasoningKind::OpenaiReference
+            );
+            if x.kind == ReasoningKind::OpenaiReference && (opts.strips(x.kind) || opts.drop_reasoning_ids) {
+                // Only the id goes: the text or call it names is sent as itself.
+                r.summary.reasoning_ids_dropped += 1;
+                r.ops.entry(key(x.line)).or_default().extend(x.id_at.iter().map(|p| Op::Remove { pointer: p.clone() }));
+                continue;
+            }
             let op = if opts.strips(x.kind) {
                 r.summary.reasoning_removed += 1;
                 match x.kind {
@@ -516,9 +525,11 @@ fn without_repeats(text: &[u8], mut edits: Vec<splice::Edit>, repeats: &mut Vec<
 /// Removals, grouped by container and done inside it, one after another from
 /// the last: each sees the container as the previous one left it. A content
 /// array they would empty keeps one text note instead (Anthropic rejects an
-/// empty content array). The edits of `inner` that fall inside a container
-/// are made in it first (an elided output in a message beside one removed),
-/// and leave `inner`: one inside the container's edit would be dropped.
+/// empty content array). A container inside another's (a member of one part
+/// beside the removal of another part) is done first, inside the outer one,
+/// and so are the edits of `inner` that fall inside a container (an elided
+/// output in a message beside one removed), which leave `inner`: two edits of
+/// overlapping ranges would not both apply.
 fn removal_edits(
     format: Format,
     text: &[u8],
@@ -532,41 +543,58 @@ fn removal_edits(
             by_parent.entry(parent).or_default().push(last.to_string());
         }
     }
-    let mut out = Vec::new();
-    for (parent, mut kids) in by_parent {
-        let Some(range) = splice::locate(text, parent) else { continue };
-        let within = |e: &splice::Edit| range.start <= e.range.start && e.range.end <= range.end;
-        let (moved, kept): (Vec<splice::Edit>, Vec<splice::Edit>) = std::mem::take(inner).into_iter().partition(within);
+    let mut groups: Vec<(std::ops::Range<usize>, Vec<String>)> =
+        by_parent.into_iter().filter_map(|(parent, kids)| Some((splice::locate(text, parent)?, kids))).collect();
+    groups.sort_by_key(|(r, _)| r.len());
+    let mut out: Vec<splice::Edit> = Vec::new();
+    for (range, kids) in groups {
+        let inside = |e: &splice::Edit| range.start <= e.range.start && e.range.end <= range.end;
+        let (mut within, kept): (Vec<splice::Edit>, Vec<splice::Edit>) =
+            std::mem::take(inner).into_iter().partition(inside);
         *inner = kept;
-        let moved: Vec<splice::Edit> = (moved.into_iter())
+        let (nested, outside): (Vec<splice::Edit>, Vec<splice::Edit>) =
+            std::mem::take(&mut out).into_iter().partition(inside);
+        out = outside;
+        within.extend(nested);
+        let within: Vec<splice::Edit> = (within.into_iter())
             .map(|e| splice::Edit { range: e.range.start - range.start..e.range.end - range.start, with: e.with })
             .collect();
-        let mut container = splice::apply(&text[range.clone()], &moved);
-        let array = container.first() == Some(&b'[');
-        kids.sort_by_key(|k| std::cmp::Reverse(k.parse::<usize>().unwrap_or(0)));
-        kids.dedup();
-        kids.retain(|k| splice::locate(&container, &format!("/{k}")).is_some());
-        if kids.is_empty() {
-            continue;
+        let container = splice::apply(&text[range.clone()], &within);
+        if let Some(with) = removed_in(format, container.clone(), kids, note) {
+            out.push(splice::Edit { range, with });
+        } else if !within.is_empty() {
+            out.push(splice::Edit { range, with: String::from_utf8_lossy(&container).into_owned() });
         }
-        let emptied = array && splice::count(&container, "") == Some(kids.len());
-        // A list of messages or items may shrink; a content array must keep a block.
-        let lists = matches!(format.behaviour().pairing, Pairing::Responses | Pairing::Chat);
-        let keep_note = emptied && !lists;
-        for (n, k) in kids.iter().enumerate() {
-            let at = format!("/{k}");
-            let edit = if keep_note && n + 1 == kids.len() {
-                splice::locate(&container, &at).map(|r| splice::Edit { range: r, with: note_block(format, b"", note) })
-            } else {
-                splice::remove(&container, &at)
-            };
-            if let Some(e) = edit {
-                container = splice::apply(&container, &[e]);
-            }
-        }
-        out.push(splice::Edit { range, with: String::from_utf8_lossy(&container).into_owned() });
     }
     out
+}
+
+/// `container` with its members `kids` removed (see [`removal_edits`]), or
+/// `None` when it holds none of them.
+fn removed_in(format: Format, mut container: Vec<u8>, mut kids: Vec<String>, note: &str) -> Option<String> {
+    let array = container.first() == Some(&b'[');
+    kids.sort_by_key(|k| std::cmp::Reverse(k.parse::<usize>().unwrap_or(0)));
+    kids.dedup();
+    kids.retain(|k| splice::locate(&container, &format!("/{k}")).is_some());
+    if kids.is_empty() {
+        return None;
+    }
+    let emptied = array && splice::count(&container, "") == Some(kids.len());
+    // A list of messages or items may shrink; a content array must keep a block.
+    let lists = matches!(format.behaviour().pairing, Pairing::Responses | Pairing::Chat);
+    let keep_note = emptied && !lists;
+    for (n, k) in kids.iter().enumerate() {
+        let at = format!("/{k}");
+        let edit = if keep_note && n + 1 == kids.len() {
+            splice::locate(&container, &at).map(|r| splice::Edit { range: r, with: note_block(format, b"", note) })
+        } else {
+            splice::remove(&container, &at)
+        };
+        if let Some(e) = edit {
+            container = splice::apply(&container, &[e]);
+        }
+    }
+    Some(String::from_utf8_lossy(&container).into_owned())
 }
 
 /// The string at `pointer` rewritten without the member `inner` of the JSON it

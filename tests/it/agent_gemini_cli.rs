@@ -349,3 +349,38 @@ fn a_missing_thought_signature_is_not_sent_to_strip_reasoning() {
     let notes = d["notes"].to_string();
     assert!(notes.contains("skip_thought_signature_validator") && notes.contains("current turn"), "{notes}");
 }
+
+/// Issue 36, item 9: a copy `repair` just wrote ends, as its original did, in a
+/// request with no answer, and Gemini CLI records no failure of a headless run;
+/// diagnose called it "not known to be stuck … give it with --error". Nothing
+/// has been sent from a fresh copy: its verdict is what its history says. Once
+/// the CLI appends to it (a resume), the caution is back.
+#[test]
+fn a_fresh_repaired_copy_is_judged_by_its_history() {
+    let (dir, path) = chats("session-2026-12-01T08-15-1e60ab7e.jsonl");
+    let (rep, code) = json_of(&["repair", path.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{rep:#}");
+    let copy = PathBuf::from(rep["out"].as_str().unwrap());
+    let name = copy.file_name().unwrap().to_str().unwrap().to_string();
+    let out = run(&["diagnose", copy.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let want = format!(
+        "{name}: gemini-cli (detected), judged by gemini rules\n\
+         healthy: no failure recorded, and nothing the next request carries fails the structural check (--deep decodes every image in full)\n\
+         \n\
+         note      repair wrote this copy and nothing was added to it since: its last request has not been sent yet\n"
+    );
+    let text = String::from_utf8(out.stdout).unwrap().replace(&format!("{}/", dir.path().display()), "");
+    assert_eq!(text, want);
+    // The CLI resumes it: a new user record follows, and nothing says how that request went.
+    let mut text = std::fs::read_to_string(&copy).unwrap();
+    text.push_str(
+        &json!({"id":"r1","timestamp":"2026-12-01T09:00:00.000Z","type":"user","content":[{"text":"continue"}]})
+            .to_string(),
+    );
+    text.push('\n');
+    std::fs::write(&copy, text).unwrap();
+    let (d, code) = json_of(&["diagnose", copy.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0);
+    assert!(d["verdict"].as_str().unwrap().starts_with("not known to be stuck"), "{d:#}");
+}

@@ -99,6 +99,8 @@ mod outputs;
 mod pi_retained_tail;
 // pi's SQLite session store, read read-only.
 mod pi_store;
+// `preview` shows the reasoning each agent replays, as its provider receives it.
+mod preview_reasoning;
 // `proxy`: the loopback pass-through against a loopback upstream.
 mod proxy;
 // The README's console examples, run against this build (`UPDATE_README=1` rewrites).

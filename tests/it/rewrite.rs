@@ -155,6 +155,9 @@ fn repair_writes_a_resumable_copy_in_the_agents_own_naming() {
         let (a, b) = (std::fs::read_to_string(&file).unwrap(), std::fs::read_to_string(&copy).unwrap());
         let id = r["id"].as_str().unwrap_or("\u{0}");
         let same = |x: &str, y: &str| ["s", "x"].iter().any(|old| y.replace(id, old) == x);
+        // A Gemini CLI copy ends in the line that says repair wrote it.
+        let b =
+            b.strip_suffix(&format!("{}\n", session_doctor::formats::gemini_cli::REPAIRED)).unwrap_or(&b).to_string();
         let foreign: Vec<&str> = b.lines().filter(|y| !a.lines().any(|x| same(x, y))).collect();
         // The rewritten record, and a line re-parented around the failure left out.
         assert_eq!(r["touched"], 1, "{format}");
@@ -436,9 +439,17 @@ fn drop_reasoning_ids_takes_the_item_id_out_of_an_ai_sdk_part_and_keeps_the_blob
     let (d, code) = common::diagnose(&file, &[]);
     assert_eq!((code, d["stuck"].as_bool()), (1, Some(true)), "{d:#}");
     assert!(d["next"].to_string().contains("--drop-reasoning-ids"), "{d:#}");
+    // The AI SDK (store unset: true) sends the id by reference.
+    let (_, sent) = preview(&file, &[]);
+    assert_eq!(sent["input"][1], json!({"type":"item_reference","id":"rs_stale01"}), "{sent:#}");
     let (r, lines) = repaired_with(&file, &["--drop-reasoning-ids"]);
     let copy = Value::from(lines.clone()).to_string();
     assert!(!copy.contains("rs_stale01"), "an rs_ id is left: {copy}");
+    // The copy's reasoning goes as its encrypted content alone.
+    let (text, sent) = preview(Path::new(r["out"].as_str().unwrap()), &[]);
+    assert!(!text.contains("rs_"), "{text}");
+    let want = json!({"type":"reasoning","encrypted_content":"gAAAAABblob","summary":[{"type":"summary_text","text":"thinking"}]});
+    assert_eq!(sent["input"][1], want, "{sent:#}");
     assert_eq!(copy.matches("gAAAAABblob").count(), 2, "the encrypted content stays: {copy}");
     let part = &lines[1]["parts"][0];
     assert_eq!(part["providerOptions"]["openai"], json!({"reasoningEncryptedContent":"gAAAAABblob"}), "{part}");
@@ -469,10 +480,22 @@ fn a_refused_blob_strips_only_the_refusing_providers_reasoning() {
     let (d, code) = common::diagnose(&file, &[]);
     assert_eq!((code, d["failure"]["class"].as_str()), (1, Some("reasoning_rejected")), "{d:#}");
     assert!(d["next"].to_string().contains("--strip-reasoning=openai"), "{d:#}");
-    let (_, lines) = repaired_with(&file, &["--strip-reasoning=openai"]);
+    let (r, lines) = repaired_with(&file, &["--strip-reasoning=openai"]);
     let copy = Value::from(lines).to_string();
     assert!(!copy.contains("gAAAAABbroken") && !copy.contains("rs_0b1"), "the refused blob stays: {copy}");
     for kept in ["EqQBCkYIBxgCKkBsig", "weighing", "draft", "the plan", "go on"] {
         assert!(copy.contains(kept), "{kept} is lost: {copy}");
+    }
+    // The refusal, given again, no longer holds on the copy: what it refused is gone.
+    let out = Path::new(r["out"].as_str().unwrap());
+    let (d, code) = common::diagnose(out, &["--error", "The encrypted content gAAA...oken could not be verified."]);
+    let verdict =
+        "not stuck: the history no longer holds the reasoning the provider refused, so the next request differs";
+    assert_eq!((code, d["verdict"].as_str()), (0, Some(verdict)), "{d:#}");
+    // Nor an 'Item … not found' once the rs_ id it names is gone; one still held is stuck.
+    for (error, stuck) in [("Item with id 'rs_0b1' not found.", false), ("Item with id 'rs_0b1' not found.", true)] {
+        let file = if stuck { &file } else { out };
+        let (d, _) = common::diagnose(file, &["--error", error]);
+        assert_eq!(d["stuck"].as_bool(), Some(stuck), "{error}: {d:#}");
     }
 }

@@ -33,6 +33,28 @@ pub const BEHAVIOUR: super::Behaviour = super::Behaviour {
 
 pub struct GeminiCli;
 
+/// The last line `repair` writes into a Gemini CLI copy: a metadata update the
+/// CLI merges and ignores. Gemini CLI records no failure of a headless run, so
+/// a history ending in an unanswered request says nothing by itself; while
+/// this line is still the last, nothing was sent from the copy since it was
+/// written ([`fresh_copy`]).
+pub const REPAIRED: &str = r#"{"$set":{"repairedBy":"session-doctor"}}"#;
+
+/// Whether `path` is a copy `repair` wrote that has not changed since: its
+/// last line is still [`REPAIRED`] (the CLI appends to the file it resumes).
+pub fn fresh_copy(path: &std::path::Path) -> bool {
+    use std::io::{Read as _, Seek as _, SeekFrom};
+    let Ok(mut f) = std::fs::File::open(path) else { return false };
+    let len = f.metadata().map_or(0, |m| m.len());
+    let back = len.min(REPAIRED.len() as u64 + 64);
+    let mut tail = Vec::new();
+    if f.seek(SeekFrom::Start(len - back)).is_err() || f.take(back).read_to_end(&mut tail).is_err() {
+        return false;
+    }
+    let text = String::from_utf8_lossy(&tail);
+    text.trim_end().rsplit('\n').next() == Some(REPAIRED)
+}
+
 impl Adapter for GeminiCli {
     fn sniff(&self, v: &Value<'_>) -> u32 {
         if v.has("sessionId") && v.has("projectHash") {

@@ -12,7 +12,7 @@ use crate::json::Value;
 use crate::model::{ErrorRecord, Origin, Role, Session};
 use crate::request::{Canon, Dialect, ReadRange, Render, To};
 
-use super::ai_sdk::provider_reasoning;
+use super::ai_sdk::{Replay, provider_reasoning};
 use super::blocks::url_payload;
 use super::{Adapter, LineOut, RawCall, RawEntry, Site, path_argument, ptr};
 
@@ -45,8 +45,14 @@ impl Adapter for Opencode {
         crate::request::of_provider(provider)
     }
 
-    fn not_in_session(&self, _: &Session, _: Dialect) -> &'static [&'static str] {
-        &["the system prompt (opencode writes it for each request)", "the tool definitions"]
+    fn not_in_session(&self, _: &Session, dialect: Dialect) -> &'static [&'static str] {
+        const ALWAYS: &[&str] = &["the system prompt (opencode writes it for each request)", "the tool definitions"];
+        const RESPONSES: &[&str] = &[
+            "the system prompt (opencode writes it for each request)",
+            "the tool definitions",
+            "its provider options: this is the request under opencode's default store: false (a model set to store: true sends each item's id as an item_reference instead)",
+        ];
+        if dialect == Dialect::OpenaiResponses { RESPONSES } else { ALWAYS }
     }
 
     /// An export's reverted messages are not sent.
@@ -58,8 +64,12 @@ impl Adapter for Opencode {
         entry_messages(doc).map(|(_, m)| m).collect()
     }
 
-    fn request<'a>(&self, _: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
-        Ok(Box::new(Canon::new(|v, _| request::messages(v)).on_document(Box::new(request::reverted))))
+    fn request<'a>(&self, to: &To<'a>, _: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
+        let (provider, model) = (to.provider, to.model);
+        // opencode's own `store: false` (ProviderTransform.options): no item goes by reference.
+        let mut replay = Replay::new(to.dialect, false);
+        let messages = move |v: &serde_json::Value, _| request::messages(v, (provider, model), &mut replay);
+        Ok(Box::new(Canon::new(messages).on_document(Box::new(request::reverted))))
     }
 }
 
@@ -212,7 +222,9 @@ fn message<'a>(v: &'a Value<'a>, base: &str, revert: Option<&Revert<'_>>, out: &
         let at = ptr(&ptr(base, "parts"), i);
         match p.get("type").as_str().unwrap_or("") {
             "file" if !assistant && sends_file(p.get("mime").as_str()) => file_part(p, &Site::new(e, origin), at, out),
-            "reasoning" | "text" => provider_reasoning(&[(p.get("metadata"), "metadata")], &at, out),
+            kind @ ("reasoning" | "text") => {
+                provider_reasoning(&[(p.get("metadata"), "metadata")], &at, kind == "reasoning", out);
+            }
             "tool" => {
                 let state = p.get("state");
                 let id = p.get("callID").to_text();
@@ -238,7 +250,7 @@ fn message<'a>(v: &'a Value<'a>, base: &str, revert: Option<&Revert<'_>>, out: &
                         file_part(a, &site, ptr(&ptr(&at, "state/attachments"), j), out);
                     }
                 }
-                provider_reasoning(&[(p.get("metadata"), "metadata")], &at, out);
+                provider_reasoning(&[(p.get("metadata"), "metadata")], &at, false, out);
             }
             _ => {}
         }

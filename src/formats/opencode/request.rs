@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use crate::formats::ai_sdk::Replay;
 use crate::request::canon::{Msg, Part, WireRole, text_of};
 use crate::request::read::{self, items, s};
 
@@ -36,11 +37,16 @@ pub fn reverted(doc: &mut Value) {
     messages.drain(..from);
 }
 
+/// The model a request goes to (`providerID`, `modelID`), when known:
+/// reasoning replays only to the model that wrote it.
+pub type Model<'a> = (Option<&'a str>, Option<&'a str>);
+
 /// An opencode message as `toModelMessages` sends it: a failed reply not at
 /// all (but one the user aborted after it did something), a mentioned file or
 /// folder as the text beside it, a compaction as its question, a pruned tool
-/// result as its placeholder, an unfinished call answered as interrupted.
-pub fn messages(v: &Value) -> Vec<Msg> {
+/// result as its placeholder, an unfinished call answered as interrupted,
+/// reasoning as the AI SDK replays it ([`reasoning`]).
+pub fn messages(v: &Value, to: Model<'_>, replay: &mut Replay) -> Vec<Msg> {
     let info = v.get("info").unwrap_or(&Value::Null);
     let parts = items(v.get("parts"));
     if let Some(err) = info.get("error") {
@@ -67,6 +73,7 @@ pub fn messages(v: &Value) -> Vec<Msg> {
                 .extend(
                     s(p, "url").map(|u| Part::from_url(&u, p.get("mime").and_then(Value::as_str), s(p, "filename"))),
                 ),
+            "reasoning" if role == WireRole::Assistant => said.extend(reasoning(p, info, to, replay)),
             "compaction" if role == WireRole::User => said.push(Part::Text(COMPACTION.into())),
             "subtask" if role == WireRole::User => said.push(Part::Text(SUBTASK.into())),
             "tool" => {
@@ -110,6 +117,34 @@ pub fn messages(v: &Value) -> Vec<Msg> {
         }
     }
     read::split(role, said, results)
+}
+
+/// A reasoning part as opencode hands it to the AI SDK: another model's as its
+/// text (none when blank); the same model's as `reasoning` with its metadata
+/// as provider options, under the SDK's key (opencode stores it under the
+/// provider's id for a custom provider, `ProviderTransform.message` renames it),
+/// without the `itemId` opencode itself takes out of OpenAI's under its
+/// default `store: false`: the SDK then sends the encrypted content alone.
+fn reasoning(p: &Value, info: &Value, to: Model<'_>, replay: &mut Replay) -> Option<Part> {
+    let text = p.get("text").and_then(Value::as_str).unwrap_or("");
+    let wrote = (info.get("providerID").and_then(Value::as_str), info.get("modelID").and_then(Value::as_str));
+    let known = |m: Model<'_>| m.0.is_some() && m.1.is_some();
+    if known(to) && known(wrote) && to != wrote {
+        return (!text.trim().is_empty()).then(|| Part::Text(text.to_string()));
+    }
+    let meta = p.get("metadata").and_then(Value::as_object);
+    let mut options = serde_json::Map::new();
+    for (key, provider) in [("openai", "openai"), ("anthropic", "anthropic"), ("google", "google")] {
+        let held = meta.and_then(|m| m.get(key).or_else(|| wrote.0.and_then(|id| m.get(id))));
+        if let Some(held) = held.and_then(Value::as_object) {
+            let mut held = held.clone();
+            if provider == "openai" {
+                held.remove("itemId");
+            }
+            options.insert(provider.into(), Value::Object(held));
+        }
+    }
+    replay.part(text, &Value::Object(options))
 }
 
 /// What opencode sends for a compaction part, a subtask part, a pruned tool

@@ -14,6 +14,10 @@ way a strict provider does before any model sees it:
   their sources: ``tests/agents/NOTES-fake-provider.md``);
 * replayed ``rs_`` reasoning items are refused under ``store: false`` when
   the scenario asks for it, as the Responses API does for items it never kept;
+  an ``item_reference`` resolves only to an item this provider answered with
+  under ``store`` (``Provider.forget`` is a route switch: what it kept is gone),
+  and, when asked, encrypted reasoning it did not issue "could not be verified"
+  (``Provider.new_org``: a switch to another organisation's key);
 * more images than ``max_images`` in one request is refused.
 
 Each logged request also keeps the sha256 of its body's bytes as received.
@@ -60,6 +64,7 @@ class Settings:
         self.gateway = None  # None, or "litellm": answer media errors as a LiteLLM-style proxy does
         self.reject_replayed_reasoning = False  # Responses: refuse rs_ ids under store:false
         self.emit_reasoning = False  # Responses: answer with a reasoning item first
+        self.verify_encrypted = False  # Responses: refuse encrypted reasoning this provider did not issue
         self.max_images = None  # refuse a request carrying more images than this
         self.refuse_image = None  # bytes of one valid image this provider cannot process anyway
         # A model or route that takes no images: one of NO_IMAGES' names; any request
@@ -88,6 +93,10 @@ class Provider:
         self.log = []
         self.log_path = log_path
         self._lock = threading.Lock()
+        # Responses: the output items kept under store (by id), and the encrypted
+        # reasoning this provider's organisation issued.
+        self._kept = {}
+        self._issued = set()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
@@ -101,6 +110,17 @@ class Provider:
     def __exit__(self, *exc):
         self.server.shutdown()
         self.server.server_close()
+
+    def forget(self):
+        """A route switch or an eviction: no item answered before can be referenced."""
+        with self._lock:
+            self._kept.clear()
+
+    def new_org(self):
+        """Another organisation's key: its earlier encrypted reasoning no longer verifies."""
+        with self._lock:
+            self._kept.clear()
+            self._issued.clear()
 
     # ----------------------------------------------------------------- logging
 
@@ -349,8 +369,13 @@ class Provider:
         if isinstance(inputs, str):
             inputs = [{"type": "message", "role": "user", "content": inputs}]
         calls, outputs = set(), []
+        inputs = [self._resolve(item) for item in inputs]
         for i, item in enumerate(inputs):
             kind = item.get("type", "message")
+            if kind == "reasoning" and item.get("encrypted_content") and self.settings.verify_encrypted and item["encrypted_content"] not in self._issued:
+                # cases.tsv: codex#8136 (the API shows the blob's first and last four characters).
+                blob = item["encrypted_content"]
+                raise Reject(400, {"error": {"message": "The encrypted content %s...%s could not be verified." % (blob[:4], blob[-4:]), "type": "invalid_request_error", "param": None, "code": "invalid_encrypted_content"}})
             if kind == "reasoning" and self.settings.reject_replayed_reasoning and body.get("store") is False and str(item.get("id", "")).startswith("rs_"):
                 raise Reject(404, {"error": {"message": "Item with id '%s' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input." % item["id"], "type": "invalid_request_error", "param": "input", "code": None}})
             for key in ("content", "output"):
@@ -387,11 +412,16 @@ class Provider:
         reply, call = self._reply(text, is_result, tools)
         output = []
         if self.settings.emit_reasoning:
-            output.append({"type": "reasoning", "id": _id("rs_"), "summary": [], "encrypted_content": base64.b64encode(uuid.uuid4().bytes * 4).decode()})
+            output.append({"type": "reasoning", "id": _id("rs_"), "summary": [], "encrypted_content": "gAAAAA" + base64.b64encode(uuid.uuid4().bytes * 4).decode()})
         if call:
             output.append({"type": "function_call", "id": _id("fc_"), "call_id": _id("call_"), "name": call[0], "arguments": json.dumps(call[1]), "status": "completed"})
         else:
             output.append({"type": "message", "id": _id("msg_"), "role": "assistant", "status": "completed", "content": [{"type": "output_text", "text": reply, "annotations": []}]})
+        with self._lock:
+            self._issued.update(o["encrypted_content"] for o in output if o.get("encrypted_content"))
+            if body.get("store") is not False:
+                # The API keeps what it answered unless told not to (store defaults to true).
+                self._kept.update((o["id"], o) for o in output)
         response = {
             "id": _id("resp_"),
             "object": "response",
@@ -402,6 +432,17 @@ class Provider:
             "usage": {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 10, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 110},
         }
         return 200, None, _responses_sse(response)
+
+    def _resolve(self, item):
+        """An ``item_reference`` as the item it names, which the API must have kept."""
+        if item.get("type") != "item_reference":
+            return item
+        with self._lock:
+            kept = self._kept.get(item.get("id"))
+        if kept is None:
+            # shared/seeds/004: a reference the store does not hold (a route switch, an eviction).
+            raise Reject(400, {"error": {"message": "Item with id '%s' not found." % item.get("id"), "type": "invalid_request_error", "param": "input", "code": None}})
+        return kept
 
     # ------------------------------------------------------ Chat Completions
 

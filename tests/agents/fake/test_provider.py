@@ -295,6 +295,28 @@ class Responses(Case):
         self.refused(RESPONSES, {"store": False, "input": [r_user(), r_reasoning(id="rs_1"), r_call(), r_output()]}, "Item with id 'rs_1' not found.", status=404)
         self.refused(RESPONSES, {"input": [r_user(), r_reasoning(), r_call(), r_output()]}, "Missing required parameter: 'input[1].encrypted_content'.")
 
+    def test_a_reference_resolves_only_to_an_item_kept_until_a_route_switch(self):
+        PROVIDER.settings.emit_reasoning = True
+        answer = self.taken(RESPONSES, {"input": [r_user()]})
+        done = [json.loads(line[6:]) for line in answer.splitlines() if line.startswith("data: ")][-1]
+        rs, msg = (o["id"] for o in done["response"]["output"])
+        self.taken(RESPONSES, {"input": [r_user(), {"type": "item_reference", "id": rs}, {"type": "item_reference", "id": msg}, r_user("more")]})
+        PROVIDER.forget()
+        self.refused(RESPONSES, {"input": [r_user(), {"type": "item_reference", "id": rs}, {"type": "item_reference", "id": msg}, r_user("more")]}, "Item with id '%s' not found." % rs)
+
+    def test_encrypted_reasoning_of_another_organisation_is_not_verified(self):
+        PROVIDER.settings.emit_reasoning = True
+        answer = self.taken(RESPONSES, {"store": False, "input": [r_user()]})
+        done = [json.loads(line[6:]) for line in answer.splitlines() if line.startswith("data: ")][-1]
+        blob = done["response"]["output"][0]["encrypted_content"]
+        PROVIDER.settings.verify_encrypted = True
+        msg = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Done."}]}
+        body = {"store": False, "input": [r_user(), r_reasoning(encrypted_content=blob), msg, r_user("more")]}
+        self.taken(RESPONSES, body)
+        PROVIDER.new_org()
+        answer = self.refused(RESPONSES, body, "The encrypted content %s...%s could not be verified." % (blob[:4], blob[-4:]))
+        self.assertEqual(answer["error"]["code"], "invalid_encrypted_content")
+
 
 def blank_pdf(pages, password=None):
     """A valid PDF of blank pages, written by pypdf (the fake's own PDF decoder)."""

@@ -142,6 +142,9 @@ def _rescue(ctx, name, data, exclusion_note):
     lib.check(_session_of(target) not in (None, old_id), "every id in the copy is the new one", _session_of(target), old_id)
     lib.check(_session_of(target) == resume.split()[-1], "the resume command names the copy's id", resume, _session_of(target))
     previewed, _ = lib.preview(sb, target)
+    # A fresh copy: nothing sent from it yet, so no unrecorded failure can hide in it.
+    r1, d1 = lib.diagnose(sb, target)
+    lib.check(d1["stuck"] is False and r1.code == 0 and d1["verdict"].startswith("healthy"), "diagnose on the fresh copy says healthy", r1)
     n = len(ctx.provider.model_requests("gemini"))
     again = ctx.sb.run([ctx.exe, *resume.split()[1:], "-p", "continue"], env=_env(ctx))
     lib.check(again.code == 0, "the resume command repair printed exits 0", again)
