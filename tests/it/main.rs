@@ -119,6 +119,8 @@ mod sarif;
 mod scan;
 // Every `--json` output on every sample against `session-doctor schema <command>`.
 mod schemas;
+// shared/seeds/000 word for word on an opencode session.
+mod seeds;
 // `sessions` and `discover` under a fake home.
 mod sessions;
 // A skimmed read gives the session a whole parse gives.
