@@ -121,6 +121,68 @@ pub fn gemini_cli_repeats(text: &[u8], repeated: &[&str], orphaned: &[&str]) -> 
     out
 }
 
+/// Gemini CLI: the edits that leave each `toolCalls[i].result` of record
+/// `text` with its own call's parts only ([`crate::formats::gemini_cli::own_parts`]),
+/// in the record and in each message of a checkpoint or legacy document.
+pub fn gemini_cli_foreign_parts(text: &[u8]) -> Vec<splice::Edit> {
+    use serde_json::Value;
+    let Ok(v) = serde_json::from_slice::<Value>(text) else { return Vec::new() };
+    let mut messages: Vec<(String, &Value)> = vec![(String::new(), &v)];
+    for (list, at) in
+        [(v.get("$set").and_then(|s| s.get("messages")), "/$set/messages"), (v.get("messages"), "/messages")]
+    {
+        for (i, m) in list.and_then(Value::as_array).into_iter().flatten().enumerate() {
+            messages.push((format!("{at}/{i}"), m));
+        }
+    }
+    let mut out = Vec::new();
+    for (at, m) in messages {
+        for (i, c) in m.get("toolCalls").and_then(Value::as_array).into_iter().flatten().enumerate() {
+            let (Some(id), Some(parts)) =
+                (c.get("id").and_then(Value::as_str), c.get("result").and_then(Value::as_array))
+            else {
+                continue;
+            };
+            let responses: Vec<Option<Option<&str>>> = (parts.iter())
+                .map(|p| p.get("functionResponse").map(|r| r.get("id").and_then(Value::as_str)))
+                .collect();
+            let name = c.get("name").and_then(Value::as_str).unwrap_or("");
+            let Some(own) = crate::formats::gemini_cli::own_parts(id, name, &responses) else { continue };
+            let keep = |j: usize| own.contains(&j);
+            out.extend(list_removals(text, &format!("{at}/toolCalls/{i}/result"), keep));
+        }
+    }
+    out
+}
+
+/// The edits that remove every member of the list at `pointer` that `keep`
+/// refuses: one edit per run of neighbours, so no two edits share a comma.
+pub fn list_removals(text: &[u8], pointer: &str, keep: impl Fn(usize) -> bool) -> Vec<splice::Edit> {
+    let Some(range) = splice::locate(text, pointer) else { return Vec::new() };
+    let Some(kids) = splice::children(text, range.start) else { return Vec::new() };
+    let mut out = Vec::new();
+    let mut j = 0;
+    while j < kids.len() {
+        if keep(j) {
+            j += 1;
+            continue;
+        }
+        let first = j;
+        while j < kids.len() && !keep(j) {
+            j += 1;
+        }
+        let cut = if j < kids.len() {
+            kids[first].member.start..kids[j].member.start
+        } else if first > 0 {
+            kids[first - 1].member.end..kids[j - 1].member.end
+        } else {
+            kids[first].member.start..kids[j - 1].member.end
+        };
+        out.push(splice::Edit { range: cut, with: String::new() });
+    }
+    out
+}
+
 /// The payloads of the media in tool results, by the line and the call id of
 /// their result: those of a result [`Op::RemoveResult`] removes are never
 /// written. A payload held on another line (a copy the UI keeps) stays.

@@ -199,13 +199,18 @@ impl Rewrite {
         if let Some(keep) = opts.max_images {
             // What the agent sends: a healed image is its placeholder already.
             // Nor are the images of a response Gemini CLI repeats: the repeat goes (`mend`).
-            let repeated: Vec<usize> = (session.structure.faults.iter())
+            // Every `user` message of the line that repeats them goes, not only the first.
+            let repeats: Vec<&crate::model::Fault> = (session.structure.faults.iter())
                 .filter(|p| session.format == Format::GeminiCli && p.kind == FaultKind::DuplicateResult)
-                .map(|p| p.entry)
                 .collect();
-            let images: Vec<&Attachment> = (session.attachments.iter())
-                .filter(|a| a.sent() && a.is_image() && !repeated.contains(&a.entry))
-                .collect();
+            let repeated = |a: &Attachment| {
+                let user = session.entries.get(a.entry).is_some_and(|e| e.role == crate::model::Role::User);
+                repeats.iter().any(|p| {
+                    p.entry == a.entry || (user && p.line == a.line && a.call_id.is_some() && p.call_id == a.call_id)
+                }) || (!repeats.is_empty() && gemini_cli_foreign(session, a))
+            };
+            let images: Vec<&Attachment> =
+                (session.attachments.iter()).filter(|a| a.sent() && a.is_image() && !repeated(a)).collect();
             let over = images.len().saturating_sub(keep);
             for a in &images[..over] {
                 note(&mut r, a, cap_note(a, keep));
@@ -485,7 +490,8 @@ pub fn edits(format: Format, text: &[u8], base: u64, ops: &[Op]) -> Option<Vec<s
     let note = "[a tool result was removed here: the call it answered is no longer in the history]";
     removed.extend(removal_edits(format, text, &results, note, &mut out));
     out.extend(removed);
-    let out = without_repeats(text, out, &mut repeats);
+    let foreign = format == Format::GeminiCli && !repeated.is_empty();
+    let out = without_repeats(text, out, &mut repeats, foreign);
     Some(if ops.contains(&Op::WellFormed) { well_formed(text, out) } else { out })
 }
 
@@ -504,15 +510,42 @@ fn well_formed(text: &[u8], mut edits: Vec<splice::Edit>) -> Vec<splice::Edit> {
     edits
 }
 
-/// `edits` less those inside a repeated message, plus that message's removal.
+/// Whether `a` sits in the result of a Gemini CLI call that is not its own
+/// (`toolCalls[i].result`, which a late resume's checkpoint fills with every
+/// call's parts): the copy leaves it out (`mend::gemini_cli_foreign_parts`).
+fn gemini_cli_foreign(session: &Session, a: &Attachment) -> bool {
+    let Some((_, rest)) = a.pointer.rsplit_once("/toolCalls/") else { return false };
+    let Some(i) = rest.split('/').next().and_then(|i| i.parse::<usize>().ok()) else { return false };
+    let holder = (session.tool_calls.iter()).filter(|c| c.entry == a.entry && c.line == a.line).nth(i);
+    holder.is_some_and(|c| a.call_id.as_deref() != Some(c.call_id.as_str()))
+}
+
+/// `edits` less those inside a repeated message, plus that message's removal;
+/// in a record that repeats responses, Gemini CLI's results copied into
+/// another call's result go the same way (`mend::gemini_cli_foreign_parts`).
 /// A repeat an edit of its whole list overlaps stays (the copy's own check
 /// then tells it again) rather than clash with that edit.
-fn without_repeats(text: &[u8], mut edits: Vec<splice::Edit>, repeats: &mut Vec<String>) -> Vec<splice::Edit> {
+fn without_repeats(
+    text: &[u8],
+    mut edits: Vec<splice::Edit>,
+    repeats: &mut Vec<String>,
+    foreign: bool,
+) -> Vec<splice::Edit> {
     repeats.sort();
     repeats.dedup();
     let inside = |e: &splice::Edit, g: &splice::Edit| g.range.start <= e.range.start && e.range.end <= g.range.end;
     let overlaps = |e: &splice::Edit, g: &splice::Edit| e.range.start < g.range.end && g.range.start < e.range.end;
-    for g in repeats.iter().filter_map(|p| splice::remove(text, p)) {
+    // Neighbours of one list go as one edit: two removals would share a comma.
+    let mut by_list: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (list, i) in repeats.iter().filter_map(|p| p.rsplit_once('/')) {
+        by_list.entry(list).or_default().extend(i.parse::<usize>().ok());
+    }
+    let mut gone: Vec<splice::Edit> =
+        by_list.iter().flat_map(|(list, idx)| mend::list_removals(text, list, |j| !idx.contains(&j))).collect();
+    if foreign {
+        gone.extend(mend::gemini_cli_foreign_parts(text));
+    }
+    for g in gone {
         if edits.iter().any(|e| overlaps(e, &g) && !inside(e, &g)) {
             continue;
         }

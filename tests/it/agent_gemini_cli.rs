@@ -1,7 +1,8 @@
 //! Gemini CLI 0.61.0 sessions as the real CLI wrote them (tests/data/agents/gemini-cli,
 //! see its README): a session stuck on a cut PNG its `read_file` attached, after
 //! the CLI's own failed resume, a healthy session resumed after a tool call, and
-//! a session refused for its three images, of which the headless CLI recorded nothing.
+//! a session refused for its three images, of which the headless CLI recorded nothing,
+//! and one whose own resume in a later minute copied every response into each call's result.
 
 use crate::common;
 
@@ -383,4 +384,46 @@ fn a_fresh_repaired_copy_is_judged_by_its_history() {
     let (d, code) = json_of(&["diagnose", copy.to_str().unwrap(), "--json"]);
     assert_eq!(code, 0);
     assert!(d["verdict"].as_str().unwrap().starts_with("not known to be stuck"), "{d:#}");
+}
+
+/// Three parallel `read_file` calls of PNGs, then the CLI's own failed resume in a
+/// later minute than the session began: its checkpoint (lines 11 and 14) holds all
+/// three responses and images in each call's result, and the CLI sends them all.
+const LATE_RESUME: &str = "session-2026-12-06T21-26-c396110e.jsonl";
+
+/// The `functionResponse` ids of each call's result in the last checkpoint of `path`.
+fn checkpointed_results(path: &Path) -> Vec<(String, Vec<String>)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let last = (text.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()))
+        .filter_map(|v| v["$set"]["messages"].as_array().cloned())
+        .next_back()
+        .unwrap();
+    (last.iter().flat_map(|m| m["toolCalls"].as_array().cloned().unwrap_or_default()))
+        .map(|c| {
+            let ids = (c["result"].as_array().unwrap().iter())
+                .filter_map(|p| p["functionResponse"]["id"].as_str().map(str::to_string))
+                .collect();
+            (c["id"].as_str().unwrap().to_string(), ids)
+        })
+        .collect()
+}
+
+#[test]
+fn a_copy_of_a_late_resume_gives_each_call_its_own_response_and_keeps_max_images() {
+    let (_dir, s) = chats(LATE_RESUME);
+    assert!(checkpointed_results(&s).iter().all(|(_, ids)| ids.len() == 3));
+    let (r, code) = json_of(&["repair", s.to_str().unwrap(), "--max-images", "2", "--json"]);
+    assert_eq!(code, 0, "{r:#}");
+    let copy = PathBuf::from(r["out"].as_str().unwrap());
+    for (call, ids) in checkpointed_results(&copy) {
+        assert_eq!(ids, vec![call]);
+    }
+    let (p, code) = json_of(&["preview", copy.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{p:#}");
+    let sent: Vec<Value> = p["contents"].as_array().unwrap().iter().flat_map(parts).collect();
+    let count = |key: &str| sent.iter().filter(|p| p.get(key).is_some()).count();
+    // One response per call, as Gemini takes it, and the two images --max-images keeps.
+    assert_eq!((count("functionCall"), count("functionResponse"), count("inlineData")), (3, 3, 2), "{p:#}");
+    let (d, code) = json_of(&["diagnose", copy.to_str().unwrap(), "--json"]);
+    assert_eq!((code, &d["stuck"]), (0, &json!(false)), "{d:#}");
 }

@@ -12,7 +12,7 @@ use crate::json::Value;
 use crate::model::{ErrorRecord, Origin, Role, Session};
 use crate::request::{Canon, Dialect, ReadRange, Render, To};
 
-use super::blocks::{gemini_part, gemini_parts};
+use super::blocks::gemini_part;
 use super::{Adapter, Id, LineOut, RawCall, RawEntry, Site, Unit, path_argument, ptr};
 
 /// Gemini CLI: Gemini's API.
@@ -110,6 +110,20 @@ impl Adapter for GeminiCli {
     }
 }
 
+/// The parts of a call's `result` list that are its own: the `functionResponse`
+/// answering `call_id` (recorded with or without the `<tool>__` prefix) and
+/// the media and text after it, up to the next response. A checkpoint the CLI
+/// writes when it resumes in a later minute than the session began holds every
+/// response of the turn in each call's result, and the CLI sends them all:
+/// `None` when the list holds no response to `call_id` (it is taken whole).
+/// `responses` holds the id of each part that is a response.
+pub fn own_parts(call_id: &str, name: &str, responses: &[Option<Option<&str>>]) -> Option<std::ops::Range<usize>> {
+    let bare = |id: &str| -> String { id.strip_prefix(&format!("{}__", name.trim())).unwrap_or(id).to_string() };
+    let start = responses.iter().position(|r| r.flatten().is_some_and(|id| bare(id) == bare(call_id)))?;
+    let end = (start + 1..responses.len()).find(|&j| responses[j].is_some()).unwrap_or(responses.len());
+    Some(start..end)
+}
+
 /// The messages of a checkpoint or metadata line, each keyed by its id as the
 /// CLI's loader keys them; one without a string id it does not load.
 fn records<'a>(list: &'a Value<'a>, base: &str, out: &mut LineOut<'a>) {
@@ -171,7 +185,24 @@ fn record<'a>(r: &'a Value<'a>, at: &str, out: &mut LineOut<'a>) {
                 site.tool = call.get("name").to_text();
                 site.name = path;
                 let answered = out.results.len();
-                gemini_parts(call.get("result"), &site, &ptr(&ptr(&ptr(at, "toolCalls"), i), "result"), out);
+                let at_result = ptr(&ptr(&ptr(at, "toolCalls"), i), "result");
+                let parts = call.get("result").items();
+                let responses: Vec<Option<Option<&str>>> = (parts.iter())
+                    .map(|p| p.get("functionResponse").is_object().then(|| p.at(&["functionResponse", "id"]).as_str()))
+                    .collect();
+                let name = call.get("name").as_str().unwrap_or("");
+                let own = id.as_deref().and_then(|c| own_parts(c, name, &responses)).unwrap_or(0..parts.len());
+                // Another call's response and media a checkpoint copied in are
+                // sent too (the CLI sends every part): they are that call's.
+                let mut other = site.clone();
+                for (j, p) in parts.iter().enumerate() {
+                    let resp = p.get("functionResponse");
+                    if !own.contains(&j) && resp.is_object() {
+                        other = Site::tool_result(e, resp.get("id").to_text());
+                        other.tool = resp.get("name").to_text();
+                    }
+                    gemini_part(p, if own.contains(&j) { &site } else { &other }, &ptr(&at_result, j), out);
+                }
                 // The call and its result are one record: a finished call is answered
                 // (Gemini CLI sends its result, or says it was cancelled), even when
                 // the result holds no `functionResponse` part.

@@ -9,6 +9,8 @@ dialog. Sessions: ``~/.gemini/tmp/<project>/chats/session-<ts>-<id8>.jsonl``.
 """
 
 import json
+import re
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import lib
@@ -70,6 +72,39 @@ def _session_of(path):
     return sid
 
 
+def _begun_a_minute_earlier(session):
+    """The session file renamed as if its run had begun a minute earlier (its
+    name's minute, and its `startTime`), so the CLI's own resume that follows
+    runs in a later minute than the session began, as a user's nearly always
+    does: its fresh start then names a file of its own beside the session (in
+    the same minute it would append to the session), and the resume's
+    checkpoint copies the whole response turn into each call's result
+    (`updateMessagesFromHistory`). Returns the new path."""
+    m = re.fullmatch(r"session-(\d{4}-\d\d-\d\dT\d\d-\d\d)-(\w+\.jsonl)", session.name)
+    lib.check(m is not None, "the session file is named as the CLI names it", session.name)
+    when = datetime.strptime(m.group(1), "%Y-%m-%dT%H-%M") - timedelta(minutes=1)
+    lines = session.read_text().splitlines(keepends=True)
+    head = json.loads(lines[0])
+    start = datetime.strptime(head["startTime"], "%Y-%m-%dT%H:%M:%S.%fZ") - timedelta(minutes=1)
+    head["startTime"] = start.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (start.microsecond // 1000)
+    moved = session.with_name("session-%s-%s" % (when.strftime("%Y-%m-%dT%H-%M"), m.group(2)))
+    moved.write_text(json.dumps(head, separators=(",", ":")) + "\n" + "".join(lines[1:]))
+    session.unlink()
+    return moved
+
+
+def _copied_turns(session):
+    """Whether a checkpoint of `session` holds, in a call's result, another call's response."""
+    for line in session.read_text().splitlines():
+        rec = json.loads(line) if line.strip() else {}
+        for m in (rec.get("$set") or {}).get("messages") or []:
+            for c in m.get("toolCalls") or []:
+                ids = [p["functionResponse"].get("id") for p in c.get("result") or [] if isinstance(p, dict) and "functionResponse" in p]
+                if any(i != c.get("id") for i in ids):
+                    return True
+    return False
+
+
 def _stuck_for_real(ctx, name, data):
     """The first run and the CLI's own resume both meet the provider's 400:
     (the session file, its id, the requests of the CLI's own resume)."""
@@ -81,14 +116,14 @@ def _stuck_for_real(ctx, name, data):
     lib.check("Unable to process input image" in json.dumps(log[-1]["answer"]), "with Gemini's image error", log[-1]["answer"])
     sessions = _sessions(ctx)
     lib.check(len(sessions) == 1, "the CLI wrote one session file", sessions)
-    session = sessions[0]
+    session = _begun_a_minute_earlier(sessions[0])
     n = len(ctx.provider.model_requests("gemini"))
     again = _gemini(ctx, "--resume", "latest", "-p", "continue")
     lib.check(again.code != 0, "the CLI's own resume fails too", again)
     own = ctx.provider.model_requests("gemini")[n:]
     # (Its resume also sends the tool's response twice, which the provider refuses first.)
     lib.check(own and own[-1]["status"] == 400, "the resume meets a 400", [e["answer"] for e in own])
-    # The resume appended to the same file (and started an empty one beside it).
+    # The resume appended to the session's file, and started an empty one beside it.
     return session, _session_of(session), own
 
 
@@ -178,7 +213,7 @@ def scenario_tool_resume_rescued(ctx):
     _setup(ctx, "notes.txt", b"hello notes\n")
     first = _gemini(ctx, "-p", "READ-THE-FILE notes.txt", "--yolo")
     lib.check(first.code == 0, "the first run succeeds", first)
-    session = _sessions(ctx)[0]
+    session = _begun_a_minute_earlier(_sessions(ctx)[0])
     n = len(ctx.provider.model_requests("gemini"))
     again = _gemini(ctx, "--resume", "latest", "-p", "continue")
     lib.check(again.code != 0, "the CLI's own resume fails", again)
@@ -265,7 +300,7 @@ def scenario_context_overflow_trimmed(ctx):
     log = ctx.provider.model_requests("gemini")
     overflow = "exceeds the maximum number of tokens allowed (%d)" % window
     lib.check(run.code != 0 and log[-1]["status"] == 400 and overflow in json.dumps(log[-1]["answer"]), "the request carrying the output is refused as over the window", run, log[-1]["answer"])
-    session = _sessions(ctx)[0]
+    session = _begun_a_minute_earlier(_sessions(ctx)[0])
     again = _gemini(ctx, "--resume", "latest", "-p", "continue")
     log = ctx.provider.model_requests("gemini")
     lib.check(again.code != 0 and log[-1]["status"] == 400 and overflow in json.dumps(log[-1]["answer"]), "the CLI's own resume is refused for the same window", again, log[-1]["answer"])
@@ -380,11 +415,12 @@ def scenario_too_many_images(ctx):
     lib.check(first.code != 0, "the first run fails", first)
     log = ctx.provider.model_requests("gemini")
     lib.check(log[-1]["status"] == 400 and "Too many images" in json.dumps(log[-1]["answer"]), "the provider refused three images", log[-1])
-    session = _sessions(ctx)[0]
+    session = _begun_a_minute_earlier(_sessions(ctx)[0])
     n = len(ctx.provider.model_requests("gemini"))
     again = _gemini(ctx, "--resume", "latest", "-p", "continue")
     own = ctx.provider.model_requests("gemini")[n:]
     lib.check(again.code != 0 and own and own[-1]["status"] == 400, "the CLI's own resume meets the same 400", again)
+    lib.check(_copied_turns(session), "the resume's checkpoint holds every response in each call's result", session.read_text()[-2000:])
     before = session.read_bytes()
     # A headless run records no failure (its `error` records are the interactive
     # UI's): the file alone cannot say the session is stuck, nor may it say healthy.
