@@ -45,7 +45,7 @@ pub type Model<'a> = (Option<&'a str>, Option<&'a str>);
 /// all (but one the user aborted after it did something), a mentioned file or
 /// folder as the text beside it, a compaction as its question, a pruned tool
 /// result as its placeholder, an unfinished call answered as interrupted,
-/// reasoning as the AI SDK replays it ([`reasoning`]).
+/// reasoning as the AI SDK replays it (the `reasoning` module).
 pub fn messages(v: &Value, to: Model<'_>, replay: &mut Replay) -> Vec<Msg> {
     let info = v.get("info").unwrap_or(&Value::Null);
     let parts = items(v.get("parts"));
