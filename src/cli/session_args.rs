@@ -203,15 +203,7 @@ impl ReadArgs {
         if let Some(id) = plan.session.as_ref().or(self.session.as_ref()) {
             out.push(format!("--session {}", q(id)));
         }
-        if let Some(p) = &self.provider {
-            out.push(format!("--provider {}", q(p)));
-        }
-        if let Some(m) = &self.model {
-            out.push(format!("--model {}", q(m)));
-        }
-        if let Some(r) = &self.rules {
-            out.push(format!("--rules {}", q(&r.display().to_string())));
-        }
+        out.extend(self.judging_args());
         if let Some(o) = &self.overlay {
             out.push(format!("--overlay {}", q(&o.display().to_string())));
         }
@@ -225,6 +217,12 @@ impl ReadArgs {
     /// [`Self::repeat`] without what names the store's session or its
     /// overlay (the export is a file of its own, its format detected).
     pub fn repeat_for_export(&self) -> String {
+        self.judging_args().join(" ")
+    }
+
+    /// `--provider`, `--model` and `--rules` as given, shell-quoted: what
+    /// judges a session, whichever file holds it.
+    fn judging_args(&self) -> Vec<String> {
         let q = |s: &str| crate::text::shell_quote(s);
         let mut out = Vec::new();
         if let Some(p) = &self.provider {
@@ -236,7 +234,7 @@ impl ReadArgs {
         if let Some(r) = &self.rules {
             out.push(format!("--rules {}", q(&r.display().to_string())));
         }
-        out.join(" ")
+        out
     }
 
     pub fn options(&self) -> ReadOptions {

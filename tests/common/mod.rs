@@ -39,6 +39,20 @@ pub fn run(args: &[&str]) -> Output {
     bin().args(args).output().expect("the binary runs")
 }
 
+/// Runs the binary in `dir` (so that the file names it prints are relative),
+/// without colour: its stdout and exit code.
+pub fn run_in(dir: &Path, args: &[&str]) -> (String, Option<i32>) {
+    let out = bin().current_dir(dir).args(args).env("NO_COLOR", "1").output().expect("the binary runs");
+    (String::from_utf8_lossy(&out.stdout).into_owned(), out.status.code())
+}
+
+/// A new folder holding a copy of `fixture` named `name`.
+pub fn copied(fixture: &Path, name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(fixture, dir.path().join(name)).unwrap();
+    dir
+}
+
 /// Runs the binary with `args`, whose output is JSON: the document and the exit code.
 pub fn json_of(args: &[&str]) -> (serde_json::Value, i32) {
     let out = run(args);

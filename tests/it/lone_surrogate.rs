@@ -7,7 +7,6 @@
 use crate::common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// A Claude Code session: a Bash result whose output ends in half of an emoji
 /// (line 3), then the 400 Claude Code recorded for the next request (line 4).
@@ -15,21 +14,12 @@ fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/lone_surrogate/claude-code.jsonl")
 }
 
-/// Runs the binary in `dir` (so that the file names it prints are relative).
 fn run(dir: &Path, args: &[&str]) -> (String, Option<i32>) {
-    let out = Command::new(env!("CARGO_BIN_EXE_session-doctor"))
-        .current_dir(dir)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the binary runs");
-    (String::from_utf8_lossy(&out.stdout).into_owned(), out.status.code())
+    common::run_in(dir, args)
 }
 
 fn copied() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(fixture(), dir.path().join("s.jsonl")).unwrap();
-    dir
+    common::copied(&fixture(), "s.jsonl")
 }
 
 #[test]

@@ -4,28 +4,20 @@
 //! model has not accepted yet, offers to continue without it, and the copy puts
 //! the seed's note in its place and keeps every other file.
 
+use crate::common;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/seeds/opencode-valid-pdf-refused.jsonl")
 }
 
-/// Runs the binary in `dir` (so that the file names it prints are relative).
 fn run(dir: &Path, args: &[&str]) -> (String, Option<i32>) {
-    let out = Command::new(env!("CARGO_BIN_EXE_session-doctor"))
-        .current_dir(dir)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the binary runs");
-    (String::from_utf8_lossy(&out.stdout).into_owned(), out.status.code())
+    common::run_in(dir, args)
 }
 
 fn copied() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(fixture(), dir.path().join("s.jsonl")).unwrap();
-    dir
+    common::copied(&fixture(), "s.jsonl")
 }
 
 #[test]
