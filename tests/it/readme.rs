@@ -50,22 +50,12 @@ const HOME_SESSIONS: &[(&str, &str, u64)] = &[
     (".mux/sessions/7c1d0e55/chat.jsonl", "samples/mux.jsonl", 60 * 3600),
 ];
 
-/// Where the agents' sessions may be looked for besides `HOME`: unset for the
-/// examples, so that only [`HOME_SESSIONS`] is listed.
-const SESSION_VARS: &[&str] = &[
-    "CLAUDE_CONFIG_DIR",
-    "CODEX_HOME",
-    "PI_CODING_AGENT_DIR",
-    "PI_CODING_AGENT_SESSION_DIR",
-    "GEMINI_CLI_HOME",
-    "MUX_ROOT",
-    "XDG_DATA_HOME",
-    "XDG_CONFIG_HOME",
-    "CLINE_SESSION_DATA_DIR",
-    "CLINE_DATA_DIR",
-    "CLINE_DIR",
-    "COPILOT_HOME",
-];
+/// What may point the examples elsewhere than `HOME`, unset for them so that
+/// only [`HOME_SESSIONS`] is listed: every variable that moves an agent's
+/// store (`discover::VARS`, so a new one is unset too) and the XDG config home.
+fn session_vars() -> impl Iterator<Item = &'static str> {
+    session_doctor::discover::VARS.into_iter().chain(["XDG_CONFIG_HOME"])
+}
 
 /// A fresh home folder holding [`HOME_SESSIONS`], each modified its seconds ago.
 fn home(root: &Path) -> tempfile::TempDir {
@@ -227,7 +217,7 @@ fn run(commands: &[String]) -> Vec<String> {
     let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
     let home = home(root);
     let mut sh = Command::new("sh");
-    for var in SESSION_VARS {
+    for var in session_vars() {
         sh.env_remove(var);
     }
     let out = sh
