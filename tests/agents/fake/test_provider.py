@@ -100,6 +100,26 @@ class Gemini(Case):
         self.taken(GEMINI3, {"contents": [g_user("hi"), g_call(), g_response(), {"role": "model", "parts": [{"text": "ok"}]}, g_user("next")]})
         self.taken(GEMINI, {"contents": [g_user("hi"), g_call(), g_response()]})
 
+    def test_gemini_3_missing_signature_body_is_the_real_one(self):
+        # The wording of cases.tsv (zafiro#100, Antigravity-Manager#139), this call's name and
+        # content position (1-based), in Gemini's INVALID_ARGUMENT envelope.
+        real = (
+            "Function call is missing a thought_signature in functionCall parts. This is required for tools to work "
+            "correctly, and missing thought_signature may lead to degraded model performance. Additional data, "
+            "function call `default_api:read_file` , position 2. Please refer to "
+            "https://ai.google.dev/gemini-api/docs/thought-signatures for more details."
+        )
+        code, answer = post(GEMINI3, {"contents": [g_user("hi"), g_call(), g_response()]})
+        self.assertEqual(code, 400, answer)
+        self.assertEqual(answer["error"]["message"], real)
+        self.assertEqual((answer["error"]["code"], answer["error"]["status"]), (400, "INVALID_ARGUMENT"))
+
+    def test_gemini_3_checks_every_step_of_the_current_turn(self):
+        # A signed first step, then an unsigned second one in the same turn: refused at the second.
+        steps = [g_user("hi"), g_call(sig="c2ln"), g_response(), g_call("grep"), g_response()]
+        answer = self.refused(GEMINI3, {"contents": steps}, "function call `default_api:grep` , position 4.")
+        self.assertNotIn("read_file", answer["error"]["message"])
+
     def test_gemini_3_answers_a_call_with_a_signature(self):
         PROVIDER.settings.tool = ("read_file", {"file_path": "x"})
         answer = self.taken(GEMINI3, {"contents": [g_user("READ-THE-FILE")], "tools": [{"functionDeclarations": [{"name": "read_file"}]}]})
