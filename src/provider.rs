@@ -154,6 +154,24 @@ pub fn for_model(model: &str) -> Option<&'static str> {
     None
 }
 
+/// Google's placeholder thought signature for a function call Gemini did not
+/// sign (a call another model made, or one whose signature was lost): set in
+/// the part's thought signature field, it skips validation
+/// (ai.google.dev/gemini-api/docs/thought-signatures#faqs, which names
+/// `context_engineering_is_the_way_to_go` as the other one).
+pub const GEMINI_SKIP_SIGNATURE: &str = "skip_thought_signature_validator";
+
+/// Whether a Gemini model refuses an unsigned function call in the current
+/// turn: Gemini 3 and later (`gemini-3-pro-preview`, `gemini-3.1-flash`), by
+/// the major version in its name; `false` for a name without one (an alias
+/// such as `gemini-flash-latest`).
+pub fn gemini_checks_signatures(model: &str) -> bool {
+    let name = model.rsplit('/').next().unwrap_or(model);
+    let Some(rest) = name.strip_prefix("gemini-") else { return false };
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse::<u32>().is_ok_and(|major| major >= 3)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,6 +223,16 @@ mod tests {
         ];
         for (m, want) in cases {
             assert_eq!(for_model(m), want, "{m}");
+        }
+    }
+
+    #[test]
+    fn gemini_3_and_later_check_signatures() {
+        for m in ["gemini-3-pro-preview", "gemini-3.1-flash", "models/gemini-3-flash-preview", "gemini-10-pro"] {
+            assert!(gemini_checks_signatures(m), "{m}");
+        }
+        for m in ["gemini-2.5-flash", "gemini-1.5-pro", "gemini-pro-latest", "claude-sonnet-4-5", "gemini-"] {
+            assert!(!gemini_checks_signatures(m), "{m}");
         }
     }
 }

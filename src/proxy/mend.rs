@@ -12,7 +12,11 @@
 //! - a valid image over the provider's limits is fitted ([`crate::fit`]);
 //! - past the provider's image count the earliest images become the cap note;
 //! - under `store: false` a replayed OpenAI reasoning item the API cannot
-//!   resolve (an `rs_` id with no encrypted content) is dropped.
+//!   resolve (an `rs_` id with no encrypted content) is dropped;
+//! - to a Gemini 3 model, the first function call of each model step of the
+//!   current turn that carries no thought signature gets Google's placeholder
+//!   ([`crate::provider::GEMINI_SKIP_SIGNATURE`]): Gemini 3 refuses it
+//!   unsigned ("Function call is missing a thought_signature").
 
 use serde::Serialize;
 use serde_json::Value;
@@ -28,7 +32,7 @@ use crate::request::Dialect;
 /// conversation: a change is journaled as it is.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Change {
-    /// `replaced`, `fitted`, `capped`, `reasoning_dropped`.
+    /// `replaced`, `fitted`, `capped`, `reasoning_dropped`, `signed`.
     pub what: &'static str,
     pub block: String,
     pub why: String,
@@ -249,9 +253,10 @@ fn judge(site: &Site, rules: &Rules) -> Judged {
     Judged::Broken(invalid.join("; "))
 }
 
-/// Mends `body`, a request in `dialect` to a provider with `rules`; at most
-/// `max_images` images are kept (the rules' count when `None`).
-pub fn mend(body: &[u8], dialect: Dialect, rules: &Rules, max_images: Option<usize>) -> Mended {
+/// Mends `body`, a request in `dialect` to a provider with `rules` and to
+/// `model` where its path names one (Gemini's); at most `max_images` images
+/// are kept (the rules' count when `None`).
+pub fn mend(body: &[u8], dialect: Dialect, rules: &Rules, max_images: Option<usize>, model: Option<&str>) -> Mended {
     let Ok(v) = serde_json::from_slice::<Value>(body) else {
         return Mended::default(); // not JSON: the provider answers it as it will
     };
@@ -297,7 +302,74 @@ pub fn mend(body: &[u8], dialect: Dialect, rules: &Rules, max_images: Option<usi
     if dialect == Dialect::OpenaiResponses {
         drop_unresolvable_reasoning(body, &v, &mut edits, &mut changes);
     }
+    if dialect == Dialect::Gemini && model.is_some_and(crate::provider::gemini_checks_signatures) {
+        sign_current_turn(body, &v, &mut edits, &mut changes);
+    }
     finish(body, &edits, changes)
+}
+
+/// Gemini 3 validates the thought signatures of the current turn: each model
+/// step since the last user content that holds text (a function response
+/// alone does not start a turn) must carry one on its first function call
+/// (ai.google.dev/gemini-api/docs/thought-signatures; the later calls of a
+/// parallel step carry none, and need none). A first call without one (made
+/// by another model, or its signature lost on the way) gets Google's
+/// placeholder, in the spelling of the part's own keys; a call with a
+/// signature is left as it is.
+fn sign_current_turn(body: &[u8], v: &Value, edits: &mut Vec<Edit>, changes: &mut Vec<Change>) {
+    let Some(contents) = v.get("contents").and_then(Value::as_array) else { return };
+    let parts_of = |c: &Value| c.get("parts").and_then(Value::as_array).cloned().unwrap_or_default();
+    let is_model = |c: &Value| c.get("role").and_then(Value::as_str) == Some("model");
+    let start =
+        contents.iter().rposition(|c| !is_model(c) && parts_of(c).iter().any(|p| p.get("text").is_some())).unwrap_or(0);
+    for (i, content) in contents.iter().enumerate().skip(start) {
+        if !is_model(content) {
+            continue;
+        }
+        let parts = parts_of(content);
+        let Some(j) = parts.iter().position(|p| p.get("functionCall").is_some() || p.get("function_call").is_some())
+        else {
+            continue;
+        };
+        let part = &parts[j];
+        let signed = |k: &str| part.get(k).and_then(Value::as_str).is_some_and(|s| !s.is_empty());
+        if signed("thoughtSignature") || signed("thought_signature") {
+            continue;
+        }
+        let snake = part.get("function_call").is_some();
+        let key = if snake { "thought_signature" } else { "thoughtSignature" };
+        let at = format!("/contents/{i}/parts/{j}");
+        let placeholder = serde_json::to_string(crate::provider::GEMINI_SKIP_SIGNATURE).unwrap_or_default();
+        let edit = if part.get(key).is_some() {
+            // An empty or null signature: its value becomes the placeholder.
+            splice::locate(body, &format!("{at}/{key}")).map(|range| Edit { range, with: placeholder })
+        } else {
+            // A member of its own, first in the part (the part holds its call, so it is not empty).
+            splice::locate(body, &at)
+                .filter(|r| body.get(r.start) == Some(&b'{'))
+                .map(|r| Edit { range: r.start + 1..r.start + 1, with: format!("\"{key}\":{placeholder},") })
+        };
+        if let Some(e) = edit {
+            edits.push(e);
+            changes.push(Change {
+                what: "signed",
+                block: provider_path(&at, Dialect::Gemini),
+                why: "a function call of the current turn without a thought signature, which Gemini 3 refuses: \
+                      Google's placeholder for a call it did not sign"
+                    .into(),
+            });
+        }
+    }
+}
+
+/// Signs the current turn's unsigned calls after Gemini refused the request
+/// for one ("Function call is missing a thought_signature"), whatever the
+/// model's name says; `None` when every such call is signed.
+pub fn sign_refused(body: &[u8]) -> Option<Mended> {
+    let v: Value = serde_json::from_slice(body).ok()?;
+    let (mut edits, mut changes) = (Vec::new(), Vec::new());
+    sign_current_turn(body, &v, &mut edits, &mut changes);
+    Some(finish(body, &edits, changes)).filter(|m| m.body.is_some())
 }
 
 /// Applies `edits`; a result that is not JSON (two removals meeting at a

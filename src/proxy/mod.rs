@@ -5,7 +5,8 @@
 //! here; each goes on to the provider with what the rest of the tool already
 //! knows applied to it ([`mend`]): attachments checked, the broken ones made
 //! the notes `repair` writes, the oversized ones fitted, the image count kept,
-//! unresolvable reasoning ids dropped. A request with nothing to change goes
+//! unresolvable reasoning ids dropped, Gemini 3's unsigned calls of the
+//! current turn given Google's placeholder signature. A request with nothing to change goes
 //! on byte for byte. On a deterministic rejection that names a block, the
 //! block is replaced and the request sent once more, never twice ([`server`]).
 //! What it changed goes to a journal ([`journal`]), never a credential or a body.
@@ -35,6 +36,15 @@ pub fn dialect_of(path: &str) -> Option<Dialect> {
     } else {
         None
     }
+}
+
+/// The model a Gemini request's path names (`/v1beta/models/<model>:generateContent`,
+/// Vertex's `…/publishers/google/models/<model>:streamGenerateContent`).
+pub fn model_of(path: &str) -> Option<&str> {
+    let route = path.split('?').next().unwrap_or_default();
+    let (_, rest) = route.rsplit_once("/models/")?;
+    let (model, _) = rest.split_once(':')?;
+    (!model.is_empty()).then_some(model)
 }
 
 /// The provider whose rules judge a request in `dialect`.
@@ -90,4 +100,18 @@ pub fn print_env(agent: &str, base: &str) -> Option<String> {
         "cline" => format!("# cline auth … -b {base}/v1\n"),
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::model_of;
+
+    #[test]
+    fn the_model_of_a_gemini_path() {
+        assert_eq!(model_of("/v1beta/models/gemini-3-pro-preview:generateContent"), Some("gemini-3-pro-preview"));
+        let vertex =
+            "/v1/projects/p/locations/global/publishers/google/models/gemini-3-flash:streamGenerateContent?alt=sse";
+        assert_eq!(model_of(vertex), Some("gemini-3-flash"));
+        assert_eq!(model_of("/v1/messages"), None);
+    }
 }

@@ -173,7 +173,8 @@ async fn forward(state: &State, req: Request<Incoming>) -> anyhow::Result<Respon
     if let Some(d) = dialect {
         let rules = state.rules(d).clone();
         let max = state.max_images;
-        let m = tokio::task::spawn_blocking(move || mend::mend(&body, d, &rules, max)).await?;
+        let model = super::model_of(&path).map(str::to_string);
+        let m = tokio::task::spawn_blocking(move || mend::mend(&body, d, &rules, max, model.as_deref())).await?;
         if let Some(b) = m.body {
             sent = Bytes::from(b);
         }
@@ -209,7 +210,8 @@ async fn forward(state: &State, req: Request<Incoming>) -> anyhow::Result<Respon
 
 /// The body to send a second time after the provider refused `sent` with
 /// `answer`: only a deterministic rejection the request can be cured of
-/// (an attachment it names, too many images for a limit it names).
+/// (an attachment it names, too many images for a limit it names, a Gemini
+/// function call of the current turn without a thought signature).
 fn retry_body(answer: &[u8], status: StatusCode, d: Dialect, sent: &[u8], rules: &Rules) -> Option<Mended> {
     let text = std::str::from_utf8(answer).ok()?;
     let hint = Hint { status: Some(status.as_u16()), provider: Some(super::provider_of(d).to_string()) };
@@ -222,6 +224,12 @@ fn retry_body(answer: &[u8], status: StatusCode, d: Dialect, sent: &[u8], rules:
     match c.class {
         Class::MediaRejected => mend::replace_named(sent, d, c.block.as_deref()?, &why),
         Class::ImageLimit => mend::cap_to(sent, d, usize::try_from(c.limit?).ok()?, rules),
+        Class::ReasoningRejected if d == Dialect::Gemini => {
+            let m = c.message.as_deref().unwrap_or_default().to_ascii_lowercase();
+            (m.contains("missing a thought_signature") || m.contains("missing thought_signature"))
+                .then(|| mend::sign_refused(sent))
+                .flatten()
+        }
         _ => None,
     }
 }

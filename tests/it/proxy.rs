@@ -527,6 +527,71 @@ fn an_unresolvable_reasoning_id_under_store_false_is_dropped() {
     assert_eq!(proxy.journal()[0]["changes"][0]["what"], "reasoning_dropped");
 }
 
+/// A Gemini request: an earlier turn whose call is unsigned, then the current
+/// turn's first step signed and its second unsigned (a call another model made).
+const GEMINI_TURNS: &str = r#"{"contents":[{"role":"user","parts":[{"text":"old"}]},{"role":"model","parts":[{"functionCall":{"name":"ls","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"ls","response":{}}}]},{"role":"model","parts":[{"text":"done"}]},{"role":"user","parts":[{"text":"now"}]},{"role":"model","parts":[{"functionCall":{"name":"read_file","args":{}},"thoughtSignature":"c2ln"}]},{"role":"user","parts":[{"functionResponse":{"name":"read_file","response":{}}}]},{"role":"model","parts":[{"functionCall":{"name":"grep","args":{}}},{"functionCall":{"name":"glob","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"grep","response":{}}},{"functionResponse":{"name":"glob","response":{}}}]}]}"#;
+
+/// Gemini's refusal of an unsigned call (cases.tsv: zafiro#100).
+const MISSING_SIGNATURE: &str = r#"{"error":{"code":400,"message":"Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:grep` , position 8. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.","status":"INVALID_ARGUMENT"}}"#;
+
+/// What the request's parts carry as thought signatures, content by content.
+fn signatures(body: &[u8]) -> Vec<Vec<Option<String>>> {
+    let v: serde_json::Value = serde_json::from_slice(body).unwrap();
+    let sig = |p: &serde_json::Value| p["thoughtSignature"].as_str().map(str::to_string);
+    v["contents"].as_array().unwrap().iter().map(|c| c["parts"].as_array().unwrap().iter().map(sig).collect()).collect()
+}
+
+#[test]
+fn a_gemini_3_call_of_the_current_turn_without_a_signature_gets_googles_placeholder() {
+    let up = Upstream::start(always_ok());
+    let proxy = Proxy::start(&up.url(), &[]);
+    let path = "/v1beta/models/gemini-3-pro-preview:streamGenerateContent?alt=sse";
+    assert_eq!(post(proxy.port, path, &[], GEMINI_TURNS.as_bytes()).status, 200);
+    let sent = &up.seen()[0].body;
+    let sigs = signatures(sent);
+    let skip = Some("skip_thought_signature_validator".to_string());
+    assert_eq!(sigs[1], [None], "an earlier turn's call is not checked by Gemini, and is left as it is");
+    assert_eq!(sigs[5], [Some("c2ln".to_string())], "a signed call keeps its signature");
+    assert_eq!(
+        sigs[7],
+        [skip, None],
+        "the first call of an unsigned step gets the placeholder, its parallel call none"
+    );
+    // Nothing else moved: the body is the agent's with one member added.
+    let added = r#""thoughtSignature":"skip_thought_signature_validator","#;
+    assert_eq!(String::from_utf8_lossy(sent).replacen(added, "", 1), GEMINI_TURNS);
+    let j = proxy.journal();
+    assert_eq!(
+        (&j[0]["changes"][0]["what"], &j[0]["changes"][0]["block"]),
+        (&"signed".into(), &"contents[7].parts[0]".into())
+    );
+    // Gemini 2.5 checks no signature: its request goes as the agent wrote it.
+    assert_eq!(
+        post(proxy.port, "/v1beta/models/gemini-2.5-flash:generateContent", &[], GEMINI_TURNS.as_bytes()).status,
+        200
+    );
+    assert_eq!(up.seen()[1].body, GEMINI_TURNS.as_bytes());
+}
+
+#[test]
+fn a_missing_signature_refusal_is_cured_and_retried_once_whatever_the_model_is_called() {
+    // An alias whose name says no version: the provider's refusal says it checks signatures.
+    let up = Upstream::start(Box::new(
+        |n, _| if n == 0 { Reply::json(400, MISSING_SIGNATURE) } else { Reply::json(200, OK) },
+    ));
+    let proxy = Proxy::start(&up.url(), &[]);
+    let got = post(proxy.port, "/v1beta/models/gemini-pro-latest:generateContent", &[], GEMINI_TURNS.as_bytes());
+    assert_eq!(got.status, 200, "the agent sees the retry's answer");
+    let seen = up.seen();
+    assert_eq!((seen.len(), seen[0].body.as_slice()), (2, GEMINI_TURNS.as_bytes()), "first as the agent wrote it");
+    assert_eq!(signatures(&seen[1].body)[7][0].as_deref(), Some("skip_thought_signature_validator"));
+    let j = proxy.journal();
+    assert_eq!(
+        (&j[0]["retried"], &j[0]["first_status"], &j[0]["changes"][0]["what"]),
+        (&true.into(), &400.into(), &"signed".into())
+    );
+}
+
 #[test]
 fn print_env_names_each_agents_setting() {
     for (agent, want) in [
