@@ -16,10 +16,13 @@ use crate::text::sanitize;
 /// Each request of the four dialects (Anthropic Messages, OpenAI Responses
 /// and Chat Completions, Gemini generateContent) has its attachments checked:
 /// a broken one goes as the note repair writes, an oversized image is fitted,
-/// images past the provider's count become the cap note, and under
-/// store:false an OpenAI reasoning item the API cannot resolve is dropped. On
-/// a deterministic rejection that names an attachment the proxy replaces it
-/// and sends the request once more, never twice. A request with nothing to
+/// images past the provider's count become the cap note, under store:false
+/// an OpenAI reasoning item the API cannot resolve is dropped, and in a
+/// request to a Gemini 3 model a function call of the current turn with no
+/// thought signature gets Google's placeholder (skip_thought_signature_validator).
+/// On a deterministic rejection that names an attachment, or Gemini's
+/// "missing a thought_signature", the proxy cures it and sends the request
+/// once more, never twice. A request with nothing to
 /// change goes on byte for byte, and every answer (SSE streams included)
 /// comes back as the provider sent it. Headers go on untouched; credentials
 /// are never logged or written. Each request changed or retried is a line of

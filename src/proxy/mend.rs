@@ -309,19 +309,26 @@ pub fn mend(body: &[u8], dialect: Dialect, rules: &Rules, max_images: Option<usi
 }
 
 /// Gemini 3 validates the thought signatures of the current turn: each model
-/// step since the last user content that holds text (a function response
-/// alone does not start a turn) must carry one on its first function call
+/// step since the last user content that holds text and no function response
+/// (as Google's own client counts it: Gemini CLI's
+/// `ensureActiveLoopHasThoughtSignatures`) must carry one on its first function call
 /// (ai.google.dev/gemini-api/docs/thought-signatures; the later calls of a
 /// parallel step carry none, and need none). A first call without one (made
 /// by another model, or its signature lost on the way) gets Google's
 /// placeholder, in the spelling of the part's own keys; a call with a
 /// signature is left as it is.
 fn sign_current_turn(body: &[u8], v: &Value, edits: &mut Vec<Edit>, changes: &mut Vec<Change>) {
+    fn parts_of(c: &Value) -> &[Value] {
+        c.get("parts").and_then(Value::as_array).map_or(&[], Vec::as_slice)
+    }
     let Some(contents) = v.get("contents").and_then(Value::as_array) else { return };
-    let parts_of = |c: &Value| c.get("parts").and_then(Value::as_array).cloned().unwrap_or_default();
     let is_model = |c: &Value| c.get("role").and_then(Value::as_str) == Some("model");
-    let start =
-        contents.iter().rposition(|c| !is_model(c) && parts_of(c).iter().any(|p| p.get("text").is_some())).unwrap_or(0);
+    let responds = |p: &Value| p.get("functionResponse").is_some() || p.get("function_response").is_some();
+    let starts_turn = |c: &Value| {
+        let parts = parts_of(c);
+        !is_model(c) && !parts.iter().any(responds) && parts.iter().any(|p| p.get("text").is_some())
+    };
+    let start = contents.iter().rposition(starts_turn).unwrap_or(0);
     for (i, content) in contents.iter().enumerate().skip(start) {
         if !is_model(content) {
             continue;
@@ -510,5 +517,24 @@ mod tests {
         assert_eq!(provider_path("/input/3/content/1", Dialect::OpenaiResponses), "input[3].content[1]");
         assert_eq!(pointer_of("contents[0].parts[1]"), "/contents/0/parts/1");
         assert_eq!(pointer_of("messages.2.content.0"), "/messages/2/content/0");
+    }
+
+    #[test]
+    fn text_beside_a_function_response_starts_no_turn() {
+        // An agent that answers a call and adds the user's words in one content
+        // (Cline's resumption does): the call before it is still in the current turn.
+        let body = br#"{"contents":[{"role":"user","parts":[{"text":"hi"}]},{"role":"model","parts":[{"functionCall":{"name":"read_file","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"read_file","response":{}}},{"text":"go on"}]}]}"#;
+        let rules = Rules::builtin("gemini").unwrap();
+        let m = mend(body, Dialect::Gemini, &rules, None, Some("gemini-3-flash-preview"));
+        let v: Value = serde_json::from_slice(&m.body.expect("signed")).unwrap();
+        assert_eq!(v["contents"][1]["parts"][0]["thoughtSignature"], "skip_thought_signature_validator");
+        // A text turn after it ends that turn: nothing to sign.
+        let later = br#"{"contents":[{"role":"model","parts":[{"functionCall":{"name":"a","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"a","response":{}}}]},{"role":"user","parts":[{"text":"next"}]}]}"#;
+        assert!(mend(later, Dialect::Gemini, &rules, None, Some("gemini-3-flash-preview")).body.is_none());
+        // snake_case parts get the snake_case key, an empty signature its value.
+        let snake = br#"{"contents":[{"role":"model","parts":[{"function_call":{"name":"a","args":{}}}]},{"role":"model","parts":[{"functionCall":{"name":"b","args":{}},"thoughtSignature":""}]}]}"#;
+        let v: Value = serde_json::from_slice(&sign_refused(snake).expect("signed").body.unwrap()).unwrap();
+        assert_eq!(v["contents"][0]["parts"][0]["thought_signature"], "skip_thought_signature_validator");
+        assert_eq!(v["contents"][1]["parts"][0]["thoughtSignature"], "skip_thought_signature_validator");
     }
 }

@@ -37,9 +37,9 @@ from fake.provider import Provider  # noqa: E402
 SCENARIOS = {
     "claude-code": 24,
     "codex": 19,
-    "pi": 23,
-    "pi-1.6": 23,
-    "gemini-cli": 14,
+    "pi": 24,
+    "pi-1.6": 24,
+    "gemini-cli": 15,
     "opencode": 11,
     "copilot": 11,
     "cline": 11,

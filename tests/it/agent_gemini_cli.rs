@@ -338,8 +338,8 @@ fn a_repaired_copy_holds_no_copy_of_an_excluded_image_not_even_in_superseded_rec
 /// provider's wording, cases.tsv) wants a signature added, not reasoning
 /// removed: before, diagnose prescribed `--strip-reasoning=gemini`, which
 /// cannot add one. Now no rewrite is offered, and the note says what gets past
-/// it: Gemini checks the current turn only, and the agents put Google's
-/// placeholder there themselves.
+/// it: `session-doctor proxy` puts Google's placeholder on such calls, and
+/// Gemini checks the current turn only.
 #[test]
 fn a_missing_thought_signature_is_not_sent_to_strip_reasoning() {
     let (_dir, s) = chats(UNRECORDED);
@@ -349,6 +349,7 @@ fn a_missing_thought_signature_is_not_sent_to_strip_reasoning() {
     assert!(!d["next"].to_string().contains("reasoning"), "{d:#}");
     let notes = d["notes"].to_string();
     assert!(notes.contains("skip_thought_signature_validator") && notes.contains("current turn"), "{notes}");
+    assert!(notes.contains("`session-doctor proxy` gives such calls"), "{notes}");
 }
 
 /// Issue 36, item 9: a copy `repair` just wrote ends, as its original did, in a

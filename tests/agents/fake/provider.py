@@ -85,6 +85,9 @@ class Settings:
         # token) with the provider's real overflow body; None: no window.
         self.context_tokens = None
         self.thinking_key = None  # Anthropic: answer with a thinking block signed with this key, and refuse replayed ones it did not sign
+        # Gemini 3: answer a call without its thoughtSignature, as a gateway that drops it on the way
+        # back does (cases.tsv: Antigravity-Manager#139, #938); the next step of the turn is refused.
+        self.drop_signatures = False
 
 
 class Provider:
@@ -515,7 +518,7 @@ class Provider:
         reply, call = self._reply(text, is_result, names)
         calls = [call] + list(self.settings.more_tools) if call else []
         parts = [{"functionCall": {"name": n, "args": a}} for n, a in calls] or [{"text": reply}]
-        if calls and model.startswith("gemini-3"):
+        if calls and model.startswith("gemini-3") and not self.settings.drop_signatures:
             # Gemini 3 signs the first call of each step; the client must send it back.
             parts[0]["thoughtSignature"] = base64.b64encode(uuid.uuid4().bytes).decode()
         answer = {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}], "usageMetadata": {"promptTokenCount": 100, "candidatesTokenCount": 10, "totalTokenCount": 110}, "modelVersion": "gemini"}
@@ -744,9 +747,16 @@ def _gemini_turns(contents, model):
     if not model.startswith("gemini-3"):
         return
     # Gemini 3 validates the signatures of the current turn: every model step since the
-    # last user text turn must carry a thoughtSignature on its first functionCall.
+    # last user text turn must carry a thoughtSignature on its first functionCall. A user
+    # content holding a function response does not start a turn, text beside it or not
+    # (as Google's own client counts it: Gemini CLI's ensureActiveLoopHasThoughtSignatures).
     # Wording: cases.tsv (Antigravity-Manager#139, zafiro#100, CodexPlusPlus#367).
-    start = max((i for i, c in enumerate(contents) if c.get("role") != "model" and any("text" in p for p in c.get("parts"))), default=0)
+    def starts_turn(c):
+        parts = c.get("parts")
+        responds = any("functionResponse" in p or "function_response" in p for p in parts)
+        return c.get("role") != "model" and any("text" in p for p in parts) and not responds
+
+    start = max((i for i, c in enumerate(contents) if starts_turn(c)), default=0)
     for i in range(start, len(contents)):
         content = contents[i]
         if content.get("role") != "model":

@@ -119,11 +119,20 @@ class Gemini(Case):
         steps = [g_user("hi"), g_call(sig="c2ln"), g_response(), g_call("grep"), g_response()]
         answer = self.refused(GEMINI3, {"contents": steps}, "function call `default_api:grep` , position 4.")
         self.assertNotIn("read_file", answer["error"]["message"])
+        # Text beside a function response does not start a turn (Gemini CLI's own rule).
+        mixed = {"role": "user", "parts": [{"functionResponse": {"id": "c1", "name": "read_file", "response": {}}}, {"text": "go on"}]}
+        self.refused(GEMINI3, {"contents": [g_user("hi"), g_call(), mixed]}, "function call `default_api:read_file` , position 2.")
 
     def test_gemini_3_answers_a_call_with_a_signature(self):
         PROVIDER.settings.tool = ("read_file", {"file_path": "x"})
         answer = self.taken(GEMINI3, {"contents": [g_user("READ-THE-FILE")], "tools": [{"functionDeclarations": [{"name": "read_file"}]}]})
         self.assertTrue(answer["candidates"][0]["content"]["parts"][0]["thoughtSignature"])
+        # As a gateway that drops it: no signature, so the turn's next step is refused.
+        PROVIDER.settings.drop_signatures = True
+        answer = self.taken(GEMINI3, {"contents": [g_user("READ-THE-FILE")], "tools": [{"functionDeclarations": [{"name": "read_file"}]}]})
+        part = answer["candidates"][0]["content"]["parts"][0]
+        self.assertIn("functionCall", part)
+        self.assertNotIn("thoughtSignature", part)
 
 
 CHAT = "/v1/chat/completions"

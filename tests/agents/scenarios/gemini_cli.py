@@ -276,6 +276,32 @@ def scenario_model_switch_to_gemini_3(ctx):
     lib.check(d["stuck"] is False, "diagnose on the resumed copy says not stuck", r)
 
 
+def scenario_unsigned_gemini_3_call_signed_by_the_cli(ctx):
+    """gemini-3-pro-preview behind a gateway that drops thought signatures (the
+    fake's ``drop_signatures``): the CLI is answered with an unsigned call, and
+    in the turn's next step sends it with Google's placeholder
+    (`skip_thought_signature_validator`, its `ensureActiveLoopHasThoughtSignatures`):
+    Gemini 3 takes it, the run succeeds, and diagnose blames no signature. pi, sent
+    the same answer, is refused (pi_proxy.py); the CLI needs no proxy."""
+    _setup(ctx, "notes.txt", b"hello notes\n")
+    settings = ctx.sb.home / ".gemini" / "settings.json"
+    s = json.loads(settings.read_text())
+    s["model"]["name"] = "gemini-3-pro-preview"
+    settings.write_text(json.dumps(s))
+    ctx.provider.settings.drop_signatures = True
+    run = _gemini(ctx, "-p", "READ-THE-FILE notes.txt", "--yolo")
+    sent = ctx.provider.model_requests("gemini")
+    steps = [e for e in sent if any("functionResponse" in p for c in e["body"]["contents"] for p in c["parts"])]
+    lib.check(run.code == 0 and steps and all(e["status"] == 200 for e in sent), "the run succeeds on gemini-3 with every request a 200", run, [(e["path"], e["status"]) for e in sent])
+    lib.check(all("gemini-3" in e["path"] for e in steps), "the turn's next step went to the Gemini 3 model", [e["path"] for e in steps])
+    calls = [p for c in steps[0]["body"]["contents"] for p in c["parts"] if "functionCall" in p]
+    lib.check(calls and calls[0].get("thoughtSignature") == "skip_thought_signature_validator", "the CLI sends the unsigned call with Google's placeholder", calls)
+    r, d = lib.diagnose(ctx.sb, _sessions(ctx)[0])
+    # What it predicts for a resume is the response the CLI sends twice (see NOTES), not a signature.
+    failure = d.get("failure") or {}
+    lib.check(failure.get("class") != "reasoning_rejected" and "thought_signature" not in json.dumps(d), "diagnose blames no signature", r)
+
+
 def scenario_context_overflow_trimmed(ctx):
     """A read_file output that takes the history over the window (the fake's
     `context_tokens`): the request carrying it gets Gemini's INVALID_ARGUMENT

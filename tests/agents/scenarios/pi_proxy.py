@@ -90,3 +90,47 @@ def scenario_proxy_forwards_what_it_need_not_change_byte_for_byte(ctx):
         _first_run(ctx, px, "READ-THE-FILE ok.png")
         lib.check(not px.journal(), "nothing to change: nothing journaled", px.journal())
         px.check_untouched_requests_are_byte_identical()
+
+
+def scenario_proxy_signs_an_unsigned_gemini_3_call(ctx):
+    """pi on gemini-3-pro-preview behind a gateway that drops thought signatures
+    (the fake's ``drop_signatures``): pi keeps the call it was answered with
+    unsigned and sends it so in the turn's next step (it adds no placeholder:
+    ``resolveThoughtSignature`` in pi-ai's google-shared.js keeps a base64
+    signature of the same model only), and Gemini 3 refuses it, "Function
+    call is missing a thought_signature", position 2: the run fails, and
+    diagnose names the proxy (no --strip-reasoning, which cannot add one). The same
+    run through the proxy: the proxy gives that call Google's placeholder,
+    every request gets a 200, and the journal says `signed`."""
+    (ctx.sb.work / "notes.txt").write_text("hello notes\n")
+    ctx.provider.settings.tool = ("read", {"path": "notes.txt"})
+    ctx.provider.settings.drop_signatures = True
+    env = dict(ENV, GEMINI_API_KEY="fake-key")
+    model = ["--provider", "google", "--model", "gemini-3-pro-preview"]
+    agent = ctx.sb.home / ".pi" / "agent"
+    agent.mkdir(parents=True, exist_ok=True)
+    models = agent / "models.json"
+    models.write_text(json.dumps({"providers": {"google": {"baseUrl": ctx.provider.url + "/v1beta"}}}))
+    direct = ctx.sb.run([ctx.exe, *model, "-p", "READ-THE-FILE notes.txt"], env=env)
+    sent = ctx.provider.model_requests("gemini")
+    lib.check(len(sent) == 2 and sent[0]["status"] == 200, "direct: the call is answered, the turn's next step is sent", [(e["path"], e["status"]) for e in sent])
+    calls = [p for c in sent[1]["body"]["contents"] for p in c["parts"] if "functionCall" in p]
+    lib.check(calls and not any("thoughtSignature" in p or "thought_signature" in p for p in calls), "pi sends the call unsigned, with no placeholder", calls)
+    message = json.dumps(sent[1]["answer"])
+    lib.check(sent[1]["status"] == 400 and "Function call is missing a thought_signature" in message and "position 2" in message, "direct: Gemini 3 refuses the unsigned call of the current turn", sent[1]["answer"])
+    lib.check(direct.code != 0 or "thought_signature" in direct.out + direct.err, "direct: pi's run fails on it", direct)
+    first = _session(ctx.sb)
+    r, d = lib.diagnose(ctx.sb, first)
+    lib.check(d["stuck"] is True and (d.get("failure") or {}).get("class") == "reasoning_rejected", "diagnose: the refusal, reasoning_rejected", r)
+    lib.check("strip-reasoning" not in json.dumps(d.get("next")) and "`session-doctor proxy` gives such calls" in json.dumps(d.get("notes")), "diagnose offers no --strip-reasoning and names the proxy", r)
+    n = len(sent)
+    with proxied.Proxied(ctx) as px:
+        models.write_text(json.dumps({"providers": {"google": {"baseUrl": px.url + "/v1beta"}}}))
+        again = ctx.sb.run([ctx.exe, *model, "-p", "READ-THE-FILE notes.txt"], env=env)
+        journal = px.journal()
+    reqs = ctx.provider.model_requests("gemini")[n:]
+    lib.check(again.code == 0 and len(reqs) == 2 and all(e["status"] == 200 for e in reqs), "through the proxy: both steps get a 200", again, [(e["status"], e["answer"]) for e in reqs])
+    part = next(p for c in reqs[1]["body"]["contents"] for p in c["parts"] if "functionCall" in p)
+    lib.check(part.get("thoughtSignature") == "skip_thought_signature_validator", "the provider received the call with Google's placeholder", part)
+    signed = [c for line in journal for c in line["changes"] if c["what"] == "signed"]
+    lib.check(len(signed) == 1 and signed[0]["block"] == "contents[1].parts[0]", "the journal says the proxy signed that call", journal)
