@@ -16,7 +16,7 @@
 //! - to a Gemini 3 model, the first function call of each model step of the
 //!   current turn that carries no thought signature gets Google's placeholder
 //!   ([`crate::provider::GEMINI_SKIP_SIGNATURE`]): Gemini 3 refuses it
-//!   unsigned ("Function call is missing a thought_signature").
+//!   unsigned ("Function call is missing a `thought_signature`").
 
 use serde::Serialize;
 use serde_json::Value;
@@ -370,7 +370,7 @@ fn sign_current_turn(body: &[u8], v: &Value, edits: &mut Vec<Edit>, changes: &mu
 }
 
 /// Signs the current turn's unsigned calls after Gemini refused the request
-/// for one ("Function call is missing a thought_signature"), whatever the
+/// for one ("Function call is missing a `thought_signature`"), whatever the
 /// model's name says; `None` when every such call is signed.
 pub fn sign_refused(body: &[u8]) -> Option<Mended> {
     let v: Value = serde_json::from_slice(body).ok()?;
