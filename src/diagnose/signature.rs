@@ -12,8 +12,8 @@
 //! puts on such calls in every request to a Gemini 3 model. No rewrite of
 //! the session writes it: pi sends a signature only if it is base64 and the
 //! same model's (the placeholder is neither), Gemini CLI reads none from the
-//! calls it records (`toolCalls`), and Gemini CLI and the AI SDK's Google
-//! provider (opencode, Cline) add it on their own. A new user message starts a turn the old
+//! calls it records (`toolCalls`), Gemini CLI and Cline (its AI SDK) add it
+//! on their own, and opencode sends what it stores, unsigned. A new user message starts a turn the old
 //! calls are no longer checked in.
 
 use crate::classify::Class;

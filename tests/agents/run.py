@@ -40,9 +40,9 @@ SCENARIOS = {
     "pi": 24,
     "pi-1.6": 24,
     "gemini-cli": 15,
-    "opencode": 11,
+    "opencode": 12,
     "copilot": 11,
-    "cline": 11,
+    "cline": 12,
 }
 
 

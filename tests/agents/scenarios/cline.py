@@ -222,6 +222,32 @@ def scenario_heals_oversized_image(ctx):
 
 
 @_ends_its_hubs
+def scenario_unsigned_gemini_3_call_signed_by_the_ai_sdk(ctx):
+    """Cline on gemini-3-pro-preview (``cline auth -p gemini``; the base URL
+    set in its providers.json, as ``auth -b`` takes one for OpenAI providers
+    only) behind a gateway that drops thought signatures (the fake's
+    ``drop_signatures``): the AI SDK it bundles (``@ai-sdk/google`` 4.0.129)
+    sends the unsigned call in the turn's next step with Google's placeholder
+    and warns so; Gemini 3 takes it and the run completes. opencode and pi,
+    sent the same answer, are refused (their proxy scenarios)."""
+    (ctx.sb.work / "notes.txt").write_text("hello notes\n")
+    ctx.provider.settings.tool = ("read_files", {"files": [{"path": str(ctx.sb.work / "notes.txt")}]})
+    ctx.provider.settings.drop_signatures = True
+    r = ctx.sb.run([ctx.exe, "auth", "-p", "gemini", "-k", "fake-key", "-m", "gemini-3-pro-preview"], timeout=60)
+    lib.check(r.code == 0, "cline auth sets the gemini provider", r)
+    providers = ctx.sb.home / ".cline" / "data" / "settings" / "providers.json"
+    conf = json.loads(providers.read_text())
+    conf["providers"]["gemini"]["settings"]["baseUrl"] = ctx.provider.url + "/v1beta"
+    providers.write_text(json.dumps(conf))
+    run = _run(ctx, "READ-THE-FILE notes.txt")
+    sent = ctx.provider.model_requests("gemini")
+    steps = [e for e in sent if any("functionResponse" in p for c in e["body"]["contents"] for p in c["parts"])]
+    lib.check(run.code == 0 and steps and all(e["status"] == 200 for e in sent), "the run completes on gemini-3 with every request a 200", run, [(e["path"], e["status"]) for e in sent])
+    calls = [p for c in steps[0]["body"]["contents"] for p in c["parts"] if "functionCall" in p]
+    lib.check(calls and calls[0].get("thoughtSignature") == "skip_thought_signature_validator", "the AI SDK sends the unsigned call with Google's placeholder", calls)
+
+
+@_ends_its_hubs
 def scenario_context_overflow_trimmed(ctx):
     """A read_files output takes the task over the window (the fake's
     `context_tokens`): the request carrying it gets Chat Completions' "This

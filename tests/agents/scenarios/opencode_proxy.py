@@ -9,6 +9,8 @@ run gets a 200 on every request and the session records no rejection; a
 request with nothing to change reaches the provider byte for byte.
 """
 
+import json
+
 import lib
 import proxied
 from scenarios.opencode import _db, _opencode, _session_id, _setup
@@ -76,3 +78,46 @@ def scenario_proxy_forwards_what_it_need_not_change_byte_for_byte(ctx):
         _first_run(ctx, px, "READ-THE-FILE ok.png")
         lib.check(not px.journal(), "nothing to change: nothing journaled", px.journal())
         px.check_untouched_requests_are_byte_identical()
+
+
+def scenario_proxy_signs_an_unsigned_gemini_3_call(ctx):
+    """opencode on gemini-3-pro-preview (``npm: "@ai-sdk/google"``, which it
+    bundles) behind a gateway that drops thought signatures (the fake's
+    ``drop_signatures``): it keeps the call it was answered with unsigned and
+    sends it so in the turn's next step, and Gemini 3 refuses it ("Function
+    call is missing a thought_signature", position 2): the run fails. (Its
+    bundled AI SDK holds the placeholder, but sends it for none of these
+    calls.) The same run through the proxy: the call reaches the provider
+    with Google's placeholder, every request gets a 200, the journal says
+    `signed`."""
+    sb = ctx.sb
+    model = {"name": "Gemini 3 Fake", "attachment": False, "modalities": {"input": ["text"], "output": ["text"]}}
+    provider = {"npm": "@ai-sdk/google", "name": "Fake", "options": {"baseURL": ctx.provider.url + "/v1beta", "apiKey": "fake-key"}, "models": {"gemini-3-pro-preview": model}}
+    config = {"$schema": "https://opencode.ai/config.json", "provider": {"fake": provider}, "model": "fake/gemini-3-pro-preview", "small_model": "fake/gemini-3-pro-preview", "autoupdate": False, "share": "disabled"}
+    (sb.work / "opencode.json").write_text(json.dumps(config))
+    (sb.work / "notes.txt").write_text("hello notes\n")
+    ctx.provider.settings.tool = ("read", {"filePath": str(sb.work / "notes.txt")})
+    ctx.provider.settings.drop_signatures = True
+
+    def steps(sent):
+        return [e for e in sent if any("functionResponse" in p for c in e["body"]["contents"] for p in c["parts"])]
+
+    direct = _opencode(ctx, "run", "READ-THE-FILE notes.txt")
+    refused = steps(ctx.provider.model_requests("gemini"))
+    lib.check(refused, "direct: the turn's next step is sent", [(e["path"], e["status"]) for e in ctx.provider.model_requests("gemini")])
+    calls = [p for c in refused[0]["body"]["contents"] for p in c["parts"] if "functionCall" in p]
+    lib.check(calls and not any("thoughtSignature" in p or "thought_signature" in p for p in calls), "opencode sends the call unsigned, with no placeholder", calls)
+    message = json.dumps(refused[0]["answer"])
+    lib.check(refused[0]["status"] == 400 and "Function call is missing a thought_signature" in message and "position 2" in message, "direct: Gemini 3 refuses it", refused[0]["answer"])
+    lib.check(direct.code != 0, "direct: opencode's run fails on it", direct)
+    n = len(ctx.provider.model_requests("gemini"))
+    with proxied.Proxied(ctx) as px:
+        _point(ctx, px)
+        again = _opencode(ctx, "run", "READ-THE-FILE notes.txt")
+        journal = px.journal()
+    reqs = ctx.provider.model_requests("gemini")[n:]
+    lib.check(again.code == 0 and steps(reqs) and all(e["status"] == 200 for e in reqs), "through the proxy: every request gets a 200", again, [(e["status"], e["answer"]) for e in reqs])
+    part = next(p for c in steps(reqs)[0]["body"]["contents"] for p in c["parts"] if "functionCall" in p)
+    lib.check(part.get("thoughtSignature") == "skip_thought_signature_validator", "the provider received the call with Google's placeholder", part)
+    signed = [c for line in journal for c in line["changes"] if c["what"] == "signed"]
+    lib.check(signed and all(c["block"] == "contents[1].parts[0]" for c in signed), "the journal says the proxy signed that call", journal)
