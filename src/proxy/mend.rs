@@ -343,8 +343,11 @@ fn sign_current_turn(body: &[u8], v: &Value, edits: &mut Vec<Edit>, changes: &mu
         if signed("thoughtSignature") || signed("thought_signature") {
             continue;
         }
-        let snake = part.get("function_call").is_some();
-        let key = if snake { "thought_signature" } else { "thoughtSignature" };
+        // The signature member the part has (empty or null), else the spelling of its call's key.
+        let key = ["thoughtSignature", "thought_signature"]
+            .into_iter()
+            .find(|k| part.get(*k).is_some())
+            .unwrap_or(if part.get("function_call").is_some() { "thought_signature" } else { "thoughtSignature" });
         let at = format!("/contents/{i}/parts/{j}");
         let placeholder = serde_json::to_string(crate::provider::GEMINI_SKIP_SIGNATURE).unwrap_or_default();
         let edit = if part.get(key).is_some() {
@@ -521,8 +524,8 @@ mod tests {
 
     #[test]
     fn text_beside_a_function_response_starts_no_turn() {
-        // An agent that answers a call and adds the user's words in one content
-        // (Cline's resumption does): the call before it is still in the current turn.
+        // An agent that answers a call and adds the user's words in one content:
+        // the call before it is still in the current turn.
         let body = br#"{"contents":[{"role":"user","parts":[{"text":"hi"}]},{"role":"model","parts":[{"functionCall":{"name":"read_file","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"read_file","response":{}}},{"text":"go on"}]}]}"#;
         let rules = Rules::builtin("gemini").unwrap();
         let m = mend(body, Dialect::Gemini, &rules, None, Some("gemini-3-flash-preview"));
@@ -531,10 +534,13 @@ mod tests {
         // A text turn after it ends that turn: nothing to sign.
         let later = br#"{"contents":[{"role":"model","parts":[{"functionCall":{"name":"a","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"a","response":{}}}]},{"role":"user","parts":[{"text":"next"}]}]}"#;
         assert!(mend(later, Dialect::Gemini, &rules, None, Some("gemini-3-flash-preview")).body.is_none());
-        // snake_case parts get the snake_case key, an empty signature its value.
-        let snake = br#"{"contents":[{"role":"model","parts":[{"function_call":{"name":"a","args":{}}}]},{"role":"model","parts":[{"functionCall":{"name":"b","args":{}},"thoughtSignature":""}]}]}"#;
+        // snake_case parts get the snake_case key, an empty or null signature its value (no second member).
+        let snake = br#"{"contents":[{"role":"model","parts":[{"function_call":{"name":"a","args":{}}}]},{"role":"model","parts":[{"functionCall":{"name":"b","args":{}},"thoughtSignature":""}]},{"role":"model","parts":[{"functionCall":{"name":"c","args":{}},"thought_signature":null}]}]}"#;
         let v: Value = serde_json::from_slice(&sign_refused(snake).expect("signed").body.unwrap()).unwrap();
-        assert_eq!(v["contents"][0]["parts"][0]["thought_signature"], "skip_thought_signature_validator");
-        assert_eq!(v["contents"][1]["parts"][0]["thoughtSignature"], "skip_thought_signature_validator");
+        let skip = "skip_thought_signature_validator";
+        assert_eq!(v["contents"][0]["parts"][0]["thought_signature"], skip);
+        assert_eq!(v["contents"][1]["parts"][0]["thoughtSignature"], skip);
+        assert_eq!(v["contents"][2]["parts"][0]["thought_signature"], skip);
+        assert!(v["contents"][2]["parts"][0].get("thoughtSignature").is_none());
     }
 }

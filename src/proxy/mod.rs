@@ -86,7 +86,7 @@ pub fn print_env(agent: &str, base: &str) -> Option<String> {
         ),
         "pi" => format!(
             "# ~/.pi/agent/models.json (merge into what is there):\n\
-             # {{\"providers\": {{\"anthropic\": {{\"baseUrl\": \"{base}\"}}, \"openai\": {{\"baseUrl\": \"{base}/v1\"}}}}}}\n"
+             # {{\"providers\": {{\"anthropic\": {{\"baseUrl\": \"{base}\"}}, \"openai\": {{\"baseUrl\": \"{base}/v1\"}}, \"google\": {{\"baseUrl\": \"{base}/v1beta\"}}}}}}\n"
         ),
         "gemini-cli" => format!("export GOOGLE_GEMINI_BASE_URL={base}\n"),
         "opencode" => format!(

@@ -601,6 +601,7 @@ fn print_env_names_each_agents_setting() {
         ("copilot", "COPILOT_PROVIDER_BASE_URL=http://127.0.0.1:9123/"),
         ("opencode", "\"baseURL\": \"http://127.0.0.1:9123/v1\""),
         ("pi", "\"baseUrl\": \"http://127.0.0.1:9123\""),
+        ("pi", "\"google\": {\"baseUrl\": \"http://127.0.0.1:9123/v1beta\"}"),
         ("cline", "-b http://127.0.0.1:9123/v1"),
     ] {
         let out = bin().args(["proxy", "--port", "9123", "--print-env", agent]).output().unwrap();
