@@ -87,7 +87,8 @@ def scenario_proxy_signs_an_unsigned_gemini_3_call(ctx):
     sends it so in the turn's next step, and Gemini 3 refuses it ("Function
     call is missing a thought_signature", position 2): the run fails. (Its
     bundled AI SDK holds the placeholder, but sends it for none of these
-    calls.) The same run through the proxy: the call reaches the provider
+    calls.) Its resume with a new prompt starts a new turn, in which the old
+    call is not checked: a 200. The same run through the proxy: the call reaches the provider
     with Google's placeholder, every request gets a 200, the journal says
     `signed`."""
     sb = ctx.sb
@@ -110,6 +111,12 @@ def scenario_proxy_signs_an_unsigned_gemini_3_call(ctx):
     message = json.dumps(refused[0]["answer"])
     lib.check(refused[0]["status"] == 400 and "Function call is missing a thought_signature" in message and "position 2" in message, "direct: Gemini 3 refuses it", refused[0]["answer"])
     lib.check(direct.code != 0, "direct: opencode's run fails on it", direct)
+    # Its next prompt starts a new turn: the unsigned call is sent again, and not checked.
+    n = len(ctx.provider.model_requests("gemini"))
+    resumed = _opencode(ctx, "run", "--continue", "continue")
+    later = [e for e in ctx.provider.model_requests("gemini")[n:] if e["body"].get("tools")]
+    old = [p for e in later[:1] for c in e["body"]["contents"] for p in c["parts"] if "functionCall" in p]
+    lib.check(resumed.code == 0 and later and all(e["status"] == 200 for e in later) and old and "thoughtSignature" not in old[0], "direct: its resume, a new turn, sends the call unsigned and gets a 200", resumed, [(e["status"], e["answer"]) for e in later])
     n = len(ctx.provider.model_requests("gemini"))
     with proxied.Proxied(ctx) as px:
         _point(ctx, px)

@@ -99,7 +99,9 @@ def scenario_proxy_signs_an_unsigned_gemini_3_call(ctx):
     ``resolveThoughtSignature`` in pi-ai's google-shared.js keeps a base64
     signature of the same model only), and Gemini 3 refuses it, "Function
     call is missing a thought_signature", position 2: the run fails, and
-    diagnose names the proxy (no --strip-reasoning, which cannot add one). The same
+    diagnose names the proxy (no --strip-reasoning, which cannot add one). Its
+    resume with a new prompt starts a new turn, in which the old call is not
+    checked: a 200. The same
     run through the proxy: the proxy gives that call Google's placeholder,
     every request gets a 200, and the journal says `signed`."""
     (ctx.sb.work / "notes.txt").write_text("hello notes\n")
@@ -123,7 +125,12 @@ def scenario_proxy_signs_an_unsigned_gemini_3_call(ctx):
     r, d = lib.diagnose(ctx.sb, first)
     lib.check(d["stuck"] is True and (d.get("failure") or {}).get("class") == "reasoning_rejected", "diagnose: the refusal, reasoning_rejected", r)
     lib.check("strip-reasoning" not in json.dumps(d.get("next")) and "`session-doctor proxy` gives such calls" in json.dumps(d.get("notes")), "diagnose offers no --strip-reasoning and names the proxy", r)
-    n = len(sent)
+    # Its next prompt starts a new turn: the unsigned call is sent again, and not checked.
+    resumed = ctx.sb.run([ctx.exe, "--session", first, *model, "-p", "continue"], env=env)
+    later = ctx.provider.model_requests("gemini")[len(sent):]
+    old = [p for e in later[:1] for c in e["body"]["contents"] for p in c["parts"] if "functionCall" in p]
+    lib.check(resumed.code == 0 and later and all(e["status"] == 200 for e in later) and old and "thoughtSignature" not in old[0], "direct: its resume, a new turn, sends the call unsigned and gets a 200", resumed, [(e["status"], e["answer"]) for e in later])
+    n = len(ctx.provider.model_requests("gemini"))
     with proxied.Proxied(ctx) as px:
         models.write_text(json.dumps({"providers": {"google": {"baseUrl": px.url + "/v1beta"}}}))
         again = ctx.sb.run([ctx.exe, *model, "-p", "READ-THE-FILE notes.txt"], env=env)
