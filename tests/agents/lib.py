@@ -30,6 +30,9 @@ AGENTS = {
     "opencode": ("opencode-ai", "1.18.33", "opencode"),
     "copilot": ("@github/copilot", "1.0.102", "copilot"),
     "cline": ("cline", "3.0.65", "cline"),
+    # opencode's fork: its own binary and store (`kilo.db`), opencode's format.
+    # 7.8.1 (the newest) publishes no linux-x64 binary.
+    "kilo": ("@kilocode/cli", "7.7.7", "kilo"),
 }
 
 # npm packages installed beside an agent that its executable needs first on PATH:

@@ -16,6 +16,30 @@ use super::ai_sdk::{Replay, provider_reasoning};
 use super::blocks::url_payload;
 use super::{Adapter, LineOut, RawCall, RawEntry, Site, path_argument, ptr};
 
+/// The command that exports, imports and resumes the sessions of a store:
+/// `kilo` for Kilo Code CLI's (`@kilocode/cli`, opencode's fork, which keeps
+/// opencode's format in `$XDG_DATA_HOME/kilo/kilo.db`, `kilo-<channel>.db`,
+/// or an `opencode-<channel>.db` it finds in that folder), else `opencode`.
+pub fn cli_of_store(path: &std::path::Path) -> &'static str {
+    let name = |p: Option<&std::ffi::OsStr>| p.and_then(std::ffi::OsStr::to_str).unwrap_or_default().to_string();
+    let in_kilo = name(path.parent().and_then(std::path::Path::file_name)) == "kilo";
+    if name(path.file_name()).starts_with("kilo") || in_kilo { KILO } else { OPENCODE }
+}
+
+/// The command that imports and resumes an export, by the version of the
+/// CLI that wrote its session (`info.version`): Kilo Code CLI stamps its own
+/// (7.x; 7.0.33 is the oldest `@kilocode/cli` on npm built on opencode),
+/// opencode its own (0.x, 1.x).
+pub fn cli_of_export(version: Option<&str>) -> &'static str {
+    let major = version.and_then(|v| v.split('.').next()).and_then(|m| m.parse::<u32>().ok());
+    if major.is_some_and(|m| m >= 7) { KILO } else { OPENCODE }
+}
+
+/// Kilo Code CLI's command.
+pub const KILO: &str = "kilo";
+/// opencode's command.
+pub const OPENCODE: &str = "opencode";
+
 /// opencode: any provider, through the AI SDK.
 pub const BEHAVIOUR: super::Behaviour = super::Behaviour::agent("opencode");
 
