@@ -339,6 +339,32 @@ mod tests {
     }
 
     #[test]
+    fn kilo_keeps_its_stores_in_its_own_data_folder() {
+        let home = tempfile::tempdir().unwrap();
+        let mut env = Env { home: home.path().to_path_buf(), vars: BTreeMap::new() };
+        assert_eq!(roots(&env, "kilo"), [home.path().join(".local/share/kilo")]);
+        let data = home.path().join("data");
+        env.vars.insert("XDG_DATA_HOME".into(), data.clone().into());
+        assert_eq!(roots(&env, "kilo"), [data.join("kilo")]);
+        std::fs::create_dir_all(data.join("kilo")).unwrap();
+        std::fs::create_dir_all(data.join("opencode")).unwrap();
+        // Its channels' stores, and the opencode-<channel>.db it falls back to; never opencode's own folder.
+        for name in
+            ["kilo/kilo.db", "kilo/kilo-beta.db", "kilo/opencode-dev.db", "kilo/kilo.db-wal", "opencode/opencode.db"]
+        {
+            std::fs::write(data.join(name), b"SQLite format 3\0").unwrap();
+        }
+        let mut found: Vec<PathBuf> = find(&env, Some("kilo")).into_iter().map(|f| f.path).collect();
+        found.sort();
+        let want: Vec<PathBuf> =
+            ["kilo-beta.db", "kilo.db", "opencode-dev.db"].iter().map(|n| data.join("kilo").join(n)).collect();
+        assert_eq!(found, want);
+        assert!(find(&env, Some("kilo")).iter().all(|f| f.agent == "kilo" && f.format.is_none()));
+        let opencode: Vec<PathBuf> = find(&env, Some("opencode")).into_iter().map(|f| f.path).collect();
+        assert_eq!(opencode, [data.join("opencode/opencode.db")]);
+    }
+
+    #[test]
     fn cline_keeps_its_tasks_where_its_core_looks() {
         let mut env = Env { home: PathBuf::from("/h"), vars: BTreeMap::new() };
         assert_eq!(roots(&env, "cline"), [PathBuf::from("/h/.cline/data/sessions")]);

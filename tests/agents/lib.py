@@ -50,13 +50,26 @@ def cache_dir():
     return Path(os.environ.get("SD_AGENTS_CACHE") or Path.home() / ".cache" / "session-doctor" / "agents")
 
 
-def install(agent):
-    """The executable of the pinned agent, installed from npm on first use.
+def newest_version(agent):
+    """The version npm's `latest` tag names for the agent's package (asks the registry)."""
+    package = AGENTS[agent][0]
+    run = subprocess.run(["npm", "view", package, "version"], capture_output=True, text=True, timeout=120)
+    version = run.stdout.strip()
+    if run.returncode != 0 or not version:
+        raise RuntimeError("npm view %s version failed:\n%s" % (package, run.stderr[-2000:]))
+    return version
+
+
+def install(agent, version=None):
+    """The executable of the agent at `version` (default: the pinned one),
+    installed from npm on first use into a folder of its own
+    (`<agent>@<version>`), so another version never replaces the pinned install.
 
     An install is complete once its marker is written: a folder without one
     (an install killed halfway, which npm does not finish on a second run) is
     removed and installed again."""
-    package, version, binary = AGENTS[agent]
+    package, pinned, binary = AGENTS[agent]
+    version = version or pinned
     prefix = cache_dir() / ("%s@%s" % (agent, version))
     exe = prefix / "node_modules" / ".bin" / binary
     done = prefix / ".installed"

@@ -317,3 +317,23 @@ fn error_record(err: &Value<'_>) -> ErrorRecord {
         .unwrap_or(name);
     ErrorRecord { text, status: data.get("statusCode").as_f64().and_then(super::http_status) }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{KILO, OPENCODE, cli_of_export, cli_of_store};
+    use std::path::Path;
+
+    #[test]
+    fn kilos_stores_and_exports_are_told_from_opencodes() {
+        for kilo in ["/h/.local/share/kilo/kilo.db", "kilo-beta.db", "/d/kilo/opencode-dev.db"] {
+            assert_eq!(cli_of_store(Path::new(kilo)), KILO, "{kilo}");
+        }
+        for opencode in ["/h/.local/share/opencode/opencode.db", "opencode-dev.db", "x.db"] {
+            assert_eq!(cli_of_store(Path::new(opencode)), OPENCODE, "{opencode}");
+        }
+        assert_eq!(cli_of_export(Some("7.7.7")), KILO);
+        for v in [Some("1.18.33"), Some("0.15.2"), Some("local"), None] {
+            assert_eq!(cli_of_export(v), OPENCODE, "{v:?}");
+        }
+    }
+}
