@@ -82,6 +82,7 @@ def install(agent, version=None):
     cmd = ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", str(prefix), *packages]
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if run.returncode != 0 or not exe.exists():
+        shutil.rmtree(prefix, ignore_errors=True)
         raise RuntimeError("npm install %s@%s failed:\n%s" % (package, version, run.stderr[-2000:]))
     done.write_text("".join(p + "\n" for p in packages))
     return exe
