@@ -28,8 +28,9 @@ pub fn cli_of_store(path: &std::path::Path) -> &'static str {
 
 /// The command that imports and resumes an export, by the version of the
 /// CLI that wrote its session (`info.version`): Kilo Code CLI stamps its own
-/// (7.x; 7.0.33 is the oldest `@kilocode/cli` on npm built on opencode),
-/// opencode its own (0.x, 1.x).
+/// (7.7.7 writes `7.7.7`; its releases on npm run from 7.0.33 to 7.8.1),
+/// opencode its own (1.18.33 writes `1.18.33`): a major version of 7 or more
+/// is taken for Kilo's.
 pub fn cli_of_export(version: Option<&str>) -> &'static str {
     let major = version.and_then(|v| v.split('.').next()).and_then(|m| m.parse::<u32>().ok());
     if major.is_some_and(|m| m >= 7) { KILO } else { OPENCODE }
