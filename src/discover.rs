@@ -12,6 +12,7 @@
 //! | `gemini-cli` | `$GEMINI_CLI_HOME`, else `~`: `.gemini/tmp/*/chats/*.jsonl` and legacy `*.json` |
 //! | `mux` | `$MUX_ROOT`, else `~/.mux` (and the older `~/.cmux`, the newer `~/.xum`): `sessions/*/chat.jsonl` |
 //! | `opencode` | `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`: `opencode*.db`, legacy `storage/session/*/*.json` |
+//! | `kilo` | `$XDG_DATA_HOME/kilo`, else `~/.local/share/kilo`: `kilo*.db` and `opencode*.db` (Kilo Code CLI, opencode's fork and format) |
 //! | `copilot` | `$COPILOT_HOME`, else `~/.copilot`: `session-state/*/events.jsonl` |
 //! | `cline` | `$CLINE_SESSION_DATA_DIR`, else `$CLINE_DATA_DIR/sessions`, else `$CLINE_DIR` (else `~/.cline`) `/data/sessions`: `*/*.messages.json` (Cline CLI 3) |
 //!
@@ -29,7 +30,8 @@ use std::time::SystemTime;
 use crate::model::Format;
 
 /// The agents whose sessions can be found, by their format name.
-pub const AGENTS: [&str; 8] = ["claude-code", "codex", "pi", "gemini-cli", "mux", "opencode", "copilot", "cline"];
+pub const AGENTS: [&str; 9] =
+    ["claude-code", "codex", "pi", "gemini-cli", "mux", "opencode", "kilo", "copilot", "cline"];
 
 /// A home directory and the environment variables that move an agent's store.
 #[derive(Clone, Debug, Default)]
@@ -107,8 +109,15 @@ pub fn agent_name(name: &str) -> Option<&'static str> {
     AGENTS.into_iter().find(|a| *a == name)
 }
 
+/// Kilo Code CLI: an agent of its own, in opencode's format.
+const KILO: &str = crate::formats::opencode::KILO;
+
 /// The directories searched for `agent`, whether they exist or not (for messages).
 pub fn roots(env: &Env, agent: &str) -> Vec<PathBuf> {
+    if agent == KILO {
+        // `Global.Path.data` of Kilo Code CLI 7.7.7: xdg-basedir's data home, then `kilo`.
+        return vec![env.dir("XDG_DATA_HOME", ".local/share").join("kilo")];
+    }
     let Some(format) = Format::from_name(agent) else { return Vec::new() };
     match format {
         Format::ClaudeCode => match env.var("CLAUDE_CONFIG_DIR") {
@@ -195,6 +204,12 @@ pub fn latest_session(agent: Option<&str>) -> Option<PathBuf> {
     reason = "each agent writes and lists its sessions by exactly these names: a `.JSONL` is not one it resumes"
 )]
 fn files(agent: &str, root: &Path) -> Vec<(PathBuf, Option<Format>)> {
+    if agent == KILO {
+        // kilo.db, kilo-<channel>.db, or the opencode-<channel>.db Kilo Code CLI 7.7.7 opens when
+        // no kilo-<channel>.db is there (it keeps no session outside its database).
+        let db = |n: &str| (n.starts_with("kilo") || n.starts_with("opencode")) && n.ends_with(".db");
+        return plain_files(root, db).into_iter().map(|p| (p, None)).collect();
+    }
     let Some(format) = Format::from_name(agent) else { return Vec::new() };
     let with = |paths: Vec<PathBuf>| paths.into_iter().map(|p| (p, Some(format))).collect::<Vec<_>>();
     match format {
@@ -287,7 +302,7 @@ mod tests {
         assert_eq!(agent_name("claude"), Some("claude-code"));
         assert_eq!(agent_name("codex"), Some("codex"));
         assert_eq!(agent_name("cursor"), None);
-        for a in AGENTS.into_iter().filter(|a| *a != "opencode") {
+        for a in AGENTS.into_iter().filter(|a| !["opencode", "kilo"].contains(a)) {
             assert!(Format::from_name(a).is_some(), "{a} is a format");
         }
     }
@@ -321,6 +336,32 @@ mod tests {
         env.vars.insert("PI_CODING_AGENT_SESSION_DIR".into(), flat.clone().into());
         let found: Vec<PathBuf> = find(&env, Some("pi")).into_iter().map(|f| f.path).collect();
         assert_eq!(found, [file]);
+    }
+
+    #[test]
+    fn kilo_keeps_its_stores_in_its_own_data_folder() {
+        let home = tempfile::tempdir().unwrap();
+        let mut env = Env { home: home.path().to_path_buf(), vars: BTreeMap::new() };
+        assert_eq!(roots(&env, "kilo"), [home.path().join(".local/share/kilo")]);
+        let data = home.path().join("data");
+        env.vars.insert("XDG_DATA_HOME".into(), data.clone().into());
+        assert_eq!(roots(&env, "kilo"), [data.join("kilo")]);
+        std::fs::create_dir_all(data.join("kilo")).unwrap();
+        std::fs::create_dir_all(data.join("opencode")).unwrap();
+        // Its channels' stores, and the opencode-<channel>.db it falls back to; never opencode's own folder.
+        for name in
+            ["kilo/kilo.db", "kilo/kilo-beta.db", "kilo/opencode-dev.db", "kilo/kilo.db-wal", "opencode/opencode.db"]
+        {
+            std::fs::write(data.join(name), b"SQLite format 3\0").unwrap();
+        }
+        let mut found: Vec<PathBuf> = find(&env, Some("kilo")).into_iter().map(|f| f.path).collect();
+        found.sort();
+        let want: Vec<PathBuf> =
+            ["kilo-beta.db", "kilo.db", "opencode-dev.db"].iter().map(|n| data.join("kilo").join(n)).collect();
+        assert_eq!(found, want);
+        assert!(find(&env, Some("kilo")).iter().all(|f| f.agent == "kilo" && f.format.is_none()));
+        let opencode: Vec<PathBuf> = find(&env, Some("opencode")).into_iter().map(|f| f.path).collect();
+        assert_eq!(opencode, [data.join("opencode/opencode.db")]);
     }
 
     #[test]

@@ -248,8 +248,9 @@ fn refuse_unwritable(job: &Job<'_>) -> anyhow::Result<()> {
     }
     if plan.memory.is_some() {
         bail!(
-            "{}: repair writes files, and this session lives in a store; export it first (`opencode export <id> > session.json`) and repair that",
-            path.display()
+            "{}: repair writes files, and this session lives in a store; export it first (`{} export <id> > session.json`) and repair that",
+            path.display(),
+            crate::formats::opencode::cli_of_store(path)
         );
     }
     if plan.format == Format::ClaudeCode

@@ -174,7 +174,7 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
 }
 
 /// The export a stored opencode session's next commands go through: opencode
-/// has `opencode export`, pi's store and an event-sourced session have none
+/// has `opencode export` (Kilo Code CLI `kilo export`), pi's store and an event-sourced session have none
 /// ([`crate::reader::no_export`]).
 pub(crate) fn export(
     path: &std::path::Path,
@@ -183,5 +183,6 @@ pub(crate) fn export(
 ) -> Option<crate::diagnose::Export> {
     let session = plan.session.as_ref().filter(|_| plan.memory.is_some())?;
     let opencode = plan.format == crate::model::Format::Opencode && crate::reader::no_export(path, plan).is_none();
-    opencode.then(|| crate::diagnose::Export { session: session.clone(), read_args: read.repeat_for_export() })
+    let cli = crate::formats::opencode::cli_of_store(path);
+    opencode.then(|| crate::diagnose::Export { session: session.clone(), cli, read_args: read.repeat_for_export() })
 }

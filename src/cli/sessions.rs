@@ -12,7 +12,7 @@ use crate::reader::ReadOptions;
 use crate::report::sessions::{Health, Listed};
 use crate::report::{self, ScanReport};
 
-/// List recent sessions of Claude Code, Codex, pi, Gemini CLI, mux, opencode, Copilot CLI and Cline.
+/// List recent sessions of Claude Code, Codex, pi, Gemini CLI, mux, opencode, Kilo Code CLI, Copilot CLI and Cline.
 ///
 /// Looks where each agent keeps its sessions (honouring CLAUDE_CONFIG_DIR,
 /// CODEX_HOME, PI_CODING_AGENT_DIR, GEMINI_CLI_HOME, MUX_ROOT, XDG_DATA_HOME,
@@ -20,8 +20,9 @@ use crate::report::{self, ScanReport};
 /// newest first by modification time, and judges each listed session as
 /// `diagnose` and `scan` do: stuck (a failure every retry meets again, as
 /// `diagnose` says), problems (not stuck, but an invalid attachment, a provider
-/// limit broken or a line skipped), ok, or unreadable. opencode keeps its sessions in one database, listed
-/// whole and not judged here ("not read"): `scan` and `diagnose` read it, its
+/// limit broken or a line skipped), ok, or unreadable. opencode and Kilo Code
+/// CLI (agent `kilo`) keep their sessions in one database each, listed whole
+/// and not judged here ("not read"): `scan` and `diagnose` read it, its
 /// newest session or the one --session names.
 #[allow(clippy::doc_markdown, reason = "`--help` text, printed as written (and the man page made from it)")]
 #[derive(Debug, Args)]

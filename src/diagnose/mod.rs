@@ -67,6 +67,8 @@ pub struct DiagnoseOptions {
 pub struct Export {
     /// The session to export.
     pub session: String,
+    /// The command that exports it (`opencode`, or `kilo` for Kilo Code CLI's store).
+    pub cli: &'static str,
     /// The read arguments for the export (the store's, without `--session`,
     /// `--format` and `--overlay`), already quoted.
     pub read_args: String,

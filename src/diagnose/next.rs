@@ -147,7 +147,7 @@ pub fn commands(
     let mut out: Vec<String> = out.into_iter().flatten().collect();
     out.dedup();
     if let Some(e) = export.filter(|_| !out.is_empty()) {
-        out.insert(0, format!("opencode export {} > {}", shell_quote(&e.session), shell_quote(&file)));
+        out.insert(0, format!("{} export {} > {}", e.cli, shell_quote(&e.session), shell_quote(&file)));
     }
     out
 }

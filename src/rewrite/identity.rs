@@ -151,15 +151,16 @@ impl<'a> Place<'a> {
         }
     }
 
-    /// An `opencode export`: imported back, it would replace the original session
+    /// An `opencode export` (or `kilo export`): imported back, it would replace the original session
     /// (and its messages) under the same ids, so the copy gets ids of its own.
     fn opencode_export(self) -> Identity {
         let old = self.field("/info/id");
         let id = old.as_deref().map(opencode_id).unwrap_or_default();
         let path = self.dir.join(format!("{id}.json"));
         let quoted = crate::text::shell_quote(&path.display().to_string());
+        let cli = crate::formats::opencode::cli_of_export(self.field("/info/version").as_deref());
         Identity {
-            resume: Some(format!("opencode import {quoted} && opencode --session {id}")),
+            resume: Some(format!("{cli} import {quoted} && {cli} --session {id}")),
             path,
             old_id: old,
             id: Some(id),

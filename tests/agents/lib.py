@@ -30,6 +30,9 @@ AGENTS = {
     "opencode": ("opencode-ai", "1.18.33", "opencode"),
     "copilot": ("@github/copilot", "1.0.102", "copilot"),
     "cline": ("cline", "3.0.65", "cline"),
+    # opencode's fork: its own binary and store (`kilo.db`), opencode's format.
+    # 7.8.1 (the newest) publishes no linux-x64 binary.
+    "kilo": ("@kilocode/cli", "7.7.7", "kilo"),
 }
 
 # npm packages installed beside an agent that its executable needs first on PATH:
@@ -47,13 +50,26 @@ def cache_dir():
     return Path(os.environ.get("SD_AGENTS_CACHE") or Path.home() / ".cache" / "session-doctor" / "agents")
 
 
-def install(agent):
-    """The executable of the pinned agent, installed from npm on first use.
+def newest_version(agent):
+    """The version npm's `latest` tag names for the agent's package (asks the registry)."""
+    package = AGENTS[agent][0]
+    run = subprocess.run(["npm", "view", package, "version"], capture_output=True, text=True, timeout=120)
+    version = run.stdout.strip()
+    if run.returncode != 0 or not version:
+        raise RuntimeError("npm view %s version failed:\n%s" % (package, run.stderr[-2000:]))
+    return version
+
+
+def install(agent, version=None):
+    """The executable of the agent at `version` (default: the pinned one),
+    installed from npm on first use into a folder of its own
+    (`<agent>@<version>`), so another version never replaces the pinned install.
 
     An install is complete once its marker is written: a folder without one
     (an install killed halfway, which npm does not finish on a second run) is
     removed and installed again."""
-    package, version, binary = AGENTS[agent]
+    package, pinned, binary = AGENTS[agent]
+    version = version or pinned
     prefix = cache_dir() / ("%s@%s" % (agent, version))
     exe = prefix / "node_modules" / ".bin" / binary
     done = prefix / ".installed"
@@ -66,6 +82,7 @@ def install(agent):
     cmd = ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", str(prefix), *packages]
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if run.returncode != 0 or not exe.exists():
+        shutil.rmtree(prefix, ignore_errors=True)
         raise RuntimeError("npm install %s@%s failed:\n%s" % (package, version, run.stderr[-2000:]))
     done.write_text("".join(p + "\n" for p in packages))
     return exe

@@ -166,6 +166,30 @@ def gemini_resume(contents, prompt):
     return contents
 
 
+# Kilo Code CLI 7.7.7 ends every user message it sends with a text block of its
+# own making: the message's time and the working folder. Its session holds no
+# such part; it is written afresh for each request.
+KILO_ENVIRONMENT = re.compile(r"\n\n<environment_details>\nMessage time: [^\n]*\nWorking directory: [^\n]*\nWorkspace root folder: [^\n]*\n</environment_details>")
+
+
+def kilo_environment(messages):
+    """Anthropic messages as Kilo Code CLI sent them, without the
+    `<environment_details>` text block it adds to each user message: only a
+    text block that is exactly that, with nothing but `type`, `text` and a
+    cache mark, is cut."""
+
+    def added(b):
+        return isinstance(b, dict) and b.get("type") == "text" and KILO_ENVIRONMENT.fullmatch(b.get("text", "")) and set(b) <= {"type", "text", "cache_control"}
+
+    out = []
+    for m in messages:
+        content = m.get("content")
+        if m.get("role") == "user" and isinstance(content, list):
+            m = dict(m, content=[b for b in content if not added(b)])
+        out.append(m)
+    return out
+
+
 def codex_aborted(item):
     """Codex gives the "aborted" output it adds to a call its killed run left
     unanswered an id of its own making, which no rollout line holds."""

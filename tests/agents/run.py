@@ -4,6 +4,7 @@
     python3 tests/agents/run.py                 # every agent, every scenario
     python3 tests/agents/run.py codex           # one agent
     python3 tests/agents/run.py pi -k stuck     # scenarios whose name holds "stuck"
+    python3 tests/agents/run.py --latest codex  # the newest release on npm instead of the pin
 
 Each scenario is a function ``scenario_<name>(ctx)`` in ``scenarios/<agent>.py``
 (the agent's name with ``-`` as ``_``). A scenario that meets a gap the project
@@ -11,7 +12,10 @@ knows about is marked ``@known_gap("why")``: its failure is reported but not
 counted, and its passing is reported as a failure until the mark is removed, so
 the mark cannot outlive the gap. A scenario that fails is run once more; one
 that passes then is counted, reported as flaky with its first failure and that
-run's log, and named again at the end. The last line is ``N passed, N failed``.
+run's log, and named again at the end. ``--latest`` runs each agent's newest
+release on npm instead of its pin (installed in a folder of its own beside the
+pinned one). The versions that ran are listed before the last line,
+``N passed, N failed``.
 Logs of every provider request go to ``$SD_AGENTS_LOGS`` (default: a temporary
 folder, printed on failure).
 """
@@ -43,6 +47,7 @@ SCENARIOS = {
     "opencode": 12,
     "copilot": 11,
     "cline": 12,
+    "kilo": 2,
 }
 
 
@@ -57,25 +62,31 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("agents", nargs="*", help="agents to run (default: all)")
     parser.add_argument("-k", dest="pattern", default="", help="only scenarios whose name holds this")
+    parser.add_argument("--latest", action="store_true", help="run each agent's newest release on npm (its `latest` tag), installed beside the pinned one, instead of the pin")
     args = parser.parse_args()
     agents = args.agents or list(lib.AGENTS)
     logs = Path(os.environ.get("SD_AGENTS_LOGS") or tempfile.mkdtemp(prefix="sd-agents-logs-"))
     logs.mkdir(parents=True, exist_ok=True)
     passed = failed = gaps = 0
     flakes = []
+    ran = []
     for agent in agents:
         stem = lib.SCENARIOS_OF.get(agent, agent).replace("-", "_")
         # scenarios/<agent>.py, and scenarios/<agent>_<topic>.py for scenarios of one topic.
         names = sorted(p.stem for p in (Path(__file__).parent / "scenarios").glob(stem + "*.py"))
         modules = [importlib.import_module("scenarios." + n) for n in names if n == stem or n.startswith(stem + "_")]
         started = time.time()
+        pinned = lib.AGENTS[agent][1]
         try:
-            exe = lib.install(agent)
+            version = lib.newest_version(agent) if args.latest else pinned
+            exe = lib.install(agent, version)
         except Exception as err:  # an agent that cannot install fails all of its scenarios
-            print("FAIL %s: install: %s" % (agent, err))
+            print("FAIL %s: install%s: %s" % (agent, " of the newest release" if args.latest else "", err))
             failed += 1
             continue
-        print("%s %s (installed in %.0fs)" % (agent, lib.AGENTS[agent][1], time.time() - started), flush=True)
+        which = "" if not args.latest else (", the newest release, the pinned one" if version == pinned else ", the newest release; pinned: %s" % pinned)
+        print("%s %s (installed in %.0fs%s)" % (agent, version, time.time() - started, which), flush=True)
+        ran.append("%s %s" % (agent, version))
         found = sorted(((n, getattr(m, n)) for m in modules for n in dir(m) if n.startswith("scenario_")), key=lambda f: f[0])
         if len(found) != SCENARIOS.get(agent):
             failed += 1
@@ -119,6 +130,7 @@ def main():
         print("%d known gap(s) not counted" % gaps)
     if flakes:
         print("%d flaky (failed, then passed on a second run): %s" % (len(flakes), ", ".join(flakes)))
+    print("versions: %s" % (", ".join(ran) or "none installed"))
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

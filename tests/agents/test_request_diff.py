@@ -64,6 +64,15 @@ class ResumeArtefacts(unittest.TestCase):
         with self.assertRaises(AssertionError):
             rd.leading([u, s], "role", "system", "x")
 
+    def test_kilos_environment_block_alone(self):
+        env = {"type": "text", "text": "\n\n<environment_details>\nMessage time: 2026-12-06T22:55:32Z\nWorking directory: /w\nWorkspace root folder: /\n</environment_details>"}
+        typed = {"type": "text", "text": "continue"}
+        sent = [{"role": "user", "content": [typed, dict(env, cache_control={"type": "ephemeral"})]}, {"role": "assistant", "content": [env]}]
+        self.assertEqual(rd.kilo_environment(sent), [{"role": "user", "content": [typed]}, sent[1]])
+        # Anything more in the block, or the same words inside a longer text, stays.
+        longer = [{"role": "user", "content": [{"type": "text", "text": env["text"] + "\nmore"}, dict(env, id="x")]}]
+        self.assertEqual(rd.kilo_environment(longer), longer)
+
     def test_gemini(self):
         ctx = {"role": "user", "parts": [{"text": "<session_context>\nnow"}, {"text": "READ"}]}
         self.assertEqual(rd.gemini_history([ctx]), [{"role": "user", "parts": [{"text": "READ"}]}])

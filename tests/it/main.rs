@@ -29,6 +29,7 @@ mod agent_copilot;
 // Gemini CLI sessions the real CLI wrote: stuck, resumed, refused for its images.
 mod agent_gemini_cli;
 // opencode's database as the real agent wrote it: healthy, read without a file beside it.
+mod agent_kilo;
 mod agent_opencode;
 // pi sessions against the requests the real pi sent from them.
 mod agent_pi;

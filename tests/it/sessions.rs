@@ -21,7 +21,7 @@ fn put(home: &Path, rel: &str, bytes: &[u8], age_min: u64) -> PathBuf {
 }
 
 /// A fake home with one session per agent, newest first in this order:
-/// opencode db, mux (healthy), gemini-cli, pi (unreadable), codex, claude-code (twice: a cut PNG, an unanswered tool call), copilot, cline.
+/// opencode db, mux (healthy), gemini-cli, pi (unreadable), codex, claude-code (twice: a cut PNG, an unanswered tool call), copilot, cline, kilo db.
 fn fake_home() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
     let home = dir.path();
@@ -46,6 +46,7 @@ fn fake_home() -> tempfile::TempDir {
     )
     .expect("cline fixture");
     put(home, ".cline/data/sessions/1796121856311_l5u09/1796121856311_l5u09.messages.json", &cline, 8);
+    put(home, ".local/share/kilo/kilo.db", b"SQLite format 3\0", 9);
     // Not sessions: a subagent transcript, a Codex index, a note beside the store.
     put(home, ".claude/projects/-home-dev-shop/1f0e2d3c/subagents/agent-1.jsonl", &sample("claude-code.jsonl"), 0);
     put(home, ".codex/session_index.jsonl", b"{}\n", 0);
@@ -72,7 +73,7 @@ fn every_agent_is_found_newest_first() {
     let agents: Vec<&str> = found.iter().map(|f| f.agent).collect();
     assert_eq!(
         agents,
-        ["opencode", "mux", "gemini-cli", "pi", "codex", "claude-code", "claude-code", "copilot", "cline"],
+        ["opencode", "mux", "gemini-cli", "pi", "codex", "claude-code", "claude-code", "copilot", "cline", "kilo"],
         "{found:#?}"
     );
     assert!(found[0].format.is_none(), "opencode's database is not read");
@@ -127,7 +128,8 @@ fn sessions_lists_health_and_json() {
             ("claude-code", "stuck"),
             // Copilot CLI retried without the cut PNG and got an answer; the PNG stays.
             ("copilot", "problems"),
-            ("cline", "stuck")
+            ("cline", "stuck"),
+            ("kilo", "not_read")
         ]
     );
     // The column is diagnose's verdict: a row is stuck exactly where diagnose exits 1.

@@ -16,6 +16,31 @@ use super::ai_sdk::{Replay, provider_reasoning};
 use super::blocks::url_payload;
 use super::{Adapter, LineOut, RawCall, RawEntry, Site, path_argument, ptr};
 
+/// The command that exports, imports and resumes the sessions of a store:
+/// `kilo` for Kilo Code CLI's (`@kilocode/cli`, opencode's fork, which keeps
+/// opencode's format in `$XDG_DATA_HOME/kilo/kilo.db`, `kilo-<channel>.db`,
+/// or an `opencode-<channel>.db` it finds in that folder), else `opencode`.
+pub fn cli_of_store(path: &std::path::Path) -> &'static str {
+    let name = |p: Option<&std::ffi::OsStr>| p.and_then(std::ffi::OsStr::to_str).unwrap_or_default().to_string();
+    let in_kilo = name(path.parent().and_then(std::path::Path::file_name)) == "kilo";
+    if name(path.file_name()).starts_with("kilo") || in_kilo { KILO } else { OPENCODE }
+}
+
+/// The command that imports and resumes an export, by the version of the
+/// CLI that wrote its session (`info.version`): Kilo Code CLI stamps its own
+/// (7.7.7 writes `7.7.7`; its releases on npm run from 7.0.33 to 7.8.1),
+/// opencode its own (1.18.33 writes `1.18.33`): a major version of 7 or more
+/// is taken for Kilo's.
+pub fn cli_of_export(version: Option<&str>) -> &'static str {
+    let major = version.and_then(|v| v.split('.').next()).and_then(|m| m.parse::<u32>().ok());
+    if major.is_some_and(|m| m >= 7) { KILO } else { OPENCODE }
+}
+
+/// Kilo Code CLI's command.
+pub const KILO: &str = "kilo";
+/// opencode's command.
+pub const OPENCODE: &str = "opencode";
+
 /// opencode: any provider, through the AI SDK.
 pub const BEHAVIOUR: super::Behaviour = super::Behaviour::agent("opencode");
 
@@ -292,4 +317,24 @@ fn error_record(err: &Value<'_>) -> ErrorRecord {
         .or_else(|| data.get("message").to_text().map(|m| format!("{name}: {m}")))
         .unwrap_or(name);
     ErrorRecord { text, status: data.get("statusCode").as_f64().and_then(super::http_status) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{KILO, OPENCODE, cli_of_export, cli_of_store};
+    use std::path::Path;
+
+    #[test]
+    fn kilos_stores_and_exports_are_told_from_opencodes() {
+        for kilo in ["/h/.local/share/kilo/kilo.db", "kilo-beta.db", "/d/kilo/opencode-dev.db"] {
+            assert_eq!(cli_of_store(Path::new(kilo)), KILO, "{kilo}");
+        }
+        for opencode in ["/h/.local/share/opencode/opencode.db", "opencode-dev.db", "x.db"] {
+            assert_eq!(cli_of_store(Path::new(opencode)), OPENCODE, "{opencode}");
+        }
+        assert_eq!(cli_of_export(Some("7.7.7")), KILO);
+        for v in [Some("1.18.33"), Some("0.15.2"), Some("local"), None] {
+            assert_eq!(cli_of_export(v), OPENCODE, "{v:?}");
+        }
+    }
 }

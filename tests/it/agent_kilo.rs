@@ -1,0 +1,91 @@
+//! Kilo Code CLI 7.7.7 (`@kilocode/cli`) as the real agent wrote it
+//! (tests/data/agents/kilo, see its README): opencode's format in a store of
+//! its own, `$XDG_DATA_HOME/kilo/kilo.db`. `sessions` finds it as Kilo's, and
+//! every command printed for one of its sessions is `kilo`'s, not `opencode`'s.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+
+use common::run;
+use serde_json::{Value, json};
+
+/// The session stuck on a cut PNG attached with `kilo run -f`.
+const STUCK: &str = "ses_db264c3abffe7pJEdRdPXcpUBG";
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/agents/kilo").join(name)
+}
+
+#[test]
+fn sessions_finds_kilos_store_as_kilos() {
+    let home = tempfile::tempdir().unwrap();
+    let data = home.path().join(".local/share/kilo");
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::copy(fixture("kilo.db"), data.join("kilo.db")).unwrap();
+    let list = |agent: &str| {
+        let mut cmd = common::bin();
+        cmd.env("HOME", home.path());
+        for var in session_doctor::discover::VARS {
+            cmd.env_remove(var);
+        }
+        let out = cmd.args(["sessions", "--agent", agent, "--json"]).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let rows = list("kilo");
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{rows:#?}");
+    assert_eq!((&rows[0]["agent"], &rows[0]["health"]), (&json!("kilo"), &json!("not_read")), "{rows:#?}");
+    assert_eq!(rows[0]["path"], json!(data.join("kilo.db").display().to_string()));
+    assert_eq!(list("opencode"), json!([]), "Kilo's store is not opencode's");
+}
+
+#[test]
+fn diagnose_on_kilos_store_prints_kilos_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("kilo");
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::copy(fixture("kilo.db"), data.join("kilo.db")).unwrap();
+    let (out, code) = common::run_in(dir.path(), &["diagnose", "kilo/kilo.db", "--json"]);
+    assert_eq!(code, Some(1), "stuck: {out}");
+    let d: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(d["failure"]["class"], json!("media_rejected"), "{d:#}");
+    let f = format!("{STUCK}.json");
+    assert_eq!(
+        d["next"],
+        json!([
+            format!("kilo export {STUCK} > {f}"),
+            format!("session-doctor exclude {f} --suspects"),
+            format!("session-doctor repair {f}")
+        ]),
+        "{d:#}"
+    );
+    let notes = d["notes"].to_string();
+    assert!(notes.contains("Kilo Code CLI's database") && notes.contains("`kilo import`"), "{notes}");
+    assert!(!notes.contains("opencode"), "{notes}");
+    // The same store renamed by its channel (`kilo-<channel>.db`) is Kilo's too.
+    std::fs::rename(data.join("kilo.db"), dir.path().join("kilo-beta.db")).unwrap();
+    let (out, _) = common::run_in(dir.path(), &["diagnose", "kilo-beta.db", "--json"]);
+    let d: Value = serde_json::from_str(&out).unwrap();
+    assert!(d["next"][0].as_str().unwrap().starts_with("kilo export "), "{d:#}");
+
+    let refused = run(&["repair", dir.path().join("kilo-beta.db").to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success() && err.contains("(`kilo export <id> > session.json`)"), "{err}");
+}
+
+#[test]
+fn a_repaired_kilo_export_is_imported_and_resumed_with_kilo() {
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join(format!("{STUCK}.json"));
+    std::fs::copy(fixture(&format!("{STUCK}.json")), &export).unwrap();
+    let e = export.to_str().unwrap();
+    assert_eq!(run(&["exclude", e, "--suspects"]).status.code(), Some(0));
+    let out = run(&["repair", e, "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let new = r["id"].as_str().expect("the copy has an id");
+    let copy = dir.path().join(format!("{new}.json"));
+    assert_eq!(r["resume"], json!(format!("kilo import {} && kilo --session {new}", copy.display())), "{r:#}");
+}
