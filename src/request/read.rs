@@ -128,7 +128,10 @@ pub(crate) fn responses_item(item: &Value) -> Option<Msg> {
                 Value::Array(a) => a.iter().filter_map(openai_part).collect(),
                 other => vec![Part::Text(text_of(other))],
             };
-            Msg::new(WireRole::User, vec![Part::Result { id: s(item, "call_id")?, name: None, parts, error: false, extra: None }])
+            Msg::new(
+                WireRole::User,
+                vec![Part::Result { id: s(item, "call_id")?, name: None, parts, error: false, extra: None }],
+            )
         }
         "reasoning" => Msg::new(WireRole::Assistant, vec![Part::Reasoning { family: "openai", raw: item.clone() }]),
         _ => return None,
