@@ -123,10 +123,12 @@ class Provider:
             self._kept.clear()
 
     def new_org(self):
-        """Another organisation's key: its earlier encrypted reasoning no longer verifies."""
+        """Another organisation's key: its earlier encrypted reasoning (the
+        Responses API's, and Anthropic's redacted_thinking) no longer verifies."""
         with self._lock:
             self._kept.clear()
             self._issued.clear()
+            self._redacted.clear()
 
     # ----------------------------------------------------------------- logging
 
@@ -861,6 +863,9 @@ def _anthropic_sse(message):
         if block["type"] == "text":
             events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}))
             events.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": block["text"]}}))
+        elif block["type"] == "redacted_thinking":
+            # Sent whole in its content_block_start, with no delta (Anthropic's stream).
+            events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": block}))
         elif block["type"] == "thinking":
             events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}))
             events.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": {"type": "thinking_delta", "thinking": block["thinking"]}}))
