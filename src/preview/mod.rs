@@ -333,7 +333,7 @@ fn render_lines(
 fn interrupted_answer(format: crate::model::Format, call_id: &str, tool: Option<String>) -> canon::Msg {
     let text = canon::Part::Text(rewrite::mend::interrupted(format).into());
     let error = format.behaviour().interrupted().1;
-    let result = canon::Part::Result { id: call_id.to_string(), name: tool, parts: vec![text], error };
+    let result = canon::Part::Result { id: call_id.to_string(), name: tool, parts: vec![text], error, extra: None };
     canon::Msg::new(canon::WireRole::User, vec![result])
 }
 

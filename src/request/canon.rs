@@ -33,6 +33,10 @@ pub enum Part {
         name: Option<String>,
         parts: Vec<Part>,
         error: bool,
+        /// Members the agent adds to the result's Chat Completions `tool`
+        /// message beside the API's own (Copilot CLI's `__copilotMessageSource`):
+        /// a JSON object, or None.
+        extra: Option<Value>,
     },
     /// Opaque replayed reasoning, kept as the dialect wrote it.
     Reasoning {

@@ -92,6 +92,7 @@ fn anthropic_block(b: &Value) -> Option<Part> {
             name: None,
             parts: anthropic_parts(b.get("content").unwrap_or(&Value::Null)),
             error: b.get("is_error").and_then(Value::as_bool).unwrap_or(false),
+            extra: None,
         },
         "thinking" | "redacted_thinking" => Part::Reasoning { family: "anthropic", raw: b.clone() },
         _ => return None,
@@ -127,7 +128,10 @@ pub(crate) fn responses_item(item: &Value) -> Option<Msg> {
                 Value::Array(a) => a.iter().filter_map(openai_part).collect(),
                 other => vec![Part::Text(text_of(other))],
             };
-            Msg::new(WireRole::User, vec![Part::Result { id: s(item, "call_id")?, name: None, parts, error: false }])
+            Msg::new(
+                WireRole::User,
+                vec![Part::Result { id: s(item, "call_id")?, name: None, parts, error: false, extra: None }],
+            )
         }
         "reasoning" => Msg::new(WireRole::Assistant, vec![Part::Reasoning { family: "openai", raw: item.clone() }]),
         _ => return None,
@@ -172,7 +176,7 @@ fn chat_msg(m: &Value) -> Option<Msg> {
     Some(match role {
         "tool" | "function" => {
             let id = s(m, "tool_call_id").or_else(|| s(m, "name"))?;
-            Msg::new(WireRole::User, vec![Part::Result { id, name: s(m, "name"), parts, error: false }])
+            Msg::new(WireRole::User, vec![Part::Result { id, name: s(m, "name"), parts, error: false, extra: None }])
         }
         "assistant" => {
             for c in items(m.get("tool_calls")) {
@@ -226,6 +230,7 @@ pub fn gemini_part(p: &Value) -> Option<Part> {
             name: Some(name),
             parts,
             error: false,
+            extra: None,
         });
     }
     None
@@ -264,7 +269,7 @@ pub(crate) fn sdk_tool(
             (Some(_), Some(val)) => vec![Part::Text(text_of(val))],
             _ => vec![Part::Text(text_of(o))],
         };
-        Part::Result { id, name: Some(name), parts, error: false }
+        Part::Result { id, name: Some(name), parts, error: false, extra: None }
     });
     (Some(call), result)
 }

@@ -263,6 +263,7 @@ impl<W: Write> Writer<W> {
                 name: Some(name),
                 parts: vec![Part::Text(NO_RESULT.into())],
                 error: true,
+                extra: None,
             })
             .collect();
         self.render_out(Msg::new(WireRole::User, parts))
@@ -373,12 +374,16 @@ fn chat(m: Msg) -> Vec<Value> {
             Part::Call { id, name, args } => {
                 calls.push(json!({"id":id,"type":"function","function":{"name":name,"arguments":args.to_string()}}));
             }
-            Part::Result { id, parts, .. } => {
+            Part::Result { id, parts, extra, .. } => {
                 // A tool message holds text; its media follow in a user message.
                 let text: Vec<String> =
                     parts.iter().filter_map(|x| if let Part::Text(t) = x { Some(t.clone()) } else { None }).collect();
                 media_after.extend(parts.iter().filter(|x| matches!(x, Part::Media { .. })).filter_map(chat_part));
-                out.push(json!({"role":"tool","tool_call_id":id,"content":text.join("\n")}));
+                let mut tool = json!({"role":"tool","tool_call_id":id,"content":text.join("\n")});
+                if let (Some(Value::Object(members)), Value::Object(msg)) = (extra, &mut tool) {
+                    msg.extend(members);
+                }
+                out.push(tool);
             }
             other => content.extend(chat_part(&other)),
         }

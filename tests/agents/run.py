@@ -39,7 +39,7 @@ from fake.provider import Provider  # noqa: E402
 # fewer (a rename, an import that hides one) or more fails the run. Change it with
 # the scenarios (guard, layout and proxy modules included).
 SCENARIOS = {
-    "claude-code": 24,
+    "claude-code": 25,
     "codex": 19,
     "pi": 24,
     "pi-1.6": 24,

@@ -165,6 +165,28 @@ fn a_tool_image_the_cli_does_not_send_is_not_in_the_request() {
     assert!(!p.stdout.windows(7).any(|w| w == b"\"image\""), "{body:#}");
 }
 
+/// On an OpenAI-compatible provider (Chat Completions) the CLI sends each tool
+/// message with `__copilotMessageSource`: the call's tool and its
+/// `intentionSummary` (1.0.102's resumed request, tests/agents: the
+/// `openai_compatible_provider_preview_matches` scenario); on Anthropic, nothing of it.
+#[test]
+fn a_chat_tool_message_carries_the_clis_message_source() {
+    let (dir, s, _) = session(VIEW, VIEW_WORK, &media_corpus::png(8, 8));
+    let p = run(&["preview", s.to_str().unwrap(), "--target", "openai-chat"]);
+    assert!(p.status.success(), "{}", String::from_utf8_lossy(&p.stderr));
+    let body: Value = serde_json::from_slice(&p.stdout).unwrap();
+    let tool: Vec<&Value> = body["messages"].as_array().unwrap().iter().filter(|m| m["role"] == "tool").collect();
+    assert_eq!(tool.len(), 1, "{body:#}");
+    let summary = format!("view the file at {}/pic.png.", dir.path().join("work").display());
+    assert_eq!(
+        tool[0]["__copilotMessageSource"],
+        json!({"kind": "tool", "name": "view", "summary": summary}),
+        "{body:#}"
+    );
+    let p = run(&["preview", s.to_str().unwrap()]);
+    assert!(!String::from_utf8_lossy(&p.stdout).contains("__copilotMessageSource"));
+}
+
 #[test]
 fn exclude_then_preview_sends_the_note_in_the_prompt_and_no_image() {
     let (_dir, s, _) = session(HEALED, HEALED_WORK, &recorded_png());

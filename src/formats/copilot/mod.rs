@@ -159,8 +159,8 @@ impl Adapter for Copilot {
 
     /// It sends an attachment's bytes from the asset event its `assetId` names.
     fn request<'a>(&self, to: &To<'a>, read: &mut ReadRange<'_>) -> anyhow::Result<Box<dyn Render + 'a>> {
-        let assets = request::assets(to.session, read)?;
-        Ok(Box::new(Canon::new(move |v, _| request::record(v, &assets))))
+        let mut records = request::Records::new(request::assets(to.session, read)?);
+        Ok(Box::new(Canon::new(move |v, _| records.record(v))))
     }
 }
 

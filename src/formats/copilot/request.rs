@@ -9,7 +9,10 @@
 //!   `toolRequests` entry;
 //! - `tool.execution_complete`: a result holding `result.content` (an error's
 //!   `error.message` when it failed, not marked an error). The tool's images are not sent (custom
-//!   provider mode sent none).
+//!   provider mode sent none). On Chat Completions its `tool` message also carries
+//!   `__copilotMessageSource: {"kind": "tool", "name", "summary"}`: the name and the
+//!   `intentionSummary` of the `toolRequests` entry that made the call (a resumed
+//!   request's, as 1.0.102 sends it; a summary it has none of is left out).
 //!
 //! Consecutive turns of one role merge; the writer does that.
 
@@ -48,8 +51,56 @@ pub fn assets(
     Ok(out)
 }
 
+/// The request's turns, event by event: what a call's result is sent with
+/// comes from the event that made the call.
+pub struct Records {
+    /// Each attachment's base64 by its `assetId`, as [`assets`] gives them.
+    assets: HashMap<String, String>,
+    /// `__copilotMessageSource` of each call's result, by call id.
+    sources: HashMap<String, Value>,
+}
+
+impl Records {
+    pub fn new(assets: HashMap<String, String>) -> Records {
+        Records { assets, sources: HashMap::new() }
+    }
+
+    /// The turns one event stands for.
+    pub fn record(&mut self, v: &Value) -> Vec<Msg> {
+        let mut msgs = record(v, &self.assets);
+        for m in &mut msgs {
+            for p in &mut m.parts {
+                match p {
+                    Part::Call { id, name, .. } => {
+                        let summary = call_request(v, id).and_then(|r| text(r, "intentionSummary"));
+                        let mut source = serde_json::json!({"kind": "tool", "name": name});
+                        if let Some(summary) = summary {
+                            source["summary"] = Value::String(summary);
+                        }
+                        self.sources.insert(id.clone(), source);
+                    }
+                    Part::Result { id, extra, .. } => {
+                        *extra = self.sources.get(id).map(|s| serde_json::json!({"__copilotMessageSource": s}));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        msgs
+    }
+}
+
+/// The `toolRequests` entry of an `assistant.message` that made call `id`.
+fn call_request<'v>(v: &'v Value, id: &str) -> Option<&'v Value> {
+    v.get("data")?
+        .get("toolRequests")?
+        .as_array()?
+        .iter()
+        .find(|r| r.get("toolCallId").and_then(Value::as_str) == Some(id))
+}
+
 /// The turns one event stands for; `assets` as [`assets`] gives them.
-pub fn record(v: &Value, assets: &HashMap<String, String>) -> Vec<Msg> {
+fn record(v: &Value, assets: &HashMap<String, String>) -> Vec<Msg> {
     let Some(d) = v.get("data") else { return Vec::new() };
     match v.get("type").and_then(Value::as_str) {
         Some("user.message") => {
@@ -114,7 +165,7 @@ pub fn record(v: &Value, assets: &HashMap<String, String>) -> Vec<Msg> {
             };
             let parts = vec![Part::Text(body.unwrap_or_default())];
             // The CLI sends a failed result's message without marking it an error.
-            vec![Msg::new(WireRole::User, vec![Part::Result { id, name: None, parts, error: false }])]
+            vec![Msg::new(WireRole::User, vec![Part::Result { id, name: None, parts, error: false, extra: None }])]
         }
         Some("session.compaction_complete") => {
             let summary = text(d, "summaryContent").unwrap_or_default();

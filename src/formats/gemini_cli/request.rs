@@ -111,6 +111,7 @@ fn gemini(v: &Value) -> Vec<Msg> {
                     name: Some(name.to_string()),
                     parts: vec![Part::Text(s.clone())],
                     error: false,
+                    extra: None,
                 });
             }
             Some(r) => results.extend(parts(r)),
@@ -152,7 +153,7 @@ fn part(p: &Value) -> Option<Part> {
         if !stripped {
             inner.extend(r.get("parts").map(parts).unwrap_or_default());
         }
-        return Some(Part::Result { id, name: Some(name.to_string()), parts: inner, error: false });
+        return Some(Part::Result { id, name: Some(name.to_string()), parts: inner, error: false, extra: None });
     }
     if let Some(c) = p.get("functionCall").or_else(|| p.get("function_call")) {
         let name = c.get("name").and_then(Value::as_str)?;
@@ -226,7 +227,8 @@ mod tests {
                     id: "r_0".into(),
                     name: Some("read_file".into()),
                     parts: vec![Part::Text("Binary content provided (1 item(s)).".into())],
-                    error: false
+                    error: false,
+                    extra: None
                 },
                 Part::Media { mime: Some("image/png".into()), data: Some("AAAA".into()), url: None, name: None },
             ]

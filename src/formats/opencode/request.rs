@@ -111,7 +111,7 @@ pub fn messages(v: &Value, to: Model<'_>, replay: &mut Replay) -> Vec<Msg> {
                         }
                         _ => (vec![Part::Text(INTERRUPTED.into())], true),
                     };
-                results.push(Part::Result { id, name: Some(name), parts, error });
+                results.push(Part::Result { id, name: Some(name), parts, error, extra: None });
             }
             _ => {}
         }

@@ -52,7 +52,7 @@ pub fn messages(v: &Value) -> Vec<Msg> {
             let error = m.get("isError").and_then(Value::as_bool).unwrap_or(false);
             vec![Msg::new(
                 WireRole::User,
-                vec![Part::Result { id, name: s(m, "toolName"), parts: parts(content), error }],
+                vec![Part::Result { id, name: s(m, "toolName"), parts: parts(content), error, extra: None }],
             )]
         }
         Some("bashExecution" | "custom" | "hookMessage") => {

@@ -1,5 +1,6 @@
-"""Independent decoders for the fake provider's media checks: Pillow and pypdf,
-pinned, installed from PyPI on first use into the suite's cache
+"""Independent decoders for the fake provider's media checks: Pillow, pypdf and
+simplejpeg (libjpeg-turbo, with numpy, which it decodes into), pinned, installed
+from PyPI on first use into the suite's cache
 (``~/.cache/session-doctor/python-<pins>``, beside the agents; ``$SD_AGENTS_CACHE``
 moves both) with pip's ``--target``, as the agents are installed from npm.
 
@@ -14,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-PINS = (("pillow", "13.0.0"), ("pypdf", "7.1.1"))
+PINS = (("pillow", "13.0.0"), ("pypdf", "7.1.1"), ("simplejpeg", "1.9.0"), ("numpy", "2.4.6"))
 
 
 def _prefix():
@@ -40,13 +41,33 @@ def _install():
 _install()
 
 import pypdf  # noqa: E402
+import simplejpeg  # noqa: E402
 from PIL import Image  # noqa: E402
 
 Image.MAX_IMAGE_PIXELS = None  # a provider's own caps apply, not Pillow's bomb guard
 
 
+def jpeg_problem(data):
+    """Why libjpeg-turbo, its warnings taken as errors, cannot decode the JPEG, or None.
+
+    Pillow decodes a JPEG whose entropy-coded scan is corrupt but ends in EOI
+    (libjpeg warns "Corrupt JPEG data: ..." and fills the rest): simplejpeg's
+    ``strict`` raises on that warning, as a provider's decoder refuses it."""
+    try:
+        _, _, colorspace, _ = simplejpeg.decode_jpeg_header(data)
+        simplejpeg.decode_jpeg(data, colorspace="CMYK" if colorspace in ("CMYK", "YCCK") else "RGB", strict=True)
+    except Exception as err:
+        return "libjpeg-turbo: %s" % (str(err) or type(err).__name__)
+    return None
+
+
 def image_problem(data):
-    """Why Pillow cannot decode the image to its last pixel, or None."""
+    """Why Pillow cannot decode the image to its last pixel (a JPEG: nor
+    libjpeg-turbo in strict mode), or None."""
+    if data.startswith(b"\xff\xd8"):
+        why = jpeg_problem(data)
+        if why:
+            return why
     try:
         with Image.open(io.BytesIO(data)) as im:
             im.verify()  # chunk CRCs and structure

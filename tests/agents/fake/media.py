@@ -5,7 +5,8 @@ zlib stream of its IDAT chunks (inflated to exactly the size the header
 promises); a JPEG's segments up to EOI; a PDF's header, xref, trailer and page
 tree. Any defect returns a short reason; a valid file returns None. Only the
 standard library is used for this structural read; an independent decoder
-(Pillow, pypdf: ``decoders.py``, installed on first use) then decodes it in full.
+(Pillow, libjpeg-turbo through simplejpeg for a JPEG's entropy-coded scans,
+pypdf: ``decoders.py``, installed on first use) then decodes it in full.
 """
 
 import re

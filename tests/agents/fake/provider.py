@@ -88,6 +88,10 @@ class Settings:
         # Gemini 3: answer a call without its thoughtSignature, as a gateway that drops it on the way
         # back does (cases.tsv: Antigravity-Manager#139, #938); the next step of the turn is refused.
         self.drop_signatures = False
+        self.redacted_thinking = False  # Anthropic: answer with a redacted_thinking block first (its data: opaque bytes this provider issued)
+        # Anthropic's Files API: file_id -> (media type, bytes) this provider holds; any other
+        # `{"type": "file", "file_id"}` source is not found.
+        self.files = {}
 
 
 class Provider:
@@ -100,6 +104,8 @@ class Provider:
         # reasoning this provider's organisation issued.
         self._kept = {}
         self._issued = set()
+        # Anthropic: the redacted_thinking data this provider answered with.
+        self._redacted = set()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
@@ -120,10 +126,12 @@ class Provider:
             self._kept.clear()
 
     def new_org(self):
-        """Another organisation's key: its earlier encrypted reasoning no longer verifies."""
+        """Another organisation's key: its earlier encrypted reasoning (the
+        Responses API's, and Anthropic's redacted_thinking) no longer verifies."""
         with self._lock:
             self._kept.clear()
             self._issued.clear()
+            self._redacted.clear()
 
     # ----------------------------------------------------------------- logging
 
@@ -318,8 +326,10 @@ class Provider:
                 if block.get("type") == "tool_result" and isinstance(block.get("content"), list):
                     for k, inner in enumerate(block["content"]):
                         _anthropic_media(inner, "messages.%d.content.%d.content.%d" % (i, j, k), items)
+        _anthropic_roles(messages, body.get("model") or "")
         _anthropic_pairs(messages)
         self._check_thinking(messages)
+        self._anthropic_sources(messages, items)
         self._judge_media("anthropic", items)
         # Claude Code may end with a `system` message of its own; the turn is the last other one.
         last = next((m for m in reversed(messages) if m.get("role") != "system"), {})
@@ -329,6 +339,11 @@ class Provider:
         tools = [t.get("name") for t in body.get("tools") or []]
         reply, call = self._reply(text, is_result, tools)
         content = []
+        if self.settings.redacted_thinking:
+            data = base64.b64encode(uuid.uuid4().bytes * 3).decode()
+            with self._lock:
+                self._redacted.add(data)
+            content.append({"type": "redacted_thinking", "data": data})
         if self.settings.thinking_key:
             thought = "Thinking about it."
             content.append({"type": "thinking", "thinking": thought, "signature": _sign(self.settings.thinking_key, thought)})
@@ -352,7 +367,17 @@ class Provider:
         return 200, message, None
 
     def _check_thinking(self, messages):
-        """Anthropic verifies the signature of every replayed thinking block."""
+        """Anthropic decrypts every replayed redacted_thinking block and verifies
+        the signature of every replayed thinking block."""
+        for i, msg in enumerate(messages):
+            blocks = msg.get("content") if isinstance(msg.get("content"), list) else []
+            for j, b in enumerate(blocks):
+                if isinstance(b, dict) and b.get("type") == "redacted_thinking":
+                    with self._lock:
+                        issued = b.get("data") in self._redacted
+                    if not issued:
+                        # cases.tsv: claude-code#56708 (data it cannot decrypt: altered, empty, another's).
+                        raise _anthropic_reject("messages.%d.content.%d: Invalid `data` in `redacted_thinking` block" % (i, j))
         key = self.settings.thinking_key
         if not key:
             return
@@ -362,6 +387,36 @@ class Provider:
             for j, b in enumerate(msg["content"]):
                 if b.get("type") == "thinking" and b.get("signature") != _sign(key, b.get("thinking", "")):
                     raise Reject(400, {"type": "error", "error": {"type": "invalid_request_error", "message": "messages.%d.content.%d: Invalid `signature` in `thinking` block" % (i, j)}, "request_id": _id("req_")})
+
+    def _anthropic_sources(self, messages, items):
+        """Image and document sources other than base64: a URL the API must fetch
+        and a Files API id it must hold. The fake fetches nothing (it runs
+        offline, and Anthropic's servers could not reach a loopback address
+        either): a URL is refused as Anthropic refuses one it cannot download."""
+        for i, msg in enumerate(messages):
+            content = msg.get("content") if isinstance(msg.get("content"), list) else []
+            for j, block in enumerate(content):
+                inner = block.get("content") if isinstance(block, dict) and block.get("type") == "tool_result" else None
+                blocks = [("messages.%d.content.%d" % (i, j), block)]
+                blocks += [("messages.%d.content.%d.content.%d" % (i, j, k), b) for k, b in enumerate(inner if isinstance(inner, list) else [])]
+                for path, b in blocks:
+                    if not isinstance(b, dict) or b.get("type") not in ("image", "document"):
+                        continue
+                    source = b.get("source") or {}
+                    if source.get("type") == "url":
+                        if not str(source.get("url", "")).lower().startswith("https://"):
+                            # Anthropic's 400 for an http:// source, quoted with its request id in a public
+                            # project's test notes (NOTES-fake-provider.md names the sources).
+                            raise _anthropic_reject("Only HTTPS URLs are supported.")
+                        # Anthropic's 400 for a URL it could not download, quoted alike (and in its batch results).
+                        raise _anthropic_reject("Unable to download the file. Please verify the URL and try again.")
+                    if source.get("type") == "file":
+                        held = self.settings.files.get(source.get("file_id"))
+                        if held is None:
+                            # docs.anthropic.com, Files API, "Error handling": a file_id that does not exist (404).
+                            raise Reject(404, {"type": "error", "error": {"type": "invalid_request_error", "message": "File not found: %s" % source.get("file_id")}, "request_id": _id("req_")})
+                        where = path + (".image.source.file" if b["type"] == "image" else ".pdf.source.file")
+                        items.append((where, held[0], held[1]))
 
     # ------------------------------------------------------- OpenAI Responses
 
@@ -639,6 +694,18 @@ def _anthropic_reject(text):
     return Reject(400, {"type": "error", "error": {"type": "invalid_request_error", "message": text}, "request_id": _id("req_")})
 
 
+# Claude models that take no `role: "system"` message inside `messages` (Claude Code
+# 2.1.332's `mid_conv_system` capability: none before claude-opus-4-8, no claude-3).
+_NO_SYSTEM_TURNS = re.compile(r"claude-3|claude-(?:opus|sonnet|haiku)-4(?:-([0-7])(?!\d)|-\d{8}|$|[^-\d])")
+
+
+def _anthropic_roles(messages, model):
+    """A `system` role inside `messages` on a model that takes none."""
+    if any(m.get("role") == "system" for m in messages) and _NO_SYSTEM_TURNS.search(model):
+        # cases.tsv: Robitx/gp.nvim#257.
+        raise _anthropic_reject('messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, not "system" as an input message role.')
+
+
 def _anthropic_pairs(messages):
     """Anthropic's structural rules for tool_use and tool_result blocks."""
     seen = set()
@@ -806,6 +873,9 @@ def _anthropic_sse(message):
         if block["type"] == "text":
             events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}))
             events.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": block["text"]}}))
+        elif block["type"] == "redacted_thinking":
+            # Sent whole in its content_block_start, with no delta (Anthropic's stream).
+            events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": block}))
         elif block["type"] == "thinking":
             events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}))
             events.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": {"type": "thinking_delta", "thinking": block["thinking"]}}))

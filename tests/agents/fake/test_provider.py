@@ -293,6 +293,50 @@ class Anthropic(Case):
     def test_a_result_without_its_call(self):
         self.refused(MESSAGES, {"messages": [a_user(), a_result("t9")]}, "messages.1.content.0: unexpected `tool_use_id` found in `tool_result` blocks: t9.")
 
+    def test_a_system_message_on_a_model_that_takes_none(self):
+        body = {"model": "claude-sonnet-4-5-20250929", "messages": [a_user(), {"role": "system", "content": "note"}, a_user("go")]}
+        answer = self.refused(MESSAGES, body, 'messages: Unexpected role \\"system\\". The Messages API accepts a top-level `system` parameter, not \\"system\\" as an input message role.')
+        self.assertEqual(answer["error"]["type"], "invalid_request_error")
+        for model in ("claude-opus-4-7", "claude-3-5-sonnet-20241022", "claude-opus-4-20250514", "us.anthropic.claude-opus-4-1-v1:0"):
+            self.refused(MESSAGES, dict(body, model=model), "Unexpected role")
+        # Claude Code sends them to claude-opus-4-8 and later (its mid_conv_system capability).
+        for model in ("claude-opus-4-8", "claude-opus-5-5", "claude-sonnet-5"):
+            self.taken(MESSAGES, dict(body, model=model))
+
+    def test_redacted_thinking_is_taken_only_as_issued(self):
+        PROVIDER.settings.redacted_thinking = True
+        answer = self.taken(MESSAGES, {"messages": [a_user()]})
+        block = answer["content"][0]
+        self.assertEqual(block["type"], "redacted_thinking")
+        replay = lambda b: {"messages": [a_user(), {"role": "assistant", "content": [b, {"type": "text", "text": "Done."}]}, a_user("go")]}
+        self.taken(MESSAGES, replay(block))
+        self.refused(MESSAGES, replay(dict(block, data=block["data"][:-4] + "AAAA")), "messages.1.content.0: Invalid `data` in `redacted_thinking` block")
+        self.refused(MESSAGES, replay(dict(block, data="")), "messages.1.content.0: Invalid `data` in `redacted_thinking` block")
+        # Data another provider (or another run) issued is not this one's to decrypt.
+        PROVIDER.settings.redacted_thinking = False
+        self.refused(MESSAGES, replay({"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIw"}), "Invalid `data` in `redacted_thinking` block")
+
+    def test_url_sources_the_fake_cannot_download(self):
+        def image(url, kind="image"):
+            return {"messages": [{"role": "user", "content": [{"type": kind, "source": {"type": "url", "url": url}}, {"type": "text", "text": "what is it"}]}]}
+
+        self.refused(MESSAGES, image("http://127.0.0.1:9/pic.png"), "Only HTTPS URLs are supported.")
+        self.refused(MESSAGES, image("https://example.com/pic.png"), "Unable to download the file. Please verify the URL and try again.")
+        self.refused(MESSAGES, image("https://example.com/doc.pdf", "document"), "Unable to download the file. Please verify the URL and try again.")
+
+    def test_a_file_id_the_provider_does_not_hold(self):
+        import lib
+
+        def doc(file_id, kind="document"):
+            return {"messages": [{"role": "user", "content": [{"type": kind, "source": {"type": "file", "file_id": file_id}}, {"type": "text", "text": "read it"}]}]}
+
+        answer = self.refused(MESSAGES, doc("file_011CNha8iCJcU1wXNR6q4V8w"), "File not found: file_011CNha8iCJcU1wXNR6q4V8w", status=404)
+        self.assertEqual(answer["error"]["type"], "invalid_request_error")
+        PROVIDER.settings.files = {"file_good": ("application/pdf", lib.pdf()), "file_cut": ("image/png", lib.png()[:60])}
+        self.taken(MESSAGES, doc("file_good"))
+        # A file it holds is judged as inline bytes are.
+        self.refused(MESSAGES, doc("file_cut", "image"), "messages.0.content.0.image.source.file: Could not process image")
+
 
 def r_user(text="hi"):
     return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
@@ -398,6 +442,12 @@ class AnthropicCaps(Case):
         self.assertEqual(PROVIDER.settings.__class__().anthropic_max_request, 32 * 1024 * 1024)
 
 
+def media_structure(data):
+    from fake import media
+
+    return media.jpeg_problem(data)
+
+
 def saved(fmt):
     import io
 
@@ -432,6 +482,29 @@ class Media(Case):
         at = good.index(b"\x2c") + 12
         bad[at : at + 18] = b"\xff" * 18
         self.refused(MESSAGES, self.image(bytes(bad), "image/gif"), "Could not process image")
+
+    def test_a_jpeg_whose_scan_is_corrupt_but_ends_in_eoi(self):
+        import io
+        import random
+
+        from fake.decoders import Image, image_problem
+
+        rng = random.Random(1)
+        im = Image.new("RGB", (64, 64))
+        im.putdata([(rng.randrange(256), rng.randrange(256), rng.randrange(256)) for _ in range(64 * 64)])
+        for options in ({}, {"progressive": True}):
+            out = io.BytesIO()
+            im.save(out, "JPEG", quality=90, **options)
+            good = out.getvalue()
+            self.taken(MESSAGES, self.image(good, "image/jpeg"))
+            sos = good.index(b"\xff\xda")
+            start = sos + 2 + int.from_bytes(good[sos + 2 : sos + 4], "big")
+            garbled = good[: start + 200] + bytes((b * 7 + 3) & 0xFF for b in good[start + 200 : start + 400]).replace(b"\xff", b"\xfe") + good[start + 400 :]
+            for bad in (garbled, good[: start + 300] + b"\xff\xd9"):
+                # Pillow alone decodes it (libjpeg only warns); the structural read sees EOI.
+                self.assertIsNone(media_structure(bad))
+                self.assertTrue(image_problem(bad).startswith("libjpeg-turbo: "), image_problem(bad))
+                self.refused(MESSAGES, self.image(bad, "image/jpeg"), "messages.0.content.0.image.source.base64: Could not process image")
 
     def test_a_webp_with_a_broken_bitstream(self):
         good = saved("WEBP")

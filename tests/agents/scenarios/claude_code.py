@@ -308,6 +308,49 @@ def scenario_replayed_thinking_after_a_key_change(ctx):
     _check_preview_is_sent(ctx, session, sent[0]["body"], ("--strip-reasoning",))
 
 
+def scenario_redacted_thinking_replayed_as_issued(ctx):
+    """The provider answers with a redacted_thinking block (opaque data only it
+    can decrypt): Claude Code keeps it and replays it unmodified, so its tool
+    result and its resume get 200s, and preview is that resumed request, the
+    block byte for byte. Once the provider can no longer decrypt it (another
+    organisation's key: "Invalid `data` in `redacted_thinking` block"), Claude
+    Code heals itself (it drops its thinking and retries): not stuck, and
+    `repair --strip-reasoning` gives a copy whose first request gets a 200."""
+    f = _write(ctx, "ok.png", lib.png())
+    ctx.provider.settings.tool = ("Read", {"file_path": str(f)})
+    ctx.provider.settings.redacted_thinking = True
+    r, res = _run(ctx, "READ-THE-FILE ok.png please")
+    sent = _sent(ctx, 0)
+    check(r.code == 0 and not res.get("is_error") and all(e["status"] == 200 for e in sent), "the run replays the redacted block with its tool result and gets 200s", r, [e["status"] for e in sent])
+    check(any(b.get("type") == "redacted_thinking" for m in sent[-1]["body"]["messages"] for b in m["content"] if isinstance(m["content"], list) and isinstance(b, dict)), "the redacted block was replayed", sent[-1]["body"]["messages"])
+    sid = res["session_id"]
+    session = _session(ctx, sid)
+    check('"type":"redacted_thinking"' in session.read_text(), "the session keeps the redacted_thinking blocks")
+    before = ctx.sb.work / "before-resume.jsonl"
+    before.write_bytes(session.read_bytes())
+    since = _mark(ctx)
+    r2, res2 = _resume(ctx, sid)
+    sent = _sent(ctx, since)
+    check(r2.code == 0 and sent and sent[0]["status"] == 200, "its resume replays them and gets a 200", r2, [e["status"] for e in sent])
+    _check_preview_is_sent(ctx, before, sent[0]["body"])
+    ctx.provider.new_org()
+    since = _mark(ctx)
+    r3, res3 = _resume(ctx, sid)
+    sent = _sent(ctx, since)
+    check(sent and sent[0]["status"] == 400 and "Invalid `data` in `redacted_thinking` block" in json.dumps(sent[0]["answer"]), "another organisation cannot decrypt the replayed blocks", [e["answer"] for e in sent][:1])
+    check(r3.code == 0 and not res3.get("is_error"), "Claude Code heals it itself and finishes", r3)
+    rd, d = lib.diagnose(ctx.sb, session)
+    check(d["stuck"] is False and rd.code == 0, "diagnose: a session the agent heals is not stuck", rd)
+    rep = ctx.sb.doctor("repair", session, "--out", session.parent, "--strip-reasoning", "--json")
+    check(rep.code == 0, "repair --strip-reasoning writes a copy", rep)
+    ctx.provider.new_org()
+    since = _mark(ctx)
+    r4, res4 = _resume(ctx, rep.json()["resume"].split()[-1])
+    sent = _sent(ctx, since)
+    check(r4.code == 0 and sent and sent[0]["status"] == 200, "the stripped copy's very first request gets a 200", r4, sent[:1])
+    _check_preview_is_sent(ctx, session, sent[0]["body"], ("--strip-reasoning",))
+
+
 def scenario_context_overflow_trimmed(ctx):
     """Three reads of 60 kB each push the history over the window (the fake's
     `context_tokens`): the next request gets Anthropic's "prompt is too long:

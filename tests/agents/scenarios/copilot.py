@@ -265,11 +265,6 @@ def scenario_killed_mid_tool_repaired_copy_resumes(ctx):
     _preview_matches(previewed, log[0])
 
 
-@lib.known_gap(
-    "Copilot CLI 1.0.102 sends each tool message to an OpenAI-compatible provider with a member of its own, "
-    "`__copilotMessageSource: {kind: \"tool\", name, summary}` (summary: the call's `intentionSummary` in the events); "
-    "preview writes the tool message without it (the request model has no place for it)"
-)
 def scenario_openai_compatible_provider_preview_matches(ctx):
     """With COPILOT_PROVIDER_TYPE=openai the CLI speaks Chat Completions: preview of
     a session with a tool call writes that dialect and equals the resumed request
