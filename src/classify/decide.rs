@@ -5,7 +5,8 @@
 //! 1. **Deterministic structured codes** — of the innermost error; a wrapper's code counts
 //!    only where the inner error has none of the kind.
 //! 2. **Deterministic phrases** (`signals`), then **deterministic families** (`families`):
-//!    reasoning replay, history structure, context overflow, content policy, plan/billing.
+//!    reasoning replay, history structure, context overflow, content policy, plan/billing;
+//!    then a client error whose request path points into a replayed message's reasoning.
 //! 3. **Media** phrases, families and a request path into a media part — for a client
 //!    error, a status-less stream error, or a 5xx that is not a hosted provider's (local
 //!    servers answer deterministic refusals with 500). A 429 is never media.
@@ -118,6 +119,17 @@ pub fn signals(s: &Seen) -> Vec<Signal> {
     out.extend(bare_code(s.hay, &allowed));
     phrases(signals::DETERMINISTIC_PHRASES, "deterministic", &mut out);
     fams(families::DETERMINISTIC, "deterministic", &mut out);
+    // A client error that blames a replayed message's reasoning by its path (a router's
+    // "Invalid input: expected string, received undefined" at
+    // `messages.2.reasoning_details.0.data`, cline/cline#8295): whatever the words, it is the
+    // replay the provider refuses.
+    if let Some(p) = s.path.filter(|p| extract::path_is_reasoning(p) && client) {
+        out.push(Signal {
+            id: "path:reasoning".into(),
+            what: format!("client error naming the replayed reasoning path `{p}`"),
+            class: Class::ReasoningRejected,
+        });
+    }
     if count_ok {
         phrases(signals::IMAGE_LIMIT_PHRASES, "image-limit", &mut out);
     }
