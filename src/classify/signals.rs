@@ -570,6 +570,11 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     r(&["over capacity"], Class::Overloaded),
     // See: Google's 503 "No capacity available for model …" (reason MODEL_CAPACITY_EXHAUSTED).
     r(&["no capacity available"], Class::Overloaded),
+    // A service stating its load ("Our servers are experiencing high traffic right now,
+    // please try again in a minute", the Antigravity agent, jlcodes99/vscode-antigravity-cockpit#178);
+    // a guess ("This may be because of a period of high traffic", cursor/cursor#721) is not.
+    r(&["experiencing high traffic"], Class::Overloaded),
+    r(&["experiencing high demand"], Class::Overloaded),
     // See: Gemini CLI (Code Assist) 429 "You have exhausted your capacity on this model.
     // Your quota will reset after 2s." (reason RATE_LIMIT_EXCEEDED): the user's allowance,
     // lifted after the wait it names; a wait of hours makes it a quota (classify::mod).
@@ -581,6 +586,11 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     r(&["ratelimit"], Class::RateLimit),
     r(&["too many requests"], Class::RateLimit),
     r(&["throttl"], Class::RateLimit),
+    // Chinese gateways' words: rate limit, requests too frequent, throttled ("gpt-5.1
+    // 所有账号均已达速率限制，请 117 秒后重试", dwgx/WindsurfAPI#66).
+    r(&["速率限制"], Class::RateLimit),
+    r(&["请求过于频繁"], Class::RateLimit),
+    r(&["限流"], Class::RateLimit),
     r(&["resource exhausted"], Class::RateLimit),
     r(&["resource_exhausted"], Class::RateLimit),
     r(&["capacity exceeded"], Class::RateLimit),
