@@ -372,6 +372,11 @@ const PLAN: &[&str] = &[
     "free quota",
     "free allocated",
     "allocated quota",
+    // Copilot's plan unit ("You have exceeded your premium request allowance. We have
+    // automatically switched you to GPT-4.1 which is included with your plan",
+    // earendil-works/pi#3643).
+    "premium request",
+    "request allowance",
     // Chinese providers' billing words (Zhipu code 1113 "余额不足或无可用资源包,请充值",
     // "您的账户已欠费，请充值后重试"): balance, recharge, arrears, resource package.
     "余额",
@@ -775,6 +780,19 @@ pub const DETERMINISTIC: &[Family] = &[
         near: Some(CREDENTIAL_NEAR),
         class: Class::Auth,
     },
+    // Access refused for where the user is, not for what the request says ("This model
+    // provider doesn't serve your region", cursor/cursor#3378; OpenAI's 403 "Country, region,
+    // or territory not supported"): no retry and no fix to the request lifts it.
+    Family {
+        name: "the user's region refused",
+        groups: &[
+            &["your region", "your country", "your location", "your territory", "region, or territory"],
+            &["does not serve", "not supported", "not available", "unsupported", "not allowed"],
+        ],
+        unless: &[],
+        near: Some(CREDENTIAL_NEAR),
+        class: Class::Auth,
+    },
     // A header the request must carry ("anthropic-version: header is required", Portkey's
     // "Either x-portkey-config or x-portkey-provider header is required", mlflow/mlflow#24391);
     // a credential's header is `auth`.
@@ -1078,6 +1096,16 @@ mod tests {
         assert_eq!(first(DETERMINISTIC, "item with id 'msg_nonexistent123' not found in conversation."), None);
         let far = format!("item with id 'x1' was sent; {} msg_2 not found", "word ".repeat(30));
         assert_eq!(first(DETERMINISTIC, &far), None);
+    }
+
+    #[test]
+    fn a_region_the_provider_does_not_serve_is_auth_and_a_premium_allowance_used_up_quota() {
+        let hay = "model not available this model provider does not serve your region. visit https://docs.cursor.com/account/regions";
+        assert_eq!(first(DETERMINISTIC, hay), Some(Class::Auth));
+        assert_eq!(first(DETERMINISTIC, "country, region, or territory not supported"), Some(Class::Auth));
+        assert_eq!(first(DETERMINISTIC, "the model is not available in us-west-1; pick another region"), None);
+        let hay = "you have exceeded your premium request allowance. we have automatically switched you to gpt-4.1";
+        assert_eq!(first(DETERMINISTIC, hay), Some(Class::Quota));
     }
 
     #[test]
