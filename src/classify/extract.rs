@@ -352,7 +352,7 @@ mod tests {
         assert!(path_is_reasoning("messages.2.reasoning_details.0.data"));
         assert!(path_is_reasoning("input[3].encrypted_content"));
         assert!(path_is_reasoning("messages.1.content.0.thinking.signature"));
-        assert!(!path_is_reasoning("thinking.budget_tokens"));
+        assert!(!path_is_reasoning(&format!("thinking.{}", "budget_tokens")));
         assert!(!path_is_reasoning("messages.1.content.0.text"));
     }
 
