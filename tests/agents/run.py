@@ -40,7 +40,7 @@ SCENARIOS = {
     "pi": 23,
     "pi-1.6": 23,
     "gemini-cli": 14,
-    "opencode": 11,
+    "opencode": 12,
     "copilot": 11,
     "cline": 11,
 }
