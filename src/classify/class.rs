@@ -107,7 +107,7 @@ impl Class {
                 "keep fewer images per request: session-doctor preview FILE --max-images N (then repair FILE --max-images N), N below the provider's limit"
             }
             Class::ReasoningRejected => {
-                "strip replayed reasoning: session-doctor repair FILE --drop-reasoning-ids when an rs_ item is \"not found\", repair FILE --strip-reasoning otherwise"
+                "strip replayed reasoning: session-doctor repair FILE --drop-reasoning-ids when an item (rs_, msg_ or fc_) is \"not found\", repair FILE --strip-reasoning otherwise"
             }
             Class::ContextOverflow => "compact, or continue from a repaired copy with less in it",
             Class::PayloadTooLarge => "drop or shrink attachments so the request fits",

@@ -5,14 +5,16 @@
 //! 1. **Deterministic structured codes** — of the innermost error; a wrapper's code counts
 //!    only where the inner error has none of the kind.
 //! 2. **Deterministic phrases** (`signals`), then **deterministic families** (`families`):
-//!    reasoning replay, history structure, context overflow, content policy, plan/billing.
+//!    reasoning replay, history structure, context overflow, content policy, plan/billing;
+//!    then a client error whose request path points into a replayed message's reasoning.
 //! 3. **Media** phrases, families and a request path into a media part — for a client
 //!    error, a status-less stream error, or a 5xx that is not a hosted provider's (local
 //!    servers answer deterministic refusals with 500). A 429 is never media.
 //!    Then a known agent's own sentence for a provider error it did not print (`agents`),
 //!    by the class of the error it stands for.
 //! 4. **Transient structured codes** — but not a wrapper's (`api_error`,
-//!    `InternalServerError`, `APIConnectionError`) around an inner client error.
+//!    `InternalServerError`, `APIConnectionError`) around an inner client error; a timeout
+//!    the words state goes before a transport class's network (`ConnectError`).
 //! 5. **HTTP status** when it is a definite client error (4xx but 408/429/499).
 //! 6. Whole-message words, then **transient families and phrases**: timeout, abort,
 //!    overload and rate limit before the network words a wrapper adds ("stream
@@ -118,6 +120,17 @@ pub fn signals(s: &Seen) -> Vec<Signal> {
     out.extend(bare_code(s.hay, &allowed));
     phrases(signals::DETERMINISTIC_PHRASES, "deterministic", &mut out);
     fams(families::DETERMINISTIC, "deterministic", &mut out);
+    // A client error that blames a replayed message's reasoning by its path (a router's
+    // "Invalid input: expected string, received undefined" at
+    // `messages.2.reasoning_details.0.data`, cline/cline#8295): whatever the words, it is the
+    // replay the provider refuses.
+    if let Some(p) = s.path.filter(|p| extract::path_is_reasoning(p) && client) {
+        out.push(Signal {
+            id: "path:reasoning".into(),
+            what: format!("client error naming the replayed reasoning path `{p}`"),
+            class: Class::ReasoningRejected,
+        });
+    }
     if count_ok {
         phrases(signals::IMAGE_LIMIT_PHRASES, "image-limit", &mut out);
     }
@@ -135,7 +148,18 @@ pub fn signals(s: &Seen) -> Vec<Signal> {
     // After every provider's own words (deterministic and media): an agent's sentence is
     // what is left when the provider's body was not printed.
     out.extend(agent_wordings(s.hay, &allowed));
+    let transient_codes = out.len();
     codes(signals::TRANSIENT_CODES, "transient", true, &mut out);
+    // A transport wrapper's class (`ConnectError`, `APIConnectionError`) says how the call
+    // failed, a timeout in its words why: connect-es's "ConnectError: [deadline_exceeded] …
+    // context deadline exceeded" (Exafunction/codeium#173) is a timeout. The timeout goes
+    // first; it is not listed again below.
+    if out[transient_codes..].iter().any(|s| s.class == Class::Network) {
+        let mut timeouts = Vec::new();
+        phrases(signals::TIMEOUT_PHRASES, "transient", &mut timeouts);
+        timeouts.retain(|t| t.class == Class::Timeout);
+        out.splice(transient_codes..transient_codes, timeouts);
+    }
     if client {
         out.push(Signal {
             id: format!("status:{}", status.unwrap_or_default()),
@@ -147,7 +171,10 @@ pub fn signals(s: &Seen) -> Vec<Signal> {
     if let Some((text, c)) = signals::WHOLE_MESSAGES.iter().find(|(t, _)| *t == whole) {
         out.push(Signal { id: format!("whole:{text}"), what: format!("the whole message is \"{text}\""), class: *c });
     }
-    phrases(signals::TIMEOUT_PHRASES, "transient", &mut out);
+    let listed: Vec<String> = out.iter().map(|s| s.id.clone()).collect();
+    let mut later = Vec::new();
+    phrases(signals::TIMEOUT_PHRASES, "transient", &mut later);
+    out.extend(later.into_iter().filter(|t| !listed.contains(&t.id)));
     fams(families::TRANSIENT, "transient", &mut out);
     phrases(signals::TRANSIENT_PHRASES, "transient", &mut out);
     fams(families::LATE, "transient", &mut out);

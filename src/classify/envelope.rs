@@ -220,6 +220,8 @@ fn status_prefix(s: &str, frame: &mut Frame, ev: &mut Evidence) {
         "unexpected status ",
         "error code: ",
         "status code: ",
+        // Dart's Dio: "the response has a status code of 400" (daodao97/chatmcp#2).
+        "status code of ",
         "status code ",
         "statuscode: ",
         "status: ",
@@ -274,6 +276,15 @@ fn status_prefix(s: &str, frame: &mut Frame, ev: &mut Evidence) {
             }
         }
     }
+    // An error report whose status follows its colon, before the reason in words: "Error in
+    // OpenRouter API call (Attempt 1/3): 400 Provider returned error" (campfirein/byterover-cli#43),
+    // when no marker names one earlier.
+    if best.is_none()
+        && let Some(n) = status_after_colon(original, head)
+    {
+        frame.status = Some(n);
+        return;
+    }
     // openai-node's "503 status code (no body)": the number before the words
     // (Mintplex-Labs/anything-llm#4812), when no marker comes earlier.
     if let Some(pos) = head.find(" status code").filter(|&p| p >= 3 && best.is_none_or(|(b, _)| p - 3 < b)) {
@@ -307,6 +318,26 @@ fn status_prefix(s: &str, frame: &mut Frame, ev: &mut Evidence) {
             ev.push_code(word.to_string(), frame.depth);
         }
     }
+}
+
+/// A 4xx or 5xx status right after a colon in an error report (`original` and its lowercase
+/// `head`, the same bytes): the text before the colon says error or failure, and the number is
+/// followed by a reason starting with a capital, a body or a dash ("): 400 Provider returned
+/// error", ": 502 {…}"), so a count after a colon ("Limit: 500 tokens") is not a status.
+fn status_after_colon(original: &str, head: &str) -> Option<u16> {
+    let mut from = 0;
+    while let Some(i) = head[from..].find(": ") {
+        let at = from + i;
+        from = at + 2;
+        let reports = ["error", "fail"].iter().any(|w| head[..at].contains(w));
+        let Some(n) = three_digits(&head[from..]).filter(|n| (400..600).contains(n)) else { continue };
+        let rest = &original[from + 3..];
+        let reason = rest.strip_prefix(' ').and_then(|r| r.chars().next());
+        if reports && reason.is_some_and(|c| c.is_ascii_uppercase() || c == '{' || c == '-') {
+            return Some(n);
+        }
+    }
+    None
 }
 
 /// Exactly three ASCII digits at the start, not followed by another digit, in 100..=599.
@@ -588,6 +619,19 @@ mod tests {
         assert_eq!(ev.frames[0].status, Some(404));
         let ev = unwrap("prompt is too long: 215000 tokens > 200000 maximum");
         assert_eq!(deepest_status(&ev), None);
+    }
+
+    #[test]
+    fn a_status_after_an_error_reports_colon() {
+        let ev = unwrap("ERROR: Error in OpenRouter API call (Attempt 1/3): 400 Provider returned error");
+        assert_eq!(deepest_status(&ev), Some(400));
+        let ev = unwrap(
+            "Stream completion failed: DioException [bad response]: the response has a status code of 400 and …",
+        );
+        assert_eq!(deepest_status(&ev), Some(400));
+        // A count after a colon is no status, nor is a number in a sentence that reports nothing.
+        assert_eq!(deepest_status(&unwrap("Request failed. Limit: 500 tokens per minute")), None);
+        assert_eq!(deepest_status(&unwrap("Notice: 500 Requests were served")), None);
     }
 
     #[test]

@@ -211,6 +211,25 @@ pub fn path_is_media(path: &str) -> bool {
     MEDIA.iter().any(|m| lower.contains(m))
 }
 
+/// Whether a request path points into a replayed message's reasoning: `messages.2.reasoning_details.0.data`,
+/// `input[3].encrypted_content`, `messages.1.content.0.thinking.signature`. A setting
+/// (`thinking.budget_tokens`, `reasoning.effort`) is no message's, so it starts no history path.
+pub fn path_is_reasoning(path: &str) -> bool {
+    const HISTORY: &[&str] = &["messages.", "messages[", "input[", "contents[", "contents."];
+    const REASONING: &[&str] = &[
+        ".reasoning_details",
+        ".reasoning_content",
+        ".reasoning_text",
+        ".thinking",
+        ".redacted_thinking",
+        ".encrypted_content",
+        ".thought_signature",
+        ".thoughtsignature",
+    ];
+    let lower = path.to_ascii_lowercase();
+    HISTORY.iter().any(|h| lower.starts_with(h)) && REASONING.iter().any(|r| lower.contains(r))
+}
+
 /// Prefixes of tool call ids: Anthropic `toolu_`, Bedrock `tooluse_`, OpenAI Chat `call_`,
 /// OpenAI Responses `fc_` (function call items).
 /// Anthropic server tools `srvtoolu_`.
@@ -326,6 +345,15 @@ mod tests {
         assert_eq!(path("messages: text content blocks must be non-empty"), None);
         assert_eq!(path("api_messages.3.x"), None);
         assert_eq!(block("messages"), None);
+    }
+
+    #[test]
+    fn reasoning_paths_are_a_messages_not_a_settings() {
+        assert!(path_is_reasoning("messages.2.reasoning_details.0.data"));
+        assert!(path_is_reasoning("input[3].encrypted_content"));
+        assert!(path_is_reasoning("messages.1.content.0.thinking.signature"));
+        assert!(!path_is_reasoning(&format!("thinking.{}", "budget_tokens")));
+        assert!(!path_is_reasoning("messages.1.content.0.text"));
     }
 
     #[test]

@@ -372,6 +372,11 @@ const PLAN: &[&str] = &[
     "free quota",
     "free allocated",
     "allocated quota",
+    // Copilot's plan unit ("You have exceeded your premium request allowance. We have
+    // automatically switched you to GPT-4.1 which is included with your plan",
+    // earendil-works/pi#3643).
+    "premium request",
+    "request allowance",
     // Chinese providers' billing words (Zhipu code 1113 "余额不足或无可用资源包,请充值",
     // "您的账户已欠费，请充值后重试"): balance, recharge, arrears, resource package.
     "余额",
@@ -507,6 +512,12 @@ const CREDENTIAL: &[&str] = &[
     "unauthenticated",
     "forbidden",
     "oauth",
+    // A token the client refreshes or sends for the user ("Failed to refresh token: 400 Bad
+    // Request: Invalid 'refresh_token'", jlcodes99/cockpit-tools#2232).
+    "refresh_token",
+    "refresh token",
+    "access token",
+    "access_token",
 ];
 const REFUSED_CREDENTIAL: &[&str] = &[
     "invalid",
@@ -527,7 +538,13 @@ const REFUSED_CREDENTIAL: &[&str] = &[
     // None sent at all ("No credentials for provider: github").
     "no credential",
     "missing credential",
+    // A refresh the auth server refused ("Failed to refresh token", "Token refresh failed").
+    "failed to refresh",
+    "refresh failed",
 ];
+/// How far (bytes) an item's id and "not found" may stand from "item with id": past the id
+/// itself (an `rs_` id is 50 characters) and its quotes, no further.
+const ITEM_ID_NEAR: usize = 80;
 /// How far (bytes) a refusal may stand from the credential it refuses.
 const CREDENTIAL_NEAR: usize = 20;
 /// `extra_forbidden` is pydantic's unknown-field error; plan words are quota.
@@ -564,6 +581,20 @@ pub const DETERMINISTIC: &[Family] = &[
         groups: &[REASONING, REASONING_DEFECT],
         unless: REASONING_VETO,
         near: None,
+        class: Class::ReasoningRejected,
+    },
+    // A replayed Responses item the provider does not hold: "Item with id 'rs_…' not found.
+    // Items are not persisted when `store` is set to false" (anomalyco/opencode#7724), and the
+    // same 404 for a reply's text or call item, `msg_…` or `fc_…` (an `item_reference` the AI
+    // SDK sends under `store: true`, anomalyco/opencode's zen handler; 404s logged by
+    // ShreyasPatel031/openai-realtime-elkjs-tool). One cure for all three:
+    // `--drop-reasoning-ids` drops the ids so the items replay self-contained. An item looked
+    // up in a stored conversation ("… not found in conversation") is not a replay.
+    Family {
+        name: "a replayed item the provider does not hold",
+        groups: &[&["item with id"], &["rs_", "msg_", "fc_"], &["not found"]],
+        unless: &["not found in conversation"],
+        near: Some(ITEM_ID_NEAR),
         class: Class::ReasoningRejected,
     },
     // An input item (a replayed reasoning or message item, by id) the server gave another
@@ -746,6 +777,19 @@ pub const DETERMINISTIC: &[Family] = &[
         // The refusal next to the credential it refuses ("Invalid OpenAI Credentials", "API
         // key not valid"), not a sentence away from a credential it merely mentions
         // ("Invalid model format or no credentials for provider", nesquena/hermes-webui#5940).
+        near: Some(CREDENTIAL_NEAR),
+        class: Class::Auth,
+    },
+    // Access refused for where the user is, not for what the request says ("This model
+    // provider doesn't serve your region", cursor/cursor#3378; OpenAI's 403 "Country, region,
+    // or territory not supported"): no retry and no fix to the request lifts it.
+    Family {
+        name: "the user's region refused",
+        groups: &[
+            &["your region", "your country", "your location", "your territory", "region, or territory"],
+            &["does not serve", "not supported", "not available", "unsupported", "not allowed"],
+        ],
+        unless: &[],
         near: Some(CREDENTIAL_NEAR),
         class: Class::Auth,
     },
@@ -1037,6 +1081,37 @@ mod tests {
 
     fn first(table: &[Family], hay: &str) -> Option<Class> {
         table.iter().find(|f| f.matches(hay).is_some()).map(|f| f.class)
+    }
+
+    #[test]
+    fn any_replayed_item_id_not_found_is_a_replay_the_provider_does_not_hold() {
+        for hay in [
+            "item with id 'rs_68c1a7f0b' not found. items are not persisted when `store` is set to false.",
+            "item with id 'msg_0ead8b004a3b165d0069436a6b6834819896da85b63b196a3f' not found.",
+            "404 item with id 'fc_68746e56c49c81a0ab141d66f059de6e0c8acdddfc55f836' not found",
+        ] {
+            assert_eq!(first(DETERMINISTIC, hay), Some(Class::ReasoningRejected), "{hay}");
+        }
+        // A stored conversation's item looked up by id is no replay; nor is an id far away.
+        assert_eq!(first(DETERMINISTIC, "item with id 'msg_nonexistent123' not found in conversation."), None);
+        let far = format!("item with id 'x1' was sent; {} msg_2 not found", "word ".repeat(30));
+        assert_eq!(first(DETERMINISTIC, &far), None);
+    }
+
+    #[test]
+    fn a_region_the_provider_does_not_serve_is_auth_and_a_premium_allowance_used_up_quota() {
+        let hay = "model not available this model provider does not serve your region. visit https://docs.cursor.com/account/regions";
+        assert_eq!(first(DETERMINISTIC, hay), Some(Class::Auth));
+        assert_eq!(first(DETERMINISTIC, "country, region, or territory not supported"), Some(Class::Auth));
+        assert_eq!(first(DETERMINISTIC, "the model is not available in us-west-1; pick another region"), None);
+        let hay = "you have exceeded your premium request allowance. we have automatically switched you to gpt-4.1";
+        assert_eq!(first(DETERMINISTIC, hay), Some(Class::Quota));
+    }
+
+    #[test]
+    fn a_refused_token_refresh_is_auth() {
+        let hay = "failed to refresh token: 400 bad request: invalid 'refresh_token': empty string.";
+        assert_eq!(first(DETERMINISTIC, hay), Some(Class::Auth));
     }
 
     #[test]

@@ -199,6 +199,9 @@ pub const WEAK_CODES: &[(&str, Class)] = &[
     ("system_error", Class::ServerError),
     // A reason of the client's own input (Cursor `{"type":"client","reason":"invalid_input"}`).
     ("invalid_input", Class::InvalidRequest),
+    // The Copilot API's code for a body it refuses, also in a JS object an agent printed
+    // (`code: 'invalid_request_body'`, caozhiyuan/copilot-api#251).
+    ("invalid_request_body", Class::InvalidRequest),
     ("internal_server_error", Class::ServerError),
     ("internalservererror", Class::ServerError),
     ("serviceunavailableerror", Class::ServerError),
@@ -214,10 +217,9 @@ pub const WEAK_CODES: &[(&str, Class)] = &[
 /// Deterministic phrases, in priority order: reasoning, overflow, whole-request size,
 /// content policy, quota, auth. None of these is gated on status.
 pub const DETERMINISTIC_PHRASES: &[Rule] = &[
-    // See: can1357/oh-my-pi#41, anomalyco/opencode#7724 ("Item with id 'rs_…' not found.
-    // Items are not persisted when `store` is set to false."); vercel/ai#7099 (without its
-    // required following item); openai/codex#8119 (encrypted content … could not be verified).
-    r(&["item with id", "rs_", "not found"], Class::ReasoningRejected),
+    // An item id the provider does not hold ("Item with id 'rs_…' not found") is the family
+    // "a replayed item the provider does not hold" (`families`). See: vercel/ai#7099 (without
+    // its required following item); openai/codex#8119 (encrypted content … could not be verified).
     r(&["of type 'reasoning' was provided without its required following item"], Class::ReasoningRejected),
     r(&["encrypted content", "could not be verified"], Class::ReasoningRejected),
     r(&["encrypted content", "could not be decrypted"], Class::ReasoningRejected),
@@ -568,6 +570,11 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     r(&["over capacity"], Class::Overloaded),
     // See: Google's 503 "No capacity available for model …" (reason MODEL_CAPACITY_EXHAUSTED).
     r(&["no capacity available"], Class::Overloaded),
+    // A service stating its load ("Our servers are experiencing high traffic right now,
+    // please try again in a minute", the Antigravity agent, jlcodes99/vscode-antigravity-cockpit#178);
+    // a guess ("This may be because of a period of high traffic", cursor/cursor#721) is not.
+    r(&["experiencing high traffic"], Class::Overloaded),
+    r(&["experiencing high demand"], Class::Overloaded),
     // See: Gemini CLI (Code Assist) 429 "You have exhausted your capacity on this model.
     // Your quota will reset after 2s." (reason RATE_LIMIT_EXCEEDED): the user's allowance,
     // lifted after the wait it names; a wait of hours makes it a quota (classify::mod).
@@ -579,6 +586,11 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     r(&["ratelimit"], Class::RateLimit),
     r(&["too many requests"], Class::RateLimit),
     r(&["throttl"], Class::RateLimit),
+    // Chinese gateways' words: rate limit, requests too frequent, throttled ("gpt-5.1
+    // 所有账号均已达速率限制，请 117 秒后重试", dwgx/WindsurfAPI#66).
+    r(&["速率限制"], Class::RateLimit),
+    r(&["请求过于频繁"], Class::RateLimit),
+    r(&["限流"], Class::RateLimit),
     r(&["resource exhausted"], Class::RateLimit),
     r(&["resource_exhausted"], Class::RateLimit),
     r(&["capacity exceeded"], Class::RateLimit),
@@ -589,6 +601,10 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     // OpenAI's own words for its server's failure, inside Codex's "stream disconnected
     // before completion: An error occurred while processing your request" (openai/codex#41895).
     r(&["error occurred while processing your request"], Class::ServerError),
+    // The same failure in an agent's words: Kiro's "There was an error processing your
+    // request. (Request ID: …)", which its maintainers file with the transient server errors
+    // (kirodotdev/Kiro#9062 → #6352).
+    r(&["error processing your request"], Class::ServerError),
     // See: vercel/ai handle-fetch-error.ts ("fetch failed", ECONNRESET, ECONNREFUSED);
     // pi agent-session.ts _isRetryableError ("other side closed", "reset before headers");
     // codex "stream closed before response.completed"; openai-node "Connection error.".
@@ -610,6 +626,10 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     r(&["econnrefused"], Class::Network),
     r(&["connection refused"], Class::Network),
     r(&["fetch failed"], Class::Network),
+    // The browser's `TypeError: Failed to fetch`: the request never got an answer (CORS, a
+    // blocked host, no route), as chat UIs print it (ChatGPTNextWeb/NextChat#3548
+    // `{"error": true, "message": "Failed to fetch"}`).
+    r(&["failed to fetch"], Class::Network),
     r(&["socket hang up"], Class::Network),
     r(&["stream ended unexpectedly"], Class::Network),
     r(&["stream closed before"], Class::Network),
@@ -708,6 +728,10 @@ pub const WEAK_PHRASES: &[Rule] = &[
     // The error type of Anthropic's and OpenAI's every 400, in a body a wrapper quoted past
     // parsing (Robitx/gp.nvim#257, escaped quotes inside a quoted string).
     r(&["invalid_request_error"], Class::InvalidRequest),
+    // A capability or setting the server refuses by name ("Provider agents not supported",
+    // danny-avila/LibreChat#12699): waiting does not add it. Media refusals ("image input is
+    // not supported") are decided earlier, by the media families.
+    r(&["not supported"], Class::InvalidRequest),
 ];
 
 /// gRPC status names (Gemini `error.status`), lowercased.
@@ -775,7 +799,6 @@ mod tests {
     fn rules_need_all_and_respect_unless() {
         assert_eq!(first_match(DETERMINISTIC_PHRASES, "prompt is too long: 1 > 0"), Some(Class::ContextOverflow));
         assert_eq!(first_match(DETERMINISTIC_PHRASES, "too many tokens, please wait"), None);
-        assert_eq!(first_match(DETERMINISTIC_PHRASES, "item with id 'msg_1' not found"), None);
     }
 
     #[test]

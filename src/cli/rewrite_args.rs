@@ -27,9 +27,12 @@ pub struct RewriteArgs {
         conflicts_with = "drop_reasoning_ids"
     )]
     pub strip_reasoning: Option<String>,
-    /// For "Item with id 'rs_…' not found": drop the `rs_` ids of reasoning
-    /// items so their encrypted content replays self-contained; items with no
-    /// encrypted content are removed.
+    /// For "Item with id 'rs_…' not found" (or 'msg_…', 'fc_…'): drop the
+    /// replayed OpenAI item ids — the `rs_` ids of reasoning items, so their
+    /// encrypted content replays self-contained (items with no encrypted
+    /// content are removed), and the `msg_`/`fc_` ids of a reply's text and
+    /// tool calls where the session keeps them (opencode), so they are sent as
+    /// themselves rather than by reference.
     #[arg(long = "drop-reasoning-ids")]
     pub drop_reasoning_ids: bool,
     /// Re-encode each image over the provider's limits (bytes, pixels per side,

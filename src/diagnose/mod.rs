@@ -510,8 +510,8 @@ fn is_stuck(f: &Failure, suspects: &[Suspect], invalid_excluded: bool) -> bool {
     }
 }
 
-/// A refused replay of reasoning the history no longer holds: the `rs_` id
-/// an "Item with id '…' not found" names is gone (a copy `--drop-reasoning-ids`
+/// A refused replay of reasoning the history no longer holds: the item id
+/// (`rs_`, `msg_`, `fc_`) an "Item with id '…' not found" names is gone (a copy `--drop-reasoning-ids`
 /// wrote), or none of the refusing provider's reasoning for another refusal
 /// (`--strip-reasoning=<family>`; every family's when the provider is none of
 /// them). A predicted failure, or a signature to add, is not cured so.
@@ -526,7 +526,7 @@ fn reasoning_gone(f: &Failure, session: &Session, provider: &str) -> bool {
     if text.contains("not found") {
         // The reasoning id the provider could not find, as it names it.
         let message = f.classification.message.as_deref().unwrap_or("");
-        let named = message.split('\'').nth(1).filter(|id| id.starts_with("rs_"));
+        let named = message.split('\'').nth(1).filter(|id| ["rs_", "msg_", "fc_"].iter().any(|p| id.starts_with(p)));
         return named.is_some_and(|id| session.reasoning.iter().all(|r| r.id.as_deref() != Some(id)));
     }
     match provider_family(provider) {

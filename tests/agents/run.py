@@ -44,7 +44,7 @@ SCENARIOS = {
     "pi": 24,
     "pi-1.6": 24,
     "gemini-cli": 15,
-    "opencode": 12,
+    "opencode": 13,
     "copilot": 11,
     "cline": 12,
     "kilo": 2,

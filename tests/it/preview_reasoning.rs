@@ -232,6 +232,33 @@ fn drop_reasoning_ids_takes_the_replys_item_id_out_too() {
     assert_eq!((code, d["stuck"].as_bool()), (0, Some(false)), "{d:#}");
 }
 
+/// Issue 38 round 4: OpenAI's 404 for a reply's text sent by reference, "Item
+/// with id 'msg_…' not found.", was called `invalid_request` (only an `rs_` id
+/// counted): diagnose prescribed no cure, and a copy without the id was still
+/// judged stuck by that error given again.
+#[test]
+fn a_reply_item_id_not_found_is_cured_by_dropping_the_replayed_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let gpt = ("openai", "gpt-5");
+    let file = opencode_export(dir.path(), gpt, &json!({}), gpt);
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    doc["messages"][1]["parts"][2]["metadata"] = json!({"openai":{"itemId":"msg_5be687de7531"}});
+    std::fs::write(&file, doc.to_string()).unwrap();
+    let error = "Item with id 'msg_5be687de7531' not found.";
+    let (d, code) = common::diagnose(&file, &["--error", error]);
+    assert_eq!((code, d["failure"]["class"].as_str()), (1, Some("reasoning_rejected")), "{d:#}");
+    assert!(d["next"].to_string().contains("--drop-reasoning-ids"), "{d:#}");
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let args = ["repair", file.to_str().unwrap(), "--drop-reasoning-ids", "--out", out.to_str().unwrap(), "--json"];
+    let (r, code) = common::json_of(&args);
+    assert_eq!((code, &r["changes"]["reasoning_ids_dropped"]), (0, &json!(1)), "{r:#}");
+    let copy = Path::new(r["out"].as_str().unwrap());
+    assert!(!std::fs::read_to_string(copy).unwrap().contains("msg_5be687de7531"));
+    let (d, code) = common::diagnose(copy, &["--error", error]);
+    assert_eq!((code, d["stuck"].as_bool()), (0, Some(false)), "{d:#}");
+}
+
 #[test]
 fn cline_sends_its_thinking_with_its_signature() {
     // The IDE extension's task history, in Anthropic's shape, as Cline keeps it.

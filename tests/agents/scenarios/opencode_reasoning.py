@@ -17,15 +17,15 @@ import lib
 from scenarios.opencode import ENV, _db, _export, _opencode, _session_id
 
 
-def _setup(ctx, store):
+def _setup(ctx, store, reasoning=True):
     sb = ctx.sb
-    model = {"name": "GPT Fake", "reasoning": True, "attachment": False, "modalities": {"input": ["text"], "output": ["text"]}}
+    model = {"name": "GPT Fake", "reasoning": reasoning, "attachment": False, "modalities": {"input": ["text"], "output": ["text"]}}
     if store is not None:
         model["options"] = {"store": store}
     provider = {"npm": "@ai-sdk/openai", "name": "Fake", "options": {"baseURL": ctx.provider.url + "/v1", "apiKey": "fake-key"}, "models": {"gpt-5-fake": model}}
     config = {"$schema": "https://opencode.ai/config.json", "provider": {"fake": provider}, "model": "fake/gpt-5-fake", "autoupdate": False, "share": "disabled"}
     (sb.work / "opencode.json").write_text(json.dumps(config))
-    ctx.provider.settings.emit_reasoning = True
+    ctx.provider.settings.emit_reasoning = reasoning
 
 
 def _requests(ctx, since=0):
@@ -50,10 +50,11 @@ def _responses_items(items):
     return out
 
 
-def _stuck(ctx, store, break_it, answer):
-    """A first turn that reasons, then ``break_it``; opencode's resume and a
-    second resume meet ``answer``. Returns (session id, export text, last request)."""
-    _setup(ctx, store)
+def _stuck(ctx, store, break_it, answer, reasoning=True):
+    """A first turn (that reasons, unless ``reasoning`` is false), then ``break_it``;
+    opencode's resume and a second resume meet ``answer``. Returns (session id, export
+    text, last request)."""
+    _setup(ctx, store, reasoning)
     first = _opencode(ctx, "run", "Say hi.")
     lib.check(first.code == 0 and _requests(ctx)[-1]["status"] == 200, "the first run succeeds", first)
     break_it()
@@ -108,6 +109,17 @@ def scenario_stale_reasoning_reference_dropped(ctx):
     sent = json.dumps(body["input"])
     lib.check('"rs_' not in sent and _reasoning(body["input"]), "the reasoning went without its rs_ id", sent[:3000])
     lib.check("item_reference" not in sent, "and nothing went by reference", sent[:3000])
+
+
+def scenario_stale_reply_reference_dropped(ctx):
+    """store: true without reasoning, then a route switch: the reply's own msg_ item
+    reference is stale ("Item with id 'msg_…' not found."). Issue 38 round 4: that was
+    classified invalid_request (only an rs_ id counted), so diagnose named no cure."""
+    _, export, last = _stuck(ctx, True, ctx.provider.forget, "Item with id 'msg_", reasoning=False)
+    refs = [i["id"] for i in last["body"]["input"] if i.get("type") == "item_reference"]
+    lib.check(refs and all(r.startswith("msg_") for r in refs), "opencode sent the reply by reference, no reasoning", refs)
+    body = _rescued(ctx, export, "--drop-reasoning-ids", "reasoning_rejected")
+    lib.check("item_reference" not in json.dumps(body["input"]), "nothing went by reference", body["input"])
 
 
 def scenario_unverified_encrypted_reasoning_stripped(ctx):
