@@ -16,6 +16,7 @@ pub mod cline;
 pub mod codex;
 pub mod copilot;
 pub mod gemini_cli;
+pub mod kiro;
 mod mux;
 pub mod opencode;
 pub mod pi;
@@ -51,6 +52,7 @@ impl Format {
             Format::Gemini => &raw::GEMINI,
             Format::Cline => &cline::BEHAVIOUR,
             Format::Copilot => &copilot::BEHAVIOUR,
+            Format::Kiro => &kiro::BEHAVIOUR,
         }
     }
 
@@ -68,6 +70,7 @@ impl Format {
             Format::Gemini => &raw::Gemini,
             Format::Cline => &cline::Cline,
             Format::Copilot => &copilot::Copilot,
+            Format::Kiro => &kiro::Kiro,
         }
     }
 }
@@ -326,6 +329,9 @@ pub enum RawPayload<'a> {
     DataUrl(&'a Cow<'a, str>),
     /// A URL, file URI or provider file id.
     Reference(String),
+    /// Bytes the line spells as a JSON array of numbers, one per byte (Kiro
+    /// CLI's `source: {kind: "bytes", data: [137, 80, …]}`), decoded.
+    Bytes(Vec<u8>),
 }
 
 impl RawPayload<'_> {
@@ -333,7 +339,7 @@ impl RawPayload<'_> {
     pub fn text(&self) -> Option<&str> {
         match self {
             RawPayload::Base64(t) | RawPayload::DataUrl(t) => Some(t),
-            RawPayload::Reference(_) => None,
+            RawPayload::Reference(_) | RawPayload::Bytes(_) => None,
         }
     }
 }
