@@ -30,7 +30,8 @@ use std::time::SystemTime;
 use crate::model::Format;
 
 /// The agents whose sessions can be found, by their format name.
-pub const AGENTS: [&str; 9] = ["claude-code", "codex", "pi", "gemini-cli", "mux", "opencode", "copilot", "cline", "kiro"];
+pub const AGENTS: [&str; 9] =
+    ["claude-code", "codex", "pi", "gemini-cli", "mux", "opencode", "copilot", "cline", "kiro"];
 
 /// A home directory and the environment variables that move an agent's store.
 #[derive(Clone, Debug, Default)]

@@ -143,11 +143,18 @@ impl<'a> Place<'a> {
         let v4 = self.v4;
         Identity {
             path: self.dir.join(format!("{v4}.jsonl")),
-            old_id: Some(self.stem),
+            old_id: Some(self.stem.clone()),
             resume: Some(format!("kiro-cli chat --resume-id {v4}")),
-            resume_note: (!in_folder(&self.dir, "cli", 0)).then(|| {
-                "Kiro CLI resumes a session only from its sessions folder ($KIRO_HOME/sessions/cli, by default ~/.kiro/sessions/cli): move the copy and its .json there first".to_string()
-            }),
+            resume_note: if kiro_metadata(self.src, &self.dir.join("x.jsonl"), &self.stem, &v4).is_none() {
+                Some(format!(
+                    "the original has no metadata {}.json that parses beside it, so the copy has none either: Kiro CLI lists and resumes a session only with its .json",
+                    self.stem
+                ))
+            } else {
+                (!in_folder(&self.dir, "cli", 0)).then(|| {
+                    "Kiro CLI resumes a session only from its sessions folder ($KIRO_HOME/sessions/cli, by default ~/.kiro/sessions/cli): move the copy and its .json there first".to_string()
+                })
+            },
             id: Some(v4),
         }
     }
@@ -321,7 +328,7 @@ pub fn companions(format: Format, id: &Identity, src: &Path) -> Vec<(PathBuf, Ve
 /// Kiro CLI's metadata of the copy: the original's `<old>.json` with the new
 /// id as `session_id` and as the model state's `conversation_id`, beside the
 /// copy. `None` when the original has none that parses (the copy is then a
-/// transcript Kiro does not list, which `repair` says).
+/// transcript Kiro does not list, which the copy's resume note says).
 fn kiro_metadata(src: &Path, copy: &Path, old: &str, new: &str) -> Option<(PathBuf, Vec<u8>)> {
     let text = std::fs::read(src.parent()?.join(format!("{old}.json"))).ok()?;
     let mut v = serde_json::from_slice::<serde_json::Value>(&text).ok()?;

@@ -156,6 +156,10 @@ fn a_hundred_and_one_images_are_over_the_limit_and_a_repair_keeps_a_hundred() {
     let (d, _) = common::diagnose(&s, &["--error", err]);
     assert_eq!(d["failure"]["class"], json!("image_limit"), "{d:#}");
     assert_eq!(d["failure"]["limit"], json!(100), "{d:#}");
+    // Its other wording (kirodotdev/Kiro#9629).
+    let (d, _) =
+        common::diagnose(&s, &["--error", "too many images and documents: 101 + 0 > 100 (Request ID: a21c4d6e)"]);
+    assert_eq!((&d["failure"]["class"], &d["failure"]["limit"]), (&json!("image_limit"), &json!(100)), "{d:#}");
     let before = std::fs::read(&s).unwrap();
     let (r, code) = json_of(&["repair", s.to_str().unwrap(), "--max-images", "100", "--json"]);
     assert_eq!(code, 0, "{r:#}");

@@ -34,9 +34,10 @@ use crate::request::{Dialect, ReadRange, Render, To};
 
 use super::{Adapter, Behaviour, LineOut, Pairing, RawCall, RawEntry, RawPayload, Site, Unit, path_argument, ptr};
 
-/// Kiro CLI passes the provider's own errors through (Anthropic's "too many
-/// images" and 2000-pixel many-image wordings, kirodotdev/Kiro#8884,
-/// #10075), and its models are Anthropic's: Anthropic's limits judge it. A
+/// Kiro passes the provider's own errors through (Anthropic's 2000-pixel
+/// many-image wording, kirodotdev/Kiro#8884; "too many images and documents:
+/// 101 + 0 > 100", #9629, a model limit its maintainers say), and its models
+/// are Anthropic's: Anthropic's limits judge it. A
 /// tool use must be answered in the next message (a call left without its
 /// result is refused as "invalid conversation history received").
 pub const BEHAVIOUR: Behaviour = Behaviour {
@@ -129,7 +130,12 @@ fn blocks<'a>(content: &'a Value<'a>, at: &str, e: usize, origin: Origin, out: &
             "toolUse" => {
                 let Some(id) = d.get("toolUseId").to_text() else { continue };
                 let input = d.get("input");
-                out.calls.push(RawCall { entry: e, call_id: id, name: d.get("name").to_text(), path: read_path(input).or_else(|| path_argument(input)) });
+                out.calls.push(RawCall {
+                    entry: e,
+                    call_id: id,
+                    name: d.get("name").to_text(),
+                    path: read_path(input).or_else(|| path_argument(input)),
+                });
             }
             "toolResult" => {
                 let id = d.get("toolUseId").to_text();
@@ -168,8 +174,10 @@ fn image<'a>(d: &'a Value<'a>, at: &str, site: &Site, out: &mut LineOut<'a>) {
         return;
     }
     let values = source.get("data").items();
-    let bytes: Option<Vec<u8>> =
-        values.iter().map(|n| n.as_f64().filter(|f| f.fract() == 0.0).and_then(|f| u8::try_from(f as i64).ok())).collect();
+    let bytes: Option<Vec<u8>> = values
+        .iter()
+        .map(|n| n.as_f64().filter(|f| f.fract() == 0.0).and_then(|f| u8::try_from(f as i64).ok()))
+        .collect();
     let Some(bytes) = bytes else {
         out.findings.push((
             Severity::Error,
