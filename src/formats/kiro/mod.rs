@@ -174,10 +174,7 @@ fn image<'a>(d: &'a Value<'a>, at: &str, site: &Site, out: &mut LineOut<'a>) {
         return;
     }
     let values = source.get("data").items();
-    let bytes: Option<Vec<u8>> = values
-        .iter()
-        .map(|n| n.as_f64().filter(|f| f.fract() == 0.0).and_then(|f| u8::try_from(f as i64).ok()))
-        .collect();
+    let bytes: Option<Vec<u8>> = values.iter().map(|n| n.as_f64().and_then(byte)).collect();
     let Some(bytes) = bytes else {
         out.findings.push((
             Severity::Error,
@@ -191,6 +188,12 @@ fn image<'a>(d: &'a Value<'a>, at: &str, site: &Site, out: &mut LineOut<'a>) {
         f => format!("image/{f}"),
     });
     out.media.push(site.media(RawPayload::Bytes(bytes), mime.as_deref(), at.to_string()));
+}
+
+/// A whole number from 0 to 255.
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "a whole number in 0..=255")]
+fn byte(f: f64) -> Option<u8> {
+    (f.fract() == 0.0 && (0.0..=255.0).contains(&f)).then_some(f as u8)
 }
 
 /// Where `data.results` repeats the image of the tool result block at
