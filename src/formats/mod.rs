@@ -156,6 +156,10 @@ pub struct Behaviour {
     /// (Gemini CLI's headless runs): a file that ends in a request with no
     /// answer cannot say whether it failed, and a verdict must not call it healthy.
     pub unrecorded_failures: Option<&'static str>,
+    /// `preview` builds the request the agent sends (not Kiro CLI's, which
+    /// goes to Kiro's own service in a form no public source shows), and a
+    /// fit can rewrite its media in place: the next commands offer them.
+    pub previews: bool,
 }
 
 impl Behaviour {
@@ -176,6 +180,7 @@ impl Behaviour {
             retries_without_media: false,
             stops_at_missing_parent: false,
             unrecorded_failures: None,
+            previews: true,
         }
     }
 

@@ -156,6 +156,10 @@ fn a_hundred_and_one_images_are_over_the_limit_and_a_repair_keeps_a_hundred() {
     let (d, _) = common::diagnose(&s, &["--error", err]);
     assert_eq!(d["failure"]["class"], json!("image_limit"), "{d:#}");
     assert_eq!(d["failure"]["limit"], json!(100), "{d:#}");
+    // The next step is a repair; preview, which does not model Kiro's request, is not offered.
+    let next: Vec<&str> = d["next"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert!(next.iter().any(|c| c.contains("repair") && c.ends_with("--max-images 100")), "{d:#}");
+    assert!(next.iter().all(|c| !c.contains(" preview ")), "{d:#}");
     // Its other wording (kirodotdev/Kiro#9629).
     let (d, _) =
         common::diagnose(&s, &["--error", "too many images and documents: 101 + 0 > 100 (Request ID: a21c4d6e)"]);

@@ -44,6 +44,7 @@ pub const BEHAVIOUR: Behaviour = Behaviour {
     default_provider: Some("anthropic"),
     pairing: Pairing::Anthropic,
     unrecorded_failures: Some("Kiro CLI records no failed request in its session files"),
+    previews: false,
     ..Behaviour::agent("Kiro CLI")
 };
 
