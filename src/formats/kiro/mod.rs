@@ -225,3 +225,27 @@ pub fn results_copy(text: &[u8], pointer: &str) -> Option<std::ops::Range<usize>
 fn is_kind_image(block: &[u8]) -> bool {
     crate::json::splice::locate(block, "/kind").is_some_and(|r| &block[r] == b"\"image\"")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::results_copy;
+
+    /// The n-th image of a result is the n-th `Image` item of its record,
+    /// whatever text sits between them.
+    #[test]
+    fn the_results_copy_of_an_image_is_found_by_its_place_among_images() {
+        let img = |b: u8| format!(r#"{{"format":"png","source":{{"kind":"bytes","data":[{b}]}}}}"#);
+        let line = format!(
+            r#"{{"version":"v1","kind":"ToolResults","data":{{"content":[{{"kind":"toolResult","data":{{"toolUseId":"t/1","content":[{{"kind":"text","data":"a"}},{{"kind":"image","data":{a}}},{{"kind":"image","data":{b}}}],"status":"success"}}}}],"results":{{"t/1":{{"tool":null,"result":{{"Success":{{"items":[{{"Text":"a"}},{{"Image":{a}}},{{"Image":{b}}}]}}}}}}}}}}}}"#,
+            a = img(1),
+            b = img(2)
+        );
+        let t = line.as_bytes();
+        let second = results_copy(t, "/data/content/0/data/content/2").expect("found");
+        assert_eq!(&line[second], format!(r#"{{"Image":{}}}"#, img(2)));
+        let first = results_copy(t, "/data/content/0/data/content/1").expect("found");
+        assert_eq!(&line[first], format!(r#"{{"Image":{}}}"#, img(1)));
+        assert_eq!(results_copy(t, "/data/content/0/data/content/0"), None, "a text block has no image copy");
+        assert_eq!(results_copy(t, "/data/content/1"), None);
+    }
+}
