@@ -195,6 +195,19 @@ def cline():
     ]
 
 
+def kiro():
+    """Kiro CLI's `sessions/cli/<id>.jsonl`: images as lists of byte values. Kiro
+    records no failed request, so the story ends at the result holding the cut PNG."""
+    img = lambda b: {"format": "png", "source": {"kind": "bytes", "data": list(b)}}
+    row = lambda kind, mid, content, **extra: {"version": "v1", "kind": kind, "data": dict({"message_id": mid, "content": content}, **extra)}
+    return [
+        row("Prompt", "5b7f0d1e-1c2a-4e55-9f0e-8a1d2c3b4a01", [{"kind": "text", "data": "The checkout button overlaps the footer"}, {"kind": "image", "data": img(SHOT)}], meta={"timestamp": 1790244823}),
+        row("AssistantMessage", "5b7f0d1e-1c2a-4e55-9f0e-8a1d2c3b4a02", [{"kind": "thinking", "data": {"text": "Look at the diagram", "signature": "EqQBCkYIBxgC", "modelId": "claude-sonnet-4.5"}}, {"kind": "text", "data": ""}, {"kind": "toolUse", "data": {"toolUseId": "tooluse_01AF", "name": "read", "input": {"operations": [{"mode": "Image", "image_paths": [DIAG]}]}}}]),
+        row("ToolResults", "5b7f0d1e-1c2a-4e55-9f0e-8a1d2c3b4a03", [{"kind": "toolResult", "data": {"toolUseId": "tooluse_01AF", "content": [{"kind": "image", "data": img(CUT)}], "status": "success"}}],
+            results={"tooluse_01AF": {"tool": None, "result": {"Success": {"items": [{"Image": img(CUT)}]}}}}),
+    ]
+
+
 def expect(name, rows):
     """What `scan` must report: (line, origin, tool, name, mime, bytes) per attachment."""
     import hashlib
@@ -216,6 +229,7 @@ expect("openai-responses.jsonl", [(3, "user", None, PNG, SHOT), (3, "tool_result
 expect("anthropic.jsonl", [(3, "user", None, PNG, SHOT), (3, "tool_result", DIAG, PNG, CUT), (3, "user", "spec.pdf", "application/pdf", PDF)])
 expect("gemini.jsonl", [(3, "user", None, PNG, SHOT), (3, "tool_result", DIAG, PNG, CUT)])
 expect("cline.json", [(1, "user", None, PNG, SHOT), (1, "tool_result", DIAG, PNG, CUT)])
+expect("kiro.jsonl", [(1, "user", None, PNG, SHOT), (3, "tool_result", DIAG, PNG, CUT)])
 # Copilot CLI cannot tell the story (it sends no tool image to a custom provider and
 # heals a refused attachment itself): its sample is a real run, copied as written.
 COPILOT_RUN = os.path.join(HERE, "..", "tests", "data", "agents", "copilot", "attachment-healed", "77ee96c5-e46b-4f2b-8874-8b5c969c004b", "events.jsonl")
@@ -237,6 +251,7 @@ if __name__ == "__main__":
     write("openai-responses.jsonl", openai_responses())
     write("anthropic.jsonl", anthropic())
     write("gemini.jsonl", gemini())
+    write("kiro.jsonl", kiro())
     with open(COPILOT_RUN, "rb") as src, open(os.path.join(HERE, "copilot.jsonl"), "wb") as f:
         f.write(src.read())
     with open(os.path.join(HERE, "cline.json"), "w", newline="\n") as f:

@@ -159,6 +159,11 @@ pub const CODES: &[Code] = &[
         "a fork subagent's requests carry its parent session's history, which holds invalid media",
     ),
     c(
+        "kiro.bytes_invalid",
+        E,
+        "an image's list of bytes holds a value that is no byte (0 to 255): Kiro CLI cannot load the line",
+    ),
+    c(
         "gemini.cleanup_deletes",
         W,
         "Gemini CLI deletes this session at its next start on another: a file beside it with no message shares its short id",

@@ -15,6 +15,7 @@
 //! | `kilo` | `$XDG_DATA_HOME/kilo`, else `~/.local/share/kilo`: `kilo*.db` and `opencode*.db` (Kilo Code CLI, opencode's fork and format) |
 //! | `copilot` | `$COPILOT_HOME`, else `~/.copilot`: `session-state/*/events.jsonl` |
 //! | `cline` | `$CLINE_SESSION_DATA_DIR`, else `$CLINE_DATA_DIR/sessions`, else `$CLINE_DIR` (else `~/.cline`) `/data/sessions`: `*/*.messages.json` (Cline CLI 3) |
+//! | `kiro` | `$KIRO_HOME`, else `~/.kiro`: `sessions/cli/<id>.jsonl` beside its `<id>.json` (Kiro CLI; the IDE's `sessions/<hash>/<id>/messages.jsonl` is not listed) |
 //!
 //! Sources: `../shared/research/formats.md`; Gemini CLI `packages/core/src/utils/paths.ts`
 //! (`GEMINI_CLI_HOME`), mux `src/common/constants/paths.ts` (`MUX_ROOT`), pi
@@ -30,8 +31,8 @@ use std::time::SystemTime;
 use crate::model::Format;
 
 /// The agents whose sessions can be found, by their format name.
-pub const AGENTS: [&str; 9] =
-    ["claude-code", "codex", "pi", "gemini-cli", "mux", "opencode", "kilo", "copilot", "cline"];
+pub const AGENTS: [&str; 10] =
+    ["claude-code", "codex", "pi", "gemini-cli", "mux", "opencode", "kilo", "copilot", "cline", "kiro"];
 
 /// A home directory and the environment variables that move an agent's store.
 #[derive(Clone, Debug, Default)]
@@ -41,7 +42,7 @@ pub struct Env {
 }
 
 /// The environment variables that move an agent's store (see the table above).
-pub const VARS: [&str; 11] = [
+pub const VARS: [&str; 12] = [
     "CLAUDE_CONFIG_DIR",
     "CODEX_HOME",
     "PI_CODING_AGENT_DIR",
@@ -53,6 +54,7 @@ pub const VARS: [&str; 11] = [
     "CLINE_SESSION_DATA_DIR",
     "CLINE_DATA_DIR",
     "CLINE_DIR",
+    "KIRO_HOME",
 ];
 
 impl Env {
@@ -153,6 +155,8 @@ pub fn roots(env: &Env, agent: &str) -> Vec<PathBuf> {
             (None, Some(d)) => env.expand(Path::new(d)).join("sessions"),
             (None, None) => env.dir("CLINE_DIR", ".cline").join("data/sessions"),
         }],
+        // Kiro CLI: `$KIRO_HOME` (else `~/.kiro`), `sessions/cli/`.
+        Format::Kiro => vec![env.dir("KIRO_HOME", ".kiro").join("sessions/cli")],
         // Logged requests have no store of their own.
         Format::OpenaiChat | Format::OpenaiResponses | Format::Anthropic | Format::Gemini => Vec::new(),
     }
@@ -263,6 +267,14 @@ fn files(agent: &str, root: &Path) -> Vec<(PathBuf, Option<Format>)> {
             out.extend(dirs(&legacy).iter().flat_map(|d| plain_files(d, |n| n.ends_with(".json"))).map(|p| (p, None)));
             out
         }
+        // <id>.jsonl beside its metadata <id>.json: a transcript without one
+        // is no session Kiro CLI lists.
+        Format::Kiro => with(
+            plain_files(root, |n| n.ends_with(".jsonl"))
+                .into_iter()
+                .filter(|p| p.with_extension("json").is_file())
+                .collect(),
+        ),
         Format::OpenaiChat | Format::OpenaiResponses | Format::Anthropic | Format::Gemini => Vec::new(),
     }
 }
@@ -374,5 +386,22 @@ mod tests {
         assert_eq!(roots(&env, "cline"), [PathBuf::from("/d/sessions")]);
         env.vars.insert("CLINE_SESSION_DATA_DIR".into(), "/s".into());
         assert_eq!(roots(&env, "cline"), [PathBuf::from("/s")]);
+    }
+
+    #[test]
+    fn kiro_lists_a_transcript_beside_its_metadata() {
+        let home = tempfile::tempdir().unwrap();
+        let cli = home.path().join(".kiro/sessions/cli");
+        std::fs::create_dir_all(&cli).unwrap();
+        let session = cli.join("d2db899b-7e34-4f60-be19-750e06623c82.jsonl");
+        std::fs::write(&session, b"{}\n").unwrap();
+        std::fs::write(session.with_extension("json"), b"{}").unwrap();
+        // No metadata beside it: not a session Kiro lists.
+        std::fs::write(cli.join("stray.jsonl"), b"{}\n").unwrap();
+        let mut env = Env { home: home.path().to_path_buf(), vars: BTreeMap::new() };
+        let found: Vec<PathBuf> = find(&env, Some("kiro")).into_iter().map(|f| f.path).collect();
+        assert_eq!(found, [session]);
+        env.vars.insert("KIRO_HOME".into(), "/k".into());
+        assert_eq!(roots(&env, "kiro"), [PathBuf::from("/k/sessions/cli")]);
     }
 }

@@ -146,7 +146,13 @@ pub fn run(args: &ExcludeArgs) -> anyhow::Result<Exit> {
     let with = |sub: &str| crate::diagnose::next_command(&file, &extra, sub, "");
     // `preview` and `repair` read and copy files and refuse a store: `diagnose`
     // reads it with the overlay and tells whether the exclusion is enough.
-    let next = if plan.memory.is_some() { vec![with("diagnose")] } else { vec![with("preview"), with("repair")] };
+    let next = if plan.memory.is_some() {
+        vec![with("diagnose")]
+    } else if plan.format.behaviour().previews {
+        vec![with("preview"), with("repair")]
+    } else {
+        vec![with("repair")]
+    };
     let outcome = Outcome {
         overlay: overlay_path.display().to_string(),
         event: event_name,
@@ -284,10 +290,10 @@ fn fit_context(args: &ExcludeArgs, plan: &crate::reader::Plan) -> anyhow::Result
         })
     })?;
     let (file, extra) = (args.file.display().to_string(), args.read.repeat(plan));
-    let next = vec![
-        crate::diagnose::next_command(&file, &extra, "preview", ""),
-        crate::diagnose::next_command(&file, &extra, "repair", ""),
-    ];
+    let mut next = vec![crate::diagnose::next_command(&file, &extra, "repair", "")];
+    if plan.format.behaviour().previews {
+        next.insert(0, crate::diagnose::next_command(&file, &extra, "preview", ""));
+    }
     let out = Outcome {
         overlay: overlay_path.display().to_string(),
         event: event_name,

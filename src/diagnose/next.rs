@@ -42,6 +42,9 @@ pub struct NextRequest<'a> {
     pub images: bool,
     /// A line of the session holds a lone surrogate escape: `repair` replaces it.
     pub lone_surrogates: bool,
+    /// `preview` models the agent's request and `--fit` rewrites its media
+    /// ([`crate::formats::Behaviour::previews`]): else neither is offered.
+    pub previews: bool,
 }
 
 /// What to run next, in order; empty when nothing needs doing (or nothing
@@ -59,7 +62,7 @@ pub fn commands(
     request: &NextRequest<'_>,
     opts: &DiagnoseOptions,
 ) -> Vec<String> {
-    let NextRequest { limits, images, lone_surrogates } = *request;
+    let NextRequest { limits, images, lone_surrogates, previews } = *request;
     // A store with an export: every command reads the export (the one an
     // exclusion must land beside, since repair reads that file's overlay).
     let export = opts.export.as_ref().filter(|_| stuck && failure.is_some());
@@ -67,7 +70,9 @@ pub fn commands(
     let read_args = export.map_or(opts.read_args.as_str(), |e| e.read_args.as_str());
     let cmd = |sub: &str, args: &str| {
         let reads_the_file = matches!(sub, "preview" | "repair");
-        (export.is_some() || !(opts.store && reads_the_file)).then(|| command(&file, read_args, sub, args))
+        let modelled = previews || sub != "preview";
+        (modelled && (export.is_some() || !(opts.store && reads_the_file)))
+            .then(|| command(&file, read_args, sub, args))
     };
     let Some(f) = failure.filter(|_| stuck) else {
         // Not stuck, but exclusions were made: the repaired copy is what to resume.
@@ -89,12 +94,12 @@ pub fn commands(
     let many = crate::media::rules::many_images_broken(limits).is_some();
     let side = rules.many_images.filter(|_| many).map(|m| m.max_side_px);
     // Every prime suspect is valid but over a size limit: a fitted copy keeps the image.
-    let fittable = (many && primes.is_empty())
-        || (!primes.is_empty()
-            && suspects
-                .iter()
-                .filter(|s| s.prime)
-                .all(|s| crate::fit::fits_to(&s.attachment.problems, crate::diagnose::fit_shape(&s.attachment), side)));
+    let fittable = previews
+        && ((many && primes.is_empty())
+            || (!primes.is_empty()
+                && suspects.iter().filter(|s| s.prime).all(|s| {
+                    crate::fit::fits_to(&s.attachment.problems, crate::diagnose::fit_shape(&s.attachment), side)
+                })));
     let out: Vec<Option<String>> = match c.class {
         Class::MediaRejected if fittable => vec![cmd("preview", "--fit"), cmd("repair", "--fit")],
         Class::MediaRejected => vec![exclude(), cmd("repair", "")],

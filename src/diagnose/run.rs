@@ -362,7 +362,8 @@ impl<'j> Work<'j> {
         let (failure, suspects) = (self.failure.as_ref(), &self.picked.suspects);
         let images = self.session.attachments.iter().any(|a| a.sent() && a.is_image());
         let lone_surrogates = !super::unicode::lines(&self.session).is_empty();
-        let request = next::NextRequest { limits: &self.limits, images, lone_surrogates };
+        let previews = self.session.format.behaviour().previews;
+        let request = next::NextRequest { limits: &self.limits, images, lone_surrogates, previews };
         // Excluded on the store alone: the agent still sends it, and the way
         // out is the export's, which holds no exclusion yet.
         let through_export = stuck || (for_agent && self.opts.export.is_some());

@@ -128,6 +128,12 @@ impl<'s> Scope<'s> {
         &self.session.attachments[i]
     }
 
+    /// What puts a note where an excluded attachment was: `repair` alone where
+    /// `preview` does not model the agent's request (Kiro CLI).
+    fn who_notes(&self) -> &'static str {
+        if self.session.format.behaviour().previews { "preview and repair put" } else { "repair puts" }
+    }
+
     fn all(&self) -> std::ops::Range<usize> {
         0..self.session.attachments.len()
     }
@@ -178,7 +184,7 @@ impl<'s> Scope<'s> {
                     "the agent healed the rejection itself: it no longer sends the block the provider named ({b}), a placeholder goes in its place"
                 )
             } else {
-                format!("the block the provider named ({b}) is excluded: preview and repair put a note in its place")
+                format!("the block the provider named ({b}) is excluded: {} a note in its place", self.who_notes())
             });
             chosen.retain(|&i| self.invalid(i));
         } else if named_live.is_empty() {
@@ -218,10 +224,10 @@ impl<'s> Scope<'s> {
                 healed.join(", ")
             ));
         } else if answered {
-            notes.push(
-                "every attachment the model had not accepted is excluded: preview and repair put notes in their place"
-                    .into(),
-            );
+            notes.push(format!(
+                "every attachment the model had not accepted is excluded: {} notes in their place",
+                self.who_notes()
+            ));
         } else if self.class.is_some_and(|c| matches!(c, Class::MediaRejected | Class::ImageLimit)) {
             let rest: Vec<usize> = self.all().filter(|&i| self.active(i)).collect();
             let invalid_left = rest.iter().any(|&i| self.invalid(i));

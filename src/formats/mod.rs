@@ -16,6 +16,7 @@ pub mod cline;
 pub mod codex;
 pub mod copilot;
 pub mod gemini_cli;
+pub mod kiro;
 mod mux;
 pub mod opencode;
 pub mod pi;
@@ -51,6 +52,7 @@ impl Format {
             Format::Gemini => &raw::GEMINI,
             Format::Cline => &cline::BEHAVIOUR,
             Format::Copilot => &copilot::BEHAVIOUR,
+            Format::Kiro => &kiro::BEHAVIOUR,
         }
     }
 
@@ -68,6 +70,7 @@ impl Format {
             Format::Gemini => &raw::Gemini,
             Format::Cline => &cline::Cline,
             Format::Copilot => &copilot::Copilot,
+            Format::Kiro => &kiro::Kiro,
         }
     }
 }
@@ -153,6 +156,10 @@ pub struct Behaviour {
     /// (Gemini CLI's headless runs): a file that ends in a request with no
     /// answer cannot say whether it failed, and a verdict must not call it healthy.
     pub unrecorded_failures: Option<&'static str>,
+    /// `preview` builds the request the agent sends (not Kiro CLI's, which
+    /// goes to Kiro's own service in a form no public source shows), and a
+    /// fit can rewrite its media in place: the next commands offer them.
+    pub previews: bool,
 }
 
 impl Behaviour {
@@ -173,6 +180,7 @@ impl Behaviour {
             retries_without_media: false,
             stops_at_missing_parent: false,
             unrecorded_failures: None,
+            previews: true,
         }
     }
 
@@ -326,6 +334,9 @@ pub enum RawPayload<'a> {
     DataUrl(&'a Cow<'a, str>),
     /// A URL, file URI or provider file id.
     Reference(String),
+    /// Bytes the line spells as a JSON array of numbers, one per byte (Kiro
+    /// CLI's `source: {kind: "bytes", data: [137, 80, …]}`), decoded.
+    Bytes(Vec<u8>),
 }
 
 impl RawPayload<'_> {
@@ -333,7 +344,7 @@ impl RawPayload<'_> {
     pub fn text(&self) -> Option<&str> {
         match self {
             RawPayload::Base64(t) | RawPayload::DataUrl(t) => Some(t),
-            RawPayload::Reference(_) => None,
+            RawPayload::Reference(_) | RawPayload::Bytes(_) => None,
         }
     }
 }

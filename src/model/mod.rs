@@ -116,6 +116,8 @@ pub enum Encoding {
     DataUrl,
     /// A URL, file URI or provider file id: the bytes are not in the session.
     Reference,
+    /// A JSON array of numbers, one per byte (Kiro CLI).
+    Bytes,
 }
 
 /// Where an attachment's encoded text sits in the file, so a rewrite can find it again.

@@ -147,6 +147,9 @@ fn build(
         return Ok(Previewed { target: dialect.name(), items, changes: rewrite.summary.clone(), not_in_session: &[] });
     }
     let model = session.next_model().map(str::to_string);
+    // Asked first: an agent whose request is not modelled leaves nothing half written.
+    let to = To { session, dialect, provider: session.provider.as_deref(), model: model.as_deref() };
+    let mut agent = adapter.request(&to, &mut read_record)?;
     let mut w = match &only {
         Some(o) => write::Writer::item(out, dialect, o.index),
         None => write::Writer::start(out, dialect, model.as_deref())?,
@@ -154,8 +157,6 @@ fn build(
     if converted {
         w.pair_calls();
     }
-    let to = To { session, dialect, provider: session.provider.as_deref(), model: model.as_deref() };
-    let mut agent = adapter.request(&to, &mut read_record)?;
     agent.begin(&mut w);
     if single_document {
         // A one-document session's edited text, read once.

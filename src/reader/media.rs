@@ -123,6 +123,11 @@ impl Judge<'_> {
                 return self.reference(url, a);
             }
             RawPayload::Base64(t) => (t, 0),
+            // No text to hash or to span: judged as read.
+            RawPayload::Bytes(b) => {
+                a.encoding = Encoding::Bytes;
+                return self.judgement(b, None, None).apply(a, self.rules);
+            }
             RawPayload::DataUrl(url) => {
                 a.encoding = Encoding::DataUrl;
                 let Some((mime, base64, payload)) = media::parse_data_url(url) else {

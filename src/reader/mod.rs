@@ -583,6 +583,9 @@ pub fn read_payload(source: &Source, a: &crate::model::Attachment) -> Result<Vec
     if a.encoding == crate::model::Encoding::Reference {
         return Err("the bytes are not in the session (it holds a reference)".into());
     }
+    if a.encoding == crate::model::Encoding::Bytes {
+        return Err("the bytes are a list of numbers in the session (Kiro CLI), which is not read back".into());
+    }
     let span = a.span.ok_or("the payload is stored escaped in the file; no preview")?;
     if span.len > MAX_PAYLOAD_READ {
         return Err(format!("too large to preview ({} MB of base64)", span.len >> 20));

@@ -100,7 +100,7 @@ fn attachment_props() -> Vec<(&'static str, Value)> {
         ("pages", nullable("integer")),
         ("verdict", verdict()),
         ("problems", json!({ "type": "array", "items": media_problem() })),
-        ("encoding", json!({ "enum": ["base64", "data_url", "reference"] })),
+        ("encoding", json!({ "enum": ["base64", "data_url", "reference", "bytes"] })),
         ("url", nullable("string")),
         ("pointer", string()),
         ("span", json!({ "anyOf": [span(), { "type": "null" }] })),

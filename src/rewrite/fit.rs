@@ -40,6 +40,13 @@ impl Rewrite {
             if !fit::fits_to(&judged.problems, shape, limits.max_side) {
                 continue;
             }
+            if a.encoding == Encoding::Bytes {
+                self.summary.not_fitted.push(format!(
+                    "{}: its bytes are a list of numbers (Kiro CLI), which --fit does not rewrite; exclude it instead",
+                    a.reference
+                ));
+                continue;
+            }
             // The type can change only where it sits with the bytes (a data URL): elsewhere a PNG
             // stays a PNG, and a GIF or WebP (fitted as PNG) is left as it is.
             let data_url = a.encoding == Encoding::DataUrl;

@@ -37,6 +37,7 @@ pub fn new(format: Format, src: &Path, dir: Option<&Path>, first_line: &[u8]) ->
         Format::Cline if crate::formats::cline::request::is_task_document(&src.to_string_lossy()) => place.cline_task(),
         Format::Cline if src.file_name().is_some_and(|n| n == CLINE_HISTORY) => place.cline_ide(),
         Format::Mux => Identity { resume_note: Some(MUX_NOTE.into()), ..place.beside() },
+        Format::Kiro => place.kiro(),
         _ => place.beside(),
     }
 }
@@ -133,6 +134,28 @@ impl<'a> Place<'a> {
                 "Gemini CLI resumes a session only from its project's chats folder (~/.gemini/tmp/<project>/chats): move the copy there first, and resume it from the project's folder".to_string()
             }),
             id: Some(self.v4.clone()),
+        }
+    }
+
+    /// Kiro CLI: `sessions/cli/<id>.jsonl`, named by the id its metadata
+    /// `<id>.json` (a companion, [`companions`]) holds as `session_id`.
+    fn kiro(self) -> Identity {
+        let v4 = self.v4;
+        Identity {
+            path: self.dir.join(format!("{v4}.jsonl")),
+            old_id: Some(self.stem.clone()),
+            resume: Some(format!("kiro-cli chat --resume-id {v4}")),
+            resume_note: if kiro_metadata(self.src, &self.dir.join("x.jsonl"), &self.stem, &v4).is_none() {
+                Some(format!(
+                    "the original has no metadata {}.json that parses beside it, so the copy has none either: Kiro CLI lists and resumes a session only with its .json",
+                    self.stem
+                ))
+            } else {
+                (!in_folder(&self.dir, "cli", 0)).then(|| {
+                    "Kiro CLI resumes a session only from its sessions folder ($KIRO_HOME/sessions/cli, by default ~/.kiro/sessions/cli): move the copy and its .json there first".to_string()
+                })
+            },
+            id: Some(v4),
         }
     }
 
@@ -273,6 +296,9 @@ pub fn companions(format: Format, id: &Identity, src: &Path) -> Vec<(PathBuf, Ve
         };
         return vec![(dir.join(CLINE_UI_COPY), bytes)];
     }
+    if let (Format::Kiro, Some(new), Some(old)) = (format, id.id.as_deref(), id.old_id.as_deref()) {
+        return kiro_metadata(src, &id.path, old, new).into_iter().collect();
+    }
     let (Format::Cline, Some(new), Some(old)) = (format, id.id.as_deref(), id.old_id.as_deref()) else {
         return Vec::new();
     };
@@ -298,6 +324,24 @@ pub fn companions(format: Format, id: &Identity, src: &Path) -> Vec<(PathBuf, Ve
     let mut bytes = serde_json::to_vec_pretty(&v).unwrap_or_default();
     bytes.push(b'\n');
     vec![(dir.join(format!("{new}.json")), bytes)]
+}
+
+/// Kiro CLI's metadata of the copy: the original's `<old>.json` with the new
+/// id as `session_id` and as the model state's `conversation_id`, beside the
+/// copy. `None` when the original has none that parses (the copy is then a
+/// transcript Kiro does not list, which the copy's resume note says).
+fn kiro_metadata(src: &Path, copy: &Path, old: &str, new: &str) -> Option<(PathBuf, Vec<u8>)> {
+    let text = std::fs::read(src.parent()?.join(format!("{old}.json"))).ok()?;
+    let mut v = serde_json::from_slice::<serde_json::Value>(&text).ok()?;
+    v.as_object_mut()?.insert("session_id".into(), new.into());
+    if let Some(rts) = v.pointer_mut("/session_state/rts_model_state").and_then(serde_json::Value::as_object_mut)
+        && rts.contains_key("conversation_id")
+    {
+        rts.insert("conversation_id".into(), new.into());
+    }
+    let mut bytes = serde_json::to_vec_pretty(&v).ok()?;
+    bytes.push(b'\n');
+    Some((copy.parent()?.join(format!("{new}.json")), bytes))
 }
 
 /// Where Codex finds the copy. `codex resume ID` looks only under its sessions

@@ -391,6 +391,7 @@ pub fn note_block(format: Format, block: &[u8], text: &str) -> String {
     let t = serde_json::to_string(text).unwrap_or_default();
     match format {
         Format::Gemini | Format::GeminiCli => format!("{{\"text\":{t}}}"),
+        Format::Kiro => format!("{{\"kind\":\"text\",\"data\":{t}}}"),
         Format::Codex | Format::OpenaiResponses => format!("{{\"type\":\"input_text\",\"text\":{t}}}"),
         Format::Opencode => {
             // opencode parts carry their ids; a text part keeps them.
@@ -442,6 +443,13 @@ pub fn edits(format: Format, text: &[u8], base: u64, ops: &[Op]) -> Option<Vec<s
                     }
                     let with = note_block(format, &text[range.clone()], note);
                     out.push(splice::Edit { range, with });
+                    // Kiro CLI's record of the tool's run repeats the image.
+                    if format == Format::Kiro
+                        && let Some(range) = crate::formats::kiro::results_copy(text, pointer)
+                    {
+                        let with = format!("{{\"Text\":{}}}", serde_json::to_string(note).unwrap_or_default());
+                        out.push(splice::Edit { range, with });
+                    }
                 }
             }
             Op::Blank { offset, len } => {

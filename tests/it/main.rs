@@ -24,6 +24,8 @@ mod agent_cline;
 mod agent_codex;
 // Codex rollouts compressed to `.jsonl.zst`, and `compacted` lines that carry an image.
 mod agent_codex_layouts;
+// Kiro CLI sessions built to its documented layout (not on npm, not driven): images as byte lists.
+mod agent_kiro;
 // GitHub Copilot CLI sessions the real CLI wrote: a cut PNG attached, a `view` not sent.
 mod agent_copilot;
 // Gemini CLI sessions the real CLI wrote: stuck, resumed, refused for its images.

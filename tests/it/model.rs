@@ -17,10 +17,10 @@ fn read(format: Format) -> Session {
 }
 
 /// Formats whose history file records the failed request (Cline keeps it in
-/// `ui_messages.json`, beside the history).
+/// `ui_messages.json`, beside the history; Kiro CLI records none).
 #[allow(clippy::trivially_copy_pass_by_ref, reason = "a predicate for `Iterator::filter`, which passes a reference")]
 fn records_failures(format: &Format) -> bool {
-    *format != Format::Cline && tells_the_story(format)
+    !matches!(format, Format::Cline | Format::Kiro) && tells_the_story(format)
 }
 
 /// Formats whose sample tells the shared story (a tool read a cut PNG, the

@@ -72,8 +72,14 @@ fn every_output_on_every_sample_validates_against_its_schema() {
         valid(&v["exclude"], &format!("exclude {name}"), &json(d, &["exclude", "--json", "--suspects", &name]));
         valid(&v["diagnose"], &format!("diagnose {name} (excluded)"), &json(d, &["diagnose", "--json", &name]));
         let out = bin().current_dir(d).args(["preview", "--json", &name]).output().expect("runs");
-        assert!(out.status.success(), "preview {name}");
-        valid(&v["preview"], &format!("preview {name}"), &parse("preview", &out.stderr));
+        if name == "kiro.jsonl" {
+            // Kiro CLI's request is not modelled: preview says so, and prints no summary.
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(!out.status.success() && err.contains("does not model"), "preview {name}: {err}");
+        } else {
+            assert!(out.status.success(), "preview {name}");
+            valid(&v["preview"], &format!("preview {name}"), &parse("preview", &out.stderr));
+        }
         let copies = d.join(format!("{name}.out"));
         std::fs::create_dir(&copies).expect("mkdir");
         let repaired = json(d, &["repair", "--json", "--out", copies.to_str().unwrap(), &name]);
