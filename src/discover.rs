@@ -13,13 +13,16 @@
 //! | `mux` | `$MUX_ROOT`, else `~/.mux` (and the older `~/.cmux`, the newer `~/.xum`): `sessions/*/chat.jsonl` |
 //! | `opencode` | `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`: `opencode*.db`, legacy `storage/session/*/*.json` |
 //! | `copilot` | `$COPILOT_HOME`, else `~/.copilot`: `session-state/*/events.jsonl` |
+//! | `qwen-code` | `$QWEN_RUNTIME_DIR`, else `$QWEN_HOME`, else `~/.qwen`: `projects/*/chats/*.jsonl` |
 //! | `cline` | `$CLINE_SESSION_DATA_DIR`, else `$CLINE_DATA_DIR/sessions`, else `$CLINE_DIR` (else `~/.cline`) `/data/sessions`: `*/*.messages.json` (Cline CLI 3) |
 //!
 //! Sources: `../shared/research/formats.md`; Gemini CLI `packages/core/src/utils/paths.ts`
 //! (`GEMINI_CLI_HOME`), mux `src/common/constants/paths.ts` (`MUX_ROOT`), pi
 //! `getAgentDir` (`PI_CODING_AGENT_DIR`) and `ENV_SESSION_DIR` (`PI_CODING_AGENT_SESSION_DIR`,
 //! pi 0.71.0 on, `@mariozechner` and `@earendil-works` alike: the folder `--session-dir`
-//! names, where pi writes `<ts>_<id>.jsonl` without a per-project folder).
+//! names, where pi writes `<ts>_<id>.jsonl` without a per-project folder); Qwen Code
+//! 0.24.4's `Storage.getRuntimeBaseDir` (`QWEN_RUNTIME_DIR`, else `getGlobalQwenDir`:
+//! `QWEN_HOME`, else `~/.qwen`) and `getProjectDir` (`projects/<sanitized cwd>`).
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -29,7 +32,8 @@ use std::time::SystemTime;
 use crate::model::Format;
 
 /// The agents whose sessions can be found, by their format name.
-pub const AGENTS: [&str; 8] = ["claude-code", "codex", "pi", "gemini-cli", "mux", "opencode", "copilot", "cline"];
+pub const AGENTS: [&str; 9] =
+    ["claude-code", "codex", "pi", "gemini-cli", "mux", "opencode", "copilot", "cline", "qwen-code"];
 
 /// A home directory and the environment variables that move an agent's store.
 #[derive(Clone, Debug, Default)]
@@ -39,7 +43,7 @@ pub struct Env {
 }
 
 /// The environment variables that move an agent's store (see the table above).
-pub const VARS: [&str; 11] = [
+pub const VARS: [&str; 13] = [
     "CLAUDE_CONFIG_DIR",
     "CODEX_HOME",
     "PI_CODING_AGENT_DIR",
@@ -51,6 +55,8 @@ pub const VARS: [&str; 11] = [
     "CLINE_SESSION_DATA_DIR",
     "CLINE_DATA_DIR",
     "CLINE_DIR",
+    "QWEN_RUNTIME_DIR",
+    "QWEN_HOME",
 ];
 
 impl Env {
@@ -144,6 +150,12 @@ pub fn roots(env: &Env, agent: &str) -> Vec<PathBuf> {
             (None, Some(d)) => env.expand(Path::new(d)).join("sessions"),
             (None, None) => env.dir("CLINE_DIR", ".cline").join("data/sessions"),
         }],
+        Format::QwenCode => vec![
+            env.var("QWEN_RUNTIME_DIR")
+                .or_else(|| env.var("QWEN_HOME"))
+                .map_or_else(|| env.home.join(".qwen"), |d| env.expand(Path::new(d)))
+                .join("projects"),
+        ],
         // Logged requests have no store of their own.
         Format::OpenaiChat | Format::OpenaiResponses | Format::Anthropic | Format::Gemini => Vec::new(),
     }
@@ -235,6 +247,10 @@ fn files(agent: &str, root: &Path) -> Vec<(PathBuf, Option<Format>)> {
                 .collect(),
         ),
         Format::Mux => with(dirs(root).iter().map(|d| d.join("chat.jsonl")).filter(|p| p.is_file()).collect()),
+        // <sanitized cwd>/chats/<session id>.jsonl.
+        Format::QwenCode => with(
+            dirs(root).iter().flat_map(|p| plain_files(&p.join("chats"), |n| n.ends_with(".jsonl"))).collect(),
+        ),
         // <session id>/events.jsonl; `.session-operation-locks` holds no events file.
         Format::Copilot => with(dirs(root).iter().map(|d| d.join("events.jsonl")).filter(|p| p.is_file()).collect()),
         // <id>/<id>.messages.json beside its manifest <id>.json.

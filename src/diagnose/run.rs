@@ -418,12 +418,21 @@ impl<'j> Work<'j> {
                     1 => String::new(),
                     n => format!(" (and {} more)", n - 1),
                 };
-                verdict = format!(
+                verdict = if first.silent_retry.is_some() {
+                    format!(
+                        "healthy: no failure recorded; {}{more} is invalid, and {}",
+                        first.reference,
+                        first.answered()
+                    )
+                } else {
+                    format!(
                     "healthy: no failure recorded; {}{more} is invalid, but the model accepted it at line {}: it does not stop this model, though a stricter provider, model or route may reject it",
                     first.reference, first.line
-                );
+                )
+                };
             }
             self.notes.extend(accepted.iter().map(|a| match a.failed_at {
+                None if a.silent_retry.is_some() => format!("{} is invalid ({}); {}", a.reference, a.why, a.answered()),
                 None => format!(
                     "{} is invalid ({}), yet the model answered the request that carried it at line {}",
                     a.reference, a.why, a.line

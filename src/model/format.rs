@@ -17,10 +17,11 @@ pub enum Format {
     Gemini,
     Cline,
     Copilot,
+    QwenCode,
 }
 
 impl Format {
-    pub const ALL: [Format; 12] = [
+    pub const ALL: [Format; 13] = [
         Format::ClaudeCode,
         Format::Codex,
         Format::Pi,
@@ -33,6 +34,7 @@ impl Format {
         Format::Gemini,
         Format::Cline,
         Format::Copilot,
+        Format::QwenCode,
     ];
 
     /// The name users type after `--format` and scripts read in `--json`.
@@ -50,6 +52,7 @@ impl Format {
             Format::Gemini => "gemini",
             Format::Cline => "cline",
             Format::Copilot => "copilot",
+            Format::QwenCode => "qwen-code",
         }
     }
 

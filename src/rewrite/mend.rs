@@ -225,7 +225,8 @@ pub fn result_pointers(format: Format, text: &[u8], call_id: &str, message: Opti
         | Format::Gemini
         | Format::Mux
         | Format::Opencode
-        | Format::Copilot => Vec::new(),
+        | Format::Copilot
+        | Format::QwenCode => Vec::new(),
     };
     let key = match format {
         Format::OpenaiChat => "/tool_call_id",

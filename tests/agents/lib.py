@@ -30,11 +30,14 @@ AGENTS = {
     "opencode": ("opencode-ai", "1.18.33", "opencode"),
     "copilot": ("@github/copilot", "1.0.102", "copilot"),
     "cline": ("cline", "3.0.65", "cline"),
+    # Qwen Code asks for Node >= 22 too: the same `node` package beside it.
+    "qwen-code": ("@qwen-code/qwen-code", "0.24.4", "qwen"),
 }
 
 # npm packages installed beside an agent that its executable needs first on PATH:
-# pi 1.x asks for Node >= 22.19, which npm's `node` package brings (a Node binary).
-RUNTIMES = {"pi-1.6": ["node@22.23.3"]}
+# pi 1.x asks for Node >= 22.19, which npm's `node` package brings (a Node binary);
+# Qwen Code 0.24 asks for Node >= 22.
+RUNTIMES = {"pi-1.6": ["node@22.23.3"], "qwen-code": ["node@22.23.3"]}
 
 # An agent that runs another one's scenarios (the same agent at another version).
 SCENARIOS_OF = {"pi-1.6": "pi"}
