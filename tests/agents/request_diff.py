@@ -196,10 +196,16 @@ def qwen_code_resume(sent, prompt):
     body[first], n = _qwen_reminders(body[first])
     if n == 0:
         raise AssertionError("the first user message does not start with Qwen Code's startup context: %s" % short(sent[first + 1]))
-    body[-1], n = _qwen_reminders(body[-1])
-    if n != 1:
-        raise AssertionError("the new prompt does not come after one date reminder: %s" % short(sent[-1]))
-    return resume_tail(body, prompt, chat)
+    # The new prompt, after the date reminder, ends the last user message: its
+    # own, or the one a history ending in a user turn (a refused prompt) ends with.
+    last = chat(body[-1])
+    content = last.get("content") or []
+    dated = len(content) >= 2 and content[-1] == {"type": "text", "text": prompt} and _qwen_reminders({"content": content[-2:]})[1] == 1
+    if last.get("role") != "user" or not dated:
+        raise AssertionError("the request does not end with the date reminder and the resume's prompt %r: %s" % (prompt, short(sent[-1])))
+    if len(content) == 2:
+        return body[:-1]
+    return body[:-1] + [dict(last, content=content[:-2])]
 
 
 def codex_aborted(item):
