@@ -248,9 +248,9 @@ fn files(agent: &str, root: &Path) -> Vec<(PathBuf, Option<Format>)> {
         ),
         Format::Mux => with(dirs(root).iter().map(|d| d.join("chat.jsonl")).filter(|p| p.is_file()).collect()),
         // <sanitized cwd>/chats/<session id>.jsonl.
-        Format::QwenCode => with(
-            dirs(root).iter().flat_map(|p| plain_files(&p.join("chats"), |n| n.ends_with(".jsonl"))).collect(),
-        ),
+        Format::QwenCode => {
+            with(dirs(root).iter().flat_map(|p| plain_files(&p.join("chats"), |n| n.ends_with(".jsonl"))).collect())
+        }
         // <session id>/events.jsonl; `.session-operation-locks` holds no events file.
         Format::Copilot => with(dirs(root).iter().map(|d| d.join("events.jsonl")).filter(|p| p.is_file()).collect()),
         // <id>/<id>.messages.json beside its manifest <id>.json.

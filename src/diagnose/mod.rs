@@ -313,10 +313,9 @@ impl AcceptedInvalid {
     /// Which request the model answered, in words that are true of the file.
     pub fn answered(&self) -> String {
         match (self.failed_at, self.healed) {
-            (None, _) if let Some(how) = self.silent_retry => format!(
-                "the model answered at line {}, but {how}: that answer may be to a retry without it",
-                self.line
-            ),
+            (None, _) if let Some(how) = self.silent_retry => {
+                format!("the model answered at line {}, but {how}: that answer may be to a retry without it", self.line)
+            }
             (None, _) => format!("the model accepted it at line {}", self.line),
             (Some(f), true) => format!(
                 "a request carrying it failed at line {f}; the agent put its placeholder in its place, and the model answered the retry at line {}",

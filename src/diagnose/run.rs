@@ -265,6 +265,16 @@ impl<'j> Work<'j> {
             _ => session.format.behaviour().orphaned_call_answer,
         };
         for p in &session.structure.answered_by_agent {
+            if session.format.behaviour().drops_unpaired {
+                self.notes.push(format!(
+                    "{} call {} (line {}) is not paired as the provider requires: {} leaves the unpaired call or result out when it sends, so nothing needs repairing",
+                    p.tool.as_deref().unwrap_or("a tool"),
+                    p.call_id.as_deref().unwrap_or("-"),
+                    p.line,
+                    session.format,
+                ));
+                continue;
+            }
             self.notes.push(format!(
                 "{} call {} (line {}) has no result: {} answers it itself when it sends (\"{}\"), so nothing needs repairing",
                 p.tool.as_deref().unwrap_or("a tool"),
@@ -426,9 +436,9 @@ impl<'j> Work<'j> {
                     )
                 } else {
                     format!(
-                    "healthy: no failure recorded; {}{more} is invalid, but the model accepted it at line {}: it does not stop this model, though a stricter provider, model or route may reject it",
-                    first.reference, first.line
-                )
+                        "healthy: no failure recorded; {}{more} is invalid, but the model accepted it at line {}: it does not stop this model, though a stricter provider, model or route may reject it",
+                        first.reference, first.line
+                    )
                 };
             }
             self.notes.extend(accepted.iter().map(|a| match a.failed_at {

@@ -153,6 +153,10 @@ pub struct Behaviour {
     /// may be to that retry, not to a request that carried them. What it does,
     /// in words, for a verdict.
     pub silent_media_retry: Option<&'static str>,
+    /// The agent leaves out, on every request, a call no result answers right
+    /// after it and a result no call right before it takes (Qwen Code's
+    /// `cleanOrphanedToolCalls`): such pairs are no fault, only worth a note.
+    pub drops_unpaired: bool,
     /// The agent walks its tree from the last entry back and stops at a parent
     /// that is not in the file (pi's `buildSessionContext`, which also skips a
     /// line that is not JSON): what came before such a link is not sent, so the
@@ -181,6 +185,7 @@ impl Behaviour {
             heal_placeholder: None,
             retries_without_media: false,
             silent_media_retry: None,
+            drops_unpaired: false,
             stops_at_missing_parent: false,
             unrecorded_failures: None,
         }

@@ -43,7 +43,7 @@ SCENARIOS = {
     "opencode": 11,
     "copilot": 11,
     "cline": 11,
-    "qwen-code": 3,
+    "qwen-code": 4,
 }
 
 

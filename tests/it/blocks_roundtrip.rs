@@ -112,7 +112,10 @@ fn blocks_of(request: &Value, leading: usize) -> (&'static str, Vec<Block>) {
         "openai"
     } else {
         let messages = request["messages"].as_array().expect("messages");
-        if messages.iter().any(|m| m["content"].to_string().contains("\"image_url\"")) {
+        // Chat Completions: an image, or a PDF as a `file` part (Qwen Code's).
+        let chat_media =
+            |m: &Value| ["\"image_url\"", "\"file_data\""].iter().any(|k| m["content"].to_string().contains(k));
+        if messages.iter().any(chat_media) {
             chat(messages, &mut blocks);
             "openai"
         } else {

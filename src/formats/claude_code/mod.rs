@@ -86,7 +86,9 @@ impl Adapter for ClaudeCode {
         if v.get("type").as_str() == Some("api-request-blob") {
             return request_blob(v, out);
         }
-        let Some(uuid) = Id::of_value(v.get("uuid")) else {
+        // Qwen Code's records (Gemini parts, system payloads) are no history of Claude Code's.
+        let qwen = v.at(&["message", "parts"]).is_array() || v.has("systemPayload");
+        let Some(uuid) = Id::of_value(v.get("uuid")).filter(|_| !qwen) else {
             out.unit = Unit::Hidden;
             return;
         };

@@ -42,6 +42,7 @@ pub const BEHAVIOUR: super::Behaviour = super::Behaviour {
     silent_media_retry: Some(
         "Qwen Code sends a request refused with a 400 once more with every image and document as a text placeholder, and records neither",
     ),
+    drops_unpaired: true,
     ..super::Behaviour::agent("Qwen Code")
 };
 
@@ -67,7 +68,9 @@ impl Adapter for QwenCode {
         };
         let t = v.get("type").as_str().unwrap_or("");
         let subtype = v.get("subtype").as_str();
-        let compaction = t == "system" && subtype == Some("chat_compression") && v.at(&["systemPayload", "compressedHistory"]).is_array();
+        let compaction = t == "system"
+            && subtype == Some("chat_compression")
+            && v.at(&["systemPayload", "compressedHistory"]).is_array();
         out.unit = Unit::Node {
             id: uuid,
             parent: Id::of_value(v.get("parentUuid")),
@@ -86,16 +89,23 @@ impl Adapter for QwenCode {
             return;
         }
         match t {
-            "user" if subtype != Some("realtime_message") => content(v.get("message"), Role::User, None, "/message", out),
+            "user" if subtype != Some("realtime_message") => {
+                content(v.get("message"), Role::User, None, "/message", out)
+            }
             "tool_result" => content(v.get("message"), Role::Tool, None, "/message", out),
             "assistant" => content(v.get("message"), Role::Assistant, v.get("model").to_text(), "/message", out),
             "system" if subtype == Some("ui_telemetry") => {
                 let ev = v.at(&["systemPayload", "uiEvent"]);
+                // Each request's model: what a compacted path, whose records name none, goes on with.
+                if matches!(ev.get("event.name").as_str(), Some("qwen-code.api_response" | "qwen-code.api_error")) {
+                    out.context_model = ev.get("model").to_text();
+                }
                 if ev.get("event.name").as_str() == Some("qwen-code.api_error") {
                     let mut entry = RawEntry::new(Role::System);
                     entry.model = ev.get("model").to_text();
                     let text = ev.get("error_message").as_str().unwrap_or("").to_string();
-                    entry.error = Some(ErrorRecord { text, status: ev.get("status_code").as_f64().and_then(http_status) });
+                    entry.error =
+                        Some(ErrorRecord { text, status: ev.get("status_code").as_f64().and_then(http_status) });
                     out.entry(entry);
                 }
             }

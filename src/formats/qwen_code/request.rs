@@ -3,8 +3,10 @@
 //! the OpenAI converter, `convertLlmRequestToOpenAI`), checked against its
 //! wire requests:
 //!
-//! - each record's `message` is one Gemini `Content`; a `mid_turn_user_message`
-//!   joins the user content before it (unless that one answers a call);
+//! - each record's `message` is one Gemini `Content`; of those the history
+//!   sent is curated (`extractCuratedHistory`): consecutive user contents are
+//!   one (a tool's results, a prompt after them, the new prompt), and a run of
+//!   model contents one of which is not valid goes;
 //! - a content becomes messages in Qwen Code's order: its `tool` messages (a
 //!   `functionResponse`'s `output`, else its `error`, else the JSON of the
 //!   response, then its own text and media parts, as content parts), then one
@@ -85,7 +87,9 @@ pub fn modalities(model: Option<&str>) -> Modalities {
     let m = normalize(model.unwrap_or(""));
     let starts = |p: &str| m.starts_with(p);
     let omni = m.starts_with("qwen")
-        && m.trim_start_matches("qwen").trim_start_matches(|c: char| c.is_ascii_digit() || c == '.').starts_with("-omni");
+        && m.trim_start_matches("qwen")
+            .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
+            .starts_with("-omni");
     if starts("gemini-") || omni || starts("qwen-omni") {
         return FULL;
     }
@@ -95,15 +99,8 @@ pub fn modalities(model: Option<&str>) -> Modalities {
     if starts("claude-") {
         return IMAGE_PDF;
     }
-    let image_video = [
-        "qwen3.5-plus",
-        "qwen3.6-plus",
-        "qwen3.7-plus",
-        "qwen3.8-flash",
-        "qwen3.8-plus",
-        "qwen-vl-",
-        "qwen3-vl-",
-    ];
+    let image_video =
+        ["qwen3.5-plus", "qwen3.6-plus", "qwen3.7-plus", "qwen3.8-flash", "qwen3.8-plus", "qwen-vl-", "qwen3-vl-"];
     if image_video.iter().any(|p| starts(p)) || m == "coder-model" {
         return IMAGE_VIDEO;
     }
@@ -154,7 +151,7 @@ impl Converter {
     /// Converts a whole history of Gemini contents (what `finish` does).
     pub fn convert(&self, contents: &[Value]) -> Vec<Value> {
         let mut messages = Vec::new();
-        for c in contents {
+        for c in &curate(contents) {
             self.content(c, &mut messages);
         }
         let messages = merge_assistants(messages);
@@ -327,7 +324,8 @@ impl crate::request::Sends for Converter {
         let subtype = r.get("subtype").and_then(Value::as_str);
         if t == Some("system") {
             if subtype == Some("chat_compression")
-                && let Some(h) = r.get("systemPayload").and_then(|p| p.get("compressedHistory")).and_then(Value::as_array)
+                && let Some(h) =
+                    r.get("systemPayload").and_then(|p| p.get("compressedHistory")).and_then(Value::as_array)
             {
                 self.contents.clone_from(h);
             }
@@ -337,16 +335,6 @@ impl crate::request::Sends for Converter {
             return Vec::new();
         }
         let Some(message) = r.get("message").filter(|m| m.is_object()) else { return Vec::new() };
-        if subtype == Some("mid_turn_user_message")
-            && let Some(prev) = self.contents.last_mut()
-            && prev.get("role").and_then(Value::as_str) == Some("user")
-            && !answers_call(prev)
-            && let (Some(Value::Array(into)), Some(more)) =
-                (prev.get_mut("parts"), message.get("parts").and_then(Value::as_array))
-        {
-            into.extend(more.iter().cloned());
-            return Vec::new();
-        }
         self.contents.push(message.clone());
         Vec::new()
     }
@@ -357,9 +345,63 @@ impl crate::request::Sends for Converter {
     }
 }
 
-/// A user content whose parts answer a call: a mid-turn message does not join it.
-fn answers_call(c: &Value) -> bool {
-    c.get("parts").and_then(Value::as_array).is_some_and(|ps| ps.iter().any(|p| p.get("functionResponse").is_some()))
+/// `extractCuratedHistory`, the history Qwen Code sends: consecutive user
+/// contents are one; a run of model contents goes whole when one of them is
+/// not valid (no parts, an empty part, an empty text that is no thought and no
+/// call), and a model turn that is only the upstream placeholder
+/// `(request timeout)` goes.
+fn curate(contents: &[Value]) -> Vec<Value> {
+    let user = |c: &Value| c.get("role").and_then(Value::as_str) == Some("user");
+    let parts = |c: &Value| c.get("parts").and_then(Value::as_array).cloned().unwrap_or_default();
+    let valid = |c: &Value| {
+        let ps = parts(c);
+        !ps.is_empty()
+            && ps.iter().all(|p| {
+                let empty_text = p.get("text").and_then(Value::as_str) == Some("")
+                    && p.get("thought").and_then(Value::as_bool) != Some(true)
+                    && p.get("thoughtSignature").is_none()
+                    && p.get("functionCall").is_none();
+                p.as_object().is_some_and(|o| !o.is_empty()) && !empty_text
+            })
+    };
+    let placeholder = |c: &Value| {
+        let ps = parts(c);
+        let thought = |p: &Value| p.get("thought").and_then(Value::as_bool) == Some(true);
+        !ps.is_empty()
+            && ps.iter().all(|p| p.get("functionCall").is_none() && (thought(p) || p.get("text").is_some()))
+            && ps
+                .iter()
+                .filter(|p| !thought(p))
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect::<String>()
+                .trim()
+                == "(request timeout)"
+    };
+    let mut out: Vec<Value> = Vec::new();
+    let mut i = 0;
+    while i < contents.len() {
+        if user(&contents[i]) {
+            match out.last_mut().filter(|l| user(l)) {
+                Some(last) => {
+                    let mut joined = parts(last);
+                    joined.extend(parts(&contents[i]));
+                    last["parts"] = Value::Array(joined);
+                }
+                None => out.push(contents[i].clone()),
+            }
+            i += 1;
+            continue;
+        }
+        let run_start = i;
+        while i < contents.len() && !user(&contents[i]) {
+            i += 1;
+        }
+        let run = &contents[run_start..i];
+        if run.iter().all(valid) {
+            out.extend(run.iter().filter(|c| !placeholder(c)).cloned());
+        }
+    }
+    out
 }
 
 fn str_of<'v>(v: &'v Value, k: &str) -> Option<&'v str> {
@@ -462,15 +504,18 @@ fn role(m: &Value) -> Option<&str> {
 }
 
 fn calls_of(m: &Value) -> Option<&Vec<Value>> {
-    (role(m) == Some("assistant")).then(|| m.get("tool_calls").and_then(Value::as_array)).flatten().filter(|c| !c.is_empty())
+    (role(m) == Some("assistant"))
+        .then(|| m.get("tool_calls").and_then(Value::as_array))
+        .flatten()
+        .filter(|c| !c.is_empty())
 }
 
 fn is_split_media(m: &Value) -> bool {
     role(m) == Some("user")
-        && m.get("content")
-            .and_then(Value::as_array)
-            .and_then(|c| c.first())
-            .is_some_and(|p| p.get("type").and_then(Value::as_str) == Some("text") && p.get("text").and_then(Value::as_str) == Some(SPLIT_TOOL_MEDIA_TEXT))
+        && m.get("content").and_then(Value::as_array).and_then(|c| c.first()).is_some_and(|p| {
+            p.get("type").and_then(Value::as_str) == Some("text")
+                && p.get("text").and_then(Value::as_str) == Some(SPLIT_TOOL_MEDIA_TEXT)
+        })
 }
 
 /// `mergeConsecutiveAssistantMessages`.
@@ -480,7 +525,8 @@ fn merge_assistants(messages: Vec<Value>) -> Vec<Value> {
         if role(&m) == Some("assistant")
             && let Some(last) = out.last_mut().filter(|l| role(l) == Some("assistant"))
         {
-            let (a, b) = (last.get("content").cloned().unwrap_or(Value::Null), m.get("content").cloned().unwrap_or(Value::Null));
+            let (a, b) =
+                (last.get("content").cloned().unwrap_or(Value::Null), m.get("content").cloned().unwrap_or(Value::Null));
             let parts = |c: &Value| -> Vec<Value> {
                 match c {
                     Value::Array(p) => p.clone(),
@@ -663,7 +709,10 @@ mod tests {
         ]);
         let out = convert("claude-sonnet-4-5", &contents);
         assert_eq!(out[2]["content"], json!(MEDIA_FOLLOWS));
-        assert_eq!(out[3]["content"][1], json!({"type":"file","file":{"filename":"d.pdf","file_data":"data:application/pdf;base64,JVBE"}}));
+        assert_eq!(
+            out[3]["content"][1],
+            json!({"type":"file","file":{"filename":"d.pdf","file_data":"data:application/pdf;base64,JVBE"}})
+        );
     }
 
     #[test]
@@ -675,7 +724,35 @@ mod tests {
             {"role":"user","parts":[{"text":"next"}]}
         ]);
         let out = convert("gpt-4o", &contents);
-        assert_eq!(out, vec![json!({"role":"user","content":[{"type":"text","text":"x"}]}), json!({"role":"assistant","content":"a"}), json!({"role":"user","content":[{"type":"text","text":"next"}]})]);
+        assert_eq!(
+            out,
+            vec![
+                json!({"role":"user","content":[{"type":"text","text":"x"}]}),
+                json!({"role":"assistant","content":"a"}),
+                json!({"role":"user","content":[{"type":"text","text":"next"}]})
+            ]
+        );
+    }
+
+    #[test]
+    fn consecutive_user_contents_are_one_and_an_invalid_model_run_goes() {
+        let contents = json!([
+            {"role":"user","parts":[{"text":"a"}]},
+            {"role":"user","parts":[{"text":"b"}]},
+            {"role":"model","parts":[{"text":""}]},
+            {"role":"model","parts":[{"text":"kept only with its run"}]},
+            {"role":"user","parts":[{"text":"c"}]},
+            {"role":"model","parts":[{"text":"(request timeout)"}]},
+            {"role":"model","parts":[{"text":"ok"}]}
+        ]);
+        let out = convert("gpt-4o", &contents);
+        assert_eq!(
+            out,
+            vec![
+                json!({"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"},{"type":"text","text":"c"}]}),
+                json!({"role":"assistant","content":"ok"})
+            ]
+        );
     }
 
     #[test]

@@ -195,3 +195,51 @@ def scenario_cut_png_is_never_sent(ctx):
     _names_what_it_adds(summary, sent[0])
     diffs = _differences(previewed, sent[0])
     lib.check(not diffs, "preview equals what Qwen Code sent on resume", "\n".join(diffs))
+
+
+def scenario_compacted_history_keeps_the_image_and_is_rescued(ctx):
+    """A long file read, then a PNG, then Qwen Code's own `/compress`: its
+    `chat_compression` record's `compressedHistory` replaces the history and keeps
+    the image as a "visual snapshot". On a route that takes no images (404) the
+    compacted session is stuck for real (its resume fails); preview, which starts
+    at the compaction, is what that resume sent; `repair --max-images 0` gives a
+    copy that resumes with a 200, as previewed."""
+    big = ctx.sb.work / "big.txt"
+    big.write_text("".join("line %d of a long file with words in it\n" % i for i in range(1500)))
+    _read(ctx, "shot.png", lib.png())
+    ctx.provider.settings.triggers = [("READ-BIG", ("read_file", {"file_path": str(big)}))]
+    # Qwen Code compacts only when the usage it was told says the summary is smaller.
+    ctx.provider.settings.counted_usage = True
+    first = _qwen(ctx, VISION, "-p", "READ-BIG big.txt")
+    lib.check(first.code == 0, "the first run answers", first)
+    session = _sessions(ctx)[0]
+    for prompt in ("READ-THE-FILE shot.png", "/compress"):
+        r = _qwen(ctx, VISION, "-p", prompt, "--resume", session.stem)
+        lib.check(r.code == 0 or prompt == "/compress", "%s runs" % prompt, r)
+    records = [json.loads(l) for l in session.read_text().splitlines() if l.strip()]
+    compacted = [r for r in records if r.get("subtype") == "chat_compression"]
+    lib.check(len(compacted) == 1, "Qwen Code wrote one chat_compression record", [r.get("subtype") for r in records])
+    kept = json.dumps(compacted[0]["systemPayload"]["compressedHistory"])
+    lib.check('"inlineData"' in kept, "its compressedHistory keeps the image", kept[:1500])
+    scan = ctx.sb.doctor("scan", session, "--json")
+    atts = scan.json()["attachments"]
+    lib.check(len(atts) == 1 and atts[0]["line"] == records.index(compacted[0]) + 1, "scan lists the image once, in the compaction's line", scan)
+    ctx.provider.settings.no_images = "openrouter"
+    previewed, _ = lib.preview(ctx.sb, session)
+    n = len(_requests(ctx))
+    again = _qwen(ctx, VISION, "-p", "continue", "--resume", session.stem)
+    own = _requests(ctx)[n:]
+    lib.check(again.code != 0 and own and all(r["status"] == 404 for r in own), "its resume on the route is refused: stuck for real", again, [r["status"] for r in own])
+    diffs = _differences(previewed, own[-1])
+    lib.check(not diffs, "preview of the compacted session equals what its resume sent", "\n".join(diffs))
+    before = session.read_bytes()
+    r, d = lib.diagnose(ctx.sb, session)
+    lib.check(r.code == 1 and d["stuck"] is True and d["failure"]["class"] == "image_limit", "diagnose: stuck, the route takes no images", r)
+    rep = ctx.sb.doctor("repair", session, "--max-images", "0", "--json")
+    lib.check(rep.code == 0, "repair writes a copy", rep)
+    copy = rep.json()
+    of_copy, _ = lib.preview(ctx.sb, copy["out"])
+    log = _resume_copy(ctx, VISION, copy)
+    lib.check([q["status"] for q in log] == [200], "the copy resumes with one request, a 200", [q["status"] for q in log])
+    lib.check(not _has(log[0], "image_url"), "the copy sends no image", log[0]["body"]["messages"][1:3])
+    lib.rescued(ctx.sb, own, session, before, copy["out"], _differences(of_copy, log[0]))
