@@ -128,7 +128,7 @@ fn a_compaction_replaces_what_came_before_and_keeps_its_image() {
     assert_eq!(code, 0, "{v:#}");
     let atts = v["attachments"].as_array().unwrap();
     assert_eq!(atts.len(), 1, "{v:#}");
-    let at = atts[0]["line"].as_u64().unwrap() as usize;
+    let at = usize::try_from(atts[0]["line"].as_u64().unwrap()).unwrap();
     assert_eq!(lines(&fixture(COMPACTED))[at - 1]["subtype"], json!("chat_compression"), "{v:#}");
     let (body, _) = preview(&fixture(COMPACTED), &[]);
     let text = body.to_string();

@@ -90,7 +90,7 @@ impl Adapter for QwenCode {
         }
         match t {
             "user" if subtype != Some("realtime_message") => {
-                content(v.get("message"), Role::User, None, "/message", out)
+                content(v.get("message"), Role::User, None, "/message", out);
             }
             "tool_result" => content(v.get("message"), Role::Tool, None, "/message", out),
             "assistant" => content(v.get("message"), Role::Assistant, v.get("model").to_text(), "/message", out),

@@ -155,7 +155,7 @@ impl Converter {
             self.content(c, &mut messages);
         }
         let messages = merge_assistants(messages);
-        let mut messages = merge_assistants(clean_orphans(messages));
+        let mut messages = merge_assistants(clean_orphans(&messages));
         evict_images(&mut messages);
         messages
     }
@@ -479,10 +479,9 @@ fn split(msg: &mut Value, media: &mut Vec<Value>) {
             if let Some(t) = prev.and_then(|q| q.get("text")).and_then(Value::as_str)
                 && prev.and_then(|q| q.get("type")).and_then(Value::as_str) == Some("text")
                 && is_disclosure(t)
+                && let Some(moved) = texts.pop()
             {
-                if let Some(moved) = texts.pop() {
-                    found.push(moved);
-                }
+                found.push(moved);
             }
             found.push(p.clone());
         } else if p.get("type").and_then(Value::as_str) == Some("text") {
@@ -566,9 +565,13 @@ fn merge_assistants(messages: Vec<Value>) -> Vec<Value> {
 /// the tool messages right after it, which follow it with their media
 /// messages; an assistant left with no call and no text goes, and so does a
 /// tool or media message no call took.
-fn clean_orphans(messages: Vec<Value>) -> Vec<Value> {
+/// An assistant message's calls that stand, the tool messages that answer
+/// them and the media messages that follow those (indexes).
+type Kept = (Vec<Value>, Vec<usize>, Vec<usize>);
+
+fn clean_orphans(messages: &[Value]) -> Vec<Value> {
     let n = messages.len();
-    let mut valid: Vec<Option<(Vec<Value>, Vec<usize>, Vec<usize>)>> = vec![None; n];
+    let mut valid: Vec<Option<Kept>> = vec![None; n];
     let mut surviving = std::collections::HashSet::new();
     for (i, m) in messages.iter().enumerate() {
         let Some(calls) = calls_of(m) else { continue };
