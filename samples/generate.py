@@ -235,6 +235,12 @@ expect("kiro.jsonl", [(1, "user", None, PNG, SHOT), (3, "tool_result", DIAG, PNG
 COPILOT_RUN = os.path.join(HERE, "..", "tests", "data", "agents", "copilot", "attachment-healed", "77ee96c5-e46b-4f2b-8874-8b5c969c004b", "events.jsonl")
 COPILOT_ASSET = base64.b64decode(next(json.loads(l) for l in open(COPILOT_RUN) if '"session.binary_asset"' in l)["data"]["data"])
 expect("copilot.jsonl", [(3, "user", "/tmp/sd-cop-uf9uyoax/work/cut.png", PNG, COPILOT_ASSET)])
+# Qwen Code cannot tell it either (its read_file never sends an image it cannot decode,
+# and it retries a media request refused with a 400 without the media): its sample is a
+# real run stuck on a route that takes no images (a 404), copied as written.
+QWEN_RUN = os.path.join(HERE, "..", "tests", "data", "agents", "qwen-code", "image-route-404", "a8383ef4-f550-4f0b-b924-27d5d81bf89b.jsonl")
+QWEN_IMAGE = base64.b64decode(next(json.loads(l) for l in open(QWEN_RUN) if '"inlineData"' in l)["message"]["parts"][0]["functionResponse"]["parts"][0]["inlineData"]["data"])
+expect("qwen-code.jsonl", [(6, "tool_result", "shot.png", "image/jpeg", QWEN_IMAGE)])
 
 
 if __name__ == "__main__":
@@ -253,6 +259,8 @@ if __name__ == "__main__":
     write("gemini.jsonl", gemini())
     write("kiro.jsonl", kiro())
     with open(COPILOT_RUN, "rb") as src, open(os.path.join(HERE, "copilot.jsonl"), "wb") as f:
+        f.write(src.read())
+    with open(QWEN_RUN, "rb") as src, open(os.path.join(HERE, "qwen-code.jsonl"), "wb") as f:
         f.write(src.read())
     with open(os.path.join(HERE, "cline.json"), "w", newline="\n") as f:
         f.write(json.dumps(cline(), separators=(",", ":")))

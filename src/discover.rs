@@ -14,6 +14,7 @@
 //! | `opencode` | `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`: `opencode*.db`, legacy `storage/session/*/*.json` |
 //! | `kilo` | `$XDG_DATA_HOME/kilo`, else `~/.local/share/kilo`: `kilo*.db` and `opencode*.db` (Kilo Code CLI, opencode's fork and format) |
 //! | `copilot` | `$COPILOT_HOME`, else `~/.copilot`: `session-state/*/events.jsonl` |
+//! | `qwen-code` | `$QWEN_RUNTIME_DIR`, else `$QWEN_HOME`, else `~/.qwen`: `projects/*/chats/*.jsonl` |
 //! | `cline` | `$CLINE_SESSION_DATA_DIR`, else `$CLINE_DATA_DIR/sessions`, else `$CLINE_DIR` (else `~/.cline`) `/data/sessions`: `*/*.messages.json` (Cline CLI 3) |
 //! | `kiro` | `$KIRO_HOME`, else `~/.kiro`: `sessions/cli/<id>.jsonl` beside its `<id>.json` (Kiro CLI; the IDE's `sessions/<hash>/<id>/messages.jsonl` is not listed) |
 //!
@@ -21,7 +22,9 @@
 //! (`GEMINI_CLI_HOME`), mux `src/common/constants/paths.ts` (`MUX_ROOT`), pi
 //! `getAgentDir` (`PI_CODING_AGENT_DIR`) and `ENV_SESSION_DIR` (`PI_CODING_AGENT_SESSION_DIR`,
 //! pi 0.71.0 on, `@mariozechner` and `@earendil-works` alike: the folder `--session-dir`
-//! names, where pi writes `<ts>_<id>.jsonl` without a per-project folder).
+//! names, where pi writes `<ts>_<id>.jsonl` without a per-project folder); Qwen Code
+//! 0.24.4's `Storage.getRuntimeBaseDir` (`QWEN_RUNTIME_DIR`, else `getGlobalQwenDir`:
+//! `QWEN_HOME`, else `~/.qwen`) and `getProjectDir` (`projects/<sanitized cwd>`).
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -31,8 +34,8 @@ use std::time::SystemTime;
 use crate::model::Format;
 
 /// The agents whose sessions can be found, by their format name.
-pub const AGENTS: [&str; 10] =
-    ["claude-code", "codex", "pi", "gemini-cli", "mux", "opencode", "kilo", "copilot", "cline", "kiro"];
+pub const AGENTS: [&str; 11] =
+    ["claude-code", "codex", "pi", "gemini-cli", "mux", "opencode", "kilo", "copilot", "cline", "kiro", "qwen-code"];
 
 /// A home directory and the environment variables that move an agent's store.
 #[derive(Clone, Debug, Default)]
@@ -42,7 +45,7 @@ pub struct Env {
 }
 
 /// The environment variables that move an agent's store (see the table above).
-pub const VARS: [&str; 12] = [
+pub const VARS: [&str; 14] = [
     "CLAUDE_CONFIG_DIR",
     "CODEX_HOME",
     "PI_CODING_AGENT_DIR",
@@ -55,6 +58,8 @@ pub const VARS: [&str; 12] = [
     "CLINE_DATA_DIR",
     "CLINE_DIR",
     "KIRO_HOME",
+    "QWEN_RUNTIME_DIR",
+    "QWEN_HOME",
 ];
 
 impl Env {
@@ -157,6 +162,12 @@ pub fn roots(env: &Env, agent: &str) -> Vec<PathBuf> {
         }],
         // Kiro CLI: `$KIRO_HOME` (else `~/.kiro`), `sessions/cli/`.
         Format::Kiro => vec![env.dir("KIRO_HOME", ".kiro").join("sessions/cli")],
+        Format::QwenCode => vec![
+            env.var("QWEN_RUNTIME_DIR")
+                .or_else(|| env.var("QWEN_HOME"))
+                .map_or_else(|| env.home.join(".qwen"), |d| env.expand(Path::new(d)))
+                .join("projects"),
+        ],
         // Logged requests have no store of their own.
         Format::OpenaiChat | Format::OpenaiResponses | Format::Anthropic | Format::Gemini => Vec::new(),
     }
@@ -254,6 +265,10 @@ fn files(agent: &str, root: &Path) -> Vec<(PathBuf, Option<Format>)> {
                 .collect(),
         ),
         Format::Mux => with(dirs(root).iter().map(|d| d.join("chat.jsonl")).filter(|p| p.is_file()).collect()),
+        // <sanitized cwd>/chats/<session id>.jsonl.
+        Format::QwenCode => {
+            with(dirs(root).iter().flat_map(|p| plain_files(&p.join("chats"), |n| n.ends_with(".jsonl"))).collect())
+        }
         // <session id>/events.jsonl; `.session-operation-locks` holds no events file.
         Format::Copilot => with(dirs(root).iter().map(|d| d.join("events.jsonl")).filter(|p| p.is_file()).collect()),
         // <id>/<id>.messages.json beside its manifest <id>.json.

@@ -25,7 +25,7 @@ use crate::exit::Exit;
 /// Un-stick the sessions of LLM coding agents.
 ///
 /// session-doctor reads a session of Claude Code, Codex CLI, pi, Gemini CLI, mux,
-/// opencode (its files or its database), Copilot CLI or Cline (or logged OpenAI,
+/// opencode (its files or its database), Copilot CLI, Cline or Qwen Code (or logged OpenAI,
 /// Anthropic and Gemini request bodies), names
 /// every attachment the provider sees, validates each one byte by byte, and
 /// classifies provider errors. It never writes to the session file.

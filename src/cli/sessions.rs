@@ -12,11 +12,12 @@ use crate::reader::ReadOptions;
 use crate::report::sessions::{Health, Listed};
 use crate::report::{self, ScanReport};
 
-/// List recent sessions of Claude Code, Codex, pi, Gemini CLI, mux, opencode, Kilo Code CLI, Copilot CLI and Cline.
+/// List recent sessions of Claude Code, Codex, pi, Gemini CLI, mux, opencode, Kilo Code CLI, Copilot CLI, Cline, Qwen Code and Kiro CLI.
 ///
 /// Looks where each agent keeps its sessions (honouring CLAUDE_CONFIG_DIR,
 /// CODEX_HOME, PI_CODING_AGENT_DIR, GEMINI_CLI_HOME, MUX_ROOT, XDG_DATA_HOME,
-/// COPILOT_HOME and CLINE_SESSION_DATA_DIR, CLINE_DATA_DIR or CLINE_DIR),
+/// COPILOT_HOME, CLINE_SESSION_DATA_DIR, CLINE_DATA_DIR or CLINE_DIR, and
+/// QWEN_RUNTIME_DIR or QWEN_HOME),
 /// newest first by modification time, and judges each listed session as
 /// `diagnose` and `scan` do: stuck (a failure every retry meets again, as
 /// `diagnose` says), problems (not stuck, but an invalid attachment, a provider

@@ -304,12 +304,20 @@ pub struct AcceptedInvalid {
     /// `media_removed`): the retry went without it, for certain.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub healed: bool,
+    /// The agent retries a refused request without its media and records
+    /// neither ([`crate::formats::Behaviour::silent_media_retry`]): the answer
+    /// may be to that retry. What the agent does, in words.
+    #[serde(skip)]
+    pub silent_retry: Option<&'static str>,
 }
 
 impl AcceptedInvalid {
     /// Which request the model answered, in words that are true of the file.
     pub fn answered(&self) -> String {
         match (self.failed_at, self.healed) {
+            (None, _) if let Some(how) = self.silent_retry => {
+                format!("the model answered at line {}, but {how}: that answer may be to a retry without it", self.line)
+            }
             (None, _) => format!("the model accepted it at line {}", self.line),
             (Some(f), true) => format!(
                 "a request carrying it failed at line {f}; the agent put its placeholder in its place, and the model answered the retry at line {}",
@@ -346,7 +354,8 @@ fn accepted_invalid(session: &Session, suspects: &[Suspect]) -> Vec<AcceptedInva
             let failed_at = failure[from].filter(|&f| f < at).map(|f| session.entries[f].line);
             let why = a.problems.iter().find(|p| p.severity == Verdict::Invalid).map(|p| p.message.clone());
             let (reference, line, why) = (a.reference.clone(), session.entries[at].line, why.unwrap_or_default());
-            Some(AcceptedInvalid { reference, line, why, failed_at, healed: a.healed })
+            let silent_retry = session.format.behaviour().silent_media_retry.filter(|_| failed_at.is_none());
+            Some(AcceptedInvalid { reference, line, why, failed_at, healed: a.healed, silent_retry })
         })
         .collect()
 }

@@ -265,6 +265,16 @@ impl<'j> Work<'j> {
             _ => session.format.behaviour().orphaned_call_answer,
         };
         for p in &session.structure.answered_by_agent {
+            if session.format.behaviour().drops_unpaired {
+                self.notes.push(format!(
+                    "{} call {} (line {}) is not paired as the provider requires: {} leaves the unpaired call or result out when it sends, so nothing needs repairing",
+                    p.tool.as_deref().unwrap_or("a tool"),
+                    p.call_id.as_deref().unwrap_or("-"),
+                    p.line,
+                    session.format,
+                ));
+                continue;
+            }
             self.notes.push(format!(
                 "{} call {} (line {}) has no result: {} answers it itself when it sends (\"{}\"), so nothing needs repairing",
                 p.tool.as_deref().unwrap_or("a tool"),
@@ -424,12 +434,21 @@ impl<'j> Work<'j> {
                     1 => String::new(),
                     n => format!(" (and {} more)", n - 1),
                 };
-                verdict = format!(
-                    "healthy: no failure recorded; {}{more} is invalid, but the model accepted it at line {}: it does not stop this model, though a stricter provider, model or route may reject it",
-                    first.reference, first.line
-                );
+                verdict = if first.silent_retry.is_some() {
+                    format!(
+                        "healthy: no failure recorded; {}{more} is invalid, and {}",
+                        first.reference,
+                        first.answered()
+                    )
+                } else {
+                    format!(
+                        "healthy: no failure recorded; {}{more} is invalid, but the model accepted it at line {}: it does not stop this model, though a stricter provider, model or route may reject it",
+                        first.reference, first.line
+                    )
+                };
             }
             self.notes.extend(accepted.iter().map(|a| match a.failed_at {
+                None if a.silent_retry.is_some() => format!("{} is invalid ({}); {}", a.reference, a.why, a.answered()),
                 None => format!(
                     "{} is invalid ({}), yet the model answered the request that carried it at line {}",
                     a.reference, a.why, a.line

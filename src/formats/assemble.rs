@@ -391,7 +391,13 @@ impl Context {
         let (mut model, mut provider) = (None::<Arc<str>>, None::<Arc<str>>);
         let tree = (0..records.len()).any(|i| records.is_node(i));
         let path = || order.iter().map(|s| s.record);
-        let sources: Box<dyn Iterator<Item = usize>> = if tree { Box::new(path()) } else { Box::new(0..records.len()) };
+        // A path that starts after the file does (a compaction replaced what
+        // came before) takes, as its start, the model and provider in force in
+        // the file before it: a compaction names none (Qwen Code's).
+        let start = if tree { path().min().unwrap_or(0) } else { 0 };
+        let before = (0..start).filter(|&i| records.is_node(i));
+        let sources: Box<dyn Iterator<Item = usize>> =
+            if tree { Box::new(before.chain(path())) } else { Box::new(0..records.len()) };
         for i in sources {
             let Some(x) = records.extra(i).and_then(Extra::rare) else { continue };
             if x.context_model.is_none() && x.context_provider.is_none() {

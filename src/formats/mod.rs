@@ -20,6 +20,7 @@ pub mod kiro;
 mod mux;
 pub mod opencode;
 pub mod pi;
+pub mod qwen_code;
 mod raw;
 mod sent;
 
@@ -53,6 +54,7 @@ impl Format {
             Format::Cline => &cline::BEHAVIOUR,
             Format::Copilot => &copilot::BEHAVIOUR,
             Format::Kiro => &kiro::BEHAVIOUR,
+            Format::QwenCode => &qwen_code::BEHAVIOUR,
         }
     }
 
@@ -71,6 +73,7 @@ impl Format {
             Format::Cline => &cline::Cline,
             Format::Copilot => &copilot::Copilot,
             Format::Kiro => &kiro::Kiro,
+            Format::QwenCode => &qwen_code::QwenCode,
         }
     }
 }
@@ -147,6 +150,16 @@ pub struct Behaviour {
     /// `image_error` warning): the notice is no failed request a copy must
     /// lose, but what says the media were never accepted.
     pub retries_without_media: bool,
+    /// The agent sends a request refused with a 400 once more with its media
+    /// as text placeholders, and records neither the refusal nor the retry
+    /// when the retry is answered (Qwen Code): an answer after invalid media
+    /// may be to that retry, not to a request that carried them. What it does,
+    /// in words, for a verdict.
+    pub silent_media_retry: Option<&'static str>,
+    /// The agent leaves out, on every request, a call no result answers right
+    /// after it and a result no call right before it takes (Qwen Code's
+    /// `cleanOrphanedToolCalls`): such pairs are no fault, only worth a note.
+    pub drops_unpaired: bool,
     /// The agent walks its tree from the last entry back and stops at a parent
     /// that is not in the file (pi's `buildSessionContext`, which also skips a
     /// line that is not JSON): what came before such a link is not sent, so the
@@ -178,6 +191,8 @@ impl Behaviour {
             interrupted_result: None,
             heal_placeholder: None,
             retries_without_media: false,
+            silent_media_retry: None,
+            drops_unpaired: false,
             stops_at_missing_parent: false,
             unrecorded_failures: None,
             previews: true,

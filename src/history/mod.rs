@@ -54,7 +54,23 @@ pub fn check(session: &Session) -> Structure {
     let mut faults = check_as(session, session.format.behaviour().pairing);
     // An agent that answers every call left without a result when it sends
     // (pi; Cline): those calls are no fault, only worth a note.
-    let answered_by_agent = match session.format.behaviour().orphaned_call_answer {
+    let behaviour = session.format.behaviour();
+    let answered_by_agent = match behaviour.orphaned_call_answer {
+        // Calls and results the agent leaves out when it sends (Qwen Code).
+        None if behaviour.drops_unpaired => {
+            let unpaired = |k: FaultKind| {
+                matches!(
+                    k,
+                    FaultKind::CallWithoutResult
+                        | FaultKind::ResultWithoutCall
+                        | FaultKind::DuplicateResult
+                        | FaultKind::RolesOutOfOrder
+                )
+            };
+            let (dropped, rest) = faults.into_iter().partition(|f| unpaired(f.kind));
+            faults = rest;
+            dropped
+        }
         Some(_) => {
             let (answered, rest) = faults.into_iter().partition(|f| f.kind == FaultKind::CallWithoutResult);
             faults = rest;

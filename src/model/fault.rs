@@ -58,7 +58,8 @@ pub struct Structure {
     /// What breaks the provider's rules, in history order.
     pub faults: Vec<Fault>,
     /// Calls left without a result that the agent answers itself when it
-    /// sends (pi; Cline, `Tool execution was interrupted…`): not faults, but
+    /// sends (pi; Cline, `Tool execution was interrupted…`), or calls and
+    /// results left unpaired that it leaves out (Qwen Code): not faults, but
     /// worth a note.
     pub answered_by_agent: Vec<Fault>,
 }

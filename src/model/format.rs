@@ -18,10 +18,11 @@ pub enum Format {
     Cline,
     Copilot,
     Kiro,
+    QwenCode,
 }
 
 impl Format {
-    pub const ALL: [Format; 13] = [
+    pub const ALL: [Format; 14] = [
         Format::ClaudeCode,
         Format::Codex,
         Format::Pi,
@@ -35,6 +36,7 @@ impl Format {
         Format::Cline,
         Format::Copilot,
         Format::Kiro,
+        Format::QwenCode,
     ];
 
     /// The name users type after `--format` and scripts read in `--json`.
@@ -53,6 +55,7 @@ impl Format {
             Format::Cline => "cline",
             Format::Copilot => "copilot",
             Format::Kiro => "kiro",
+            Format::QwenCode => "qwen-code",
         }
     }
 

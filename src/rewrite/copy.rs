@@ -560,7 +560,7 @@ struct Chain {
 impl Chain {
     fn of(format: Format, damaged: bool) -> Option<Chain> {
         let (id, parent) = match format {
-            Format::ClaudeCode => ("/uuid", "/parentUuid"),
+            Format::ClaudeCode | Format::QwenCode => ("/uuid", "/parentUuid"),
             Format::Pi => ("/id", "/parentId"),
             _ => return None,
         };

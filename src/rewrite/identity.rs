@@ -33,6 +33,7 @@ pub fn new(format: Format, src: &Path, dir: Option<&Path>, first_line: &[u8]) ->
         Format::Pi => place.pi(),
         Format::GeminiCli => place.gemini_cli(),
         Format::Copilot => place.copilot(),
+        Format::QwenCode => place.qwen_code(),
         Format::Opencode if place.field("/info/id").is_some_and(|i| i.starts_with("ses_")) => place.opencode_export(),
         Format::Cline if crate::formats::cline::request::is_task_document(&src.to_string_lossy()) => place.cline_task(),
         Format::Cline if src.file_name().is_some_and(|n| n == CLINE_HISTORY) => place.cline_ide(),
@@ -155,6 +156,22 @@ impl<'a> Place<'a> {
                     "Kiro CLI resumes a session only from its sessions folder ($KIRO_HOME/sessions/cli, by default ~/.kiro/sessions/cli): move the copy and its .json there first".to_string()
                 })
             },
+            id: Some(v4),
+        }
+    }
+
+    /// `<chats>/<id>.jsonl` beside the original: Qwen Code finds a session by
+    /// that name in the chats folder of the project it runs in.
+    fn qwen_code(self) -> Identity {
+        let v4 = self.v4;
+        Identity {
+            path: self.dir.join(format!("{v4}.jsonl")),
+            // Every line names its session.
+            old_id: None,
+            resume: Some(format!("qwen --resume {v4}")),
+            resume_note: (!in_folder(&self.dir, "chats", 0)).then(|| {
+                "Qwen Code resumes a session only from its project's chats folder (~/.qwen/projects/<the project's path, each character other than a letter or digit as ->/chats, or under $QWEN_RUNTIME_DIR): move the copy there first, and resume it from the project's folder".to_string()
+            }),
             id: Some(v4),
         }
     }
@@ -454,7 +471,7 @@ pub fn edit(format: Format, id: &Identity, line: &[u8], first: bool) -> Vec<spli
     let Some(new) = id.id.as_deref() else { return Vec::new() };
     let pointers: Vec<&str> = match format {
         // Every line names its session.
-        Format::ClaudeCode => vec!["/sessionId"],
+        Format::ClaudeCode | Format::QwenCode => vec!["/sessionId"],
         // 0.171.0 names the session twice in its `session_meta`.
         Format::Codex if first => vec!["/payload/id", "/payload/session_id"],
         Format::Pi if first => vec!["/id"],

@@ -226,7 +226,8 @@ pub fn result_pointers(format: Format, text: &[u8], call_id: &str, message: Opti
         | Format::Mux
         | Format::Opencode
         | Format::Copilot
-        | Format::Kiro => Vec::new(),
+        | Format::Kiro
+        | Format::QwenCode => Vec::new(),
     };
     let key = match format {
         Format::OpenaiChat => "/tool_call_id",

@@ -390,7 +390,7 @@ fn gemini_signature(part: &str) -> String {
 pub fn note_block(format: Format, block: &[u8], text: &str) -> String {
     let t = serde_json::to_string(text).unwrap_or_default();
     match format {
-        Format::Gemini | Format::GeminiCli => format!("{{\"text\":{t}}}"),
+        Format::Gemini | Format::GeminiCli | Format::QwenCode => format!("{{\"text\":{t}}}"),
         Format::Kiro => format!("{{\"kind\":\"text\",\"data\":{t}}}"),
         Format::Codex | Format::OpenaiResponses => format!("{{\"type\":\"input_text\",\"text\":{t}}}"),
         Format::Opencode => {

@@ -33,11 +33,14 @@ AGENTS = {
     # opencode's fork: its own binary and store (`kilo.db`), opencode's format.
     # 7.8.1 (the newest) publishes no linux-x64 binary.
     "kilo": ("@kilocode/cli", "7.7.7", "kilo"),
+    # Qwen Code asks for Node >= 22 too: the same `node` package beside it.
+    "qwen-code": ("@qwen-code/qwen-code", "0.24.4", "qwen"),
 }
 
 # npm packages installed beside an agent that its executable needs first on PATH:
-# pi 1.x asks for Node >= 22.19, which npm's `node` package brings (a Node binary).
-RUNTIMES = {"pi-1.6": ["node@22.23.3"]}
+# pi 1.x asks for Node >= 22.19, which npm's `node` package brings (a Node binary);
+# Qwen Code 0.24 asks for Node >= 22.
+RUNTIMES = {"pi-1.6": ["node@22.23.3"], "qwen-code": ["node@22.23.3"]}
 
 # An agent that runs another one's scenarios (the same agent at another version).
 SCENARIOS_OF = {"pi-1.6": "pi"}

@@ -188,6 +188,46 @@ def kilo_environment(messages):
             m = dict(m, content=[b for b in content if not added(b)])
         out.append(m)
     return out
+# Qwen Code writes its startup context (skills, environment, tools, the date) as
+# whole `<system-reminder>` text parts before the first prompt's own text, and
+# the date again before each new prompt: afresh on each start, in no session.
+QWEN_REMINDER = re.compile(r"<system-reminder>\n.*</system-reminder>", re.S)
+
+
+def _qwen_reminders(message):
+    """`message`'s content without its leading `<system-reminder>` text parts
+    (whole parts only), and how many there were."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return message, 0
+    n = 0
+    while n < len(content) - 1 and isinstance(content[n], dict) and content[n].get("type") == "text" and QWEN_REMINDER.fullmatch(content[n].get("text", "")) and set(content[n]) == {"type", "text"}:
+        n += 1
+    return dict(message, content=content[n:]), n
+
+
+def qwen_code_resume(sent, prompt):
+    """The messages of a Qwen Code resume request without what it adds: its
+    system prompt (first), the startup context before the first user message's
+    own text, and the new prompt with the date reminder before it (last)."""
+    body = leading(sent, "role", "system", "Qwen Code's system prompt")
+    first = next((i for i, m in enumerate(body) if m.get("role") == "user"), None)
+    if first is None:
+        raise AssertionError("the request holds no user message: %s" % short(body))
+    body = list(body)
+    body[first], n = _qwen_reminders(body[first])
+    if n == 0:
+        raise AssertionError("the first user message does not start with Qwen Code's startup context: %s" % short(sent[first + 1]))
+    # The new prompt, after the date reminder, ends the last user message: its
+    # own, or the one a history ending in a user turn (a refused prompt) ends with.
+    last = chat(body[-1])
+    content = last.get("content") or []
+    dated = len(content) >= 2 and content[-1] == {"type": "text", "text": prompt} and _qwen_reminders({"content": content[-2:]})[1] == 1
+    if last.get("role") != "user" or not dated:
+        raise AssertionError("the request does not end with the date reminder and the resume's prompt %r: %s" % (prompt, short(sent[-1])))
+    if len(content) == 2:
+        return body[:-1]
+    return body[:-1] + [dict(last, content=content[:-2])]
 
 
 def codex_aborted(item):

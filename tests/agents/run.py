@@ -48,6 +48,7 @@ SCENARIOS = {
     "copilot": 11,
     "cline": 12,
     "kilo": 2,
+    "qwen-code": 4,
 }
 
 

@@ -84,6 +84,30 @@ class ResumeArtefacts(unittest.TestCase):
         self.assertTrue(rd.items([signed], [{"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}}]}]))
 
 
+    def test_qwen_code(self):
+        system = {"role": "system", "content": "You are Qwen Code"}
+        skills = {"type": "text", "text": "<system-reminder>\nskills\n</system-reminder>"}
+        date = {"type": "text", "text": "<system-reminder>\nThe current date is: today\n</system-reminder>"}
+        hi = {"type": "text", "text": "hi"}
+        go = {"type": "text", "text": "continue"}
+        done = {"role": "assistant", "content": "Done."}
+        # The startup context and the new prompt after its date reminder are cut.
+        sent = [system, {"role": "user", "content": [skills, date, hi]}, done, {"role": "user", "content": [date, go]}]
+        self.assertEqual(rd.qwen_code_resume(sent, "continue"), [{"role": "user", "content": [hi]}, done])
+        # A new prompt joined to a trailing user turn leaves that turn.
+        sent = [system, {"role": "user", "content": [skills, hi, date, go]}]
+        self.assertEqual(rd.qwen_code_resume(sent, "continue"), [{"role": "user", "content": [hi]}])
+        # No reminder before the prompt, or no startup context: not Qwen Code's resume.
+        with self.assertRaises(AssertionError):
+            rd.qwen_code_resume([system, {"role": "user", "content": [skills, hi]}, {"role": "user", "content": [go]}], "continue")
+        with self.assertRaises(AssertionError):
+            rd.qwen_code_resume([system, {"role": "user", "content": [hi]}, {"role": "user", "content": [date, go]}], "continue")
+        # A reminder that is not a whole part is history.
+        partial = {"type": "text", "text": "<system-reminder>\nx\n</system-reminder> and more"}
+        with self.assertRaises(AssertionError):
+            rd.qwen_code_resume([system, {"role": "user", "content": [partial, hi]}, {"role": "user", "content": [date, go]}], "continue")
+
+
 class Chat(unittest.TestCase):
     def test_spellings(self):
         a = {"role": "assistant", "content": None, "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}}]}

@@ -50,9 +50,11 @@ fn anthropic(messages: &[Value], out: &mut Vec<Block>) {
     }
 }
 
-/// Chat Completions parts: `messages[N].content[M]`.
-fn chat(messages: &[Value], out: &mut Vec<Block>) {
+/// Chat Completions parts: `messages[N].content[M]`, after the messages the
+/// agent sends ahead of its history (`leading`: its system prompt).
+fn chat(messages: &[Value], leading: usize, out: &mut Vec<Block>) {
     for (i, m) in messages.iter().enumerate() {
+        let i = i + leading;
         for (j, p) in m["content"].as_array().into_iter().flatten().enumerate() {
             if let Some(sha256) = p["image_url"]["url"].as_str().and_then(data_url).and_then(sha) {
                 out.push(Block { path: format!("messages[{i}].content[{j}]"), pdf: false, sha256 });
@@ -112,8 +114,11 @@ fn blocks_of(request: &Value, leading: usize) -> (&'static str, Vec<Block>) {
         "openai"
     } else {
         let messages = request["messages"].as_array().expect("messages");
-        if messages.iter().any(|m| m["content"].to_string().contains("\"image_url\"")) {
-            chat(messages, &mut blocks);
+        // Chat Completions: an image, or a PDF as a `file` part (Qwen Code's).
+        let chat_media =
+            |m: &Value| ["\"image_url\"", "\"file_data\""].iter().any(|k| m["content"].to_string().contains(k));
+        if messages.iter().any(chat_media) {
+            chat(messages, leading, &mut blocks);
             "openai"
         } else {
             anthropic(messages, &mut blocks);
@@ -155,6 +160,8 @@ fn every_block_preview_writes_names_its_own_attachment_back() {
         ("copilot.jsonl", 0),
         // Codex sends a developer message of its own ahead of the rollout's items.
         ("codex.jsonl", 1),
+        // Qwen Code's system prompt is the first message; a tool's image a user message's.
+        ("qwen-code.jsonl", 1),
     ] {
         let file = common::sample(sample);
         let path = file.to_str().unwrap();

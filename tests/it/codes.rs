@@ -29,6 +29,8 @@ const NOT_CODES: &[&str] = &[
     "images.preparation_error",
     "images.unsupported",
     "audio.unsupported",
+    // Qwen Code's telemetry event member (src/formats/qwen_code/).
+    "event.name",
     // GitHub Copilot CLI's event types (src/formats/copilot/).
     "assistant.message",
     "session.binary_asset",

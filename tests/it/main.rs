@@ -28,6 +28,7 @@ mod agent_codex_layouts;
 mod agent_kiro;
 // GitHub Copilot CLI sessions the real CLI wrote: a cut PNG attached, a `view` not sent.
 mod agent_copilot;
+mod agent_qwen_code;
 // Gemini CLI sessions the real CLI wrote: stuck, resumed, refused for its images.
 mod agent_gemini_cli;
 // opencode's database as the real agent wrote it: healthy, read without a file beside it.

@@ -21,7 +21,7 @@ fn put(home: &Path, rel: &str, bytes: &[u8], age_min: u64) -> PathBuf {
 }
 
 /// A fake home with one session per agent, newest first in this order:
-/// opencode db, mux (healthy), gemini-cli, pi (unreadable), codex, claude-code (twice: a cut PNG, an unanswered tool call), copilot, cline, kilo db.
+/// opencode db, mux (healthy), gemini-cli, pi (unreadable), codex, claude-code (twice: a cut PNG, an unanswered tool call), copilot, cline, kilo db, qwen-code.
 fn fake_home() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
     let home = dir.path();
@@ -47,10 +47,25 @@ fn fake_home() -> tempfile::TempDir {
     .expect("cline fixture");
     put(home, ".cline/data/sessions/1796121856311_l5u09/1796121856311_l5u09.messages.json", &cline, 8);
     put(home, ".local/share/kilo/kilo.db", b"SQLite format 3\0", 9);
+    put(
+        home,
+        ".qwen/projects/-tmp-sd-qwen-code-i73t-5df-work/chats/a8383ef4-f550-4f0b-b924-27d5d81bf89b.jsonl",
+        &qwen(),
+        10,
+    );
     // Not sessions: a subagent transcript, a Codex index, a note beside the store.
     put(home, ".claude/projects/-home-dev-shop/1f0e2d3c/subagents/agent-1.jsonl", &sample("claude-code.jsonl"), 0);
     put(home, ".codex/session_index.jsonl", b"{}\n", 0);
     dir
+}
+
+/// Qwen Code's session stuck on an image route's 404 (tests/data/agents/qwen-code).
+fn qwen() -> Vec<u8> {
+    std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/agents/qwen-code/image-route-404/a8383ef4-f550-4f0b-b924-27d5d81bf89b.jsonl"),
+    )
+    .expect("qwen-code fixture")
 }
 
 fn env(home: &Path) -> Env {
@@ -73,7 +88,19 @@ fn every_agent_is_found_newest_first() {
     let agents: Vec<&str> = found.iter().map(|f| f.agent).collect();
     assert_eq!(
         agents,
-        ["opencode", "mux", "gemini-cli", "pi", "codex", "claude-code", "claude-code", "copilot", "cline", "kilo"],
+        [
+            "opencode",
+            "mux",
+            "gemini-cli",
+            "pi",
+            "codex",
+            "claude-code",
+            "claude-code",
+            "copilot",
+            "cline",
+            "kilo",
+            "qwen-code"
+        ],
         "{found:#?}"
     );
     assert!(found[0].format.is_none(), "opencode's database is not read");
@@ -105,12 +132,25 @@ fn environment_variables_move_the_stores() {
     let claude = discover::find(&e, Some("claude-code"));
     assert_eq!(claude.len(), 1, "only the configured dir: {claude:#?}");
     assert!(claude[0].path.starts_with(&alt));
+    // Qwen Code: $QWEN_RUNTIME_DIR before $QWEN_HOME before ~/.qwen.
+    let (runtime, qhome) = (home.path().join("runtime"), home.path().join("qhome"));
+    put(&runtime, "projects/-p/chats/r.jsonl", &qwen(), 0);
+    put(&qhome, "projects/-p/chats/h.jsonl", &qwen(), 0);
+    let mut e = env(home.path());
+    e.vars.insert("QWEN_HOME".into(), qhome.clone().into_os_string());
+    let found = discover::find(&e, Some("qwen-code"));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(found[0].path.starts_with(&qhome));
+    e.vars.insert("QWEN_RUNTIME_DIR".into(), runtime.clone().into_os_string());
+    let found = discover::find(&e, Some("qwen-code"));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(found[0].path.starts_with(&runtime));
 }
 
 #[test]
 fn sessions_lists_health_and_json() {
     let home = fake_home();
-    let out = bin(home.path()).args(["sessions", "--json"]).output().expect("runs");
+    let out = bin(home.path()).args(["sessions", "--json", "--limit", "20"]).output().expect("runs");
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     let rows = v.as_array().expect("array");
@@ -129,7 +169,8 @@ fn sessions_lists_health_and_json() {
             // Copilot CLI retried without the cut PNG and got an answer; the PNG stays.
             ("copilot", "problems"),
             ("cline", "stuck"),
-            ("kilo", "not_read")
+            ("kilo", "not_read"),
+            ("qwen-code", "stuck")
         ]
     );
     // The column is diagnose's verdict: a row is stuck exactly where diagnose exits 1.

@@ -72,6 +72,10 @@ const TYPES: &[&str] = &[
 
 impl Adapter for ClaudeCode {
     fn sniff(&self, v: &Value<'_>) -> u32 {
+        // Qwen Code's records share the ids, with Gemini parts and system payloads.
+        if v.at(&["message", "parts"]).is_array() || v.has("systemPayload") {
+            return 0;
+        }
         let known = v.get("type").as_str().is_some_and(|t| TYPES.contains(&t));
         let ids: u32 =
             ["uuid", "parentUuid", "sessionId", "leafUuid", "messageId"].iter().map(|k| u32::from(v.has(k))).sum();
@@ -82,7 +86,9 @@ impl Adapter for ClaudeCode {
         if v.get("type").as_str() == Some("api-request-blob") {
             return request_blob(v, out);
         }
-        let Some(uuid) = Id::of_value(v.get("uuid")) else {
+        // Qwen Code's records (Gemini parts, system payloads) are no history of Claude Code's.
+        let qwen = v.at(&["message", "parts"]).is_array() || v.has("systemPayload");
+        let Some(uuid) = Id::of_value(v.get("uuid")).filter(|_| !qwen) else {
             out.unit = Unit::Hidden;
             return;
         };

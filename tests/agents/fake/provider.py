@@ -84,6 +84,9 @@ class Settings:
         # Refuse a request over this many tokens (the whole body's JSON, BYTES_PER_TOKEN bytes a
         # token) with the provider's real overflow body; None: no window.
         self.context_tokens = None
+        # Chat Completions: report the request's own tokens (tokens_of) as its prompt_tokens,
+        # not a flat 100 (an agent that decides to compact by the usage it was told).
+        self.counted_usage = False
         self.thinking_key = None  # Anthropic: answer with a thinking block signed with this key, and refuse replayed ones it did not sign
         # Gemini 3: answer a call without its thoughtSignature, as a gateway that drops it on the way
         # back does (cases.tsv: Antigravity-Manager#139, #938); the next step of the turn is refused.
@@ -532,7 +535,8 @@ class Provider:
         if call:
             message = {"role": "assistant", "content": None, "tool_calls": [{"id": _id("call_"), "type": "function", "function": {"name": call[0], "arguments": json.dumps(call[1])}}]}
         finish = "tool_calls" if call else "stop"
-        usage = {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
+        prompt = tokens_of(body) if self.settings.counted_usage else 100
+        usage = {"prompt_tokens": prompt, "completion_tokens": 10, "total_tokens": prompt + 10}
         if not body.get("stream"):
             return 200, {"id": _id("chatcmpl-"), "object": "chat.completion", "created": int(time.time()), "model": body.get("model"), "choices": [{"index": 0, "message": message, "finish_reason": finish}], "usage": usage}, None
         chunks = []

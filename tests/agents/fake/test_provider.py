@@ -14,6 +14,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from fake import provider  # noqa: E402
 from fake.provider import Provider  # noqa: E402
 
 PROVIDER = None
@@ -168,6 +169,12 @@ def b64(data):
 
 
 class Chat(Case):
+    def test_usage_is_flat_unless_counted(self):
+        body = {"messages": [{"role": "user", "content": "hi " * 400}]}
+        self.assertEqual(self.taken(CHAT, body)["usage"]["prompt_tokens"], 100)
+        PROVIDER.settings.counted_usage = True
+        self.assertEqual(self.taken(CHAT, body)["usage"]["prompt_tokens"], provider.tokens_of(body))
+
     def test_paired_calls_are_taken(self):
         self.taken(CHAT, {"messages": [{"role": "user", "content": "hi"}, c_call("a", "b"), c_tool("b"), c_tool("a"), {"role": "user", "content": "go"}]})
 
