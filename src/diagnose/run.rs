@@ -294,6 +294,9 @@ impl<'j> Work<'j> {
                 && !super::reasoning_gone(f, session, &self.rules.provider))
                 || (many && !f.passed() && f.classification.class == Class::MediaRejected)
         });
+        // An overflow the agent's own resume compacts away is no dead end.
+        let heal = if stuck { self.codex_compacts() } else { None };
+        let stuck = stuck && heal.is_none();
         let recorded = self.failure.as_ref().filter(|f| f.source == FailureSource::Recorded);
         if let (Some(l), Some(f), true) = (self.passed_over, recorded, stuck) {
             self.notes.push(format!(
@@ -320,6 +323,20 @@ impl<'j> Work<'j> {
         }
         let accepted = super::accepted_invalid(&self.session, &self.picked.suspects);
         let (mut verdict, next, undetermined) = self.verdict(stuck, &history, &accepted, next);
+        if let Some((c, kept, budget)) = heal {
+            verdict = format!(
+                "not stuck: Codex compacts it on resume: the rollout's last token count (line {}) fills Codex's window ({} of {} tokens), and Codex {} compacts such a history before it sends again",
+                c.line,
+                c.used,
+                c.window,
+                crate::text::sanitize(&c.version)
+            );
+            self.notes.push(format!(
+                "Codex {} compacts locally (provider {}): its summary request carries no tools nor instructions, and it drops the oldest items while the provider refuses it for the window; the history it resumes with keeps the user messages (about {kept} tokens, of a budget of {budget}) and the summary; `codex resume` continues it, and `repair --fit-context` writes a copy that keeps the history, its bulkiest tool outputs as notes, instead of a summary",
+                crate::text::sanitize(&c.version),
+                crate::text::sanitize(&c.provider)
+            ));
+        }
         if for_agent {
             verdict = overlay_only_verdict(&excluded, self.opts.store);
         }
@@ -353,6 +370,26 @@ impl<'j> Work<'j> {
             timeline: Timeline::default(),
         };
         (d, session)
+    }
+
+    /// Codex compacts this rollout when it resumes it, and what the compaction
+    /// keeps fits the window: the failure recorded is one its own resume heals.
+    /// With the estimate of what it keeps and the budget it fits.
+    fn codex_compacts(&self) -> Option<(crate::formats::codex::resume::Compaction, u64, u64)> {
+        use crate::rewrite::trim;
+        let f = self.failure.as_ref().filter(|f| !f.passed() && f.source != FailureSource::Predicted)?;
+        if self.session.format != Format::Codex || f.classification.class != Class::ContextOverflow {
+            return None;
+        }
+        let read = std::io::BufReader::new(self.judging.source?.open().ok()?);
+        let c = crate::formats::codex::resume::compacts_on_resume(read)?;
+        // The window the provider stated, else the model's, else the one Codex counts.
+        let window = (f.classification.message.as_deref().and_then(trim::stated).map(|(_, max)| max))
+            .or_else(|| self.model.as_deref().and_then(trim::window_of))
+            .unwrap_or(c.window);
+        let budget = window.saturating_sub(trim::reserve_of(Format::Codex, window) + window / 10);
+        let kept = c.kept_bytes.div_ceil(trim::BYTES_PER_TOKEN);
+        (kept <= budget).then_some((c, kept, budget))
     }
 
     /// The commands to run next, and what a store's session cannot be given.

@@ -13,6 +13,7 @@
 //! `{"record_type":"state"}` lines in between; those are read too.
 
 pub mod pairs;
+pub mod resume;
 pub mod request;
 
 use crate::json::Value;
