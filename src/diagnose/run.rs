@@ -7,10 +7,11 @@
 use std::collections::HashMap;
 
 use crate::classify::Class;
-use crate::media::rules::Rules;
+use crate::media::rules::{RequestStats, Rules};
 use crate::media::{Defect, Verdict, request_problems};
 use crate::model::{Format, Session};
 
+use super::limits::{self, Remedy};
 use super::suspects::{self, Picked};
 use super::{
     AcceptedInvalid, DEEP_SUSPECTS, DiagnoseOptions, Diagnosis, Failure, FailureSource, HistoryItem, Judging, Timeline,
@@ -37,6 +38,8 @@ pub(super) struct Work<'j> {
     structural: Option<Failure>,
     /// The verdict is Gemini CLI's repeated responses, nothing else being wrong.
     repeats_verdict: bool,
+    /// What the next request carries, and the per-request limits it breaks.
+    stats: RequestStats,
     limits: Vec<Defect>,
     notes: Vec<String>,
 }
@@ -92,6 +95,7 @@ impl<'j> Work<'j> {
             structure: Vec::new(),
             structural: None,
             repeats_verdict: false,
+            stats: RequestStats::default(),
             limits: Vec::new(),
             notes: Vec::new(),
         })
@@ -161,7 +165,8 @@ impl<'j> Work<'j> {
     /// Which failure the session is stuck on: a blocking one recorded or
     /// given, else the history's structure, else what the history predicts.
     pub(super) fn settle_failure(&mut self) {
-        self.limits = request_problems(&self.session.request_stats(), &self.rules);
+        self.stats = self.session.request_stats();
+        self.limits = request_problems(&self.stats, &self.rules);
         self.notes = std::mem::take(&mut self.picked.notes);
         // Gemini CLI's repeated responses (every resumed session with a tool call
         // holds them) go with any repair: what else is wrong comes first, so that
@@ -287,12 +292,13 @@ impl<'j> Work<'j> {
     pub(super) fn finish(mut self) -> (Diagnosis, Session) {
         let session = &self.session;
         let invalid_excluded = session.attachments.iter().any(|a| a.excluded && a.verdict == Verdict::Invalid);
-        // Past the many-image threshold the sides are the cause, whatever the suspects.
-        let many = crate::media::rules::many_images_broken(&self.limits).is_some();
+        // A request-level limit the failure's class is of: the request as a
+        // whole is the cause, whatever the suspects.
+        let whole = |f: &Failure| limits::explaining(&self.limits, f.classification.class).is_some();
         let stuck = self.failure.as_ref().is_some_and(|f| {
             (super::is_stuck(f, &self.picked.suspects, invalid_excluded)
                 && !super::reasoning_gone(f, session, &self.rules.provider))
-                || (many && !f.passed() && f.classification.class == Class::MediaRejected)
+                || (whole(f) && !f.passed())
         });
         // An overflow the agent's own resume compacts away is no dead end.
         let heal = if stuck { self.codex_compacts() } else { None };
@@ -392,6 +398,19 @@ impl<'j> Work<'j> {
         (kept <= budget).then_some((c, kept, budget))
     }
 
+    /// The remedy of the request-level limit that explains the failure; for
+    /// an `image_limit` no rule explains (a gateway's count), the cap it states.
+    fn remedy(&self) -> Option<Remedy> {
+        let c = &self.failure.as_ref()?.classification;
+        let sent: Vec<&crate::model::Attachment> = self.session.attachments.iter().filter(|a| a.sent()).collect();
+        let judged = limits::Judged { stats: &self.stats, rules: &self.rules, stated: c.limit, sent: &sent };
+        match limits::explaining(&self.limits, c.class) {
+            Some((p, _)) => limits::remedy(p, &judged),
+            None if c.class == Class::ImageLimit => Some(Remedy::Cap(limits::images_to_keep(&judged))),
+            None => None,
+        }
+    }
+
     /// The commands to run next, and what a store's session cannot be given.
     /// `for_agent`: only the overlay answers the failure, so the agent is
     /// stuck though the next request session-doctor builds is not.
@@ -399,7 +418,7 @@ impl<'j> Work<'j> {
         let (failure, suspects) = (self.failure.as_ref(), &self.picked.suspects);
         let images = self.session.attachments.iter().any(|a| a.sent() && a.is_image());
         let lone_surrogates = !super::unicode::lines(&self.session).is_empty();
-        let request = next::NextRequest { limits: &self.limits, images, lone_surrogates };
+        let request = next::NextRequest { remedy: self.remedy(), images, lone_surrogates };
         // Excluded on the store alone: the agent still sends it, and the way
         // out is the export's, which holds no exclusion yet.
         let through_export = stuck || (for_agent && self.opts.export.is_some());
@@ -492,9 +511,13 @@ impl<'j> Work<'j> {
             next.push(next::command(file, args, "diagnose", "--error '<the error the agent printed>'"));
         }
         claude_code::fork_verdict(session, &mut verdict);
-        // Past the many-image threshold no one image is the cause: every side over the limit is.
-        let many = crate::media::rules::many_images_broken(&self.limits);
-        if let (true, true, Some(p)) = (stuck, self.class_is(Class::MediaRejected), many) {
+        // A request-level limit explains it: that limit is the verdict, unless
+        // the provider stated another maximum than the rules' (a gateway's own).
+        let explained = failure.and_then(|f| {
+            let (p, limit) = limits::explaining(&self.limits, f.classification.class)?;
+            f.classification.limit.is_none_or(|n| Some(n) == (limit.maximum)(&self.rules)).then_some(p)
+        });
+        if let (true, Some(p)) = (stuck, explained) {
             verdict = format!("stuck: {}", p.message);
         }
         if stuck && self.class_is(Class::HistoryInvalid) {

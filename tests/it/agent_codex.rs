@@ -289,7 +289,11 @@ fn a_compaction_without_replacement_history_drops_its_images() {
 fn an_overflow_codex_compacts_on_resume_is_not_stuck() {
     let name = "context-overflow-compacts-on-resume.jsonl";
     let (d, code) = diagnose(&fixture(name));
-    assert_eq!((code, &d["stuck"], &d["failure"]["class"]), (0, &Value::Bool(false), &"context_overflow".into()), "{d:#}");
+    assert_eq!(
+        (code, &d["stuck"], &d["failure"]["class"]),
+        (0, &Value::Bool(false), &"context_overflow".into()),
+        "{d:#}"
+    );
     assert_eq!(
         d["verdict"],
         "not stuck: Codex compacts it on resume: the rollout's last token count (line 15) fills Codex's window (258400 of 258400 tokens), and Codex 0.171.0 compacts such a history before it sends again",

@@ -13,8 +13,8 @@
 //! `{"record_type":"state"}` lines in between; those are read too.
 
 pub mod pairs;
-pub mod resume;
 pub mod request;
+pub mod resume;
 
 use crate::json::Value;
 use crate::model::{ErrorRecord, Origin, Role, Session};

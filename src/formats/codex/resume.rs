@@ -79,7 +79,14 @@ pub fn compacts_on_resume(mut read: impl BufRead) -> Option<Compaction> {
     let (version, provider) = (version?, provider?);
     let (line, used, window) = last?;
     let compacts = release(&version).is_some_and(|r| r >= COMPACTS_FROM) && provider != "openai";
-    (compacts && window > 0 && used >= window).then_some(Compaction { version, provider, line, used, window, kept_bytes: kept })
+    (compacts && window > 0 && used >= window).then_some(Compaction {
+        version,
+        provider,
+        line,
+        used,
+        window,
+        kept_bytes: kept,
+    })
 }
 
 #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "a token count: negative or NaN is 0")]
