@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::alias::{Input, Snapshot};
 use crate::classify::Class;
-use crate::diagnose::{Asked, Deepened, Diagnosis};
+use crate::diagnose::{Asked, Deepened, Diagnosis, limits};
 use crate::model::{Format, Session, Severity};
 use crate::reader::Plan;
 use crate::rewrite::{Rewrite, Summary, copy};
@@ -330,11 +330,16 @@ fn leave_out_suspects(
     let fittable = |s: &crate::diagnose::Suspect| {
         job.fit && crate::fit::fits_to(&s.attachment.problems, crate::diagnose::fit_shape(&s.attachment), side)
     };
-    // Past the many-image threshold a valid image is no cause: leaving it out answers nothing.
-    let many = crate::media::rules::many_images_broken(&d.limits).is_some();
+    // A limit on every side of the request (Anthropic's past 20 images): a
+    // valid image is no cause, and leaving it out answers nothing.
+    let stats = session.request_stats();
+    let sent: Vec<&crate::model::Attachment> = session.attachments.iter().filter(|a| a.sent()).collect();
+    let judged = limits::Judged { stats: &stats, rules: &job.plan.rules, stated: None, sent: &sent };
+    let every_side =
+        limits::broken(&d.limits).any(|(p, _)| matches!(limits::remedy(p, &judged), Some(limits::Remedy::Fit(_))));
     let primes: Vec<String> = (d.suspects.iter())
         .filter(|s| s.prime && !s.attachment.excluded)
-        .filter(|s| !many || s.attachment.verdict == crate::media::Verdict::Invalid)
+        .filter(|s| !every_side || s.attachment.verdict == crate::media::Verdict::Invalid)
         // With --fit, an image that is only too large is fitted, not left out.
         .filter(|s| !fittable(s))
         .map(|s| s.attachment.reference.clone())

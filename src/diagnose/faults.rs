@@ -73,7 +73,7 @@ pub fn summary(problems: &[&Fault]) -> String {
     let parts = [
         (n(FaultKind::CallWithoutResult), "tool call without a result", "tool calls without a result"),
         (n(FaultKind::ResultWithoutCall), "tool result without its call", "tool results without their call"),
-        (n(FaultKind::DuplicateResult), "second result for one call", "second results for one call"),
+        (n(FaultKind::DuplicateResult), "second result for one call", "results past the one each call takes"),
         (n(FaultKind::EmptyMessage), "empty message", "empty messages"),
         (n(FaultKind::RolesOutOfOrder), "message out of order", "messages out of order"),
     ];

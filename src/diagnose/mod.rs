@@ -11,6 +11,7 @@
 mod block_path;
 mod claude_code;
 mod faults;
+pub mod limits;
 pub mod next;
 mod no_images;
 mod read;
@@ -464,14 +465,9 @@ fn predict(
     if !unanswered {
         return None;
     }
-    if let Some(p) = limits.iter().find(|p| p.severity == Verdict::Invalid) {
-        let class = match p.code {
-            "request.too_large" => Class::PayloadTooLarge,
-            "request.many_images_pixels" => Class::MediaRejected,
-            _ => Class::ImageLimit,
-        };
+    if let Some((p, limit)) = limits::first(limits) {
         notes.push("no blocking provider error is recorded: the history breaks a per-request limit".into());
-        return predicted(class, p.message.clone(), rules.max_images_per_request.map(u64::from));
+        return predicted(limit.class, p.message.clone(), (limit.maximum)(rules));
     }
     let family = provider_family(&rules.provider)?;
     // An item reference is no reasoning: the AI SDK sends it to OpenAI alone.

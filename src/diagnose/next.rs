@@ -1,9 +1,9 @@
 //! The exact commands that get the user going again, per failure class.
 
 use crate::classify::Class;
-use crate::media::Defect;
 use crate::media::rules::Rules;
 
+use super::limits::Remedy;
 use super::{DiagnoseOptions, Failure, Suspect};
 
 use crate::text::shell_quote;
@@ -34,10 +34,11 @@ pub fn excludes_suspects(class: Class) -> bool {
 }
 
 /// What the next request carries, as far as the next commands depend on it.
-#[derive(Clone, Copy, Debug)]
-pub struct NextRequest<'a> {
-    /// The per-request limits it breaks.
-    pub limits: &'a [Defect],
+#[derive(Clone, Debug)]
+pub struct NextRequest {
+    /// The remedy of the request-level limit that explains the failure
+    /// ([`super::limits`]), or the cap an `image_limit` states.
+    pub remedy: Option<Remedy>,
     /// It holds an image: `--max-images 0` changes something.
     pub images: bool,
     /// A line of the session holds a lone surrogate escape: `repair` replaces it.
@@ -59,10 +60,11 @@ pub fn commands(
     suspects: &[Suspect],
     excluded: &[String],
     rules: &Rules,
-    request: &NextRequest<'_>,
+    request: &NextRequest,
     opts: &DiagnoseOptions,
 ) -> Vec<String> {
-    let NextRequest { limits, images, lone_surrogates, previews } = *request;
+    let NextRequest { remedy, images, lone_surrogates, previews } = request;
+    let (images, lone_surrogates, previews) = (*images, *lone_surrogates, *previews);
     // A store with an export: every command reads the export (the one an
     // exclusion must land beside, since repair reads that file's overlay).
     let export = opts.export.as_ref().filter(|_| stuck && failure.is_some());
@@ -89,13 +91,15 @@ pub fn commands(
             cmd("exclude", &refs.join(" "))
         }
     };
-    // Past the many-image threshold the provider refuses every side over its
-    // stricter limit: fitting them keeps every image.
-    let many = crate::media::rules::many_images_broken(limits).is_some();
-    let side = rules.many_images.filter(|_| many).map(|m| m.max_side_px);
+    // A limit on every side of the request (Anthropic's past 20 images):
+    // fitting them keeps every image.
+    let side = match remedy {
+        Some(Remedy::Fit(side)) => Some(*side),
+        _ => None,
+    };
     // Every prime suspect is valid but over a size limit: a fitted copy keeps the image.
     let fittable = previews
-        && ((many && primes.is_empty())
+        && ((side.is_some() && primes.is_empty())
             || (!primes.is_empty()
                 && suspects.iter().filter(|s| s.prime).all(|s| {
                     crate::fit::fits_to(&s.attachment.problems, crate::diagnose::fit_shape(&s.attachment), side)
@@ -103,11 +107,18 @@ pub fn commands(
     let out: Vec<Option<String>> = match c.class {
         Class::MediaRejected if fittable => vec![cmd("preview", "--fit"), cmd("repair", "--fit")],
         Class::MediaRejected => vec![exclude(), cmd("repair", "")],
-        Class::ImageLimit => {
-            let n = c.limit.or(rules.max_images_per_request.map(u64::from)).unwrap_or(20);
-            let args = format!("--max-images {n}");
-            vec![cmd("preview", &args), cmd("repair", &args)]
-        }
+        Class::ImageLimit => match remedy {
+            Some(Remedy::Cap(n)) => {
+                let args = format!("--max-images {n}");
+                vec![cmd("preview", &args), cmd("repair", &args)]
+            }
+            // The export's refs are its own lines, not the store's.
+            Some(Remedy::Exclude(refs)) if !refs.is_empty() && export.is_none() => {
+                let refs: Vec<String> = refs.iter().map(|r| format!("--ref {r}")).collect();
+                vec![cmd("exclude", &refs.join(" ")), cmd("repair", "")]
+            }
+            _ => Vec::new(),
+        },
         Class::ReasoningRejected => {
             let text = c.message.as_deref().unwrap_or("").to_ascii_lowercase();
             // The provider that refused it verifies its own family's reasoning

@@ -7,10 +7,11 @@
 use std::collections::HashMap;
 
 use crate::classify::Class;
-use crate::media::rules::Rules;
+use crate::media::rules::{RequestStats, Rules};
 use crate::media::{Defect, Verdict, request_problems};
 use crate::model::{Format, Session};
 
+use super::limits::{self, Remedy};
 use super::suspects::{self, Picked};
 use super::{
     AcceptedInvalid, DEEP_SUSPECTS, DiagnoseOptions, Diagnosis, Failure, FailureSource, HistoryItem, Judging, Timeline,
@@ -37,6 +38,8 @@ pub(super) struct Work<'j> {
     structural: Option<Failure>,
     /// The verdict is Gemini CLI's repeated responses, nothing else being wrong.
     repeats_verdict: bool,
+    /// What the next request carries, and the per-request limits it breaks.
+    stats: RequestStats,
     limits: Vec<Defect>,
     notes: Vec<String>,
 }
@@ -92,6 +95,7 @@ impl<'j> Work<'j> {
             structure: Vec::new(),
             structural: None,
             repeats_verdict: false,
+            stats: RequestStats::default(),
             limits: Vec::new(),
             notes: Vec::new(),
         })
@@ -161,7 +165,8 @@ impl<'j> Work<'j> {
     /// Which failure the session is stuck on: a blocking one recorded or
     /// given, else the history's structure, else what the history predicts.
     pub(super) fn settle_failure(&mut self) {
-        self.limits = request_problems(&self.session.request_stats(), &self.rules);
+        self.stats = self.session.request_stats();
+        self.limits = request_problems(&self.stats, &self.rules);
         self.notes = std::mem::take(&mut self.picked.notes);
         // Gemini CLI's repeated responses (every resumed session with a tool call
         // holds them) go with any repair: what else is wrong comes first, so that
@@ -297,13 +302,17 @@ impl<'j> Work<'j> {
     pub(super) fn finish(mut self) -> (Diagnosis, Session) {
         let session = &self.session;
         let invalid_excluded = session.attachments.iter().any(|a| a.excluded && a.verdict == Verdict::Invalid);
-        // Past the many-image threshold the sides are the cause, whatever the suspects.
-        let many = crate::media::rules::many_images_broken(&self.limits).is_some();
+        // A request-level limit the failure's class is of: the request as a
+        // whole is the cause, whatever the suspects.
+        let whole = |f: &Failure| limits::explaining(&self.limits, f.classification.class).is_some();
         let stuck = self.failure.as_ref().is_some_and(|f| {
             (super::is_stuck(f, &self.picked.suspects, invalid_excluded)
                 && !super::reasoning_gone(f, session, &self.rules.provider))
-                || (many && !f.passed() && f.classification.class == Class::MediaRejected)
+                || (whole(f) && !f.passed())
         });
+        // An overflow the agent's own resume compacts away is no dead end.
+        let heal = if stuck { self.codex_compacts() } else { None };
+        let stuck = stuck && heal.is_none();
         let recorded = self.failure.as_ref().filter(|f| f.source == FailureSource::Recorded);
         if let (Some(l), Some(f), true) = (self.passed_over, recorded, stuck) {
             self.notes.push(format!(
@@ -330,6 +339,20 @@ impl<'j> Work<'j> {
         }
         let accepted = super::accepted_invalid(&self.session, &self.picked.suspects);
         let (mut verdict, next, undetermined) = self.verdict(stuck, &history, &accepted, next);
+        if let Some((c, kept, budget)) = heal {
+            verdict = format!(
+                "not stuck: Codex compacts it on resume: the rollout's last token count (line {}) fills Codex's window ({} of {} tokens), and Codex {} compacts such a history before it sends again",
+                c.line,
+                c.used,
+                c.window,
+                crate::text::sanitize(&c.version)
+            );
+            self.notes.push(format!(
+                "Codex {} compacts locally (provider {}): its summary request carries no tools nor instructions, and it drops the oldest items while the provider refuses it for the window; the history it resumes with keeps the user messages (about {kept} tokens, of a budget of {budget}) and the summary; `codex resume` continues it, and `repair --fit-context` writes a copy that keeps the history, its bulkiest tool outputs as notes, instead of a summary",
+                crate::text::sanitize(&c.version),
+                crate::text::sanitize(&c.provider)
+            ));
+        }
         if for_agent {
             verdict = overlay_only_verdict(&excluded, self.opts.store);
         }
@@ -365,6 +388,39 @@ impl<'j> Work<'j> {
         (d, session)
     }
 
+    /// Codex compacts this rollout when it resumes it, and what the compaction
+    /// keeps fits the window: the failure recorded is one its own resume heals.
+    /// With the estimate of what it keeps and the budget it fits.
+    fn codex_compacts(&self) -> Option<(crate::formats::codex::resume::Compaction, u64, u64)> {
+        use crate::rewrite::trim;
+        let f = self.failure.as_ref().filter(|f| !f.passed() && f.source != FailureSource::Predicted)?;
+        if self.session.format != Format::Codex || f.classification.class != Class::ContextOverflow {
+            return None;
+        }
+        let read = std::io::BufReader::new(self.judging.source?.open().ok()?);
+        let c = crate::formats::codex::resume::compacts_on_resume(read)?;
+        // The window the provider stated, else the model's, else the one Codex counts.
+        let window = (f.classification.message.as_deref().and_then(trim::stated).map(|(_, max)| max))
+            .or_else(|| self.model.as_deref().and_then(trim::window_of))
+            .unwrap_or(c.window);
+        let budget = window.saturating_sub(trim::reserve_of(Format::Codex, window) + window / 10);
+        let kept = c.kept_bytes.div_ceil(trim::BYTES_PER_TOKEN);
+        (kept <= budget).then_some((c, kept, budget))
+    }
+
+    /// The remedy of the request-level limit that explains the failure; for
+    /// an `image_limit` no rule explains (a gateway's count), the cap it states.
+    fn remedy(&self) -> Option<Remedy> {
+        let c = &self.failure.as_ref()?.classification;
+        let sent: Vec<&crate::model::Attachment> = self.session.attachments.iter().filter(|a| a.sent()).collect();
+        let judged = limits::Judged { stats: &self.stats, rules: &self.rules, stated: c.limit, sent: &sent };
+        match limits::explaining(&self.limits, c.class) {
+            Some((p, _)) => limits::remedy(p, &judged),
+            None if c.class == Class::ImageLimit => Some(Remedy::Cap(limits::images_to_keep(&judged))),
+            None => None,
+        }
+    }
+
     /// The commands to run next, and what a store's session cannot be given.
     /// `for_agent`: only the overlay answers the failure, so the agent is
     /// stuck though the next request session-doctor builds is not.
@@ -373,7 +429,7 @@ impl<'j> Work<'j> {
         let images = self.session.attachments.iter().any(|a| a.sent() && a.is_image());
         let lone_surrogates = !super::unicode::lines(&self.session).is_empty();
         let previews = self.session.format.behaviour().previews;
-        let request = next::NextRequest { limits: &self.limits, images, lone_surrogates, previews };
+        let request = next::NextRequest { remedy: self.remedy(), images, lone_surrogates, previews };
         // Excluded on the store alone: the agent still sends it, and the way
         // out is the export's, which holds no exclusion yet.
         let through_export = stuck || (for_agent && self.opts.export.is_some());
@@ -480,9 +536,13 @@ impl<'j> Work<'j> {
             next.push(next::command(file, args, "diagnose", "--error '<the error the agent printed>'"));
         }
         claude_code::fork_verdict(session, &mut verdict);
-        // Past the many-image threshold no one image is the cause: every side over the limit is.
-        let many = crate::media::rules::many_images_broken(&self.limits);
-        if let (true, true, Some(p)) = (stuck, self.class_is(Class::MediaRejected), many) {
+        // A request-level limit explains it: that limit is the verdict, unless
+        // the provider stated another maximum than the rules' (a gateway's own).
+        let explained = failure.and_then(|f| {
+            let (p, limit) = limits::explaining(&self.limits, f.classification.class)?;
+            f.classification.limit.is_none_or(|n| Some(n) == (limit.maximum)(&self.rules)).then_some(p)
+        });
+        if let (true, Some(p)) = (stuck, explained) {
             verdict = format!("stuck: {}", p.message);
         }
         if stuck && self.class_is(Class::HistoryInvalid) {

@@ -242,13 +242,6 @@ fn invalid(code: &'static str, message: String) -> Defect {
     Defect { severity: Verdict::Invalid, code, message }
 }
 
-/// The many-image rule among a request's `limits`, when it is broken: past
-/// the threshold every side over the stricter limit is refused, so no one
-/// image is the cause and fitting them all keeps every one.
-pub fn many_images_broken(limits: &[Defect]) -> Option<&Defect> {
-    limits.iter().find(|p| p.code == "request.many_images_pixels" && p.severity == Verdict::Invalid)
-}
-
 /// Limits that depend on the whole request rather than one file: images per
 /// request, PDF pages per request, the many-image pixel rule, request size.
 pub fn request_problems(stats: &RequestStats, rules: &Rules) -> Vec<Defect> {

@@ -200,17 +200,9 @@ impl Rewrite {
             // What the agent sends: a healed image is its placeholder already.
             // Nor are the images of a response Gemini CLI repeats: the repeat goes (`mend`).
             // Every `user` message of the line that repeats them goes, not only the first.
-            let repeats: Vec<&crate::model::Fault> = (session.structure.faults.iter())
-                .filter(|p| session.format == Format::GeminiCli && p.kind == FaultKind::DuplicateResult)
+            let images: Vec<&Attachment> = (session.attachments.iter())
+                .filter(|a| a.sent() && a.is_image() && !gemini_cli_repeated(session, a))
                 .collect();
-            let repeated = |a: &Attachment| {
-                let user = session.entries.get(a.entry).is_some_and(|e| e.role == crate::model::Role::User);
-                repeats.iter().any(|p| {
-                    p.entry == a.entry || (user && p.line == a.line && a.call_id.is_some() && p.call_id == a.call_id)
-                }) || (!repeats.is_empty() && gemini_cli_foreign(session, a))
-            };
-            let images: Vec<&Attachment> =
-                (session.attachments.iter()).filter(|a| a.sent() && a.is_image() && !repeated(a)).collect();
             let over = images.len().saturating_sub(keep);
             for a in &images[..over] {
                 note(&mut r, a, cap_note(a, keep));
@@ -516,6 +508,24 @@ fn well_formed(text: &[u8], mut edits: Vec<splice::Edit>) -> Vec<splice::Edit> {
     let replacement = String::from_utf8_lossy(splice::REPLACEMENT).into_owned();
     edits.extend(escapes.into_iter().map(|at| splice::Edit { range: at..at + 6, with: replacement.clone() }));
     edits
+}
+
+/// Whether `a` goes with a response Gemini CLI sends again, which the copy
+/// leaves out (`mend`): in a `user` message that repeats it, or copied into
+/// another call's result in a record that repeats responses.
+pub(crate) fn gemini_cli_repeated(session: &Session, a: &Attachment) -> bool {
+    if session.format != Format::GeminiCli {
+        return false;
+    }
+    let mut repeats = session.structure.faults.iter().filter(|p| p.kind == FaultKind::DuplicateResult).peekable();
+    if repeats.peek().is_none() {
+        return false;
+    }
+    let user = session.entries.get(a.entry).is_some_and(|e| e.role == crate::model::Role::User);
+    // (A response copied into another call's result repeats in the call's
+    // own entry: only its copy's media go, `gemini_cli_foreign`.)
+    repeats.any(|p| user && (p.entry == a.entry || (p.line == a.line && a.call_id.is_some() && p.call_id == a.call_id)))
+        || gemini_cli_foreign(session, a)
 }
 
 /// Whether `a` sits in the result of a Gemini CLI call that is not its own

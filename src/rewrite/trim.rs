@@ -245,6 +245,7 @@ impl Rewrite {
     fn raw_tokens(&self, session: &Session, place: &Place<'_>) -> (u64, Vec<(usize, u64)>) {
         let removed = |a: &Attachment| {
             !a.sent()
+                || super::gemini_cli_repeated(session, a)
                 || self.summary.excluded.contains(&a.reference)
                 || self.summary.capped.contains(&a.reference)
                 || self.summary.healed.contains(&a.reference)
@@ -313,7 +314,7 @@ impl Rewrite {
             return places::document_messages(&text).map(|(_, ms)| ms);
         }
         let Some(gone) = repeats.gone(r.line, &text) else { return Some(Vec::new()) };
-        Some(places::gemini_cli_sent(&text, r.part, &gone))
+        Some(less(places::gemini_cli_sent(&text, r.part, &gone), &repeats.copied(r.line, &text)))
     }
 
     /// Bytes of record `r` its agent never sends: all but its message where
@@ -382,8 +383,13 @@ impl Rewrite {
                 format!("{base}/{p}/")
             });
             let within = |p: &str, base: &str| p.starts_with(base) && p.as_bytes().get(base.len()) == Some(&b'/');
+            let copied = repeats.copied(r.line, &text);
+            let is_copy = |p: &str| {
+                crate::json::splice::locate(&text, p)
+                    .is_some_and(|at| copied.iter().any(|c| c.start <= at.start && at.end <= c.end))
+            };
             found.retain(|(p, _, _)| {
-                part.as_deref().is_none_or(|b| p.starts_with(b)) && !gone.iter().any(|g| within(p, g))
+                part.as_deref().is_none_or(|b| p.starts_with(b)) && !gone.iter().any(|g| within(p, g)) && !is_copy(p)
             });
             out.extend(found.into_iter().map(|f| (r.line, r.line, f)));
         }
@@ -436,6 +442,32 @@ impl Repeats {
         let gone = super::mend::gemini_cli_repeats(text, &ids, &[]);
         (!gone.iter().any(String::is_empty)).then_some(gone)
     }
+
+    /// The byte ranges of record `text` (on `line`) that hold responses a late
+    /// resume's checkpoint copied into another call's result: in a record that
+    /// repeats responses, the copy leaves them out as it does the repeats.
+    fn copied(&self, line: u64, text: &[u8]) -> Vec<std::ops::Range<usize>> {
+        if !self.0.contains_key(&line) {
+            return Vec::new();
+        }
+        super::mend::gemini_cli_foreign_parts(text).into_iter().map(|e| e.range).collect()
+    }
+}
+
+/// `ranges` less every byte of `cut`.
+fn less(ranges: Vec<std::ops::Range<usize>>, cut: &[std::ops::Range<usize>]) -> Vec<std::ops::Range<usize>> {
+    let mut out = ranges;
+    for c in cut {
+        out = (out.into_iter())
+            .flat_map(|r| {
+                if c.end <= r.start || r.end <= c.start {
+                    return vec![r];
+                }
+                [(r.start..c.start), (c.end..r.end)].into_iter().filter(|x| x.start < x.end).collect()
+            })
+            .collect();
+    }
+    out
 }
 
 fn note_tokens(note: &str) -> u64 {

@@ -278,3 +278,45 @@ fn a_compaction_without_replacement_history_drops_its_images() {
     assert!(scan["findings"].to_string().contains("codex.compaction_rebuilt"), "{scan:#}");
     assert_eq!(scan["attachments"].as_array().unwrap().iter().filter(|a| a["sent"] != false).count(), 0, "{scan:#}");
 }
+
+/// Codex 0.171.0 refused for the window (`context_window_exceeded`) marks the
+/// window full in its last `token_count` (line 15), and its own resume
+/// compacts first and gets a 200 (the round trip's
+/// `context_overflow_trimmed`): diagnose does not call that rollout stuck,
+/// and says why. The same rollout claims no heal where none was seen: an
+/// older Codex, OpenAI's own provider (remote compaction), or no full mark.
+#[test]
+fn an_overflow_codex_compacts_on_resume_is_not_stuck() {
+    let name = "context-overflow-compacts-on-resume.jsonl";
+    let (d, code) = diagnose(&fixture(name));
+    assert_eq!(
+        (code, &d["stuck"], &d["failure"]["class"]),
+        (0, &Value::Bool(false), &"context_overflow".into()),
+        "{d:#}"
+    );
+    assert_eq!(
+        d["verdict"],
+        "not stuck: Codex compacts it on resume: the rollout's last token count (line 15) fills Codex's window (258400 of 258400 tokens), and Codex 0.171.0 compacts such a history before it sends again",
+        "{d:#}"
+    );
+    assert_eq!(d["next"], serde_json::json!([]), "{d:#}");
+    assert!(notes(&d).contains("Codex 0.171.0 compacts locally (provider fake)"), "{d:#}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture(name)).unwrap();
+    let full_mark = text.lines().nth(14).unwrap();
+    assert!(full_mark.contains(r#""total_tokens":258400},"last_token_usage""#), "line 15 is the full mark");
+    let without_mark: String = text.lines().filter(|l| *l != full_mark).map(|l| format!("{l}\n")).collect();
+    for (what, edited) in [
+        ("an older Codex", text.replace(r#""cli_version":"0.171.0""#, r#""cli_version":"0.170.0""#)),
+        ("OpenAI's remote compaction", text.replace(r#""model_provider":"fake""#, r#""model_provider":"openai""#)),
+        ("no full mark", without_mark),
+    ] {
+        assert_ne!(edited, text, "{what}: the edit applies");
+        let file = dir.path().join("rollout.jsonl");
+        std::fs::write(&file, edited).unwrap();
+        let (d, code) = diagnose(&file);
+        assert_eq!((code, &d["stuck"]), (1, &Value::Bool(true)), "{what}: {d:#}");
+        assert!(d["next"].to_string().contains("--fit-context"), "{what}: {d:#}");
+    }
+}

@@ -428,3 +428,36 @@ fn a_copy_of_a_late_resume_gives_each_call_its_own_response_and_keeps_max_images
     let (d, code) = json_of(&["diagnose", copy.to_str().unwrap(), "--json"]);
     assert_eq!((code, &d["stuck"]), (0, &json!(false)), "{d:#}");
 }
+
+/// The late resume's checkpoint holds all three responses in each of the three
+/// calls' results, then two `user` messages that repeat them (its
+/// `<id>_response` and the one the run wrote), and the calls again as
+/// `functionCall` parts of the model's content: the CLI's next resume sends 3
+/// calls and 15 responses (the round trip's `too_many_images` counts them in
+/// the request it sent). diagnose counted 3 repeats (and 6 calls), and
+/// `--fit-context` counted the copies as sent, though the copy it writes holds
+/// none: the original's estimate is now its copy's.
+#[test]
+fn a_late_resume_is_counted_as_the_cli_sends_it() {
+    let (_dir, s) = chats(LATE_RESUME);
+    let (d, code) = json_of(&["diagnose", s.to_str().unwrap(), "--json"]);
+    assert_eq!((code, &d["failure"]["class"]), (1, &json!("history_invalid")), "{d:#}");
+    let repeats = d["history"].as_array().unwrap().iter().filter(|h| h["kind"] == "duplicate_result").count();
+    assert_eq!(repeats, 15 - 3, "{d:#}");
+    assert_eq!(
+        d["verdict"],
+        "stuck: the history breaks the provider's rules: 12 results past the one each call takes; every retry sends it again",
+        "{d:#}"
+    );
+
+    let (r, code) = json_of(&["repair", s.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{r:#}");
+    let estimate = |file: &str| {
+        let out = run(&["preview", file, "--json", "--fit-context", "--context-tokens", "1000000"]);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let summary: Value =
+            serde_json::from_str(String::from_utf8_lossy(&out.stderr).lines().last().unwrap()).unwrap();
+        summary["changes"]["context"]["before"].as_u64().unwrap()
+    };
+    assert_eq!(estimate(s.to_str().unwrap()), estimate(r["out"].as_str().unwrap()));
+}

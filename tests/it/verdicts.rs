@@ -1115,3 +1115,85 @@ fn the_many_image_rule_is_cured_by_fitting_every_image() {
     assert_eq!(sides.len(), 22, "every image kept: {sides:?}");
     assert!(sides.iter().all(|&s| s <= 2000), "{sides:?}");
 }
+
+/// The request-level limits, each with its own remedy (`diagnose/limits.rs`):
+/// Anthropic counts PDF pages with images ("60 document pages + 50 images >
+/// 100"), so a cap at 100 images changed nothing (diagnose offered
+/// `--max-images 100`); the copy may keep 40. Too many PDF pages is no count
+/// of images either: `--max-images` left every page in, and the cure is to
+/// leave the oldest PDFs out. And a predicted failure states the maximum of
+/// the limit it breaks, not the count of images (it said 100 for the
+/// many-image side rule, whose maximum is 2000 px).
+#[test]
+fn each_request_limit_carries_its_own_remedy() {
+    let model = "claude-sonnet-4-5-20250929";
+    let pdf = |pages: u32| json!({"type":"document","source":{"type":"base64","media_type":"application/pdf","data":b64(&media_corpus::pdf(pages))}});
+    let png = |w: u32| json!({"type":"image","source":{"type":"base64","media_type":"image/png","data":b64(&media_corpus::png(w, 20))}});
+    let answer = |i: usize| {
+        json!({"id":format!("m{i}"),"type":"message","role":"assistant","model":model,
+        "content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","usage":{"input_tokens":100,"output_tokens":2}})
+    };
+    let refusal = |text: &str| {
+        json!({"id":"e1","type":"message","role":"assistant","model":"<synthetic>",
+        "content":[{"type":"text","text":format!(r#"API Error: 400 {{"type":"error","error":{{"type":"invalid_request_error","message":"{text}"}}}}"#)}],
+        "stop_reason":"stop_sequence","usage":{"input_tokens":0,"output_tokens":0}})
+    };
+    let dir = tempfile::tempdir().unwrap();
+
+    // 60 pages of PDF, then 50 images; Anthropic's refusal names both.
+    let mut content = vec![pdf(60)];
+    content.extend((0..50).map(|_| png(30)));
+    content.push(json!({"type":"text","text":"look"}));
+    let records = [
+        ("user", json!({"role":"user","content":content})),
+        ("assistant", refusal("messages: Too much media: 60 document pages + 50 images > 100")),
+    ];
+    let file = write(dir.path(), "media.jsonl", &claude_chain(&records));
+    let f = file.to_str().unwrap();
+    let (d, code) = diagnose(&file, &[]);
+    assert_eq!((code, d["failure"]["class"].as_str()), (1, Some("image_limit")), "{d:#}");
+    let cap =
+        [format!("session-doctor preview {f} --max-images 40"), format!("session-doctor repair {f} --max-images 40")];
+    assert_eq!(d["next"], json!(cap), "{d:#}");
+
+    // Three PDFs of 40 pages, nothing recorded, the last request unanswered:
+    // 120 pages, Anthropic takes 100, leaving the oldest out is the cure.
+    let records = [
+        ("user", json!({"role":"user","content":[pdf(40), {"type":"text","text":"one"}]})),
+        ("assistant", answer(1)),
+        ("user", json!({"role":"user","content":[pdf(40), {"type":"text","text":"two"}]})),
+        ("assistant", answer(2)),
+        ("user", json!({"role":"user","content":[pdf(40), {"type":"text","text":"three"}]})),
+    ];
+    let file = write(dir.path(), "pages.jsonl", &claude_chain(&records));
+    let f = file.to_str().unwrap();
+    let (d, code) = diagnose(&file, &["--provider", "anthropic"]);
+    assert_eq!((code, d["failure"]["class"].as_str()), (1, Some("image_limit")), "{d:#}");
+    assert_eq!(d["failure"]["limit"], 100, "{d:#}");
+    assert!(d["verdict"].as_str().unwrap().starts_with("stuck: the request carries 120 document pages"), "{d:#}");
+    assert!(d["limits"].to_string().contains("request.too_many_pdf_pages"), "{d:#}");
+    let exclude = [
+        format!("session-doctor exclude {f} --provider anthropic --ref L1.1"),
+        format!("session-doctor repair {f} --provider anthropic"),
+    ];
+    assert_eq!(d["next"], json!(exclude), "{d:#}");
+    let out = run(&["exclude", f, "--provider", "anthropic", "--ref", "L1.1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let (r, code) = common::json_of(&["repair", "--json", f, "--provider", "anthropic"]);
+    assert_eq!(code, 0, "{r:#}");
+    let (d, code) = diagnose(Path::new(r["out"].as_str().unwrap()), &["--provider", "anthropic"]);
+    assert_eq!((code, &d["stuck"]), (0, &json!(false)), "the copy carries 80 pages: {d:#}");
+
+    // 21 images wider than 2000 px, nothing recorded: the maximum is the side.
+    let mut records = Vec::new();
+    for i in 0..21 {
+        records.push(("user", json!({"role":"user","content":[png(2100 + i), {"type":"text","text":"shot"}]})));
+        if i < 20 {
+            records.push(("assistant", answer(i as usize)));
+        }
+    }
+    let file = write(dir.path(), "sides.jsonl", &claude_chain(&records));
+    let (d, code) = diagnose(&file, &["--provider", "anthropic"]);
+    assert_eq!((code, d["failure"]["class"].as_str()), (1, Some("media_rejected")), "{d:#}");
+    assert_eq!(d["failure"]["limit"], 2000, "{d:#}");
+}

@@ -14,6 +14,7 @@
 
 pub mod pairs;
 pub mod request;
+pub mod resume;
 
 use crate::json::Value;
 use crate::model::{ErrorRecord, Origin, Role, Session};

@@ -124,6 +124,19 @@ pub fn own_parts(call_id: &str, name: &str, responses: &[Option<Option<&str>>]) 
     Some(start..end)
 }
 
+/// The id of the call of `calls` that a response spelled `response` answers
+/// (ids compared without the `<tool>__` prefix), else `response` as spelled.
+fn answered_call(calls: &[Value<'_>], response: &str) -> String {
+    let bare =
+        |id: &str, name: &str| -> String { id.strip_prefix(&format!("{}__", name.trim())).unwrap_or(id).to_string() };
+    (calls.iter())
+        .find_map(|c| {
+            let (id, name) = (c.get("id").as_str()?, c.get("name").as_str().unwrap_or(""));
+            (bare(id, name) == bare(response, name)).then(|| id.to_string())
+        })
+        .unwrap_or_else(|| response.to_string())
+}
+
 /// The messages of a checkpoint or metadata line, each keyed by its id as the
 /// CLI's loader keys them; one without a string id it does not load.
 fn records<'a>(list: &'a Value<'a>, base: &str, out: &mut LineOut<'a>) {
@@ -170,10 +183,14 @@ fn record<'a>(r: &'a Value<'a>, at: &str, out: &mut LineOut<'a>) {
             entry.accepted = r.get("tokens").is_object();
             let e = out.entry(entry);
             content(r.get("content"), &Site::new(e, Origin::Assistant), &ptr(at, "content"), out);
-            for (i, call) in r.get("toolCalls").items().iter().enumerate() {
+            let r_calls = r.get("toolCalls").items();
+            for (i, call) in r_calls.iter().enumerate() {
                 let id = call.get("id").to_text();
                 let path = path_argument(call.get("args"));
-                if let Some(id) = &id {
+                // A late resume's checkpoint also holds the calls as `functionCall`
+                // parts of its content: the CLI sends each call once.
+                let listed = |out: &LineOut<'_>, id: &str| out.calls.iter().any(|c| c.entry == e && c.call_id == id);
+                if let Some(id) = id.as_ref().filter(|id| !listed(out, id)) {
                     out.calls.push(RawCall {
                         entry: e,
                         call_id: id.clone(),
@@ -211,6 +228,12 @@ fn record<'a>(r: &'a Value<'a>, at: &str, out: &mut LineOut<'a>) {
                 out.results.truncate(answered);
                 if finished {
                     out.result(e, id);
+                }
+                // Each response copied in is sent again: a result of the call it answers.
+                for (_, r) in responses.iter().enumerate().filter(|(j, _)| !own.contains(j)) {
+                    if let Some(Some(copied)) = r {
+                        out.result(e, Some(answered_call(r_calls, copied)));
+                    }
                 }
             }
         }

@@ -241,6 +241,17 @@ def scenario_tool_resume_rescued(ctx):
     responses = [p for c in sent[0]["body"]["contents"] for p in c["parts"] if "functionResponse" in p]
     lib.check(len(responses) == 1, "the copy's resume sends the response once", responses)
     _preview_matches(ctx, previewed, sent[0])
+    # --fit-context estimates what the copy sends (one response per call, no
+    # copied or repeated one, nor their images): the original estimates as its
+    # repaired copy does (uncapped here: the cap's note is no part of it).
+    whole = ctx.sb.work / "uncapped"
+    whole.mkdir()
+    rep2 = ctx.sb.doctor("repair", session, "--out", whole, "--json")
+    lib.check(rep2.code == 0, "repair writes an uncapped copy", rep2)
+    window = ["--fit-context", "--context-tokens", "1000000"]
+    est = lib.preview(ctx.sb, session, *window)[1]["changes"]["context"]
+    est_copy = lib.preview(ctx.sb, rep2.json()["out"], *window)[1]["changes"]["context"]
+    lib.check(est["before"] == est_copy["before"], "the estimate of the original is that of its copy", est, est_copy)
     lib.rescued(ctx.sb, own, session, before, copy["out"], _differences(previewed, sent[0]))
 
 
@@ -447,6 +458,18 @@ def scenario_too_many_images(ctx):
     own = ctx.provider.model_requests("gemini")[n:]
     lib.check(again.code != 0 and own and own[-1]["status"] == 400, "the CLI's own resume meets the same 400", again)
     lib.check(_copied_turns(session), "the resume's checkpoint holds every response in each call's result", session.read_text()[-2000:])
+    # diagnose counts the responses the CLI sends when it resumes this file
+    # (the copies in each call's result and the user message repeating them
+    # alike), as the CLI's next resume then sends them.
+    r, d = lib.diagnose(ctx.sb, session)
+    repeats = [h for h in d["history"] if h["kind"] == "duplicate_result"]
+    n = len(ctx.provider.model_requests("gemini"))
+    _gemini(ctx, "--resume", _session_of(session), "-p", "continue")
+    resent = ctx.provider.model_requests("gemini")[n:]
+    lib.check(resent, "the CLI resumes the file again", resent)
+    parts = [p for c in resent[0]["body"]["contents"] for p in c["parts"]]
+    extra = sum("functionResponse" in p for p in parts) - sum("functionCall" in p for p in parts)
+    lib.check(extra > 3 and len(repeats) == extra, "diagnose counted the %d responses past one per call the CLI then sent" % extra, len(repeats), d["verdict"])
     before = session.read_bytes()
     # A headless run records no failure (its `error` records are the interactive
     # UI's): the file alone cannot say the session is stuck, nor may it say healthy.
@@ -471,4 +494,15 @@ def scenario_too_many_images(ctx):
     inline = [p for c in sent[0]["body"]["contents"] for p in c["parts"] for p in [p, *((p.get("functionResponse") or {}).get("parts") or [])] if "inlineData" in p]
     lib.check(len(inline) == 2, "the copy's request carries two images", len(inline))
     _preview_matches(ctx, previewed, sent[0])
+    # --fit-context estimates what the copy sends (one response per call, no
+    # copied or repeated one, nor their images): the original estimates as its
+    # repaired copy does (uncapped here: the cap's note is no part of it).
+    whole = ctx.sb.work / "uncapped"
+    whole.mkdir()
+    rep2 = ctx.sb.doctor("repair", session, "--out", whole, "--json")
+    lib.check(rep2.code == 0, "repair writes an uncapped copy", rep2)
+    window = ["--fit-context", "--context-tokens", "1000000"]
+    est = lib.preview(ctx.sb, session, *window)[1]["changes"]["context"]
+    est_copy = lib.preview(ctx.sb, rep2.json()["out"], *window)[1]["changes"]["context"]
+    lib.check(est["before"] == est_copy["before"], "the estimate of the original is that of its copy", est, est_copy)
     lib.rescued(ctx.sb, own, session, before, copy["out"], _differences(previewed, sent[0]))
