@@ -190,6 +190,20 @@ def _rescue(ctx, name, data, exclusion_note):
     return new_id
 
 
+def _estimated_as_its_copy(ctx, session):
+    """--fit-context estimates what the copy sends (one response per call, no
+    copied or repeated one, nor their images): the original estimates as a
+    plain repaired copy does (no cap: a cap's note is no part of it)."""
+    whole = ctx.sb.work / "uncapped"
+    whole.mkdir()
+    rep = ctx.sb.doctor("repair", session, "--out", whole, "--json")
+    lib.check(rep.code == 0, "repair writes an uncapped copy", rep)
+    window = ["--fit-context", "--context-tokens", "1000000"]
+    est = lib.preview(ctx.sb, session, *window)[1]["changes"]["context"]
+    est_copy = lib.preview(ctx.sb, rep.json()["out"], *window)[1]["changes"]["context"]
+    lib.check(est["before"] == est_copy["before"], "the estimate of the original is that of its copy", est, est_copy)
+
+
 def lib_b64(data):
     import base64
 
@@ -241,17 +255,7 @@ def scenario_tool_resume_rescued(ctx):
     responses = [p for c in sent[0]["body"]["contents"] for p in c["parts"] if "functionResponse" in p]
     lib.check(len(responses) == 1, "the copy's resume sends the response once", responses)
     _preview_matches(ctx, previewed, sent[0])
-    # --fit-context estimates what the copy sends (one response per call, no
-    # copied or repeated one, nor their images): the original estimates as its
-    # repaired copy does (uncapped here: the cap's note is no part of it).
-    whole = ctx.sb.work / "uncapped"
-    whole.mkdir()
-    rep2 = ctx.sb.doctor("repair", session, "--out", whole, "--json")
-    lib.check(rep2.code == 0, "repair writes an uncapped copy", rep2)
-    window = ["--fit-context", "--context-tokens", "1000000"]
-    est = lib.preview(ctx.sb, session, *window)[1]["changes"]["context"]
-    est_copy = lib.preview(ctx.sb, rep2.json()["out"], *window)[1]["changes"]["context"]
-    lib.check(est["before"] == est_copy["before"], "the estimate of the original is that of its copy", est, est_copy)
+    _estimated_as_its_copy(ctx, session)
     lib.rescued(ctx.sb, own, session, before, copy["out"], _differences(previewed, sent[0]))
 
 
@@ -494,15 +498,5 @@ def scenario_too_many_images(ctx):
     inline = [p for c in sent[0]["body"]["contents"] for p in c["parts"] for p in [p, *((p.get("functionResponse") or {}).get("parts") or [])] if "inlineData" in p]
     lib.check(len(inline) == 2, "the copy's request carries two images", len(inline))
     _preview_matches(ctx, previewed, sent[0])
-    # --fit-context estimates what the copy sends (one response per call, no
-    # copied or repeated one, nor their images): the original estimates as its
-    # repaired copy does (uncapped here: the cap's note is no part of it).
-    whole = ctx.sb.work / "uncapped"
-    whole.mkdir()
-    rep2 = ctx.sb.doctor("repair", session, "--out", whole, "--json")
-    lib.check(rep2.code == 0, "repair writes an uncapped copy", rep2)
-    window = ["--fit-context", "--context-tokens", "1000000"]
-    est = lib.preview(ctx.sb, session, *window)[1]["changes"]["context"]
-    est_copy = lib.preview(ctx.sb, rep2.json()["out"], *window)[1]["changes"]["context"]
-    lib.check(est["before"] == est_copy["before"], "the estimate of the original is that of its copy", est, est_copy)
+    _estimated_as_its_copy(ctx, session)
     lib.rescued(ctx.sb, own, session, before, copy["out"], _differences(previewed, sent[0]))

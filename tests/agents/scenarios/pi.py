@@ -9,6 +9,7 @@ image before sending it and drops one it cannot decode; with it off it sends
 the file's bytes as they are.
 """
 
+import base64
 import json
 import os
 import shlex
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import lib
 import request_diff
+from fake import media
 from lib import check
 
 MODEL = "claude-sonnet-4-5"
@@ -248,6 +250,36 @@ def scenario_too_many_images(ctx):
     check(not diffs, "preview --max-images 2 of the original is the preview of the copy", *diffs)
     sent = rescue_resumed(ctx, own, session, kept, copy)
     check(len([b for m in sent["body"]["messages"] if isinstance(m["content"], list) for b in m["content"] for b in [b, *(b.get("content") or [] if isinstance(b.get("content"), list) else [])] if b.get("type") == "image"]) == 2, "the copy sends two images")
+
+
+def scenario_many_image_rule_fitted(ctx):
+    """21 screenshots 2100 px wide, read in one turn: past 20 images Anthropic
+    takes no side over 2000 px, so the run and pi's own resume are refused;
+    `repair --fit` fits every one to 2000 px, keeps all 21, and the copy resumes."""
+    setup(ctx, auto_resize=False)
+    names = ["shot-%02d.png" % i for i in range(21)]
+    for i, name in enumerate(names):
+        (ctx.sb.work / name).write_bytes(lib.png(2100, 6, (10 * i, 80, 160)))
+    ctx.provider.settings.tool = ("read", {"path": names[0]})
+    ctx.provider.settings.more_tools = [("read", {"path": n}) for n in names[1:]]
+    r, session = first_run(ctx, "READ-THE-FILE every shot")
+    check(r.code != 0 and "many-image requests" in r.stderr, "21 images 2100 px wide are refused in one request", r)
+    ctx.provider.settings.tool, ctx.provider.settings.more_tools = None, []
+    r = preview_then_resume(ctx, session, "many-image-rule")
+    check(r.code != 0 and "many-image requests" in r.stderr, "pi's own resume is refused the same way", r)
+    own, kept = r.requests, Path(session).read_bytes()
+    rd, d = lib.diagnose(ctx.sb, session)
+    check(d["stuck"] is True and rd.code == 1, "diagnose calls the session stuck", rd)
+    check(any("--fit" in n for n in d["next"]), "diagnose offers --fit for images that are valid but too wide for 21", rd)
+    check(not any("exclude" in n for n in d["next"]), "diagnose leaves no valid screenshot out", rd)
+    out = ctx.sb.root / "fitted"
+    out.mkdir()
+    rep = ctx.sb.doctor("repair", session, "--fit", "--out", out, "--json")
+    check(rep.code == 0 and len(rep.json()["changes"]["fitted"]) == 21, "repair --fit fits all 21 screenshots", rep)
+    copy = rep.json()
+    sent = rescue_resumed(ctx, own, session, kept, copy)
+    sides = [media.dimensions(base64.b64decode(b["source"]["data"])) for m in sent["body"]["messages"] if isinstance(m["content"], list) for c in m["content"] for b in (c.get("content") if isinstance(c.get("content"), list) else [c]) if b.get("type") == "image"]
+    check(len(sides) == 21 and all(max(s) <= 2000 for s in sides), "the copy sends all 21 images, none wider than 2000 px", sides)
 
 
 def scenario_text_only_route(ctx):
