@@ -269,24 +269,21 @@ impl<'j> Work<'j> {
             }
             _ => session.format.behaviour().orphaned_call_answer,
         };
+        // What the agent does with a call the provider would find unpaired.
+        let agent = session.format;
+        let heal = if agent.behaviour().drops_unpaired {
+            format!(
+                "is not paired as the provider requires: {agent} leaves the unpaired call or result out when it sends"
+            )
+        } else {
+            format!("has no result: {agent} answers it itself when it sends (\"{}\")", answer.unwrap_or_default())
+        };
         for p in &session.structure.answered_by_agent {
-            if session.format.behaviour().drops_unpaired {
-                self.notes.push(format!(
-                    "{} call {} (line {}) is not paired as the provider requires: {} leaves the unpaired call or result out when it sends, so nothing needs repairing",
-                    p.tool.as_deref().unwrap_or("a tool"),
-                    p.call_id.as_deref().unwrap_or("-"),
-                    p.line,
-                    session.format,
-                ));
-                continue;
-            }
             self.notes.push(format!(
-                "{} call {} (line {}) has no result: {} answers it itself when it sends (\"{}\"), so nothing needs repairing",
+                "{} call {} (line {}) {heal}, so nothing needs repairing",
                 p.tool.as_deref().unwrap_or("a tool"),
                 p.call_id.as_deref().unwrap_or("-"),
                 p.line,
-                session.format,
-                answer.unwrap_or_default(),
             ));
         }
         if let Some(p) = self.structure.iter().find(|p| p.pending) {

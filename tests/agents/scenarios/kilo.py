@@ -9,12 +9,12 @@ catches anything else. Headless with ``kilo run``; resumed with ``kilo run
 """
 
 import json
-import sqlite3
 
 import lib
 import request_diff
+from scenarios import opencode as oc
+from scenarios.opencode import OMITTED, _beside, _session_id
 
-OMITTED = "[1 image omitted: could not be resized below the image size limit.]"
 ENV = {
     "KILO_DISABLE_MODELS_FETCH": "1",
     "KILO_DISABLE_AUTOUPDATE": "1",
@@ -28,15 +28,7 @@ ENV = {
 
 
 def _setup(ctx, name, data):
-    sb = ctx.sb
-    model = {"name": "Claude Fake", "attachment": True, "modalities": {"input": ["text", "image", "pdf"], "output": ["text"]}}
-    provider = {"npm": "@ai-sdk/anthropic", "name": "Fake", "options": {"baseURL": ctx.provider.url + "/v1", "apiKey": "fake-key"}, "models": {"claude-fake": model}}
-    config = {"provider": {"fake": provider}, "model": "fake/claude-fake", "autoupdate": False, "share": "disabled"}
-    (sb.work / "kilo.json").write_text(json.dumps(config))
-    path = sb.work / name
-    path.write_bytes(data)
-    ctx.provider.settings.tool = ("read", {"filePath": str(path)})
-    return path
+    return oc._setup(ctx, name, data, app="kilo")
 
 
 def _kilo(ctx, *args):
@@ -44,19 +36,7 @@ def _kilo(ctx, *args):
 
 
 def _db(ctx):
-    return ctx.sb.home / ".local" / "share" / "kilo" / "kilo.db"
-
-
-def _beside(db):
-    return sorted(p.name for p in db.parent.iterdir() if p.name.startswith(db.name))
-
-
-def _session_id(db):
-    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
-    try:
-        return con.execute("SELECT id FROM session ORDER BY time_updated DESC").fetchone()[0]
-    finally:
-        con.close()
+    return oc._db(ctx, app="kilo")
 
 
 def _export(ctx, session):

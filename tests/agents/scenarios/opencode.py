@@ -23,12 +23,16 @@ ENV = {
 }
 
 
-def _setup(ctx, name, data):
+def _setup(ctx, name, data, app="opencode"):
+    """The fake provider in `<app>.json` (opencode's, or its fork Kilo's, which
+    takes the same config), and the file `name` with `data` for the read tool."""
     sb = ctx.sb
     model = {"name": "Claude Fake", "attachment": True, "modalities": {"input": ["text", "image", "pdf"], "output": ["text"]}}
     provider = {"npm": "@ai-sdk/anthropic", "name": "Fake", "options": {"baseURL": ctx.provider.url + "/v1", "apiKey": "fake-key"}, "models": {"claude-fake": model}}
-    config = {"$schema": "https://opencode.ai/config.json", "provider": {"fake": provider}, "model": "fake/claude-fake", "autoupdate": False, "share": "disabled"}
-    (sb.work / "opencode.json").write_text(json.dumps(config))
+    config = {"provider": {"fake": provider}, "model": "fake/claude-fake", "autoupdate": False, "share": "disabled"}
+    if app == "opencode":
+        config = {"$schema": "https://opencode.ai/config.json", **config}
+    (sb.work / ("%s.json" % app)).write_text(json.dumps(config))
     path = sb.work / name
     path.write_bytes(data)
     ctx.provider.settings.tool = ("read", {"filePath": str(path)})
@@ -39,8 +43,9 @@ def _opencode(ctx, *args):
     return ctx.sb.run([ctx.exe, *args], env=ENV)
 
 
-def _db(ctx):
-    return ctx.sb.home / ".local" / "share" / "opencode" / "opencode.db"
+def _db(ctx, app="opencode"):
+    """`$XDG_DATA_HOME/<app>/<app>.db`: opencode's store, or Kilo's."""
+    return ctx.sb.home / ".local" / "share" / app / ("%s.db" % app)
 
 
 def _beside(db):
