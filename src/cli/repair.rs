@@ -182,7 +182,7 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
     ];
     for (label, ids, what, why) in calls.into_iter().filter(|(_, ids, ..)| !ids.is_empty()) {
         let n = count(ids.len() as u64, what, &format!("{what}s"));
-        writeln!(out, "  {label:<12} {n} ({}): {why}", sanitize(&first_few(ids)))?;
+        writeln!(out, "  {label:<12} {n} ({}): {why}", calls_named(ids))?;
     }
     if !c.failures_dropped.is_empty() {
         let n = c.failures_dropped.len();
@@ -253,6 +253,23 @@ fn human(out: &mut impl std::io::Write, r: &Report) -> std::io::Result<()> {
         writeln!(out, "to resume it: {}", sanitize(note))?;
     }
     Ok(())
+}
+
+/// The calls `ids` name, each once, sanitized: several repeats of one call's
+/// response name the call once, after how many calls they answer.
+fn calls_named(ids: &[String]) -> String {
+    let mut calls: Vec<&String> = Vec::new();
+    for id in ids {
+        if !calls.contains(&id) {
+            calls.push(id);
+        }
+    }
+    let of = if calls.len() < ids.len() {
+        format!("of {}: ", count(calls.len() as u64, "call", "calls"))
+    } else {
+        String::new()
+    };
+    format!("{of}{}", sanitize(&first_few(&calls)))
 }
 
 /// The tool outputs and images `--fit-context` put notes in place of.

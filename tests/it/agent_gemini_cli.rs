@@ -460,4 +460,12 @@ fn a_late_resume_is_counted_as_the_cli_sends_it() {
         summary["changes"]["context"]["before"].as_u64().unwrap()
     };
     assert_eq!(estimate(s.to_str().unwrap()), estimate(r["out"].as_str().unwrap()));
+
+    // The 12 repeats answer 3 calls: each call is named once.
+    let (_dir, s) = chats(LATE_RESUME);
+    let out = String::from_utf8_lossy(&run(&["repair", s.to_str().unwrap()]).stdout).into_owned();
+    let line = out.lines().find(|l| l.contains("repeated tool responses")).unwrap_or_default();
+    assert!(line.contains("12 repeated tool responses (of 3 calls: "), "{out}");
+    let named = line.matches("read_file__read_file_").count();
+    assert_eq!(named, 3, "{line}");
 }
