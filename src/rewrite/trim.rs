@@ -291,7 +291,26 @@ impl Rewrite {
                 bytes += tokens * BYTES_PER_TOKEN;
             }
         }
+        bytes += self.planned_notes(session, place);
         (bytes.div_ceil(BYTES_PER_TOKEN), media)
+    }
+
+    /// The bytes of the notes already planned in place of excluded and capped
+    /// attachments that the copy still sends (the trim's own come later): they
+    /// are text the provider counts.
+    fn planned_notes(&self, session: &Session, place: &Place<'_>) -> u64 {
+        let key = |line: u64| if place.single_document { 1 } else { line };
+        let note = |a: &Attachment| {
+            self.ops.get(&key(a.line))?.iter().find_map(|op| match op {
+                Op::Note { pointer, text } if *pointer == a.pointer => Some(text.len() as u64),
+                _ => None,
+            })
+        };
+        (session.attachments.iter())
+            .filter(|a| a.sent() && !super::gemini_cli_repeated(session, a))
+            .filter(|a| self.summary.excluded.contains(&a.reference) || self.summary.capped.contains(&a.reference))
+            .filter_map(note)
+            .sum()
     }
 
     /// The byte ranges of record `r` (relative to it) that its agent sends,

@@ -461,6 +461,27 @@ fn a_late_resume_is_counted_as_the_cli_sends_it() {
     };
     assert_eq!(estimate(s.to_str().unwrap()), estimate(r["out"].as_str().unwrap()));
 
+    // Capped to 2 images, the original never estimates below its copy: the cap's
+    // note is text the copy sends (it estimated 371 against the copy's 394).
+    let capped = s.parent().unwrap().join("capped");
+    std::fs::create_dir(&capped).unwrap();
+    let (r, code) =
+        json_of(&["repair", s.to_str().unwrap(), "--max-images", "2", "--out", capped.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{r:#}");
+    let capped_estimate = |file: &str, more: &[&str]| {
+        let mut args = vec!["preview", file, "--json", "--fit-context", "--context-tokens", "1000000"];
+        args.extend_from_slice(more);
+        let out = run(&args);
+        let summary: Value =
+            serde_json::from_str(String::from_utf8_lossy(&out.stderr).lines().last().unwrap()).unwrap();
+        summary["changes"]["context"]["before"].as_u64().unwrap()
+    };
+    let (original, copy) = (
+        capped_estimate(s.to_str().unwrap(), &["--max-images", "2"]),
+        capped_estimate(r["out"].as_str().unwrap(), &[]),
+    );
+    assert!(original >= copy && original <= copy + copy / 20, "original {original}, copy {copy}");
+
     // The 12 repeats answer 3 calls: each call is named once.
     let (_dir, s) = chats(LATE_RESUME);
     let out = String::from_utf8_lossy(&run(&["repair", s.to_str().unwrap()]).stdout).into_owned();
