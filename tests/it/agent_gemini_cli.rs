@@ -452,14 +452,17 @@ fn a_late_resume_is_counted_as_the_cli_sends_it() {
 
     let (r, code) = json_of(&["repair", s.to_str().unwrap(), "--json"]);
     assert_eq!(code, 0, "{r:#}");
-    let estimate = |file: &str| {
-        let out = run(&["preview", file, "--json", "--fit-context", "--context-tokens", "1000000"]);
+    // The trim's estimate of `file` (previewed with `more` options) before it trims.
+    let estimate = |file: &str, more: &[&str]| {
+        let mut args = vec!["preview", file, "--json", "--fit-context", "--context-tokens", "1000000"];
+        args.extend_from_slice(more);
+        let out = run(&args);
         assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
         let summary: Value =
             serde_json::from_str(String::from_utf8_lossy(&out.stderr).lines().last().unwrap()).unwrap();
         summary["changes"]["context"]["before"].as_u64().unwrap()
     };
-    assert_eq!(estimate(s.to_str().unwrap()), estimate(r["out"].as_str().unwrap()));
+    assert_eq!(estimate(s.to_str().unwrap(), &[]), estimate(r["out"].as_str().unwrap(), &[]));
 
     // Capped to 2 images, the original never estimates below its copy: the cap's
     // note is text the copy sends (it estimated 371 against the copy's 394).
@@ -468,18 +471,8 @@ fn a_late_resume_is_counted_as_the_cli_sends_it() {
     let (r, code) =
         json_of(&["repair", s.to_str().unwrap(), "--max-images", "2", "--out", capped.to_str().unwrap(), "--json"]);
     assert_eq!(code, 0, "{r:#}");
-    let capped_estimate = |file: &str, more: &[&str]| {
-        let mut args = vec!["preview", file, "--json", "--fit-context", "--context-tokens", "1000000"];
-        args.extend_from_slice(more);
-        let out = run(&args);
-        let summary: Value =
-            serde_json::from_str(String::from_utf8_lossy(&out.stderr).lines().last().unwrap()).unwrap();
-        summary["changes"]["context"]["before"].as_u64().unwrap()
-    };
-    let (original, copy) = (
-        capped_estimate(s.to_str().unwrap(), &["--max-images", "2"]),
-        capped_estimate(r["out"].as_str().unwrap(), &[]),
-    );
+    let (original, copy) =
+        (estimate(s.to_str().unwrap(), &["--max-images", "2"]), estimate(r["out"].as_str().unwrap(), &[]));
     assert!(original >= copy && original <= copy + copy / 20, "original {original}, copy {copy}");
 
     // The 12 repeats answer 3 calls: each call is named once.
