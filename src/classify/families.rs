@@ -453,6 +453,9 @@ const POLICY: &[&str] = &[
     "moderation",
     "content management",
     "content filtering",
+    // "blocked by the content filter", Azure's `content_filter` code spelled as words.
+    "content filter",
+    "content_filter",
     "usage polic",
     "responsibleai",
 ];
@@ -1034,6 +1037,8 @@ pub const LATE: &[Family] = &[
                 "enotfound",
                 "epipe",
                 "und_err",
+                "ssl",
+                "tls",
             ],
             &[
                 "reset",
@@ -1049,8 +1054,35 @@ pub const LATE: &[Family] = &[
                 "error decoding",
                 "unexpected eof",
                 "premature",
+                // "The connection to the server was lost", "stream interrupted",
+                // "connection dropped": a transport that went away mid-request.
+                "lost",
+                "interrupted",
+                "dropped",
+                "handshake",
+                "unreachable",
             ],
         ],
+        unless: &[],
+        near: None,
+        class: Class::Network,
+    },
+    // A host that cannot be reached or named, or a server that never answered: no word of
+    // the request's, so the next try may pass.
+    Family {
+        name: "the host did not answer",
+        groups: &[&[
+            "network is unreachable",
+            "host unreachable",
+            "no route to host",
+            "could not resolve host",
+            "name resolution",
+            "name or service not known",
+            "no response from",
+            "no response received",
+            "did not respond",
+            "not responding",
+        ]],
         unless: &[],
         near: None,
         class: Class::Network,
@@ -1068,6 +1100,18 @@ pub const LATE: &[Family] = &[
             "error occurred while processing your request",
             "runner process has terminated",
             "provider returned error",
+            // A gateway's upstream that failed, a model still loading (Hugging Face's 503
+            // "Model … is currently loading"), an answer with nothing in it: the provider's
+            // side, and the next try may pass.
+            "upstream error",
+            "upstream request failed",
+            "upstream failed",
+            "currently loading",
+            "model is loading",
+            // Not "response is empty": a wrapper says it of a body it failed to read
+            // (Robitx/gp.nvim#257, whose body is Anthropic's 400).
+            "empty response",
+            "empty completion",
         ]],
         unless: &["bad request"],
         near: None,
@@ -1081,6 +1125,23 @@ mod tests {
 
     fn first(table: &[Family], hay: &str) -> Option<Class> {
         table.iter().find(|f| f.matches(hay).is_some()).map(|f| f.class)
+    }
+
+    /// Wordings written before batch 48 was harvested, from the classes' definitions: a
+    /// transport that went away, a host that never answered, a provider that answered
+    /// nothing, a content filter. Each was `unknown` before.
+    #[test]
+    fn the_broad_vocabulary_of_transient_failures_and_filters() {
+        let late = |hay: &str| first(LATE, hay);
+        assert_eq!(late("the connection to the server was lost"), Some(Class::Network));
+        assert_eq!(late("ssl handshake failed"), Some(Class::Network));
+        assert_eq!(late("stream interrupted"), Some(Class::Network));
+        assert_eq!(late("no response from server"), Some(Class::Network));
+        assert_eq!(late("could not resolve host: api.openai.com"), Some(Class::Network));
+        assert_eq!(late("the model is currently loading, please try again later"), Some(Class::ServerError));
+        assert_eq!(late("empty response from model"), Some(Class::ServerError));
+        assert_eq!(late("upstream request failed"), Some(Class::ServerError));
+        assert_eq!(first(DETERMINISTIC, "the request was blocked by the content filter"), Some(Class::ContentPolicy));
     }
 
     #[test]
