@@ -717,6 +717,27 @@ pub const DETERMINISTIC: &[Family] = &[
         near: None,
         class: Class::ContextOverflow,
     },
+    // A chat UI's words for the window: "The message you submitted was too long, please
+    // reload the conversation", "Conversation is too long, please start a new chat". What is
+    // too long is the conversation or the prompt, not a name, file or field.
+    Family {
+        name: "a conversation too long for the model",
+        groups: &[
+            &[
+                "conversation",
+                "chat history",
+                "message you submitted",
+                "your message",
+                "your prompt",
+                "prompt is",
+                "input is",
+            ],
+            &["too long"],
+        ],
+        unless: &["name", "title", "file", "image", "url", "description", "field"],
+        near: Some(30),
+        class: Class::ContextOverflow,
+    },
     Family {
         name: "input length outside the model's range",
         groups: &[INPUT_LENGTH, HELD_TO],
@@ -1142,6 +1163,10 @@ mod tests {
         assert_eq!(late("empty response from model"), Some(Class::ServerError));
         assert_eq!(late("upstream request failed"), Some(Class::ServerError));
         assert_eq!(first(DETERMINISTIC, "the request was blocked by the content filter"), Some(Class::ContentPolicy));
+        let det = |hay: &str| first(DETERMINISTIC, hay);
+        assert_eq!(det("conversation is too long, please start a new chat"), Some(Class::ContextOverflow));
+        assert_eq!(det("the message you submitted was too long, please reload"), Some(Class::ContextOverflow));
+        assert_eq!(det("the tool name is too long"), None);
     }
 
     #[test]

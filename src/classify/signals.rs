@@ -411,6 +411,8 @@ pub const DETERMINISTIC_PHRASES: &[Rule] = &[
     // See: https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html
     // (AccessDeniedException: "You don't have access to the model with the specified model ID.").
     r(&["accessdeniedexception"], Class::Auth),
+    // The refusal in its plainest words, a 403's own reason phrase.
+    r(&["access denied"], Class::Auth),
     r(&["do not have access to the model"], Class::Auth),
 ];
 
@@ -575,6 +577,15 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     // a guess ("This may be because of a period of high traffic", cursor/cursor#721) is not.
     r(&["experiencing high traffic"], Class::Overloaded),
     r(&["experiencing high demand"], Class::Overloaded),
+    // A server saying it is busy or under load (DeepSeek's "The server is busy. Please try
+    // again later."; written before batch 48): the same state in other words.
+    r(&["server is busy"], Class::Overloaded),
+    r(&["servers are busy"], Class::Overloaded),
+    r(&["service is busy"], Class::Overloaded),
+    r(&["system is busy"], Class::Overloaded),
+    r(&["server busy"], Class::Overloaded),
+    r(&["under heavy load"], Class::Overloaded),
+    r(&["under high load"], Class::Overloaded),
     // See: Gemini CLI (Code Assist) 429 "You have exhausted your capacity on this model.
     // Your quota will reset after 2s." (reason RATE_LIMIT_EXCEEDED): the user's allowance,
     // lifted after the wait it names; a wait of hours makes it a quota (classify::mod).
