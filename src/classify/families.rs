@@ -413,7 +413,7 @@ const EXHAUSTED: &[&str] = &[
 /// A limit over a period longer than minutes, or none at all (a free tier with limit 0):
 /// waiting minutes cannot lift it, whatever retry hint the provider adds.
 const LONG_PERIOD: &[&str] =
-    &["limit: 0,", "perday", "per day", "per_day", "daily", "permonth", "per month", "monthly", "weekly"];
+    &["limit: 0,", "perday", "per day", "per_day", "daily", "permonth", "per month", "monthly", "weekly", "tpd", "rpd"];
 
 /// A per-minute limit, or Gemini's generic 429 wording ("Resource has been exhausted (e.g.
 /// check quota)"), which is a rate limit: the plan family does not apply.
@@ -433,6 +433,8 @@ const NOT_A_PLAN_LIMIT: &[&str] = &[
 /// Words for a refusal, and words for the policy behind it.
 const BLOCKED: &[&str] = &[
     "blocked",
+    // A response cut by the filter: "Incomplete response returned, reason: content_filter".
+    "reason: content_filter",
     "block reason",
     "blockreason",
     "blockedreason",
@@ -453,6 +455,8 @@ const POLICY: &[&str] = &[
     "moderation",
     "content management",
     "content filtering",
+    // Gemini's finish reason for output that recites its training data.
+    "recitation",
     // "blocked by the content filter", Azure's `content_filter` code spelled as words.
     "content filter",
     "content_filter",
@@ -475,6 +479,11 @@ const EMPTY: &[&str] = &[
     // is blank" (aws-samples/bedrock-engineer#8).
     // Not "is empty": a wrapper says its own "response is empty" (Robitx/gp.nvim#257).
     "is blank",
+    // Anthropic's "text content blocks must contain non-whitespace text".
+    "non-whitespace",
+    // None at all where one is needed: "at least one message is required", Bedrock's
+    // "requires at least one non-system message".
+    "at least one",
 ];
 const EMPTY_OF: &[&str] = &["content", "message", "text", "parts", "toolresult", "tool_result"];
 const MEDIA_WORDS: &[&str] = &["image", "pdf", "document", "base64", "audio", "video"];
@@ -505,6 +514,9 @@ const SIZE_VETO: &[&str] = &["image", "pdf", "document", "context window", "toke
 /// Credentials.
 const CREDENTIAL: &[&str] = &[
     "api key",
+    // LobeChat's `InvalidProviderAPIKey` error type, joined into the codes lowercase.
+    "apikey",
+    "api-key",
     "authenticate",
     "api_key",
     "x-api-key",
@@ -544,6 +556,18 @@ const REFUSED_CREDENTIAL: &[&str] = &[
     // A refresh the auth server refused ("Failed to refresh token", "Token refresh failed").
     "failed to refresh",
     "refresh failed",
+    // None sent: "Groq API key is missing", "API Key is not provided".
+    "is missing",
+    "not provided",
+    "not set",
+    // Incorrect, invalid, empty, expired in Chinese ("API Key 不正确或为空", LobeChat).
+    "不正确",
+    "无效",
+    "为空",
+    "过期",
+    // None sent, in the words that name the key ("No API key provided").
+    "no api key",
+    "no api_key",
 ];
 /// How far (bytes) an item's id and "not found" may stand from "item with id": past the id
 /// itself (an `rs_` id is 50 characters) and its quotes, no further.
@@ -567,6 +591,9 @@ const PLAN_OR_LIMIT: &[&str] = &[
     "free_tier",
     "token limit",
     "request limit",
+    // A rate limit counted per day ("organization TPD rate limit", Moonshot): waiting
+    // minutes does not lift it.
+    "rate limit",
 ];
 
 /// A thing the request names that is not there: a deployment, a model, an endpoint. Waiting
@@ -725,6 +752,7 @@ pub const DETERMINISTIC: &[Family] = &[
         groups: &[
             &[
                 "conversation",
+                "this message",
                 "chat history",
                 "message you submitted",
                 "your message",
@@ -773,6 +801,15 @@ pub const DETERMINISTIC: &[Family] = &[
         near: None,
         class: Class::ContentPolicy,
     },
+    // Content a provider's filter calls sensitive or unsafe: MiniMax's `new_sensitive`,
+    // new-api's "sensitive words detected", Zhipu's 1301 "…可能包含不安全或敏感内容".
+    Family {
+        name: "sensitive content refused",
+        groups: &[&["sensitive", "敏感", "不安全"], &["content", "word", "input", "detected", "new_sensitive", "内容"]],
+        unless: &["case sensitive", "case-sensitive", "sensitive data"],
+        near: Some(20),
+        class: Class::ContentPolicy,
+    },
     Family {
         name: "plan or billing limit over a long period",
         groups: &[PLAN_OR_LIMIT, LONG_PERIOD],
@@ -789,7 +826,7 @@ pub const DETERMINISTIC: &[Family] = &[
     },
     Family {
         name: "a plan limit an upgrade lifts",
-        groups: &[&["upgrade"], &["limit", "quota"]],
+        groups: &[&["upgrade"], &["limit", "quota", "to continue", "to pro", "your plan", "subscription"]],
         unless: NOT_A_PLAN_LIMIT,
         near: None,
         class: Class::Quota,
@@ -883,6 +920,7 @@ const MEDIA_DEFECT: &[&str] = &[
     "not valid",
     "exceeds",
     "too large",
+    "too big",
     "failed to decode",
     "cannot",
     "could not",
@@ -891,6 +929,8 @@ const MEDIA_DEFECT: &[&str] = &[
     "corrupt",
     "malformed",
     "does not support",
+    // "currently we don't support image url: …png" (a route that takes no image by URL).
+    "do not support",
     // A local server without its vision projector ("…not configured with a mmproj module").
     "not configured with",
     // An image block spelled in a way it does not take ("must be a URL … or base64 encoded").
@@ -923,6 +963,10 @@ const MEDIA_COUNT: &[&str] = &[
     "image count",
     "one image",
     "single image",
+    // A chat UI's own cap on what one message carries ("Too many files attached").
+    "attachments",
+    "files attached",
+    "attached files",
 ];
 const TOO_MANY: &[&str] = &[
     "but passed",
@@ -936,6 +980,7 @@ const TOO_MANY: &[&str] = &[
     "exceed the maximum",
     "only supports one",
     "only supports a single",
+    "maximum number of",
 ];
 
 /// Media families (gated like media phrases: a client error, a stream error, or a local
@@ -1024,8 +1069,19 @@ pub const TRANSIENT: &[Family] = &[
     Family {
         name: "a per-minute limit used up",
         groups: &[
-            &["per minute", "per min", "per second", "(tpm)", "(rpm)", "perminute"],
-            &["limit exceeded", "exceeded", "limit reached", "too many"],
+            &[
+                "per minute",
+                "per min",
+                "per second",
+                "(tpm)",
+                "(rpm)",
+                "perminute",
+                "max rpm",
+                "max tpm",
+                "rpm limit",
+                "tpm limit",
+            ],
+            &["limit exceeded", "exceeded", "limit reached", "too many", "reached"],
         ],
         unless: &["per day", "daily", "per month", "monthly"],
         near: None,
@@ -1038,7 +1094,10 @@ pub const TRANSIENT: &[Family] = &[
 pub const LATE: &[Family] = &[
     Family {
         name: "the request was cancelled",
-        groups: &[&["abort", "cancel", "client closed request"], &["request", "operation", "user", "client", "turn"]],
+        groups: &[
+            &["abort", "cancel", "client closed request", "interrupted by", "stopped by"],
+            &["request", "operation", "user", "client", "turn", "task"],
+        ],
         unless: &["timeout", "timed out"],
         near: None,
         class: Class::Aborted,
@@ -1091,8 +1150,21 @@ pub const LATE: &[Family] = &[
     // A host that cannot be reached or named, or a server that never answered: no word of
     // the request's, so the next try may pass.
     Family {
-        name: "the host did not answer",
+        name: "the host did not answer or the transport failed",
         groups: &[&[
+            // Chromium's and Firefox's own: "net::ERR_NAME_NOT_RESOLVED", "NetworkError when
+            // attempting to fetch resource.", "Error in input stream" (a transport that
+            // failed: "transport layer" is a phrase, ahead of the "internal error" it may say).
+            "name_not_resolved",
+            "host not found",
+            "could not connect",
+            "unable to connect",
+            "cannot connect",
+            "failed to connect",
+            "stream error",
+            "internet_disconnected",
+            "networkerror",
+            "error in input stream",
             "network is unreachable",
             "host unreachable",
             "no route to host",
@@ -1132,7 +1204,13 @@ pub const LATE: &[Family] = &[
             // Not "response is empty": a wrapper says it of a body it failed to read
             // (Robitx/gp.nvim#257, whose body is Anthropic's 400).
             "empty response",
+            "invalid response from",
             "empty completion",
+            // A local server that cannot load the model: "model requires more system memory
+            // (164.8 GiB) than is available" (Ollama's 500).
+            "more system memory",
+            "out of memory",
+            "insufficient memory",
         ]],
         unless: &["bad request"],
         near: None,

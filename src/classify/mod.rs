@@ -365,6 +365,49 @@ mod tests {
         }
     }
 
+    /// The plain words apps and agents print for each class, with no status and no body:
+    /// written from the classes' definitions while batch 48 was measured (each was
+    /// `unknown` before).
+    #[test]
+    fn plain_app_wordings_name_their_class() {
+        for (t, want) in [
+            ("No API key provided", Class::Auth),
+            ("Groq API key is missing. Pass it using the GROQ_API_KEY environment variable.", Class::Auth),
+            ("Your session has expired. Please log in again.", Class::Auth),
+            ("Token expired", Class::Auth),
+            ("Access denied", Class::Auth),
+            ("LobeHub API Key 不正确或为空，请检查 LobeHub API Key 后重试。", Class::Auth),
+            ("Upgrade to Pro to continue", Class::Quota),
+            ("request reached organization TPD rate limit, current: 1526210, limit: 1500000", Class::Quota),
+            ("request reached organization max RPM: 3, please try again after 1 seconds", Class::RateLimit),
+            ("The server is busy. Please try again later.", Class::Overloaded),
+            ("Selected model is at capacity. Please try a different model.", Class::Overloaded),
+            ("Could not connect to server", Class::Network),
+            ("Request error: net::ERR_CONNECTION_TIMED_OUT", Class::Timeout),
+            ("Internal error occurred at transport layer.", Class::Network),
+            ("Stream error", Class::Network),
+            ("Invalid response from server", Class::ServerError),
+            ("Error: model requires more system memory (164.8 GiB) than is available (13.4 GiB)", Class::ServerError),
+            ("Interrupted by user", Class::Aborted),
+            ("task 2c076f0b aborted", Class::Aborted),
+            ("Sorry, this message is too long. Please try a shorter question.", Class::ContextOverflow),
+            ("Image too big", Class::MediaRejected),
+            ("currently we don't support image url: files/1.png", Class::MediaRejected),
+            ("Too many files attached", Class::ImageLimit),
+            ("Candidate was blocked due to RECITATION", Class::ContentPolicy),
+            ("sensitive words detected", Class::ContentPolicy),
+            ("messages: text content blocks must contain non-whitespace text", Class::HistoryInvalid),
+            ("messages: at least one message is required", Class::HistoryInvalid),
+            ("Unsupported model", Class::InvalidRequest),
+            ("The max_tokens parameter is invalid: must be less than 4096", Class::InvalidRequest),
+        ] {
+            assert_eq!(c(t).class, want, "{t}");
+        }
+        // What the new words must not reach: a case-sensitive name, open files, a tool name.
+        assert_eq!(c("the model name is case-sensitive: detected gpt-4O").class, Class::Unknown);
+        assert_eq!(c("Too many open files").class, Class::Unknown);
+    }
+
     #[test]
     fn a_wrappers_transient_type_yields_to_the_inner_client_error() {
         // heyhuynhgiabuu/proxypal#67: a router's api_error / provider_response_error

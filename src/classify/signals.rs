@@ -413,6 +413,19 @@ pub const DETERMINISTIC_PHRASES: &[Rule] = &[
     r(&["accessdeniedexception"], Class::Auth),
     // The refusal in its plainest words, a 403's own reason phrase.
     r(&["access denied"], Class::Auth),
+    // A login or token that lapsed: an agent's or app's own sign-in, not the model's tokens.
+    r(&["token expired"], Class::Auth),
+    r(&["token has expired"], Class::Auth),
+    r(&["token is expired"], Class::Auth),
+    r(&["session expired"], Class::Auth),
+    r(&["session has expired"], Class::Auth),
+    r(&["log in again"], Class::Auth),
+    r(&["login again"], Class::Auth),
+    r(&["sign in again"], Class::Auth),
+    r(&["re-authenticate"], Class::Auth),
+    r(&["reauthenticate"], Class::Auth),
+    r(&["not logged in"], Class::Auth),
+    r(&["not signed in"], Class::Auth),
     r(&["do not have access to the model"], Class::Auth),
 ];
 
@@ -539,6 +552,8 @@ pub const TIMEOUT_PHRASES: &[Rule] = &[
     // waiting for SSE"; litellm timeout strings.
     r(&["aborted due to timeout"], Class::Timeout),
     r(&["timed out"], Class::Timeout),
+    // Chromium's net errors: "net::ERR_CONNECTION_TIMED_OUT", "net::ERR_TIMED_OUT".
+    r(&["timed_out"], Class::Timeout),
     r(&["timeout"], Class::Timeout),
     r(&["deadline exceeded"], Class::Timeout),
     r(&["gateway time-out"], Class::Timeout),
@@ -586,6 +601,15 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     r(&["server busy"], Class::Overloaded),
     r(&["under heavy load"], Class::Overloaded),
     r(&["under high load"], Class::Overloaded),
+    // "Selected model is at capacity. Please try a different model." (Warp): its capacity
+    // used by everyone, as "over capacity".
+    r(&["at capacity"], Class::Overloaded),
+    // Chinese gateways' words for a load past what the upstream takes: "upstream load
+    // saturated" (当前分组上游负载已饱和，请稍后再试, new-api), overloaded, busy.
+    r(&["负载已饱和"], Class::Overloaded),
+    r(&["负载过高"], Class::Overloaded),
+    r(&["过载"], Class::Overloaded),
+    r(&["繁忙"], Class::Overloaded),
     // See: Gemini CLI (Code Assist) 429 "You have exhausted your capacity on this model.
     // Your quota will reset after 2s." (reason RATE_LIMIT_EXCEEDED): the user's allowance,
     // lifted after the wait it names; a wait of hours makes it a quota (classify::mod).
@@ -609,6 +633,10 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     r(&["please wait"], Class::RateLimit),
     // Google's generic 429 text, without its status (google-gemini/gemini-cli#19976).
     r(&["resource has been exhausted"], Class::RateLimit),
+    // A failure the words place in the transport, whatever "internal error" they call it
+    // ("Internal error occurred at transport layer", Warp's Agent Mode).
+    r(&["transport layer"], Class::Network),
+    r(&["transport error"], Class::Network),
     // OpenAI's own words for its server's failure, inside Codex's "stream disconnected
     // before completion: An error occurred while processing your request" (openai/codex#41895).
     r(&["error occurred while processing your request"], Class::ServerError),
@@ -734,6 +762,10 @@ pub const WEAK_PHRASES: &[Rule] = &[
     // Unknown name \"additionalProperties\"" (glowingjade/obsidian-smart-composer#455).
     r(&["unsupported parameter"], Class::InvalidRequest),
     r(&["unknown parameter"], Class::InvalidRequest),
+    r(&["invalid parameter"], Class::InvalidRequest),
+    r(&["parameter is invalid"], Class::InvalidRequest),
+    r(&["missing required parameter"], Class::InvalidRequest),
+    r(&["unsupported model"], Class::InvalidRequest),
     r(&["unrecognized request argument"], Class::InvalidRequest),
     r(&["invalid json payload"], Class::InvalidRequest),
     // The error type of Anthropic's and OpenAI's every 400, in a body a wrapper quoted past
