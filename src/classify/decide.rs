@@ -160,6 +160,21 @@ pub fn signals(s: &Seen) -> Vec<Signal> {
         timeouts.retain(|t| t.class == Class::Timeout);
         out.splice(transient_codes..transient_codes, timeouts);
     }
+    // Likewise a rate-limit class or code (`rate_limit_error`, litellm's `RateLimitError`,
+    // new-api's `rate_limit_exceeded`) says the call was throttled, a server stating its
+    // load says why: "The engine is currently overloaded" under a 429 `rate_limit_error`,
+    // Cerebras' "experiencing high traffic" inside a `RateLimitError`. Overload goes first,
+    // unless the words blame the caller's own usage (Azure's "high demand … Your request
+    // exceeds the maximum usage size allowed during peak load" is the caller's limit).
+    let own_usage = ["exceed", "usage", "quota", "per minute", "tokens per", "requests per"];
+    if out[transient_codes..].iter().any(|s| s.class == Class::RateLimit)
+        && !own_usage.iter().any(|w| s.hay.contains(w))
+    {
+        let mut load = Vec::new();
+        phrases(signals::TRANSIENT_PHRASES, "transient", &mut load);
+        load.retain(|t| t.class == Class::Overloaded);
+        out.splice(transient_codes..transient_codes, load);
+    }
     if client {
         out.push(Signal {
             id: format!("status:{}", status.unwrap_or_default()),
@@ -176,7 +191,9 @@ pub fn signals(s: &Seen) -> Vec<Signal> {
     phrases(signals::TIMEOUT_PHRASES, "transient", &mut later);
     out.extend(later.into_iter().filter(|t| !listed.contains(&t.id)));
     fams(families::TRANSIENT, "transient", &mut out);
-    phrases(signals::TRANSIENT_PHRASES, "transient", &mut out);
+    let mut later = Vec::new();
+    phrases(signals::TRANSIENT_PHRASES, "transient", &mut later);
+    out.extend(later.into_iter().filter(|t| !listed.contains(&t.id)));
     fams(families::LATE, "transient", &mut out);
     if !client && !matches!(by_status(status), Class::Unknown) {
         out.push(Signal {

@@ -418,6 +418,9 @@ const LONG_PERIOD: &[&str] =
 /// A per-minute limit, or Gemini's generic 429 wording ("Resource has been exhausted (e.g.
 /// check quota)"), which is a rate limit: the plan family does not apply.
 const NOT_A_PLAN_LIMIT: &[&str] = &[
+    // "You've hit your session rate limit. Please upgrade your plan or wait a moment for
+    // your limit to reset": a wait of moments is a rate limit, whatever upgrade it offers.
+    "wait a moment",
     "per minute",
     "per_minute",
     "perminute",
@@ -1205,6 +1208,9 @@ pub const LATE: &[Family] = &[
             // (Robitx/gp.nvim#257, whose body is Anthropic's 400).
             "empty response",
             "invalid response from",
+            // node-fetch's "invalid json response body at … reason: Unexpected end of JSON
+            // input": the server's answer was no JSON.
+            "invalid json response",
             "empty completion",
             // A local server that cannot load the model: "model requires more system memory
             // (164.8 GiB) than is available" (Ollama's 500).

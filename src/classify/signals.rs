@@ -435,7 +435,11 @@ pub const DETERMINISTIC_PHRASES: &[Rule] = &[
 pub const RATE_WORDS: &[&str] =
     &["please wait", "rate limit", "per minute", "per min", "throttl", "(tpm)", "per day", "per hour", "daily"];
 /// Words that turn an apparent quota message into a per-minute limit.
-const PER_MINUTE: &[&str] = &["per minute", "per_minute", "perminute", "retry in", "retrydelay"];
+/// A limit per minute, or a wait of moments: "Limit: 3 / min. Please try again in 20s … add
+/// a payment method to increase your rate limit" is a rate limit whatever billing it
+/// mentions. (Not "try again in": "try again in 5 days" is a plan's limit.)
+const PER_MINUTE: &[&str] =
+    &["per minute", "per_minute", "perminute", "per min", "retry in", "retrydelay", "wait a moment"];
 
 /// Per-request count limits. Only for client errors (see `mod.rs`).
 pub const IMAGE_LIMIT_PHRASES: &[Rule] = &[
@@ -764,6 +768,16 @@ pub const WEAK_PHRASES: &[Rule] = &[
     r(&["unknown parameter"], Class::InvalidRequest),
     r(&["invalid parameter"], Class::InvalidRequest),
     r(&["parameter is invalid"], Class::InvalidRequest),
+    // OpenAI's bounds on a parameter ("14 is greater than the maximum of 1 - 'top_p'") and
+    // its 404 for a path it does not serve ("Invalid URL (POST /v1/chat/completions)").
+    r(&["greater than the maximum of"], Class::InvalidRequest),
+    r(&["less than the minimum of"], Class::InvalidRequest),
+    r(&["invalid url"], Class::InvalidRequest),
+    r(&["request was malformed"], Class::InvalidRequest),
+    // A client, model or API version the service has retired: waiting does not bring it
+    // back ("This version of Antigravity is no longer supported. Please upgrade").
+    r(&["no longer supported"], Class::InvalidRequest),
+    r(&["has been deprecated"], Class::InvalidRequest),
     r(&["missing required parameter"], Class::InvalidRequest),
     r(&["unsupported model"], Class::InvalidRequest),
     r(&["unrecognized request argument"], Class::InvalidRequest),
