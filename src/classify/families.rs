@@ -362,6 +362,7 @@ const PLAN: &[&str] = &[
     "extra usage",
     "free tier",
     "free_tier",
+    "free trial",
     "subscription",
     "payment",
     "recharge",
@@ -448,6 +449,8 @@ const BLOCKED: &[&str] = &[
     "rejected",
     "violat",
     "refus",
+    // "may contain content that is not allowed by our safety system".
+    "not allowed",
 ];
 const POLICY: &[&str] = &[
     "prohibited",
@@ -458,8 +461,10 @@ const POLICY: &[&str] = &[
     "moderation",
     "content management",
     "content filtering",
-    // Gemini's finish reason for output that recites its training data.
+    // Gemini's finish reason for output that recites its training data, and Copilot's
+    // filter of the same ("the response matched public code so it was blocked").
     "recitation",
+    "public code",
     // "blocked by the content filter", Azure's `content_filter` code spelled as words.
     "content filter",
     "content_filter",
@@ -517,6 +522,8 @@ const SIZE_VETO: &[&str] = &["image", "pdf", "document", "context window", "toke
 /// Credentials.
 const CREDENTIAL: &[&str] = &[
     "api key",
+    // A chat UI's own gate ("empty access code", NextChat).
+    "access code",
     // LobeChat's `InvalidProviderAPIKey` error type, joined into the codes lowercase.
     "apikey",
     "api-key",
@@ -568,6 +575,7 @@ const REFUSED_CREDENTIAL: &[&str] = &[
     "无效",
     "为空",
     "过期",
+    "empty",
     // None sent, in the words that name the key ("No API key provided").
     "no api key",
     "no api_key",
@@ -1207,6 +1215,12 @@ pub const LATE: &[Family] = &[
             // Not "response is empty": a wrapper says it of a body it failed to read
             // (Robitx/gp.nvim#257, whose body is Anthropic's 400).
             "empty response",
+            // Copilot Chat's "Sorry, no response was returned."
+            "no response was returned",
+            "returned no response",
+            // A local server that cannot load the model it was asked for.
+            "failed to load model",
+            "model failed to load",
             "invalid response from",
             // node-fetch's "invalid json response body at … reason: Unexpected end of JSON
             // input": the server's answer was no JSON.

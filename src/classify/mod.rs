@@ -400,6 +400,20 @@ mod tests {
             ("messages: at least one message is required", Class::HistoryInvalid),
             ("Unsupported model", Class::InvalidRequest),
             ("The max_tokens parameter is invalid: must be less than 4096", Class::InvalidRequest),
+            // LobeChat's error types, the whole of what its panel keeps of many failures.
+            (r#"{"errorType":"ExceededContextWindow"}"#, Class::ContextOverflow),
+            (r#"{"errorType":"LocationNotSupportError"}"#, Class::Auth),
+            (r#"{"errorType":"InsufficientQuota"}"#, Class::Quota),
+            (r#"{"errorType":"ModelNotFound"}"#, Class::InvalidRequest),
+            (r#"{"errorType":"OllamaServiceUnavailable"}"#, Class::Network),
+            (r#"{"error":true,"message":"empty access code"}"#, Class::Auth),
+            ("Uh-oh! There was an issue connecting to Ollama.", Class::Network),
+            ("Sorry, no response was returned.", Class::ServerError),
+            ("Sorry, the response matched public code so it was blocked.", Class::ContentPolicy),
+            ("You've reached your free trial limit", Class::Quota),
+            ("Model failed to load", Class::ServerError),
+            ("Your input image may contain content that is not allowed by our safety system.", Class::ContentPolicy),
+            ("Context window full", Class::ContextOverflow),
         ] {
             assert_eq!(c(t).class, want, "{t}");
         }

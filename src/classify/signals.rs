@@ -130,6 +130,21 @@ pub const DETERMINISTIC_CODES: &[(&str, Class)] = &[
     // OpenAI's code for a file it cannot read ("The file you uploaded is badly formatted or
     // corrupted", shared/seeds/000: a PDF cut short by an interrupted download).
     ("invalid_file", Class::MediaRejected),
+    // LobeChat's error types (`AgentRuntimeErrorType`, packages/model-runtime), the only
+    // thing its chat panel keeps of many failures (`{"errorType":"InvalidProviderAPIKey"}`).
+    // Not `QuotaLimitReached`: LobeChat uses it for a key's request rate as well as its quota.
+    ("exceededcontextwindow", Class::ContextOverflow),
+    ("insufficientquota", Class::Quota),
+    ("locationnotsupporterror", Class::Auth),
+    ("invalidproviderapikey", Class::Auth),
+    ("invalidbedrockcredentials", Class::Auth),
+    ("invalidvertexcredentials", Class::Auth),
+    ("invalidgithubtoken", Class::Auth),
+    ("noopenaiapikey", Class::Auth),
+    ("invalidaccesscode", Class::Auth),
+    ("modelnotfound", Class::InvalidRequest),
+    // OpenAI's code for a model the key cannot use or that does not exist.
+    ("model_not_found", Class::InvalidRequest),
     // See: opencode MessageAbortedError; DOM AbortError; gRPC CANCELLED.
     ("messageabortederror", Class::Aborted),
     ("aborterror", Class::Aborted),
@@ -151,6 +166,8 @@ pub const TRANSIENT_CODES: &[(&str, Class)] = &[
     // See: github/copilot-cli#793 (`"code":"rate_limited"`), Mistral `"type":"rate_limited"`.
     ("rate_limited", Class::RateLimit),
     ("ratelimiterror", Class::RateLimit),
+    // LobeChat's type for an Ollama it cannot reach (not running, wrong host).
+    ("ollamaserviceunavailable", Class::Network),
     ("rate_limit_error", Class::RateLimit),
     ("rate_limit", Class::RateLimit),
     ("too_many_requests", Class::RateLimit),
@@ -270,6 +287,10 @@ pub const DETERMINISTIC_PHRASES: &[Rule] = &[
     ru(&["current length is", "while limit is"], RATE_WORDS, Class::ContextOverflow),
     ru(&["context length exceeded"], RATE_WORDS, Class::ContextOverflow),
     ru(&["context window exceeded"], RATE_WORDS, Class::ContextOverflow),
+    // A chat UI's own words for the same window: full, or the conversation's length capped.
+    ru(&["context window is full"], RATE_WORDS, Class::ContextOverflow),
+    ru(&["context window full"], RATE_WORDS, Class::ContextOverflow),
+    ru(&["conversation length limit"], RATE_WORDS, Class::ContextOverflow),
     ru(&["context_length_exceeded"], RATE_WORDS, Class::ContextOverflow),
     ru(&["token limit exceeded"], RATE_WORDS, Class::ContextOverflow),
     ru(&["too many tokens"], RATE_WORDS, Class::ContextOverflow),
@@ -654,6 +675,9 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     // Agents' own words for a provider they cannot reach (Cursor "We're having trouble
     // connecting to the model provider", "Connection failed. Please try again").
     r(&["trouble connecting"], Class::Network),
+    r(&["issue connecting"], Class::Network),
+    r(&["problem connecting"], Class::Network),
+    r(&["error connecting"], Class::Network),
     // An agent that could not reach its provider (Cursor "We had a problem reaching
     // OpenAI…", cursor/cursor#721).
     r(&["problem reaching"], Class::Network),
