@@ -465,6 +465,11 @@ const POLICY: &[&str] = &[
     // filter of the same ("the response matched public code so it was blocked").
     "recitation",
     "public code",
+    // Claude Code's "Claude's safeguards flagged this message
+    // (https://www.anthropic.com/legal/aup)": the provider's acceptable use policy.
+    "safeguard",
+    "legal/aup",
+    "acceptable use",
     // "blocked by the content filter", Azure's `content_filter` code spelled as words.
     "content filter",
     "content_filter",
@@ -610,8 +615,16 @@ const PLAN_OR_LIMIT: &[&str] = &[
 /// A thing the request names that is not there: a deployment, a model, an endpoint. Waiting
 /// does not create it, whatever "please wait a moment" the text adds (Azure's
 /// `DeploymentNotFound`).
-const MISSING: &[&str] =
-    &["does not exist", "may not exist", "not found", "no endpoints found", "could not route to", "no route for"];
+const MISSING: &[&str] = &[
+    "does not exist",
+    "may not exist",
+    "not found",
+    "no endpoints found",
+    "could not route to",
+    "no route for",
+    // "The model … is not available on your Bedrock deployment" (Claude Code).
+    "not available on your",
+];
 const RESOURCE: &[&str] =
     &["deployment", "model", "resource", "endpoint", "entity", "object identifier", "/v1/", "/ai/"];
 

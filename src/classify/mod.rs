@@ -414,6 +414,12 @@ mod tests {
             ("Model failed to load", Class::ServerError),
             ("Your input image may contain content that is not allowed by our safety system.", Class::ContentPolicy),
             ("Context window full", Class::ContextOverflow),
+            // Claude Code's own sentences (2.1.332's error formatter).
+            (
+                "API Error: Claude's safeguards flagged this message (https://www.anthropic.com/legal/aup). This sometimes happens with safe, normal conversations.",
+                Class::ContentPolicy,
+            ),
+            ("The model claude-opus-4-8 is not available on your Bedrock deployment.", Class::InvalidRequest),
         ] {
             assert_eq!(c(t).class, want, "{t}");
         }
