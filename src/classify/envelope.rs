@@ -124,10 +124,34 @@ fn text_layer(s: &str, depth: usize, ev: &mut Evidence) -> bool {
     }
     ev.frames.push(frame);
     if let Some((_, _, value)) = body {
+        let before = ev.texts.len();
         walk(&value, depth + 1, ev);
+        // A body with no message under any key the envelopes use: a validation error by
+        // field, each field's messages in a list (`{"detail": {"stop_sequence": ["Unknown
+        // field."]}}`, Django REST's shape). Its listed strings are its words.
+        if ev.texts.len() == before {
+            let mut listed = Vec::new();
+            listed_strings(&value, false, 0, &mut listed);
+            for t in listed {
+                ev.texts.push(t.trim().to_string());
+            }
+        }
         true
     } else {
         false
+    }
+}
+
+/// The strings that are items of a list, anywhere in `v` (bounded in depth and count).
+fn listed_strings<'a>(v: &'a Value, in_list: bool, depth: usize, out: &mut Vec<&'a str>) {
+    if depth > MAX_DEPTH || out.len() >= MAX_FRAMES {
+        return;
+    }
+    match v {
+        Value::String(s) if in_list && !s.trim().is_empty() => out.push(s),
+        Value::Array(items) => items.iter().for_each(|i| listed_strings(i, true, depth + 1, out)),
+        Value::Object(map) => map.values().for_each(|i| listed_strings(i, false, depth + 1, out)),
+        _ => {}
     }
 }
 
@@ -249,6 +273,11 @@ fn status_prefix(s: &str, frame: &mut Frame, ev: &mut Evidence) {
         "<",
         "error: ",
         "error ",
+        // "API error (400), retrying in 1s…", "RateLimitError: Response 402: Rate limit
+        // reached". (Not a tag's "] 400": "Route: [doubao] 500: Error: 404 status code" is the
+        // gateway's 500 around the upstream's 404.)
+        "error (",
+        "response ",
     ];
     let mut end = s.len().min(STATUS_WINDOW);
     while !s.is_char_boundary(end) {
@@ -373,6 +402,10 @@ const MESSAGE_KEYS: &[&str] = &[
     "body",
     "text",
     "upstream_error",
+    // MiniMax's `{"base_resp":{"status_code":2049,"status_msg":"invalid api key"}}`, and
+    // Baidu's `error_msg`.
+    "status_msg",
+    "error_msg",
 ];
 /// Keys that carry an explicit HTTP status.
 /// MiniMax writes it as a string in `http_code` (`"http_code":"400"`).
@@ -464,6 +497,12 @@ fn walk(v: &Value, depth: usize, ev: &mut Evidence) {
                 ev.push_code(lower, depth);
             }
             if let Some(Value::String(p)) = map.get("param") {
+                // A sentence where a parameter's name goes (Xiaomi's `"message":"Param
+                // Incorrect","param":"messages[2] assistant content must contain at least one
+                // part"`) is the reason in words.
+                if p.split_whitespace().count() > 3 {
+                    ev.texts.push(p.trim().to_string());
+                }
                 frame.param = Some(p.clone());
                 // one-api / new-api gateways put the upstream's status in `param` when the
                 // code is `bad_response_status_code` (songquanpeng/one-api#1290).

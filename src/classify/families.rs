@@ -228,6 +228,9 @@ const ROLE_ORDER: &[&str] = &[
     "roles must",
     "unexpected role",
     "message_order",
+    // Baidu's "the length of messages must be an odd number": user and assistant alternate,
+    // from the user's.
+    "must be an odd number",
 ];
 const ROLE: &[&str] = &["user", "assistant", "role", "message"];
 /// A message where the API does not take it ("A conversation must start with a
@@ -364,6 +367,9 @@ const PLAN: &[&str] = &[
     "free_tier",
     "free trial",
     "subscription",
+    // A plan, package (Zhipu's 1311 "订阅套餐暂未开放GLM-5权限，请开通": the plan has not
+    // opened the model; please subscribe).
+    "套餐",
     "payment",
     "recharge",
     "top up",
@@ -410,6 +416,10 @@ const EXHAUSTED: &[&str] = &[
     "不足",
     "欠费",
     "请充值",
+    // Not opened, not activated, please activate.
+    "未开放",
+    "未开通",
+    "请开通",
 ];
 /// A limit over a period longer than minutes, or none at all (a free tier with limit 0):
 /// waiting minutes cannot lift it, whatever retry hint the provider adds.
@@ -494,6 +504,8 @@ const EMPTY: &[&str] = &[
     "is blank",
     // Anthropic's "text content blocks must contain non-whitespace text".
     "non-whitespace",
+    // Zhipu's 1214 "messages:输入不能为空" (the input cannot be empty).
+    "不能为空",
     // None at all where one is needed: "at least one message is required", Bedrock's
     // "requires at least one non-system message".
     "at least one",
@@ -517,6 +529,9 @@ const SIZE: &[&str] = &[
     // Kiro's gateway: "Failed to buffer the request body: length limit exceeded"
     // (kirodotdev/Kiro#10773).
     "request body",
+    // "total message size 2100954 exceeds limit 2097152" (a gateway's cap on the body).
+    "message size",
+    "total size",
 ];
 /// Over the size, including AWS's constraint wording ("Value at 'body' failed to satisfy
 /// constraint: Member must have length less than or equal to 25000000").
@@ -529,6 +544,12 @@ const CREDENTIAL: &[&str] = &[
     "api key",
     // A chat UI's own gate ("empty access code", NextChat).
     "access code",
+    // Baidu's and Volcengine's key pairs ("no enough credential found, use any one of
+    // (access_key, secret_key)").
+    "access_key",
+    "access key",
+    "secret_key",
+    "secret key",
     // LobeChat's `InvalidProviderAPIKey` error type, joined into the codes lowercase.
     "apikey",
     "api-key",
@@ -581,6 +602,8 @@ const REFUSED_CREDENTIAL: &[&str] = &[
     "为空",
     "过期",
     "empty",
+    "not correct",
+    "no enough",
     // None sent, in the words that name the key ("No API key provided").
     "no api key",
     "no api_key",
@@ -868,10 +891,45 @@ pub const DETERMINISTIC: &[Family] = &[
     // Access refused for where the user is, not for what the request says ("This model
     // provider doesn't serve your region", cursor/cursor#3378; OpenAI's 403 "Country, region,
     // or territory not supported"): no retry and no fix to the request lifts it.
+    // A model the service does not offer, whatever status a gateway gives it ("Model
+    // hy3-preview-free not supported" under a 401): naming another model fixes it, new
+    // credentials do not. Not a feature the model lacks (images, tools, a parameter).
+    Family {
+        name: "a model the service does not offer",
+        groups: &[&["model", "模型"], &["not supported", "is unsupported", "无可用渠道", "no available channel"]],
+        unless: &[
+            "image",
+            "pdf",
+            "document ",
+            "base64",
+            "audio",
+            "video",
+            "vision",
+            "tool",
+            "function",
+            "parameter",
+            "feature",
+            "stream",
+            "param",
+            "region",
+            "location",
+            "country",
+            "support image",
+        ],
+        near: Some(40),
+        class: Class::InvalidRequest,
+    },
     Family {
         name: "the user's region refused",
         groups: &[
-            &["your region", "your country", "your location", "your territory", "region, or territory"],
+            &[
+                "your region",
+                "your country",
+                "your location",
+                "your territory",
+                "region, or territory",
+                "user location",
+            ],
             &["does not serve", "not supported", "not available", "unsupported", "not allowed"],
         ],
         unless: &[],
@@ -918,7 +976,14 @@ const MEDIA: &[&str] = &[
     "file bytes",
     "inline_data",
     "inlinedata",
-    "document",
+    // A document as a word, not the "documentation" an error points to ("Permitted models
+    // can be found in the documentation").
+    "document ",
+    "document.",
+    "document,",
+    "document:",
+    "document_",
+    "documents",
     "audio",
     "video",
     // Gemini's `file_data.file_uri` ("Invalid or unsupported file uri: https://…jpg",
@@ -927,8 +992,22 @@ const MEDIA: &[&str] = &[
     "file_uri",
 ];
 /// A media item fetched by URL: named, or known by its file name's extension.
-const FETCHED: &[&str] =
-    &["image", "multimodal", "media", "pdf", "document", ".png", ".jpg", ".jpeg", ".webp", ".gif", "video", "audio"];
+const FETCHED: &[&str] = &[
+    "image",
+    "multimodal",
+    "media",
+    "pdf",
+    "document ",
+    "document.",
+    "documents",
+    ".png",
+    ".jpg",
+    ".jpeg",
+    ".webp",
+    ".gif",
+    "video",
+    "audio",
+];
 /// Words that say it cannot be taken.
 const MEDIA_DEFECT: &[&str] = &[
     "illegal",
@@ -1073,6 +1152,9 @@ pub const TRANSIENT: &[Family] = &[
         name: "a concurrency or rate limit",
         groups: &[&[
             "concurrency limit",
+            // "Request limit exceeded." under a 429 a router wrapped as its own `api_error`.
+            "request limit exceeded",
+            "requests limit exceeded",
             "rate limit",
             "rate_limit",
             "ratelimit",
@@ -1122,7 +1204,9 @@ pub const LATE: &[Family] = &[
             &["abort", "cancel", "client closed request", "interrupted by", "stopped by"],
             &["request", "operation", "user", "client", "turn", "task"],
         ],
-        unless: &["timeout", "timed out"],
+        // "AI response error; aborting request: 400 …": the client giving up on an error
+        // is no cancel.
+        unless: &["timeout", "timed out", "aborting"],
         near: None,
         class: Class::Aborted,
     },
@@ -1185,7 +1269,6 @@ pub const LATE: &[Family] = &[
             "unable to connect",
             "cannot connect",
             "failed to connect",
-            "stream error",
             "internet_disconnected",
             "networkerror",
             "error in input stream",
@@ -1238,6 +1321,10 @@ pub const LATE: &[Family] = &[
             // node-fetch's "invalid json response body at … reason: Unexpected end of JSON
             // input": the server's answer was no JSON.
             "invalid json response",
+            // Go's JSON decoder on an answer that was no JSON (one-api's
+            // `unmarshal_response_body_failed`: "invalid character '<' looking for beginning
+            // of value", an HTML error page from upstream).
+            "looking for beginning of value",
             "empty completion",
             // A local server that cannot load the model: "model requires more system memory
             // (164.8 GiB) than is available" (Ollama's 500).

@@ -428,6 +428,34 @@ mod tests {
         assert_eq!(c("Too many open files").class, Class::Unknown);
     }
 
+    /// What batch 49 taught about structure: words in a validation body's lists and in a
+    /// `param`, a status after "error (" or "Response", a link to documentation that is no
+    /// document, an upstream error that is no stream error, a client giving up that is no
+    /// cancel, a rate-limit class around a server's load.
+    #[test]
+    fn structure_read_from_batch_49() {
+        assert_eq!(c("{ detail: { stop_sequence: [ 'Unknown field.' ] } }").class, Class::InvalidRequest);
+        let r = c(
+            r#"{"error":{"message":"Param Incorrect","param":"messages[2] assistant content must contain at least one part"}}"#,
+        );
+        assert_eq!(r.class, Class::HistoryInvalid);
+        assert_eq!(c("API error (400), retrying in 1s... (attempt 1/10)").status, Some(400));
+        assert_eq!(c("Liaobots: RateLimitError: Response 402: Rate limit reached").class, Class::Quota);
+        // The gateway's 500 around the upstream's 404: the inner one is judged.
+        assert_eq!(c("Route: [doubao] 500: Error: 404 status code (no body)").class, Class::InvalidRequest);
+        let docs = "Invalid model 'pplx-7b-chat'. Permitted models can be found in the documentation at https://docs.perplexity.ai/";
+        assert_eq!(c(docs).class, Class::InvalidRequest);
+        assert_eq!(c("Account 18 received upstream error 500").class, Class::ServerError);
+        assert_eq!(c("do request failed: upstream error: do request failed").class, Class::Network);
+        let gave_up = "error: [handleAbortError] AI response error; aborting request: 400 json: cannot unmarshal array into Go struct field Message.messages.content of type string";
+        assert_eq!(c(gave_up).class, Class::ImageLimit);
+        let load = r#"Error: 429 {"error":{"type":"rate_limit_error","message":"The engine is currently overloaded, please try again later"},"type":"error"}"#;
+        assert_eq!(c(load).class, Class::Overloaded);
+        assert_eq!(c(r#"{"base_resp":{"status_code":2049,"status_msg":"invalid api key"}}"#).class, Class::Auth);
+        assert_eq!(c("当前分组 default 下对于模型 gpt-5 无可用渠道").class, Class::InvalidRequest);
+        assert_eq!(c("Error: 400 total message size 2100954 exceeds limit 2097152").class, Class::PayloadTooLarge);
+    }
+
     #[test]
     fn a_wrappers_transient_type_yields_to_the_inner_client_error() {
         // heyhuynhgiabuu/proxypal#67: a router's api_error / provider_response_error

@@ -106,6 +106,8 @@ pub const DETERMINISTIC_CODES: &[(&str, Class)] = &[
     ("unrecognizedclientexception", Class::Auth),
     ("expiredtokenexception", Class::Auth),
     ("providerautherror", Class::Auth),
+    // gpt4free's `MissingAuthError` ("Add a \"api_key\"").
+    ("missingautherror", Class::Auth),
     // Exception class names that wrappers keep in their text (envelope::exception_names):
     // the inner, specific class outranks the wrapper's generic status.
     // See: litellm exception_mapping_utils.py / docs.litellm.ai/docs/exception_mapping
@@ -221,6 +223,8 @@ pub const WEAK_CODES: &[(&str, Class)] = &[
     ("invalid_request_body", Class::InvalidRequest),
     ("internal_server_error", Class::ServerError),
     ("internalservererror", Class::ServerError),
+    // one-api's code for an upstream answer it could not decode.
+    ("unmarshal_response_body_failed", Class::ServerError),
     ("serviceunavailableerror", Class::ServerError),
     ("badgatewayerror", Class::ServerError),
     // See: litellm exception_mapping_utils.py; openai-python _exceptions.py.
@@ -448,6 +452,10 @@ pub const DETERMINISTIC_PHRASES: &[Rule] = &[
     r(&["not logged in"], Class::Auth),
     r(&["not signed in"], Class::Auth),
     r(&["do not have access to the model"], Class::Auth),
+    // A body the server cannot parse is the client's, whatever media word the URL it was
+    // sent to holds (Volcengine's "we could not parse the JSON body of your request" at
+    // `…/embeddings/multimodal`).
+    r(&["could not parse the json body"], Class::InvalidRequest),
 ];
 
 /// Words that turn an apparent overflow (or a media defect) into throttling or an
@@ -649,7 +657,8 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     // Chinese gateways' words: rate limit, requests too frequent, throttled ("gpt-5.1
     // 所有账号均已达速率限制，请 117 秒后重试", dwgx/WindsurfAPI#66).
     r(&["速率限制"], Class::RateLimit),
-    r(&["请求过于频繁"], Class::RateLimit),
+    // Too frequent (请求过于频繁, "request too frequent"; 访问过于频繁, "access too frequent").
+    r(&["过于频繁"], Class::RateLimit),
     r(&["限流"], Class::RateLimit),
     r(&["resource exhausted"], Class::RateLimit),
     r(&["resource_exhausted"], Class::RateLimit),
@@ -715,6 +724,12 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     // See: openai/codex#12207 ("stream disconnected before completion: error sending request
     // for url (…)"), openai/codex#22472 ("Transport error: network error: error decoding").
     r(&["error sending request"], Class::Network),
+    // Go gateways' words for an HTTP call that never got an answer (one-api/new-api "do
+    // request failed: upstream error: do request failed").
+    r(&["do request failed"], Class::Network),
+    // A stream event cut before its JSON ("Failed to parse Anthropic message stream event:
+    // EOF while parsing a value at line 1 column 0", serde_json's words).
+    r(&["eof while parsing"], Class::Network),
     r(&["stream disconnected before completion"], Class::Network),
     // A response cut before its content (Kilo Code's "The provider repeatedly ended the
     // response before returning usable output.", diegosouzapw/OmniRoute#8320).
@@ -756,6 +771,10 @@ pub const WHOLE_MESSAGES: &[(&str, Class)] = &[
     ("canceled", Class::Aborted),
     ("interrupted", Class::Aborted),
     ("terminated", Class::Network),
+    // An app's bare words for a stream or a fetch that failed: WebKit's `TypeError: Load
+    // failed` is Safari's "Failed to fetch".
+    ("stream error", Class::Network),
+    ("load failed", Class::Network),
     ("error: aborted", Class::Network),
     ("error: terminated", Class::Network),
 ];
@@ -791,6 +810,15 @@ pub const WEAK_PHRASES: &[Rule] = &[
     r(&["unsupported parameter"], Class::InvalidRequest),
     r(&["unknown parameter"], Class::InvalidRequest),
     r(&["invalid parameter"], Class::InvalidRequest),
+    r(&["invalid params"], Class::InvalidRequest),
+    r(&["invalid options"], Class::InvalidRequest),
+    r(&["parameter check failed"], Class::InvalidRequest),
+    r(&["unknown field"], Class::InvalidRequest),
+    r(&["method not allowed"], Class::InvalidRequest),
+    // A parameter illegal, wrong or invalid, in Chinese (Zhipu's "max_tokens参数非法").
+    r(&["参数非法"], Class::InvalidRequest),
+    r(&["参数错误"], Class::InvalidRequest),
+    r(&["参数无效"], Class::InvalidRequest),
     r(&["parameter is invalid"], Class::InvalidRequest),
     // OpenAI's bounds on a parameter ("14 is greater than the maximum of 1 - 'top_p'") and
     // its 404 for a path it does not serve ("Invalid URL (POST /v1/chat/completions)").

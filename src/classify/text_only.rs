@@ -24,6 +24,10 @@ const REFUSALS: &[&str] = &[
     "model does not support images",
     // sub2api's words for the same refusal (Wei-Shaw/sub2api#6899).
     "此模型不支持图像输入",
+    // A client that checks the model's capabilities first ("Image paste is not available
+    // because … does not advertise image input support").
+    "does not advertise image input",
+    "no image input support",
 ];
 
 /// Copilot's proxy's words, with no type named after them.
@@ -50,6 +54,12 @@ pub fn refuses_every_image(hay: &str) -> Option<&'static str> {
     // "messages.content.type 参数非法，取值范围 ['text']").
     if hay.contains("content.type") && hay.contains("['text']") {
         return Some("content.type outside ['text']");
+    }
+    // A Go server whose message content is a string only ("json: cannot unmarshal array
+    // into Go struct field Message.messages.content of type string"): no content parts at
+    // all, so no image part.
+    if hay.contains("cannot unmarshal array into") && hay.contains("content of type string") {
+        return Some("content of type string only");
     }
     // GitHub Copilot's proxy after a switch to a model whose route takes no images
     // (Grok after Claude, microsoft/vscode#263970; copilot-cli#2030). It names no
@@ -78,6 +88,7 @@ mod tests {
             "no endpoints found that support image input | ",
             "request failed: 400 image media type not supported | ",
             "messages.content.type 参数非法，取值范围 ['text'] | ",
+            "400 json: cannot unmarshal array into go struct field message.messages.content of type string",
         ] {
             assert!(refuses_every_image(hay).is_some(), "{hay}");
         }
