@@ -150,31 +150,11 @@ pub fn signals(s: &Seen) -> Vec<Signal> {
     out.extend(agent_wordings(s.hay, &allowed));
     let transient_codes = out.len();
     codes(signals::TRANSIENT_CODES, "transient", true, &mut out);
-    // A transport wrapper's class (`ConnectError`, `APIConnectionError`) says how the call
-    // failed, a timeout in its words why: connect-es's "ConnectError: [deadline_exceeded] …
-    // context deadline exceeded" (Exafunction/codeium#173) is a timeout. The timeout goes
-    // first; it is not listed again below.
-    if out[transient_codes..].iter().any(|s| s.class == Class::Network) {
-        let mut timeouts = Vec::new();
-        phrases(signals::TIMEOUT_PHRASES, "transient", &mut timeouts);
-        timeouts.retain(|t| t.class == Class::Timeout);
-        out.splice(transient_codes..transient_codes, timeouts);
-    }
-    // Likewise a rate-limit class or code (`rate_limit_error`, litellm's `RateLimitError`,
-    // new-api's `rate_limit_exceeded`) says the call was throttled, a server stating its
-    // load says why: "The engine is currently overloaded" under a 429 `rate_limit_error`,
-    // Cerebras' "experiencing high traffic" inside a `RateLimitError`. Overload goes first,
-    // unless the words blame the caller's own usage (Azure's "high demand … Your request
-    // exceeds the maximum usage size allowed during peak load" is the caller's limit).
-    let own_usage = ["exceed", "usage", "quota", "per minute", "tokens per", "requests per"];
-    if out[transient_codes..].iter().any(|s| s.class == Class::RateLimit)
-        && !own_usage.iter().any(|w| s.hay.contains(w))
-    {
-        let mut load = Vec::new();
-        phrases(signals::TRANSIENT_PHRASES, "transient", &mut load);
-        load.retain(|t| t.class == Class::Overloaded);
-        out.splice(transient_codes..transient_codes, load);
-    }
+    let mut why = Vec::new();
+    phrases(signals::TIMEOUT_PHRASES, "transient", &mut why);
+    phrases(signals::TRANSIENT_PHRASES, "transient", &mut why);
+    let why = causes_before_classes(&out[transient_codes..], &why, s.hay);
+    out.splice(transient_codes..transient_codes, why);
     if client {
         out.push(Signal {
             id: format!("status:{}", status.unwrap_or_default()),
@@ -205,6 +185,28 @@ pub fn signals(s: &Seen) -> Vec<Signal> {
     codes(signals::WEAK_CODES, "weak", false, &mut out);
     phrases(signals::WEAK_PHRASES, "weak", &mut out);
     out
+}
+
+/// The words that say *why*, to go before a transient class or code that says *how*
+/// (`codes`), from the transient phrases that matched (`said`):
+/// - a transport class (`ConnectError`, `APIConnectionError`) and a timeout in its words:
+///   connect-es's "`ConnectError: [deadline_exceeded] … context deadline exceeded`"
+///   (Exafunction/codeium#173) is a timeout;
+/// - a rate-limit class or code (`rate_limit_error`, litellm's `RateLimitError`, new-api's
+///   `rate_limit_exceeded`) and a server stating its load: "The engine is currently
+///   overloaded" under a 429 `rate_limit_error`, Cerebras' "experiencing high traffic" inside
+///   a `RateLimitError` — unless the words blame the caller's own usage (Azure's "high demand
+///   … Your request exceeds the maximum usage size allowed during peak load").
+///
+/// What goes first is not listed again later.
+fn causes_before_classes(codes: &[Signal], said: &[Signal], hay: &str) -> Vec<Signal> {
+    let has = |c: Class| codes.iter().any(|s| s.class == c);
+    let own_usage = ["exceed", "usage", "quota", "per minute", "tokens per", "requests per"];
+    let throttled = has(Class::RateLimit) && !own_usage.iter().any(|w| hay.contains(w));
+    said.iter()
+        .filter(|t| (t.class == Class::Timeout && has(Class::Network)) || (t.class == Class::Overloaded && throttled))
+        .cloned()
+        .collect()
 }
 
 /// Anthropic's 413 `request_too_large` "Request size exceeds model context window" is a
