@@ -89,3 +89,40 @@ fn a_repaired_kilo_export_is_imported_and_resumed_with_kilo() {
     let copy = dir.path().join(format!("{new}.json"));
     assert_eq!(r["resume"], json!(format!("kilo import {} && kilo --session {new}", copy.display())), "{r:#}");
 }
+
+/// Whose a session is, as each report names it: Kilo Code CLI for its export
+/// (by `info.version`) and its store (by its folder), opencode for the same
+/// export stamped with opencode's version. The format is `opencode` in all.
+#[test]
+fn kilos_sessions_are_named_kilos_in_every_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let kilo = dir.path().join(format!("{STUCK}.json"));
+    let text = std::fs::read_to_string(fixture(&format!("{STUCK}.json"))).unwrap();
+    std::fs::write(&kilo, &text).unwrap();
+    let opencode = dir.path().join("opencode.json");
+    assert_eq!(text.matches("\"version\": \"7.7.7\"").count(), 1);
+    std::fs::write(&opencode, text.replace("\"version\": \"7.7.7\"", "\"version\": \"1.18.33\"")).unwrap();
+    std::fs::create_dir_all(dir.path().join("kilo")).unwrap();
+    let store = dir.path().join("kilo/kilo.db");
+    std::fs::copy(fixture("kilo.db"), &store).unwrap();
+
+    for (file, agent) in [(&kilo, Some("kilo")), (&store, Some("kilo")), (&opencode, None)] {
+        let f = file.to_str().unwrap();
+        let json = |cmd: &str| -> Value { serde_json::from_slice(&run(&[cmd, f, "--json"]).stdout).unwrap() };
+        for (cmd, v) in [("diagnose", json("diagnose")), ("scan", json("scan"))] {
+            assert_eq!(v["format"], json!("opencode"), "{cmd} {f}");
+            assert_eq!(v.get("written_by").and_then(Value::as_str), agent, "{cmd} {f}: {v:#}");
+        }
+        let written = ", written by Kilo Code CLI,";
+        for cmd in ["diagnose", "scan"] {
+            let header = String::from_utf8(run(&[cmd, f]).stdout).unwrap();
+            let header = header.lines().next().unwrap().to_string();
+            assert_eq!(header.contains(written), agent.is_some(), "{cmd}: {header}");
+        }
+        let page = dir.path().join("page.html");
+        run(&["diagnose", f, "--html", page.to_str().unwrap()]);
+        let page = std::fs::read_to_string(&page).unwrap();
+        let named = if agent.is_some() { "Kilo Code CLI" } else { "opencode" };
+        assert!(page.contains(&format!("<dt>agent</dt><dd>{named}</dd>")), "{f}");
+    }
+}
