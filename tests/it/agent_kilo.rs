@@ -126,3 +126,40 @@ fn kilos_sessions_are_named_kilos_in_every_report() {
         assert!(page.contains(&format!("<dt>agent</dt><dd>{named}</dd>")), "{f}");
     }
 }
+
+/// Kilo Code CLI sends each user message of an export with an
+/// `<environment_details>` block built from the session (the message's time,
+/// the session's directory and its workspace root): preview writes it, as
+/// the round-trip suite saw Kilo send it; opencode adds none.
+#[test]
+fn preview_of_a_kilo_export_holds_kilos_environment_details() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture(&format!("{STUCK}.json"))).unwrap();
+    let kilo = dir.path().join("kilo.json");
+    std::fs::write(&kilo, &text).unwrap();
+    let opencode = dir.path().join("opencode.json");
+    std::fs::write(&opencode, text.replace("\"version\": \"7.7.7\"", "\"version\": \"1.18.33\"")).unwrap();
+    let env = |at: &str| {
+        format!(
+            "\n\n<environment_details>\nMessage time: {at}\nWorking directory: /tmp/sd-kilo-1__eqdvw/work\nWorkspace root folder: /\n</environment_details>"
+        )
+    };
+    let blocks = |file: &Path| -> (Vec<String>, Value) {
+        let out = run(&["preview", file.to_str().unwrap(), "--json"]);
+        let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        let summary: Value = serde_json::from_str(stderr.lines().last().unwrap()).unwrap();
+        let texts = body["messages"].as_array().unwrap().iter().flat_map(|m| m["content"].as_array().unwrap().clone());
+        let texts = texts.filter_map(|b| b["text"].as_str().map(str::to_string)).collect();
+        (texts, summary["not_in_session"].clone())
+    };
+    let (texts, missing) = blocks(&kilo);
+    let at = |t: &str| texts.iter().position(|x| x == t).unwrap_or_else(|| panic!("{t:?} in {texts:#?}"));
+    // After each message's own parts: "Look at this." then "continue".
+    assert_eq!(at(&env("2026-12-06T23:06:00Z")), at("Look at this.") + 1);
+    assert_eq!(at(&env("2026-12-06T23:06:31Z")), at("continue") + 1);
+    assert!(missing.to_string().contains("Kilo Code CLI writes it"), "{missing}");
+    let (texts, missing) = blocks(&opencode);
+    assert!(!texts.iter().any(|t| t.contains("<environment_details>")), "{texts:#?}");
+    assert!(missing.to_string().contains("opencode writes it"), "{missing}");
+}

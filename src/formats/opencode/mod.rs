@@ -74,14 +74,20 @@ impl Adapter for Opencode {
         crate::request::of_provider(provider)
     }
 
-    fn not_in_session(&self, _: &Session, dialect: Dialect) -> &'static [&'static str] {
+    fn not_in_session(&self, session: &Session, dialect: Dialect) -> &'static [&'static str] {
+        // Kilo Code CLI on the Responses API is not driven: opencode's words stand there.
+        const KILO: &[&str] = &["the system prompt (Kilo Code CLI writes it for each request)", "the tool definitions"];
         const ALWAYS: &[&str] = &["the system prompt (opencode writes it for each request)", "the tool definitions"];
         const RESPONSES: &[&str] = &[
             "the system prompt (opencode writes it for each request)",
             "the tool definitions",
             "its provider options: this is the request under opencode's default store: false (a model set to store: true sends each item's id as an item_reference instead)",
         ];
-        if dialect == Dialect::OpenaiResponses { RESPONSES } else { ALWAYS }
+        match (dialect, session.written_by) {
+            (Dialect::OpenaiResponses, _) => RESPONSES,
+            (_, Some(Fork::Kilo)) => KILO,
+            _ => ALWAYS,
+        }
     }
 
     /// An export's reverted messages are not sent.
@@ -98,7 +104,14 @@ impl Adapter for Opencode {
         // opencode's own `store: false` (ProviderTransform.options): no item goes by reference.
         let mut replay = Replay::new(to.dialect, false);
         let messages = move |v: &serde_json::Value, _| request::messages(v, (provider, model), &mut replay);
-        Ok(Box::new(Canon::new(messages).on_document(Box::new(request::reverted))))
+        let kilo = to.session.written_by == Some(Fork::Kilo);
+        let prepare = move |doc: &mut serde_json::Value| {
+            request::reverted(doc);
+            if kilo {
+                request::kilo_environment(doc);
+            }
+        };
+        Ok(Box::new(Canon::new(messages).on_document(Box::new(prepare))))
     }
 }
 
