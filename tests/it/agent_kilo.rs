@@ -163,3 +163,17 @@ fn preview_of_a_kilo_export_holds_kilos_environment_details() {
     assert!(!texts.iter().any(|t| t.contains("<environment_details>")), "{texts:#?}");
     assert!(missing.to_string().contains("opencode writes it"), "{missing}");
 }
+
+/// A database in Kilo's folder that holds no sessions is refused as not
+/// Kilo Code CLI's database (it said opencode's).
+#[test]
+fn a_database_in_kilos_folder_is_refused_as_kilos() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("kilo")).unwrap();
+    let db = dir.path().join("kilo/kilo.db");
+    rusqlite::Connection::open(&db).unwrap().execute_batch("CREATE TABLE x(a);").unwrap();
+    let out = run(&["scan", db.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("not Kilo Code CLI's database (no session table)") && !err.contains("opencode"), "{err}");
+}
