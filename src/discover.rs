@@ -117,7 +117,7 @@ pub fn agent_name(name: &str) -> Option<&'static str> {
 }
 
 /// Kilo Code CLI: an agent of its own, in opencode's format.
-const KILO: &str = crate::formats::opencode::KILO;
+const KILO: &str = crate::model::Fork::Kilo.command();
 
 /// The directories searched for `agent`, whether they exist or not (for messages).
 pub fn roots(env: &Env, agent: &str) -> Vec<PathBuf> {

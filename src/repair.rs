@@ -250,7 +250,7 @@ fn refuse_unwritable(job: &Job<'_>) -> anyhow::Result<()> {
         bail!(
             "{}: repair writes files, and this session lives in a store; export it first (`{} export <id> > session.json`) and repair that",
             path.display(),
-            crate::formats::opencode::cli_of_store(path)
+            crate::formats::opencode::command(crate::formats::opencode::fork_of_store(path))
         );
     }
     if plan.format == Format::ClaudeCode

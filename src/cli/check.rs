@@ -346,7 +346,7 @@ fn check_one(c: &Candidate, read: &ReadArgs, opts: &check::CheckOptions, keep: b
             read_args: read.repeat(&plan),
             store: plan.memory.is_some(),
             no_export: crate::reader::no_export(path, &plan),
-            export: super::diagnose::export(path, &plan, read),
+            export: super::diagnose::export(path, &plan, read, &session),
             as_repaired: None,
         };
         let d = read.diagnose(path, session, &plan, &d_opts)?;

@@ -140,7 +140,7 @@ pub fn run(args: &DiagnoseArgs) -> anyhow::Result<Exit> {
         read_args: args.read.repeat(&plan),
         store: plan.memory.is_some(),
         no_export: crate::reader::no_export(&path, &plan),
-        export: export(&path, &plan, &args.read),
+        export: export(&path, &plan, &args.read, &session),
         as_repaired: None,
     };
     let mut d = args.read.diagnose(&path, session, &plan, &opts)?;
@@ -180,9 +180,10 @@ pub(crate) fn export(
     path: &std::path::Path,
     plan: &crate::reader::Plan,
     read: &ReadArgs,
+    written: &crate::model::Session,
 ) -> Option<crate::diagnose::Export> {
     let session = plan.session.as_ref().filter(|_| plan.memory.is_some())?;
     let opencode = plan.format == crate::model::Format::Opencode && crate::reader::no_export(path, plan).is_none();
-    let cli = crate::formats::opencode::cli_of_store(path);
+    let cli = crate::formats::opencode::command(written.written_by);
     opencode.then(|| crate::diagnose::Export { session: session.clone(), cli, read_args: read.repeat_for_export() })
 }

@@ -143,6 +143,10 @@ pub struct Boundary {
 pub struct Diagnosis {
     pub file: String,
     pub format: Format,
+    /// The agent that wrote it, where another than the format's own (`kilo`:
+    /// Kilo Code CLI, in opencode's format); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub written_by: Option<crate::model::Fork>,
     pub stuck: bool,
     /// One sentence: the verdict a person reads first.
     pub verdict: String,

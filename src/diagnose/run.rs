@@ -362,6 +362,7 @@ impl<'j> Work<'j> {
         let d = Diagnosis {
             file: session.file.clone(),
             format: session.format,
+            written_by: session.written_by,
             stuck,
             verdict,
             failure: self.failure,
@@ -446,17 +447,13 @@ impl<'j> Work<'j> {
                 "this session lives in a store, which is never written, and {why}: no copy can be repaired, and nothing session-doctor writes reaches the agent"
             ));
         } else if let (Some(e), true, false) = (&self.opts.export, stuck, next.is_empty()) {
-            let (cli, whose) = if e.cli == crate::formats::opencode::KILO {
-                ("kilo", "Kilo Code CLI's")
-            } else {
-                ("opencode", "opencode's")
-            };
+            let (cli, agent) = (e.cli, self.session.format.agent(self.session.written_by));
             self.notes.push(format!(
-                "this session lives in {whose} database, which `repair` does not write: the next commands export it to {} and exclude and repair there (an exclusion made on the database stays beside the database, where the export's repair never reads it); `repair` prints the `{cli} import` that brings the copy back as a session of its own",
+                "this session lives in {agent}'s database, which `repair` does not write: the next commands export it to {} and exclude and repair there (an exclusion made on the database stays beside the database, where the export's repair never reads it); `repair` prints the `{cli} import` that brings the copy back as a session of its own",
                 next::export_file(&e.session)
             ));
         } else if self.opts.store && stuck {
-            let cli = self.opts.export.as_ref().map_or("opencode", |e| e.cli);
+            let cli = crate::formats::opencode::command(self.session.written_by);
             self.notes.push(format!(
                 "this session lives in a store, which `repair` does not write: export it (`{cli} export <session id> > session.json`) and repair the export"
             ));

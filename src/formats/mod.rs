@@ -27,10 +27,16 @@ mod sent;
 use std::borrow::Cow;
 
 use crate::json::Value;
-use crate::model::{ErrorRecord, Format, MediaKind, Origin, ReasoningKind, Role, Session};
+use crate::model::{ErrorRecord, Fork, Format, MediaKind, Origin, ReasoningKind, Role, Session};
 use crate::request::{Dialect, ReadRange, Render, To};
 
 impl Format {
+    /// The agent that wrote a session in this format: the fork that did, else
+    /// the format's own ([`Behaviour::agent`]).
+    pub fn agent(self, written_by: Option<Fork>) -> &'static str {
+        written_by.map_or(self.behaviour().agent, Fork::agent)
+    }
+
     /// The provider a format talks to when the file does not say.
     pub fn default_provider(self) -> Option<&'static str> {
         self.behaviour().default_provider
@@ -463,6 +469,9 @@ pub struct LineOut<'a> {
     pub keys: Vec<(Id, usize)>,
     /// The line starts a turn of the user's ([`Unit::DropTurns`] counts them).
     pub turn: bool,
+    /// The agent that wrote the session, where the line says it is another
+    /// than the format's own (a Kilo Code CLI export's `info.version`).
+    pub written_by: Option<Fork>,
 }
 
 /// A replayed reasoning item found in a line, with where it sits.

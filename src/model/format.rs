@@ -64,6 +64,35 @@ impl Format {
     }
 }
 
+/// An agent that writes another agent's format as its own, so the format
+/// alone does not say whose a session is: what session-doctor tells the user
+/// (the agent's name, the command that exports and resumes) must be the
+/// writer's. The reader decides it from what it reads; `None` on a session
+/// means the format's own agent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Fork {
+    /// Kilo Code CLI (`@kilocode/cli`), opencode's fork: opencode's format in a store of its own.
+    Kilo,
+}
+
+impl Fork {
+    /// Its name in reports.
+    pub fn agent(self) -> &'static str {
+        match self {
+            Fork::Kilo => "Kilo Code CLI",
+        }
+    }
+
+    /// The command that runs it (and exports, imports and resumes its sessions);
+    /// also its name after `sessions --agent`.
+    pub const fn command(self) -> &'static str {
+        match self {
+            Fork::Kilo => "kilo",
+        }
+    }
+}
+
 impl std::fmt::Display for Format {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 pub use fault::{Fault, FaultKind, Structure};
-pub use format::Format;
+pub use format::{Fork, Format};
 pub use reference::{Ref, RefError};
 
 use crate::media::{Defect, Facts, Verdict, rules::Rules};
@@ -338,6 +338,9 @@ impl Cut {
 pub struct Session {
     pub file: String,
     pub format: Format,
+    /// The agent that wrote it, where another than the format's own ([`Fork`]).
+    #[serde(skip)]
+    pub written_by: Option<Fork>,
     pub lines: u64,
     pub entries: Vec<Entry>,
     pub attachments: Vec<Attachment>,

@@ -21,11 +21,13 @@ pub struct Worker<'r> {
     pub entries: Vec<Entry>,
     /// What the adapter found about the last line recorded, for `read_line` to hand on.
     found: Vec<Finding>,
+    /// The first [`crate::formats::LineOut::written_by`] of the lines read.
+    pub written_by: Option<crate::model::Fork>,
 }
 
 impl<'r> Worker<'r> {
     pub fn new(judge: Judge<'r>, skim: Skim) -> Worker<'r> {
-        Worker { judge, skim, names: HashSet::new(), entries: Vec::new(), found: Vec::new() }
+        Worker { judge, skim, names: HashSet::new(), entries: Vec::new(), found: Vec::new(), written_by: None }
     }
 
     /// What the adapter found about the records made with [`Worker::record`]
@@ -179,6 +181,7 @@ impl<'r> Worker<'r> {
         multiline: bool,
     ) -> LineRecord {
         let raw = text.raw();
+        self.written_by = self.written_by.or(out.written_by);
         let mut attachments = self.judge.attachments(&out.media, text);
         for (severity, code, message) in out.findings.drain(..) {
             self.found.push(finding(lineno, severity, code, message));

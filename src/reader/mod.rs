@@ -154,8 +154,8 @@ pub fn read_with_plan(
     // What Cline no longer sends of an IDE task's history, as its extension keeps it.
     let (range, range_unread) = sidecar::deleted_range(path, plan.format);
     let mut cut = None;
-    let (mut records, entries, mut findings, lines) = if let Some(bytes) = &plan.memory {
-        in_memory(bytes, opts, plan)
+    let Parts { mut records, entries, mut findings, lines, written_by } = if let Some(bytes) = &plan.memory {
+        in_memory(path, bytes, opts, plan)
     } else {
         let file = plan.file.as_deref().with_context(|| format!("{} was not opened", path.display()))?;
         if plan.single_document {
@@ -196,6 +196,7 @@ pub fn read_with_plan(
     let mut session = Session {
         file: path.display().to_string(),
         format: plan.format,
+        written_by,
         lines,
         entries: h.entries,
         attachments: h.attachments,
@@ -275,10 +276,19 @@ struct Chunk {
     lines: u64,
     /// The first line ending in CRLF: a fact about the file, told once after the merge.
     crlf: Option<u64>,
+    /// [`Parts::written_by`], as the chunk's lines say it.
+    written_by: Option<crate::model::Fork>,
 }
 
-/// Records, the entries they index, findings and the number of lines.
-type Parts = (Records, Vec<Entry>, Vec<Finding>, u64);
+/// What reading the lines gave: records, the entries they index, findings,
+/// the number of lines, and who wrote the session where a line says it.
+struct Parts {
+    records: Records,
+    entries: Vec<Entry>,
+    findings: Vec<Finding>,
+    lines: u64,
+    written_by: Option<crate::model::Fork>,
+}
 
 /// Puts chunk-relative line numbers back in file order.
 fn merge(mut chunks: Vec<Chunk>) -> Parts {
@@ -295,8 +305,10 @@ fn merge(mut chunks: Vec<Chunk>) -> Parts {
     let mut findings = Vec::new();
     let mut base = 0;
     let mut crlf = None;
+    let mut written_by = None;
     for (i, c) in chunks.into_iter().enumerate() {
         crlf = crlf.or(c.crlf.map(|l| l + base));
+        written_by = written_by.or(c.written_by);
         if i == 0 {
             findings.extend(c.findings);
             base += c.lines;
@@ -318,7 +330,7 @@ fn merge(mut chunks: Vec<Chunk>) -> Parts {
         let message = "ends with CRLF (Windows line endings); read as plain newlines".into();
         findings.push(line::finding(line, Severity::Info, "line.crlf", message));
     }
-    (records, entries, findings, base)
+    Parts { records, entries, findings, lines: base, written_by }
 }
 
 /// A byte range this large may hold enough lines for its worker's vectors to
@@ -371,8 +383,14 @@ fn read_range(
     }
     let adapter = plan.format.adapter();
     let mut worker = line::Worker::new(media::Judge::new(opts.depth, &plan.rules), opts.skim);
-    let mut chunk =
-        Chunk { records: Records::default(), entries: Vec::new(), findings: Vec::new(), lines: 0, crlf: None };
+    let mut chunk = Chunk {
+        records: Records::default(),
+        entries: Vec::new(),
+        findings: Vec::new(),
+        lines: 0,
+        crlf: None,
+        written_by: None,
+    };
     if board.end(id).saturating_sub(start) >= MANY_LINES {
         (chunk.records, worker.entries) = (Records::for_many(), mapped());
     }
@@ -424,6 +442,7 @@ fn read_range(
     }
     cap.add(counted)?;
     chunk.entries = worker.entries;
+    chunk.written_by = worker.written_by;
     Ok(chunk)
 }
 
@@ -478,7 +497,8 @@ fn single_document(
         found.append(&mut deep);
         let mut records = Records::default();
         records.push(rec);
-        return Ok(((records, worker.entries, found, lines), None));
+        let written_by = worker.written_by;
+        return Ok((Parts { records, entries: worker.entries, findings: found, lines, written_by }, None));
     };
     let cut = range.filter(|_| plan.format == crate::model::Format::Cline).and_then(|r| Cut::of(r, items.len()));
     let mut records = Records::default();
@@ -509,7 +529,8 @@ fn single_document(
     }
     let mut found = worker.take_findings();
     found.append(&mut deep);
-    Ok(((records, worker.entries, found, lines), cut))
+    let written_by = worker.written_by;
+    Ok((Parts { records, entries: worker.entries, findings: found, lines, written_by }, cut))
 }
 
 /// The first message after a [`Cut`] as Cline sends it: without its tool
@@ -555,7 +576,7 @@ fn start_of(v: &Value<'_>, text: &[u8]) -> Option<usize> {
 }
 
 /// JSON Lines taken out of a store, read as a file's lines would be.
-fn in_memory(bytes: &[u8], opts: &ReadOptions, plan: &Plan) -> Parts {
+fn in_memory(path: &Path, bytes: &[u8], opts: &ReadOptions, plan: &Plan) -> Parts {
     let mut worker = line::Worker::new(media::Judge::new(opts.depth, &plan.rules), opts.skim);
     let (mut records, mut findings) = (Records::default(), Vec::new());
     let adapter = plan.format.adapter();
@@ -569,7 +590,12 @@ fn in_memory(bytes: &[u8], opts: &ReadOptions, plan: &Plan) -> Parts {
         }
         offset += raw.len() as u64;
     }
-    (records, worker.entries, findings, n)
+    // A store's lines carry no version: its place says whose it is.
+    let written_by = worker.written_by.or_else(|| match plan.format {
+        Format::Opencode => crate::formats::opencode::fork_of_store(path),
+        _ => None,
+    });
+    Parts { records, entries: worker.entries, findings, lines: n, written_by }
 }
 
 /// Most encoded (base64) bytes read back from the session for one attachment
@@ -659,7 +685,7 @@ mod tests {
         let parts = read_lines(path, &opts, &plan, &shared, None).unwrap();
         // The history assembled: a range's first record names its parent where
         // a later one says "the previous record", which is the same link.
-        let history = |(mut records, entries, findings, lines): Parts| {
+        let history = |Parts { mut records, entries, findings, lines, .. }: Parts| {
             assert!(records.len() > 1000, "{} records", records.len());
             assign_refs(&mut records);
             let h = assemble(records, entries, Links::Bridged);

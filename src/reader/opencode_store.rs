@@ -202,15 +202,21 @@ pub fn session_ids(path: &Path) -> Option<Vec<String>> {
     .ok()
 }
 
+/// Whose database errors name: Kilo Code CLI's in Kilo's folder, else opencode's.
+fn whose(path: &Path) -> &'static str {
+    crate::model::Format::Opencode.agent(crate::formats::opencode::fork_of_store(path))
+}
+
 fn database(path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
-    let what = || format!("reading opencode's database {}", path.display());
+    let what = || format!("reading {}'s database {}", whose(path), path.display());
     super::sqlite::read(path, |db| database_in(db, path, asked)).with_context(what)
 }
 
 fn database_in(db: &rusqlite::Connection, path: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
-    let what = || format!("reading opencode's database {}", path.display());
-    let sessions = sessions(db)
-        .with_context(|| format!("{} is SQLite but not opencode's database (no session table)", path.display()))?;
+    let what = || format!("reading {}'s database {}", whose(path), path.display());
+    let sessions = sessions(db).with_context(|| {
+        format!("{} is SQLite but not {}'s database (no session table)", path.display(), whose(path))
+    })?;
     let (session, note) = choose(path, asked, sessions)?;
     let pending = pending_revert(db, &session);
     let revert = pending.as_ref().and_then(|(m, p)| crate::formats::opencode::Revert::of(Some(m), p.as_deref()));

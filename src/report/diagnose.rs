@@ -16,7 +16,7 @@ use crate::text::units::count;
 pub fn write(out: &mut impl Write, d: &Diagnosis, detected: bool, term: &Term) -> io::Result<()> {
     let how = if detected { "detected" } else { "given" };
     let file = format!("{}: ", term.paint(styles::HEADER, &sanitize(&d.file)));
-    let summary = format!("{} ({how}), judged by {} rules", d.format, d.provider);
+    let summary = format!("{} ({how}){}, judged by {} rules", d.format, super::written_by(d.written_by), d.provider);
     writeln!(out, "{}", wrap(&file, &summary, term.width, 2))?;
     let style = if d.stuck { styles::INVALID } else { styles::OK };
     // Painted word by word, so a wrapped verdict keeps its colour on every line.

@@ -293,7 +293,7 @@ fn header(out: &mut dyn Write, part: &Part<'_>, detected: bool) -> io::Result<()
     row(out, "file", &format!("<code>{}</code>", esc(&d.file)))?;
     let how = if detected { "detected" } else { "given" };
     row(out, "format", &format!("{} ({how})", d.format))?;
-    row(out, "agent", d.format.behaviour().agent)?;
+    row(out, "agent", d.format.agent(d.written_by))?;
     let model = d.model.as_deref().map_or("unknown".into(), esc);
     row(out, "provider / model", &format!("{} / {model}", esc(&d.provider)))?;
     row(out, "history", &format!("{} lines, {} entries, {} attachments", d.lines, d.entries, d.attachments))?;

@@ -22,6 +22,10 @@ use crate::reader::Plan;
 pub struct ScanReport {
     pub file: String,
     pub format: crate::model::Format,
+    /// The agent that wrote it, where another than the format's own (`kilo`:
+    /// Kilo Code CLI, in opencode's format); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub written_by: Option<crate::model::Fork>,
     /// Was the format detected (true) or given with `--format` (false)?
     pub format_detected: bool,
     /// Whose rules judged the media.
@@ -34,6 +38,12 @@ pub struct ScanReport {
     pub limits: Vec<Defect>,
     /// What the next request carries, as those limits count it.
     pub request: Carried,
+}
+
+/// The header's words for a session a fork wrote in another agent's format
+/// (", written by Kilo Code CLI"): the format alone would name the other agent.
+fn written_by(fork: Option<crate::model::Fork>) -> String {
+    fork.map_or_else(String::new, |f| format!(", written by {}", f.agent()))
 }
 
 /// The media the agent's next request carries: the refs of the attachments it
@@ -62,6 +72,7 @@ impl ScanReport {
         ScanReport {
             file: session.file,
             format: session.format,
+            written_by: session.written_by,
             format_detected: plan.detected,
             provider: plan.rules.provider.clone(),
             lines: session.lines,

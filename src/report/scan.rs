@@ -23,8 +23,9 @@ pub fn write(out: &mut impl Write, r: &ScanReport) -> io::Result<()> {
 pub fn write_for(out: &mut impl Write, r: &ScanReport, term: &Term) -> io::Result<()> {
     let how = if r.format_detected { "detected" } else { "given" };
     let summary = format!(
-        "{} ({how}), {}, {}, {}, judged by {} rules",
+        "{} ({how}){}, {}, {}, {}, judged by {} rules",
         r.format,
+        super::written_by(r.written_by),
         count(r.lines, "line", "lines"),
         count(r.entries as u64, "entry", "entries"),
         count(r.attachments.len() as u64, "attachment", "attachments"),

@@ -55,6 +55,10 @@ fn format() -> Value {
     let names: Vec<&str> = crate::model::Format::ALL.iter().map(|f| f.name()).collect();
     json!({ "type": "string", "enum": names })
 }
+/// [`crate::model::Fork`]: the agent, by the name `sessions --agent` takes.
+fn fork() -> Value {
+    json!({ "enum": [crate::model::Fork::Kilo.command()] })
+}
 fn class() -> Value {
     let names: Vec<&str> = crate::classify::Class::ALL.iter().map(|c| c.as_str()).collect();
     json!({ "type": "string", "enum": names })
@@ -128,6 +132,7 @@ fn scan_report() -> Value {
         &[
             ("file", string()),
             ("format", format()),
+            ("written_by", fork()),
             ("format_detected", json!({ "type": "boolean" })),
             ("provider", string()),
             ("lines", count()),
@@ -137,7 +142,7 @@ fn scan_report() -> Value {
             ("limits", json!({ "type": "array", "items": media_problem() })),
             ("request", carried),
         ],
-        &[],
+        &["written_by"],
     )
 }
 
@@ -231,6 +236,7 @@ fn diagnose() -> Value {
         &[
             ("file", string()),
             ("format", format()),
+            ("written_by", fork()),
             ("stuck", json!({ "type": "boolean" })),
             ("verdict", string()),
             ("failure", or_null(failure)),
@@ -250,7 +256,7 @@ fn diagnose() -> Value {
             ("entries", count()),
             ("attachments", count()),
         ],
-        &["undetermined"],
+        &["undetermined", "written_by"],
     ), unreadable, error()] })
 }
 

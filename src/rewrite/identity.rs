@@ -198,7 +198,9 @@ impl<'a> Place<'a> {
         let id = old.as_deref().map(opencode_id).unwrap_or_default();
         let path = self.dir.join(format!("{id}.json"));
         let quoted = crate::text::shell_quote(&path.display().to_string());
-        let cli = crate::formats::opencode::cli_of_export(self.field("/info/version").as_deref());
+        let cli = crate::formats::opencode::command(crate::formats::opencode::fork_of_export(
+            self.field("/info/version").as_deref(),
+        ));
         Identity {
             resume: Some(format!("{cli} import {quoted} && {cli} --session {id}")),
             path,

@@ -172,22 +172,27 @@ def gemini_resume(contents, prompt):
 KILO_ENVIRONMENT = re.compile(r"\n\n<environment_details>\nMessage time: [^\n]*\nWorking directory: [^\n]*\nWorkspace root folder: [^\n]*\n</environment_details>")
 
 
-def kilo_environment(messages):
-    """Anthropic messages as Kilo Code CLI sent them, without the
-    `<environment_details>` text block it adds to each user message: only a
-    text block that is exactly that, with nothing but `type`, `text` and a
-    cache mark, is cut."""
+def _kilo_environment(block):
+    """A text block that is exactly Kilo's `<environment_details>`, with
+    nothing but `type`, `text` and a cache mark."""
+    return isinstance(block, dict) and block.get("type") == "text" and KILO_ENVIRONMENT.fullmatch(block.get("text", "")) and set(block) <= {"type", "text", "cache_control"}
 
-    def added(b):
-        return isinstance(b, dict) and b.get("type") == "text" and KILO_ENVIRONMENT.fullmatch(b.get("text", "")) and set(b) <= {"type", "text", "cache_control"}
 
-    out = []
-    for m in messages:
-        content = m.get("content")
-        if m.get("role") == "user" and isinstance(content, list):
-            m = dict(m, content=[b for b in content if not added(b)])
-        out.append(m)
-    return out
+def kilo_resume_tail(sent, prompt, spell):
+    """`resume_tail` for Kilo Code CLI, which adds an `<environment_details>`
+    block after each user message's parts: the one after the prompt the resume
+    typed is cut with it (that message, and the time in its block, are in no
+    session). The blocks of the messages the session holds are not forgiven:
+    `preview` writes them from the session (its directory, path and each
+    message's creation time), and they are compared."""
+    if sent:
+        last = sent[-1]
+        content = last.get("content")
+        if last.get("role") == "user" and isinstance(content, list) and len(content) > 1 and _kilo_environment(content[-1]):
+            sent = sent[:-1] + [dict(last, content=content[:-1])]
+    return resume_tail(sent, prompt, spell)
+
+
 # Qwen Code writes its startup context (skills, environment, tools, the date) as
 # whole `<system-reminder>` text parts before the first prompt's own text, and
 # the date again before each new prompt: afresh on each start, in no session.

@@ -64,14 +64,17 @@ class ResumeArtefacts(unittest.TestCase):
         with self.assertRaises(AssertionError):
             rd.leading([u, s], "role", "system", "x")
 
-    def test_kilos_environment_block_alone(self):
+    def test_kilos_resume_tail_cuts_the_typed_prompts_environment_alone(self):
         env = {"type": "text", "text": "\n\n<environment_details>\nMessage time: 2026-12-06T22:55:32Z\nWorking directory: /w\nWorkspace root folder: /\n</environment_details>"}
         typed = {"type": "text", "text": "continue"}
-        sent = [{"role": "user", "content": [typed, dict(env, cache_control={"type": "ephemeral"})]}, {"role": "assistant", "content": [env]}]
-        self.assertEqual(rd.kilo_environment(sent), [{"role": "user", "content": [typed]}, sent[1]])
-        # Anything more in the block, or the same words inside a longer text, stays.
-        longer = [{"role": "user", "content": [{"type": "text", "text": env["text"] + "\nmore"}, dict(env, id="x")]}]
-        self.assertEqual(rd.kilo_environment(longer), longer)
+        held = {"type": "text", "text": "hi"}
+        sent = [{"role": "user", "content": [held, env, typed, dict(env, cache_control={"type": "ephemeral"})]}]
+        # The held message's block stays: preview writes it.
+        self.assertEqual(rd.kilo_resume_tail(sent, "continue", rd.anthropic), [{"role": "user", "content": [held, env]}])
+        # Anything more in the block is not Kilo's: the prompt is then not last.
+        longer = [{"role": "user", "content": [typed, dict(env, text=env["text"] + "\nmore")]}]
+        with self.assertRaises(AssertionError):
+            rd.kilo_resume_tail(longer, "continue", rd.anthropic)
 
     def test_gemini(self):
         ctx = {"role": "user", "parts": [{"text": "<session_context>\nnow"}, {"text": "READ"}]}

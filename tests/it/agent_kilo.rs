@@ -89,3 +89,91 @@ fn a_repaired_kilo_export_is_imported_and_resumed_with_kilo() {
     let copy = dir.path().join(format!("{new}.json"));
     assert_eq!(r["resume"], json!(format!("kilo import {} && kilo --session {new}", copy.display())), "{r:#}");
 }
+
+/// Whose a session is, as each report names it: Kilo Code CLI for its export
+/// (by `info.version`) and its store (by its folder), opencode for the same
+/// export stamped with opencode's version. The format is `opencode` in all.
+#[test]
+fn kilos_sessions_are_named_kilos_in_every_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let kilo = dir.path().join(format!("{STUCK}.json"));
+    let text = std::fs::read_to_string(fixture(&format!("{STUCK}.json"))).unwrap();
+    std::fs::write(&kilo, &text).unwrap();
+    let opencode = dir.path().join("opencode.json");
+    assert_eq!(text.matches("\"version\": \"7.7.7\"").count(), 1);
+    std::fs::write(&opencode, text.replace("\"version\": \"7.7.7\"", "\"version\": \"1.18.33\"")).unwrap();
+    std::fs::create_dir_all(dir.path().join("kilo")).unwrap();
+    let store = dir.path().join("kilo/kilo.db");
+    std::fs::copy(fixture("kilo.db"), &store).unwrap();
+
+    for (file, agent) in [(&kilo, Some("kilo")), (&store, Some("kilo")), (&opencode, None)] {
+        let f = file.to_str().unwrap();
+        let json = |cmd: &str| -> Value { serde_json::from_slice(&run(&[cmd, f, "--json"]).stdout).unwrap() };
+        for (cmd, v) in [("diagnose", json("diagnose")), ("scan", json("scan"))] {
+            assert_eq!(v["format"], json!("opencode"), "{cmd} {f}");
+            assert_eq!(v.get("written_by").and_then(Value::as_str), agent, "{cmd} {f}: {v:#}");
+        }
+        let written = ", written by Kilo Code CLI,";
+        for cmd in ["diagnose", "scan"] {
+            let header = String::from_utf8(run(&[cmd, f]).stdout).unwrap();
+            let header = header.lines().next().unwrap().to_string();
+            assert_eq!(header.contains(written), agent.is_some(), "{cmd}: {header}");
+        }
+        let page = dir.path().join("page.html");
+        run(&["diagnose", f, "--html", page.to_str().unwrap()]);
+        let page = std::fs::read_to_string(&page).unwrap();
+        let named = if agent.is_some() { "Kilo Code CLI" } else { "opencode" };
+        assert!(page.contains(&format!("<dt>agent</dt><dd>{named}</dd>")), "{f}");
+    }
+}
+
+/// Kilo Code CLI sends each user message of an export with an
+/// `<environment_details>` block built from the session (the message's time,
+/// the session's directory and its workspace root): preview writes it, as
+/// the round-trip suite saw Kilo send it; opencode adds none.
+#[test]
+fn preview_of_a_kilo_export_holds_kilos_environment_details() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture(&format!("{STUCK}.json"))).unwrap();
+    let kilo = dir.path().join("kilo.json");
+    std::fs::write(&kilo, &text).unwrap();
+    let opencode = dir.path().join("opencode.json");
+    std::fs::write(&opencode, text.replace("\"version\": \"7.7.7\"", "\"version\": \"1.18.33\"")).unwrap();
+    let env = |at: &str| {
+        format!(
+            "\n\n<environment_details>\nMessage time: {at}\nWorking directory: /tmp/sd-kilo-1__eqdvw/work\nWorkspace root folder: /\n</environment_details>"
+        )
+    };
+    let blocks = |file: &Path| -> (Vec<String>, Value) {
+        let out = run(&["preview", file.to_str().unwrap(), "--json"]);
+        let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        let summary: Value = serde_json::from_str(stderr.lines().last().unwrap()).unwrap();
+        let texts = body["messages"].as_array().unwrap().iter().flat_map(|m| m["content"].as_array().unwrap().clone());
+        let texts = texts.filter_map(|b| b["text"].as_str().map(str::to_string)).collect();
+        (texts, summary["not_in_session"].clone())
+    };
+    let (texts, missing) = blocks(&kilo);
+    let at = |t: &str| texts.iter().position(|x| x == t).unwrap_or_else(|| panic!("{t:?} in {texts:#?}"));
+    // After each message's own parts: "Look at this." then "continue".
+    assert_eq!(at(&env("2026-12-06T23:06:00Z")), at("Look at this.") + 1);
+    assert_eq!(at(&env("2026-12-06T23:06:31Z")), at("continue") + 1);
+    assert!(missing.to_string().contains("Kilo Code CLI writes it"), "{missing}");
+    let (texts, missing) = blocks(&opencode);
+    assert!(!texts.iter().any(|t| t.contains("<environment_details>")), "{texts:#?}");
+    assert!(missing.to_string().contains("opencode writes it"), "{missing}");
+}
+
+/// A database in Kilo's folder that holds no sessions is refused as not
+/// Kilo Code CLI's database (it said opencode's).
+#[test]
+fn a_database_in_kilos_folder_is_refused_as_kilos() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("kilo")).unwrap();
+    let db = dir.path().join("kilo/kilo.db");
+    rusqlite::Connection::open(&db).unwrap().execute_batch("CREATE TABLE x(a);").unwrap();
+    let out = run(&["scan", db.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("not Kilo Code CLI's database (no session table)") && !err.contains("opencode"), "{err}");
+}

@@ -9,35 +9,38 @@
 pub mod request;
 
 use crate::json::Value;
-use crate::model::{ErrorRecord, Origin, Role, Session};
+use crate::model::{ErrorRecord, Fork, Origin, Role, Session};
 use crate::request::{Canon, Dialect, ReadRange, Render, To};
 
 use super::ai_sdk::{Replay, provider_reasoning};
 use super::blocks::url_payload;
 use super::{Adapter, LineOut, RawCall, RawEntry, Site, path_argument, ptr};
 
-/// The command that exports, imports and resumes the sessions of a store:
-/// `kilo` for Kilo Code CLI's (`@kilocode/cli`, opencode's fork, which keeps
-/// opencode's format in `$XDG_DATA_HOME/kilo/kilo.db`, `kilo-<channel>.db`,
-/// or an `opencode-<channel>.db` it finds in that folder), else `opencode`.
-pub fn cli_of_store(path: &std::path::Path) -> &'static str {
+/// Who keeps a store: Kilo Code CLI (`@kilocode/cli`, opencode's fork, which
+/// keeps opencode's format in `$XDG_DATA_HOME/kilo/kilo.db`, `kilo-<channel>.db`,
+/// or an `opencode-<channel>.db` it finds in that folder), else opencode
+/// (`None`). The store's messages carry no version: its place says it.
+pub fn fork_of_store(path: &std::path::Path) -> Option<Fork> {
     let name = |p: Option<&std::ffi::OsStr>| p.and_then(std::ffi::OsStr::to_str).unwrap_or_default().to_string();
     let in_kilo = name(path.parent().and_then(std::path::Path::file_name)) == "kilo";
-    if name(path.file_name()).starts_with("kilo") || in_kilo { KILO } else { OPENCODE }
+    (name(path.file_name()).starts_with("kilo") || in_kilo).then_some(Fork::Kilo)
 }
 
-/// The command that imports and resumes an export, by the version of the
-/// CLI that wrote its session (`info.version`): Kilo Code CLI stamps its own
-/// (7.7.7 writes `7.7.7`; its releases on npm run from 7.0.33 to 7.8.1),
-/// opencode its own (1.18.33 writes `1.18.33`): a major version of 7 or more
-/// is taken for Kilo's.
-pub fn cli_of_export(version: Option<&str>) -> &'static str {
+/// Who wrote an export, by the version of the CLI that wrote its session
+/// (`info.version`): Kilo Code CLI stamps its own (7.7.7 writes `7.7.7`; its
+/// releases on npm run from 7.0.33 to 7.8.1), opencode its own (1.18.33
+/// writes `1.18.33`): a major version of 7 or more is taken for Kilo's.
+pub fn fork_of_export(version: Option<&str>) -> Option<Fork> {
     let major = version.and_then(|v| v.split('.').next()).and_then(|m| m.parse::<u32>().ok());
-    if major.is_some_and(|m| m >= 7) { KILO } else { OPENCODE }
+    major.is_some_and(|m| m >= 7).then_some(Fork::Kilo)
 }
 
-/// Kilo Code CLI's command.
-pub const KILO: &str = "kilo";
+/// The command that exports, imports and resumes a session in this format:
+/// `kilo` for Kilo Code CLI's, else `opencode`.
+pub fn command(written_by: Option<Fork>) -> &'static str {
+    written_by.map_or(OPENCODE, Fork::command)
+}
+
 /// opencode's command.
 pub const OPENCODE: &str = "opencode";
 
@@ -57,6 +60,7 @@ impl Adapter for Opencode {
 
     fn read<'a>(&self, v: &'a Value<'a>, out: &mut LineOut<'a>) {
         if is_export(v) {
+            out.written_by = fork_of_export(v.get("info").get("version").as_str());
             let revert = export_revert(v);
             for (i, m) in entry_messages(v) {
                 message(m, &ptr("/messages", i), revert.as_ref(), out);
@@ -70,14 +74,20 @@ impl Adapter for Opencode {
         crate::request::of_provider(provider)
     }
 
-    fn not_in_session(&self, _: &Session, dialect: Dialect) -> &'static [&'static str] {
+    fn not_in_session(&self, session: &Session, dialect: Dialect) -> &'static [&'static str] {
+        // Kilo Code CLI on the Responses API is not driven: opencode's words stand there.
+        const KILO: &[&str] = &["the system prompt (Kilo Code CLI writes it for each request)", "the tool definitions"];
         const ALWAYS: &[&str] = &["the system prompt (opencode writes it for each request)", "the tool definitions"];
         const RESPONSES: &[&str] = &[
             "the system prompt (opencode writes it for each request)",
             "the tool definitions",
             "its provider options: this is the request under opencode's default store: false (a model set to store: true sends each item's id as an item_reference instead)",
         ];
-        if dialect == Dialect::OpenaiResponses { RESPONSES } else { ALWAYS }
+        match (dialect, session.written_by) {
+            (Dialect::OpenaiResponses, _) => RESPONSES,
+            (_, Some(Fork::Kilo)) => KILO,
+            _ => ALWAYS,
+        }
     }
 
     /// An export's reverted messages are not sent.
@@ -94,7 +104,14 @@ impl Adapter for Opencode {
         // opencode's own `store: false` (ProviderTransform.options): no item goes by reference.
         let mut replay = Replay::new(to.dialect, false);
         let messages = move |v: &serde_json::Value, _| request::messages(v, (provider, model), &mut replay);
-        Ok(Box::new(Canon::new(messages).on_document(Box::new(request::reverted))))
+        let kilo = to.session.written_by == Some(Fork::Kilo);
+        let prepare = move |doc: &mut serde_json::Value| {
+            request::reverted(doc);
+            if kilo {
+                request::kilo_environment(doc);
+            }
+        };
+        Ok(Box::new(Canon::new(messages).on_document(Box::new(prepare))))
     }
 }
 
@@ -321,20 +338,20 @@ fn error_record(err: &Value<'_>) -> ErrorRecord {
 
 #[cfg(test)]
 mod tests {
-    use super::{KILO, OPENCODE, cli_of_export, cli_of_store};
+    use super::{Fork, fork_of_export, fork_of_store};
     use std::path::Path;
 
     #[test]
     fn kilos_stores_and_exports_are_told_from_opencodes() {
         for kilo in ["/h/.local/share/kilo/kilo.db", "kilo-beta.db", "/d/kilo/opencode-dev.db"] {
-            assert_eq!(cli_of_store(Path::new(kilo)), KILO, "{kilo}");
+            assert_eq!(fork_of_store(Path::new(kilo)), Some(Fork::Kilo), "{kilo}");
         }
         for opencode in ["/h/.local/share/opencode/opencode.db", "opencode-dev.db", "x.db"] {
-            assert_eq!(cli_of_store(Path::new(opencode)), OPENCODE, "{opencode}");
+            assert_eq!(fork_of_store(Path::new(opencode)), None, "{opencode}");
         }
-        assert_eq!(cli_of_export(Some("7.7.7")), KILO);
+        assert_eq!(fork_of_export(Some("7.7.7")), Some(Fork::Kilo));
         for v in [Some("1.18.33"), Some("0.15.2"), Some("local"), None] {
-            assert_eq!(cli_of_export(v), OPENCODE, "{v:?}");
+            assert_eq!(fork_of_export(v), None, "{v:?}");
         }
     }
 }

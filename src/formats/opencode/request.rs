@@ -37,6 +37,79 @@ pub fn reverted(doc: &mut Value) {
     messages.drain(..from);
 }
 
+/// What Kilo Code CLI adds to each user message of an export it sends
+/// (`injectEditorContext`, 7.7.7): a synthetic text part, last, holding
+/// `<environment_details>` built from the session alone: the message's
+/// creation time (whole seconds), the session's directory, and its workspace
+/// root (the directory, up as many folders as the session's `path` has),
+/// which the message's `editorContext` overrides or adds to (active file,
+/// visible files, open tabs). A message already holding such a part is left
+/// as it is. Not opencode's: it adds nothing.
+pub fn kilo_environment(doc: &mut Value) {
+    let info = doc.get("info").cloned().unwrap_or(Value::Null);
+    let directory = info.get("directory").and_then(Value::as_str).unwrap_or("");
+    let up = info.get("path").and_then(Value::as_str).map_or(0, |p| p.split('/').filter(|s| !s.is_empty()).count());
+    let worktree = up_from(directory, up);
+    let sid = info.get("id").cloned().unwrap_or(Value::Null);
+    let Some(messages) = doc.get_mut("messages").and_then(Value::as_array_mut) else { return };
+    for m in messages.iter_mut() {
+        let info = m.get("info").unwrap_or(&Value::Null);
+        if info.get("role").and_then(Value::as_str) != Some("user") {
+            continue;
+        }
+        let Some(created) = info.get("time").and_then(|t| t.get("created")).and_then(Value::as_i64) else { continue };
+        let has = items(m.get("parts")).iter().any(|p| {
+            p.get("type").and_then(Value::as_str) == Some("text")
+                && p.get("synthetic").and_then(Value::as_bool) == Some(true)
+                && s(p, "text").is_some_and(|t| t.trim_start().starts_with("<environment_details>"))
+        });
+        if has {
+            continue;
+        }
+        let editor = info.get("editorContext");
+        let field = |k: &str, base: Option<&str>| {
+            editor.and_then(|e| e.get(k)).and_then(Value::as_str).or(base).filter(|v| !v.is_empty()).map(str::to_string)
+        };
+        let mut lines = vec![format!("Message time: {}", crate::clock::rfc3339_secs(created.div_euclid(1000)))];
+        lines.extend(field("directory", Some(directory)).map(|d| format!("Working directory: {d}")));
+        lines.extend(field("worktree", worktree.as_deref()).map(|w| format!("Workspace root folder: {w}")));
+        lines.extend(field("activeFile", None).map(|f| format!("Active file: {f}")));
+        for (key, title) in [("visibleFiles", "Visible files:"), ("openTabs", "Open tabs:")] {
+            let files = items(editor.and_then(|e| e.get(key)));
+            if !files.is_empty() {
+                lines.push(title.to_string());
+                lines.extend(files.iter().map(|f| format!("  {}", f.as_str().unwrap_or_default())));
+            }
+        }
+        let text = format!("\n\n<environment_details>\n{}\n</environment_details>", lines.join("\n"));
+        let id = info.get("id").cloned().unwrap_or(Value::Null);
+        if let Some(parts) = m.get_mut("parts").and_then(Value::as_array_mut) {
+            parts.push(
+                serde_json::json!({"type": "text", "text": text, "synthetic": true, "sessionID": sid, "messageID": id}),
+            );
+        }
+    }
+}
+
+/// `path.resolve(directory, "..", …)` with `up` of them, for an absolute
+/// directory (Kilo's sessions keep one); `None` for a relative one, which
+/// would resolve against Kilo's working directory.
+fn up_from(directory: &str, up: usize) -> Option<String> {
+    if !directory.starts_with('/') {
+        return None;
+    }
+    let mut kept: Vec<&str> = Vec::new();
+    for seg in directory.split('/').filter(|s| !s.is_empty() && *s != ".") {
+        if seg == ".." {
+            kept.pop();
+        } else {
+            kept.push(seg);
+        }
+    }
+    kept.truncate(kept.len().saturating_sub(up));
+    Some(format!("/{}", kept.join("/")))
+}
+
 /// The model a request goes to (`providerID`, `modelID`), when known:
 /// reasoning replays only to the model that wrote it.
 pub type Model<'a> = (Option<&'a str>, Option<&'a str>);

@@ -113,8 +113,7 @@ def scenario_cut_png_attached_rescued(ctx):
     lib.check(sent and sent[0]["status"] == 200, "the provider answered 200", sent)
     body = json.dumps(sent[0]["body"]["messages"])
     lib.check('"type": "image"' not in body and "[Attachment omitted: " in body, "kilo sent the note, not the PNG", body[:2000])
-    messages = request_diff.kilo_environment(sent[0]["body"]["messages"])
-    want = request_diff.resume_tail(messages, "continue", request_diff.anthropic)
+    want = request_diff.kilo_resume_tail(sent[0]["body"]["messages"], "continue", request_diff.anthropic)
     diffs = request_diff.items(previewed["messages"], want, request_diff.anthropic)
     # The original lives in kilo.db: its export, byte for byte, stands for it.
     lib.rescued(ctx.sb, own, lambda: _export(ctx, session).encode(), original.encode(), db, diffs, "--session", new)
@@ -155,7 +154,7 @@ def scenario_undecodable_image_read_left_out_by_kilo(ctx):
     previewed = json.loads(p.stdout)["messages"]
     # The export, taken after the resume, also holds the answer to the resumed request.
     lib.check(previewed and previewed[-1]["role"] == "assistant", "the export ends with the answer to the resume", previewed[-1:])
-    diffs = request_diff.items(previewed[:-1], request_diff.kilo_environment(own[0]["body"]["messages"]), request_diff.anthropic)
+    diffs = request_diff.items(previewed[:-1], own[0]["body"]["messages"], request_diff.anthropic)
     lib.check(not diffs, "preview equals what kilo sent on resume, block by block", *diffs)
     out = ctx.sb.root / "repaired"
     out.mkdir()
