@@ -5,12 +5,16 @@
 //! this value borrows them, so a payload costs nothing until it is decoded and
 //! its byte offset inside the line is known — which is what a rewrite needs to
 //! find the bytes again. Strings with JSON escapes are the only ones copied.
+//! A list of small whole numbers (Kiro CLI spells an image's bytes so) is kept
+//! as the bytes it spells ([`List`]): one byte each where a `Value` takes 32.
 
 pub mod salvage;
 pub mod splice;
 
 use std::borrow::Cow;
 use std::fmt;
+use std::ops::Deref;
+use std::sync::OnceLock;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
@@ -22,8 +26,90 @@ pub enum Value<'a> {
     Bool(bool),
     Number(f64),
     Str(Cow<'a, str>),
-    Array(Vec<Value<'a>>),
+    Array(List<'a>),
     Object(Vec<(Cow<'a, str>, Value<'a>)>),
+}
+
+/// An array's elements. A list whose every element is a whole number from 0
+/// to 255, written without fraction or exponent, is kept as those bytes:
+/// Kiro CLI writes each image as such a list, a 4 MB image a 14 MB line, and
+/// as values it cost 180 MB. It reads as a slice of values all the same
+/// ([`Deref`]), built the first time it is asked for, so a consumer that wants
+/// the bytes asks [`List::as_bytes`] (or [`Value::as_bytes`]) instead.
+#[derive(Clone, Debug, Default)]
+pub struct List<'a>(Repr<'a>);
+
+#[derive(Clone, Debug)]
+enum Repr<'a> {
+    Values(Vec<Value<'a>>),
+    /// The numbers own nothing borrowed, so their values are `'static`: a
+    /// cell of `Value<'a>` would make `Value` invariant in `'a`.
+    Bytes(Vec<u8>, OnceLock<Vec<Value<'static>>>),
+}
+
+impl Default for Repr<'_> {
+    fn default() -> Self {
+        Repr::Values(Vec::new())
+    }
+}
+
+impl List<'_> {
+    /// The elements as bytes, when every one is a whole number 0 to 255 as
+    /// the parser met them; `None` for any other list (and for `[]`).
+    pub fn as_bytes(&self) -> Option<&[u8]> {
+        match &self.0 {
+            Repr::Bytes(b, _) => Some(b),
+            Repr::Values(_) => None,
+        }
+    }
+
+    /// The number of elements, without building values for a byte list.
+    pub fn len(&self) -> usize {
+        match &self.0 {
+            Repr::Bytes(b, _) => b.len(),
+            Repr::Values(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl<'a> From<Vec<Value<'a>>> for List<'a> {
+    fn from(v: Vec<Value<'a>>) -> Self {
+        List(Repr::Values(v))
+    }
+}
+
+impl<'a> Deref for List<'a> {
+    type Target = [Value<'a>];
+
+    fn deref(&self) -> &[Value<'a>] {
+        match &self.0 {
+            Repr::Values(v) => v,
+            Repr::Bytes(b, values) => values.get_or_init(|| b.iter().map(|&n| Value::Number(f64::from(n))).collect()),
+        }
+    }
+}
+
+impl<'b, 'a> IntoIterator for &'b List<'a> {
+    type Item = &'b Value<'a>;
+    type IntoIter = std::slice::Iter<'b, Value<'a>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl PartialEq for List<'_> {
+    /// Element by element, whichever way each list is kept.
+    fn eq(&self, other: &Self) -> bool {
+        match (self.as_bytes(), other.as_bytes()) {
+            (Some(a), Some(b)) => a == b,
+            _ => self.len() == other.len() && self[..] == other[..],
+        }
+    }
 }
 
 static NULL: Value<'static> = Value::Null;
@@ -141,11 +227,21 @@ impl<'a> Value<'a> {
         }
     }
 
-    /// The elements of an array; empty for anything else.
+    /// The elements of an array; empty for anything else. A byte list's
+    /// values are built on the first call: [`Value::as_bytes`] reads it as it is kept.
     pub fn items(&self) -> &[Value<'a>] {
         match self {
             Value::Array(a) => a,
             _ => &[],
+        }
+    }
+
+    /// An array of whole numbers 0 to 255 as its bytes, without a value per
+    /// element; `None` for anything else (see [`List`]).
+    pub fn as_bytes(&self) -> Option<&[u8]> {
+        match self {
+            Value::Array(a) => a.as_bytes(),
+            _ => None,
         }
     }
 
@@ -232,12 +328,27 @@ impl<'de: 'a, 'a> Visitor<'de> for ValueVisitor<'a> {
     fn visit_string<E: de::Error>(self, v: String) -> Result<Value<'a>, E> {
         Ok(Value::Str(Cow::Owned(v)))
     }
+    /// Bytes while every element is one, values from the first that is not.
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value<'a>, A::Error> {
-        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+        let mut bytes = Vec::new();
+        let other = loop {
+            match seq.next_element::<Element<'a>>()? {
+                Some(Element::Byte(b)) => bytes.push(b),
+                Some(Element::Other(v)) => break v,
+                None if bytes.is_empty() => return Ok(Value::Array(List::default())),
+                None => {
+                    bytes.shrink_to_fit();
+                    return Ok(Value::Array(List(Repr::Bytes(bytes, OnceLock::new()))));
+                }
+            }
+        };
+        let mut out = Vec::with_capacity((bytes.len() + 1).max(seq.size_hint().unwrap_or(0).min(64)));
+        out.extend(bytes.into_iter().map(|n| Value::Number(f64::from(n))));
+        out.push(other);
         while let Some(v) = seq.next_element()? {
             out.push(v);
         }
-        Ok(Value::Array(out))
+        Ok(Value::Array(out.into()))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value<'a>, A::Error> {
         let mut out = Vec::new();
@@ -245,6 +356,67 @@ impl<'de: 'a, 'a> Visitor<'de> for ValueVisitor<'a> {
             out.push((k, v));
         }
         Ok(Value::Object(out))
+    }
+}
+
+/// An array's element: a byte, or any other value.
+enum Element<'a> {
+    Byte(u8),
+    Other(Value<'a>),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Element<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ElementVisitor(std::marker::PhantomData))
+    }
+}
+
+/// [`ValueVisitor`], but an integer 0 to 255 is a [`Element::Byte`]. A number
+/// written with a fraction or exponent (`1.0`, `1e2`) comes as an f64 and is a
+/// value, so a list holding one keeps its numbers as the file spells them.
+struct ElementVisitor<'a>(std::marker::PhantomData<&'a ()>);
+
+impl<'de: 'a, 'a> Visitor<'de> for ElementVisitor<'a> {
+    type Value = Element<'a>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Element<'a>, E> {
+        Ok(Element::Other(Value::Null))
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Element<'a>, E> {
+        Ok(Element::Other(Value::Bool(v)))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Element<'a>, E> {
+        match u8::try_from(v) {
+            Ok(b) => Ok(Element::Byte(b)),
+            Err(_) => ValueVisitor(std::marker::PhantomData).visit_i64(v).map(Element::Other),
+        }
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Element<'a>, E> {
+        match u8::try_from(v) {
+            Ok(b) => Ok(Element::Byte(b)),
+            Err(_) => ValueVisitor(std::marker::PhantomData).visit_u64(v).map(Element::Other),
+        }
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Element<'a>, E> {
+        Ok(Element::Other(Value::Number(v)))
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Element<'a>, E> {
+        Ok(Element::Other(Value::Str(Cow::Borrowed(v))))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Element<'a>, E> {
+        Ok(Element::Other(Value::Str(Cow::Owned(v.to_owned()))))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Element<'a>, E> {
+        Ok(Element::Other(Value::Str(Cow::Owned(v))))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Element<'a>, A::Error> {
+        ValueVisitor(std::marker::PhantomData).visit_seq(seq).map(Element::Other)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Element<'a>, A::Error> {
+        ValueVisitor(std::marker::PhantomData).visit_map(map).map(Element::Other)
     }
 }
 
@@ -260,8 +432,9 @@ impl serde::Serialize for Value<'_> {
             Value::Str(v) => s.serialize_str(v),
             Value::Array(a) => {
                 let mut seq = s.serialize_seq(Some(a.len()))?;
-                for v in a {
-                    seq.serialize_element(v)?;
+                match a.as_bytes() {
+                    Some(bytes) => bytes.iter().try_for_each(|b| seq.serialize_element(b))?,
+                    None => a.iter().try_for_each(|v| seq.serialize_element(v))?,
                 }
                 seq.end()
             }
@@ -382,6 +555,39 @@ mod tests {
             ]
         );
         assert!(long_strings(br#"{"a":"0123456789\"#, 8).is_empty(), "an escape at the end leaves it open");
+    }
+
+    #[test]
+    fn a_list_of_bytes_is_kept_as_bytes_and_reads_as_numbers() {
+        let line = br#"{"data":[137,80,0,255],"empty":[]}"#;
+        let v = Value::parse(line).unwrap();
+        let data = v.get("data");
+        assert_eq!(data.as_bytes(), Some(&[137, 80, 0, 255][..]));
+        let numbers: Vec<f64> = data.items().iter().filter_map(Value::as_f64).collect();
+        assert_eq!(numbers, [137.0, 80.0, 0.0, 255.0]);
+        assert_eq!(data, &Value::Array(numbers.iter().map(|&n| Value::Number(n)).collect::<Vec<_>>().into()));
+        assert_eq!(v.to_string(), std::str::from_utf8(line).unwrap(), "written back as it was");
+        assert_eq!((v.get("empty").as_bytes(), v.get("empty").items().len()), (None, 0));
+    }
+
+    #[test]
+    fn a_list_with_an_element_that_is_no_byte_is_kept_as_values() {
+        for (text, want) in [
+            ("[1,2,300,4]", "[1,2,300,4]"),
+            ("[1,-1]", "[1,-1]"),
+            ("[1,2.5]", "[1,2.5]"),
+            // A byte written as a float is a value, as the file spells it.
+            ("[1,1.0]", "[1,1]"),
+            (r#"[0,"a",[7,8],{"k":[9]}]"#, r#"[0,"a",[7,8],{"k":[9]}]"#),
+        ] {
+            let v = Value::parse(text.as_bytes()).unwrap();
+            assert_eq!(v.as_bytes(), None, "{text}");
+            assert_eq!(v.to_string(), want, "{text}");
+            assert_eq!(v.items()[0], Value::Number(f64::from(text.as_bytes()[1] - b'0')), "{text}");
+        }
+        let nested = Value::parse(br#"[0,"a",[7,8],{"k":[9]}]"#).unwrap();
+        assert_eq!(nested.items()[2].as_bytes(), Some(&[7, 8][..]));
+        assert_eq!(nested.items()[3].get("k").as_bytes(), Some(&[9][..]));
     }
 
     #[test]

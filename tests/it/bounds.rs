@@ -342,3 +342,94 @@ fn one_long_line_costs_at_most_one_and_a_half_times_itself() {
 fn preview_of_one_long_line_costs_at_most_one_and_a_half_times_it() {
     long_line_peak("preview");
 }
+
+/// A Kiro CLI session (`.kiro/sessions/cli/<id>.jsonl`) whose first prompt
+/// holds one PNG of `side`×`side` noise pixels, stored uncompressed, spelled
+/// as Kiro spells it: a list of numbers, about 3.5 characters a byte.
+fn kiro_image_session(dir: &Path, side: u32) -> std::path::PathBuf {
+    let mut noise = media_corpus::Lcg(11);
+    let pixels: Vec<u8> = (0..side * side * 3).map(|_| (noise.next() & 0xFF) as u8).collect();
+    let mut png = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut png, side, side);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_compression(png::Compression::NoCompression);
+        let mut wr = enc.write_header().unwrap();
+        wr.write_image_data(&pixels).unwrap();
+        wr.finish().unwrap();
+    }
+    let mut numbers = String::with_capacity(png.len() * 4);
+    for b in &png {
+        numbers.push_str(&b.to_string());
+        numbers.push(',');
+    }
+    numbers.pop();
+    let id = "d2db899b-7e34-4f60-be19-750e06623c82";
+    let text = format!(
+        concat!(
+            r#"{{"version":"v1","kind":"Prompt","data":{{"message_id":"m1","content":[{{"kind":"text","data":"look"}},"#,
+            r#"{{"kind":"image","data":{{"format":"png","source":{{"kind":"bytes","data":[{}]}}}}}}],"meta":{{"timestamp":1790244823}}}}}}"#,
+            "\n",
+            r#"{{"version":"v1","kind":"AssistantMessage","data":{{"message_id":"m2","content":[{{"kind":"text","data":"noise"}}]}}}}"#,
+            "\n",
+            r#"{{"version":"v1","kind":"Prompt","data":{{"message_id":"m3","content":[{{"kind":"text","data":"and now?"}}],"meta":{{"timestamp":1790244830}}}}}}"#,
+            "\n"
+        ),
+        numbers
+    );
+    let cli = dir.join(".kiro/sessions/cli");
+    std::fs::create_dir_all(&cli).unwrap();
+    let meta = serde_json::json!({"session_id": id, "cwd": "/work", "title": "look",
+        "session_state": {"version": "v1", "rts_model_state": {"conversation_id": id}}});
+    std::fs::write(cli.join(format!("{id}.json")), meta.to_string()).unwrap();
+    let file = cli.join(format!("{id}.jsonl"));
+    std::fs::write(&file, text).unwrap();
+    file
+}
+
+/// Kiro CLI spells an image as a list of numbers: a 3.6 MB PNG (under
+/// Anthropic's 5 MB of base64, so it is judged whole) is a 12.4 MB line, which
+/// the parser keeps as bytes (`json::List`). As a value per number (32 bytes
+/// each) a 4 MB PNG on a 14,082 kB line cost 171 MB in scan, diagnose,
+/// exclude, repair and check alike (release); kept as bytes 34 MB, repair
+/// 44 MB. A few seconds in a debug build.
+#[test]
+fn a_kiro_image_costs_at_most_one_and_a_half_times_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = kiro_image_session(dir.path(), 1100);
+    let longest = std::fs::read(&file).unwrap().split(|&b| b == b'\n').map(<[u8]>::len).max().unwrap() as u64;
+    let f = file.to_str().unwrap();
+    let ov = dir.path().join("o.doctor");
+    let ov = ov.to_str().unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let (scan, peak) = peak_rss_kb(&["scan", "--json", f]);
+    judge("scan", &scan);
+    let v: serde_json::Value = serde_json::from_slice(&scan.stdout).unwrap();
+    let a = &v["attachments"][0];
+    assert_eq!((&a["encoding"], &a["verdict"], &a["width"]), (&"bytes".into(), &"ok".into(), &1100.into()), "{v:#}");
+    let reference = a["ref"].as_str().unwrap().to_string();
+    let mut measured = vec![("scan", peak)];
+    for args in [
+        vec!["diagnose", "--json", "--overlay", ov, f],
+        vec!["check", f],
+        vec!["exclude", "--overlay", ov, "--ref", &reference, f],
+        vec!["repair", "--overlay", ov, "--out", out.to_str().unwrap(), "--json", f],
+    ] {
+        let (o, peak) = peak_rss_kb(&args);
+        judge(&args.join(" "), &o);
+        measured.push((args[0], peak));
+        if args[0] == "repair" {
+            // The excluded image is out of the copy: the rewrite read the line too.
+            let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+            let (c, _) = common::scan_json(Path::new(r["out"].as_str().unwrap()), &[]);
+            assert_eq!(c["attachments"].as_array().map(Vec::len), Some(0), "{c:#}");
+        }
+    }
+    let bound = 64 * 1024 + longest * 3 / 2 / 1024;
+    for (cmd, peak) in measured {
+        eprintln!("{cmd}: peak {peak} kB on a {} kB Kiro line (bound {bound} kB)", longest / 1024);
+        assert!(peak >= longest / 1024, "{cmd}: peak {peak} kB is below the {} kB line it read", longest / 1024);
+        assert!(peak <= bound, "{cmd}: peak RSS {peak} kB over 64 MB + 1.5 × the {} kB line", longest / 1024);
+    }
+}

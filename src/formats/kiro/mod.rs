@@ -152,7 +152,7 @@ fn blocks<'a>(content: &'a Value<'a>, at: &str, e: usize, origin: Origin, out: &
                 let at = ptr(&at, "data");
                 if d.get("signature").as_str().is_some_and(|s| !s.is_empty()) {
                     out.reasoning(ReasoningKind::AnthropicSignature, None, &at);
-                } else if !d.get("redactedContent").items().is_empty() {
+                } else if matches!(d.get("redactedContent"), Value::Array(a) if !a.is_empty()) {
                     out.reasoning(ReasoningKind::AnthropicRedacted, None, &at);
                 }
             }
@@ -174,8 +174,13 @@ fn image<'a>(d: &'a Value<'a>, at: &str, site: &Site, out: &mut LineOut<'a>) {
     if source.get("kind").as_str() != Some("bytes") {
         return;
     }
-    let values = source.get("data").items();
-    let bytes: Option<Vec<u8>> = values.iter().map(|n| n.as_f64().and_then(byte)).collect();
+    let data = source.get("data");
+    // Kept as bytes by the parser (one byte a number, not a value each); a
+    // list it kept as values holds a number written otherwise, or no byte.
+    let bytes: Option<Vec<u8>> = match data.as_bytes() {
+        Some(b) => Some(b.to_vec()),
+        None => data.items().iter().map(|n| n.as_f64().and_then(byte)).collect(),
+    };
     let Some(bytes) = bytes else {
         out.findings.push((
             Severity::Error,
