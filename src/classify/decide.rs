@@ -272,6 +272,8 @@ pub fn by_status(status: Option<u16>) -> Class {
         Some(402) => Class::Quota,
         Some(408) => Class::Timeout,
         Some(413) => Class::PayloadTooLarge,
+        // Unavailable for legal reasons: the provider refuses the user's region.
+        Some(451) => Class::Auth,
         Some(429) => Class::RateLimit,
         Some(499) => Class::Aborted,
         Some(504) => Class::Timeout,

@@ -292,16 +292,21 @@ fn status_prefix(s: &str, frame: &mut Frame, ev: &mut Evidence) {
         return;
     }
     let mut best: Option<(usize, &str)> = None;
+    // Every place a marker stands, not only its first: "[backend] error: Error: 500 true"
+    // has its status after the second "error: ".
     for m in MARKERS {
-        if let Some(pos) = head.find(m) {
+        for (pos, _) in head.match_indices(m) {
             let after = &head[pos + m.len()..];
             let symbolic = after.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).next().unwrap_or("");
             // A gRPC name is written in capitals ("Status: INVALID_ARGUMENT"): "Error:
             // Unknown agent error" is English.
             let capitals = original[pos + m.len()..][..symbolic.len()].bytes().all(|b| !b.is_ascii_lowercase());
             let useful = three_digits(after).is_some() || (is_grpc_status(symbolic) && capitals);
-            if useful && best.is_none_or(|(p, _)| pos < p) {
-                best = Some((pos, &head[pos + m.len()..]));
+            if useful {
+                if best.is_none_or(|(p, _)| pos < p) {
+                    best = Some((pos, &head[pos + m.len()..]));
+                }
+                break;
             }
         }
     }

@@ -366,6 +366,8 @@ const PLAN: &[&str] = &[
     "free tier",
     "free_tier",
     "free trial",
+    // "Free Usage Exceeded, Subscribe To Go" (opencode's free models).
+    "free usage",
     "subscription",
     // A plan, package (Zhipu's 1311 "订阅套餐暂未开放GLM-5权限，请开通": the plan has not
     // opened the model; please subscribe).
@@ -408,6 +410,9 @@ const EXHAUSTED: &[&str] = &[
     "does not have any",
     "no quota",
     "is required",
+    // "Usage credits are required for long context requests" (a 429 `rate_limit_error` that
+    // waiting does not lift).
+    "are required",
     "more credits",
     "will reset",
     "resets",
@@ -511,6 +516,9 @@ const EMPTY: &[&str] = &[
     "at least one",
 ];
 const EMPTY_OF: &[&str] = &["content", "message", "text", "parts", "toolresult", "tool_result"];
+/// Not an empty message: an attachment, or a tool definition ("tools[0].type: type cannot be
+/// empty", Zhipu's 1214 about the request's tools).
+const EMPTY_VETO: &[&str] = &["image", "pdf", "document", "base64", "audio", "video", "tools[", "tools."];
 const MEDIA_WORDS: &[&str] = &["image", "pdf", "document", "base64", "audio", "video"];
 
 /// The request's size in bytes, not tokens.
@@ -780,7 +788,7 @@ pub const DETERMINISTIC: &[Family] = &[
     Family {
         name: "an empty message",
         groups: &[EMPTY_OF, EMPTY],
-        unless: MEDIA_WORDS,
+        unless: EMPTY_VETO,
         near: None,
         class: Class::HistoryInvalid,
     },
@@ -896,7 +904,11 @@ pub const DETERMINISTIC: &[Family] = &[
     // credentials do not. Not a feature the model lacks (images, tools, a parameter).
     Family {
         name: "a model the service does not offer",
-        groups: &[&["model", "模型"], &["not supported", "is unsupported", "无可用渠道", "no available channel"]],
+        groups: &[
+            &["model", "模型"],
+            // "The provided model identifier is invalid." (Bedrock through an SDK).
+            &["not supported", "is unsupported", "identifier is invalid", "无可用渠道", "no available channel"],
+        ],
         unless: &[
             "image",
             "pdf",
@@ -1066,6 +1078,9 @@ const MEDIA_COUNT: &[&str] = &[
     "image count",
     "one image",
     "single image",
+    // "supports at most 1 image per prompt" (Moonshot via OpenRouter).
+    "image per",
+    "images per",
     // A chat UI's own cap on what one message carries ("Too many files attached").
     "attachments",
     "files attached",
@@ -1242,6 +1257,8 @@ pub const LATE: &[Family] = &[
                 "error decoding",
                 "unexpected eof",
                 "premature",
+                // "proxy error: Failed to read connection".
+                "failed to read",
                 // "The connection to the server was lost", "stream interrupted",
                 // "connection dropped": a transport that went away mid-request.
                 "lost",
@@ -1264,6 +1281,12 @@ pub const LATE: &[Family] = &[
             // attempting to fetch resource.", "Error in input stream" (a transport that
             // failed: "transport layer" is a phrase, ahead of the "internal error" it may say).
             "name_not_resolved",
+            // Java's HttpClient: "HTTP/1.1 header parser received no bytes".
+            "received no bytes",
+            // A network error, unreachable, abnormal, in Chinese.
+            "网络错误",
+            "网络不通",
+            "网络异常",
             "host not found",
             "could not connect",
             "unable to connect",
@@ -1299,7 +1322,6 @@ pub const LATE: &[Family] = &[
             "server had an error",
             "error occurred while processing your request",
             "runner process has terminated",
-            "provider returned error",
             // A gateway's upstream that failed, a model still loading (Hugging Face's 503
             // "Model … is currently loading"), an answer with nothing in it: the provider's
             // side, and the next try may pass.
@@ -1308,6 +1330,10 @@ pub const LATE: &[Family] = &[
             "upstream failed",
             "currently loading",
             "model is loading",
+            // Ollama's "an unknown error was encountered while running the model"; Bedrock's
+            // ServiceUnavailableException "Bedrock is unable to process your request".
+            "while running the model",
+            "unable to process your request",
             // Not "response is empty": a wrapper says it of a body it failed to read
             // (Robitx/gp.nvim#257, whose body is Anthropic's 400).
             "empty response",

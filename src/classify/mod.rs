@@ -456,6 +456,24 @@ mod tests {
         assert_eq!(c("Error: 400 total message size 2100954 exceeds limit 2097152").class, Class::PayloadTooLarge);
     }
 
+    /// What batch 50 (a fair sample) taught: a router's "Provider returned error" yields to
+    /// the status it states; a status after a marker's second occurrence; a billing code over
+    /// load words; a plan's credits "required"; 451; a pasted key the browser cannot send.
+    #[test]
+    fn structure_read_from_batch_50() {
+        assert_eq!(c("429 Provider returned error").class, Class::RateLimit);
+        assert_eq!(c("Error: Provider returned error").class, Class::ServerError);
+        assert_eq!(c("[backend] error: Error: 500 true").status, Some(500));
+        let billing = r#"{"error":{"message":"当前分组负载已饱和，请稍后再试","type":"billing_not_active","code":"billing_not_active"}}"#;
+        assert_eq!(c(billing).class, Class::Quota);
+        let credits = r#"Error: 429 {"type":"error","error":{"type":"rate_limit_error","message":"Usage credits are required for long context requests."}}"#;
+        assert_eq!(c(credits).class, Class::Quota);
+        assert_eq!(c("JetBrains AI: URL resolution failure Error: 451 Exception during request").class, Class::Auth);
+        let key = "Connection error. Cause: TypeError: Failed to execute 'fetch' on 'Window': Failed to read the 'headers' property from 'RequestInit': String contains non ISO-8859-1 code point.";
+        assert_eq!(c(key).class, Class::Auth);
+        assert_eq!(c("tools[0].type:type cannot be empty.").class, Class::Unknown);
+    }
+
     #[test]
     fn a_wrappers_transient_type_yields_to_the_inner_client_error() {
         // heyhuynhgiabuu/proxypal#67: a router's api_error / provider_response_error

@@ -71,6 +71,8 @@ pub const DETERMINISTIC_CODES: &[(&str, Class)] = &[
     ("usage_not_included", Class::Quota),
     ("billing_error", Class::Quota),
     ("billing_hard_limit_reached", Class::Quota),
+    // new-api's code when the account's billing is off, whatever load its words blame.
+    ("billing_not_active", Class::Quota),
     ("insufficient_balance", Class::Quota),
     // See: litellm exception_mapping_utils.py (Azure content_policy_violation,
     // ResponsibleAIPolicyViolation); codex `cyber_policy`. Not `invalid_prompt`: OpenAI
@@ -438,6 +440,11 @@ pub const DETERMINISTIC_PHRASES: &[Rule] = &[
     r(&["accessdeniedexception"], Class::Auth),
     // The refusal in its plainest words, a 403's own reason phrase.
     r(&["access denied"], Class::Auth),
+    // A header the browser cannot send: the one a user types into is the API key (a
+    // pasted key with a non-Latin character; "Failed to read the 'headers' property from
+    // 'RequestInit': String contains non ISO-8859-1 code point"), whatever "Connection
+    // error" the app puts around it.
+    r(&["non iso-8859-1"], Class::Auth),
     // A login or token that lapsed: an agent's or app's own sign-in, not the model's tokens.
     r(&["token expired"], Class::Auth),
     r(&["token has expired"], Class::Auth),
@@ -674,6 +681,9 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     // OpenAI's own words for its server's failure, inside Codex's "stream disconnected
     // before completion: An error occurred while processing your request" (openai/codex#41895).
     r(&["error occurred while processing your request"], Class::ServerError),
+    // An answer that was no JSON, as JavaScript's parser words it ("Unexpected token 'A',
+    // \"An intern\"... is not valid JSON": an HTML or plain-text error page).
+    r(&["unexpected token", "is not valid json"], Class::ServerError),
     // The same failure in an agent's words: Kiro's "There was an error processing your
     // request. (Request ID: …)", which its maintainers file with the transient server errors
     // (kirodotdev/Kiro#9062 → #6352).
@@ -730,6 +740,9 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     // A stream event cut before its JSON ("Failed to parse Anthropic message stream event:
     // EOF while parsing a value at line 1 column 0", serde_json's words).
     r(&["eof while parsing"], Class::Network),
+    // Gemini CLI's words for a stream line it could not read ("Unexpected line format in
+    // response: ,").
+    r(&["unexpected line format"], Class::Network),
     r(&["stream disconnected before completion"], Class::Network),
     // A response cut before its content (Kilo Code's "The provider repeatedly ended the
     // response before returning usable output.", diegosouzapw/OmniRoute#8320).
@@ -785,6 +798,9 @@ pub const WEAK_PHRASES: &[Rule] = &[
     // is a deterministic client error, not an overflow.
     r(&["bad request"], Class::InvalidRequest),
     r(&["invalid request"], Class::InvalidRequest),
+    // "Provider returned error" says only that a router's upstream failed: after the status
+    // a router states (OpenRouter's 429 and 400 under it), a server failure without one.
+    r(&["provider returned error"], Class::ServerError),
     r(&["invalid argument"], Class::InvalidRequest),
     // The vocabulary of request validation, when nothing more specific matched and no
     // status is known. See: diffbot/code-gpt-docs#300 (Bedrock "Malformed input request:
@@ -820,6 +836,11 @@ pub const WEAK_PHRASES: &[Rule] = &[
     r(&["参数错误"], Class::InvalidRequest),
     r(&["参数无效"], Class::InvalidRequest),
     r(&["parameter is invalid"], Class::InvalidRequest),
+    r(&["parameter is illegal"], Class::InvalidRequest),
+    // "Unexpected value(s) for the `anthropic-beta` header".
+    r(&["unexpected value"], Class::InvalidRequest),
+    // A parameter wrong, in Chinese (Zhipu's 1210 "API 调用参数有误").
+    r(&["参数有误"], Class::InvalidRequest),
     // OpenAI's bounds on a parameter ("14 is greater than the maximum of 1 - 'top_p'") and
     // its 404 for a path it does not serve ("Invalid URL (POST /v1/chat/completions)").
     r(&["greater than the maximum of"], Class::InvalidRequest),

@@ -61,6 +61,11 @@ pub fn refuses_every_image(hay: &str) -> Option<&'static str> {
     if hay.contains("cannot unmarshal array into") && hay.contains("content of type string") {
         return Some("content of type string only");
     }
+    // The same from serde (DeepSeek: "messages[1]: invalid type: sequence, expected a
+    // string"): a message's content is text, never a list of parts.
+    if hay.contains("messages[") && hay.contains("invalid type: sequence, expected a string") {
+        return Some("content a string only");
+    }
     // GitHub Copilot's proxy after a switch to a model whose route takes no images
     // (Grok after Claude, microsoft/vscode#263970; copilot-cli#2030). It names no
     // type, and says the same after a switch between two Claude models
