@@ -519,7 +519,6 @@ const EMPTY_OF: &[&str] = &["content", "message", "text", "parts", "toolresult",
 /// Not an empty message: an attachment, or a tool definition ("tools[0].type: type cannot be
 /// empty", Zhipu's 1214 about the request's tools).
 const EMPTY_VETO: &[&str] = &["image", "pdf", "document", "base64", "audio", "video", "tools[", "tools."];
-const MEDIA_WORDS: &[&str] = &["image", "pdf", "document", "base64", "audio", "video"];
 
 /// The request's size in bytes, not tokens.
 const SIZE: &[&str] = &[
