@@ -572,6 +572,9 @@ fn verdict(f: Option<&Failure>, stuck: bool, suspects: &[Suspect]) -> String {
                 if suspects.len() == 1 { "" } else { "s" },
                 if suspects.len() == 1 { "s" } else { "" }
             ),
+            _ if class == Class::ImageLimit && f.classification.limit == Some(0) => {
+                "not stuck: the model or route takes no images, and the next request carries none".into()
+            }
             _ if class == Class::ReasoningRejected => {
                 "not stuck: the history no longer holds the reasoning the provider refused, so the next request differs"
                     .into()

@@ -7,10 +7,19 @@ use crate::model::Session;
 
 use super::Failure;
 
+/// A route that takes no images, and a next request that sends none: the
+/// refusal cannot come again (a copy `--max-images 0` wrote, or a history
+/// whose images are gone), so nothing is stuck on it — and offering
+/// `--max-images 0` again would only loop.
+pub fn none_sent(failure: &Failure, session: &Session) -> bool {
+    let c = &failure.classification;
+    c.class == Class::ImageLimit && c.limit == Some(0) && !session.attachments.iter().any(|a| a.is_image() && a.sent())
+}
+
 /// The note for a failure whose model or route takes no images, or `None`.
 pub fn note(failure: &Failure, session: &Session, model: Option<&str>, provider: Option<&str>) -> Option<String> {
     let c = &failure.classification;
-    if c.class != Class::ImageLimit || c.limit != Some(0) {
+    if c.class != Class::ImageLimit || c.limit != Some(0) || none_sent(failure, session) {
         return None;
     }
     let images = session.attachments.iter().filter(|a| a.is_image() && a.sent()).count();

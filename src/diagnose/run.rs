@@ -303,9 +303,10 @@ impl<'j> Work<'j> {
         // whole is the cause, whatever the suspects.
         let whole = |f: &Failure| limits::explaining(&self.limits, f.classification.class).is_some();
         let stuck = self.failure.as_ref().is_some_and(|f| {
-            (super::is_stuck(f, &self.picked.suspects, invalid_excluded)
+            ((super::is_stuck(f, &self.picked.suspects, invalid_excluded)
                 && !super::reasoning_gone(f, session, &self.rules.provider))
-                || (whole(f) && !f.passed())
+                || (whole(f) && !f.passed()))
+                && !super::no_images::none_sent(f, session)
         });
         // An overflow the agent's own resume compacts away is no dead end.
         let heal = if stuck { self.codex_compacts() } else { None };

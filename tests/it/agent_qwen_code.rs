@@ -72,6 +72,38 @@ fn the_route_that_takes_no_images_is_the_recorded_failure() {
     assert!(d["next"].as_array().unwrap().iter().any(|c| c.as_str().unwrap().contains("--max-images 0")), "{d:#}");
 }
 
+/// The same refusal, once the history no longer sends the image (its `read_file`
+/// result kept its words and lost the picture): the route takes no images and the
+/// next request carries none, so nothing is stuck on it. Before, diagnose called it
+/// stuck and offered `repair --max-images 0`, which refused ("nothing this repair
+/// changes answers the `image_limit` failure") and offered itself again.
+#[test]
+fn a_route_that_takes_no_images_is_no_dead_end_once_no_image_is_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    let text: String = lines(&fixture(ROUTE_404))
+        .into_iter()
+        .map(|mut v| {
+            if let Some(parts) = v.pointer_mut("/message/parts/0/functionResponse/parts") {
+                *parts = json!([]);
+            }
+            v.to_string() + "\n"
+        })
+        .collect();
+    std::fs::write(&path, text).unwrap();
+    let (d, code) = common::diagnose(&path, &[]);
+    assert_eq!(d["failure"]["class"], json!("image_limit"), "{d:#}");
+    assert_eq!(d["stuck"], json!(false), "{d:#}");
+    assert_eq!(
+        d["verdict"],
+        json!("not stuck: the model or route takes no images, and the next request carries none"),
+        "{d:#}"
+    );
+    assert!(!d["next"].to_string().contains("--max-images"), "{d:#}");
+    assert!(!d["notes"].to_string().contains("takes no images: it refuses"), "{d:#}");
+    assert_eq!(code, 0, "{d:#}");
+}
+
 #[test]
 fn preview_is_the_chat_request_qwen_code_sends() {
     let (body, summary) = preview(&fixture(ROUTE_404), &[]);
