@@ -162,7 +162,10 @@ pub fn signals(s: &Seen) -> Vec<Signal> {
             class: by_status(status),
         });
     }
-    let whole = s.hay.trim_end_matches([' ', '|']).trim_end_matches(['.', '!']);
+    let whole = s.hay.trim_end_matches([' ', '|']);
+    // Gemini CLI's wrapper around the whole message: "[API Error: terminated]".
+    let whole = whole.strip_prefix("[api error: ").and_then(|w| w.strip_suffix(']')).unwrap_or(whole);
+    let whole = whole.trim_end_matches(['.', '!']);
     if let Some((text, c)) = signals::WHOLE_MESSAGES.iter().find(|(t, _)| *t == whole) {
         out.push(Signal { id: format!("whole:{text}"), what: format!("the whole message is \"{text}\""), class: *c });
     }

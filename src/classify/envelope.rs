@@ -291,6 +291,11 @@ fn status_prefix(s: &str, frame: &mut Frame, ev: &mut Evidence) {
         frame.status = Some(n);
         return;
     }
+    // A browser console's line: "POST https://api.openai.com/v1/chat/completions 401".
+    if let Some(n) = console_status(head) {
+        frame.status = Some(n);
+        return;
+    }
     let mut best: Option<(usize, &str)> = None;
     // Every place a marker stands, not only its first: "[backend] error: Error: 500 true"
     // has its status after the second "error: ".
@@ -372,6 +377,16 @@ fn status_after_colon(original: &str, head: &str) -> Option<u16> {
         }
     }
     None
+}
+
+/// The status after a method and its URL: `POST https://… 401 (Unauthorized)`.
+fn console_status(head: &str) -> Option<u16> {
+    let (method, rest) = head.split_once(' ')?;
+    if !["get", "post", "put", "patch", "delete"].contains(&method) || !rest.starts_with("http") {
+        return None;
+    }
+    let (_, after) = rest.split_once(' ')?;
+    three_digits(after).filter(|n| (400..600).contains(n))
 }
 
 /// Exactly three ASCII digits at the start, not followed by another digit, in 100..=599.

@@ -138,6 +138,9 @@ const REASONING_VETO: &[&str] = &[
     // A list of the part types an API takes, `thinking` among them ("invalid value:
     // `document`, supported values are: `text`, `thinking`, …"): the refused value is another.
     "supported values are",
+    // A JSON syntax error quoting the body it could not read ("Invalid JSON payload
+    // received. Expected , or } … \"thoughtSignatur"): the JSON, not a replay.
+    "invalid json payload",
 ];
 
 /// Words for a tool call or its result.
@@ -239,6 +242,9 @@ const POSITION: &[&str] = &[
     "must start with a",
     "must begin with a",
     "must end with a",
+    // Gemini's "Please ensure that multiturn requests ends with a user role or a function
+    // response."
+    "ends with a user",
     "first message must",
     "final message must",
     "last message must",
@@ -255,6 +261,8 @@ const REFUSED_FIELD: &[&str] = &[
     // 'generation_config.image_config': Cannot find field." (agentjido/req_llm#517).
     "unknown name",
     "cannot find field",
+    // Bedrock's schema: "extraneous key [response_mime_type] is not permitted".
+    "extraneous key",
 ];
 /// Parameters that cannot go together: how the client builds its request.
 const CONFLICT: &[&str] =
@@ -428,8 +436,22 @@ const EXHAUSTED: &[&str] = &[
 ];
 /// A limit over a period longer than minutes, or none at all (a free tier with limit 0):
 /// waiting minutes cannot lift it, whatever retry hint the provider adds.
-const LONG_PERIOD: &[&str] =
-    &["limit: 0,", "perday", "per day", "per_day", "daily", "permonth", "per month", "monthly", "weekly", "tpd", "rpd"];
+const LONG_PERIOD: &[&str] = &[
+    "limit: 0,",
+    "perday",
+    "per day",
+    "per_day",
+    // OpenRouter's "Rate limit exceeded: free-models-per-day".
+    "per-day",
+    "daily",
+    "permonth",
+    "per month",
+    "per-month",
+    "monthly",
+    "weekly",
+    "tpd",
+    "rpd",
+];
 
 /// A per-minute limit, or Gemini's generic 429 wording ("Resource has been exhausted (e.g.
 /// check quota)"), which is a rate limit: the plan family does not apply.
@@ -611,6 +633,10 @@ const REFUSED_CREDENTIAL: &[&str] = &[
     "empty",
     "not correct",
     "no enough",
+    // "Did not find anthropic_api_key, please add an environment variable"; "The api_key
+    // client option must be set".
+    "did not find",
+    "must be set",
     // None sent, in the words that name the key ("No API key provided").
     "no api key",
     "no api_key",
@@ -1124,9 +1150,11 @@ pub const MEDIA_FAMILIES: &[Family] = &[
     Family {
         name: "an attachment the provider cannot fetch",
         groups: &[
-            &["download", "fetch", "retriev"],
+            // DashScope's "Error checking URL: HTTPConnectionPool(…): Max retries exceeded
+            // with url: /bucket/frame_1109.jpg" under its 400.
+            &["download", "fetch", "retriev", "checking url", "with url"],
             FETCHED,
-            &["timeout", "timed out", "failed", "could not", "unable"],
+            &["timeout", "timed out", "failed", "could not", "unable", "max retries exceeded"],
         ],
         unless: RATE_WORDS,
         near: None,
@@ -1332,6 +1360,8 @@ pub const LATE: &[Family] = &[
             // Ollama's "an unknown error was encountered while running the model"; Bedrock's
             // ServiceUnavailableException "Bedrock is unable to process your request".
             "while running the model",
+            // Jan's "Failed to start model: … failed to load".
+            "failed to start model",
             "unable to process your request",
             // Not "response is empty": a wrapper says it of a body it failed to read
             // (Robitx/gp.nvim#257, whose body is Anthropic's 400).

@@ -474,6 +474,24 @@ mod tests {
         assert_eq!(c("tools[0].type:type cannot be empty.").class, Class::Unknown);
     }
 
+    /// What batch 51 (a second fair sample) taught: a link's folders are no vocabulary, a
+    /// browser console line carries its status, Gemini CLI's brackets go round a whole
+    /// message, an exception class decides before an app's "error processing your request".
+    #[test]
+    fn structure_read_from_batch_51() {
+        let link = r#"Bad Request: [{"error":{"code":400,"message":"Unable to submit request because `edit` functionDeclaration `parameters.edits` schema specified other fields alongside any_of. Learn more: https://cloud.google.com/vertex-ai/generative-ai/docs/multimodal/function-calling"}}]"#;
+        assert_eq!(c(link).class, Class::InvalidRequest);
+        assert_eq!(c(link).provider.as_deref(), Some("vertex-gemini"));
+        assert_eq!(c("POST https://api.openai.com/v1/chat/completions 401").class, Class::Auth);
+        assert_eq!(c("[API Error: terminated]").class, Class::Network);
+        let app = "The app encountered an error processing your request. Error type: <class 'openai.error.InvalidRequestError'>";
+        assert_eq!(c(app).class, Class::InvalidRequest);
+        assert_eq!(c("There was an error processing your request. (Request ID: 1)").class, Class::ServerError);
+        let payload = r#"{"error":{"code":400,"message":"Invalid JSON payload received. Expected , or } after key:value pair. "thoughtSignatur"}}"#;
+        assert_eq!(c(payload).class, Class::InvalidRequest);
+        assert_eq!(c("Error: net::ERR_NETWORK_CHANGED").class, Class::Network);
+    }
+
     #[test]
     fn a_wrappers_transient_type_yields_to_the_inner_client_error() {
         // heyhuynhgiabuu/proxypal#67: a router's api_error / provider_response_error

@@ -440,6 +440,7 @@ pub const DETERMINISTIC_PHRASES: &[Rule] = &[
     r(&["accessdeniedexception"], Class::Auth),
     // The refusal in its plainest words, a 403's own reason phrase.
     r(&["access denied"], Class::Auth),
+    r(&["authorization required"], Class::Auth),
     // A header the browser cannot send: the one a user types into is the API key (a
     // pasted key with a non-Latin character; "Failed to read the 'headers' property from
     // 'RequestInit': String contains non ISO-8859-1 code point"), whatever "Connection
@@ -463,6 +464,11 @@ pub const DETERMINISTIC_PHRASES: &[Rule] = &[
     // sent to holds (Volcengine's "we could not parse the JSON body of your request" at
     // `…/embeddings/multimodal`).
     r(&["could not parse the json body"], Class::InvalidRequest),
+    r(&["failed to parse the request body"], Class::InvalidRequest),
+    // Kiro's (Amazon Q's, CodeWhisperer's) ValidationException, also bare in its chat panel
+    // ("Error sending prompt: Improperly formed request.", kirodotdev/Kiro#10965), and under
+    // a proxy's 500 ("CodeWhisperer Error: … Improperly formed request."): the request's.
+    r(&["improperly formed request"], Class::InvalidRequest),
 ];
 
 /// Words that turn an apparent overflow (or a media defect) into throttling or an
@@ -684,10 +690,6 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     // An answer that was no JSON, as JavaScript's parser words it ("Unexpected token 'A',
     // \"An intern\"... is not valid JSON": an HTML or plain-text error page).
     r(&["unexpected token", "is not valid json"], Class::ServerError),
-    // The same failure in an agent's words: Kiro's "There was an error processing your
-    // request. (Request ID: …)", which its maintainers file with the transient server errors
-    // (kirodotdev/Kiro#9062 → #6352).
-    r(&["error processing your request"], Class::ServerError),
     // See: vercel/ai handle-fetch-error.ts ("fetch failed", ECONNRESET, ECONNREFUSED);
     // pi agent-session.ts _isRetryableError ("other side closed", "reset before headers");
     // codex "stream closed before response.completed"; openai-node "Connection error.".
@@ -740,6 +742,23 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     // A stream event cut before its JSON ("Failed to parse Anthropic message stream event:
     // EOF while parsing a value at line 1 column 0", serde_json's words).
     r(&["eof while parsing"], Class::Network),
+    // node-fetch's FetchError: "request to https://… failed, reason: ECONNRESET".
+    r(&["request to", "failed, reason:"], Class::Network),
+    // A stream chunk cut mid-string ("Error parsing item: {…chunk… SyntaxError: JSON Parse
+    // error: Unterminated string").
+    r(&["json parse error", "unterminated"], Class::Network),
+    // Chromium's network errors (`net::ERR_NETWORK_CHANGED`, `net::ERR_HTTP2_PROTOCOL_ERROR`);
+    // its timeouts are the timeout phrases' (`…_TIMED_OUT`).
+    r(&["net::err_"], Class::Network),
+    // Gemini CLI's words for a stream that ended without content ("Model stream was invalid
+    // or completed without valid content"), as the table files its "ended with an invalid
+    // chunk": a stream cut.
+    r(&["completed without valid content"], Class::Network),
+    // Claude Code's "API returned an empty or malformed response (HTTP 200) — check for a
+    // proxy or gateway intercepting the request".
+    r(&["empty or malformed response"], Class::Network),
+    // WebKit's fetch failure ("Load failed"), after an app's prefix; not a model or file.
+    ru(&["load failed"], &["model", "file", "image", "config", "plugin"], Class::Network),
     // Gemini CLI's words for a stream line it could not read ("Unexpected line format in
     // response: ,").
     r(&["unexpected line format"], Class::Network),
@@ -798,6 +817,11 @@ pub const WEAK_PHRASES: &[Rule] = &[
     // is a deterministic client error, not an overflow.
     r(&["bad request"], Class::InvalidRequest),
     r(&["invalid request"], Class::InvalidRequest),
+    // Kiro's "There was an error processing your request. (Request ID: …)", which its
+    // maintainers file with the transient server errors (kirodotdev/Kiro#9062 → #6352): weak,
+    // so an exception class the text names decides first (Azure App Service's "The app
+    // encountered an error processing your request … <class 'openai.error.InvalidRequestError'>").
+    r(&["error processing your request"], Class::ServerError),
     // "Provider returned error" says only that a router's upstream failed: after the status
     // a router states (OpenRouter's 429 and 400 under it), a server failure without one.
     r(&["provider returned error"], Class::ServerError),
@@ -808,9 +832,6 @@ pub const WEAK_PHRASES: &[Rule] = &[
     // editor-code-assistant/eca#231 (pydantic "Extra inputs are not permitted").
     r(&["malformed input"], Class::InvalidRequest),
     r(&["malformed request"], Class::InvalidRequest),
-    // Kiro's (Amazon Q's) ValidationException, also bare in its chat panel ("Error sending
-    // prompt: Improperly formed request.", kirodotdev/Kiro#10965).
-    r(&["improperly formed request"], Class::InvalidRequest),
     // A model the request names that the server refuses by name (LibreChat's "Illegal model
     // request", danny-avila/LibreChat#2602).
     r(&["illegal model"], Class::InvalidRequest),
@@ -837,6 +858,8 @@ pub const WEAK_PHRASES: &[Rule] = &[
     r(&["参数无效"], Class::InvalidRequest),
     r(&["parameter is invalid"], Class::InvalidRequest),
     r(&["parameter is illegal"], Class::InvalidRequest),
+    // Bedrock's "The value at toolConfig.tools.26…type must be one of the following: object."
+    r(&["must be one of the following"], Class::InvalidRequest),
     // "Unexpected value(s) for the `anthropic-beta` header".
     r(&["unexpected value"], Class::InvalidRequest),
     // A parameter wrong, in Chinese (Zhipu's 1210 "API 调用参数有误").

@@ -101,8 +101,9 @@ pub fn normalize(s: &str, out: &mut String) {
             c => out.extend(c.to_lowercase()),
         }
     }
-    // A URL's query string (a signed URL's `X-Amz-Credential=…`) is no vocabulary.
-    if out[start..].contains("://") && out[start..].contains('?') {
+    // A URL's query string (a signed URL's `X-Amz-Credential=…`) and its folders (a
+    // documentation link's `/docs/multimodal/`) are no vocabulary.
+    if out[start..].contains("://") {
         let masked = without_queries(&out[start..]);
         out.truncate(start);
         out.push_str(&masked);
@@ -133,23 +134,27 @@ fn assignment(mut rest: std::iter::Peekable<std::str::Chars<'_>>) -> bool {
     false
 }
 
-/// `s` with every URL's query string left out: from a `?` after `://` up to the
-/// next space, quote or closing bracket.
+/// `s` with every URL cut to its host, first and last path segments: the query string
+/// (from a `?`) and the folders between are left out, up to the next space, quote or
+/// closing bracket. The host and first segment name the provider (`cloud.google.com/
+/// vertex-ai`); the last segment names the file (an image's `….png`) or the page.
 fn without_queries(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
     while let Some(i) = rest.find("://") {
         let url_end = rest[i..].find([' ', '"', '\'', ')', ']', '>', ',']).map_or(rest.len(), |e| i + e);
-        match rest[i..url_end].find('?') {
-            Some(q) => {
-                out.push_str(&rest[..i + q]);
-                rest = &rest[url_end..];
+        let url = &rest[i + 3..url_end];
+        let url = url.find('?').map_or(url, |q| &url[..q]);
+        out.push_str(&rest[..i + 3]);
+        let first_end = url.find('/').and_then(|h| url[h + 1..].find('/').map(|f| h + 1 + f));
+        match (first_end, url.rfind('/')) {
+            (Some(first_end), Some(last)) if last > first_end => {
+                out.push_str(&url[..first_end]);
+                out.push_str(&url[last..]);
             }
-            None => {
-                out.push_str(&rest[..url_end]);
-                rest = &rest[url_end..];
-            }
+            _ => out.push_str(url),
         }
+        rest = &rest[url_end..];
     }
     out.push_str(rest);
     out
