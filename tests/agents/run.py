@@ -41,8 +41,8 @@ from fake.provider import Provider  # noqa: E402
 SCENARIOS = {
     "claude-code": 25,
     "codex": 19,
-    "pi": 25,
-    "pi-1.6": 25,
+    "pi": 26,
+    "pi-1.6": 26,
     "gemini-cli": 15,
     "opencode": 13,
     "copilot": 11,

@@ -14,6 +14,7 @@ import json
 import os
 import shlex
 import signal
+import subprocess
 import time
 from pathlib import Path
 
@@ -311,6 +312,81 @@ def scenario_text_only_route(ctx):
     diffs = request_diff.items(capped["messages"], of_copy["messages"])
     check(not diffs, "preview --max-images 0 of the original is the preview of the copy", *diffs)
     rescue_resumed(ctx, own, session, kept, copy)
+
+
+def compact_rpc(ctx, session):
+    """pi's own `/compact`, headless: `pi --mode rpc` told `{"type": "compact"}` on
+    stdin (its print mode takes no slash command). Returns pi's response to it.
+    stdin is closed only after the response: pi shuts down at once on its end."""
+    argv = [str(ctx.exe), "--mode", "rpc", "--session", str(session)]
+    proc = subprocess.Popen(argv, cwd=str(ctx.sb.work), env=dict(ctx.sb.env, **ENV), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        proc.stdin.write(json.dumps({"id": "c1", "type": "compact"}) + "\n")
+        proc.stdin.flush()
+        deadline = time.time() + lib.AGENT_TIMEOUT
+        for line in proc.stdout:
+            event = json.loads(line) if line.startswith("{") else {}
+            if event.get("type") == "response" and event.get("id") == "c1":
+                return event
+            check(time.time() < deadline, "pi answers the compact command in time")
+        raise lib.Failed("pi ended without answering the compact command\n" + proc.stderr.read()[-2000:])
+    finally:
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def scenario_text_only_route_compacted_away(ctx):
+    """A valid PNG read on a route that takes no images (OpenRouter's 404 "No
+    endpoints found that support image input"): the run and pi's own resume fail,
+    and diagnose says stuck. Then pi's own `/compact` (keepRecentTokens 1): its
+    summary request serialises the history as text, so it gets a 200, and the
+    image lies before `firstKeptEntryId`, while the refusal of the resume is kept.
+    The last recorded failure is still the route's refusal, but the next request
+    carries no image: diagnose says not stuck and offers no `--max-images 0`
+    (before, it said stuck and offered it, and that repair refused), and pi's own
+    resume gets a 200, as previewed."""
+    setup(ctx)
+    agent = ctx.sb.home / ".pi" / "agent"
+    (agent / "settings.json").write_text(json.dumps({"compaction": {"keepRecentTokens": 1}}))
+    (ctx.sb.work / "shot.png").write_bytes(lib.png(8, 8, (255, 0, 0)))
+    ctx.provider.settings.tool = ("read", {"path": "shot.png"})
+    ctx.provider.settings.no_images = "openrouter"
+    r, session = first_run(ctx, "READ-THE-FILE shot.png")
+    ctx.provider.settings.tool = None
+    sent = ctx.provider.model_requests("anthropic")
+    check(r.code != 0 and [e["status"] for e in sent] == [200, 404], "the tool call, then a 404 for the request with the image", r, [e["status"] for e in sent])
+    n = len(sent)
+    r = resume(ctx, session)
+    own = ctx.provider.model_requests("anthropic")[n:]
+    check(r.code != 0 and own and all(e["status"] == 404 for e in own), "pi's own resume is refused the same way", r, [e["status"] for e in own])
+    rd, d = lib.diagnose(ctx.sb, session)
+    f = d["failure"] or {}
+    check(rd.code == 1 and d["stuck"] is True and f.get("class") == "image_limit" and f.get("limit") == 0, "diagnose: stuck, a route that takes no images", rd)
+    n = len(ctx.provider.model_requests("anthropic"))
+    answer = compact_rpc(ctx, session)
+    check(answer.get("success") is True, "pi compacts the session", answer)
+    summaries = ctx.provider.model_requests("anthropic")[n:]
+    check(summaries and all(e["status"] == 200 for e in summaries), "its summary requests get a 200: they carry no image", [e["status"] for e in summaries])
+    records = [json.loads(l) for l in session.read_text().splitlines() if l.strip()]
+    check(records[-1]["type"] == "compaction", "pi appended a compaction entry", records[-1])
+    ids = [e.get("id") for e in records]
+    kept = ids.index(records[-1]["firstKeptEntryId"])
+    image = next(i for i, e in enumerate(records) if e.get("message", {}).get("role") == "toolResult")
+    failed = [i for i, e in enumerate(records) if e.get("message", {}).get("stopReason") == "error"]
+    check(image < kept <= failed[-1], "the image lies before the kept entries, the last refusal among them", image, kept, failed)
+    rd, d = lib.diagnose(ctx.sb, session)
+    f = d["failure"] or {}
+    check(f.get("class") == "image_limit" and f.get("limit") == 0, "the recorded failure is still the route's refusal", rd)
+    check(rd.code == 0 and d["stuck"] is False, "diagnose: not stuck", rd)
+    check(d["verdict"] == "not stuck: the model or route takes no images, and the next request carries none", "diagnose says why", d["verdict"])
+    check(not any("--max-images" in c for c in d["next"]), "no --max-images 0 is offered", d["next"])
+    r = preview_then_resume(ctx, session)
+    check(r.code == 0 and all(e["status"] == 200 for e in r.requests), "pi's own resume gets a 200: not stuck, truly", r, [e["status"] for e in r.requests])
+    check("image" not in json.dumps([b.get("type") for m in r.requests[0]["body"]["messages"] if isinstance(m["content"], list) for b in m["content"]]), "and sends no image", r.requests[0]["body"]["messages"])
 
 
 def scenario_damaged_lines_salvaged(ctx):
