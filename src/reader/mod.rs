@@ -90,6 +90,8 @@ pub struct Plan {
     pub note: Option<String>,
     /// The id of the session read, when `path` is a store of many.
     pub session: Option<String>,
+    /// That session's own record in its store ([`Session::store_info`]).
+    pub store_info: Option<serde_json::Value>,
     /// The session's text decompressed, when the file is compressed (Codex's
     /// `.jsonl.zst`): every read of the session's bytes goes there ([`Plan::text`]).
     pub spool: Option<std::sync::Arc<tempfile::TempPath>>,
@@ -208,6 +210,7 @@ pub fn read_with_plan(
         model: h.model,
         records: h.records,
         cut,
+        store_info: plan.store_info.clone(),
         structure: crate::model::Structure::default(),
     };
     // The history's structure (calls without results, …) is a fact about the file too.
