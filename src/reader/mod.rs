@@ -117,16 +117,26 @@ pub use skim::Skim;
 pub use source::{At, Handle, ReadAt, Source};
 
 /// Why a session taken out of a store has no export that `repair` could
-/// rewrite (pi's SQLite store has no export command; `opencode export` of an
-/// event-sourced session holds none of its messages); `None` for a file, or a
-/// store whose export is the way.
+/// rewrite (pi's SQLite store has no export command; `opencode export`, and
+/// Kilo Code CLI's `kilo export`, of an event-sourced session holds none of
+/// its messages); `None` for a file, or a store whose export is the way.
 pub fn no_export(path: &Path, plan: &Plan) -> Option<String> {
     let session = plan.session.as_deref().filter(|_| plan.memory.is_some())?;
     match plan.format {
         Format::Pi => Some("pi has no command that exports a session out of its SQLite store".into()),
-        Format::Opencode if opencode_store::is_v2_session(path, session) => Some(format!(
-            "session {session} is an event-sourced (v2) session, and `opencode export` writes none of its messages (opencode 1.18.33)"
-        )),
+        Format::Opencode if opencode_store::is_v2_session(path, session) => {
+            // Kilo Code CLI's export was read in its code (not run): its
+            // `Session.messages` pages the `message` table alone, as opencode's does.
+            let fork = crate::formats::opencode::fork_of_store(path);
+            let seen = match fork {
+                Some(crate::model::Fork::Kilo) => "Kilo Code CLI 7.7.7 exports the `message` rows alone",
+                None => "opencode 1.18.33",
+            };
+            let cli = crate::formats::opencode::command(fork);
+            Some(format!(
+                "session {session} is an event-sourced (v2) session, and `{cli} export` writes none of its messages ({seen})"
+            ))
+        }
         _ => None,
     }
 }

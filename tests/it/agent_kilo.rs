@@ -224,3 +224,27 @@ fn preview_of_a_kilo_store_holds_the_environment_details_of_its_export() {
     let beside: Vec<_> = std::fs::read_dir(dir.path().join("kilo")).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(beside, ["kilo.db"]);
 }
+
+/// An event-sourced (v2) session in Kilo's store: `kilo export` writes none
+/// of its messages either (7.7.7 reads its export's messages from the
+/// `message` table alone, as opencode does), and the refusal names `kilo
+/// export`, not opencode's. The database is opencode's v1-and-v2.db in
+/// Kilo's folder: its place says whose it is.
+#[test]
+fn a_v2_session_in_kilos_store_names_kilo_export() {
+    const V2: &str = "ses_dced059e6ffeCrRUbVHgxPpitm";
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("kilo")).unwrap();
+    let store = dir.path().join("kilo/kilo.db");
+    let v1_and_v2 = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/agents/opencode/v1-and-v2.db");
+    std::fs::copy(v1_and_v2, &store).unwrap();
+    let f = store.to_str().unwrap();
+    let out = run(&["repair", f, "--session", V2]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("`kilo export` writes none of its messages (Kilo Code CLI 7.7.7"), "{err}");
+    assert!(!err.contains("opencode"), "{err}");
+    let (d, _) = common::json_of(&["diagnose", f, "--session", V2, "--json"]);
+    let notes = d["notes"].to_string();
+    assert!(notes.contains("`kilo export` writes none") && !notes.contains("opencode"), "{notes}");
+}
