@@ -180,7 +180,8 @@ struct Judged<'d> {
 fn write(job: &Job<'_>, session: Session, rewrite: &Rewrite, judged: Judged<'_>) -> anyhow::Result<Report> {
     let mut reads = job.reads.clone();
     reads.extend(crate::alias::named_by(&session.attachments));
-    let source = copy::CopySource { path: job.path, planned: job.planned, reads: &reads };
+    let source =
+        copy::CopySource { path: job.path, planned: job.planned, reads: &reads, written_by: session.written_by };
     let (file, format) = (session.file.clone(), session.format);
     let Judged { suspects_left_out, original, damaged, deepened } = judged;
     let summary = &rewrite.summary;

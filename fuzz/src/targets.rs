@@ -352,7 +352,7 @@ pub fn rewrite(data: &[u8]) {
     let out = dir.path().join("out");
     std::fs::create_dir(&out).expect("out dir");
     let planned = session_doctor::alias::Snapshot::of(&path).expect("the session is there");
-    let source = copy::CopySource { path: &path, planned, reads: &[] };
+    let source = copy::CopySource { path: &path, planned, reads: &[], written_by: session.written_by };
     let written =
         copy::repair(&source, plan.format, plan.single_document, &rw, &[], Some(&out)).expect("repair writes");
     let back = reader::read_session(&written.identity.path, &opts).expect("the repaired copy reads");

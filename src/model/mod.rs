@@ -367,6 +367,11 @@ pub struct Session {
     /// the request `preview` builds from the whole document.
     #[serde(skip)]
     pub cut: Option<Cut>,
+    /// For a session taken out of a store, its own record there (opencode's
+    /// `session` row, as an export's `info` holds it): its messages name no
+    /// working directory, and Kilo Code CLI sends theirs with it. `None` for a file.
+    #[serde(skip)]
+    pub store_info: Option<serde_json::Value>,
     /// The history's structure, checked once by the reader.
     #[serde(skip)]
     pub structure: Structure,

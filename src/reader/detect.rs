@@ -266,12 +266,12 @@ fn finish(
     if let Some(file) = &opts.rules_file {
         rules = rules.with_overrides_from(file)?;
     }
-    let (single_document, memory, note, session, file) = match source {
-        Content::Lines(file) => (false, None, None, None, Some(file)),
-        Content::Document(_, file) => (true, None, None, None, Some(file)),
-        Content::Memory(store) => (false, Some(store.lines), store.note, Some(store.session), None),
+    let (single_document, memory, note, session, store_info, file) = match source {
+        Content::Lines(file) => (false, None, None, None, None, Some(file)),
+        Content::Document(_, file) => (true, None, None, None, None, Some(file)),
+        Content::Memory(store) => (false, Some(store.lines), store.note, Some(store.session), store.info, None),
     };
-    Ok(Plan { format, detected, rules, single_document, memory, note, session, spool: None, file })
+    Ok(Plan { format, detected, rules, single_document, memory, note, session, store_info, spool: None, file })
 }
 
 /// How much of the file's end is looked at for the provider in use now.

@@ -90,6 +90,8 @@ pub struct Plan {
     pub note: Option<String>,
     /// The id of the session read, when `path` is a store of many.
     pub session: Option<String>,
+    /// That session's own record in its store ([`Session::store_info`]).
+    pub store_info: Option<serde_json::Value>,
     /// The session's text decompressed, when the file is compressed (Codex's
     /// `.jsonl.zst`): every read of the session's bytes goes there ([`Plan::text`]).
     pub spool: Option<std::sync::Arc<tempfile::TempPath>>,
@@ -115,16 +117,26 @@ pub use skim::Skim;
 pub use source::{At, Handle, ReadAt, Source};
 
 /// Why a session taken out of a store has no export that `repair` could
-/// rewrite (pi's SQLite store has no export command; `opencode export` of an
-/// event-sourced session holds none of its messages); `None` for a file, or a
-/// store whose export is the way.
+/// rewrite (pi's SQLite store has no export command; `opencode export`, and
+/// Kilo Code CLI's `kilo export`, of an event-sourced session holds none of
+/// its messages); `None` for a file, or a store whose export is the way.
 pub fn no_export(path: &Path, plan: &Plan) -> Option<String> {
     let session = plan.session.as_deref().filter(|_| plan.memory.is_some())?;
     match plan.format {
         Format::Pi => Some("pi has no command that exports a session out of its SQLite store".into()),
-        Format::Opencode if opencode_store::is_v2_session(path, session) => Some(format!(
-            "session {session} is an event-sourced (v2) session, and `opencode export` writes none of its messages (opencode 1.18.33)"
-        )),
+        Format::Opencode if opencode_store::is_v2_session(path, session) => {
+            // Kilo Code CLI's export was read in its code (not run): its
+            // `Session.messages` pages the `message` table alone, as opencode's does.
+            let fork = crate::formats::opencode::fork_of_store(path);
+            let seen = match fork {
+                Some(crate::model::Fork::Kilo) => "Kilo Code CLI 7.7.7 exports the `message` rows alone",
+                None => "opencode 1.18.33",
+            };
+            let cli = crate::formats::opencode::command(fork);
+            Some(format!(
+                "session {session} is an event-sourced (v2) session, and `{cli} export` writes none of its messages ({seen})"
+            ))
+        }
         _ => None,
     }
 }
@@ -208,6 +220,7 @@ pub fn read_with_plan(
         model: h.model,
         records: h.records,
         cut,
+        store_info: plan.store_info.clone(),
         structure: crate::model::Structure::default(),
     };
     // The history's structure (calls without results, …) is a fact about the file too.

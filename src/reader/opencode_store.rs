@@ -293,7 +293,30 @@ fn database_in(db: &rusqlite::Connection, path: &Path, asked: Option<&str>) -> a
             }
         }
     }
-    Ok(Store { format: crate::model::Format::Opencode, lines: Arc::new(out), note, session })
+    let info = session_info(db, &session);
+    Ok(Store { format: crate::model::Format::Opencode, lines: Arc::new(out), note, session, info })
+}
+
+/// The columns of a `session` row an export's `info` names alike.
+const SESSION_FIELDS: &[&str] = &["id", "slug", "directory", "path", "title", "version"];
+
+/// A session's row as an export's `info` holds it ([`SESSION_FIELDS`]): the
+/// store's messages name no directory, their session does. A column a build
+/// lacks (`path`, added by `20260428004200_add_session_path`) is left out.
+fn session_info(db: &rusqlite::Connection, session: &str) -> Option<Value> {
+    let mut stmt = db.prepare("SELECT * FROM session WHERE id = ?1").ok()?;
+    let names: Vec<String> = stmt.column_names().into_iter().map(str::to_string).collect();
+    stmt.query_row([session], |r| {
+        let mut info = Map::new();
+        for (i, name) in names.iter().enumerate() {
+            let held = matches!(r.get_ref(i), Ok(rusqlite::types::ValueRef::Text(_)));
+            if held && SESSION_FIELDS.contains(&name.as_str()) {
+                info.insert(name.clone(), Value::String(text(r, i)));
+            }
+        }
+        Ok(Value::Object(info))
+    })
+    .ok()
 }
 
 /// The `/undo` a session has pending: its `revert` (`{messageID, partID?}`), or
@@ -357,11 +380,14 @@ fn records(dir: &Path) -> Vec<(String, Map<String, Value>)> {
 fn storage(root: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
     // Sessions: `session/<project>/<ses>.json`, newest update first; else the message folders.
     let mut sessions: Vec<(String, String, i64)> = Vec::new();
+    // Each session's own record: an export's `info`, as it is.
+    let mut infos = std::collections::HashMap::new();
     for project in std::fs::read_dir(root.join("session")).into_iter().flatten().filter_map(Result::ok) {
         for (id, s) in records(&project.path()) {
             let title = s.get("title").and_then(Value::as_str).unwrap_or("").to_string();
             let updated = s.get("time").and_then(|t| t.get("updated")).and_then(Value::as_i64).unwrap_or(0);
-            sessions.push((id, title, updated));
+            sessions.push((id.clone(), title, updated));
+            infos.insert(id, s);
         }
     }
     if sessions.is_empty() {
@@ -388,5 +414,6 @@ fn storage(root: &Path, asked: Option<&str>) -> anyhow::Result<Store> {
             records(&root.join("part").join(&id)).into_iter().map(|(_, p)| Row::Parsed(Value::Object(p))).collect();
         line(&mut out, &session, &id, info, parts);
     }
-    Ok(Store { format: crate::model::Format::Opencode, lines: Arc::new(out), note, session })
+    let info = infos.remove(&session).map(Value::Object);
+    Ok(Store { format: crate::model::Format::Opencode, lines: Arc::new(out), note, session, info })
 }

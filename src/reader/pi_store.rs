@@ -122,7 +122,7 @@ fn read(db: &Connection, path: &Path, asked: Option<&str>) -> anyhow::Result<Opt
     if let Some(e) = head {
         push(&mut lines, e);
     }
-    Ok(Some(Store { format: crate::model::Format::Pi, lines: Arc::new(lines), note, session }))
+    Ok(Some(Store { format: crate::model::Format::Pi, lines: Arc::new(lines), note, session, info: None }))
 }
 
 fn column(db: &Connection, table: &str, name: &str) -> rusqlite::Result<bool> {

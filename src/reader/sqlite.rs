@@ -17,6 +17,10 @@ pub struct Store {
     /// Which session was read, when the user did not say.
     pub note: Option<String>,
     pub session: String,
+    /// The session's own record (opencode's `session` row), as an export's
+    /// `info` holds it: what its agent sends beside the messages (Kilo Code
+    /// CLI's working directory). `None` for a store that keeps none (pi's).
+    pub info: Option<serde_json::Value>,
 }
 
 /// The most recent session unless one is asked for; the note says which.

@@ -54,6 +54,10 @@ pub struct Written {
 /// first read, and every file the command read (none may be the copy).
 pub struct CopySource<'a> {
     pub path: &'a Path,
+    /// Who wrote the session, as its reading found it
+    /// ([`crate::model::Session::written_by`]): whose command brings the copy
+    /// back (`kilo import` for a Kilo Code CLI export, not `opencode import`).
+    pub written_by: Option<crate::model::Fork>,
     pub planned: Snapshot,
     pub reads: &'a [Input],
 }
@@ -100,13 +104,13 @@ pub fn repair_text(
     // first line here (where the agents keep the session's id), then streamed.
     let document = if single_document { Some(whole(planned(), src)?) } else { None };
     let identity = match &document {
-        Some(text) => identity::new(format, src, dir, text),
+        Some(text) => identity::new(format, source.written_by, src, dir, text),
         None => {
             // Dropped before the copy: a one-line session's first line is all of it.
             let mut first = Vec::new();
             BufReader::new(planned()).read_until(b'\n', &mut first)?;
             (&file).seek(SeekFrom::Start(0)).with_context(|| format!("reading {}", src.display()))?;
-            identity::new(format, src, dir, &first)
+            identity::new(format, source.written_by, src, dir, &first)
         }
     };
     let mut w =

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::model::Format;
+use crate::model::{Fork, Format};
 
 use crate::json::splice;
 
@@ -22,10 +22,10 @@ pub struct Identity {
     pub resume_note: Option<String>,
 }
 
-/// The new identity of a repaired copy of `src` (read as `format`), in `dir`
-/// (default: beside the original). `first_line` is the file's first record,
-/// where most agents keep the session's id.
-pub fn new(format: Format, src: &Path, dir: Option<&Path>, first_line: &[u8]) -> Identity {
+/// The new identity of a repaired copy of `src` (read as `format`, written by
+/// `written_by`), in `dir` (default: beside the original). `first_line` is the
+/// file's first record, where most agents keep the session's id.
+pub fn new(format: Format, written_by: Option<Fork>, src: &Path, dir: Option<&Path>, first_line: &[u8]) -> Identity {
     let place = Place::new(src, dir, first_line);
     match format {
         Format::ClaudeCode => place.claude_code(),
@@ -34,7 +34,9 @@ pub fn new(format: Format, src: &Path, dir: Option<&Path>, first_line: &[u8]) ->
         Format::GeminiCli => place.gemini_cli(),
         Format::Copilot => place.copilot(),
         Format::QwenCode => place.qwen_code(),
-        Format::Opencode if place.field("/info/id").is_some_and(|i| i.starts_with("ses_")) => place.opencode_export(),
+        Format::Opencode if place.field("/info/id").is_some_and(|i| i.starts_with("ses_")) => {
+            place.opencode_export(written_by)
+        }
         Format::Cline if crate::formats::cline::request::is_task_document(&src.to_string_lossy()) => place.cline_task(),
         Format::Cline if src.file_name().is_some_and(|n| n == CLINE_HISTORY) => place.cline_ide(),
         Format::Mux => Identity { resume_note: Some(MUX_NOTE.into()), ..place.beside() },
@@ -191,16 +193,14 @@ impl<'a> Place<'a> {
         }
     }
 
-    /// An `opencode export` (or `kilo export`): imported back, it would replace the original session
-    /// (and its messages) under the same ids, so the copy gets ids of its own.
-    fn opencode_export(self) -> Identity {
+    /// An `opencode export` (or `kilo export`, `written_by` Kilo Code CLI): imported back, it would
+    /// replace the original session (and its messages) under the same ids, so the copy gets ids of its own.
+    fn opencode_export(self, written_by: Option<Fork>) -> Identity {
         let old = self.field("/info/id");
         let id = old.as_deref().map(opencode_id).unwrap_or_default();
         let path = self.dir.join(format!("{id}.json"));
         let quoted = crate::text::shell_quote(&path.display().to_string());
-        let cli = crate::formats::opencode::command(crate::formats::opencode::fork_of_export(
-            self.field("/info/version").as_deref(),
-        ));
+        let cli = crate::formats::opencode::command(written_by);
         Identity {
             resume: Some(format!("{cli} import {quoted} && {cli} --session {id}")),
             path,

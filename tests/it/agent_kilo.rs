@@ -177,3 +177,74 @@ fn a_database_in_kilos_folder_is_refused_as_kilos() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("not Kilo Code CLI's database (no session table)") && !err.contains("opencode"), "{err}");
 }
+
+/// The same session read from Kilo's store (kilo.db, the import of the
+/// export) is previewed with the same `<environment_details>` blocks as its
+/// export: the store's messages carry no directory, its session row does.
+/// `kilo import` gave the session the folder it ran in (`/tmp/kfix`, the
+/// row's `directory`) in place of the export's: past that, the two requests
+/// are the same, block by block.
+#[test]
+fn preview_of_a_kilo_store_holds_the_environment_details_of_its_export() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("kilo")).unwrap();
+    let store = dir.path().join("kilo/kilo.db");
+    std::fs::copy(fixture("kilo.db"), &store).unwrap();
+    let export = dir.path().join(format!("{STUCK}.json"));
+    std::fs::copy(fixture(&format!("{STUCK}.json")), &export).unwrap();
+    let preview = |file: &Path| -> (String, Value) {
+        let out = run(&["preview", file.to_str().unwrap(), "--json"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        let summary: Value = serde_json::from_str(stderr.lines().last().unwrap()).unwrap();
+        (String::from_utf8(out.stdout).unwrap(), summary["not_in_session"].clone())
+    };
+    let (from_export, missing) = preview(&export);
+    let (from_store, missing_too) = preview(&store);
+    assert_eq!(missing, missing_too);
+    let blocks = |body: &str| -> Vec<String> {
+        let v: Value = serde_json::from_str(body).unwrap();
+        let texts = v["messages"].as_array().unwrap().iter().flat_map(|m| m["content"].as_array().unwrap().clone());
+        texts
+            .filter_map(|b| b["text"].as_str().map(str::to_string))
+            .filter(|t| t.contains("<environment_details>"))
+            .collect()
+    };
+    let env = |at: &str, directory: &str| {
+        format!(
+            "\n\n<environment_details>\nMessage time: {at}\nWorking directory: {directory}\nWorkspace root folder: /\n</environment_details>"
+        )
+    };
+    let kfix = ["2026-12-06T23:06:00Z", "2026-12-06T23:06:31Z"].map(|at| env(at, "/tmp/kfix"));
+    assert_eq!(blocks(&from_store), kfix);
+    let moved = from_store.replace("Working directory: /tmp/kfix", "Working directory: /tmp/sd-kilo-1__eqdvw/work");
+    let (a, b): (Value, Value) = (serde_json::from_str(&moved).unwrap(), serde_json::from_str(&from_export).unwrap());
+    assert_eq!(a, b);
+    // Read, never written: nothing beside the database.
+    let beside: Vec<_> = std::fs::read_dir(dir.path().join("kilo")).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(beside, ["kilo.db"]);
+}
+
+/// An event-sourced (v2) session in Kilo's store: `kilo export` writes none
+/// of its messages either (7.7.7 reads its export's messages from the
+/// `message` table alone, as opencode does), and the refusal names `kilo
+/// export`, not opencode's. The database is opencode's v1-and-v2.db in
+/// Kilo's folder: its place says whose it is.
+#[test]
+fn a_v2_session_in_kilos_store_names_kilo_export() {
+    const V2: &str = "ses_dced059e6ffeCrRUbVHgxPpitm";
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("kilo")).unwrap();
+    let store = dir.path().join("kilo/kilo.db");
+    let v1_and_v2 = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/agents/opencode/v1-and-v2.db");
+    std::fs::copy(v1_and_v2, &store).unwrap();
+    let f = store.to_str().unwrap();
+    let out = run(&["repair", f, "--session", V2]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("`kilo export` writes none of its messages (Kilo Code CLI 7.7.7"), "{err}");
+    assert!(!err.contains("opencode"), "{err}");
+    let (d, _) = common::json_of(&["diagnose", f, "--session", V2, "--json"]);
+    let notes = d["notes"].to_string();
+    assert!(notes.contains("`kilo export` writes none") && !notes.contains("opencode"), "{notes}");
+}

@@ -399,7 +399,7 @@ fn an_orphan_results_image_is_not_read_again_and_nothing_is_written_as_filler() 
     assert!(!rw.kept().contains(&span), "the removed result's image is passed through");
     let out = dir.path().join("out");
     std::fs::create_dir(&out).unwrap();
-    let source = copy::CopySource { path: &path, planned, reads: &[] };
+    let source = copy::CopySource { path: &path, planned, reads: &[], written_by: session.written_by };
     let w = copy::repair(&source, p.format, p.single_document, &rw, &[], Some(&out)).unwrap();
     let copy = std::fs::read_to_string(&w.identity.path).unwrap();
     assert!(!copy.contains(&gone[..1000]), "the orphan's image is still in the copy");

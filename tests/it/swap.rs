@@ -37,7 +37,7 @@ fn repair_after(change: impl FnOnce(&Path)) -> (anyhow::Result<copy::Written>, V
     change(&path);
     let out = dir.path().join("out");
     std::fs::create_dir(&out).unwrap();
-    let source = copy::CopySource { path: &path, planned, reads: &[] };
+    let source = copy::CopySource { path: &path, planned, reads: &[], written_by: session.written_by };
     let r = copy::repair(&source, p.format, p.single_document, &rw, &[], Some(&out));
     let made = std::fs::read_dir(&out).unwrap().flatten().map(|e| e.path()).collect();
     (r, made, dir)

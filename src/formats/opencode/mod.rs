@@ -103,8 +103,19 @@ impl Adapter for Opencode {
         let (provider, model) = (to.provider, to.model);
         // opencode's own `store: false` (ProviderTransform.options): no item goes by reference.
         let mut replay = Replay::new(to.dialect, false);
-        let messages = move |v: &serde_json::Value, _| request::messages(v, (provider, model), &mut replay);
         let kilo = to.session.written_by == Some(Fork::Kilo);
+        // A store's messages, one a record: Kilo's block comes from the session's row.
+        let row = to.session.store_info.as_ref().filter(|_| kilo);
+        let messages = move |v: &serde_json::Value, _| {
+            let with = row.and_then(|row| request::kilo_environment_part(v, row)).map(|part| {
+                let mut v = v.clone();
+                if let Some(parts) = v.get_mut("parts").and_then(serde_json::Value::as_array_mut) {
+                    parts.push(part);
+                }
+                v
+            });
+            request::messages(with.as_ref().unwrap_or(v), (provider, model), &mut replay)
+        };
         let prepare = move |doc: &mut serde_json::Value| {
             request::reverted(doc);
             if kilo {

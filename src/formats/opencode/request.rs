@@ -38,57 +38,64 @@ pub fn reverted(doc: &mut Value) {
 }
 
 /// What Kilo Code CLI adds to each user message of an export it sends
-/// (`injectEditorContext`, 7.7.7): a synthetic text part, last, holding
+/// ([`kilo_environment_part`]), from the export's own `info`.
+pub fn kilo_environment(doc: &mut Value) {
+    let session = doc.get("info").cloned().unwrap_or(Value::Null);
+    let Some(messages) = doc.get_mut("messages").and_then(Value::as_array_mut) else { return };
+    for m in messages.iter_mut() {
+        if let Some(part) = kilo_environment_part(m, &session)
+            && let Some(parts) = m.get_mut("parts").and_then(Value::as_array_mut)
+        {
+            parts.push(part);
+        }
+    }
+}
+
+/// The part Kilo Code CLI adds, last, to a user message (`m`, `{info, parts}`)
+/// it sends (`injectEditorContext`, 7.7.7): a synthetic text holding
 /// `<environment_details>` built from the session alone: the message's
 /// creation time (whole seconds), the session's directory, and its workspace
 /// root (the directory, up as many folders as the session's `path` has),
 /// which the message's `editorContext` overrides or adds to (active file,
-/// visible files, open tabs). A message already holding such a part is left
-/// as it is. Not opencode's: it adds nothing.
-pub fn kilo_environment(doc: &mut Value) {
-    let info = doc.get("info").cloned().unwrap_or(Value::Null);
-    let directory = info.get("directory").and_then(Value::as_str).unwrap_or("");
-    let up = info.get("path").and_then(Value::as_str).map_or(0, |p| p.split('/').filter(|s| !s.is_empty()).count());
+/// visible files, open tabs). `session` is the session's record (an export's
+/// `info`, a store's row). `None` for any other message, and for one already
+/// holding such a part. Not opencode's: it adds nothing.
+pub fn kilo_environment_part(m: &Value, session: &Value) -> Option<Value> {
+    let directory = session.get("directory").and_then(Value::as_str).unwrap_or("");
+    let up = session.get("path").and_then(Value::as_str).map_or(0, |p| p.split('/').filter(|s| !s.is_empty()).count());
     let worktree = up_from(directory, up);
-    let sid = info.get("id").cloned().unwrap_or(Value::Null);
-    let Some(messages) = doc.get_mut("messages").and_then(Value::as_array_mut) else { return };
-    for m in messages.iter_mut() {
-        let info = m.get("info").unwrap_or(&Value::Null);
-        if info.get("role").and_then(Value::as_str) != Some("user") {
-            continue;
-        }
-        let Some(created) = info.get("time").and_then(|t| t.get("created")).and_then(Value::as_i64) else { continue };
-        let has = items(m.get("parts")).iter().any(|p| {
-            p.get("type").and_then(Value::as_str) == Some("text")
-                && p.get("synthetic").and_then(Value::as_bool) == Some(true)
-                && s(p, "text").is_some_and(|t| t.trim_start().starts_with("<environment_details>"))
-        });
-        if has {
-            continue;
-        }
-        let editor = info.get("editorContext");
-        let field = |k: &str, base: Option<&str>| {
-            editor.and_then(|e| e.get(k)).and_then(Value::as_str).or(base).filter(|v| !v.is_empty()).map(str::to_string)
-        };
-        let mut lines = vec![format!("Message time: {}", crate::clock::rfc3339_secs(created.div_euclid(1000)))];
-        lines.extend(field("directory", Some(directory)).map(|d| format!("Working directory: {d}")));
-        lines.extend(field("worktree", worktree.as_deref()).map(|w| format!("Workspace root folder: {w}")));
-        lines.extend(field("activeFile", None).map(|f| format!("Active file: {f}")));
-        for (key, title) in [("visibleFiles", "Visible files:"), ("openTabs", "Open tabs:")] {
-            let files = items(editor.and_then(|e| e.get(key)));
-            if !files.is_empty() {
-                lines.push(title.to_string());
-                lines.extend(files.iter().map(|f| format!("  {}", f.as_str().unwrap_or_default())));
-            }
-        }
-        let text = format!("\n\n<environment_details>\n{}\n</environment_details>", lines.join("\n"));
-        let id = info.get("id").cloned().unwrap_or(Value::Null);
-        if let Some(parts) = m.get_mut("parts").and_then(Value::as_array_mut) {
-            parts.push(
-                serde_json::json!({"type": "text", "text": text, "synthetic": true, "sessionID": sid, "messageID": id}),
-            );
+    let info = m.get("info").unwrap_or(&Value::Null);
+    if info.get("role").and_then(Value::as_str) != Some("user") {
+        return None;
+    }
+    let created = info.get("time").and_then(|t| t.get("created")).and_then(Value::as_i64)?;
+    let has = items(m.get("parts")).iter().any(|p| {
+        p.get("type").and_then(Value::as_str) == Some("text")
+            && p.get("synthetic").and_then(Value::as_bool) == Some(true)
+            && s(p, "text").is_some_and(|t| t.trim_start().starts_with("<environment_details>"))
+    });
+    if has || !m.get("parts").is_some_and(Value::is_array) {
+        return None;
+    }
+    let editor = info.get("editorContext");
+    let field = |k: &str, base: Option<&str>| {
+        editor.and_then(|e| e.get(k)).and_then(Value::as_str).or(base).filter(|v| !v.is_empty()).map(str::to_string)
+    };
+    let mut lines = vec![format!("Message time: {}", crate::clock::rfc3339_secs(created.div_euclid(1000)))];
+    lines.extend(field("directory", Some(directory)).map(|d| format!("Working directory: {d}")));
+    lines.extend(field("worktree", worktree.as_deref()).map(|w| format!("Workspace root folder: {w}")));
+    lines.extend(field("activeFile", None).map(|f| format!("Active file: {f}")));
+    for (key, title) in [("visibleFiles", "Visible files:"), ("openTabs", "Open tabs:")] {
+        let files = items(editor.and_then(|e| e.get(key)));
+        if !files.is_empty() {
+            lines.push(title.to_string());
+            lines.extend(files.iter().map(|f| format!("  {}", f.as_str().unwrap_or_default())));
         }
     }
+    let text = format!("\n\n<environment_details>\n{}\n</environment_details>", lines.join("\n"));
+    let (sid, id) = (session.get("id").cloned(), info.get("id").cloned());
+    let (sid, id) = (sid.unwrap_or(Value::Null), id.unwrap_or(Value::Null));
+    Some(serde_json::json!({"type": "text", "text": text, "synthetic": true, "sessionID": sid, "messageID": id}))
 }
 
 /// `path.resolve(directory, "..", …)` with `up` of them, for an absolute

@@ -145,7 +145,14 @@ def scenario_undecodable_image_read_left_out_by_kilo(ctx):
     lib.check(d["stuck"] is False and r.code == 0 and d["next"] == [], "diagnose on kilo.db: healthy, nothing to do", r)
     scan = ctx.sb.doctor("scan", db, "--session", session)
     lib.check(scan.code == 0, "scan reads the live database", scan)
-    lib.check(_beside(db) == files and db.read_bytes() == data, "scan and diagnose leave the live database as it was", files, _beside(db))
+    # The store's messages name no directory: its session row does, for Kilo's environment block.
+    p = ctx.sb.doctor("preview", db, "--session", session, "--json")
+    lib.check(p.code == 0, "preview reads the live database", p)
+    stored = json.loads(p.stdout)["messages"]
+    lib.check(stored and stored[-1]["role"] == "assistant", "the store ends with the answer to the resume", stored[-1:])
+    diffs = request_diff.items(stored[:-1], own[0]["body"]["messages"], request_diff.anthropic)
+    lib.check(not diffs, "preview of kilo.db equals what kilo sent on resume, block by block", *diffs)
+    lib.check(_beside(db) == files and db.read_bytes() == data, "scan, diagnose and preview leave the live database as it was", files, _beside(db))
 
     export = ctx.sb.root / "export.json"
     export.write_text(_export(ctx, session))
