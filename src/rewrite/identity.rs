@@ -201,12 +201,22 @@ impl<'a> Place<'a> {
         let path = self.dir.join(format!("{id}.json"));
         let quoted = crate::text::shell_quote(&path.display().to_string());
         let cli = crate::formats::opencode::command(written_by);
+        // Kilo Code CLI's import gives the session the folder it runs in (the fixture
+        // kilo.db, imported in /tmp/kfix, holds `directory` /tmp/kfix whatever its export
+        // said), and Kilo's `<environment_details>` sends that folder: imported elsewhere,
+        // the copy sends another directory than its preview shows.
+        let resume_note = (written_by == Some(Fork::Kilo)).then(|| self.field("/info/directory")).flatten().map(|dir| {
+            format!(
+                "kilo import gives the session the folder it runs in: run it from {} so the copy sends the directory its preview shows",
+                crate::text::shell_quote(&dir)
+            )
+        });
         Identity {
             resume: Some(format!("{cli} import {quoted} && {cli} --session {id}")),
             path,
             old_id: old,
             id: Some(id),
-            resume_note: None,
+            resume_note,
         }
     }
 

@@ -88,6 +88,15 @@ fn a_repaired_kilo_export_is_imported_and_resumed_with_kilo() {
     let new = r["id"].as_str().expect("the copy has an id");
     let copy = dir.path().join(format!("{new}.json"));
     assert_eq!(r["resume"], json!(format!("kilo import {} && kilo --session {new}", copy.display())), "{r:#}");
+    // Kilo's import gives the session the folder it runs in (the fixture kilo.db, imported
+    // in /tmp/kfix, holds that folder, not its export's): the note names the export's.
+    assert_eq!(
+        r["resume_note"],
+        json!(
+            "kilo import gives the session the folder it runs in: run it from /tmp/sd-kilo-1__eqdvw/work so the copy sends the directory its preview shows"
+        ),
+        "{r:#}"
+    );
 }
 
 /// Whose a session is, as each report names it: Kilo Code CLI for its export
