@@ -68,8 +68,6 @@ pub struct Shape {
     pub object_error: bool,
     /// `{"object":"error","type":"BadRequestError"}` (vLLM's Python exception names)
     pub vllm: bool,
-    /// `{"error":"text"}` and nothing else (Ollama)
-    pub bare_error_string: bool,
     /// `{"code":500,"message":…,"type":"server_error"}` at the top, no `error` wrapper
     /// (llama.cpp's server, ggml-org/llama.cpp#13566)
     pub llamacpp: bool,
@@ -584,11 +582,6 @@ fn note_shape(map: &serde_json::Map<String, Value>, ev: &mut Evidence) {
         if e.contains_key("param") && e.contains_key("type") {
             s.openai = true;
         }
-    }
-    if let Some(Value::String(_)) = map.get("error")
-        && map.len() == 1
-    {
-        s.bare_error_string = true;
     }
     if map.get("code").is_some_and(Value::is_number)
         && str_of("message").is_some()

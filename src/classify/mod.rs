@@ -492,6 +492,16 @@ mod tests {
         assert_eq!(c("Error: net::ERR_NETWORK_CHANGED").class, Class::Network);
     }
 
+    /// A bare `{"error": "…"}` body names no provider: Ollama answers in it, and so do LM
+    /// Studio, Chatbox's and Continue's proxies and Go gateways (13 table rows, none of
+    /// them Ollama's, were called Ollama's by the shape alone).
+    #[test]
+    fn a_bare_error_body_names_no_provider() {
+        assert_eq!(c(r#"API Error: Status Code 500, {"error":"Internal Server Error"}"#).provider, None);
+        assert_eq!(c(r#"{"error":"model 'llama3' not found, try pulling it first"}"#).provider, None);
+        assert_eq!(c(r#"ollama._types.ResponseError: model 'llama2' not found"#).provider.as_deref(), Some("ollama"));
+    }
+
     #[test]
     fn a_wrappers_transient_type_yields_to_the_inner_client_error() {
         // heyhuynhgiabuu/proxypal#67: a router's api_error / provider_response_error

@@ -161,9 +161,6 @@ fn detect_name(ev: &Evidence, lower: &str) -> Option<&'static str> {
     if s.openai {
         return Some("openai");
     }
-    if s.bare_error_string {
-        return Some("ollama");
-    }
     None
 }
 
