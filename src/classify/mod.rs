@@ -499,7 +499,7 @@ mod tests {
     fn a_bare_error_body_names_no_provider() {
         assert_eq!(c(r#"API Error: Status Code 500, {"error":"Internal Server Error"}"#).provider, None);
         assert_eq!(c(r#"{"error":"model 'llama3' not found, try pulling it first"}"#).provider, None);
-        assert_eq!(c(r#"ollama._types.ResponseError: model 'llama2' not found"#).provider.as_deref(), Some("ollama"));
+        assert_eq!(c("ollama._types.ResponseError: model 'llama2' not found").provider.as_deref(), Some("ollama"));
     }
 
     #[test]
