@@ -637,6 +637,7 @@ const REFUSED_CREDENTIAL: &[&str] = &[
     // client option must be set".
     "did not find",
     "must be set",
+    "must provide",
     // None sent, in the words that name the key ("No API key provided").
     "no api key",
     "no api_key",
@@ -1061,6 +1062,11 @@ const MEDIA_DEFECT: &[&str] = &[
     "exceeds",
     "too large",
     "too big",
+    // Held to a minimum size ("The image you provided is too small").
+    "too small",
+    // "An error occurred while processing the image".
+    "while processing the",
+    "error processing the",
     "failed to decode",
     "cannot",
     "could not",

@@ -420,6 +420,16 @@ mod tests {
                 Class::ContentPolicy,
             ),
             ("The model claude-opus-4-8 is not available on your Bedrock deployment.", Class::InvalidRequest),
+            // Providers' documented wordings, probed before the session's last commit.
+            ("You must provide a model parameter", Class::InvalidRequest),
+            ("This organization has been disabled.", Class::Auth),
+            (
+                "max_tokens: 64000 > 32000, which is the maximum allowed number of output tokens for claude-opus-4",
+                Class::InvalidRequest,
+            ),
+            ("Our systems are a bit busy at the moment", Class::Overloaded),
+            ("An error occurred while processing the image", Class::MediaRejected),
+            ("The image you provided is too small", Class::MediaRejected),
         ] {
             assert_eq!(c(t).class, want, "{t}");
         }

@@ -441,6 +441,12 @@ pub const DETERMINISTIC_PHRASES: &[Rule] = &[
     // The refusal in its plainest words, a 403's own reason phrase.
     r(&["access denied"], Class::Auth),
     r(&["authorization required"], Class::Auth),
+    // An account or organization the provider has shut (Anthropic's "This organization has
+    // been disabled."): no retry and no fix to the request lifts it.
+    r(&["organization has been disabled"], Class::Auth),
+    r(&["account has been disabled"], Class::Auth),
+    r(&["account is disabled"], Class::Auth),
+    r(&["has been suspended"], Class::Auth),
     // A header the browser cannot send: the one a user types into is the API key (a
     // pasted key with a non-Latin character; "Failed to read the 'headers' property from
     // 'RequestInit': String contains non ISO-8859-1 code point"), whatever "Connection
@@ -647,6 +653,9 @@ pub const TRANSIENT_PHRASES: &[Rule] = &[
     r(&["server busy"], Class::Overloaded),
     r(&["under heavy load"], Class::Overloaded),
     r(&["under high load"], Class::Overloaded),
+    // "Our systems are a bit busy at the moment".
+    r(&["a bit busy"], Class::Overloaded),
+    r(&["busy at the moment"], Class::Overloaded),
     // "Selected model is at capacity. Please try a different model." (Warp): its capacity
     // used by everyone, as "over capacity".
     r(&["at capacity"], Class::Overloaded),
@@ -858,6 +867,10 @@ pub const WEAK_PHRASES: &[Rule] = &[
     r(&["参数无效"], Class::InvalidRequest),
     r(&["parameter is invalid"], Class::InvalidRequest),
     r(&["parameter is illegal"], Class::InvalidRequest),
+    // "You must provide a model parameter"; Anthropic's "max_tokens: 64000 > 32000, which is
+    // the maximum allowed number of output tokens for …".
+    r(&["must provide a"], Class::InvalidRequest),
+    r(&["maximum allowed number of output tokens"], Class::InvalidRequest),
     // Bedrock's "The value at toolConfig.tools.26…type must be one of the following: object."
     r(&["must be one of the following"], Class::InvalidRequest),
     // "Unexpected value(s) for the `anthropic-beta` header".
