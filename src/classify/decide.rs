@@ -150,10 +150,12 @@ pub fn signals(s: &Seen) -> Vec<Signal> {
     out.extend(agent_wordings(s.hay, &allowed));
     let transient_codes = out.len();
     codes(signals::TRANSIENT_CODES, "transient", true, &mut out);
-    let mut why = Vec::new();
-    phrases(signals::TIMEOUT_PHRASES, "transient", &mut why);
-    phrases(signals::TRANSIENT_PHRASES, "transient", &mut why);
-    let why = causes_before_classes(&out[transient_codes..], &why, s.hay);
+    // The transient phrases are matched once: those that say why a transient code failed go
+    // before it, the rest in their places below.
+    let (mut timeouts, mut transients) = (Vec::new(), Vec::new());
+    phrases(signals::TIMEOUT_PHRASES, "transient", &mut timeouts);
+    phrases(signals::TRANSIENT_PHRASES, "transient", &mut transients);
+    let why = causes_before_classes(&out[transient_codes..], timeouts.iter().chain(&transients), s.hay);
     out.splice(transient_codes..transient_codes, why);
     if client {
         out.push(Signal {
@@ -170,13 +172,9 @@ pub fn signals(s: &Seen) -> Vec<Signal> {
         out.push(Signal { id: format!("whole:{text}"), what: format!("the whole message is \"{text}\""), class: *c });
     }
     let listed: Vec<String> = out.iter().map(|s| s.id.clone()).collect();
-    let mut later = Vec::new();
-    phrases(signals::TIMEOUT_PHRASES, "transient", &mut later);
-    out.extend(later.into_iter().filter(|t| !listed.contains(&t.id)));
+    out.extend(timeouts.into_iter().filter(|t| !listed.contains(&t.id)));
     fams(families::TRANSIENT, "transient", &mut out);
-    let mut later = Vec::new();
-    phrases(signals::TRANSIENT_PHRASES, "transient", &mut later);
-    out.extend(later.into_iter().filter(|t| !listed.contains(&t.id)));
+    out.extend(transients.into_iter().filter(|t| !listed.contains(&t.id)));
     fams(families::LATE, "transient", &mut out);
     if !client && !matches!(by_status(status), Class::Unknown) {
         out.push(Signal {
@@ -202,12 +200,11 @@ pub fn signals(s: &Seen) -> Vec<Signal> {
 ///   … Your request exceeds the maximum usage size allowed during peak load").
 ///
 /// What goes first is not listed again later.
-fn causes_before_classes(codes: &[Signal], said: &[Signal], hay: &str) -> Vec<Signal> {
+fn causes_before_classes<'a>(codes: &[Signal], said: impl Iterator<Item = &'a Signal>, hay: &str) -> Vec<Signal> {
     let has = |c: Class| codes.iter().any(|s| s.class == c);
     let own_usage = ["exceed", "usage", "quota", "per minute", "tokens per", "requests per"];
     let throttled = has(Class::RateLimit) && !own_usage.iter().any(|w| hay.contains(w));
-    said.iter()
-        .filter(|t| (t.class == Class::Timeout && has(Class::Network)) || (t.class == Class::Overloaded && throttled))
+    said.filter(|t| (t.class == Class::Timeout && has(Class::Network)) || (t.class == Class::Overloaded && throttled))
         .cloned()
         .collect()
 }

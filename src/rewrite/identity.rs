@@ -90,19 +90,28 @@ impl<'a> Place<'a> {
         self.now.trim_end_matches('Z').replace(':', "-")
     }
 
-    fn claude_code(self) -> Identity {
+    /// `<dir>/<new uuid>.jsonl`, resumed by `<cli> --resume <uuid>` from the folder
+    /// the agent looks in (`folder`, `up` levels above the file's): every line names
+    /// its session, so a renamed file keeps no old id to replace.
+    fn uuid_file(self, cli: &str, folder: &str, up: usize, note: &str) -> Identity {
         let v4 = self.v4;
         Identity {
             path: self.dir.join(format!("{v4}.jsonl")),
-            // Every line's `sessionId` is the session's; a renamed file keeps it.
             old_id: None,
-            resume: Some(format!("claude --resume {v4}")),
-            // `claude --resume <id>` looks in the project folder of the folder it runs in.
-            resume_note: (!in_folder(&self.dir, "projects", 1)).then(|| {
-                "Claude Code resumes a session only from its project folder (~/.claude/projects/<the project's path, each / as ->, or under $CLAUDE_CONFIG_DIR): move the copy there first, and resume it from the project's folder".to_string()
-            }),
+            resume: Some(format!("{cli} --resume {v4}")),
+            resume_note: (!in_folder(&self.dir, folder, up)).then(|| note.to_string()),
             id: Some(v4),
         }
+    }
+
+    /// `claude --resume <id>` looks in the project folder of the folder it runs in.
+    fn claude_code(self) -> Identity {
+        self.uuid_file(
+            "claude",
+            "projects",
+            1,
+            "Claude Code resumes a session only from its project folder (~/.claude/projects/<the project's path, each / as ->, or under $CLAUDE_CONFIG_DIR): move the copy there first, and resume it from the project's folder",
+        )
     }
 
     fn codex(self) -> Identity {
@@ -165,17 +174,12 @@ impl<'a> Place<'a> {
     /// `<chats>/<id>.jsonl` beside the original: Qwen Code finds a session by
     /// that name in the chats folder of the project it runs in.
     fn qwen_code(self) -> Identity {
-        let v4 = self.v4;
-        Identity {
-            path: self.dir.join(format!("{v4}.jsonl")),
-            // Every line names its session.
-            old_id: None,
-            resume: Some(format!("qwen --resume {v4}")),
-            resume_note: (!in_folder(&self.dir, "chats", 0)).then(|| {
-                "Qwen Code resumes a session only from its project's chats folder (~/.qwen/projects/<the project's path, each character other than a letter or digit as ->/chats, or under $QWEN_RUNTIME_DIR): move the copy there first, and resume it from the project's folder".to_string()
-            }),
-            id: Some(v4),
-        }
+        self.uuid_file(
+            "qwen",
+            "chats",
+            0,
+            "Qwen Code resumes a session only from its project's chats folder (~/.qwen/projects/<the project's path, each character other than a letter or digit as ->/chats, or under $QWEN_RUNTIME_DIR): move the copy there first, and resume it from the project's folder",
+        )
     }
 
     /// `<session-state>/<id>/events.jsonl`: a folder of its own beside the original's.
